@@ -1,0 +1,53 @@
+# karta — build, test and maintenance targets. `make test` is what CI runs.
+GO        ?= go
+BIN       ?= bin/karta
+FUZZTIME  ?= 30s
+BENCHCOUNT ?= 6
+CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.19.0
+
+# Fuzz targets as package:Target; `go test -fuzz` takes one target per run.
+FUZZ_TARGETS := ./karta:FuzzLoad ./jqexpr:FuzzCheck
+
+.PHONY: all build test fmt-check vet lint fuzz bench generate tidy-check clean
+
+all: build test
+
+build:
+	$(GO) build -o $(BIN) ./cmd/karta
+
+## test: formatting, vet, then every test with the race detector (fuzz seed corpora included).
+test: fmt-check vet
+	$(GO) test -race ./...
+
+fmt-check:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "not gofmt-formatted (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+## lint: test's static checks plus a go.mod that is tidy.
+lint: fmt-check vet tidy-check
+
+tidy-check:
+	$(GO) mod tidy -diff
+
+## fuzz: run each fuzz target for FUZZTIME (e.g. make fuzz FUZZTIME=10m).
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+## bench: every benchmark with allocations.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./...
+
+## generate: DeepCopy methods and the CRD from the Go types (controller-gen).
+generate:
+	$(CONTROLLER_GEN) object paths=./karta/...
+	$(CONTROLLER_GEN) crd paths=./karta/... output:crd:artifacts:config=karta/crd
+
+clean:
+	rm -rf bin

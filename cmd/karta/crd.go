@@ -1,0 +1,20 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/kartalua/karta/karta/crd"
+)
+
+func newCRDCmd(s streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "crd",
+		Short: "Print the Karta CustomResourceDefinition",
+		Long:  "Print the CustomResourceDefinition of the Karta kind (run.ai/v1alpha1), ready for kubectl apply -f -.",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := s.out.Write(crd.Manifest)
+			return err
+		},
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/karta/crd"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of the CLI tests")
+
+// runCLI runs the command line in-process and returns what it printed.
+func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(args, streams{in: strings.NewReader(stdin), out: &out, err: &errOut})
+	return out.String(), errOut.String(), code
+}
+
+// TestGolden pins the exact output and exit code of commands, as a user
+// sees them. Regenerate with: go test ./cmd/karta -run TestGolden -update
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"validate-ok", "", []string{"validate", "../../examples/kartas/pytorchjob.yaml"}},
+		{"validate-broken", "", []string{"validate", "../../examples/kartas/broken.yaml"}},
+		{"validate-multi", "", []string{"validate", "testdata/in/multi.yaml"}},
+		{"validate-several-files", "", []string{"validate", "../../examples/kartas/pytorchjob.yaml", "testdata/in/multi.yaml"}},
+		{"validate-legacy", "", []string{"validate", "testdata/in/legacy.yaml"}},
+		{"validate-warnings", "", []string{"validate", "testdata/in/warnings.yaml"}},
+		{"validate-not-a-karta", "", []string{"validate", "testdata/in/deployment.yaml"}},
+		{"validate-unknown-field", "", []string{"validate", "testdata/in/unknown-field.yaml"}},
+		{"validate-truncated", "", []string{"validate", "testdata/in/truncated.yaml"}},
+		{"validate-empty", "", []string{"validate", "testdata/in/empty.yaml"}},
+		{"validate-stdin", "apiVersion: apps/v1\nkind: Deployment\n", []string{"validate", "-"}},
+		{"validate-missing-file", "", []string{"validate", "testdata/in/no-such-file.yaml"}},
+		{"validate-no-args", "", []string{"validate"}},
+		{"unknown-flag", "", []string{"validate", "--frobnicate", "x.yaml"}},
+		{"unknown-command", "", []string{"frobnicate"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, tc.stdin, tc.args...)
+			got := fmt.Sprintf("$ karta %s\nexit: %d\n--- stdout\n%s--- stderr\n%s", strings.Join(tc.args, " "), code, stdout, stderr)
+			path := filepath.Join("testdata", "golden", tc.name+".txt")
+			if *update {
+				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "run with -update to create the golden file")
+			assert.Equal(t, string(want), got)
+			assert.NotContains(t, stderr, "goroutine ", "no Go stack traces, ever")
+		})
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	cases := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"validate", "../../examples/kartas/pytorchjob.yaml"}, exitOK},
+		{[]string{"validate", "../../examples/kartas/broken.yaml"}, exitInvalid},
+		{[]string{"validate", "../../examples/kartas/pytorchjob.yaml", "../../examples/kartas/broken.yaml"}, exitInvalid},
+		{[]string{"validate", "testdata/in/no-such-file.yaml"}, exitUsage},
+		{[]string{"validate", "--nope"}, exitUsage},
+		{[]string{"crd", "extra-arg"}, exitUsage},
+		{[]string{"crd"}, exitOK},
+		{[]string{"version"}, exitOK},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, _, code := runCLI(t, "", tc.args...)
+			assert.Equal(t, tc.want, code)
+		})
+	}
+}
+
+func TestCRDCommandPrintsEmbeddedManifest(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "crd")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, string(crd.Manifest), stdout)
+}
+
+func TestVersionCommand(t *testing.T) {
+	stdout, _, code := runCLI(t, "", "version")
+	require.Equal(t, exitOK, code)
+	assert.Regexp(t, `^karta \S+ \(go[0-9.]+\S*, [a-z0-9]+/[a-z0-9]+\)\n$`, stdout)
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of CLI.md.
+const (
+	exitOK      = 0
+	exitInvalid = 1 // the input was understood but is invalid
+	exitUsage   = 2 // unknown flag, missing file, bad arguments
+)
+
+type streams struct {
+	in  io.Reader
+	out io.Writer
+	err io.Writer
+}
+
+// exitError carries an exit code; its lines have been printed already
+// unless msg is set.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// usageError is a usage problem (exit 2) with a message to print.
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
+}
+
+// invalid reports that problems were printed and the command fails with 1.
+func invalid() error { return &exitError{code: exitInvalid} }
+
+func newRootCmd(s streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "karta",
+		Short: "Understand any Kubernetes workload kind through a Karta",
+		Long: "karta compiles a Karta (a declarative map of a workload kind, written with jq paths)\n" +
+			"into sandboxed Lua hooks and runs them: pod specs, status, revisions and gang groups.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageError("%v", err)
+	})
+	root.AddCommand(newValidateCmd(s), newCRDCmd(s), newVersionCmd(s))
+	return root
+}
+
+// run executes the command line and returns the exit code. Every error is
+// printed as lines on standard error; there are no stack traces.
+func run(args []string, s streams) int {
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			printLines(s.err, "karta: ", ee.msg)
+		}
+		return ee.code
+	}
+	// Errors cobra itself produces (unknown command, wrong number of
+	// arguments) are usage errors.
+	printLines(s.err, "karta: ", err.Error())
+	return exitUsage
+}
+
+// printLines writes each line of msg on its own line, with a prefix.
+func printLines(w io.Writer, prefix, msg string) {
+	for _, line := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
+		fmt.Fprintln(w, prefix+line)
+	}
+}

@@ -1,0 +1,62 @@
+package interpreter
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kartalua/karta/karta"
+	"github.com/kartalua/karta/luaapi"
+)
+
+// CheckScript is the luaScript part of validation (SPEC §9): the chunk must
+// compile, an Argo CD form chunk (one whose top level ends in return) may not
+// also define hooks, and globals that are not hook names are warned about,
+// since they are most often a misspelt hook that would silently never run.
+// Pass it as karta.ValidateOptions.CheckScript.
+func CheckScript(script string) karta.Problems {
+	info, err := luaapi.InspectChunk("luaScript", script)
+	if err != nil {
+		msg := err.Error()
+		if se, ok := err.(*luaapi.SyntaxError); ok {
+			msg = se.Msg
+		}
+		return karta.Problems{{Severity: karta.SeverityError, Message: "does not compile: " + msg}}
+	}
+	var problems karta.Problems
+	var hooks, others []string
+	for _, g := range info.Globals {
+		if IsHook(g) {
+			hooks = append(hooks, g)
+		} else {
+			others = append(others, g)
+		}
+	}
+	if info.EndsInReturn && len(hooks) > 0 {
+		problems = append(problems, karta.Problem{
+			Severity: karta.SeverityError,
+			Message: fmt.Sprintf("an Argo CD health script (a chunk ending in return) may not also define hooks (%s); "+
+				"use one form or the other", strings.Join(hooks, ", ")),
+		})
+	}
+	for _, g := range others {
+		problems = append(problems, karta.Problem{
+			Severity: karta.SeverityWarning,
+			Message:  fmt.Sprintf("global %q is not a hook name and is never called (hooks: %s)", g, hookList()),
+		})
+	}
+	return problems
+}
+
+// ValidateOptions returns the karta validation options with the Lua checks
+// of this package.
+func ValidateOptions() karta.ValidateOptions {
+	return karta.ValidateOptions{CheckScript: CheckScript}
+}
+
+func hookList() string {
+	names := make([]string, len(Hooks))
+	for i, h := range Hooks {
+		names[i] = string(h)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,49 @@
+package jqexpr
+
+import (
+	"strings"
+
+	"github.com/itchyny/gojq"
+)
+
+// Analysis is the result of checking one expression.
+type Analysis struct {
+	// Query is the parsed AST, nil when parsing failed.
+	Query *gojq.Query
+}
+
+// Check parses and compiles expr with gojq, so that syntax errors and
+// undefined functions or variables (a bare word such as `gpu`, or `$x`)
+// fail, and then runs the safety walk over the whole AST. vars names the
+// variables the caller will bind when it runs the expression (e.g.
+// "$value"); the leading "$" may be omitted.
+//
+// It returns every problem found, each an *Error: a compile error first (gojq
+// stops at its first one), then the safety findings in source order, each
+// distinct message once. The Analysis is never nil; its Query is nil only when
+// parsing failed, in which case the syntax error is the only problem.
+func Check(expr string, vars ...string) (*Analysis, []error) {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return &Analysis{}, []error{&Error{Expr: expr, Msg: "syntax error: " + err.Error()}}
+	}
+	var errs []error
+	// gojq.Compile does not modify the query, so the walk below sees the
+	// same tree the caller gets back.
+	if _, err := gojq.Compile(q, gojq.WithVariables(varNames(vars))); err != nil {
+		errs = append(errs, &Error{Expr: expr, Msg: err.Error()})
+	}
+	errs = append(errs, walk(expr, q)...)
+	return &Analysis{Query: q}, errs
+}
+
+func varNames(vars []string) []string {
+	out := make([]string, len(vars))
+	for i, v := range vars {
+		if !strings.HasPrefix(v, "$") {
+			v = "$" + v
+		}
+		out[i] = v
+	}
+	return out
+}

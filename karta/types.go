@@ -1,0 +1,548 @@
+package karta
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Karta describes the structure of one Kubernetes workload kind with jq
+// expressions: where its pod templates are, which instances exist, how its
+// status maps to generic statuses, which pods belong to which component and
+// how pods form gang-scheduling groups.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=kt
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.structureDefinition.rootComponent.kind.kind`
+// +kubebuilder:printcolumn:name="Group",type=string,JSONPath=`.spec.structureDefinition.rootComponent.kind.group`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type Karta struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec KartaSpec `json:"spec"`
+	// Status is written by the Karta controller. The loader ignores it.
+	// +optional
+	Status KartaStatus `json:"status,omitempty"`
+}
+
+// KartaList is a list of Kartas.
+//
+// +kubebuilder:object:root=true
+type KartaList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Karta `json:"items"`
+}
+
+// KartaSpec is the body of a Karta.
+type KartaSpec struct {
+	// StructureDefinition is the component tree of the workload.
+	StructureDefinition StructureDefinition `json:"structureDefinition"`
+
+	// Instructions are the optimization instructions (gang scheduling).
+	// +optional
+	Instructions *Instructions `json:"instructions,omitempty"`
+
+	// OptimizationInstructions is the legacy name of Instructions. Setting
+	// both is a validation error.
+	// +optional
+	OptimizationInstructions *Instructions `json:"optimizationInstructions,omitempty"`
+
+	// LuaScript is a Lua chunk whose global functions override the generated
+	// hooks of this Karta (the karta extension).
+	// +optional
+	LuaScript string `json:"luaScript,omitempty"`
+}
+
+// EffectiveInstructions returns Instructions, or OptimizationInstructions when
+// only the legacy block is set.
+func (s *KartaSpec) EffectiveInstructions() *Instructions {
+	if s.Instructions != nil {
+		return s.Instructions
+	}
+	return s.OptimizationInstructions
+}
+
+// KartaStatus is what the Karta controller reports about a Karta.
+type KartaStatus struct {
+	// ObservedGeneration is the generation the conditions describe.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions are Accepted (validation) and Compiled (Lua compilation).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// StructureDefinition is the tree of components of a workload.
+type StructureDefinition struct {
+	// RootComponent is the workload object itself.
+	RootComponent *Component `json:"rootComponent"`
+
+	// ChildComponents are the logical parts of the workload, each naming its
+	// parent in ownerRef. Their order is significant.
+	// +optional
+	ChildComponents []Component `json:"childComponents,omitempty"`
+
+	// AdditionalChildKinds are further kinds the workload creates, for RBAC.
+	// +optional
+	AdditionalChildKinds []GroupVersionKind `json:"additionalChildKinds,omitempty"`
+}
+
+// Components returns the root followed by the children, in Karta order.
+// A missing root is left out.
+func (d *StructureDefinition) Components() []*Component {
+	out := make([]*Component, 0, 1+len(d.ChildComponents))
+	if d.RootComponent != nil {
+		out = append(out, d.RootComponent)
+	}
+	for i := range d.ChildComponents {
+		out = append(out, &d.ChildComponents[i])
+	}
+	return out
+}
+
+// GroupVersionKind names a Kubernetes kind. Group may be "" for the core
+// group.
+type GroupVersionKind struct {
+	// +optional
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// GVK converts to the apimachinery type.
+func (g GroupVersionKind) GVK() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind}
+}
+
+// String renders the GVK as group/version, Kind=kind, as apimachinery does.
+func (g GroupVersionKind) String() string { return g.GVK().String() }
+
+// Component is one node of the component tree.
+type Component struct {
+	// Name is unique in the Karta.
+	Name string `json:"name"`
+
+	// Kind is the GVK the component stands for. Required on the root.
+	// +optional
+	Kind *GroupVersionKind `json:"kind,omitempty"`
+
+	// OwnerRef names the parent component. Required on children, forbidden
+	// on the root.
+	// +optional
+	OwnerRef *string `json:"ownerRef,omitempty"`
+
+	// SpecDefinition says where the pod definition lives. A component with
+	// one is pod-bearing.
+	// +optional
+	SpecDefinition *SpecDefinition `json:"specDefinition,omitempty"`
+
+	// ScaleDefinition says where replica counts live.
+	// +optional
+	ScaleDefinition *ScaleDefinition `json:"scaleDefinition,omitempty"`
+
+	// StatusDefinition maps the workload's status to generic statuses.
+	// Required on the root; only the root's is used.
+	// +optional
+	StatusDefinition *StatusDefinition `json:"statusDefinition,omitempty"`
+
+	// InstanceIDPath yields one id per instance of the component.
+	// +optional
+	InstanceIDPath string `json:"instanceIdPath,omitempty"`
+
+	// PodSelector holds paths evaluated on a Pod to find its component,
+	// instance and replica.
+	// +optional
+	PodSelector *PodSelector `json:"podSelector,omitempty"`
+
+	// SuspendDefinition says how to suspend and resume the workload.
+	// +optional
+	SuspendDefinition *SuspendDefinition `json:"suspendDefinition,omitempty"`
+}
+
+// IsPodBearing reports whether the component has a spec definition with a
+// style set. An empty definition ({}) defines nothing.
+func (c *Component) IsPodBearing() bool {
+	return c.SpecDefinition != nil && c.SpecDefinition.Style() != SpecStyleNone
+}
+
+// SpecStyle is the way a component's pod definition is expressed.
+type SpecStyle string
+
+// The spec styles of SPEC §1.1.
+const (
+	SpecStyleNone            SpecStyle = ""
+	SpecStylePodTemplateSpec SpecStyle = "podTemplateSpec"
+	SpecStylePodSpec         SpecStyle = "podSpec"
+	SpecStyleFragmented      SpecStyle = "fragmented"
+)
+
+// SpecDefinition locates the pod definition of a component. At most one
+// style may be set.
+type SpecDefinition struct {
+	// PodTemplateSpecPath yields PodTemplateSpecs.
+	// +optional
+	PodTemplateSpecPath string `json:"podTemplateSpecPath,omitempty"`
+	// PodSpecPath yields PodSpecs.
+	// +optional
+	PodSpecPath string `json:"podSpecPath,omitempty"`
+	// MetadataPath yields ObjectMeta-like objects; only with PodSpecPath.
+	// +optional
+	MetadataPath string `json:"metadataPath,omitempty"`
+	// FragmentedPodSpecDefinition locates the parts of a pod spec that the
+	// workload spreads over its own fields.
+	// +optional
+	FragmentedPodSpecDefinition *FragmentedPodSpecDefinition `json:"fragmentedPodSpecDefinition,omitempty"`
+}
+
+// Styles returns every style that is set; more than one is a validation
+// error.
+func (s *SpecDefinition) Styles() []SpecStyle {
+	var out []SpecStyle
+	if s.PodTemplateSpecPath != "" {
+		out = append(out, SpecStylePodTemplateSpec)
+	}
+	if s.PodSpecPath != "" {
+		out = append(out, SpecStylePodSpec)
+	}
+	if s.FragmentedPodSpecDefinition != nil && !s.FragmentedPodSpecDefinition.IsEmpty() {
+		out = append(out, SpecStyleFragmented)
+	}
+	return out
+}
+
+// Style returns the one style that is set, or SpecStyleNone.
+func (s *SpecDefinition) Style() SpecStyle {
+	if styles := s.Styles(); len(styles) > 0 {
+		return styles[0]
+	}
+	return SpecStyleNone
+}
+
+// FragmentedPodSpecDefinition locates pod spec fragments. Every path is
+// optional; {} defines nothing.
+type FragmentedPodSpecDefinition struct {
+	// +optional
+	SchedulerNamePath string `json:"schedulerNamePath,omitempty"`
+	// +optional
+	LabelsPath string `json:"labelsPath,omitempty"`
+	// +optional
+	AnnotationsPath string `json:"annotationsPath,omitempty"`
+	// +optional
+	ResourcesPath string `json:"resourcesPath,omitempty"`
+	// +optional
+	ResourceClaimsPath string `json:"resourceClaimsPath,omitempty"`
+	// +optional
+	PodAffinityPath string `json:"podAffinityPath,omitempty"`
+	// +optional
+	NodeAffinityPath string `json:"nodeAffinityPath,omitempty"`
+	// +optional
+	ContainersPath string `json:"containersPath,omitempty"`
+	// ContainerPath yields the main container.
+	// +optional
+	ContainerPath string `json:"containerPath,omitempty"`
+	// +optional
+	PriorityClassNamePath string `json:"priorityClassNamePath,omitempty"`
+	// +optional
+	ImagePath string `json:"imagePath,omitempty"`
+}
+
+// Fragment is one named path of a fragmented definition.
+type Fragment struct {
+	// Key is the fragment's key in GetPodSpecs output (e.g. "labels").
+	Key string
+	// Field is the JSON name of the path field (e.g. "labelsPath").
+	Field string
+	// Path is the jq expression, "" when not defined.
+	Path string
+}
+
+// Fragments lists the fragments in output order (CLI.md), defined or not.
+func (f *FragmentedPodSpecDefinition) Fragments() []Fragment {
+	return []Fragment{
+		{"schedulerName", "schedulerNamePath", f.SchedulerNamePath},
+		{"labels", "labelsPath", f.LabelsPath},
+		{"annotations", "annotationsPath", f.AnnotationsPath},
+		{"resources", "resourcesPath", f.ResourcesPath},
+		{"resourceClaims", "resourceClaimsPath", f.ResourceClaimsPath},
+		{"podAffinity", "podAffinityPath", f.PodAffinityPath},
+		{"nodeAffinity", "nodeAffinityPath", f.NodeAffinityPath},
+		{"containers", "containersPath", f.ContainersPath},
+		{"container", "containerPath", f.ContainerPath},
+		{"priorityClassName", "priorityClassNamePath", f.PriorityClassNamePath},
+		{"image", "imagePath", f.ImagePath},
+	}
+}
+
+// IsEmpty reports whether no fragment path is defined.
+func (f *FragmentedPodSpecDefinition) IsEmpty() bool {
+	for _, fr := range f.Fragments() {
+		if fr.Path != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// ScaleDefinition locates replica counts. {} defines nothing.
+type ScaleDefinition struct {
+	// +optional
+	ReplicasPath string `json:"replicasPath,omitempty"`
+	// +optional
+	MinReplicasPath string `json:"minReplicasPath,omitempty"`
+	// +optional
+	MaxReplicasPath string `json:"maxReplicasPath,omitempty"`
+}
+
+// IsEmpty reports whether no scale path is defined.
+func (s *ScaleDefinition) IsEmpty() bool {
+	return s.ReplicasPath == "" && s.MinReplicasPath == "" && s.MaxReplicasPath == ""
+}
+
+// StatusDefinition maps a workload's phase and conditions to generic
+// statuses.
+type StatusDefinition struct {
+	// +optional
+	PhaseDefinition *PhaseDefinition `json:"phaseDefinition,omitempty"`
+	// +optional
+	ConditionsDefinition *ConditionsDefinition `json:"conditionsDefinition,omitempty"`
+	StatusMappings       StatusMappings        `json:"statusMappings"`
+}
+
+// PhaseDefinition locates the phase string.
+type PhaseDefinition struct {
+	Path string `json:"path"`
+}
+
+// The CRD defaults of ConditionsDefinition's field names, applied by Load.
+const (
+	DefaultTypeFieldName    = "type"
+	DefaultStatusFieldName  = "status"
+	DefaultMessageFieldName = "message"
+	DefaultReasonFieldName  = "reason"
+)
+
+// ConditionsDefinition locates the conditions array and names its fields.
+// Load applies the defaults when a key is absent or null; "" disables
+// MessageFieldName and ReasonFieldName and is an error for the other two.
+type ConditionsDefinition struct {
+	Path string `json:"path"`
+	// +optional
+	// +kubebuilder:default=type
+	TypeFieldName string `json:"typeFieldName"`
+	// +optional
+	// +kubebuilder:default=status
+	StatusFieldName string `json:"statusFieldName"`
+	// +optional
+	// +kubebuilder:default=message
+	MessageFieldName string `json:"messageFieldName"`
+	// +optional
+	// +kubebuilder:default=reason
+	ReasonFieldName string `json:"reasonFieldName"`
+}
+
+// Status is a generic workload status.
+type Status string
+
+// The generic statuses.
+const (
+	StatusInitializing Status = "Initializing"
+	StatusRunning      Status = "Running"
+	StatusCompleted    Status = "Completed"
+	StatusFailed       Status = "Failed"
+	StatusDegraded     Status = "Degraded"
+	StatusSuspended    Status = "Suspended"
+	StatusSuspending   Status = "Suspending"
+	StatusResuming     Status = "Resuming"
+	StatusUndefined    Status = "Undefined"
+)
+
+// StatusPrecedence is the order in which statuses are evaluated, the most
+// decisive first (SPEC §5). It departs from upstream, which let Running win
+// over Completed.
+var StatusPrecedence = []Status{
+	StatusFailed, StatusCompleted, StatusResuming, StatusSuspending,
+	StatusSuspended, StatusDegraded, StatusRunning, StatusInitializing,
+}
+
+// StatusMappings holds, per generic status, matchers combined with OR.
+type StatusMappings struct {
+	// +optional
+	Initializing []StatusMatcher `json:"initializing,omitempty"`
+	// +optional
+	Running []StatusMatcher `json:"running,omitempty"`
+	// +optional
+	Completed []StatusMatcher `json:"completed,omitempty"`
+	// +optional
+	Failed []StatusMatcher `json:"failed,omitempty"`
+	// +optional
+	Degraded []StatusMatcher `json:"degraded,omitempty"`
+	// +optional
+	Suspended []StatusMatcher `json:"suspended,omitempty"`
+	// +optional
+	Suspending []StatusMatcher `json:"suspending,omitempty"`
+	// +optional
+	Resuming []StatusMatcher `json:"resuming,omitempty"`
+}
+
+// StatusMapping is the matchers of one status with its JSON key.
+type StatusMapping struct {
+	Status   Status
+	Key      string
+	Matchers []StatusMatcher
+}
+
+// InPrecedence returns the mappings in StatusPrecedence order, including
+// statuses without matchers.
+func (m *StatusMappings) InPrecedence() []StatusMapping {
+	return []StatusMapping{
+		{StatusFailed, "failed", m.Failed},
+		{StatusCompleted, "completed", m.Completed},
+		{StatusResuming, "resuming", m.Resuming},
+		{StatusSuspending, "suspending", m.Suspending},
+		{StatusSuspended, "suspended", m.Suspended},
+		{StatusDegraded, "degraded", m.Degraded},
+		{StatusRunning, "running", m.Running},
+		{StatusInitializing, "initializing", m.Initializing},
+	}
+}
+
+// StatusMatcher holds if all its criteria hold. At least one criterion is
+// required.
+type StatusMatcher struct {
+	// ByPhase holds when the phase equals it.
+	// +optional
+	ByPhase string `json:"byPhase,omitempty"`
+	// ByConditions holds when every listed condition matches.
+	// +optional
+	ByConditions []ConditionMatcher `json:"byConditions,omitempty"`
+	// ByExpression holds when the first output of the expression, through jq
+	// tostring, equals ExpectedResult.
+	// +optional
+	ByExpression *ExpressionMatcher `json:"byExpression,omitempty"`
+}
+
+// ConditionMatcher matches the last condition of a type.
+type ConditionMatcher struct {
+	Type string `json:"type"`
+	// Status, when non-empty, must equal the condition's status.
+	// +optional
+	Status string `json:"status,omitempty"`
+	// Reason, when non-empty, must equal the condition's reason.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+}
+
+// ExpressionMatcher compares the first output of a jq expression.
+type ExpressionMatcher struct {
+	Expression     string `json:"expression"`
+	ExpectedResult string `json:"expectedResult"`
+}
+
+// PodSelector holds the paths evaluated on a Pod.
+type PodSelector struct {
+	// +optional
+	ComponentTypeSelector *ComponentTypeSelector `json:"componentTypeSelector,omitempty"`
+	// +optional
+	ComponentInstanceSelector *ComponentInstanceSelector `json:"componentInstanceSelector,omitempty"`
+	// +optional
+	ReplicaSelector *ReplicaSelector `json:"replicaSelector,omitempty"`
+}
+
+// ComponentTypeSelector tells whether a pod belongs to the component: with
+// Value, (KeyPath) == Value; without, KeyPath yields a non-null value.
+type ComponentTypeSelector struct {
+	KeyPath string `json:"keyPath"`
+	// +optional
+	Value *string `json:"value,omitempty"`
+}
+
+// ComponentInstanceSelector yields the instance id of a pod.
+type ComponentInstanceSelector struct {
+	IDPath string `json:"idPath"`
+}
+
+// ReplicaSelector yields the replica key of a pod of a replicated
+// component; descendants inherit it.
+type ReplicaSelector struct {
+	KeyPath string `json:"keyPath"`
+}
+
+// SuspendDefinition lists the writes that suspend and resume a workload.
+type SuspendDefinition struct {
+	// +kubebuilder:validation:MinItems=1
+	SuspendActions []SuspendAction `json:"suspendActions"`
+	// +kubebuilder:validation:MinItems=1
+	ResumeActions []SuspendAction `json:"resumeActions"`
+}
+
+// SuspendAction assigns Value to every location Path yields.
+type SuspendAction struct {
+	Path string `json:"path"`
+	// Value is the value to assign. A string is JSON text ("true" is the
+	// boolean, '"true"' the string); any other value is itself. Use
+	// DecodedValue to read it.
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Value apiextensionsv1.JSON `json:"value"`
+}
+
+// Instructions are optimization instructions.
+type Instructions struct {
+	// +optional
+	GangScheduling *GangScheduling `json:"gangScheduling,omitempty"`
+}
+
+// GangScheduling holds exactly one of PodGroups (alpha) and PodGroup (v2).
+type GangScheduling struct {
+	// PodGroups is the alpha form: named groups of members.
+	// +optional
+	PodGroups []PodGroup `json:"podGroups,omitempty"`
+	// PodGroup is the v2 form: one group per object, with subgroups.
+	// +optional
+	PodGroup *PodGroupV2 `json:"podGroup,omitempty"`
+}
+
+// PodGroup is one alpha gang definition.
+type PodGroup struct {
+	Name    string           `json:"name"`
+	Members []PodGroupMember `json:"members"`
+}
+
+// PodGroupMember puts the pods of a component (and its descendants) into a
+// group, split by keys and narrowed by filters, all evaluated on pods.
+type PodGroupMember struct {
+	ComponentName string `json:"componentName"`
+	// +optional
+	GroupByKeyPaths []string `json:"groupByKeyPaths,omitempty"`
+	// +optional
+	Filters []string `json:"filters,omitempty"`
+}
+
+// PodGroupV2 is the v2 gang definition.
+type PodGroupV2 struct {
+	Name      string     `json:"name"`
+	SubGroups []SubGroup `json:"subGroups"`
+	// +optional
+	Topology *Topology `json:"topology,omitempty"`
+}
+
+// SubGroup is one component's part of a v2 group.
+type SubGroup struct {
+	ComponentName string `json:"componentName"`
+	// +optional
+	Topology *Topology `json:"topology,omitempty"`
+}
+
+// Topology is a topology constraint, passed through to the output.
+type Topology struct {
+	TopologyName string `json:"topologyName"`
+	// +optional
+	PreferredTopologyLevel string `json:"preferredTopologyLevel,omitempty"`
+	// +optional
+	RequiredTopologyLevel string `json:"requiredTopologyLevel,omitempty"`
+}

@@ -1,0 +1,144 @@
+package karta
+
+import (
+	"strings"
+)
+
+// specDefinition checks the spec style, metadataPath and the spec paths,
+// and warns about paths ReviseSpec cannot write through.
+func (v *validator) specDefinition(c *compRef) {
+	sd := c.c.SpecDefinition
+	if sd == nil {
+		return
+	}
+	p := c.path.Child("specDefinition")
+	if styles := sd.Styles(); len(styles) > 1 {
+		v.errorf(p, "more than one spec style is set (%s); keep exactly one", styleFields(styles))
+	}
+	if sd.MetadataPath != "" && sd.PodSpecPath == "" {
+		v.errorf(p.Child("metadataPath"), "metadataPath is only valid with podSpecPath; set podSpecPath or remove metadataPath")
+	}
+	if sd.PodTemplateSpecPath == "" && sd.PodSpecPath == "" && sd.MetadataPath == "" && sd.FragmentedPodSpecDefinition == nil {
+		v.warnf(p, "the spec definition is empty, so component %q is not pod-bearing; remove it or set a spec style", c.c.Name)
+	}
+	v.writablePath(p.Child("podTemplateSpecPath"), sd.PodTemplateSpecPath)
+	v.writablePath(p.Child("podSpecPath"), sd.PodSpecPath)
+	v.writablePath(p.Child("metadataPath"), sd.MetadataPath)
+	if f := sd.FragmentedPodSpecDefinition; f != nil {
+		fp := p.Child("fragmentedPodSpecDefinition")
+		if f.IsEmpty() {
+			v.warnf(fp, "the fragmented definition has no path, so it defines nothing; remove it or set its paths")
+		}
+		for _, fr := range f.Fragments() {
+			v.writablePath(fp.Child(fr.Field), fr.Path)
+		}
+	}
+}
+
+// styleFields names the fields that set the given styles.
+func styleFields(styles []SpecStyle) string {
+	fields := map[SpecStyle]string{
+		SpecStylePodTemplateSpec: "podTemplateSpecPath",
+		SpecStylePodSpec:         "podSpecPath",
+		SpecStyleFragmented:      "fragmentedPodSpecDefinition",
+	}
+	out := make([]string, len(styles))
+	for i, s := range styles {
+		out[i] = fields[s]
+	}
+	return strings.Join(out, ", ")
+}
+
+func (v *validator) scaleDefinition(c *compRef) {
+	sd := c.c.ScaleDefinition
+	if sd == nil {
+		return
+	}
+	p := c.path.Child("scaleDefinition")
+	if sd.IsEmpty() {
+		v.warnf(p, "the scale definition is empty, so component %q has no scale; remove it or set replicasPath", c.c.Name)
+	}
+	v.optionalExpr(p.Child("replicasPath"), sd.ReplicasPath)
+	v.optionalExpr(p.Child("minReplicasPath"), sd.MinReplicasPath)
+	v.optionalExpr(p.Child("maxReplicasPath"), sd.MaxReplicasPath)
+}
+
+// podSelector checks the selector paths and that the instance selector is
+// present exactly when the component has instances.
+func (v *validator) podSelector(c *compRef) {
+	ps := c.c.PodSelector
+	p := c.path.Child("podSelector")
+	hasInstanceSelector := ps != nil && ps.ComponentInstanceSelector != nil
+	switch {
+	case c.c.InstanceIDPath != "" && !hasInstanceSelector:
+		v.errorf(p.Child("componentInstanceSelector"),
+			"required because instanceIdPath is set: its idPath reads a pod's instance id, so that pods can be told apart by instance")
+	case c.c.InstanceIDPath == "" && hasInstanceSelector:
+		v.errorf(p.Child("componentInstanceSelector"),
+			"componentInstanceSelector needs instanceIdPath on component %q; set instanceIdPath or remove the selector", c.c.Name)
+	}
+	if ps == nil {
+		return
+	}
+	if s := ps.ComponentTypeSelector; s != nil {
+		v.requiredExpr(p.Child("componentTypeSelector", "keyPath"), s.KeyPath, "the path, evaluated on a pod, that tells whether it belongs to the component")
+	}
+	if s := ps.ComponentInstanceSelector; s != nil {
+		v.requiredExpr(p.Child("componentInstanceSelector", "idPath"), s.IDPath, "the path, evaluated on a pod, that yields its instance id")
+	}
+	if s := ps.ReplicaSelector; s != nil {
+		v.requiredExpr(p.Child("replicaSelector", "keyPath"), s.KeyPath, "the path, evaluated on a pod, that yields its replica key")
+	}
+}
+
+// typeSelectors requires a componentTypeSelector on every pod-bearing
+// component once there are several: a pod must match exactly one of them
+// (SPEC §7).
+func (v *validator) typeSelectors() {
+	var bearing []*compRef
+	var names []string
+	for _, c := range v.comps {
+		if c.c.IsPodBearing() {
+			bearing = append(bearing, c)
+			names = append(names, c.c.Name)
+		}
+	}
+	if len(bearing) < 2 {
+		return
+	}
+	for _, c := range bearing {
+		if c.c.PodSelector == nil || c.c.PodSelector.ComponentTypeSelector == nil {
+			v.errorf(c.path.Child("podSelector"),
+				"componentTypeSelector is required: %d components are pod-bearing (%s), so each needs one to tell its pods apart",
+				len(bearing), strings.Join(names, ", "))
+		}
+	}
+}
+
+func (v *validator) suspendDefinition(c *compRef) {
+	sd := c.c.SuspendDefinition
+	if sd == nil {
+		return
+	}
+	p := c.path.Child("suspendDefinition")
+	for _, list := range []struct {
+		field   string
+		actions []SuspendAction
+	}{{"suspendActions", sd.SuspendActions}, {"resumeActions", sd.ResumeActions}} {
+		lp := p.Child(list.field)
+		if len(list.actions) == 0 {
+			v.errorf(lp, "required: at least one action {path, value}")
+		}
+		for i := range list.actions {
+			a := &list.actions[i]
+			v.assignedPath(lp.Index(i).Child("path"), a.Path)
+			if _, err := a.DecodedValue(); err != nil {
+				if len(a.Value.Raw) == 0 {
+					v.errorf(lp.Index(i).Child("value"), `required: the JSON value to write (e.g. "true")`)
+				} else {
+					v.errorf(lp.Index(i).Child("value"), "%v", err)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package karta
+
+import "testing"
+
+func TestValidateInstructions(t *testing.T) {
+	runValidateCases(t, []validateCase{
+		{
+			name: "both block names",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				k.Spec.OptimizationInstructions = k.Spec.Instructions.DeepCopy()
+			},
+			want: []wantProblem{errAt("spec.optimizationInstructions",
+				"instructions is also set; optimizationInstructions is the legacy name of the same block, keep only instructions")},
+		},
+		{
+			name: "legacy block name alone",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				k.Spec.OptimizationInstructions, k.Spec.Instructions = k.Spec.Instructions, nil
+			},
+		},
+		{
+			name: "legacy block is checked too",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				k.Spec.OptimizationInstructions, k.Spec.Instructions = k.Spec.Instructions, nil
+				k.Spec.OptimizationInstructions.GangScheduling.PodGroups[0].Members[1].ComponentName = "workr"
+			},
+			want: []wantProblem{errAt("spec.optimizationInstructions.gangScheduling.podGroups[0].members[1].componentName",
+				`"workr" does not name a component `+haveAll)},
+		},
+		{
+			name: "no gang scheduling",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				k.Spec.Instructions = &Instructions{}
+			},
+		},
+		{
+			name: "both gang forms",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroup = mustUnmarshalKarta(t, fixturePyTorchJobV2).Spec.Instructions.GangScheduling.PodGroup
+			},
+			want: []wantProblem{errAt(fGang, "podGroups and podGroup are both set; use either the alpha form podGroups or the v2 form podGroup")},
+		},
+		{
+			name: "neither gang form",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+			},
+			want: []wantProblem{errAt(fGang, "empty: set podGroups (alpha) or podGroup (v2)")},
+		},
+		{
+			name: "duplicate group name",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				g := gangOf(k)
+				g.PodGroups = append(g.PodGroups, PodGroup{Name: "other", Members: []PodGroupMember{{ComponentName: "master"}}},
+					PodGroup{Name: "job", Members: []PodGroupMember{{ComponentName: "master"}}})
+			},
+			want: []wantProblem{errAt(fGang+".podGroups[2].name", `duplicate group name "job" (also used by `+fGroup0+")")},
+		},
+		{
+			name: "group without name",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups[0].Name = ""
+			},
+			want: []wantProblem{errAt(fGroup0+".name", "required")},
+		},
+		{
+			name: "group without members",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups[0].Members = nil
+			},
+			want: []wantProblem{errAt(fGroup0+".members", "must not be empty: list the components whose pods form the group")},
+		},
+		{
+			name: "unknown member component",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups[0].Members[1].ComponentName = "workr"
+			},
+			want: []wantProblem{errAt(fGroup0+".members[1].componentName", `"workr" does not name a component `+haveAll)},
+		},
+		{
+			name: "member without componentName",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups[0].Members[1].ComponentName = ""
+			},
+			want: []wantProblem{errAt(fGroup0+".members[1].componentName", "required: the component whose pods the member places "+haveAll)},
+		},
+		{
+			name: "repeated member component",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups[0].Members[1].ComponentName = "master"
+			},
+			want: []wantProblem{errAt(fGroup0+".members[1].componentName",
+				`component "master" is already in this group (`+fGroup0+".members[0]); list each component once")},
+		},
+		{
+			name: "a component in two groups",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				g := gangOf(k)
+				g.PodGroups = append(g.PodGroups, PodGroup{Name: "masters", Members: []PodGroupMember{{ComponentName: "master"}}})
+			},
+		},
+		{
+			name: "group mixing a member with instances",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				g := gangOf(k)
+				g.PodGroups[0].Members = append(g.PodGroups[0].Members, PodGroupMember{ComponentName: "jobset"})
+			},
+			want: []wantProblem{warnAt(fGroup0+".members",
+				`group "replicatedjob" mixes narrowing member "replicatedjob" (instances) with other members`)},
+		},
+		{
+			name: "group mixing a member with a replicaSelector",
+			base: fixtureLWS,
+			mutate: func(t *testing.T, k *Karta) {
+				g := gangOf(k)
+				g.PodGroups[0].Members = append(g.PodGroups[0].Members, PodGroupMember{ComponentName: "leader"})
+			},
+			want: []wantProblem{warnAt(fGroup0+".members", `group "group" mixes narrowing member "group" (replicaSelector)`)},
+		},
+		{
+			name: "narrowing member alone",
+			base: fixtureJobSet,
+		},
+		{
+			name: "v2 group without name",
+			base: fixturePyTorchJobV2,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroup.Name = ""
+			},
+			want: []wantProblem{errAt(fV2+".name", "required")},
+		},
+		{
+			name: "v2 group without subGroups",
+			base: fixturePyTorchJobV2,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroup.SubGroups = nil
+			},
+			want: []wantProblem{errAt(fV2+".subGroups", "must not be empty")},
+		},
+		{
+			name: "v2 subgroup problems",
+			base: fixturePyTorchJobV2,
+			mutate: func(t *testing.T, k *Karta) {
+				g := gangOf(k).PodGroup
+				g.SubGroups = append(g.SubGroups, SubGroup{ComponentName: "master"}, SubGroup{ComponentName: "chief"}, SubGroup{})
+			},
+			want: []wantProblem{
+				errAt(fV2+".subGroups[2].componentName", `component "master" is already in this group (`+fV2+".subGroups[0])"),
+				errAt(fV2+".subGroups[3].componentName", `"chief" does not name a component (have: pytorchjob, master, worker)`),
+				errAt(fV2+".subGroups[4].componentName", "required: the component whose pods the subgroup places"),
+			},
+		},
+		{
+			name: "topologies without names",
+			base: fixturePyTorchJobV2,
+			mutate: func(t *testing.T, k *Karta) {
+				g := gangOf(k).PodGroup
+				g.Topology.TopologyName = ""
+				g.SubGroups[1].Topology.TopologyName = ""
+			},
+			want: []wantProblem{
+				// Document order is the order of the fields in the types.
+				errAt(fV2+".subGroups[1].topology.topologyName", "required: the name of the topology"),
+				errAt(fV2+".topology.topologyName", "required: the name of the topology"),
+			},
+		},
+		{
+			name: "sibling subgroups",
+			base: fixtureLWS,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "lws", SubGroups: []SubGroup{{ComponentName: "leader"}, {ComponentName: "worker"}}}
+			},
+		},
+		{
+			name: "subgroup under another",
+			base: fixtureLWS,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "lws", SubGroups: []SubGroup{{ComponentName: "group"}, {ComponentName: "worker"}}}
+			},
+			want: []wantProblem{errAt(fV2+".subGroups[1].componentName",
+				`"worker" is a descendant of "group" (`+fV2+".subGroups[0]); subgroups must not nest")},
+		},
+		{
+			name: "subgroup above another",
+			base: fixtureLWS,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "lws", SubGroups: []SubGroup{{ComponentName: "leader"}, {ComponentName: "lws"}}}
+			},
+			want: []wantProblem{errAt(fV2+".subGroups[1].componentName", `"lws" is an ancestor of "leader"`)},
+		},
+		{
+			name: "no nesting check on a broken tree",
+			base: fixtureLWS,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "lws", SubGroups: []SubGroup{{ComponentName: "group"}, {ComponentName: "worker"}}}
+				childOf(t, k, "leader").OwnerRef = ptrTo("nobody")
+			},
+			want: []wantProblem{errAt("spec.structureDefinition.childComponents[1].ownerRef", `ownerRef "nobody" does not name a component`)},
+		},
+	})
+}

@@ -1,0 +1,78 @@
+package luaapi
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/yuin/gopher-lua/ast"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// ChunkInfo is what a static read of a Lua chunk tells, without running it.
+type ChunkInfo struct {
+	// Globals are the global names the chunk's top level defines, with
+	// `function Name()` or `Name = ...`, sorted and unique.
+	Globals []string
+	// EndsInReturn is true when the top level ends in a return statement:
+	// the Argo CD health-script form.
+	EndsInReturn bool
+}
+
+// SyntaxError is a chunk that does not parse.
+type SyntaxError struct {
+	Chunk string
+	Msg   string
+}
+
+func (e *SyntaxError) Error() string { return e.Chunk + ": " + e.Msg }
+
+// InspectChunk parses src (named chunk in messages) and reports its
+// top-level global definitions and whether it ends in return.
+func InspectChunk(chunk, src string) (*ChunkInfo, error) {
+	stmts, err := parse.Parse(strings.NewReader(src), chunk)
+	if err != nil {
+		return nil, &SyntaxError{Chunk: chunk, Msg: cleanParseError(chunk, err)}
+	}
+	info := &ChunkInfo{}
+	seen := map[string]bool{}
+	addGlobal := func(e ast.Expr) {
+		if id, ok := e.(*ast.IdentExpr); ok && !seen[id.Value] {
+			seen[id.Value] = true
+			info.Globals = append(info.Globals, id.Value)
+		}
+	}
+	for _, st := range stmts {
+		switch s := st.(type) {
+		case *ast.FuncDefStmt:
+			if s.Name != nil && s.Name.Receiver == nil {
+				addGlobal(s.Name.Func)
+			}
+		case *ast.AssignStmt:
+			for _, lhs := range s.Lhs {
+				addGlobal(lhs)
+			}
+		}
+	}
+	if n := len(stmts); n > 0 {
+		_, info.EndsInReturn = stmts[n-1].(*ast.ReturnStmt)
+	}
+	sort.Strings(info.Globals)
+	return info, nil
+}
+
+// cleanParseError turns gopher-lua's "<name> line:3(column:5) near 'x':
+// syntax error" into "line 3 (column 5) near 'x': syntax error".
+func cleanParseError(chunk string, err error) string {
+	// gopher-lua pads its messages with runs of spaces.
+	msg := strings.Join(strings.Fields(strings.TrimPrefix(strings.TrimSpace(err.Error()), chunk)), " ")
+	var line, col int
+	var rest string
+	if n, _ := fmt.Sscanf(msg, "line:%d(column:%d)", &line, &col); n == 2 {
+		if i := strings.Index(msg, ")"); i >= 0 {
+			rest = strings.TrimSpace(msg[i+1:])
+		}
+		return fmt.Sprintf("line %d (column %d) %s", line, col, rest)
+	}
+	return msg
+}
