@@ -1,4 +1,52 @@
 // Package interpreter joins a Karta to Lua: it generates the hook functions
 // of a Karta, compiles them once into a Program, runs them on a pool of
 // sandboxed gopher-lua states and returns typed results.
+//
+// # Compile once, evaluate many
+//
+//	k, _ := karta.LoadFile("pytorchjob.yaml")   // karta.Load applies the CRD defaults
+//	p, err := interpreter.Compile(k[0], interpreter.Options{})
+//	st, err := p.InterpretStatus(ctx, obj)      // obj is an *unstructured.Unstructured
+//
+// Compile validates the Karta (a *karta.ValidationError lists every
+// problem), translates each jq expression into a Lua accessor (package
+// jqlua; expressions outside the translated subset run on a gojq program
+// compiled here, once), generates the hooks, and compiles every chunk —
+// the generated one, spec.luaScript and the Options.Scripts — into a
+// prototype. Nothing is parsed or compiled on the evaluation path. A
+// Program is immutable and safe for concurrent use; Registry maps GVKs to
+// Programs and swaps them atomically.
+//
+// # Hooks
+//
+// The generated chunk defines InterpretStatus in Lua, matcher by matcher,
+// and GetPodSpecs, ReviseSpec, GetGangGroups, Suspend and Resume as thin
+// Lua functions over the engine's Go algorithms (instances and zipping,
+// placement, minimum members, merge-patch writes), which evaluate the
+// Karta's jq paths through the generated Lua accessors of the state they
+// run on. `karta compile` (Program.Source) prints the chunk with each
+// accessor's jq expression and, for each hook, the paths it evaluates.
+//
+// A script may define any hook; the generated one stays reachable as
+// karta.generated.<Hook>. When no script overrides a hook, the Go API runs
+// its algorithm directly (no Lua tables are built); when one does, the
+// script gets the object as real Lua tables with JSON semantics and its
+// result is checked against the hook's shape.
+//
+// # Aliasing
+//
+// Results hold the input object's own Go values wherever they are unchanged
+// parts of it — the pod templates of GetPodSpecs, the untouched subtrees of
+// a revised object — not copies. Callers must not mutate them; copy first
+// (runtime.DeepCopyJSONValue) when they need to. Input objects are never
+// mutated.
+//
+// # Limits and errors
+//
+// Every call runs under Limits: a deadline measured from the start of the
+// call's own run (waiting for a pooled state is not charged), an
+// instruction budget, a call-depth limit and string-size caps. Crossing one
+// returns a *luaapi.LimitError naming the Karta, the hook and the limit;
+// other failures are *HookError. A state that failed is discarded, never
+// reused.
 package interpreter

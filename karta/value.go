@@ -1,6 +1,7 @@
 package karta
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -12,17 +13,33 @@ func (a *SuspendAction) DecodedValue() (any, error) {
 	if len(a.Value.Raw) == 0 {
 		return nil, fmt.Errorf("no value")
 	}
-	var v any
-	if err := json.Unmarshal(a.Value.Raw, &v); err != nil {
+	v, err := decodeJSON(a.Value.Raw)
+	if err != nil {
 		return nil, fmt.Errorf("invalid JSON value %s: %w", a.Value.Raw, err)
 	}
 	s, ok := v.(string)
 	if !ok {
 		return v, nil
 	}
-	var inner any
-	if err := json.Unmarshal([]byte(s), &inner); err != nil {
+	inner, err := decodeJSON([]byte(s))
+	if err != nil {
 		return nil, fmt.Errorf("the string %q is not JSON text (write '\"%s\"' for a JSON string)", s, s)
 	}
 	return inner, nil
+}
+
+// decodeJSON decodes one JSON value keeping numbers as json.Number, so a
+// value written by Suspend keeps its spelling (and integers beyond 2^53
+// their digits).
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("more than one JSON value")
+	}
+	return v, nil
 }

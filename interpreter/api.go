@@ -1,0 +1,350 @@
+package interpreter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	lua "github.com/yuin/gopher-lua"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kartalua/karta/luaapi"
+)
+
+// The Go API of a Program. Every method is safe for concurrent use.
+//
+// Aliasing: results hold the input object's own Go values wherever they are
+// unchanged parts of it (a pod template in GetPodSpecs, the untouched
+// subtrees of a revised object), not copies. Callers must not mutate them;
+// copy first (runtime.DeepCopyJSONValue) when they need to.
+
+// Revised is the result of the writing hooks: the revised object, sharing
+// every untouched subtree with the input, and the RFC 6902 operations from
+// the input to it.
+type Revised struct {
+	Object *unstructured.Unstructured
+	Patch  []PatchOp
+}
+
+// GetPodSpecs returns the pod definition of each present instance of each
+// pod-bearing component (SPEC §4).
+func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructured) (*PodSpecs, error) {
+	if !p.overridden[HookGetPodSpecs] {
+		res, err := p.runGo(ctx, HookGetPodSpecs, func(ctx context.Context, ev evaluator) (any, error) {
+			return p.podSpecs(ctx, ev, obj.Object)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return res.(*PodSpecs), nil
+	}
+	var items []PodSpecItem
+	err := p.callLua(ctx, HookGetPodSpecs, objectArgs(obj.Object), func(L *lua.LState, v lua.LValue) error {
+		return decodeResult(L, v, &items)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if items == nil {
+		items = []PodSpecItem{}
+	}
+	return &PodSpecs{Items: items}, nil
+}
+
+// InterpretStatus returns the generic status of the object (SPEC §5).
+func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstructured) (*StatusResult, error) {
+	if p.argo != nil {
+		return p.argoStatus(ctx, obj)
+	}
+	var res StatusResult
+	err := p.callLua(ctx, HookInterpretStatus, objectArgs(obj.Object), func(L *lua.LState, v lua.LValue) error {
+		return decodeStatus(L, v, &res)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// ReviseSpec applies revisions through each component's PodTemplateSpec
+// view (SPEC §6), all or nothing.
+func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured, revisions []Revision) (*Revised, error) {
+	if !p.overridden[HookReviseSpec] {
+		res, err := p.runGo(ctx, HookReviseSpec, func(ctx context.Context, _ evaluator) (any, error) {
+			revised, ops, err := p.model.reviseSpec(ctx, obj.Object, revisions)
+			if err != nil {
+				return nil, err
+			}
+			return &Revised{Object: &unstructured.Unstructured{Object: revised}, Patch: ops}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return res.(*Revised), nil
+	}
+	return p.reviseByScript(ctx, HookReviseSpec, obj, func(L *lua.LState) (lua.LValue, error) {
+		return revisionsToLua(L, revisions)
+	})
+}
+
+// revisionsToLua passes revisions to a script as {component, instance,
+// patch} tables. A JSON null inside a patch is karta.null (SPEC §10.1),
+// members of objects included: it is how a merge patch removes a field,
+// so it may not vanish the way a null member of an input object does.
+func revisionsToLua(L *lua.LState, revisions []Revision) (lua.LValue, error) {
+	arr := luaapi.NewArray(L)
+	for i, r := range revisions {
+		patch, err := patchToLua(L, r.Patch)
+		if err != nil {
+			return nil, fmt.Errorf("revisions[%d].patch: %w", i, err)
+		}
+		t := luaapi.NewObject(L)
+		t.RawSetString("component", lua.LString(r.Component))
+		t.RawSetString("instance", lua.LString(r.Instance))
+		t.RawSetString("patch", patch)
+		arr.RawSetInt(i+1, t)
+	}
+	return arr, nil
+}
+
+func patchToLua(L *lua.LState, v any) (lua.LValue, error) {
+	switch x := v.(type) {
+	case nil:
+		return luaapi.Null(L), nil
+	case map[string]any:
+		t := luaapi.NewObject(L)
+		for k, e := range x {
+			lv, err := patchToLua(L, e)
+			if err != nil {
+				return nil, err
+			}
+			t.RawSetString(k, lv)
+		}
+		return t, nil
+	case []any:
+		t := luaapi.NewArray(L)
+		for i, e := range x {
+			lv, err := patchToLua(L, e)
+			if err != nil {
+				return nil, err
+			}
+			t.RawSetInt(i+1, lv)
+		}
+		return t, nil
+	}
+	return luaapi.ToLuaTable(L, v)
+}
+
+// Suspend applies every suspendAction (SPEC §6.3).
+func (p *Program) Suspend(ctx context.Context, obj *unstructured.Unstructured) (*Revised, error) {
+	return p.suspendOrResume(ctx, HookSuspend, obj)
+}
+
+// Resume applies every resumeAction (SPEC §6.3).
+func (p *Program) Resume(ctx context.Context, obj *unstructured.Unstructured) (*Revised, error) {
+	return p.suspendOrResume(ctx, HookResume, obj)
+}
+
+func (p *Program) suspendOrResume(ctx context.Context, h Hook, obj *unstructured.Unstructured) (*Revised, error) {
+	if !p.enabled[h] {
+		return nil, &HookError{Karta: p.name, Hook: h, Err: ErrHookNotEnabled}
+	}
+	if !p.overridden[h] {
+		res, err := p.runGo(ctx, h, func(ctx context.Context, _ evaluator) (any, error) {
+			revised, ops, err := p.model.suspend(ctx, obj.Object, h == HookResume)
+			if err != nil {
+				return nil, err
+			}
+			return &Revised{Object: &unstructured.Unstructured{Object: revised}, Patch: ops}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return res.(*Revised), nil
+	}
+	return p.reviseByScript(ctx, h, obj, nil)
+}
+
+// reviseByScript runs a writing hook a script overrides: its result is the
+// whole revised object, applied as a diff against the input (SPEC §10.4).
+func (p *Program) reviseByScript(ctx context.Context, h Hook, obj *unstructured.Unstructured, extra func(L *lua.LState) (lua.LValue, error)) (*Revised, error) {
+	var revised map[string]any
+	args := func(L *lua.LState, generated bool) ([]lua.LValue, error) {
+		a, err := objectArgs(obj.Object)(L, generated)
+		if err != nil || extra == nil {
+			return a, err
+		}
+		x, err := extra(L)
+		return append(a, x), err
+	}
+	err := p.callLua(ctx, h, args, func(L *lua.LState, v lua.LValue) error {
+		g, err := luaapi.FromLua(L, v)
+		if err != nil {
+			return resultError(err)
+		}
+		m, ok := g.(map[string]any)
+		if !ok {
+			return fmt.Errorf("result must be the revised object, got %s", describe(g))
+		}
+		revised = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out, err := scriptRevision(obj.Object, revised)
+	if err != nil {
+		return nil, &HookError{Karta: p.name, Hook: h, Err: err}
+	}
+	return &Revised{Object: &unstructured.Unstructured{Object: out}, Patch: diffOps(obj.Object, out)}, nil
+}
+
+// scriptRevision applies a writing hook's result as a diff against the
+// input (SPEC §10.4): the changes from obj to revised, scalars compared by
+// value (1 = 1.0, SPEC §6.2), are written onto obj, so that whatever the
+// script left alone keeps the input's own values and number spellings, and
+// the patch holds only real changes. A null member of an input object is
+// absent from the script's tables (SPEC §10.4), so its absence from the
+// result is not a change.
+func scriptRevision(obj, revised map[string]any) (map[string]any, error) {
+	changes := diff(obj, revised, nil, jsonEqual, nil)
+	ws := make([]*write, 0, len(changes))
+	for _, c := range changes {
+		if c.del && isNullAt(obj, c.at) {
+			continue
+		}
+		ws = append(ws, &write{loc: c.at, del: c.del, value: c.value})
+	}
+	slices.SortStableFunc(ws, func(a, b *write) int { return compareLoc(a.loc, b.loc) })
+	out, errs := applyWrites(obj, ws)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// isNullAt reports whether the value at loc in v is a JSON null (present).
+func isNullAt(v any, loc []any) bool {
+	for _, step := range loc {
+		switch k := step.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return false
+			}
+			if v, ok = m[k]; !ok {
+				return false
+			}
+		case int:
+			a, ok := v.([]any)
+			if !ok || k >= len(a) {
+				return false
+			}
+			v = a[k]
+		}
+	}
+	return v == nil
+}
+
+// GetGangGroups places every pod and groups them into gangs (SPEC §7, §8).
+func (p *Program) GetGangGroups(ctx context.Context, obj *unstructured.Unstructured, pods []*unstructured.Unstructured) (*GangResult, error) {
+	podObjs := make([]map[string]any, len(pods))
+	for i, pod := range pods {
+		podObjs[i] = pod.Object
+	}
+	if !p.overridden[HookGetGangGroups] {
+		res, err := p.runGo(ctx, HookGetGangGroups, func(ctx context.Context, ev evaluator) (any, error) {
+			return p.gang.gangGroups(ctx, ev, obj.Object, podObjs)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return res.(*GangResult), nil
+	}
+	podList := make([]any, len(podObjs))
+	for i, po := range podObjs {
+		podList[i] = po
+	}
+	var res GangResult
+	args := func(L *lua.LState, generated bool) ([]lua.LValue, error) {
+		a, err := objectArgs(obj.Object)(L, generated)
+		if err != nil {
+			return nil, err
+		}
+		lp, err := luaapi.ToLuaTable(L, podList)
+		return append(a, lp), err
+	}
+	err := p.callLua(ctx, HookGetGangGroups, args, func(L *lua.LState, v lua.LValue) error {
+		return decodeResult(L, v, &res)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.normalize()
+	return &res, nil
+}
+
+// PlacePod places one pod: its component, instance, replica, group and the
+// group's minMember (SPEC §7, §8.2).
+func (p *Program) PlacePod(ctx context.Context, obj, pod *unstructured.Unstructured) (*PodPlacement, error) {
+	var out *PodPlacement
+	res, err := p.runGo(ctx, "PlacePod", func(ctx context.Context, ev evaluator) (any, error) {
+		pl, reason, err := p.gang.placeOne(ctx, ev, obj.Object, pod.Object)
+		if err != nil {
+			return nil, err
+		}
+		if pl == nil {
+			return nil, &UnmatchedError{Pod: podName(pod.Object), Reason: reason}
+		}
+		return pl, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out = res.(*PodPlacement)
+	return out, nil
+}
+
+// UnmatchedError is a pod that belongs to no group, with the reason.
+type UnmatchedError struct {
+	Pod    string
+	Reason string
+}
+
+func (e *UnmatchedError) Error() string {
+	return fmt.Sprintf("pod %s is unmatched: %s", e.Pod, e.Reason)
+}
+
+// objectArgs passes the object to a hook: a lazy view to generated code, a
+// real table with JSON semantics to scripts.
+func objectArgs(obj map[string]any) func(L *lua.LState, generated bool) ([]lua.LValue, error) {
+	return func(L *lua.LState, generated bool) ([]lua.LValue, error) {
+		if generated {
+			return []lua.LValue{luaapi.ToLuaView(L, obj)}, nil
+		}
+		t, err := luaapi.ToLuaTable(L, obj)
+		if err != nil {
+			return nil, fmt.Errorf("object: %w", err)
+		}
+		return []lua.LValue{t}, nil
+	}
+}
+
+// normalize makes the lists of a gang result empty rather than nil.
+func (r *GangResult) normalize() {
+	if r.Groups == nil {
+		r.Groups = []Group{}
+	}
+	if r.Placements == nil {
+		r.Placements = []Placement{}
+	}
+	if r.Unmatched == nil {
+		r.Unmatched = []Unmatched{}
+	}
+	for i := range r.Groups {
+		if r.Groups[i].Pods == nil {
+			r.Groups[i].Pods = []string{}
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package interpreter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kartalua/karta/jqlua"
+	"github.com/kartalua/karta/luaapi"
+)
+
+// HookError is a hook call that failed, naming the Karta and the hook.
+// Limits are reported as *luaapi.LimitError instead (with Karta and Hook
+// set); errors.As reaches the cause either way.
+type HookError struct {
+	Karta string
+	Hook  Hook
+	Err   error
+}
+
+func (e *HookError) Error() string { return fmt.Sprintf("karta %q: %s: %v", e.Karta, e.Hook, e.Err) }
+func (e *HookError) Unwrap() error { return e.Err }
+
+// ErrHookNotEnabled is returned for a hook no chunk defines (Suspend on a
+// Karta without a suspendDefinition, say).
+var ErrHookNotEnabled = errors.New("hook not enabled")
+
+// withState runs f on a pooled state, inside a protected Lua call that
+// carries the call's limits: the deadline (measured from here, so queueing
+// for the state is not charged), the instruction budget and the call
+// depth. A state that failed is discarded (SPEC §10.4).
+func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Context, sd *stateData) error) error {
+	st, err := p.pool.Get(ctx)
+	if err != nil {
+		return &HookError{Karta: p.name, Hook: h, Err: err}
+	}
+	sd := st.Data.(*stateData)
+	cctx, cancel := context.WithTimeout(ctx, p.limits.Timeout)
+	defer cancel()
+	var ferr error
+	body := sd.L.NewFunction(func(L *lua.LState) int {
+		if ferr = f(L.Context(), sd); ferr != nil {
+			raise(L, ferr)
+		}
+		return 0
+	})
+	if _, err := luaapi.CallProtected(cctx, sd.L, 0, body, 0); err != nil {
+		p.pool.Discard(st)
+		return p.hookError(h, err)
+	}
+	p.pool.Put(st)
+	return nil
+}
+
+// runGo runs a hook's Go algorithm (the generated hook, when no script
+// overrides it) on the Lua accessors of a pooled state.
+func (p *Program) runGo(ctx context.Context, h Hook, f func(ctx context.Context, ev evaluator) (any, error)) (any, error) {
+	var res any
+	err := p.withState(ctx, h, func(ctx context.Context, sd *stateData) error {
+		var err error
+		res, err = f(ctx, luaEvaluator{sd})
+		return err
+	})
+	return res, err
+}
+
+// callLua calls the Lua function of hook h — the override when a script
+// defines one, else the generated hook — and converts its result with
+// decode while the state is still held. args builds the arguments: the
+// generated hook reads the object through a lazy view, scripts get real
+// tables (SPEC §10.4).
+func (p *Program) callLua(ctx context.Context, h Hook, args func(L *lua.LState, generated bool) ([]lua.LValue, error), decode func(L *lua.LState, v lua.LValue) error) error {
+	if !p.enabled[h] {
+		return &HookError{Karta: p.name, Hook: h, Err: ErrHookNotEnabled}
+	}
+	return p.withState(ctx, h, func(ctx context.Context, sd *stateData) error {
+		L := sd.L
+		fn := sd.generated.RawGetString(string(h))
+		generated := true
+		if p.overridden[h] {
+			env, err := sd.loadOverrides(ctx)
+			if err != nil {
+				return err
+			}
+			if f, ok := env.RawGetString(string(h)).(*lua.LFunction); ok {
+				fn, generated = f, false
+			}
+		}
+		if fn == lua.LNil {
+			return ErrHookNotEnabled
+		}
+		a, err := args(L, generated)
+		if err != nil {
+			return err
+		}
+		L.Push(fn)
+		for _, v := range a {
+			L.Push(v)
+		}
+		L.Call(len(a), 1)
+		out := L.Get(-1)
+		L.Pop(1)
+		return decode(L, out)
+	})
+}
+
+// loadOverrides runs spec.luaScript and the scripts, in order, in a fresh
+// environment over the sandbox, and returns it: a global function defined
+// later replaces the hook of that name; no global outlives the call.
+func (sd *stateData) loadOverrides(ctx context.Context) (*lua.LTable, error) {
+	L := sd.L
+	env := luaapi.NewEnv(L)
+	for _, o := range sd.p.overrides {
+		if o.argo {
+			continue
+		}
+		L.Push(luaapi.Instantiate(L, o.proto, env))
+		L.Call(0, 0)
+	}
+	return env, nil
+}
+
+// hookError names the Karta and the hook in a failure, keeping limit
+// errors typed and jq and Go errors raised inside Lua reachable.
+func (p *Program) hookError(h Hook, err error) error {
+	var le *luaapi.LimitError
+	if errors.As(err, &le) {
+		le.Karta, le.Hook = p.name, string(h)
+		return le
+	}
+	var lerr *luaapi.LuaError
+	if errors.As(err, &lerr) {
+		if ud, ok := lerr.Value.(*lua.LUserData); ok {
+			if goErr, ok := ud.Value.(error); ok {
+				err = goErr
+			}
+		}
+	}
+	// Only a bare Lua error value is replaced by the jq error it carries. A
+	// Go error that wraps a jq error (`component "master":
+	// podTemplateSpecPath: jq EXPR: MSG`) keeps the context it names:
+	// unwrapping it to the jq message alone made the Lua path's errors
+	// differ from the gojq path's.
+	if ae, ok := err.(*lua.ApiError); ok {
+		if je, ok := jqlua.AsError(ae); ok {
+			err = je
+		}
+	}
+	var he *HookError
+	if errors.As(err, &he) {
+		return he
+	}
+	return &HookError{Karta: p.name, Hook: h, Err: err}
+}

@@ -1,0 +1,180 @@
+package interpreter
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kartalua/karta/karta"
+	"github.com/kartalua/karta/luaapi"
+)
+
+// decodeResult converts a hook's Lua result into a typed result, checking
+// it against the result's schema: unknown keys and wrong types are errors
+// (SPEC §10.1). It goes through JSON, which is fine: it only runs for
+// scripts' results, never for the generated hooks' Go fast path.
+func decodeResult(L *lua.LState, v lua.LValue, dst any) error {
+	g, err := luaapi.FromLua(L, v)
+	if err != nil {
+		return resultError(err)
+	}
+	return decodeJSONValue(fitEmptyTables(L, v, g, reflect.TypeOf(dst)), dst)
+}
+
+// fitEmptyTables gives the empty tables of a result the kind its schema
+// wants (SPEC §10.4: an empty table's kind comes from its marker, else the
+// result schema, else ...). FromLua makes an unmarked empty table an
+// object; where t, the Go type decoded into, has a list, it becomes an
+// empty list, so that a script may write `matched = {}` or `return {}`.
+// g is FromLua's conversion of lv (fresh maps and slices wherever lv is a
+// table), walked in step with lv and t.
+func fitEmptyTables(L *lua.LState, lv lua.LValue, g any, t reflect.Type) any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	tb, ok := lv.(*lua.LTable)
+	if !ok {
+		// A view is the input's own value; a scalar has no kind to fit.
+		return g
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		switch x := g.(type) {
+		case map[string]any:
+			if len(x) == 0 && tb.Metatable != lua.LValue(luaapi.ObjectMT(L)) {
+				return []any{}
+			}
+		case []any:
+			for i := range x {
+				x[i] = fitEmptyTables(L, tb.RawGetInt(i+1), x[i], t.Elem())
+			}
+		}
+	case reflect.Map:
+		if m, ok := g.(map[string]any); ok {
+			for k, e := range m {
+				m[k] = fitEmptyTables(L, tb.RawGetString(k), e, t.Elem())
+			}
+		}
+	case reflect.Struct:
+		if m, ok := g.(map[string]any); ok {
+			for i := range t.NumField() {
+				f := t.Field(i)
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if e, ok := m[name]; ok && name != "" && name != "-" {
+					m[name] = fitEmptyTables(L, tb.RawGetString(name), e, f.Type)
+				}
+			}
+		}
+	}
+	return g
+}
+
+// resultError is a hook result that does not convert from Lua. A
+// *luaapi.ConvertError names the place already ("result.items[2].x: ...");
+// prefixing it again printed "result: result: ...".
+func resultError(err error) error {
+	var ce *luaapi.ConvertError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return fmt.Errorf("result: %w", err)
+}
+
+func decodeJSONValue(g any, dst any) error {
+	b, err := json.Marshal(g)
+	if err != nil {
+		return fmt.Errorf("result: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return fmt.Errorf("result does not have the hook's shape: %w", err)
+	}
+	return nil
+}
+
+// decodeStatus converts an InterpretStatus result and checks its status
+// words.
+func decodeStatus(L *lua.LState, v lua.LValue, res *StatusResult) error {
+	if err := decodeResult(L, v, res); err != nil {
+		return err
+	}
+	if !validStatus(res.Status) {
+		return fmt.Errorf("result: unknown status %q (want one of %s)", res.Status, statusWords())
+	}
+	for _, m := range res.Matched {
+		if !validStatus(m) || m == karta.StatusUndefined {
+			return fmt.Errorf("result: matched: unknown status %q (want one of %s)", m, statusWords())
+		}
+	}
+	if res.Matched == nil {
+		res.Matched = []karta.Status{}
+	}
+	if res.Conditions == nil {
+		res.Conditions = []Condition{}
+	}
+	return nil
+}
+
+func validStatus(s karta.Status) bool {
+	if s == karta.StatusUndefined {
+		return true
+	}
+	for _, p := range karta.StatusPrecedence {
+		if s == p {
+			return true
+		}
+	}
+	return false
+}
+
+func statusWords() string {
+	var b bytes.Buffer
+	for _, p := range karta.StatusPrecedence {
+		b.WriteString(string(p) + ", ")
+	}
+	b.WriteString(string(karta.StatusUndefined))
+	return b.String()
+}
+
+// DecodeRevisions reads a revisions list (CLI.md `karta revise`): a JSON
+// array of {component, instance, patch} objects; unknown keys are errors.
+func DecodeRevisions(v any) ([]Revision, error) { return decodeRevisions(v) }
+
+func decodeRevisions(v any) ([]Revision, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("revisions must be a list of {component, instance, patch}, got %s", describe(v))
+	}
+	revs := make([]Revision, len(list))
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("revisions[%d] must be an object {component, instance, patch}, got %s", i, describe(e))
+		}
+		for k := range m {
+			if k != "component" && k != "instance" && k != "patch" {
+				return nil, fmt.Errorf("revisions[%d]: unknown field %q (want component, instance, patch)", i, k)
+			}
+		}
+		comp, ok := m["component"].(string)
+		if !ok || comp == "" {
+			return nil, fmt.Errorf("revisions[%d].component: required: the name of a pod-bearing component", i)
+		}
+		inst, ok := m["instance"].(string)
+		if !ok && m["instance"] != nil {
+			return nil, fmt.Errorf("revisions[%d].instance must be a string (\"\", an instance id, or \"*\"), got %s", i, describe(m["instance"]))
+		}
+		patch, ok := m["patch"].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("revisions[%d].patch must be an object: a JSON merge patch over the PodTemplateSpec view, got %s", i, describe(m["patch"]))
+		}
+		revs[i] = Revision{Component: comp, Instance: inst, Patch: patch}
+	}
+	return revs, nil
+}

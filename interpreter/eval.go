@@ -1,0 +1,18 @@
+package interpreter
+
+import "context"
+
+// evaluator runs a compiled jq program on a value. The engine's Go-side
+// algorithms (instances, pod placement, gangs) call their jq paths through
+// it, so that the same algorithm runs on the generated Lua accessors inside
+// a hook and on gojq in tests and baselines — the two must agree (SPEC §2).
+type evaluator interface {
+	all(ctx context.Context, p *jqProgram, input any) ([]any, error)
+}
+
+// gojqEvaluator evaluates with the gojq program itself.
+type gojqEvaluator struct{}
+
+func (gojqEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]any, error) {
+	return p.all(ctx, jqInput(input))
+}

@@ -1,0 +1,301 @@
+package interpreter
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kartalua/karta/karta"
+)
+
+// gangModel is the pod side of a Karta: every jq path that GetGangGroups
+// and PlacePod evaluate on pods (type, instance and replica selectors,
+// member keys and filters), plus the scale paths that minimum members read
+// on the object. They are compiled once, by newGangModel, so that nothing
+// is parsed per pod (DESIGN.md). A gangModel is immutable and safe for
+// concurrent use.
+type gangModel struct {
+	m *model
+	// comps are indexed like m.comps (compModel.index).
+	comps []*gangComp
+	// defs are the alpha podGroups in YAML order; membersOf[i] lists the
+	// members that name component i, across groups in YAML order, which is
+	// the candidate order of SPEC §8.1 step 1.
+	defs      []*gangDef
+	membersOf [][]*gangMember
+	// v2 is the podGroup form; nil with the alpha form or no instructions.
+	v2 *gangV2
+	// definitionMode is SPEC §8.2's "some component has a scale
+	// definition"; without one, minimum members count leaves.
+	definitionMode bool
+}
+
+// gangComp is one component's pod-side paths and scale paths.
+type gangComp struct {
+	cm *compModel
+	// typeKey is the componentTypeSelector's keyPath, nil without one;
+	// typeValue its value, nil when the selector tests existence.
+	typeKey   *jqProgram
+	typeValue *string
+	// instanceID is the componentInstanceSelector's idPath, replicaKey the
+	// replicaSelector's keyPath; nil when not defined.
+	instanceID *jqProgram
+	replicaKey *jqProgram
+	// scaled says the component has a (non-empty) scale definition;
+	// replicas and minReplicas are its paths, nil when not defined.
+	scaled                bool
+	replicas, minReplicas *jqProgram
+}
+
+func (gc *gangComp) name() string { return gc.cm.c.Name }
+
+// gangDef is one alpha podGroups entry.
+type gangDef struct {
+	name    string
+	members []*gangMember
+}
+
+// gangMember is one member of an alpha definition with its compiled keys
+// and filters.
+type gangMember struct {
+	def     *gangDef
+	comp    *gangComp
+	keys    []*jqProgram
+	filters []*jqProgram
+}
+
+// gangV2 is the podGroup (v2) form.
+type gangV2 struct {
+	name     string
+	topology *karta.Topology
+	subs     []*gangSub
+	// subOf[i] is the subgroup that pods of component i join: the one of
+	// the component itself or of its nearest ancestor (SPEC §8.3); nil
+	// when none covers it.
+	subOf []*gangSub
+}
+
+// gangSub is one v2 subgroup entry.
+type gangSub struct {
+	comp     *gangComp
+	topology *karta.Topology
+}
+
+// newGangModel compiles the pod-side and scale paths of m's Karta. Like
+// newModel it fails on what validation reports first (an expression that
+// does not compile, an unknown member component, both gang forms), so
+// this is a guard rather than the user's first notice.
+func newGangModel(m *model) (*gangModel, error) {
+	g := &gangModel{m: m, comps: make([]*gangComp, len(m.comps)), membersOf: make([][]*gangMember, len(m.comps))}
+	for _, cm := range m.comps {
+		gc, err := newGangComp(cm)
+		if err != nil {
+			return nil, fmt.Errorf("karta %q: component %q: %w", m.name, cm.c.Name, err)
+		}
+		g.comps[cm.index] = gc
+		g.definitionMode = g.definitionMode || gc.scaled
+	}
+	instr := m.karta.Spec.EffectiveInstructions()
+	if instr == nil || instr.GangScheduling == nil {
+		return g, nil
+	}
+	gs := instr.GangScheduling
+	if len(gs.PodGroups) > 0 && gs.PodGroup != nil {
+		return nil, fmt.Errorf("karta %q: gangScheduling has both podGroups and podGroup", m.name)
+	}
+	var err error
+	if gs.PodGroup != nil {
+		g.v2, err = g.compileV2(gs.PodGroup)
+	} else {
+		err = g.compileAlpha(gs.PodGroups)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("karta %q: gangScheduling: %w", m.name, err)
+	}
+	return g, nil
+}
+
+func newGangComp(cm *compModel) (*gangComp, error) {
+	gc := &gangComp{cm: cm}
+	var err error
+	if ps := cm.c.PodSelector; ps != nil {
+		if ts := ps.ComponentTypeSelector; ts != nil {
+			if gc.typeKey, err = compileJQ(ts.KeyPath); err != nil {
+				return nil, fmt.Errorf("podSelector.componentTypeSelector.keyPath: %w", err)
+			}
+			gc.typeValue = ts.Value
+		}
+		if is := ps.ComponentInstanceSelector; is != nil {
+			if gc.instanceID, err = compileJQ(is.IDPath); err != nil {
+				return nil, fmt.Errorf("podSelector.componentInstanceSelector.idPath: %w", err)
+			}
+		}
+		if rs := ps.ReplicaSelector; rs != nil {
+			if gc.replicaKey, err = compileJQ(rs.KeyPath); err != nil {
+				return nil, fmt.Errorf("podSelector.replicaSelector.keyPath: %w", err)
+			}
+		}
+	}
+	// Placement reads a pod's instance with the selector; without one a
+	// pod of a multi-instance component could never be placed, so the
+	// pairing that validation requires is required here too.
+	if cm.ids != nil && gc.instanceID == nil {
+		return nil, fmt.Errorf("instanceIdPath without podSelector.componentInstanceSelector")
+	}
+	if sd := cm.c.ScaleDefinition; sd != nil && !sd.IsEmpty() {
+		gc.scaled = true
+		if sd.ReplicasPath != "" {
+			if gc.replicas, err = compileJQ(sd.ReplicasPath); err != nil {
+				return nil, fmt.Errorf("scaleDefinition.replicasPath: %w", err)
+			}
+		}
+		if sd.MinReplicasPath != "" {
+			if gc.minReplicas, err = compileJQ(sd.MinReplicasPath); err != nil {
+				return nil, fmt.Errorf("scaleDefinition.minReplicasPath: %w", err)
+			}
+		}
+	}
+	return gc, nil
+}
+
+func (g *gangModel) comp(name string) (*gangComp, error) {
+	cm, ok := g.m.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown component %q", name)
+	}
+	return g.comps[cm.index], nil
+}
+
+func (g *gangModel) compileAlpha(groups []karta.PodGroup) error {
+	for i := range groups {
+		pg := &groups[i]
+		def := &gangDef{name: pg.Name}
+		for j := range pg.Members {
+			mem := &pg.Members[j]
+			field := fmt.Sprintf("podGroups[%d].members[%d]", i, j)
+			gc, err := g.comp(mem.ComponentName)
+			if err != nil {
+				return fmt.Errorf("%s: %w", field, err)
+			}
+			gm := &gangMember{def: def, comp: gc}
+			for k, expr := range mem.GroupByKeyPaths {
+				p, err := compileJQ(expr)
+				if err != nil {
+					return fmt.Errorf("%s.groupByKeyPaths[%d]: %w", field, k, err)
+				}
+				gm.keys = append(gm.keys, p)
+			}
+			for k, expr := range mem.Filters {
+				p, err := compileJQ(expr)
+				if err != nil {
+					return fmt.Errorf("%s.filters[%d]: %w", field, k, err)
+				}
+				gm.filters = append(gm.filters, p)
+			}
+			def.members = append(def.members, gm)
+			g.membersOf[gc.cm.index] = append(g.membersOf[gc.cm.index], gm)
+		}
+		g.defs = append(g.defs, def)
+	}
+	return nil
+}
+
+func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
+	v2 := &gangV2{name: pg.Name, topology: pg.Topology, subOf: make([]*gangSub, len(g.comps))}
+	own := make([]*gangSub, len(g.comps))
+	for i := range pg.SubGroups {
+		gc, err := g.comp(pg.SubGroups[i].ComponentName)
+		if err != nil {
+			return nil, fmt.Errorf("podGroup.subGroups[%d]: %w", i, err)
+		}
+		sub := &gangSub{comp: gc, topology: pg.SubGroups[i].Topology}
+		v2.subs = append(v2.subs, sub)
+		own[gc.cm.index] = sub
+	}
+	for _, cm := range g.m.comps {
+		for a := cm; a != nil; a = a.parent {
+			if own[a.index] != nil {
+				v2.subOf[cm.index] = own[a.index]
+				break
+			}
+		}
+	}
+	return v2, nil
+}
+
+// hasInstructions reports whether the Karta has gang instructions.
+func (g *gangModel) hasInstructions() bool { return g.v2 != nil || len(g.defs) > 0 }
+
+// gangObject is what one call reads from the object: every component's
+// instances and, in definition mode, eff(c, i) of SPEC §8.2.
+type gangObject struct {
+	// insts and eff are indexed by compModel.index; eff[i] is nil for a
+	// component without a scale definition (own = 0).
+	insts [][]instance
+	eff   [][]int64
+	// uid names the groups: metadata.uid, else metadata.name.
+	uid string
+}
+
+// readObject reads everything the object contributes. Its errors fail the
+// whole call, unlike a pod's, which only unmatch that pod.
+func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string]any) (*gangObject, error) {
+	in := jqInput(obj)
+	o := &gangObject{insts: make([][]instance, len(g.comps)), eff: make([][]int64, len(g.comps))}
+	for _, gc := range g.comps {
+		insts, err := g.instancesOf(ctx, ev, gc, in)
+		if err != nil {
+			return nil, &GangObjectError{Component: gc.name(), Err: err}
+		}
+		o.insts[gc.cm.index] = insts
+		if gc.scaled {
+			if o.eff[gc.cm.index], err = g.effOf(ctx, ev, gc, insts, in); err != nil {
+				return nil, err
+			}
+		}
+	}
+	o.uid = metaString(obj, "uid")
+	if o.uid == "" {
+		o.uid = metaString(obj, "name")
+	}
+	return o, nil
+}
+
+// instancesOf is the one call into the model's instance resolution, so
+// that giving it the evaluator is a one-line change here.
+func (g *gangModel) instancesOf(ctx context.Context, ev evaluator, gc *gangComp, in any) ([]instance, error) {
+	_ = ev // m.instances evaluates with gojq itself for now.
+	return g.m.instances(ctx, gc.cm, in)
+}
+
+// GangObjectError is an error reading the object in GetGangGroups or
+// PlacePod: an instance or scale path that fails, yields the wrong number
+// of values, or yields a value SPEC §3–4 reject. It fails the whole call.
+type GangObjectError struct {
+	Component string
+	// Instance is the instance id, "" when the error is not about one.
+	Instance string
+	// Field is the Karta field, e.g. minReplicasPath; "" when Err already
+	// names the component and the path (the instance resolution's errors).
+	Field string
+	Err   error
+}
+
+func (e *GangObjectError) Error() string {
+	if e.Field == "" {
+		return e.Err.Error()
+	}
+	if e.Instance == "" {
+		return fmt.Sprintf("component %q: %s: %v", e.Component, e.Field, e.Err)
+	}
+	return fmt.Sprintf("component %q instance %q: %s: %v", e.Component, e.Instance, e.Field, e.Err)
+}
+
+func (e *GangObjectError) Unwrap() error { return e.Err }
+
+// metaString returns metadata.<key> of a Kubernetes object when it is a
+// string, else "".
+func metaString(obj map[string]any, key string) string {
+	meta, _ := obj["metadata"].(map[string]any)
+	s, _ := meta[key].(string)
+	return s
+}

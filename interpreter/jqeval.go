@@ -1,0 +1,66 @@
+package interpreter
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/itchyny/gojq"
+)
+
+// MaxJQOutputs is the most outputs one jq evaluation may produce (SPEC §2);
+// one more is an error.
+const MaxJQOutputs = 10000
+
+// jqProgram is a jq expression compiled once with gojq, for the parts of the
+// engine that evaluate jq in Go (revisions' path() locations, suspend
+// actions) rather than in generated Lua.
+type jqProgram struct {
+	expr string
+	code *gojq.Code
+}
+
+// compileJQ parses and compiles expr; vars are variable names bound at
+// evaluation, in order (e.g. "$value").
+func compileJQ(expr string, vars ...string) (*jqProgram, error) {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return nil, fmt.Errorf("jq %q: %w", expr, err)
+	}
+	code, err := gojq.Compile(q, gojq.WithVariables(vars))
+	if err != nil {
+		return nil, fmt.Errorf("jq %q: %w", expr, err)
+	}
+	return &jqProgram{expr: expr, code: code}, nil
+}
+
+// all returns every output of the program on v, or the first error. It
+// honours ctx and the output limit.
+func (p *jqProgram) all(ctx context.Context, v any, vars ...any) ([]any, error) {
+	iter := p.code.RunWithContext(ctx, v, vars...)
+	var out []any
+	for {
+		x, ok := iter.Next()
+		if !ok {
+			return out, nil
+		}
+		if err, isErr := x.(error); isErr {
+			if _, halt := err.(*gojq.HaltError); halt {
+				return out, nil
+			}
+			return nil, &JQError{Expr: p.expr, Err: err}
+		}
+		if len(out) == MaxJQOutputs {
+			return nil, &JQError{Expr: p.expr, Err: fmt.Errorf("too many outputs (limit %d)", MaxJQOutputs)}
+		}
+		out = append(out, x)
+	}
+}
+
+// JQError is a jq evaluation error, with the expression.
+type JQError struct {
+	Expr string
+	Err  error
+}
+
+func (e *JQError) Error() string { return fmt.Sprintf("jq %s: %v", e.Expr, e.Err) }
+func (e *JQError) Unwrap() error { return e.Err }

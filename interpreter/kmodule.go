@@ -1,0 +1,118 @@
+package interpreter
+
+import (
+	"encoding/json"
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kartalua/karta/luaapi"
+)
+
+// helpers returns K, the table of Go helpers the generated chunk receives
+// as its third argument. Scripts cannot reach it: it is a local of the
+// generated chunk.
+func (sd *stateData) helpers() *lua.LTable {
+	L := sd.L
+	k := L.NewTable()
+	set := func(name string, fn lua.LGFunction) { k.RawSetString(name, L.NewFunction(fn)) }
+	set("array", func(L *lua.LState) int { L.Push(luaapi.NewArray(L)); return 1 })
+	set("phase", sd.luaPhase)
+	set("conditions", sd.luaConditions)
+	set("condition", sd.luaCondition)
+	set("expression", sd.luaExpression)
+	set("status", sd.luaStatus)
+	set(string(HookGetPodSpecs), sd.luaGetPodSpecs)
+	set(string(HookGetGangGroups), sd.luaGetGangGroups)
+	set(string(HookReviseSpec), sd.luaReviseSpec)
+	set(string(HookSuspend), func(L *lua.LState) int { return sd.luaSuspend(L, false) })
+	set(string(HookResume), func(L *lua.LState) int { return sd.luaSuspend(L, true) })
+	return k
+}
+
+// kartaModule builds the `karta` Lua module: generated hooks, null, empty
+// tables marked as object or array, and jq.
+func (sd *stateData) kartaModule(L *lua.LState) lua.LValue {
+	m := L.NewTable()
+	sd.generated = L.NewTable()
+	m.RawSetString("generated", luaapi.NewReadOnly(L, "karta.generated", sd.generated))
+	m.RawSetString("null", luaapi.Null(L))
+	m.RawSetString("object", L.NewFunction(func(L *lua.LState) int { L.Push(luaapi.NewObject(L)); return 1 }))
+	m.RawSetString("array", L.NewFunction(func(L *lua.LState) int { L.Push(luaapi.NewArray(L)); return 1 }))
+	m.RawSetString("jq", L.NewFunction(sd.luaJQ))
+	return m
+}
+
+// jqFunction builds the global jq(expr, value).
+func (sd *stateData) jqFunction(L *lua.LState) lua.LValue { return L.NewFunction(sd.luaJQ) }
+
+// raise fails the Lua call with a Go error, kept as the error value so
+// the hook's caller gets the typed error back.
+func raise(L *lua.LState, err error) {
+	ud := L.NewUserData()
+	ud.Value = err
+	L.Error(ud, 0)
+}
+
+// goArg converts argument n to a Go JSON value (views unwrap to the very
+// Go value they wrap).
+func goArg(L *lua.LState, n int, what string) any {
+	v, err := luaapi.FromLua(L, L.Get(n))
+	if err != nil {
+		raise(L, fmt.Errorf("%s: %w", what, err))
+	}
+	return v
+}
+
+// objectArg is argument n as an object.
+func objectArg(L *lua.LState, n int, what string) map[string]any {
+	m, ok := goArg(L, n, what).(map[string]any)
+	if !ok {
+		raise(L, fmt.Errorf("%s must be an object", what))
+	}
+	return m
+}
+
+// outputs reads a J.collect result as Go values.
+func outputs(L *lua.LState, n int) []any {
+	t := L.CheckTable(n)
+	out := make([]any, t.Len())
+	for i := range out {
+		v, err := luaapi.FromLua(L, t.RawGetInt(i+1))
+		if err != nil {
+			raise(L, err)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// deliver returns a Go algorithm's result to Lua as tables with JSON
+// semantics: a script called karta.generated.<Hook> (the Go API runs the
+// algorithm directly and never comes here).
+func (sd *stateData) deliver(L *lua.LState, h Hook, luaValue func() (any, error)) int {
+	v, err := luaValue()
+	if err == nil {
+		var lv lua.LValue
+		if lv, err = luaapi.ToLuaTable(L, v); err == nil {
+			L.Push(lv)
+			return 1
+		}
+	}
+	raise(L, fmt.Errorf("%s: %w", h, err))
+	return 0
+}
+
+// jsonValue turns a typed result into Go JSON values for Lua. It runs only
+// when a script calls a generated hook, never on the Go API's path.
+func jsonValue(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,362 @@
+package interpreter
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/kartalua/karta/jqexpr"
+	"github.com/kartalua/karta/karta"
+)
+
+// model is the compiled Go form of a Karta that the write engine
+// (ReviseSpec, ReviseReplica, Suspend, Resume) runs on. Every jq program it
+// needs, in value and in path() form, is compiled once by newModel, so that
+// nothing is parsed on the evaluation path (DESIGN.md). A model is
+// immutable and safe for concurrent use.
+type model struct {
+	karta *karta.Karta
+	name  string
+	// comps are in Karta order: the root, then the children as declared.
+	comps  []*compModel
+	byName map[string]*compModel
+}
+
+// compModel is one component of a model.
+type compModel struct {
+	c        *karta.Component
+	index    int
+	parent   *compModel
+	children []*compModel
+	style    karta.SpecStyle
+
+	// ids is the instanceIdPath, nil without one.
+	ids *jqProgram
+	// spec is the podTemplateSpecPath or the podSpecPath; meta the
+	// metadataPath. Nil when not defined.
+	spec, meta *jqPath
+	// fragments are the defined fragment paths, in Fragments() order.
+	fragments []fragModel
+	// nodes are the places of the PodTemplateSpec view the component
+	// writes through (SPEC §6.1); nil when it is not pod-bearing.
+	nodes []viewNode
+	// replicas is the scaleDefinition's replicasPath, nil when not defined.
+	replicas *jqPath
+	// suspend and resume are the suspendDefinition's actions.
+	suspend, resume []actionModel
+}
+
+// jqPath is one path field of a component, compiled as a value program
+// (EXPR) and as a location program (path(EXPR)).
+type jqPath struct {
+	// field names the Karta field in messages, e.g. "podTemplateSpecPath".
+	field string
+	expr  string
+	value *jqProgram
+	path  *jqProgram
+	// notAssignable says why EXPR cannot be written through (SPEC §2), ""
+	// when it can. Reads do not care; writes fail with it.
+	notAssignable string
+}
+
+// fragModel is one defined path of a fragmented pod spec definition.
+type fragModel struct {
+	key string // the GetPodSpecs key, e.g. "labels"
+	p   *jqPath
+}
+
+// actionModel is one suspend or resume action with its decoded value.
+type actionModel struct {
+	p     *jqPath
+	value any
+}
+
+// newModel compiles k. It fails when an expression does not compile or a
+// suspend value is not JSON; validation reports both earlier, with field
+// paths, so this is a guard rather than the user's first notice.
+func newModel(k *karta.Karta) (*model, error) {
+	m := &model{karta: k, name: k.Name, byName: map[string]*compModel{}}
+	for i, c := range k.Spec.StructureDefinition.Components() {
+		cm, err := newCompModel(c, i)
+		if err != nil {
+			return nil, fmt.Errorf("karta %q: component %q: %w", k.Name, c.Name, err)
+		}
+		if _, dup := m.byName[c.Name]; dup {
+			return nil, fmt.Errorf("karta %q: duplicate component %q", k.Name, c.Name)
+		}
+		m.comps = append(m.comps, cm)
+		m.byName[c.Name] = cm
+	}
+	for _, cm := range m.comps[min(1, len(m.comps)):] {
+		if cm.c.OwnerRef == nil {
+			continue
+		}
+		parent, ok := m.byName[*cm.c.OwnerRef]
+		if !ok {
+			return nil, fmt.Errorf("karta %q: component %q: unknown ownerRef %q", k.Name, cm.c.Name, *cm.c.OwnerRef)
+		}
+		cm.parent = parent
+		parent.children = append(parent.children, cm)
+	}
+	return m, nil
+}
+
+func newCompModel(c *karta.Component, index int) (*compModel, error) {
+	cm := &compModel{c: c, index: index}
+	var err error
+	if c.InstanceIDPath != "" {
+		if cm.ids, err = compileJQ(c.InstanceIDPath); err != nil {
+			return nil, fmt.Errorf("instanceIdPath: %w", err)
+		}
+	}
+	if c.SpecDefinition != nil {
+		if err := cm.compileSpec(c.SpecDefinition); err != nil {
+			return nil, err
+		}
+	}
+	if c.ScaleDefinition != nil && c.ScaleDefinition.ReplicasPath != "" {
+		if cm.replicas, err = compilePath("replicasPath", c.ScaleDefinition.ReplicasPath); err != nil {
+			return nil, err
+		}
+	}
+	if sd := c.SuspendDefinition; sd != nil {
+		if cm.suspend, err = compileActions("suspendActions", sd.SuspendActions); err != nil {
+			return nil, err
+		}
+		if cm.resume, err = compileActions("resumeActions", sd.ResumeActions); err != nil {
+			return nil, err
+		}
+	}
+	return cm, nil
+}
+
+func (cm *compModel) compileSpec(sd *karta.SpecDefinition) error {
+	var err error
+	cm.style = sd.Style()
+	switch cm.style {
+	case karta.SpecStylePodTemplateSpec:
+		cm.spec, err = compilePath("podTemplateSpecPath", sd.PodTemplateSpecPath)
+	case karta.SpecStylePodSpec:
+		if cm.spec, err = compilePath("podSpecPath", sd.PodSpecPath); err != nil {
+			return err
+		}
+		if sd.MetadataPath != "" {
+			cm.meta, err = compilePath("metadataPath", sd.MetadataPath)
+		}
+	case karta.SpecStyleFragmented:
+		for _, f := range sd.FragmentedPodSpecDefinition.Fragments() {
+			if f.Path == "" {
+				continue
+			}
+			p, err := compilePath(f.Field, f.Path)
+			if err != nil {
+				return err
+			}
+			cm.fragments = append(cm.fragments, fragModel{key: f.Key, p: p})
+		}
+	}
+	if err != nil {
+		return err
+	}
+	cm.nodes = cm.viewNodes()
+	return nil
+}
+
+func compileActions(field string, actions []karta.SuspendAction) ([]actionModel, error) {
+	out := make([]actionModel, 0, len(actions))
+	for i := range actions {
+		name := fmt.Sprintf("%s[%d].path", field, i)
+		p, err := compilePath(name, actions[i].Path)
+		if err != nil {
+			return nil, err
+		}
+		v, err := actions[i].DecodedValue()
+		if err != nil {
+			return nil, fmt.Errorf("%s[%d].value: %w", field, i, err)
+		}
+		out = append(out, actionModel{p: p, value: v})
+	}
+	return out, nil
+}
+
+// compilePath compiles expr in both forms. path(EXPR) is built on the
+// parsed syntax tree rather than by pasting text, so that a trailing
+// comment or an odd token in expr cannot change what is compiled.
+func compilePath(field, expr string) (*jqPath, error) {
+	value, err := compileJQ(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", field, err)
+	}
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: jq %q: %w", field, expr, err)
+	}
+	p := &jqPath{field: field, expr: expr, value: value}
+	if ok, reason := jqexpr.Assignable(q); !ok {
+		p.notAssignable = reason
+		return p, nil
+	}
+	pathQuery := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc,
+		Func: &gojq.Func{Name: "path", Args: []*gojq.Query{q}}}}
+	code, err := gojq.Compile(pathQuery)
+	if err != nil {
+		return nil, fmt.Errorf("%s: jq path(%s): %w", field, expr, err)
+	}
+	p.path = &jqProgram{expr: "path(" + expr + ")", code: code}
+	return p, nil
+}
+
+// podBearing reports whether the component has a spec definition.
+func (cm *compModel) podBearing() bool { return cm.style != karta.SpecStyleNone }
+
+// instance is one instance of a component on an object (SPEC §3).
+type instance struct {
+	id      string
+	index   int
+	present bool
+	// spec is the template or pod spec, meta the metadata (nil without a
+	// metadataPath); fragments holds each defined fragment's value by key.
+	spec      any
+	meta      any
+	fragments map[string]any
+}
+
+// instances resolves the instances of c on obj (SPEC §3): the ids (the
+// single id "" without an instanceIdPath), the spec, metadata and fragment
+// values zipped with them by position, and presence. obj must be a jq
+// value (see jqInput).
+func (m *model) instances(ctx context.Context, c *compModel, obj any) ([]instance, error) {
+	return m.instancesWith(ctx, gojqEvaluator{}, c, obj)
+}
+
+// instancesWith is instances with the jq paths evaluated by ev (the
+// generated Lua accessors inside a hook).
+func (m *model) instancesWith(ctx context.Context, ev evaluator, c *compModel, obj any) ([]instance, error) {
+	name := c.c.Name
+	ids := []string{""}
+	if c.ids != nil {
+		outs, err := ev.all(ctx, c.ids, obj)
+		if err != nil {
+			return nil, fmt.Errorf("component %q: instanceIdPath: %w", name, err)
+		}
+		if ids, err = instanceIDs(name, outs); err != nil {
+			return nil, err
+		}
+	}
+	insts := make([]instance, len(ids))
+	for i, id := range ids {
+		insts[i] = instance{id: id, index: i, present: true}
+	}
+	zip := func(p *jqPath) ([]any, error) {
+		outs, err := ev.all(ctx, p.value, obj)
+		if err != nil {
+			return nil, fmt.Errorf("component %q: %s: %w", name, p.field, err)
+		}
+		if len(outs) != len(ids) {
+			return nil, zipError(name, p.field, len(outs), ids)
+		}
+		return outs, nil
+	}
+	switch c.style {
+	case karta.SpecStylePodTemplateSpec, karta.SpecStylePodSpec:
+		specs, err := zip(c.spec)
+		if err != nil {
+			return nil, err
+		}
+		var metas []any
+		if c.meta != nil {
+			if metas, err = zip(c.meta); err != nil {
+				return nil, err
+			}
+		}
+		for i := range insts {
+			insts[i].spec = specs[i]
+			// A null template or pod spec is an absent instance, e.g. a
+			// PyTorchJob without a Master.
+			insts[i].present = specs[i] != nil
+			if metas != nil {
+				insts[i].meta = metas[i]
+			}
+		}
+	case karta.SpecStyleFragmented:
+		for i := range insts {
+			insts[i].fragments = make(map[string]any, len(c.fragments))
+		}
+		for _, f := range c.fragments {
+			vals, err := zip(f.p)
+			if err != nil {
+				return nil, err
+			}
+			for i := range insts {
+				insts[i].fragments[f.key] = vals[i]
+			}
+		}
+	}
+	return insts, nil
+}
+
+// jqInput returns v in the value types gojq accepts. Objects may hold
+// int64 (and a few other Go number types) where gojq expects int, float64
+// or json.Number, and gojq panics on the others; they are converted in a
+// copy of the containers on the way to them. v itself is returned when
+// there are none, which is the common case and costs one walk and no
+// allocation.
+func jqInput(v any) any {
+	out, _ := jqNormalize(v)
+	return out
+}
+
+func jqNormalize(v any) (any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			if n, changed := jqNormalize(e); changed {
+				if out == nil {
+					out = make(map[string]any, len(x))
+					for k2, e2 := range x {
+						out[k2] = e2
+					}
+				}
+				out[k] = n
+			}
+		}
+		if out == nil {
+			return x, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, e := range x {
+			if n, changed := jqNormalize(e); changed {
+				if out == nil {
+					out = append([]any(nil), x...)
+				}
+				out[i] = n
+			}
+		}
+		if out == nil {
+			return x, false
+		}
+		return out, true
+	case int64:
+		if x >= math.MinInt && x <= math.MaxInt {
+			return int(x), true
+		}
+		return float64(x), true
+	case int32:
+		return int(x), true
+	case uint64:
+		if x <= math.MaxInt {
+			return int(x), true
+		}
+		return float64(x), true
+	case uint32:
+		return int(x), true
+	case float32:
+		return float64(x), true
+	}
+	return v, false
+}

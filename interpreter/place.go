@@ -1,0 +1,223 @@
+package interpreter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/itchyny/gojq"
+)
+
+// PodPlacement is where one pod belongs (PlacePod): its component,
+// instance and replica key (SPEC §7), its gang group and the group's
+// minimum member count (SPEC §8).
+type PodPlacement struct {
+	Component string `json:"component"`
+	Instance  string `json:"instance"`
+	Replica   string `json:"replica"`
+	Group     string `json:"group"`
+	MinMember int64  `json:"minMember"`
+}
+
+// placement is a pod placed on the component tree (SPEC §7).
+type placement struct {
+	comp     *compModel
+	instance string
+	replica  string
+}
+
+// placePod places one pod (SPEC §7). It returns the placement, or the
+// reason the pod is unmatched. insts holds every component's resolved
+// instances, indexed by compModel.index. A jq error on the pod only
+// unmatches it: pods are not the Karta author's to control, so one odd pod
+// must not fail the call for the others.
+func (g *gangModel) placePod(ctx context.Context, ev evaluator, obj map[string]any, insts [][]instance, pod map[string]any) (placement, string) {
+	// 1. Namespace: a pod of another namespace cannot belong to the object.
+	podNS, objNS := metaString(pod, "namespace"), metaString(obj, "namespace")
+	if podNS != "" && objNS != "" && podNS != objNS {
+		return placement{}, fmt.Sprintf("namespace %q is not the object's namespace %q", podNS, objNS)
+	}
+	gc, reason := g.podComponent(ctx, ev, insts, pod)
+	if gc == nil {
+		return placement{}, reason
+	}
+	pl := placement{comp: gc.cm}
+	// 3. Instance.
+	if gc.cm.ids != nil {
+		if pl.instance, reason = g.podInstance(ctx, ev, gc, insts, pod); reason != "" {
+			return placement{}, reason
+		}
+	}
+	// 4. Replica: the nearest replicaSelector, so that a worker under
+	// LWS's group carries the group's key.
+	if rc := g.replicaComp(gc); rc != nil {
+		if pl.replica, reason = g.podReplica(ctx, ev, rc, pod); reason != "" {
+			return placement{}, reason
+		}
+	}
+	return pl, ""
+}
+
+// podComponent is SPEC §7 step 2: the candidates are the pod-bearing
+// components with a present instance.
+func (g *gangModel) podComponent(ctx context.Context, ev evaluator, insts [][]instance, pod map[string]any) (*gangComp, string) {
+	var candidates []*gangComp
+	for _, gc := range g.comps {
+		if gc.cm.podBearing() && anyPresent(insts[gc.cm.index]) {
+			candidates = append(candidates, gc)
+		}
+	}
+	if len(candidates) == 0 {
+		return nil, "no pod-bearing component has a present instance"
+	}
+	var matched []*gangComp
+	for _, gc := range candidates {
+		// A lone candidate without a selector takes every pod of the
+		// namespace; with a selector it is enforced, unlike upstream.
+		ok, err := gc.selects(ctx, ev, pod)
+		if err != nil {
+			return nil, err.Error()
+		}
+		if ok {
+			matched = append(matched, gc)
+		}
+	}
+	switch len(matched) {
+	case 0:
+		return nil, "no component selector matches"
+	case 1:
+		return matched[0], ""
+	}
+	names := make([]string, len(matched))
+	for i, gc := range matched {
+		names[i] = gc.name()
+	}
+	return nil, "ambiguous: matches " + strings.Join(names, ", ")
+}
+
+// selects evaluates the component's type selector on a pod. With a value
+// it is jq's (keyPath) == $value for any output, compared in Go with jq's
+// own ordering rather than by pasting the value into jq; without one any
+// non-null output matches, false included. No selector matches every pod
+// (only a lone candidate may lack one, SPEC §9).
+func (gc *gangComp) selects(ctx context.Context, ev evaluator, pod map[string]any) (bool, error) {
+	if gc.typeKey == nil {
+		return true, nil
+	}
+	outs, err := ev.all(ctx, gc.typeKey, pod)
+	if err != nil {
+		return false, err
+	}
+	for _, v := range outs {
+		if gc.typeValue == nil {
+			if v != nil {
+				return true, nil
+			}
+		} else if gojq.Compare(v, *gc.typeValue) == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// podInstance reads a pod's instance of gc with gc's instance selector
+// (SPEC §7 step 3): one non-empty string or number that is a present id.
+func (g *gangModel) podInstance(ctx context.Context, ev evaluator, gc *gangComp, insts [][]instance, pod map[string]any) (string, string) {
+	outs, err := ev.all(ctx, gc.instanceID, pod)
+	if err != nil {
+		return "", err.Error()
+	}
+	id, why := singleID(outs)
+	if why != "" {
+		return "", fmt.Sprintf("component %q: componentInstanceSelector %s", gc.name(), why)
+	}
+	var present []string
+	for _, inst := range insts[gc.cm.index] {
+		if inst.present {
+			if inst.id == id {
+				return id, ""
+			}
+			present = append(present, inst.id)
+		}
+	}
+	// An absent instance matches no pod (SPEC §3), so only present ids
+	// are listed.
+	return "", fmt.Sprintf("instance %q not found among [%s]", id, strings.Join(present, " "))
+}
+
+// replicaComp returns the nearest component with a replicaSelector among
+// gc and its ancestors, nil when there is none.
+func (g *gangModel) replicaComp(gc *gangComp) *gangComp {
+	for c := gc.cm; c != nil; c = c.parent {
+		if rc := g.comps[c.index]; rc.replicaKey != nil {
+			return rc
+		}
+	}
+	return nil
+}
+
+// podReplica reads a pod's replica key with rc's replicaSelector, under
+// the instance selector's single-value rule.
+func (g *gangModel) podReplica(ctx context.Context, ev evaluator, rc *gangComp, pod map[string]any) (string, string) {
+	outs, err := ev.all(ctx, rc.replicaKey, pod)
+	if err != nil {
+		return "", err.Error()
+	}
+	key, why := singleID(outs)
+	if why != "" {
+		return "", fmt.Sprintf("component %q: replicaSelector %s", rc.name(), why)
+	}
+	return key, ""
+}
+
+// singleID applies the single-value rule of SPEC §7 to a pod path's
+// outputs: exactly one non-empty string or number, numbers through jq
+// tostring. The second result says what is wrong, "" when nothing is.
+func singleID(outs []any) (string, string) {
+	if len(outs) != 1 {
+		return "", fmt.Sprintf("yields %d values, want exactly one", len(outs))
+	}
+	switch v := outs[0].(type) {
+	case string:
+		if v != "" {
+			return v, ""
+		}
+	default:
+		if isJQNumber(v) {
+			if s, err := jqNumberString(v); err == nil {
+				return s, ""
+			}
+		}
+	}
+	return "", fmt.Sprintf("yields %s, want a non-empty string or a number", describe(outs[0]))
+}
+
+// isJQNumber reports whether v is one of the number types gojq produces or
+// passes through.
+func isJQNumber(v any) bool {
+	switch v.(type) {
+	case int, int64, float64, *big.Int, json.Number:
+		return true
+	}
+	return false
+}
+
+func anyPresent(insts []instance) bool {
+	for _, inst := range insts {
+		if inst.present {
+			return true
+		}
+	}
+	return false
+}
+
+// podName names a pod in results: ns/name, or name without a namespace.
+func podName(pod map[string]any) string {
+	name := metaString(pod, "name")
+	if ns := metaString(pod, "namespace"); ns != "" {
+		return ns + "/" + name
+	}
+	return name
+}

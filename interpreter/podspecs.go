@@ -1,0 +1,181 @@
+package interpreter
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kartalua/karta/karta"
+)
+
+// podSpecs is GetPodSpecs (SPEC §4): one item per present instance of each
+// pod-bearing component, components in Karta order, instances in id order.
+// Values are the object's own Go values, type-checked, never copied.
+func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any) (*PodSpecs, error) {
+	res := &PodSpecs{Items: []PodSpecItem{}}
+	for _, c := range p.model.comps {
+		if !c.podBearing() {
+			continue
+		}
+		insts, err := p.model.instancesWith(ctx, ev, c, obj)
+		if err != nil {
+			return nil, err
+		}
+		scales, err := p.scales(ctx, ev, c, obj, insts)
+		if err != nil {
+			return nil, err
+		}
+		for i, in := range insts {
+			if !in.present {
+				continue
+			}
+			item, err := podSpecItem(c, in)
+			if err != nil {
+				return nil, err
+			}
+			item.Scale = scales[i]
+			res.Items = append(res.Items, item)
+		}
+	}
+	return res, nil
+}
+
+// podSpecItem builds the item of one present instance, checking the JSON
+// types SPEC §4 requires.
+func podSpecItem(c *compModel, in instance) (PodSpecItem, error) {
+	item := PodSpecItem{Component: c.c.Name, Instance: in.id}
+	where := func(field string) string {
+		return fmt.Sprintf("component %q instance %q: %s", c.c.Name, in.id, field)
+	}
+	var err error
+	switch c.style {
+	case karta.SpecStylePodTemplateSpec:
+		item.PodTemplateSpec, err = asObject(in.spec, where("podTemplateSpecPath"))
+	case karta.SpecStylePodSpec:
+		if item.PodSpec, err = asObject(in.spec, where("podSpecPath")); err == nil && c.meta != nil {
+			item.Metadata, err = asObjectOrNull(in.meta, where("metadataPath"))
+		}
+	case karta.SpecStyleFragmented:
+		item.Fragmented, err = fragmented(c, in, where)
+	}
+	return item, err
+}
+
+// fragmented builds the fragments of an instance; a fragment is absent when
+// its path is not defined or yields null.
+func fragmented(c *compModel, in instance, where func(string) string) (*Fragmented, error) {
+	f := &Fragmented{}
+	for _, fm := range c.fragments {
+		v := in.fragments[fm.key]
+		if v == nil {
+			continue
+		}
+		at := where(fm.p.field)
+		var err error
+		switch fm.key {
+		case "schedulerName":
+			f.SchedulerName, err = asString(v, at)
+		case "priorityClassName":
+			f.PriorityClassName, err = asString(v, at)
+		case "image":
+			f.Image, err = asString(v, at)
+		case "labels":
+			f.Labels, err = asStringMap(v, at)
+		case "annotations":
+			f.Annotations, err = asStringMap(v, at)
+		case "resources":
+			f.Resources, err = asObject(v, at)
+		case "podAffinity":
+			f.PodAffinity, err = asObject(v, at)
+		case "nodeAffinity":
+			f.NodeAffinity, err = asObject(v, at)
+		case "container":
+			f.Container, err = asObject(v, at)
+		case "containers":
+			f.Containers, err = asArray(v, at)
+		case "resourceClaims":
+			f.ResourceClaims, err = asArray(v, at)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// scaleProgram holds a component's scale paths compiled once.
+type scaleProgram struct {
+	replicas, min, max *jqProgram
+}
+
+// scales evaluates a component's scale definition per instance (SPEC §4):
+// nil without one (or with {}), else each path zipped with the ids and
+// converted by scaleValue.
+func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, insts []instance) ([]*Scale, error) {
+	out := make([]*Scale, len(insts))
+	sp := p.scaleProgs[c.index]
+	if sp == nil {
+		return out, nil
+	}
+	for i := range out {
+		out[i] = &Scale{}
+	}
+	ids := make([]string, len(insts))
+	for i, in := range insts {
+		ids[i] = in.id
+	}
+	for _, f := range []struct {
+		field string
+		prog  *jqProgram
+		set   func(*Scale, *int64)
+	}{
+		{"replicasPath", sp.replicas, func(s *Scale, n *int64) { s.Replicas = n }},
+		{"minReplicasPath", sp.min, func(s *Scale, n *int64) { s.MinReplicas = n }},
+		{"maxReplicasPath", sp.max, func(s *Scale, n *int64) { s.MaxReplicas = n }},
+	} {
+		if f.prog == nil {
+			continue
+		}
+		vals, err := ev.all(ctx, f.prog, obj)
+		if err != nil {
+			return nil, fmt.Errorf("component %q: %s: %w", c.c.Name, f.field, err)
+		}
+		if len(vals) != len(ids) {
+			return nil, zipError(c.c.Name, f.field, len(vals), ids)
+		}
+		for i, v := range vals {
+			n, err := scaleValue(v)
+			if err != nil {
+				return nil, fmt.Errorf("component %q instance %q: %s %s: %w", c.c.Name, ids[i], f.field, oneLine(f.prog.expr), err)
+			}
+			f.set(out[i], n)
+		}
+	}
+	return out, nil
+}
+
+// compileScales compiles every component's scale paths.
+func compileScales(m *model) (map[int]*scaleProgram, error) {
+	out := map[int]*scaleProgram{}
+	for _, c := range m.comps {
+		sd := c.c.ScaleDefinition
+		if sd == nil || sd.IsEmpty() {
+			continue
+		}
+		sp := &scaleProgram{}
+		for _, f := range []struct {
+			expr string
+			dst  **jqProgram
+		}{{sd.ReplicasPath, &sp.replicas}, {sd.MinReplicasPath, &sp.min}, {sd.MaxReplicasPath, &sp.max}} {
+			if f.expr == "" {
+				continue
+			}
+			prog, err := compileJQ(f.expr)
+			if err != nil {
+				return nil, fmt.Errorf("component %q: %w", c.c.Name, err)
+			}
+			*f.dst = prog
+		}
+		out[c.index] = sp
+	}
+	return out, nil
+}

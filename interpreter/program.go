@@ -1,0 +1,256 @@
+package interpreter
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/itchyny/gojq"
+	lua "github.com/yuin/gopher-lua"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kartalua/karta/karta"
+	"github.com/kartalua/karta/luaapi"
+)
+
+// Script is a Lua chunk whose global functions override generated hooks
+// (a --script file).
+type Script struct {
+	// Name names the chunk in errors, e.g. "fix.lua" → "script:fix.lua".
+	Name   string
+	Source string
+}
+
+// Limits bound every hook call (SPEC §10.5). Zero values mean the
+// defaults.
+type Limits struct {
+	// Timeout is the wall-clock limit of one call, measured from the start
+	// of the call's own run (waiting for a pooled state is not charged).
+	// Default 1s.
+	Timeout time.Duration
+	// MaxInstructions is the budget of VM instructions and library steps
+	// of one call. Default 10 000 000; negative for none.
+	MaxInstructions int64
+	// CallDepth is the call stack depth limit. Default 200.
+	CallDepth int
+	// MaxStringSize caps strings made by the string library. Default 1 MiB.
+	MaxStringSize int
+}
+
+// DefaultTimeout is the default wall-clock limit of a hook call.
+const DefaultTimeout = time.Second
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MaxInstructions == 0 {
+		l.MaxInstructions = luaapi.DefaultMaxInstructions
+	}
+	if l.CallDepth <= 0 {
+		l.CallDepth = luaapi.DefaultCallStackSize
+	}
+	if l.MaxStringSize <= 0 {
+		l.MaxStringSize = luaapi.DefaultMaxStringSize
+	}
+	return l
+}
+
+// Options configure Compile.
+type Options struct {
+	// Scripts override hooks after spec.luaScript, in order (later wins).
+	Scripts []Script
+	// Limits bound each call.
+	Limits Limits
+	// PoolSize is the most Lua states the Program keeps (default
+	// 2×GOMAXPROCS); calls beyond it wait for a free state.
+	PoolSize int
+}
+
+// Program is a compiled Karta: its generated hooks and overrides, compiled
+// once, and a pool of Lua states to run them. A Program is immutable and
+// safe for concurrent use by any number of goroutines.
+type Program struct {
+	karta  *karta.Karta
+	name   string
+	gvk    schema.GroupVersionKind
+	limits Limits
+
+	model      *model
+	gang       *gangModel
+	scaleProgs map[int]*scaleProgram
+	gen        *generated
+	// genProto is the generated chunk; overrides are spec.luaScript and
+	// the scripts, in order.
+	genProto  *lua.FunctionProto
+	overrides []override
+	fallbacks []*gojq.Code
+
+	// overridden are the hooks some override chunk defines; enabled are
+	// the hooks defined after all chunks load.
+	overridden map[Hook]bool
+	enabled    map[Hook]bool
+	// argo is set when an override is an Argo CD health script (SPEC
+	// §10.3): it becomes InterpretStatus and InterpretHealth.
+	argo *override
+
+	pool *Pool
+	// jq caches the programs scripts run through jq(expr, value).
+	jq jqCache
+}
+
+// override is one user chunk compiled once.
+type override struct {
+	chunk  string
+	source string
+	proto  *lua.FunctionProto
+	// globals are the global names the chunk defines at its top level.
+	globals []string
+	// argo marks an Argo CD health script (a chunk ending in return).
+	argo bool
+}
+
+// Compile validates a Karta and compiles it into a Program: the jq paths
+// become Lua accessors (or precompiled gojq programs), the hooks are
+// generated, every chunk is compiled to a prototype once, and the first
+// pooled state is built. A Karta with validation errors is refused with a
+// *karta.ValidationError listing every problem.
+func Compile(k *karta.Karta, opts Options) (*Program, error) {
+	if k == nil {
+		return nil, fmt.Errorf("compile: no Karta")
+	}
+	if err := karta.ValidateWithOptions(k, ValidateOptions()).ErrFor(k.Name); err != nil {
+		return nil, err
+	}
+	p := &Program{karta: k, name: k.Name, limits: opts.Limits.withDefaults()}
+	if root := k.Spec.StructureDefinition.RootComponent; root != nil && root.Kind != nil {
+		p.gvk = root.Kind.GVK()
+	}
+	var err error
+	if p.model, err = newModel(k); err != nil {
+		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
+	}
+	if p.scaleProgs, err = compileScales(p.model); err != nil {
+		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
+	}
+	if p.gang, err = newGangModel(p.model); err != nil {
+		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
+	}
+	if p.gen, err = codegen(k, p.model); err != nil {
+		return nil, err
+	}
+	p.fallbacks = p.gen.unit.Fallbacks()
+	if p.genProto, err = luaapi.Compile(p.chunkName("generated"), p.gen.source); err != nil {
+		return nil, fmt.Errorf("karta %q: the generated chunk does not compile (a karta bug): %w", k.Name, err)
+	}
+	if err := p.compileOverrides(k.Spec.LuaScript, opts.Scripts); err != nil {
+		return nil, err
+	}
+	size := opts.PoolSize
+	if size <= 0 {
+		size = 2 * runtime.GOMAXPROCS(0)
+	}
+	if p.pool, err = NewPool(PoolOptions{Size: size, Prewarm: 1, New: p.newState}); err != nil {
+		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
+	}
+	return p, nil
+}
+
+// compileOverrides compiles spec.luaScript and the scripts once and works
+// out which hooks end up enabled and overridden.
+func (p *Program) compileOverrides(luaScript string, scripts []Script) error {
+	chunks := []Script{}
+	if luaScript != "" {
+		chunks = append(chunks, Script{Name: p.chunkName("luaScript"), Source: luaScript})
+	}
+	for _, s := range scripts {
+		chunks = append(chunks, Script{Name: "script:" + s.Name, Source: s.Source})
+	}
+	p.enabled = map[Hook]bool{}
+	p.overridden = map[Hook]bool{}
+	for _, h := range p.gen.hooks {
+		p.enabled[h] = true
+	}
+	for _, c := range chunks {
+		info, err := luaapi.InspectChunk(c.Name, c.Source)
+		if err != nil {
+			return fmt.Errorf("karta %q: %w", p.name, err)
+		}
+		proto, err := luaapi.Compile(c.Name, c.Source)
+		if err != nil {
+			return fmt.Errorf("karta %q: %w", p.name, err)
+		}
+		o := override{chunk: c.Name, source: c.Source, proto: proto, globals: info.Globals, argo: info.EndsInReturn}
+		p.overrides = append(p.overrides, o)
+		if o.argo {
+			p.argo = &p.overrides[len(p.overrides)-1]
+			for _, h := range []Hook{HookInterpretStatus, HookInterpretHealth} {
+				p.enabled[h], p.overridden[h] = true, true
+			}
+			continue
+		}
+		for _, g := range info.Globals {
+			if IsHook(g) {
+				p.enabled[Hook(g)], p.overridden[Hook(g)] = true, true
+			}
+		}
+	}
+	// The argo pointer must point into the final slice.
+	for i := range p.overrides {
+		if p.overrides[i].argo {
+			p.argo = &p.overrides[i]
+		}
+	}
+	return nil
+}
+
+func (p *Program) chunkName(part string) string { return "karta:" + p.name + "/" + part }
+
+// Name is the Karta's name.
+func (p *Program) Name() string { return p.name }
+
+// GVK is the root component's kind, which the Program interprets.
+func (p *Program) GVK() schema.GroupVersionKind { return p.gvk }
+
+// Karta returns the Karta the Program was compiled from. Do not modify it.
+func (p *Program) Karta() *karta.Karta { return p.karta }
+
+// Source returns the Lua program: the generated chunk, then each override
+// chunk, as `karta compile` prints it. It is byte-identical for equal
+// inputs.
+func (p *Program) Source() string {
+	var b strings.Builder
+	b.WriteString(p.gen.source)
+	for _, o := range p.overrides {
+		fmt.Fprintf(&b, "\n-- override: %s\n", o.chunk)
+		b.WriteString(o.source)
+		if !strings.HasSuffix(o.source, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// HookEnabled reports whether a hook exists after all chunks load.
+func (p *Program) HookEnabled(h Hook) bool { return p.enabled[h] }
+
+// Overridden reports whether a user chunk defines the hook.
+func (p *Program) Overridden(h Hook) bool { return p.overridden[h] }
+
+// PoolStats reports the Program's pool of Lua states.
+func (p *Program) PoolStats() PoolStats { return p.pool.Stats() }
+
+// Close releases the Program's Lua states. Calls in flight finish first;
+// later calls fail.
+func (p *Program) Close() { p.pool.Close() }
+
+// hasSuspend reports whether some component has a suspendDefinition.
+func (m *model) hasSuspend() bool {
+	for _, c := range m.comps {
+		if c.c.SuspendDefinition != nil {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,196 @@
+package interpreter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Revision is one entry of a ReviseSpec call (CLI.md `karta revise`).
+type Revision struct {
+	Component string `json:"component"`
+	// Instance is "" (a component without instanceIdPath), an instance id,
+	// or "*" for every present instance.
+	Instance string `json:"instance"`
+	// Patch is an RFC 7386 merge patch over the instance's PodTemplateSpec
+	// view; a JSON null in it is Go nil.
+	Patch map[string]any `json:"patch"`
+}
+
+// PatchOp is one RFC 6902 JSON Patch operation from the input object to a
+// revised one.
+type PatchOp struct {
+	Op    string `json:"op"`   // add, replace or remove
+	Path  string `json:"path"` // an RFC 6901 pointer
+	Value any    `json:"value,omitempty"`
+}
+
+// MarshalJSON writes value for add and replace even when it is null, which
+// omitempty alone would drop, and never for remove.
+func (o PatchOp) MarshalJSON() ([]byte, error) {
+	if o.Op == "remove" {
+		return json.Marshal(struct {
+			Op   string `json:"op"`
+			Path string `json:"path"`
+		}{o.Op, o.Path})
+	}
+	return json.Marshal(struct {
+		Op    string `json:"op"`
+		Path  string `json:"path"`
+		Value any    `json:"value"`
+	}{o.Op, o.Path, o.Value})
+}
+
+// The instance name that selects every present instance.
+const allInstances = "*"
+
+// reviseSpec applies revisions to obj (SPEC §6.1, §6.2), all or nothing.
+// It returns the revised object and the RFC 6902 operations from obj to
+// it. obj is not modified; the result shares every untouched subtree with
+// it, and only the maps and slices on the way to a written leaf are
+// copied. Written values are the patches' own, as they are. On error (a
+// *ReviseError holding every error found) it returns no object.
+func (m *model) reviseSpec(ctx context.Context, obj map[string]any, revs []Revision) (map[string]any, []PatchOp, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	r := &reviser{m: m, ctx: ctx, obj: jqInput(obj), insts: map[*compModel][]instance{}}
+	r.loc = &locator{ctx: ctx, obj: r.obj, cache: map[*jqPath]locResult{}}
+	for i := range revs {
+		r.revision(i, &revs[i])
+	}
+	writes := resolveConflicts(r.writes, &r.errs)
+	result, applyErrs := applyWrites(obj, writes)
+	r.errs = append(r.errs, applyErrs...)
+	if len(r.errs) > 0 {
+		return nil, nil, newReviseError(r.errs)
+	}
+	return result, diffOps(obj, result), nil
+}
+
+// reviser holds the state of one reviseSpec call.
+type reviser struct {
+	m      *model
+	ctx    context.Context
+	obj    any // the object as jq input
+	loc    *locator
+	insts  map[*compModel][]instance
+	writes []*write
+	errs   []error
+}
+
+// revision turns one revision into located writes.
+func (r *reviser) revision(i int, rev *Revision) {
+	fail := func(inst string, err error) {
+		r.errs = append(r.errs, &RevisionError{Index: i, Component: rev.Component, Instance: inst, Err: err})
+	}
+	c := r.m.byName[rev.Component]
+	switch {
+	case c == nil:
+		fail(rev.Instance, fmt.Errorf("unknown component %q (components: %s)", rev.Component, r.m.componentList()))
+		return
+	case !c.podBearing():
+		fail(rev.Instance, fmt.Errorf("component %q is not pod-bearing (it has no specDefinition)", rev.Component))
+		return
+	}
+	if errs := c.checkReach(rev.Patch, nil, nil); len(errs) > 0 {
+		for _, err := range errs {
+			fail(rev.Instance, err)
+		}
+		return
+	}
+	insts, err := r.instancesOf(c)
+	if err != nil {
+		// Not the revision's fault, and the same for every revision of c:
+		// reported once, unwrapped.
+		r.errs = append(r.errs, err)
+		return
+	}
+	selected, err := selectInstances(c, insts, rev.Instance)
+	if err != nil {
+		fail(rev.Instance, err)
+		return
+	}
+	for _, inst := range selected {
+		for _, err := range r.reviseInstance(i, c, inst, rev.Patch) {
+			fail(inst.id, err)
+		}
+	}
+}
+
+func (r *reviser) instancesOf(c *compModel) ([]instance, error) {
+	if insts, ok := r.insts[c]; ok {
+		return insts, nil
+	}
+	insts, err := r.m.instances(r.ctx, c, r.obj)
+	if err != nil {
+		return nil, err
+	}
+	r.insts[c] = insts
+	return insts, nil
+}
+
+// selectInstances resolves a revision's instance (SPEC §6.1).
+func selectInstances(c *compModel, insts []instance, name string) ([]*instance, error) {
+	if name == allInstances {
+		var out []*instance
+		for i := range insts {
+			if insts[i].present {
+				out = append(out, &insts[i])
+			}
+		}
+		return out, nil
+	}
+	if name == "" && c.ids != nil {
+		return nil, fmt.Errorf("component %q has an instanceIdPath: name an instance (%s) or %q", c.c.Name, idList(insts), allInstances)
+	}
+	for i := range insts {
+		if insts[i].id != name {
+			continue
+		}
+		if !insts[i].present {
+			return nil, fmt.Errorf("instance %q of component %q is absent (its %s is null)", name, c.c.Name, c.spec.field)
+		}
+		return []*instance{&insts[i]}, nil
+	}
+	return nil, fmt.Errorf("component %q has no instance %q (instances: %s)", c.c.Name, name, idList(insts))
+}
+
+// reviseInstance diffs the instance's view against the patched view and
+// locates each change.
+func (r *reviser) reviseInstance(rev int, c *compModel, inst *instance, patch map[string]any) []error {
+	v, fv, err := c.view(inst)
+	if err != nil {
+		return []error{err}
+	}
+	rt := &router{r: r, c: c, inst: inst, fv: fv, view: v,
+		src: WriteRef{Revision: rev, Component: c.c.Name, Instance: inst.id}}
+	patched := mergePatch(v, patch)
+	for _, ch := range diff(v, patched, nil, jsonEqual, nil) {
+		rt.route(ch)
+	}
+	if fv != nil && fv.hasMain && len(rt.errs) == 0 {
+		rt.checkMainKept(patched)
+	}
+	return rt.errs
+}
+
+func (m *model) componentList() string {
+	names := make([]string, len(m.comps))
+	for i, c := range m.comps {
+		names[i] = c.c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func idList(insts []instance) string {
+	if len(insts) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(insts))
+	for i := range insts {
+		ids[i] = fmt.Sprintf("%q", insts[i].id)
+	}
+	return strings.Join(ids, ", ")
+}

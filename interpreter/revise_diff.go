@@ -1,0 +1,277 @@
+package interpreter
+
+import (
+	"encoding/json"
+	"math"
+	"math/big"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// change is one difference between two JSON values: a set of value at
+// a path (add says the key was missing before), or a delete.
+type change struct {
+	at    []any
+	del   bool
+	add   bool
+	value any
+}
+
+// diff appends the changes from old to new at path at (SPEC §6.2 step 1):
+// objects key by key, equal-length arrays element by element, anything
+// else (an array whose length changed, a type change, a scalar) as one
+// set when eq says the values differ. Untouched subtrees are the same Go
+// values on both sides, so they are skipped without a walk.
+func diff(old, new any, at []any, eq func(a, b any) bool, out []change) []change {
+	if sameContainer(old, new) {
+		return out
+	}
+	switch o := old.(type) {
+	case map[string]any:
+		if n, ok := new.(map[string]any); ok {
+			for _, k := range unionKeys(o, n) {
+				ov, inOld := o[k]
+				nv, inNew := n[k]
+				p := appendPath(at, k)
+				switch {
+				case !inNew:
+					out = append(out, change{at: p, del: true})
+				case !inOld:
+					out = append(out, change{at: p, add: true, value: nv})
+				default:
+					out = diff(ov, nv, p, eq, out)
+				}
+			}
+			return out
+		}
+	case []any:
+		if n, ok := new.([]any); ok && len(n) == len(o) {
+			for i := range o {
+				out = diff(o[i], n[i], appendPath(at, i), eq, out)
+			}
+			return out
+		}
+	}
+	if !eq(old, new) {
+		out = append(out, change{at: at, value: new})
+	}
+	return out
+}
+
+// sameContainer reports whether a and b are the same map, or the same
+// slice (same backing array and length). Such values are equal without a
+// walk: nothing in the engine mutates a value in place.
+func sameContainer(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		// A map value is a pointer; reflect exposes it without copying.
+		return ok && x != nil && y != nil && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && len(x) > 0 && &x[0] == &y[0]
+	}
+	return false
+}
+
+// jsonEqual reports whether two JSON values are equal, numbers by value
+// whatever their Go type (1 == 1.0 == json.Number("1") == int64(1)).
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		if sameContainer(x, y) {
+			return true
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	na, okA := toNumber(a)
+	nb, okB := toNumber(b)
+	return okA && okB && na.equal(nb)
+}
+
+// number is a JSON number as an exact integer when it is one, else a
+// float64.
+type number struct {
+	isInt bool
+	i     int64
+	f     float64
+}
+
+func (a number) equal(b number) bool {
+	if a.isInt && b.isInt {
+		return a.i == b.i
+	}
+	return a.float() == b.float()
+}
+
+func (a number) float() float64 {
+	if a.isInt {
+		return float64(a.i)
+	}
+	return a.f
+}
+
+// toNumber converts the Go number types objects hold.
+func toNumber(v any) (number, bool) {
+	switch x := v.(type) {
+	case int:
+		return number{isInt: true, i: int64(x)}, true
+	case int64:
+		return number{isInt: true, i: x}, true
+	case int32:
+		return number{isInt: true, i: int64(x)}, true
+	case uint64:
+		if x <= math.MaxInt64 {
+			return number{isInt: true, i: int64(x)}, true
+		}
+		return number{f: float64(x)}, true
+	case float32:
+		return floatNumber(float64(x)), true
+	case float64:
+		return floatNumber(x), true
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return number{isInt: true, i: i}, true
+		}
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil && !isRangeError(err) {
+			return number{}, false
+		}
+		return floatNumber(f), true
+	case *big.Int:
+		if x.IsInt64() {
+			return number{isInt: true, i: x.Int64()}, true
+		}
+		f, _ := new(big.Float).SetInt(x).Float64()
+		return number{f: f}, true
+	}
+	return number{}, false
+}
+
+// floatNumber keeps integral floats exact so that 1.0 equals an int64
+// beyond 2^53 only when it truly is that integer.
+func floatNumber(f float64) number {
+	if f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 {
+		return number{isInt: true, i: int64(f)}
+	}
+	return number{f: f}
+}
+
+func isRangeError(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// unionKeys returns the keys of a and b, sorted.
+func unionKeys(a, b map[string]any) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// viewPathString renders a view path as users write it:
+// spec.containers[0].image, metadata.labels["app.kubernetes.io/name"].
+func viewPathString(p []any) string {
+	if len(p) == 0 {
+		return "."
+	}
+	var b strings.Builder
+	for _, e := range p {
+		switch x := e.(type) {
+		case string:
+			if isIdent(x) {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(x)
+			} else {
+				b.WriteByte('[')
+				b.WriteString(strconv.Quote(x))
+				b.WriteByte(']')
+			}
+		case int:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(x))
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r != '_' && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// pointer renders a location as an RFC 6901 JSON pointer.
+func pointer(loc []any) string {
+	var b strings.Builder
+	for _, e := range loc {
+		b.WriteByte('/')
+		switch x := e.(type) {
+		case string:
+			b.WriteString(pointerEscaper.Replace(x))
+		case int:
+			b.WriteString(strconv.Itoa(x))
+		}
+	}
+	return b.String()
+}

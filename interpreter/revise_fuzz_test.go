@@ -1,0 +1,212 @@
+package interpreter
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/karta"
+)
+
+// fuzzFixture is a model with an object to revise.
+type fuzzFixture struct {
+	m   *model
+	obj map[string]any
+}
+
+// FuzzReviseSpec revises fixed objects with merge patches made from the
+// fuzzer's bytes. Whatever the patch: no panic; the input is never
+// modified; on error there is no result; on success the operations applied
+// to a copy of the input give the result, untouched subtrees are shared,
+// and (for one revision over a view without aliasing) every revised
+// instance's view is the merge patch of its old view.
+func FuzzReviseSpec(f *testing.F) {
+	fixtures := []fuzzFixture{
+		{fixtureModel(f, "pytorchjob"), fixtureObject(f, "pytorchjob")},
+		{fixtureModel(f, "jobset"), fixtureObject(f, "jobset")},
+		{fixtureModel(f, "leaderworkerset"), fixtureObject(f, "leaderworkerset")},
+		{fixtureModel(f, "inferenceservice"), fixtureObject(f, "inferenceservice")},
+		{fixtureModel(f, "milvus"), fixtureObject(f, "milvus")},
+		{modelFrom(f, edgeKarta), objectFrom(f, edgeObject)},
+	}
+	for _, seed := range [][]byte{
+		{},
+		{0, 0, 2, 1, 0, 1, 2, 3, 5},
+		{0, 0, 2, 1, 1, 1, 0, 1, 4, 2},
+		{1, 0, 1, 1, 1, 1, 0, 2, 1, 2, 3},
+		{2, 1, 2, 1, 0, 1, 0, 1, 6},
+		{3, 0, 1, 1, 1, 1, 1, 2, 7, 9, 2},
+		{3, 0, 0, 1, 1, 2, 6, 5, 0},
+		{4, 0, 1, 1, 1, 1, 2, 8, 1, 3},
+		{5, 0, 3, 1, 0, 1, 0, 1, 1, 4},
+		{0, 2, 2, 1, 0, 1, 0, 3, 2, 1, 3, 2, 0, 1, 1, 4, 5},
+		[]byte("metadata labels spec containers image resources affinity null"),
+		// Found by fuzzing: a main container emptied or nulled away, and
+		// aliasing fragment paths.
+		[]byte("90117%1(71%1)"),
+		[]byte("X0117%1(71%"),
+		[]byte("A0Y1Z%181"),
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := &patchGen{data: data}
+		fx := fixtures[g.next()%len(fixtures)]
+		obj := deepCopyJSON(fx.obj).(map[string]any)
+		revs := make([]Revision, 1+g.next()%3)
+		for i := range revs {
+			revs[i] = g.revision(fx.m, obj)
+		}
+		out, _, err := checkedRevise(t, fx.m, obj, revs)
+		if err != nil || len(revs) != 1 {
+			return
+		}
+		checkViews(t, fx.m, obj, out, revs[0])
+	})
+}
+
+// checkViews compares, for each instance a successful single revision
+// reached, the view of the revised object with the merge patch of the
+// original view. Fragmented views drop nulls and empty objects first: a
+// node written null reads back absent, and ancestors are built as objects.
+func checkViews(t *testing.T, m *model, before, after map[string]any, rev Revision) {
+	c := m.byName[rev.Component]
+	if c.meta != nil {
+		// podSpec and metadata on one location alias each other in the view.
+		return
+	}
+	exprs := map[string]bool{}
+	for _, f := range c.fragments {
+		if exprs[f.p.expr] {
+			return // two nodes on one location alias each other too
+		}
+		exprs[f.p.expr] = true
+	}
+	ctx := context.Background()
+	old, err := m.instances(ctx, c, jqInput(before))
+	require.NoError(t, err)
+	revised, err := m.instances(ctx, c, jqInput(after))
+	require.NoError(t, err)
+	require.Equal(t, len(old), len(revised))
+	for i := range old {
+		if !old[i].present || (rev.Instance != allInstances && rev.Instance != old[i].id) {
+			continue
+		}
+		v, _, err := c.view(&old[i])
+		require.NoError(t, err)
+		want := mergePatch(v, rev.Patch)
+		gotView, _, err := c.view(&revised[i])
+		require.NoError(t, err)
+		var got any = gotView
+		if c.style == karta.SpecStyleFragmented {
+			want, got = pruneEmpty(want), pruneEmpty(got)
+		}
+		if !jsonEqual(want, got) {
+			w, _ := json.Marshal(want)
+			g, _ := json.Marshal(got)
+			t.Fatalf("instance %q: view after the revision\n got %s\nwant %s", old[i].id, g, w)
+		}
+	}
+}
+
+func pruneEmpty(v any) any {
+	if arr, ok := v.([]any); ok {
+		out := make([]any, len(arr))
+		for i, e := range arr {
+			out[i] = pruneEmpty(e)
+		}
+		return out
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := map[string]any{}
+	for k, e := range m {
+		e = pruneEmpty(e)
+		if sub, isMap := e.(map[string]any); e == nil || (isMap && len(sub) == 0) {
+			continue
+		}
+		out[k] = e
+	}
+	return out
+}
+
+// patchGen turns bytes into revisions; past the end of data it reads
+// zeros, which ends every recursion.
+type patchGen struct {
+	data []byte
+	pos  int
+}
+
+func (g *patchGen) next() int {
+	if g.pos >= len(g.data) {
+		return 0
+	}
+	b := g.data[g.pos]
+	g.pos++
+	return int(b)
+}
+
+var fuzzKeys = []string{
+	"metadata", "spec", "labels", "annotations", "containers", "image", "resources", "affinity",
+	"nodeAffinity", "podAffinity", "schedulerName", "tolerations", "name", "limits", "cpu", "team", "args", "x",
+}
+
+func (g *patchGen) revision(m *model, obj map[string]any) Revision {
+	c := m.comps[g.next()%len(m.comps)]
+	rev := Revision{Component: c.c.Name, Patch: g.object(0)}
+	switch g.next() % 4 {
+	case 0:
+		rev.Instance = allInstances
+	case 1:
+		if insts, err := m.instances(context.Background(), c, jqInput(obj)); err == nil && len(insts) > 0 {
+			rev.Instance = insts[g.next()%len(insts)].id
+		}
+	case 2:
+		rev.Instance = "nope"
+	}
+	if g.next()%8 == 7 {
+		rev.Component = "unknown"
+	}
+	return rev
+}
+
+func (g *patchGen) object(depth int) map[string]any {
+	n := g.next() % 4
+	out := make(map[string]any, n)
+	for range n {
+		out[fuzzKeys[g.next()%len(fuzzKeys)]] = g.value(depth + 1)
+	}
+	return out
+}
+
+func (g *patchGen) value(depth int) any {
+	kind := g.next() % 8
+	if depth >= 5 && kind >= 5 {
+		kind = 1
+	}
+	switch kind {
+	case 0:
+		return nil
+	case 1:
+		return []string{"a", "b", ""}[g.next()%3]
+	case 2:
+		return json.Number([]string{"1", "1.0", "2", "-3", "1e3"}[g.next()%5])
+	case 3:
+		return g.next()%2 == 0
+	case 4:
+		return int64(g.next())
+	case 5, 6:
+		return g.object(depth)
+	default:
+		n := g.next() % 4
+		arr := make([]any, n)
+		for i := range arr {
+			arr[i] = g.value(depth + 1)
+		}
+		return arr
+	}
+}

@@ -1,0 +1,170 @@
+package interpreter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// write is one located write (SPEC §6.2): set value at loc, or delete it.
+type write struct {
+	src   WriteRef
+	loc   []any // string keys and int indices, resolved (see resolveLoc)
+	del   bool
+	value any
+}
+
+// locator evaluates the path() locations of component paths on the
+// object, once per path and call.
+type locator struct {
+	ctx   context.Context
+	obj   any // jq input
+	cache map[*jqPath]locResult
+}
+
+type locResult struct {
+	locs [][]any
+	err  error
+}
+
+// locations returns the location of every instance of c through p, by
+// instance position.
+func (l *locator) locations(c *compModel, p *jqPath, insts []instance) ([][]any, error) {
+	if r, ok := l.cache[p]; ok {
+		return r.locs, r.err
+	}
+	locs, err := l.eval(c, p, insts)
+	l.cache[p] = locResult{locs, err}
+	return locs, err
+}
+
+func (l *locator) eval(c *compModel, p *jqPath, insts []instance) ([][]any, error) {
+	if p.notAssignable != "" {
+		return nil, &PathError{Component: c.c.Name, Field: p.field, Expr: p.expr, Reason: p.notAssignable}
+	}
+	outs, err := p.path.all(l.ctx, l.obj)
+	if err != nil {
+		return nil, pathFailure(c, p, err)
+	}
+	if len(outs) != len(insts) {
+		ids := make([]string, len(insts))
+		for i := range insts {
+			ids[i] = insts[i].id
+		}
+		return nil, zipError(c.c.Name, p.field, len(outs), ids)
+	}
+	locs := make([][]any, len(outs))
+	for i, o := range outs {
+		// path() yields arrays; anything else would be a gojq bug.
+		arr, ok := o.([]any)
+		if !ok {
+			return nil, &PathError{Component: c.c.Name, Field: p.field, Expr: p.expr,
+				Err: fmt.Errorf("path() yielded %s, not an array", describe(o))}
+		}
+		locs[i] = arr
+	}
+	return locs, nil
+}
+
+// pathFailure is the error of a failing path() (SPEC §6.2 step 2).
+func pathFailure(c *compModel, p *jqPath, err error) error {
+	var jqErr *JQError
+	if errors.As(err, &jqErr) {
+		err = jqErr.Err // the PathError names the expression already
+	}
+	return &PathError{Component: c.c.Name, Field: p.field, Expr: p.expr, Err: err}
+}
+
+// resolveLoc turns a path() location plus view steps into plain keys and
+// non-negative indices against obj: a negative index counts from the end
+// of its array, and a slice step followed by an index is the index into
+// the array. A write to a whole slice has no leaf meaning and is an error.
+func resolveLoc(obj any, loc []any) ([]any, error) {
+	out := make([]any, 0, len(loc))
+	cur := obj
+	for i := 0; i < len(loc); i++ {
+		switch e := loc[i].(type) {
+		case string:
+			out = append(out, e)
+			m, _ := cur.(map[string]any)
+			cur = m[e]
+		case int, float64:
+			idx, err := arrayIndex(cur, e, pointer(out))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, idx)
+			cur = elem(cur, idx)
+		case map[string]any:
+			arr, _ := cur.([]any)
+			start, end := sliceBounds(e, len(arr))
+			if i+1 == len(loc) {
+				return nil, fmt.Errorf("%s: a slice is not a writable location", pointer(out))
+			}
+			j, ok := loc[i+1].(int)
+			if !ok || j < 0 || start+j >= end {
+				return nil, fmt.Errorf("%s: index %v is outside the slice [%d:%d]", pointer(out), loc[i+1], start, end)
+			}
+			i++
+			out = append(out, start+j)
+			cur = elem(cur, start+j)
+		default:
+			return nil, fmt.Errorf("%s: unexpected path element %s", pointer(out), describe(e))
+		}
+	}
+	return out, nil
+}
+
+// arrayIndex resolves one index step as jq does: floats truncate toward
+// minus infinity, negatives count from the end.
+func arrayIndex(cur any, e any, at string) (int, error) {
+	var idx int
+	switch x := e.(type) {
+	case int:
+		idx = x
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > math.MaxInt32 {
+			return 0, fmt.Errorf("%s: index %v is out of range", at, x)
+		}
+		idx = int(math.Floor(x))
+	}
+	if idx < 0 {
+		arr, _ := cur.([]any)
+		if idx += len(arr); idx < 0 {
+			return 0, fmt.Errorf("%s: index %v is out of range", at, e)
+		}
+	}
+	return idx, nil
+}
+
+func elem(cur any, i int) any {
+	if arr, ok := cur.([]any); ok && i < len(arr) {
+		return arr[i]
+	}
+	return nil
+}
+
+// sliceBounds clamps jq's {start, end} to [0, n].
+func sliceBounds(s map[string]any, n int) (int, int) {
+	bound := func(v any, def int) int {
+		var i int
+		switch x := v.(type) {
+		case int:
+			i = x
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return def
+			}
+			i = int(math.Floor(max(min(x, math.MaxInt32), math.MinInt32)))
+		default:
+			return def
+		}
+		if i < 0 {
+			i += n
+		}
+		return max(0, min(i, n))
+	}
+	start := bound(s["start"], 0)
+	return start, max(start, bound(s["end"], n))
+}

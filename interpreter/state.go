@@ -1,0 +1,84 @@
+package interpreter
+
+import (
+	"context"
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kartalua/karta/jqlua"
+	"github.com/kartalua/karta/luaapi"
+)
+
+// stateData is what one pooled Lua state holds for its Program: the
+// generated chunk loaded once (its functions never write globals, so one
+// load serves every call), its accessors, and the per-call slots the K
+// helpers use.
+type stateData struct {
+	p *Program
+	L *lua.LState
+	// genEnv holds the generated hooks as its globals; generated is the
+	// karta.generated table scripts see (the same functions).
+	genEnv    *lua.LTable
+	generated *lua.LTable
+	// q is the accessor table Q of the generated chunk.
+	q *lua.LTable
+}
+
+// newState builds a pooled state for the Program: the sandbox with the
+// karta module, the jq runtime, and the generated chunk loaded.
+func (p *Program) newState() (*State, error) {
+	sd := &stateData{p: p}
+	L := luaapi.NewState(luaapi.SandboxOptions{
+		CallStackSize:   p.limits.CallDepth,
+		MaxStringSize:   p.limits.MaxStringSize,
+		MaxInstructions: p.limits.MaxInstructions,
+		Modules: map[string]func(*lua.LState) lua.LValue{
+			"karta": sd.kartaModule,
+			"jq":    sd.jqFunction,
+		},
+	})
+	sd.L = L
+	sd.genEnv = luaapi.NewEnv(L)
+	fn := luaapi.Instantiate(L, p.genProto, sd.genEnv)
+	res, err := luaapi.CallProtected(context.Background(), L, p.limits.Timeout, fn, 1,
+		jqlua.Runtime(L), jqlua.FallbackValue(L, p.fallbacks), sd.helpers())
+	if err != nil {
+		L.Close()
+		return nil, fmt.Errorf("loading the generated chunk: %w", err)
+	}
+	q, ok := res[0].(*lua.LTable)
+	if !ok {
+		L.Close()
+		return nil, fmt.Errorf("loading the generated chunk: it returned %s, not the accessor table", res[0].Type())
+	}
+	sd.q = q
+	for _, h := range p.gen.hooks {
+		sd.generated.RawSetString(string(h), sd.genEnv.RawGetString(string(h)))
+	}
+	return &State{L: L, Data: sd}, nil
+}
+
+// luaEvaluator runs jq programs through the generated chunk's accessors
+// on this state, so the Go-side algorithms evaluate exactly the Lua the
+// Karta compiled to.
+type luaEvaluator struct{ sd *stateData }
+
+func (e luaEvaluator) all(_ context.Context, p *jqProgram, input any) ([]any, error) {
+	slot, ok := e.sd.p.gen.slots[p.expr]
+	if !ok {
+		return nil, fmt.Errorf("no accessor for jq %q (a karta bug)", p.expr)
+	}
+	L := e.sd.L
+	outs, err := jqlua.Eval(L, e.sd.q.RawGetInt(slot), luaapi.ToLuaView(L, input))
+	if err != nil {
+		return nil, &JQError{Expr: p.expr, Err: err}
+	}
+	vals := make([]any, len(outs))
+	for i, o := range outs {
+		if vals[i], err = luaapi.FromLua(L, o); err != nil {
+			return nil, &JQError{Expr: p.expr, Err: err}
+		}
+	}
+	return vals, nil
+}

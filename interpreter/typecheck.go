@@ -1,0 +1,51 @@
+package interpreter
+
+import "fmt"
+
+// Type checks of values read from the object (SPEC §4): only JSON types
+// are checked, the values themselves are returned as they are.
+
+func asObject(v any, at string) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s must yield an object, got %s", at, describe(v))
+	}
+	return m, nil
+}
+
+func asObjectOrNull(v any, at string) (map[string]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	return asObject(v, at)
+}
+
+func asArray(v any, at string) ([]any, error) {
+	a, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s must yield an array, got %s", at, describe(v))
+	}
+	return a, nil
+}
+
+func asString(v any, at string) (*string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("%s must yield a string, got %s", at, describe(v))
+	}
+	return &s, nil
+}
+
+// asStringMap checks a labels or annotations map: an object of strings.
+func asStringMap(v any, at string) (map[string]any, error) {
+	m, err := asObject(v, at)
+	if err != nil {
+		return nil, err
+	}
+	for k, e := range m {
+		if _, ok := e.(string); !ok {
+			return nil, fmt.Errorf("%s: the value of %q must be a string, got %s", at, k, describe(e))
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,214 @@
+package jqlua
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/kartalua/karta/luaapi"
+)
+
+// builtins are the functions translated to Lua, by name and arity. Any
+// other call (including a builtin at another arity) falls back to gojq.
+var builtins = map[string]int{
+	"length": 0, "keys": 0, "has": 1, "to_entries": 0, "map": 1, "first": 1,
+	"add": 0, "tostring": 0, "tonumber": 0, "type": 0, "not": 0,
+	"select": 1, "empty": 0,
+}
+
+// isBuiltin reports whether f is translated. error is the one name taken
+// at two arities.
+func isBuiltin(f *gojq.Func) bool {
+	if f.Name == "error" {
+		return len(f.Args) <= 1
+	}
+	n, ok := builtins[f.Name]
+	return ok && n == len(f.Args)
+}
+
+// untranslatable returns why q is outside the translated subset, or "".
+func untranslatable(q *gojq.Query) string {
+	switch {
+	case q == nil:
+		return ""
+	case q.Meta != nil || len(q.Imports) > 0:
+		return "modules"
+	case len(q.FuncDefs) > 0:
+		return "function definitions (def)"
+	case len(q.Patterns) > 0:
+		return "variable binding (as)"
+	case q.Term != nil:
+		return untranslatableTerm(q.Term)
+	}
+	switch q.Op {
+	case gojq.OpPipe, gojq.OpComma, gojq.OpAlt, gojq.OpAnd, gojq.OpOr,
+		gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe,
+		gojq.OpAdd, gojq.OpSub, gojq.OpMul, gojq.OpDiv, gojq.OpMod:
+		return firstReason(untranslatable(q.Left), untranslatable(q.Right))
+	case gojq.OpAssign, gojq.OpModify, gojq.OpUpdateAdd, gojq.OpUpdateSub,
+		gojq.OpUpdateMul, gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
+		return "assignment (" + q.Op.String() + ")"
+	}
+	return "an empty query"
+}
+
+func firstReason(reasons ...string) string {
+	for _, r := range reasons {
+		if r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+func untranslatableTerm(t *gojq.Term) string {
+	for _, s := range t.SuffixList {
+		if s.Index != nil {
+			if r := untranslatableIndex(s.Index); r != "" {
+				return r
+			}
+		}
+	}
+	switch t.Type {
+	case gojq.TermTypeIdentity, gojq.TermTypeNull, gojq.TermTypeTrue, gojq.TermTypeFalse,
+		gojq.TermTypeArray, gojq.TermTypeQuery:
+	case gojq.TermTypeNumber:
+		if _, ok := numberLiteral(t.Number); !ok {
+			return "a number literal beyond ±2^53"
+		}
+	case gojq.TermTypeString:
+		return untranslatableString(t.Str)
+	case gojq.TermTypeFormat:
+		return "format strings (" + t.Format + ")"
+	case gojq.TermTypeRecurse:
+		return "recursive descent (..)"
+	case gojq.TermTypeReduce:
+		return "reduce"
+	case gojq.TermTypeForeach:
+		return "foreach"
+	case gojq.TermTypeLabel, gojq.TermTypeBreak:
+		return "label and break"
+	case gojq.TermTypeIndex:
+		return untranslatableIndex(t.Index)
+	case gojq.TermTypeFunc:
+		if strings.HasPrefix(t.Func.Name, "$") {
+			return "variables (" + t.Func.Name + ")"
+		}
+		if !isBuiltin(t.Func) {
+			return "function " + t.Func.Name + "/" + strconv.Itoa(len(t.Func.Args))
+		}
+		for _, a := range t.Func.Args {
+			if r := untranslatable(a); r != "" {
+				return r
+			}
+		}
+	case gojq.TermTypeObject:
+		for _, kv := range t.Object.KeyVals {
+			if strings.HasPrefix(kv.Key, "$") {
+				return "variables (" + kv.Key + ")"
+			}
+			if kv.KeyString != nil {
+				if r := untranslatableString(kv.KeyString); r != "" {
+					return r
+				}
+			}
+			if r := firstReason(untranslatable(kv.KeyQuery), untranslatable(kv.Val)); r != "" {
+				return r
+			}
+		}
+	case gojq.TermTypeUnary:
+		return untranslatableTerm(t.Unary.Term)
+	case gojq.TermTypeIf:
+		r := firstReason(untranslatable(t.If.Cond), untranslatable(t.If.Then), untranslatable(t.If.Else))
+		for _, e := range t.If.Elif {
+			r = firstReason(r, untranslatable(e.Cond), untranslatable(e.Then))
+		}
+		return r
+	case gojq.TermTypeTry:
+		return firstReason(untranslatable(t.Try.Body), untranslatable(t.Try.Catch))
+	default:
+		return "term " + t.Type.GoString()
+	}
+	if t.Type == gojq.TermTypeArray && t.Array.Query != nil {
+		return untranslatable(t.Array.Query)
+	}
+	if t.Type == gojq.TermTypeQuery {
+		return untranslatable(t.Query)
+	}
+	return ""
+}
+
+func untranslatableIndex(x *gojq.Index) string {
+	if x.Str != nil {
+		return untranslatableString(x.Str)
+	}
+	return firstReason(untranslatable(x.Start), untranslatable(x.End))
+}
+
+func untranslatableString(s *gojq.String) string {
+	for _, q := range s.Queries {
+		if r := untranslatable(q); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// numberLiteral is gojq's reading of a number literal (its parseNumber):
+// an int when it parses as one, a float when it has a fraction or an
+// exponent, ±Inf when it overflows. ok is false for an integer beyond
+// ±2^53, which gojq keeps exact and a Lua number cannot.
+func numberLiteral(s string) (f float64, ok bool) {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return float64(i), i <= luaapi.MaxExactInt && i >= -luaapi.MaxExactInt
+	}
+	if strings.ContainsAny(s, ".eE") {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f, true
+		}
+	}
+	if _, isBig := new(big.Int).SetString(s, 10); isBig {
+		return 0, false
+	}
+	if strings.HasPrefix(s, "-") {
+		return math.Inf(-1), true
+	}
+	return math.Inf(1), true
+}
+
+// literalNumber returns the constant value of a number term, or of a unary
+// minus or plus applied directly to one: exactly the terms gojq folds at
+// compile time (its Term.toNumber and Unary.toNumber). Negating the int 0
+// gives 0, negating the float 0.0 gives -0.
+func literalNumber(t *gojq.Term) (float64, bool) {
+	if len(t.SuffixList) > 0 {
+		return 0, false
+	}
+	switch t.Type {
+	case gojq.TermTypeNumber:
+		return numberLiteral(t.Number)
+	case gojq.TermTypeUnary:
+		u := t.Unary
+		if u.Term.Type != gojq.TermTypeNumber || len(u.Term.SuffixList) > 0 {
+			return 0, false
+		}
+		f, ok := numberLiteral(u.Term.Number)
+		if !ok || u.Op != gojq.OpSub {
+			return f, ok
+		}
+		if f == 0 && isIntLiteral(u.Term.Number) {
+			return 0, true
+		}
+		return -f, true
+	}
+	return 0, false
+}
+
+// isIntLiteral reports whether gojq reads s as an int.
+func isIntLiteral(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}

@@ -1,0 +1,51 @@
+package jqlua
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// goldenCases pin the generated Lua of representative expressions: it must
+// stay readable, and any change to it shows in review.
+var goldenCases = []struct{ name, expr string }{
+	{"jobset_ids", `.spec.replicatedJobs[]?.name`},
+	{"jobset_replicas", `(.replicas // 1) * (.template.spec.parallelism // 1)`},
+	{"pytorch_initializing", `[.status.conditions[]? | select(.status == "True" and .type != "Created")] | length`},
+	{"pytorch_label", `.metadata.labels["training.kubeflow.org/replica-type"]`},
+	{"kserve_predictor", `.spec.predictor | first((.model | select(. != null)), (.[]? | select(type == "object" and has("storageUri"))), .model)`},
+	{"dynamo_ids", `.spec.services // {} | keys[]`},
+	{"lws_template", `.spec.leaderWorkerTemplate | (.leaderTemplate // .workerTemplate)`},
+	{"milvus_guard", `select(.spec.mode == "cluster") | "querynode"`},
+	{"nim_image", `.spec.image.repository + ":" + .spec.image.tag`},
+	{"object_stream", `{name: .metadata.name, port: (.spec.ports[]?.port // "none")}`},
+	{"try_catch", `try (.spec.replicas | tonumber) catch "bad: \(.)"`},
+	{"comma_alt", `(.a, .b[]) // "none" | tostring`},
+	{"fallback", `.metadata.name | test("^train-")`},
+}
+
+func TestGolden(t *testing.T) {
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			u := NewUnit()
+			_, err := u.Add(c.expr)
+			require.NoError(t, err)
+			got := u.Lua()
+			require.NoError(t, checkLua(got))
+			path := filepath.Join("testdata", "golden", c.name+".lua")
+			if *update {
+				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "run go test ./jqlua -run TestGolden -update")
+			assert.Equal(t, string(want), got)
+		})
+	}
+}

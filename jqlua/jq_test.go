@@ -1,0 +1,199 @@
+package jqlua
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// Inputs of the differential table test, by name.
+var testInputs = map[string]string{
+	"obj": `{"a":1,"b":"x, y","c":null,"d":[1,2,3],"e":{"f":true,"g":{"h":[{"x":1},{"x":2}]}},` +
+		`"n":-2.5,"s":"héllo","k":"a","z":0,"f":false,"t":"True"}`,
+	"arr":    `[1,"a",null,true,false,[2,3],{"k":"v","a":0},-0.5,0]`,
+	"nums":   `[3,1.5,-2,0,7]`,
+	"strs":   `["b","a","c"]`,
+	"null":   `null`,
+	"zero":   `0`,
+	"neg":    `-3`,
+	"float":  `2.5`,
+	"str":    `"héllo, wörld"`,
+	"empty":  `""`,
+	"true":   `true`,
+	"false":  `false`,
+	"earr":   `[]`,
+	"eobj":   `{}`,
+	"nested": `{"a":{"b":{"c":[{"d":1},{"d":null},{"e":2}]}},"k":"b","i":1,"arr":[[1,2],[3,4]]}`,
+	"big":    `[` + strings.Repeat("1,", 100) + `1]`,
+}
+
+// scalars and containers of every kind, for the type-driven cases.
+var allKinds = []string{"obj", "arr", "null", "zero", "neg", "float", "str", "empty", "true", "false", "earr", "eobj"}
+
+// diffCases are (expression, inputs) groups; every pair is a case run
+// against gojq.
+var diffCases = []struct {
+	exprs  []string
+	inputs []string
+}{
+	{ // paths on every kind of input: values and type errors
+		exprs: []string{
+			`.`, `.a`, `."a"`, `.["a"]`, `.a.b`, `.a?`, `.["a"]?`, `.a?.b?`, `."e"?`,
+			`.[0]`, `.[-1]`, `.[1.7]`, `.[-1.2]`, `.[10]`, `.[0]?`, `.[1:3]`, `.[:2]`,
+			`.[-2:]`, `.[1:]`, `.[:-0.5]`, `.[1.2:2.8]`, `.[1:3]?`, `.[]`, `.[]?`, `[.[]?]`,
+			`.["a","b"]`, `.[(0,1)]`, `.[0:(1,2)]`, `.[null]`, `.[true]?`,
+		},
+		inputs: allKinds,
+	},
+	{ // deeper paths, computed keys and gojq's `?` quirk
+		exprs: []string{
+			`.e.g.h[].x`, `.e.g.h[1].x`, `.d[.d[0]]`, `.[.k]`, `.e[.k]?`, `.a[.k]?`,
+			`.d[[2]]`, `.d[[2,3]]`, `.[{"start":1,"end":2}]`, `.d[1:][0]`, `.s[1:3]`,
+			`.s[0]`, `.s[-1:]`, `."a\(.k)"`, `.e.f.g`, `.e.g.h[]?.x?`, `.d[]?`, `.a[]?`,
+			`.a[]`, `[.d[] | .x?]`, `[.e.g.h[] | .[0]?]`, `(.a | .b)?`, `[(.d[] | .x)?]`,
+			`.a.b?`, `.a.b`, `[.[]?.x?]`, `.e.g.h[.a].x`, `.e.g.h[-1:][0]`,
+		},
+		inputs: []string{"obj", "nested", "arr"},
+	},
+	{ // arithmetic: numbers, strings, arrays, objects, null, and their errors
+		exprs: []string{
+			`.a + 1`, `.a - 1`, `.a * 2`, `.a / 2`, `.a % 2`, `.a / 0`, `.a % 0`, `5 % -1`,
+			`-5 % 3`, `5.5 % 2`, `5 % 0.5`, `.n % 2`, `.b + .b`, `.b * 3`, `.b * 0`, `.b * -1`,
+			`.b * 0.5`, `.b / ", "`, `.d + .d`, `.d - [2]`, `.e * {"e": {"g": 1}, "f": 2}`,
+			`{} + .e`, `null + .a`, `.a + null`, `.c + .c`, `.b - 1`, `.d * 2`, `.e / .e`,
+			`-.a`, `-.b`, `(+.a)`, `(+.b)`, `-.n`, `0 * -1`, `-0`, `-0.0`, `0.0 * -1`,
+			`.z * -1`, `.z / -1`, `-.z`, `[.d[] * -1]`, `1e1000`, `-1e1000`, `1e1000 - 1e1000`,
+			`[1e1000 - 1e1000] | tostring`, `.n * .n`, `1 / 3`, `4 / 2`, `3 / 2`, `2 * 4`, `1e21`,
+			`1e-7`, `0.1 + 0.2`, `.a / .z`, `.n / 0`, `1 - 1 * -1`, `(1,2) + (10,20)`,
+			`error("l") + error("r")`, `.s + .a`, `.f + 1`, `.t * "x"`, `"x" * .t`,
+		},
+		inputs: []string{"obj"},
+	},
+	{ // comparisons and jq's order across types
+		exprs: []string{
+			`.a == 1`, `.a != 1`, `.a < .b`, `null < false`, `false < true`, `true < 0`,
+			`0 < ""`, `"" < []`, `[] < {}`, `[1] < [1,2]`, `{"a":1} == {"a":1}`,
+			`{"a":1} < {"b":0}`, `{"a":2} < {"a":1,"b":0}`, `.d == [1,2,3]`, `.e > .d`,
+			`1 == 1.0`, `"a" < "b"`, `"B" < "a"`, `.c == null`, `(1,2) == (1,2)`,
+			`[.[] | . < 1]`, `[.[] | . >= "a"]`, `[.[] | . <= null]`, `.e == .e`, `.d != .d`,
+			`.a == .z`, `[.[]] == .`, `. == "x"`, `. != null`, `. == 0`, `. == false`,
+		},
+		inputs: []string{"obj", "arr", "nums"},
+	},
+	{ // truthiness, and, or, not, alternative, if
+		exprs: []string{
+			`true and false`, `.a and .c`, `.c or .a`, `(true, false) and (true, false)`,
+			`(false, true) or (true, false)`, `not`, `.c | not`, `[.[] | not]`, `.f or .c`,
+			`.c // 1`, `.a // 1`, `.x // .y // "d"`, `(.c, .a) // 2`, `(null, false) // (3, 4)`,
+			`empty // 1`, `.[] // 0`, `(1, error("x")) // 5`, `(null, error("x")) // 5`,
+			`error("x") // 1`, `.a.b // 1`, `.d[] // "none"`, `[.[] // "x"]`, `.f // .c`,
+			`if .a then 1 else 2 end`, `if .c then 1 end`, `if .c then 1 elif .a then 2 else 3 end`,
+			`if (true, false) then 1 else 2 end`, `if . then "t" else "f" end`,
+			`if .a == 1 then .b else .d end`, `if .c then 1 elif .f then 2 end`,
+			`[.[] | if type == "number" then . * 10 elif type == "string" then "s" end]`,
+			`if .d[] > 1 then "big" else "small" end`, `(.a and .b) // "no"`,
+			`.a as $x | $x`, `if error("c") then 1 else 2 end`, `(1, 2) as $x | $x and .c`,
+			`((try error("x")), .a, .d[]) // "none"`, `((.e | .x)?, .c, .a) // "none"`,
+			`[.[]? | ((try error(.)), .) // "none"]`,
+		},
+		inputs: []string{"obj", "arr", "null"},
+	},
+	{ // builtins on every kind of input
+		exprs: []string{
+			`length`, `keys`, `has("a")`, `has(0)`, `has(1.5)`, `has(-1)`, `to_entries`,
+			`map(. * 2)`, `map(.)`, `map(type)`, `first(.[])`, `first(.[]?)`, `first(empty)`,
+			`add`, `tostring`, `tonumber`, `type`, `[.[]? | type]`, `[.[]? | tostring]`,
+			`[.[]? | length]`, `[.[]? | tonumber?]`, `select(. == null)`, `select(.)`,
+			`[.[]? | select(. != null)]`, `keys[]?`, `to_entries[]?.key`, `[.[]?] | add`,
+			`error`, `try error catch .`, `[.[]? | try error(.) catch .]`,
+		},
+		inputs: allKinds,
+	},
+	{ // builtins: more arguments and streams
+		exprs: []string{
+			`has(.k)`, `has("a", "zz")`, `.d | has(0, 3)`, `.e | has(.f)`, `map(.x?)`,
+			`first(.d[], error("x"))`, `first(error("x"))`, `first(.d[] | select(. > 1))`,
+			`first((.c | select(. != null)), .a)`, `[first(.d[], .d[])]`, `.d | add`,
+			`[.a, .n] | add`, `["a", "b"] | add`, `[[1], [2]] | add`, `[{"a": 1}, {"b": 2}] | add`,
+			`{} | add`, `["a", 1] | add`, `[1, "a"] | add`, `[null] | add`, `[] | add`,
+			`[null, "a", null, "b"] | add`, `[1, null, 2.5] | add`, `[[1], null] | add`,
+			`"12" | tonumber`, `"1.5e3" | tonumber`, `"x" | tonumber`, `" 1" | tonumber`,
+			`"-0" | tonumber`, `"nan" | tonumber`, `.e | to_entries`, `.d | to_entries`,
+			`.e | keys`, `.d | keys`, `.s | length`, `.n | length`, `.e | length`,
+			`[.e | .. ]`, `.b | test("x")`, `.d | map(select(. > 1))`, `.e | map(.)`,
+			`select(.a == 1) | .b`, `.d[] | select(. != 2)`, `empty`, `[empty]`, `[.d[], empty]`,
+			`error("boom")`, `error(null)`, `error({"a": 1})`, `error(.d)`, `error(empty)`,
+			`error("a", "b")`, `try error("x") catch .`, `try error({"a": 1}) catch .a`,
+			`try error(null) catch .`, `try (1, error("x"), 3)`, `try (1, error("x"), 3) catch .`,
+			`try .a.b catch .`, `try error("x") catch error("y")`, `(try error("x")), 1`,
+			`try (.d[] | error(.)) catch . * 10`, `[.d[] | try (if . == 2 then error("two") else . end)]`,
+			`try error("in") | error("out")`, `(.d[] | try .) | error(.)`,
+			`"\(.a)-\(.b)"`, `"x\(.d)y"`, `"\(1,2)-\(3,4)"`, `"\(.e)"`, `"\(.c)\(.f)"`,
+			`"\(error("a")) \(error("b"))"`, `"a\("b\("c")")"`, `"\(.s)"`, `"é\t\n\"\\"`,
+		},
+		inputs: []string{"obj"},
+	},
+	{ // array and object construction
+		exprs: []string{
+			`[.a, .b]`, `[]`, `{}`, `{a: 1}`, `{a}`, `{"a"}`, `{(.b): 1}`, `{(.a): 1}`,
+			`{a: (1,2), b: (3,4)}`, `{(("x","y")): (1,2)}`, `{"a\(.a)": 1}`, `{"\(.k)"}`,
+			`{a: .a, a: .b}`, `{if: 1, end: 2, v: 3, J: 4, out: 5}`, `[.d[] | {k: .}]`,
+			`{(.a, .b): 1}`, `{(.c): 1}`, `{(1): error("x")}`, `{(error("k")): error("v")}`,
+			`{a: error("v1"), b: error("v2")}`, `{(1): 1, (2): 2}`, `{"b c": .e.f, "1": 2}`,
+			`[.d[], .a] | length`, `[.[]?, .[]?]`, `{a: [.d[] | . * 2], b: {c: .e}}`,
+			`[.e.g.h[] | {x, y: .x}]`, `{(.k): .d[]}`, `[{a: 1}, {b: 2}] | map(keys)`,
+			`{"a": 1} | .a`, `[1, 2] | .[0]`, `{a: null} | has("a")`, `{a: null} | keys`,
+			`{(null): 1}`, `{(1): .a}`, `{(true): (1, 2)}`, `{("a"): 1, (.b): 2}`,
+		},
+		inputs: []string{"obj", "arr"},
+	},
+	{ // the output limit, on both paths
+		exprs: []string{
+			`.[] + .[]`, `[.[] + .[]] | length`, `(.[] + .[]) as $x | $x`,
+			`first(.[] + .[])`, `[.[] + .[]] | .[10000:] | length`,
+		},
+		inputs: []string{"big"},
+	},
+	{ // outside the subset: these run on gojq and must agree all the same
+		exprs: []string{
+			`test("a")`, `.b | test("x")`, `reduce .d[] as $x (0; . + $x)`,
+			`.a as $x | $x + 1`, `@base64`, `.b | @base64`, `.b | ascii_downcase`,
+			`[.b | splits(", ")]`, `.d | any`, `.d | all`, `.d | join(",")`,
+			`[.[]? | numbers]`, `.d | sort`, `[paths]`, `[..] | length`, `first`,
+			`def f: 1; f`, `add(.d[])`, `.d | limit(2; .[])`, `[.d[] | tojson]`,
+			`.e | to_entries | from_entries`, `label $out | 1, break $out`,
+			`.d | .[1:] = [9]`, `[foreach .d[] as $x (0; . + $x)]`, `.b | ltrimstr("x")`,
+			`.d | min`, `"\(.a)" | @json`, `(0.0 * -1, 2 * 4, 1.5 * 2, -(0.0)) | tostring`,
+		},
+		inputs: []string{"obj", "arr"},
+	},
+}
+
+func TestDifferential(t *testing.T) {
+	L := newTestState(t)
+	n := 0
+	for _, group := range diffCases {
+		for _, expr := range group.exprs {
+			for _, name := range group.inputs {
+				input, ok := testInputs[name]
+				if !ok {
+					t.Fatalf("no input %q", name)
+				}
+				n++
+				diff, skipped, err := differ(context.Background(), L, expr, []byte(input))
+				if err != nil {
+					t.Errorf("%s on %s: %v", expr, name, err)
+					continue
+				}
+				if skipped {
+					t.Errorf("%s on %s: inexact integers, not comparable", expr, name)
+					continue
+				}
+				if diff != "" {
+					t.Errorf("%s", diff)
+				}
+			}
+		}
+	}
+	t.Logf("%d cases agree with gojq", n)
+}

@@ -1,0 +1,23 @@
+-- (.a, .b[]) // "none" | tostring
+Q[1] = function(v, out)
+  local function k(x)
+    local str = J.tostring(x)
+    J.emit(out, str)
+  end
+  local found = false
+  local function k_2(x_2)
+    if x_2 ~= NULL and x_2 ~= false then
+      found = true
+      k(x_2)
+    end
+  end
+  local a = J.index(v, "a")
+  k_2(a)
+  local b = J.index(v, "b")
+  for _, x_3 in J.each(b) do
+    k_2(x_3)
+  end
+  if not found then
+    k("none")
+  end
+end

@@ -1,0 +1,21 @@
+-- try (.spec.replicas | tonumber) catch "bad: \(.)"
+do
+  local function try(v, out)
+    local spec = J.index(v, "spec")
+    local replicas = J.index(spec, "replicas")
+    local num = J.tonumber(replicas)
+    out[#out + 1] = num
+  end
+  Q[1] = function(v, out)
+    local outs, err = J.try(try, v)
+    for i = 1, #outs do
+      local x = outs[i]
+      J.emit(out, x)
+    end
+    if err ~= nil then
+      local str = J.tostring(err)
+      local t = "bad: " .. str
+      J.emit(out, t)
+    end
+  end
+end

@@ -1,0 +1,592 @@
+package jqlua
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/itchyny/gojq"
+)
+
+// The translator mirrors gojq's compiler (compiler.go) node for node, so
+// that evaluation order, and with it which error wins, is gojq's: the right
+// operand of a binary operator before the left, an index key before the
+// indexed term, slice bounds start, end, then term, object entries key
+// then value in order, and `X?` trying only the last suffix of X.
+//
+// Code is generated in continuation-passing style at generation time: an
+// expression is generated together with a continuation (cont) that writes
+// the code consuming each of its outputs, so a stream becomes nested loops
+// and branches with no run-time closures. A continuation needed at several
+// places (after `,`, in the branches of `if` and `//`) becomes a local
+// function once, unless it is a single line. Expressions with exactly one
+// output ("one", see isOne) are generated as straight-line statements
+// computing a value (val), which is what most Karta paths are.
+//
+// Constructs that stop a stream or catch its errors run in helper
+// functions defined next to the accessor: first(f) returns from its helper
+// at f's first output, and try runs its body to completion with J.try and
+// then feeds the outputs on, which is indistinguishable from gojq's
+// interleaving because the body is pure.
+
+// value is an expression computing one jq value.
+type value struct {
+	expr    string
+	atom    bool   // a local or a literal: cheap and safe to repeat
+	fresh   bool   // a local made for this value alone: its producer may reassign it
+	boolean bool   // always true or false
+	str     bool   // always a string
+	lit     bool   // a scalar literal
+	raw     string // the text of a string literal, to name what it indexes
+}
+
+// cont consumes the outputs of an expression; emit receives an atom.
+type cont struct {
+	emit  func(x value)
+	small bool // one line: fine to write at several places
+	stops bool // may `return` from the enclosing first() helper
+}
+
+// gen generates one accessor: its function and its helpers.
+type gen struct {
+	w       *writer
+	names   names
+	helpers []string // finished helper definitions, inner ones first
+	budget  int      // lines left before the translation counts as too big
+}
+
+// errTooBig aborts a translation that outgrows maxLines.
+type errTooBig struct{}
+
+// maxLines bounds one accessor's Lua; a bigger one runs on gojq instead.
+const maxLines = 4000
+
+func (g *gen) line(format string, args ...any) {
+	if g.budget--; g.budget < 0 {
+		panic(errTooBig{})
+	}
+	g.w.linef(format, args...)
+}
+
+func (g *gen) open(format string, args ...any) {
+	g.line(format, args...)
+	g.w.indent++
+}
+
+func (g *gen) middle(s string) {
+	g.w.indent--
+	g.line("%s", s)
+	g.w.indent++
+}
+
+func (g *gen) close() {
+	g.w.indent--
+	g.line("end")
+}
+
+// generate returns the Lua definition of accessor Q[slot] for q, which
+// must be translatable. The error is errTooBig when it outgrows maxLines.
+func generate(q *gojq.Query, slot int) (code string, err error) {
+	g := &gen{w: &writer{indent: 1}, names: names{used: map[string]bool{}}, budget: maxLines}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(errTooBig); !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("its Lua would exceed %d lines", maxLines)
+		}
+	}()
+	g.query(q, "v", cont{small: true, emit: func(x value) { g.line("J.emit(out, %s)", x.expr) }})
+	head := fmt.Sprintf("Q[%d] = function(v, out)\n", slot)
+	if len(g.helpers) == 0 {
+		return head + g.w.sb.String() + "end\n", nil
+	}
+	var sb strings.Builder
+	sb.WriteString("do\n")
+	for _, h := range g.helpers {
+		sb.WriteString(indentLines(h))
+	}
+	sb.WriteString(indentLines(head + g.w.sb.String() + "end\n"))
+	sb.WriteString("end\n")
+	return sb.String(), nil
+}
+
+func indentLines(s string) string {
+	var sb strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if l != "" {
+			sb.WriteString("  ")
+			sb.WriteString(l)
+		}
+	}
+	return sb.String()
+}
+
+// helper writes a local function of the accessor's do block and returns
+// its name; body generates its statements.
+func (g *gen) helper(kind, params string, body func()) string {
+	name := g.names.fresh(kind)
+	saved := g.w
+	g.w = &writer{indent: 1}
+	body()
+	g.helpers = append(g.helpers, "local function "+name+"("+params+")\n"+g.w.sb.String()+"end\n")
+	g.w = saved
+	return name
+}
+
+// then derives a continuation that leads to k.
+func then(k cont, emit func(x value)) cont { return cont{emit: emit, stops: k.stops} }
+
+// share makes k usable at several places: a local function called from
+// each. Inside a first() helper the function returns the first output, and
+// each call passes it on.
+func (g *gen) share(k cont) cont {
+	if k.small {
+		return k
+	}
+	fn, x := g.names.fresh("k"), g.names.fresh("x")
+	g.open("local function %s(%s)", fn, x)
+	k.emit(value{expr: x, atom: true})
+	g.close()
+	if !k.stops {
+		return cont{small: true, emit: func(v value) { g.line("%s(%s)", fn, v.expr) }}
+	}
+	return cont{small: true, stops: true, emit: func(v value) {
+		r := g.names.fresh("r")
+		g.line("local %s = %s(%s)", r, fn, v.expr)
+		g.open("if %s ~= nil then", r)
+		g.line("return %s", r)
+		g.close()
+	}}
+}
+
+// input is the value of a jq input variable.
+func input(in string) value { return value{expr: in, atom: true} }
+
+// atom makes v usable anywhere, in a local if needed.
+func (g *gen) atom(v value) value {
+	if v.atom {
+		return v
+	}
+	return g.local("t", v, v.boolean, v.str)
+}
+
+// local declares a local holding v.
+func (g *gen) local(base string, v value, boolean, str bool) value {
+	name := g.names.fresh(base)
+	g.line("local %s = %s", name, v.expr)
+	return value{expr: name, atom: true, fresh: true, boolean: boolean, str: str}
+}
+
+// call declares a local holding the result of a runtime call.
+func (g *gen) call(base string, boolean, str bool, format string, args ...any) value {
+	return g.local(base, value{expr: fmt.Sprintf(format, args...)}, boolean, str)
+}
+
+// truthy returns a Lua condition that holds when v is neither null nor
+// false.
+func (g *gen) truthy(v value) string {
+	switch {
+	case v.boolean:
+		return v.expr
+	case v.lit:
+		if v.expr == "NULL" {
+			return "false"
+		}
+		return "true"
+	}
+	v = g.atom(v)
+	return v.expr + " ~= NULL and " + v.expr + " ~= false"
+}
+
+// falsy is the negation of truthy.
+func (g *gen) falsy(v value) string {
+	switch {
+	case v.boolean && v.atom:
+		return "not " + v.expr
+	case v.boolean:
+		return "not (" + v.expr + ")"
+	case v.lit:
+		if v.expr == "NULL" {
+			return "true"
+		}
+		return "false"
+	}
+	v = g.atom(v)
+	return v.expr + " == NULL or " + v.expr + " == false"
+}
+
+// query generates q on input in; k consumes each output.
+func (g *gen) query(q *gojq.Query, in string, k cont) {
+	if isOne(q) {
+		k.emit(g.atom(g.val(q, in)))
+		return
+	}
+	if q.Term != nil {
+		g.term(q.Term, in, k)
+		return
+	}
+	switch q.Op {
+	case gojq.OpPipe:
+		g.query(q.Left, in, then(k, func(x value) { g.query(q.Right, x.expr, k) }))
+	case gojq.OpComma:
+		k = g.share(k)
+		g.query(q.Left, in, k)
+		g.query(q.Right, in, k)
+	case gojq.OpAlt:
+		g.alt(q.Left, q.Right, in, k)
+	case gojq.OpAnd, gojq.OpOr:
+		g.andOr(q.Op, q.Left, q.Right, in, k)
+	default:
+		g.query(q.Right, in, then(k, func(r value) {
+			g.query(q.Left, in, then(k, func(l value) {
+				k.emit(g.atom(g.binop(q.Op, l, r)))
+			}))
+		}))
+	}
+}
+
+// alt generates l // r: the truthy outputs of l, or if there are none, the
+// outputs of r. Errors of l propagate, as in gojq.
+func (g *gen) alt(l, r *gojq.Query, in string, k cont) {
+	k = g.share(k)
+	if isOne(l) {
+		x := g.atom(g.val(l, in))
+		g.open("if %s then", g.truthy(x))
+		k.emit(x)
+		g.middle("else")
+		g.query(r, in, k)
+		g.close()
+		return
+	}
+	found := g.names.fresh("found")
+	g.line("local %s = false", found)
+	g.query(l, in, then(k, func(x value) {
+		g.open("if %s then", g.truthy(x))
+		g.line("%s = true", found)
+		k.emit(x)
+		g.close()
+	}))
+	g.open("if not %s then", found)
+	g.query(r, in, k)
+	g.close()
+}
+
+// andOr generates l and r, l or r as gojq compiles them: as ifs on l.
+func (g *gen) andOr(op gojq.Operator, l, r *gojq.Query, in string, k cont) {
+	k = g.share(k)
+	right := func() {
+		g.query(r, in, then(k, func(y value) {
+			if !y.boolean {
+				y = g.local("b", value{expr: g.truthy(y)}, true, false)
+			}
+			k.emit(y)
+		}))
+	}
+	g.query(l, in, then(k, func(x value) {
+		g.open("if %s then", g.truthy(x))
+		if op == gojq.OpAnd {
+			right()
+			g.middle("else")
+			k.emit(value{expr: "false", atom: true, boolean: true, lit: true})
+		} else {
+			k.emit(value{expr: "true", atom: true, boolean: true, lit: true})
+			g.middle("else")
+			right()
+		}
+		g.close()
+	}))
+}
+
+// term generates t, following compileTerm: suffixes are peeled from the
+// end.
+func (g *gen) term(t *gojq.Term, in string, k cont) {
+	if isOneTerm(t) {
+		k.emit(g.atom(g.valTerm(t, in)))
+		return
+	}
+	if n := len(t.SuffixList); n > 0 {
+		base := *t
+		base.SuffixList = t.SuffixList[:n-1]
+		g.suffix(&base, t.SuffixList[n-1], in, k)
+		return
+	}
+	switch t.Type {
+	case gojq.TermTypeIndex:
+		g.index(&gojq.Term{Type: gojq.TermTypeIdentity}, t.Index, in, k)
+	case gojq.TermTypeFunc:
+		g.callStream(t.Func, in, k)
+	case gojq.TermTypeObject:
+		g.object(t.Object, in, k)
+	case gojq.TermTypeUnary:
+		g.term(t.Unary.Term, in, then(k, func(x value) { k.emit(g.unary(t.Unary.Op, x)) }))
+	case gojq.TermTypeIf:
+		g.ifStream(t.If.Cond, t.If.Then, t.If.Elif, t.If.Else, in, k)
+	case gojq.TermTypeTry:
+		g.try(t.Try.Body, t.Try.Catch, in, k)
+	case gojq.TermTypeQuery:
+		g.query(t.Query, in, k)
+	case gojq.TermTypeString:
+		g.query(interpolation(t.Str), in, k)
+	default:
+		panic("jqlua: untranslatable term reached the generator: " + t.String())
+	}
+}
+
+// suffix generates base followed by s, following compileTermSuffix.
+func (g *gen) suffix(base *gojq.Term, s *gojq.Suffix, in string, k cont) {
+	switch {
+	case s.Index != nil:
+		g.index(base, s.Index, in, k)
+	case s.Iter:
+		g.term(base, in, then(k, func(b value) { g.iterate(b.expr, false, k) }))
+	case s.Optional:
+		// X? tries only X's last step when that is an index or an
+		// iteration: the steps before it are outside the try.
+		if n := len(base.SuffixList); n > 0 {
+			if u := suffixTerm(base.SuffixList[n-1]); u != nil {
+				rest := *base
+				rest.SuffixList = base.SuffixList[:n-1]
+				g.term(&rest, in, then(k, func(b value) { g.tryTerm(u, b.expr, k) }))
+				return
+			}
+		}
+		g.tryTerm(base, in, k)
+	}
+}
+
+// suffixTerm is gojq's Suffix.toTerm: an index or iteration suffix as a
+// term on `.`.
+func suffixTerm(s *gojq.Suffix) *gojq.Term {
+	switch {
+	case s.Index != nil:
+		return &gojq.Term{Type: gojq.TermTypeIndex, Index: s.Index}
+	case s.Iter:
+		return &gojq.Term{Type: gojq.TermTypeIdentity, SuffixList: []*gojq.Suffix{{Iter: true}}}
+	}
+	return nil
+}
+
+// iterate generates .[] (or .[]?) on b.
+func (g *gen) iterate(b string, opt bool, k cont) {
+	x := g.names.fresh("x")
+	fn := "each"
+	if opt {
+		fn = "each_opt"
+	}
+	g.open("for _, %s in J.%s(%s) do", x, fn, b)
+	k.emit(value{expr: x, atom: true})
+	g.close()
+}
+
+// tryTerm generates try u (no catch) on in. A constant index, slice or
+// iteration becomes a checked step instead of a try.
+func (g *gen) tryTerm(u *gojq.Term, in string, k cont) {
+	if len(u.SuffixList) == 0 && u.Type == gojq.TermTypeIndex {
+		if key, ok := indexKey(u.Index); ok {
+			x := g.constIndex(input(in), key, true)
+			g.open("if %s ~= nil then", x.expr)
+			k.emit(x)
+			g.close()
+			return
+		}
+	}
+	if u.Type == gojq.TermTypeIdentity && len(u.SuffixList) == 1 && u.SuffixList[0].Iter {
+		g.iterate(in, true, k)
+		return
+	}
+	g.try(&gojq.Query{Term: u}, nil, in, k)
+}
+
+// try generates try body catch handler (handler may be nil).
+func (g *gen) try(body, handler *gojq.Query, in string, k cont) {
+	h := g.helper("try", "v, out", func() {
+		g.query(body, "v", cont{small: true, emit: func(x value) { g.line("out[#out + 1] = %s", x.expr) }})
+	})
+	if handler != nil {
+		k = g.share(k)
+	}
+	outs := g.names.fresh("outs")
+	var e string
+	if handler != nil {
+		e = g.names.fresh("err")
+		g.line("local %s, %s = J.try(%s, %s)", outs, e, h, in)
+	} else {
+		g.line("local %s = J.try(%s, %s)", outs, h, in)
+	}
+	i := g.names.fresh("i")
+	g.open("for %s = 1, #%s do", i, outs)
+	k.emit(g.local("x", value{expr: outs + "[" + i + "]"}, false, false))
+	g.close()
+	if handler != nil {
+		g.open("if %s ~= nil then", e)
+		g.query(handler, e, k)
+		g.close()
+	}
+}
+
+// index generates term[x], following compileIndex.
+func (g *gen) index(t *gojq.Term, x *gojq.Index, in string, k cont) {
+	if key, ok := indexKey(x); ok {
+		g.term(t, in, then(k, func(b value) { k.emit(g.constIndex(b, key, false)) }))
+		return
+	}
+	switch {
+	case x.Str != nil:
+		g.dynIndex(t, &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeString, Str: x.Str}}, in, k)
+	case !x.IsSlice:
+		g.dynIndex(t, x.Start, in, k)
+	default:
+		g.optional(x.Start, in, then(k, func(s value) {
+			g.optional(x.End, in, then(k, func(e value) {
+				g.term(t, in, then(k, func(b value) {
+					k.emit(g.call("t", false, false, "J.slice(%s, %s, %s)", b.expr, s.expr, e.expr))
+				}))
+			}))
+		}))
+	}
+}
+
+// dynIndex generates term[key] for a computed key: the key first.
+func (g *gen) dynIndex(t *gojq.Term, key *gojq.Query, in string, k cont) {
+	g.query(key, in, then(k, func(kv value) {
+		g.term(t, in, then(k, func(b value) {
+			k.emit(g.call("t", false, false, "J.index(%s, %s)", b.expr, kv.expr))
+		}))
+	}))
+}
+
+// optional generates q, or null when q is nil (a missing slice bound).
+func (g *gen) optional(q *gojq.Query, in string, k cont) {
+	if q == nil {
+		k.emit(value{expr: "NULL", atom: true, lit: true})
+		return
+	}
+	g.query(q, in, k)
+}
+
+// callStream generates the builtins with other than one output.
+func (g *gen) callStream(f *gojq.Func, in string, k cont) {
+	switch f.Name {
+	case "empty":
+		g.line("-- empty")
+	case "error":
+		if len(f.Args) == 0 {
+			g.line("J.error(%s)", in)
+			return
+		}
+		g.query(f.Args[0], in, then(k, func(x value) { g.line("J.error(%s)", x.expr) }))
+	case "select":
+		if isOne(f.Args[0]) {
+			g.open("if %s then", g.truthy(g.val(f.Args[0], in)))
+			k.emit(input(in))
+			g.close()
+			return
+		}
+		g.query(f.Args[0], in, then(k, func(c value) {
+			g.open("if %s then", g.truthy(c))
+			k.emit(input(in))
+			g.close()
+		}))
+	case "first":
+		h := g.helper("first", "v", func() {
+			g.query(f.Args[0], "v", cont{small: true, stops: true, emit: func(x value) { g.line("do return %s end", x.expr) }})
+		})
+		x := g.call("first", false, false, "%s(%s)", h, in)
+		g.open("if %s ~= nil then", x.expr)
+		k.emit(x)
+		g.close()
+	case "has":
+		g.query(f.Args[0], in, then(k, func(key value) {
+			k.emit(g.call("has", true, false, "J.has(%s, %s)", in, key.expr))
+		}))
+	default:
+		panic("jqlua: unexpected stream builtin " + f.Name)
+	}
+}
+
+// object generates an object construction with streams in it: a nest of
+// loops over each entry's key then value, in order, building one object
+// per combination.
+func (g *gen) object(o *gojq.Object, in string, k cont) {
+	var step func(i int, parts []value)
+	step = func(i int, parts []value) {
+		if i == len(o.KeyVals) {
+			k.emit(g.buildObject(parts))
+			return
+		}
+		kv := o.KeyVals[i]
+		g.objectKey(kv, in, then(k, func(key value) {
+			g.objectValue(kv, key, in, then(k, func(val value) {
+				step(i+1, append(parts[:len(parts):len(parts)], key, val))
+			}))
+		}))
+	}
+	step(0, nil)
+}
+
+func (g *gen) objectKey(kv *gojq.ObjectKeyVal, in string, k cont) {
+	switch {
+	case kv.Key != "":
+		k.emit(stringLit(kv.Key))
+	case kv.KeyString != nil && kv.KeyString.Queries == nil:
+		k.emit(stringLit(kv.KeyString.Str))
+	case kv.KeyString != nil:
+		g.query(interpolation(kv.KeyString), in, k)
+	default:
+		g.query(kv.KeyQuery, in, k)
+	}
+}
+
+// objectValue generates an entry's value; {a} and {"\(…)"} read .[key].
+func (g *gen) objectValue(kv *gojq.ObjectKeyVal, key value, in string, k cont) {
+	if kv.Val != nil {
+		g.query(kv.Val, in, k)
+		return
+	}
+	k.emit(g.constIndexValue(input(in), key))
+}
+
+// ifStream generates if with streams in it: each output of the condition
+// selects a branch on the same input.
+func (g *gen) ifStream(cond, thenQ *gojq.Query, elifs []*gojq.IfElif, elseQ *gojq.Query, in string, k cont) {
+	k = g.share(k)
+	g.query(cond, in, then(k, func(c value) {
+		g.open("if %s then", g.truthy(c))
+		g.query(thenQ, in, k)
+		g.middle("else")
+		switch {
+		case len(elifs) > 0:
+			g.ifStream(elifs[0].Cond, elifs[0].Then, elifs[1:], elseQ, in, k)
+		case elseQ != nil:
+			g.query(elseQ, in, k)
+		default:
+			k.emit(input(in))
+		}
+		g.close()
+	}))
+}
+
+// interpolation is gojq's compileString: "a\(f)b" is "a" + (f | tostring)
+// + "b", left associative, so the last part is evaluated first.
+func interpolation(s *gojq.String) *gojq.Query {
+	var q *gojq.Query
+	for _, e := range s.Queries {
+		if e.Term == nil || e.Term.Str == nil {
+			e = &gojq.Query{Left: e, Op: gojq.OpPipe, Right: &gojq.Query{Term: &gojq.Term{
+				Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: "tostring"}}}}
+		}
+		if q == nil {
+			q = e
+		} else {
+			q = &gojq.Query{Left: q, Op: gojq.OpAdd, Right: e}
+		}
+	}
+	if q == nil {
+		return &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeString, Str: &gojq.String{}}}
+	}
+	return q
+}
+
+func stringLit(s string) value {
+	return value{expr: luaString(s), atom: true, str: true, lit: true, raw: s}
+}

@@ -1,0 +1,542 @@
+package jqlua
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/kartalua/karta/luaapi"
+)
+
+// isOne reports whether q has exactly one output (or fails) on every
+// input, so that val can compute it in straight-line code.
+func isOne(q *gojq.Query) bool {
+	if q.Term != nil {
+		return isOneTerm(q.Term)
+	}
+	if q.Op == gojq.OpComma {
+		return false
+	}
+	return isOne(q.Left) && isOne(q.Right)
+}
+
+func isOneTerm(t *gojq.Term) bool {
+	for _, s := range t.SuffixList {
+		if s.Index == nil || !isOneIndex(s.Index) {
+			return false
+		}
+	}
+	switch t.Type {
+	case gojq.TermTypeIdentity, gojq.TermTypeNull, gojq.TermTypeTrue, gojq.TermTypeFalse,
+		gojq.TermTypeNumber, gojq.TermTypeArray:
+		return true
+	case gojq.TermTypeString:
+		return isOneString(t.Str)
+	case gojq.TermTypeIndex:
+		return isOneIndex(t.Index)
+	case gojq.TermTypeFunc:
+		switch t.Func.Name {
+		case "length", "keys", "to_entries", "add", "tostring", "tonumber", "type", "not", "map":
+			return true
+		case "has", "first":
+			return isOne(t.Func.Args[0])
+		}
+		return false
+	case gojq.TermTypeObject:
+		for _, kv := range t.Object.KeyVals {
+			if kv.KeyQuery != nil && !isOne(kv.KeyQuery) ||
+				kv.KeyString != nil && !isOneString(kv.KeyString) ||
+				kv.Val != nil && !isOne(kv.Val) {
+				return false
+			}
+		}
+		return true
+	case gojq.TermTypeUnary:
+		return isOneTerm(t.Unary.Term)
+	case gojq.TermTypeIf:
+		if !isOne(t.If.Cond) || !isOne(t.If.Then) || t.If.Else != nil && !isOne(t.If.Else) {
+			return false
+		}
+		for _, e := range t.If.Elif {
+			if !isOne(e.Cond) || !isOne(e.Then) {
+				return false
+			}
+		}
+		return true
+	case gojq.TermTypeQuery:
+		return isOne(t.Query)
+	}
+	return false
+}
+
+func isOneIndex(x *gojq.Index) bool {
+	if _, ok := indexKey(x); ok {
+		return true
+	}
+	switch {
+	case x.Str != nil:
+		return isOneString(x.Str)
+	case !x.IsSlice:
+		return isOne(x.Start)
+	}
+	return (x.Start == nil || isOne(x.Start)) && (x.End == nil || isOne(x.End))
+}
+
+func isOneString(s *gojq.String) bool {
+	for _, q := range s.Queries {
+		if !isOne(q) {
+			return false
+		}
+	}
+	return true
+}
+
+// constKey is a constant index: a key (string or number) or slice bounds,
+// as Lua literals. gojq compiles these to a single opindex (toIndexKey).
+type constKey struct {
+	expr     string // the key
+	name     string // a name for the result
+	slice    bool
+	from, to string // slice bounds, NULL when missing
+}
+
+// indexKey is gojq's Index.toIndexKey.
+func indexKey(x *gojq.Index) (constKey, bool) {
+	switch {
+	case x.Name != "":
+		return constKey{expr: luaString(x.Name), name: x.Name}, true
+	case x.Str != nil:
+		if x.Str.Queries != nil {
+			return constKey{}, false
+		}
+		return constKey{expr: luaString(x.Str.Str), name: x.Str.Str}, true
+	case !x.IsSlice:
+		return queryKey(x.Start)
+	}
+	key := constKey{slice: true, name: "slice", from: "NULL", to: "NULL"}
+	if x.Start != nil {
+		k, ok := queryKey(x.Start)
+		if !ok {
+			return constKey{}, false
+		}
+		key.from = k.expr
+	}
+	if x.End != nil {
+		k, ok := queryKey(x.End)
+		if !ok {
+			return constKey{}, false
+		}
+		key.to = k.expr
+	}
+	return key, true
+}
+
+// queryKey is gojq's Query.toIndexKey: a number (folded as gojq folds it)
+// or a plain string.
+func queryKey(q *gojq.Query) (constKey, bool) {
+	if q == nil || q.Term == nil || len(q.Term.SuffixList) > 0 {
+		return constKey{}, false
+	}
+	t := q.Term
+	if t.Type == gojq.TermTypeString && t.Str.Queries == nil {
+		return constKey{expr: luaString(t.Str.Str), name: t.Str.Str}, true
+	}
+	if f, ok := literalNumber(t); ok {
+		return constKey{expr: luaNumber(f), name: "item"}, true
+	}
+	return constKey{}, false
+}
+
+// constIndex reads a constant key from b; opt gives the `?` variant, whose
+// result is nil where J.index would raise.
+func (g *gen) constIndex(b value, key constKey, opt bool) value {
+	suffix := ""
+	if opt {
+		suffix = "_opt"
+	}
+	if key.slice {
+		return g.call(key.name, false, false, "J.slice%s(%s, %s, %s)", suffix, b.expr, key.from, key.to)
+	}
+	return g.call(key.name, false, false, "J.index%s(%s, %s)", suffix, b.expr, key.expr)
+}
+
+// constIndexValue reads key (any value) from b, named after the key when
+// it is a literal.
+func (g *gen) constIndexValue(b value, key value) value {
+	return g.call(key.raw, false, false, "J.index(%s, %s)", b.expr, key.expr)
+}
+
+// val generates q, which must satisfy isOne, as statements and returns its
+// value.
+func (g *gen) val(q *gojq.Query, in string) value {
+	if v, ok := fold(q); ok {
+		return v
+	}
+	if q.Term != nil {
+		return g.valTerm(q.Term, in)
+	}
+	switch q.Op {
+	case gojq.OpPipe:
+		x := g.atom(g.val(q.Left, in))
+		return g.val(q.Right, x.expr)
+	case gojq.OpAlt:
+		l := g.val(q.Left, in)
+		t := l
+		if !l.atom || !l.fresh {
+			t = g.local("t", l, l.boolean, l.str)
+		}
+		g.open("if %s then", g.falsy(t))
+		r := g.val(q.Right, in)
+		g.line("%s = %s", t.expr, r.expr)
+		g.close()
+		return value{expr: t.expr, atom: true, fresh: true, boolean: l.boolean && r.boolean, str: l.str && r.str}
+	case gojq.OpAnd, gojq.OpOr:
+		l := g.val(q.Left, in)
+		if !l.boolean {
+			l = g.atom(l)
+		}
+		b := g.names.fresh("b")
+		cond := g.truthy(l)
+		if q.Op == gojq.OpAnd {
+			g.line("local %s = false", b)
+		} else {
+			g.line("local %s = true", b)
+			cond = g.falsy(l)
+		}
+		g.open("if %s then", cond)
+		r := g.val(q.Right, in)
+		g.line("%s = %s", b, g.truthy(r))
+		g.close()
+		return value{expr: b, atom: true, fresh: true, boolean: true}
+	}
+	r := g.val(q.Right, in)
+	l := g.val(q.Left, in)
+	return g.binop(q.Op, l, r)
+}
+
+// binop applies a binary operator to two computed operands.
+func (g *gen) binop(op gojq.Operator, l, r value) value {
+	if op == gojq.OpAdd && l.str && r.str {
+		// Both are strings: + is concatenation, and cannot fail.
+		return value{expr: g.concatOperand(l) + " .. " + g.concatOperand(r), str: true}
+	}
+	l, r = g.atom(l), g.atom(r)
+	var fn string
+	boolean := true
+	switch op {
+	case gojq.OpEq, gojq.OpNe:
+		if l.lit || r.lit {
+			// A scalar literal equals a value exactly when Lua says so.
+			cmp := " == "
+			if op == gojq.OpNe {
+				cmp = " ~= "
+			}
+			return value{expr: l.expr + cmp + r.expr, boolean: true}
+		}
+		fn = map[gojq.Operator]string{gojq.OpEq: "eq", gojq.OpNe: "ne"}[op]
+	case gojq.OpLt:
+		fn = "lt"
+	case gojq.OpLe:
+		fn = "le"
+	case gojq.OpGt:
+		fn = "gt"
+	case gojq.OpGe:
+		fn = "ge"
+	default:
+		boolean = false
+		fn = map[gojq.Operator]string{
+			gojq.OpAdd: "plus", gojq.OpSub: "minus", gojq.OpMul: "times",
+			gojq.OpDiv: "divide", gojq.OpMod: "modulo",
+		}[op]
+	}
+	return g.call("t", boolean, false, "J.%s(%s, %s)", fn, l.expr, r.expr)
+}
+
+// concatOperand returns v as an operand of .., keeping chains flat.
+func (g *gen) concatOperand(v value) string {
+	if v.atom || strings.Contains(v.expr, " .. ") && v.str {
+		return v.expr
+	}
+	return g.atom(v).expr
+}
+
+// unary applies unary minus or plus.
+func (g *gen) unary(op gojq.Operator, x value) value {
+	if op == gojq.OpSub {
+		return g.call("t", false, false, "J.negate(%s)", x.expr)
+	}
+	return g.call("t", false, false, "J.unary_plus(%s)", x.expr)
+}
+
+// valTerm generates a term that satisfies isOneTerm.
+func (g *gen) valTerm(t *gojq.Term, in string) value {
+	if n := len(t.SuffixList); n > 0 {
+		base := *t
+		base.SuffixList = t.SuffixList[:n-1]
+		return g.valIndex(&base, t.SuffixList[n-1].Index, in)
+	}
+	switch t.Type {
+	case gojq.TermTypeIdentity:
+		return input(in)
+	case gojq.TermTypeNull:
+		return value{expr: "NULL", atom: true, lit: true}
+	case gojq.TermTypeTrue:
+		return value{expr: "true", atom: true, lit: true, boolean: true}
+	case gojq.TermTypeFalse:
+		return value{expr: "false", atom: true, lit: true, boolean: true}
+	case gojq.TermTypeNumber:
+		f, _ := numberLiteral(t.Number)
+		return value{expr: luaNumber(f), atom: true, lit: true}
+	case gojq.TermTypeString:
+		if t.Str.Queries == nil {
+			return stringLit(t.Str.Str)
+		}
+		return g.val(interpolation(t.Str), in)
+	case gojq.TermTypeIndex:
+		return g.valIndex(&gojq.Term{Type: gojq.TermTypeIdentity}, t.Index, in)
+	case gojq.TermTypeFunc:
+		return g.valCall(t.Func, in)
+	case gojq.TermTypeObject:
+		return g.valObject(t.Object, in)
+	case gojq.TermTypeArray:
+		return g.valArray(t.Array.Query, in)
+	case gojq.TermTypeUnary:
+		if f, ok := literalNumber(t); ok {
+			return value{expr: luaNumber(f), atom: true, lit: true}
+		}
+		return g.unary(t.Unary.Op, g.atom(g.valTerm(t.Unary.Term, in)))
+	case gojq.TermTypeIf:
+		return g.valIf(t.If, in)
+	case gojq.TermTypeQuery:
+		return g.val(t.Query, in)
+	}
+	panic("jqlua: val on a term with other than one output: " + t.String())
+}
+
+// valIndex generates base[x], following compileIndex: a computed key before
+// the term, slice bounds start, end, then the term.
+func (g *gen) valIndex(base *gojq.Term, x *gojq.Index, in string) value {
+	if key, ok := indexKey(x); ok {
+		return g.constIndex(g.atom(g.valTerm(base, in)), key, false)
+	}
+	switch {
+	case x.Str != nil:
+		key := g.atom(g.val(interpolation(x.Str), in))
+		b := g.atom(g.valTerm(base, in))
+		return g.call("t", false, false, "J.index(%s, %s)", b.expr, key.expr)
+	case !x.IsSlice:
+		key := g.atom(g.val(x.Start, in))
+		b := g.atom(g.valTerm(base, in))
+		return g.call("t", false, false, "J.index(%s, %s)", b.expr, key.expr)
+	}
+	from, to := value{expr: "NULL"}, value{expr: "NULL"}
+	if x.Start != nil {
+		from = g.atom(g.val(x.Start, in))
+	}
+	if x.End != nil {
+		to = g.atom(g.val(x.End, in))
+	}
+	b := g.atom(g.valTerm(base, in))
+	return g.call("slice", false, false, "J.slice(%s, %s, %s)", b.expr, from.expr, to.expr)
+}
+
+// valCall generates the builtins with one output.
+func (g *gen) valCall(f *gojq.Func, in string) value {
+	switch f.Name {
+	case "not":
+		return value{expr: in + " == NULL or " + in + " == false", boolean: true}
+	case "has":
+		key := g.atom(g.val(f.Args[0], in))
+		return g.call("has", true, false, "J.has(%s, %s)", in, key.expr)
+	case "map":
+		// def map(f): [.[] | f];
+		return g.valArray(&gojq.Query{
+			Left:  &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeIdentity, SuffixList: []*gojq.Suffix{{Iter: true}}}},
+			Op:    gojq.OpPipe,
+			Right: f.Args[0],
+		}, in)
+	case "first":
+		return g.val(f.Args[0], in)
+	case "tostring", "type":
+		return g.call(resultNames[f.Name], false, true, "J.%s(%s)", f.Name, in)
+	}
+	return g.call(resultNames[f.Name], false, false, "J.%s(%s)", f.Name, in)
+}
+
+// resultNames name the results of builtins.
+var resultNames = map[string]string{
+	"length": "len", "keys": "keys", "to_entries": "entries", "add": "sum",
+	"tostring": "str", "tonumber": "num", "type": "typ",
+}
+
+// valArray generates [q]: every output of q appended to a new array.
+func (g *gen) valArray(q *gojq.Query, in string) value {
+	if q == nil {
+		return value{expr: "J.array()"} // a new table each time: not an atom
+	}
+	arr := g.call("arr", false, false, "J.array()")
+	g.query(q, in, cont{small: true, emit: func(x value) {
+		g.line("%s[#%s + 1] = %s", arr.expr, arr.expr, x.expr)
+	}})
+	return arr
+}
+
+// valObject generates an object construction whose entries all have one
+// output: entries in order, each key then its value.
+func (g *gen) valObject(o *gojq.Object, in string) value {
+	if len(o.KeyVals) == 0 {
+		return value{expr: "J.object()"} // a new table each time: not an atom
+	}
+	constKeys := true
+	for _, kv := range o.KeyVals {
+		if kv.KeyQuery != nil || kv.KeyString != nil && kv.KeyString.Queries != nil {
+			constKeys = false
+		}
+	}
+	if constKeys {
+		obj := g.call("obj", false, false, "J.object()")
+		for _, kv := range o.KeyVals {
+			var val value
+			g.objectKey(kv, in, cont{small: true, emit: func(key value) {
+				g.objectValue(kv, key, in, cont{small: true, emit: func(x value) { val = x }})
+				g.line("%s%s = %s", obj.expr, fieldRef(key.raw), val.expr)
+			}})
+		}
+		return obj
+	}
+	var args []string
+	for _, kv := range o.KeyVals {
+		g.objectKey(kv, in, cont{small: true, emit: func(key value) {
+			g.objectValue(kv, key, in, cont{small: true, emit: func(x value) {
+				args = append(args, key.expr, x.expr)
+			}})
+		}})
+	}
+	return g.call("obj", false, false, "J.make_object(%s)", strings.Join(args, ", "))
+}
+
+// fieldRef renders a table field access for a string key.
+func fieldRef(key string) string {
+	if isLuaIdent(key) && !luaKeywords[key] {
+		return "." + key
+	}
+	return "[" + luaString(key) + "]"
+}
+
+// buildObject makes an object of key/value pairs computed by object.
+func (g *gen) buildObject(parts []value) value {
+	constKeys := true
+	for i := 0; i < len(parts); i += 2 {
+		if !parts[i].lit || !parts[i].str {
+			constKeys = false
+		}
+	}
+	if !constKeys {
+		args := make([]string, len(parts))
+		for i, p := range parts {
+			args[i] = p.expr
+		}
+		return g.call("obj", false, false, "J.make_object(%s)", strings.Join(args, ", "))
+	}
+	obj := g.call("obj", false, false, "J.object()")
+	for i := 0; i < len(parts); i += 2 {
+		g.line("%s%s = %s", obj.expr, fieldRef(parts[i].raw), parts[i+1].expr)
+	}
+	return obj
+}
+
+// valIf generates an if whose parts all have one output.
+func (g *gen) valIf(x *gojq.If, in string) value {
+	c := g.val(x.Cond, in)
+	t := g.names.fresh("t")
+	g.line("local %s", t)
+	g.ifChain(c, x.Then, x.Elif, x.Else, in, t)
+	return value{expr: t, atom: true, fresh: true}
+}
+
+func (g *gen) ifChain(c value, thenQ *gojq.Query, elifs []*gojq.IfElif, elseQ *gojq.Query, in, t string) {
+	g.open("if %s then", g.truthy(c))
+	g.line("%s = %s", t, g.val(thenQ, in).expr)
+	g.middle("else")
+	switch {
+	case len(elifs) > 0:
+		g.ifChain(g.val(elifs[0].Cond, in), elifs[0].Then, elifs[1:], elseQ, in, t)
+	case elseQ != nil:
+		g.line("%s = %s", t, g.val(elseQ, in).expr)
+	default:
+		g.line("%s = %s", t, in)
+	}
+	g.close()
+}
+
+// isConstant reports whether q computes one value from literals alone:
+// literals combined by operators, with no input, function or stream.
+func isConstant(q *gojq.Query) bool {
+	if q.Term != nil {
+		return isConstantTerm(q.Term)
+	}
+	switch q.Op {
+	case gojq.OpComma, gojq.OpPipe:
+		return false
+	}
+	return isConstant(q.Left) && isConstant(q.Right)
+}
+
+func isConstantTerm(t *gojq.Term) bool {
+	if len(t.SuffixList) > 0 {
+		return false
+	}
+	switch t.Type {
+	case gojq.TermTypeNull, gojq.TermTypeTrue, gojq.TermTypeFalse, gojq.TermTypeNumber:
+		return true
+	case gojq.TermTypeString:
+		return t.Str.Queries == nil
+	case gojq.TermTypeUnary:
+		return isConstantTerm(t.Unary.Term)
+	case gojq.TermTypeQuery:
+		return isConstant(t.Query)
+	}
+	return false
+}
+
+// fold evaluates a constant operation with gojq at translation time, so
+// that its value is gojq's to the bit (`0.0 * -1` is -0, which Lua's int
+// rules would make 0) and the Lua reads `8` for `2 * 4`. Operations that
+// fail stay in the code, to fail when evaluated.
+func fold(q *gojq.Query) (value, bool) {
+	if q.Term != nil && q.Term.Type != gojq.TermTypeUnary && q.Term.Type != gojq.TermTypeQuery || !isConstant(q) {
+		return value{}, false
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return value{}, false
+	}
+	iter := code.Run(nil)
+	v, ok := iter.Next()
+	if _, isErr := v.(error); !ok || isErr {
+		return value{}, false
+	}
+	if _, more := iter.Next(); more {
+		return value{}, false
+	}
+	switch x := v.(type) {
+	case nil:
+		return value{expr: "NULL", atom: true, lit: true}, true
+	case bool:
+		return value{expr: strconv.FormatBool(x), atom: true, lit: true, boolean: true}, true
+	case string:
+		return stringLit(x), true
+	}
+	f, isNum := luaapi.GoNumber(v)
+	if !isNum || f == math.Trunc(f) && math.Abs(f) > luaapi.MaxExactInt && !isFloat(v) {
+		return value{}, false
+	}
+	return value{expr: luaNumber(f), atom: true, lit: true}, true
+}
+
+func isFloat(v any) bool {
+	_, ok := v.(float64)
+	return ok
+}

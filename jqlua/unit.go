@@ -1,0 +1,124 @@
+package jqlua
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/itchyny/gojq"
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// Prelude is how a chunk holding a Unit's accessors must begin: it binds
+// the runtime table J (Runtime) and the fallback programs (FallbackValue),
+// passed as the chunk's two arguments, and the accessor table Q.
+const Prelude = "local J, FALLBACK = ...\nlocal NULL = J.null\nlocal Q = {}\n"
+
+// Unit collects the accessors of one generated Lua chunk.
+type Unit struct {
+	accessors []accessor
+	byExpr    map[string]int
+	fallbacks []*gojq.Code
+	// translated and fallback count the accessors of each kind.
+	translated, fallback int
+	// gojqOnly runs every accessor on gojq: the tests compare the two
+	// paths with it.
+	gojqOnly bool
+}
+
+type accessor struct {
+	expr   string
+	code   string // the Lua definition of Q[i]
+	reason string // why it runs on gojq; "" when translated
+}
+
+// NewUnit returns an empty Unit.
+func NewUnit() *Unit { return &Unit{byExpr: map[string]int{}} }
+
+// Add translates expr and returns the Lua expression naming its accessor,
+// e.g. `Q[3]`. The expression should have passed the caller's safety
+// check (jqexpr.Check). Identical expressions share one accessor. An
+// expression outside the translated subset, or whose translation would be
+// too big for Lua's limits, gets an accessor that runs a gojq program
+// compiled here, once. The error is gojq's parse or compile error.
+func (u *Unit) Add(expr string) (ref string, err error) {
+	if i, ok := u.byExpr[expr]; ok {
+		return accessorRef(i), nil
+	}
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return "", err
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return "", err
+	}
+	slot := len(u.accessors) + 1
+	reason := untranslatable(q)
+	if u.gojqOnly && reason == "" {
+		reason = "forced"
+	}
+	var src string
+	if reason == "" {
+		src, err = generate(q, slot)
+		if err == nil {
+			err = checkLua(src)
+		}
+		if err != nil {
+			reason = "its translation is too big: " + err.Error()
+		}
+	}
+	if reason != "" {
+		src = fmt.Sprintf("Q[%d] = function(v, out)\n  J.gojq(FALLBACK, %d, v, out)\nend\n", slot, len(u.fallbacks))
+		u.fallbacks = append(u.fallbacks, code)
+		u.fallback++
+	} else {
+		u.translated++
+	}
+	u.accessors = append(u.accessors, accessor{expr: expr, code: src, reason: reason})
+	u.byExpr[expr] = slot - 1
+	return accessorRef(slot - 1), nil
+}
+
+func accessorRef(i int) string { return "Q[" + strconv.Itoa(i+1) + "]" }
+
+// checkLua compiles an accessor as gopher-lua would, so that one that
+// breaks a limit of the Lua compiler (registers, constants, upvalues) runs
+// on gojq instead of failing the whole chunk.
+func checkLua(src string) error {
+	chunk, err := parse.Parse(strings.NewReader(Prelude+src), "jqlua")
+	if err != nil {
+		return err
+	}
+	_, err = lua.Compile(chunk, "jqlua")
+	return err
+}
+
+// Lua returns the definitions of every accessor, in the order they were
+// added, each after a comment holding its jq expression (and, for one
+// that runs on gojq, why). It is deterministic: the same Adds give the same
+// text.
+func (u *Unit) Lua() string {
+	var sb strings.Builder
+	for i, a := range u.accessors {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(luaComment(a.expr))
+		if a.reason != "" {
+			sb.WriteString(luaComment("runs on gojq: " + a.reason))
+		}
+		sb.WriteString(a.code)
+	}
+	return sb.String()
+}
+
+// Fallbacks returns the gojq programs of the accessors that run on gojq,
+// indexed by the id their Lua passes to J.gojq. Wrap them with
+// FallbackValue for the chunk.
+func (u *Unit) Fallbacks() []*gojq.Code { return u.fallbacks }
+
+// Stats returns how many accessors were translated and how many run on
+// gojq.
+func (u *Unit) Stats() (translated, fallback int) { return u.translated, u.fallback }

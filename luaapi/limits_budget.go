@@ -1,0 +1,126 @@
+package luaapi
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync/atomic"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// errInstructions is the cause a callContext stops with when its step
+// budget runs out; gopher-lua raises its text as the Lua error.
+var errInstructions = errors.New("instruction limit exceeded")
+
+// pollEvery is how many steps pass between looks at the clock and the
+// parent context: about 10-50 µs of Lua.
+const pollEvery = 1024
+
+// callContext is the context a call runs under, and its step counter.
+//
+// gopher-lua's context-aware main loop calls Done exactly once per VM
+// instruction. So Done counts instructions, and every pollEvery of them
+// looks at the clock and the parent context: the deadline is seen within
+// microseconds of passing, on the call's own goroutine, without a timer
+// goroutine that a busy machine might run late. When the budget runs out,
+// the deadline passes or the parent is done, Done's channel is closed and
+// gopher-lua raises Err's text at the next instruction.
+//
+// Library functions charge their loops with charge. A callContext is only
+// valid during its call, on the goroutine running it (Done is not safe for
+// concurrent use; Err is): Go functions must not block waiting on it.
+type callContext struct {
+	parent      context.Context
+	parentDone  <-chan struct{}
+	deadline    time.Time
+	hasDeadline bool
+	budget      int64 // steps allowed; math.MaxInt64 when unlimited
+	steps       int64
+	nextPoll    int64 // steps at which Done next polls: min(steps+pollEvery, budget)
+	done        chan struct{}
+	err         atomic.Pointer[error]
+}
+
+func newCallContext(parent context.Context, timeout time.Duration, budget int64) *callContext {
+	if budget <= 0 {
+		budget = math.MaxInt64
+	}
+	c := &callContext{parent: parent, parentDone: parent.Done(), budget: budget, done: make(chan struct{})}
+	c.deadline, c.hasDeadline = parent.Deadline()
+	if timeout > 0 {
+		if d := time.Now().Add(timeout); !c.hasDeadline || d.Before(c.deadline) {
+			c.deadline, c.hasDeadline = d, true
+		}
+	}
+	c.nextPoll = min(pollEvery, budget)
+	return c
+}
+
+func (c *callContext) Deadline() (time.Time, bool) { return c.deadline, c.hasDeadline }
+func (c *callContext) Value(key any) any           { return c.parent.Value(key) }
+
+func (c *callContext) Err() error {
+	if p := c.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Done counts a step; see callContext.
+func (c *callContext) Done() <-chan struct{} {
+	c.steps++
+	if c.steps > c.nextPoll {
+		c.poll()
+	}
+	return c.done
+}
+
+// poll stops the context if its budget is spent, its parent is done or its
+// deadline has passed.
+func (c *callContext) poll() {
+	if c.err.Load() != nil {
+		return
+	}
+	c.nextPoll = min(c.steps+pollEvery, c.budget)
+	switch {
+	case c.steps > c.budget:
+		c.stop(errInstructions)
+	case c.parentDone != nil && isClosed(c.parentDone):
+		c.stop(c.parent.Err())
+	case c.hasDeadline && !time.Now().Before(c.deadline):
+		c.stop(context.DeadlineExceeded)
+	}
+}
+
+func (c *callContext) stop(err error) {
+	c.err.Store(&err)
+	close(c.done)
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// charge adds n steps to the running call's budget, for work a library
+// function does in Go (a match of gsub, an element of concat), and raises
+// the context's error if that ends the call.
+func charge(L *lua.LState, n int) {
+	c, ok := L.Context().(*callContext)
+	if !ok {
+		return
+	}
+	c.steps += int64(n)
+	if c.steps > c.nextPoll {
+		c.poll()
+	}
+	if err := c.Err(); err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+}

@@ -1,0 +1,261 @@
+package luaapi
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// Defaults of SandboxOptions.
+const (
+	// DefaultCallStackSize is SPEC §10.5's call depth limit, in call frames
+	// (Lua and Go functions alike).
+	DefaultCallStackSize = 200
+	// DefaultStackSize is the most values the Lua data stack (gopher-lua's
+	// "registry") may grow to: 128 Ki values, 2 MiB. It starts at
+	// initialStackSize and grows on demand, so a state only pays for what
+	// its calls used. Karmada's states have a fixed 5120, so every script
+	// that runs there fits.
+	DefaultStackSize = 128 * 1024
+	// DefaultMaxInstructions is SPEC §10.5's per-call budget of VM
+	// instructions (and library steps).
+	DefaultMaxInstructions = 10_000_000
+	// DefaultMaxStringSize is SPEC §10.2's cap on strings made by the
+	// string library and table.concat.
+	DefaultMaxStringSize = 1 << 20
+
+	initialStackSize = 1024
+	stackGrowStep    = 1024
+)
+
+// SandboxOptions configure NewState. The zero value gives SPEC defaults.
+type SandboxOptions struct {
+	// Modules are extra Lua modules (kube, karta, jq...): installed as
+	// globals and returned by require(name). Each loader builds its module
+	// in L; loaders run in name order after the sandbox exists, so a loader
+	// may read the modules installed before it with L.GetGlobal. A table is
+	// installed as a read-only proxy (see NewReadOnly); any other value
+	// (a function such as jq) as it is. Names may not collide with the
+	// sandbox's own globals; NewState panics if they do.
+	Modules map[string]func(L *lua.LState) lua.LValue
+	// CallStackSize is the call depth limit (default DefaultCallStackSize).
+	CallStackSize int
+	// StackSize is the most values the Lua data stack holds (default
+	// DefaultStackSize); unpack of a huge table hits it.
+	StackSize int
+	// MaxStringSize caps the results of string.rep, string.format,
+	// string.gsub and table.concat (default DefaultMaxStringSize).
+	MaxStringSize int
+	// MaxInstructions is each call's budget of VM instructions and library
+	// steps (default DefaultMaxInstructions; negative for none).
+	MaxInstructions int64
+}
+
+func (o SandboxOptions) withDefaults() SandboxOptions {
+	if o.CallStackSize <= 0 {
+		o.CallStackSize = DefaultCallStackSize
+	}
+	if o.StackSize <= 0 {
+		o.StackSize = DefaultStackSize
+	}
+	if o.StackSize < initialStackSize {
+		o.StackSize = initialStackSize
+	}
+	if o.MaxStringSize <= 0 {
+		o.MaxStringSize = DefaultMaxStringSize
+	}
+	switch {
+	case o.MaxInstructions == 0:
+		o.MaxInstructions = DefaultMaxInstructions
+	case o.MaxInstructions < 0:
+		o.MaxInstructions = 0
+	}
+	return o
+}
+
+// Registry keys of what a sandboxed state keeps for Go: the metatable its
+// per-call environments share, the string metatable (kept for inspection;
+// Go's L.GetMetatable honours its __metatable) and the instruction budget
+// CallProtected applies. The registry is unreachable from scripts: there is
+// no debug library.
+const (
+	envMetaKey         = "karta.sandbox.envmeta"
+	stringMetaKey      = "karta.sandbox.stringmeta"
+	maxInstructionsKey = "karta.sandbox.maxinstructions"
+)
+
+// maxInstructions is the instruction budget of a NewState state (0: none).
+func maxInstructions(L *lua.LState) int64 {
+	n, _ := L.G.Registry.RawGetString(maxInstructionsKey).(lua.LNumber)
+	return int64(n)
+}
+
+// baseNames are SPEC §10.2's base functions, plus require.
+var baseNames = []string{
+	"assert", "error", "ipairs", "next", "pairs", "pcall", "select",
+	"tonumber", "tostring", "type", "unpack", "xpcall",
+}
+
+// NewState returns a gopher-lua state holding the read-only sandbox of SPEC
+// §10.2. It does not run any user code.
+//
+// The sandbox is the state's global table (L.G.Global, also L.Env), holding:
+// the base functions of SPEC §10.2, require, and read-only proxies of
+// string, table, math, os (time, date, clock) and each module. It holds no
+// _G and no _VERSION: _G is set in each per-call environment (NewEnv), and
+// _VERSION is not in SPEC §10.2's list, which is the whole of the sandbox.
+//
+// Scripts never run with the sandbox as their environment: they run in a
+// NewEnv table whose __index is the sandbox, so they can read it but reach
+// no path that writes it. Go code must not write globals (L.SetGlobal)
+// while a call runs: that would write the shared sandbox.
+func NewState(opts SandboxOptions) *lua.LState {
+	opts = opts.withDefaults()
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs:     true,
+		CallStackSize:    opts.CallStackSize,
+		RegistrySize:     initialStackSize,
+		RegistryMaxSize:  opts.StackSize,
+		RegistryGrowStep: stackGrowStep,
+	})
+	// Open only the libraries the sandbox draws from, as linit.go does,
+	// into the state's initial global table; the sandbox copies from it.
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.OsLibName, lua.OpenOs},
+	} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	opened := L.G.Global
+	lib := func(name string) *lua.LTable { return opened.RawGetString(name).(*lua.LTable) }
+
+	sandbox := L.NewTable()
+	L.G.Global = sandbox
+	L.Env = sandbox
+
+	for _, name := range baseNames {
+		sandbox.RawSetString(name, opened.RawGetString(name))
+	}
+	sandbox.RawSetString("pcall", L.NewFunction(sandboxPCall))
+	sandbox.RawSetString("xpcall", L.NewFunction(sandboxXPCall))
+	sandbox.RawSetString("pairs", L.NewClosure(sandboxPairs, opened.RawGetString("next")))
+
+	// string: all but dump. The library table is also the __index of the
+	// string metatable (for ("x"):upper()); gopher-lua makes it its own
+	// __index, which would let string.__index.upper = nil through the
+	// proxy, so the metatable becomes a separate table, unreachable from
+	// scripts since getmetatable is absent.
+	// table: gopher-lua's table library is exactly insert remove concat
+	// sort getn maxn; copied by name so a newer gopher-lua adds nothing.
+	tbl := L.NewTable()
+	for _, name := range []string{"insert", "remove", "concat", "sort", "getn", "maxn"} {
+		tbl.RawSetString(name, lib(lua.TabLibName).RawGetString(name))
+	}
+	guardTableWrites(L, tbl)
+
+	str := lib(lua.StringLibName)
+	str.RawSetString("dump", lua.LNil)
+	str.RawSetString("__index", lua.LNil)
+	capStrings(L, str, tbl, opts.MaxStringSize)
+	strMeta := L.NewTable()
+	strMeta.RawSetString("__index", str)
+	strMeta.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(lua.LString(""), strMeta)
+	L.G.Registry.RawSetString(stringMetaKey, strMeta)
+
+	osLib := L.NewTable()
+	for _, name := range []string{"time", "date", "clock"} {
+		osLib.RawSetString(name, lib(lua.OsLibName).RawGetString(name))
+	}
+
+	modules := map[string]lua.LValue{
+		"string": NewReadOnly(L, "string", str),
+		"table":  NewReadOnly(L, "table", tbl),
+		"math":   NewReadOnly(L, "math", lib(lua.MathLibName)),
+		"os":     NewReadOnly(L, "os", osLib),
+	}
+	for name, m := range modules {
+		sandbox.RawSetString(name, m)
+	}
+	installModules(L, sandbox, modules, opts.Modules)
+	sandbox.RawSetString("require", L.NewFunction(sandboxRequire(modules)))
+
+	envMeta := L.NewTable()
+	envMeta.RawSetString("__index", sandbox)
+	envMeta.RawSetString("__metatable", lua.LFalse)
+	L.G.Registry.RawSetString(envMetaKey, envMeta)
+	L.G.Registry.RawSetString(maxInstructionsKey, lua.LNumber(opts.MaxInstructions))
+	return L
+}
+
+// installModules runs the loaders in name order and installs their modules
+// as globals and in the require table.
+func installModules(L *lua.LState, sandbox *lua.LTable, modules map[string]lua.LValue, loaders map[string]func(*lua.LState) lua.LValue) {
+	names := make([]string, 0, len(loaders))
+	for name := range loaders {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if name == "require" || name == "_G" || sandbox.RawGetString(name) != lua.LNil {
+			panic(fmt.Sprintf("luaapi: module %q collides with a sandbox global", name))
+		}
+		v := loaders[name](L)
+		if t, ok := v.(*lua.LTable); ok {
+			v = NewReadOnly(L, name, t)
+		}
+		modules[name] = v
+		sandbox.RawSetString(name, v)
+	}
+}
+
+// Sandbox returns the read-only global table of a state created by NewState
+// (the table every per-call environment's __index points to).
+func Sandbox(L *lua.LState) *lua.LTable { return L.G.Global }
+
+// NewEnv returns a fresh per-call environment: an empty table whose
+// metatable's __index is the sandbox. Reads fall through to the sandbox;
+// writes land in the fresh table and die with it. Its _G is itself, so
+// _G.x = 1 and pairs(_G) see only this call's globals.
+func NewEnv(L *lua.LState) *lua.LTable {
+	env := L.NewTable()
+	env.Metatable = L.G.Registry.RawGetString(envMetaKey)
+	env.RawSetString("_G", env)
+	return env
+}
+
+// Compile compiles source once into a prototype, naming the chunk (e.g.
+// "karta:jobset/generated", "karta:jobset/luaScript", "script:fix.lua") so
+// Lua errors read `karta:jobset/luaScript:3: attempt to ...`. A prototype
+// is immutable and may be instantiated in any number of states
+// concurrently. Syntax errors are *SyntaxError.
+func Compile(chunk, source string) (*lua.FunctionProto, error) {
+	stmts, err := parse.Parse(strings.NewReader(source), chunk)
+	if err != nil {
+		return nil, &SyntaxError{Chunk: chunk, Msg: cleanParseError(chunk, err)}
+	}
+	proto, err := lua.Compile(stmts, chunk)
+	if err != nil {
+		return nil, &SyntaxError{Chunk: chunk, Msg: strings.Join(strings.Fields(err.Error()), " ")}
+	}
+	return proto, nil
+}
+
+// Instantiate makes a function of L from proto whose globals are env
+// (normally a NewEnv table). Functions the chunk defines inherit env.
+func Instantiate(L *lua.LState, proto *lua.FunctionProto, env *lua.LTable) *lua.LFunction {
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = env
+	return fn
+}

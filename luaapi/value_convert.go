@@ -1,0 +1,375 @@
+package luaapi
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// MaxExactInt is 2^53, the bound within which a Lua number (a float64)
+// represents every integer exactly.
+const MaxExactInt = 1 << 53
+
+// ConvertError is a value that cannot cross between Go and Lua as JSON. Path
+// names where it sits: the Lua path for FromLua (`result.items[2].x`, with
+// Lua's 1-based indexes) and the JSON path for ToLuaTable (`value.items[1]`,
+// 0-based).
+type ConvertError struct {
+	Path string
+	Msg  string
+}
+
+func (e *ConvertError) Error() string { return e.Path + ": " + e.Msg }
+
+// ConvertOptions tunes FromLuaWith.
+type ConvertOptions struct {
+	// Root names the converted value in error paths; "result" when empty.
+	Root string
+	// Number converts a Lua number; nil applies FromLua's policy (NaN and
+	// ±Inf are errors, integral values within ±2^53 are int64, others
+	// float64).
+	Number func(f float64) (any, error)
+	// View converts the Go value a view wraps; nil returns it unchanged, so
+	// the result aliases the view's value.
+	View func(v any) (any, error)
+}
+
+// FromLua converts a JSON value in Lua to its Go form: nil, bool, int64
+// (integral numbers within ±2^53, -0 included), float64 (other finite
+// numbers), string, []any and map[string]any.
+//
+// A view becomes the very Go value it wraps (no copy). A table becomes an
+// array or an object by its marker; an unmarked table is an array when its
+// keys are exactly 1..n, an object when they are strings (an empty one is
+// an object). Shared sub-tables are fine. Mixed keys, sparse arrays, NaN and
+// ±Inf, functions, nil, userdata other than views and Null, and cycles are
+// errors of type *ConvertError naming the Lua path, e.g. result.items[2].x.
+func FromLua(L *lua.LState, lv lua.LValue) (any, error) {
+	return FromLuaWith(L, lv, ConvertOptions{})
+}
+
+// FromLuaWith is FromLua with options.
+func FromLuaWith(L *lua.LState, lv lua.LValue, opts ConvertOptions) (any, error) {
+	if opts.Root == "" {
+		opts.Root = "result"
+	}
+	if opts.Number == nil {
+		opts.Number = exactNumber
+	}
+	c := fromLua{vs: ValuesOf(L), opts: &opts}
+	return c.conv(lv)
+}
+
+// exactNumber is FromLua's number policy.
+func exactNumber(f float64) (any, error) {
+	switch {
+	case math.IsNaN(f):
+		return nil, fmt.Errorf("NaN is not a JSON number")
+	case math.IsInf(f, 0):
+		return nil, fmt.Errorf("%v is not a JSON number", f)
+	case f == math.Trunc(f) && math.Abs(f) <= MaxExactInt:
+		return int64(f), nil
+	}
+	return f, nil
+}
+
+// pathSeg is one step of a conversion path: an object key or a Lua index.
+type pathSeg struct {
+	key   string
+	index int
+	isKey bool
+}
+
+type fromLua struct {
+	vs   *Values
+	opts *ConvertOptions
+	// path and ancestors describe the table being converted; they are only
+	// formatted when an error occurs.
+	path      []pathSeg
+	ancestors []*lua.LTable
+}
+
+func (c *fromLua) errorf(format string, args ...any) error {
+	return &ConvertError{Path: formatPath(c.opts.Root, c.path, 1), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (c *fromLua) conv(lv lua.LValue) (any, error) {
+	switch x := lv.(type) {
+	case lua.LBool:
+		return bool(x), nil
+	case lua.LNumber:
+		v, err := c.opts.Number(float64(x))
+		if err != nil {
+			return nil, c.errorf("%s", err.Error())
+		}
+		return v, nil
+	case lua.LString:
+		return string(x), nil
+	case *lua.LTable:
+		return c.table(x)
+	case *lua.LUserData:
+		if x == c.vs.Null {
+			return nil, nil
+		}
+		switch w := x.Value.(type) {
+		case *View:
+			if c.opts.View == nil {
+				return w.Value(), nil
+			}
+			v, err := c.opts.View(w.Value())
+			if err != nil {
+				return nil, c.errorf("%s", err.Error())
+			}
+			return v, nil
+		case foreign:
+			return nil, c.errorf("Go value of type %T is not JSON", w.v)
+		}
+		return nil, c.errorf("userdata is not a JSON value")
+	}
+	return nil, c.errorf("Lua %s is not a JSON value", lv.Type().String())
+}
+
+func (c *fromLua) table(tb *lua.LTable) (any, error) {
+	for _, a := range c.ancestors {
+		if a == tb {
+			return nil, c.errorf("cycle: the table contains itself")
+		}
+	}
+	c.ancestors = append(c.ancestors, tb)
+	defer func() { c.ancestors = c.ancestors[:len(c.ancestors)-1] }()
+	if c.vs.TableKind(tb) == KindArray {
+		return c.array(tb)
+	}
+	return c.object(tb)
+}
+
+func (c *fromLua) array(tb *lua.LTable) (any, error) {
+	n := tb.Len()
+	count := 0
+	var stray lua.LValue
+	tb.ForEach(func(k, _ lua.LValue) {
+		count++
+		if _, ok := k.(lua.LNumber); !ok && stray == nil {
+			stray = k
+		}
+	})
+	if stray != nil {
+		return nil, c.errorf("mixed array and object keys (key %s)", luaKeyString(stray))
+	}
+	if count != n {
+		return nil, c.errorf("sparse array: %d entries but length %d", count, n)
+	}
+	out := make([]any, n)
+	for i := range n {
+		c.path = append(c.path, pathSeg{index: i + 1})
+		v, err := c.conv(tb.RawGetInt(i + 1))
+		c.path = c.path[:len(c.path)-1]
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (c *fromLua) object(tb *lua.LTable) (any, error) {
+	m := make(map[string]any)
+	var failed bool
+	tb.ForEach(func(k, v lua.LValue) {
+		if failed {
+			return
+		}
+		s, ok := k.(lua.LString)
+		if !ok {
+			failed = true
+			return
+		}
+		c.path = append(c.path, pathSeg{key: string(s), isKey: true})
+		x, err := c.conv(v)
+		c.path = c.path[:len(c.path)-1]
+		if err != nil {
+			failed = true
+			return
+		}
+		m[string(s)] = x
+	})
+	if failed {
+		// ForEach visits hash keys in random order; report the first
+		// problem in key order so that the message is deterministic.
+		return nil, c.objectError(tb, tb.Metatable == lua.LValue(c.vs.ObjectMT))
+	}
+	return m, nil
+}
+
+func (c *fromLua) objectError(tb *lua.LTable, marked bool) error {
+	var keys []string
+	var bad []lua.LValue
+	tb.ForEach(func(k, _ lua.LValue) {
+		if s, ok := k.(lua.LString); ok {
+			keys = append(keys, string(s))
+		} else {
+			bad = append(bad, k)
+		}
+	})
+	if len(bad) > 0 {
+		sort.Slice(bad, func(i, j int) bool { return luaKeyString(bad[i]) < luaKeyString(bad[j]) })
+		_, isNum := bad[0].(lua.LNumber)
+		switch {
+		case marked:
+			return c.errorf("non-string key %s in an object", luaKeyString(bad[0]))
+		case isNum && len(keys) == 0:
+			return c.errorf("sparse array: no element at index 1 (key %s)", luaKeyString(bad[0]))
+		}
+		return c.errorf("mixed array and object keys (key %s)", luaKeyString(bad[0]))
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		c.path = append(c.path, pathSeg{key: k, isKey: true})
+		_, err := c.conv(tb.RawGetString(k))
+		c.path = c.path[:len(c.path)-1]
+		if err != nil {
+			return err
+		}
+	}
+	return c.errorf("invalid object") // unreachable: a key failed above
+}
+
+func luaKeyString(k lua.LValue) string {
+	if s, ok := k.(lua.LString); ok {
+		return strconv.Quote(string(s))
+	}
+	return k.String()
+}
+
+// formatPath renders root plus segments; base is the first array index (1
+// for Lua paths, 0 for JSON paths).
+func formatPath(root string, path []pathSeg, base int) string {
+	var sb strings.Builder
+	sb.WriteString(root)
+	for _, s := range path {
+		switch {
+		case !s.isKey:
+			sb.WriteByte('[')
+			sb.WriteString(strconv.Itoa(s.index + base - 1))
+			sb.WriteByte(']')
+		case isIdentifier(s.key):
+			sb.WriteByte('.')
+			sb.WriteString(s.key)
+		default:
+			sb.WriteByte('[')
+			sb.WriteString(strconv.Quote(s.key))
+			sb.WriteByte(']')
+		}
+	}
+	return sb.String()
+}
+
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// ToLuaTable converts a decoded JSON value eagerly into real Lua values for
+// user scripts: map[string]any becomes an object table and []any an array
+// table, both marked, recursively. As SPEC §10.4 has it, a null member of an
+// object is absent, and a null element of an array is Null(L); a top-level
+// nil is Null(L). Numbers are converted as by ToLuaView. Unsupported Go
+// types and NaN or ±Inf are errors of type *ConvertError naming the JSON
+// path (`value.items[0]`).
+func ToLuaTable(L *lua.LState, v any) (lua.LValue, error) {
+	c := toTable{L: L, vs: ValuesOf(L)}
+	return c.conv(v)
+}
+
+type toTable struct {
+	L    *lua.LState
+	vs   *Values
+	path []pathSeg
+}
+
+func (c *toTable) errorf(format string, args ...any) error {
+	return &ConvertError{Path: formatPath("value", c.path, 0), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (c *toTable) conv(v any) (lua.LValue, error) {
+	switch x := v.(type) {
+	case nil:
+		return c.vs.Null, nil
+	case bool:
+		return lua.LBool(x), nil
+	case string:
+		return lua.LString(x), nil
+	case map[string]any:
+		tb := c.vs.NewObject(c.L, len(x))
+		for k, e := range x {
+			if e == nil {
+				continue
+			}
+			c.path = append(c.path, pathSeg{key: k, isKey: true})
+			lv, err := c.conv(e)
+			c.path = c.path[:len(c.path)-1]
+			if err != nil {
+				// Map order is random: report the first bad key in order.
+				return nil, c.mapError(x)
+			}
+			tb.RawSetString(k, lv)
+		}
+		return tb, nil
+	case []any:
+		tb := c.vs.NewArray(c.L, len(x))
+		for i, e := range x {
+			c.path = append(c.path, pathSeg{index: i + 1})
+			lv, err := c.conv(e)
+			c.path = c.path[:len(c.path)-1]
+			if err != nil {
+				return nil, err
+			}
+			tb.RawSetInt(i+1, lv)
+		}
+		return tb, nil
+	}
+	f, ok := GoNumber(v)
+	if !ok {
+		if view, ok := v.(*View); ok {
+			return c.conv(view.Value())
+		}
+		return nil, c.errorf("unsupported Go type %T", v)
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, c.errorf("%v is not a JSON number", v)
+	}
+	return lua.LNumber(f), nil
+}
+
+func (c *toTable) mapError(m map[string]any) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if m[k] == nil {
+			continue
+		}
+		c.path = append(c.path, pathSeg{key: k, isKey: true})
+		_, err := c.conv(m[k])
+		c.path = c.path[:len(c.path)-1]
+		if err != nil {
+			return err
+		}
+	}
+	return c.errorf("invalid object") // unreachable: a key failed above
+}

@@ -1,0 +1,145 @@
+package object
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const pytorchJob = `# a comment that survives
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: train
+  namespace: ml
+spec:
+  runPolicy: {cleanPodPolicy: None}
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 3
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: pytorch:2.4
+            resources:
+              limits: {nvidia.com/gpu: 1, memory: 1.5Gi, cpu: 1.0}
+`
+
+func TestDecodeKeepsNumberLiterals(t *testing.T) {
+	docs, err := Decode([]byte(pytorchJob), "job.yaml")
+	require.NoError(t, err)
+	require.Len(t, docs, 1)
+	limits := docs[0].Object["spec"].(map[string]any)["pytorchReplicaSpecs"].(map[string]any)["Worker"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["resources"].(map[string]any)["limits"].(map[string]any)
+	assert.Equal(t, json.Number("1.0"), limits["cpu"])
+	assert.Equal(t, json.Number("1"), limits["nvidia.com/gpu"])
+	assert.Equal(t, "1.5Gi", limits["memory"])
+}
+
+func TestDecodeDocuments(t *testing.T) {
+	in := "---\n# empty\n---\n{\"kind\": \"Pod\", \"n\": 12345678901234567890}\n---\nkind: Pod\nx: 0x10\ny: 1_000\n---\n"
+	docs, err := Decode([]byte(in), "pods.yaml")
+	require.NoError(t, err)
+	require.Len(t, docs, 2)
+	assert.Equal(t, 1, docs[0].Index)
+	assert.Equal(t, json.Number("12345678901234567890"), docs[0].Object["n"], "big integers keep their digits")
+	assert.Equal(t, json.Number("16"), docs[1].Object["x"])
+	assert.Equal(t, json.Number("1000"), docs[1].Object["y"])
+}
+
+func TestDecodeErrors(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"", "x.yaml: no object found (the input is empty)"},
+		{"- a\n- b\n", "x.yaml (document 1, line 1): expected an object, got a list"},
+		{"a: [1, 2\n", "x.yaml (document 1): yaml: line 1: did not find expected ',' or ']'"},
+		{"a: \xff\n", "x.yaml: input is not valid UTF-8 (byte offset 3)"},
+		{"a: 1\n---\n? [a]\n: 1\n", "x.yaml (document 2): line 3: a map key must be a string"},
+		{"a: &x {b: 1}\nc:\n  <<: *x\n", "x.yaml (document 1): line 3: YAML merge keys (<<) are not supported"},
+		{"a: .inf\n", "x.yaml (document 1): line 1: .inf is not a JSON number"},
+		{strings.Repeat("[", 300) + strings.Repeat("]", 300), ""},
+	}
+	for _, tc := range cases {
+		_, err := Decode([]byte(tc.in), "x.yaml")
+		require.Error(t, err, "%q", tc.in)
+		if tc.want != "" {
+			assert.Equal(t, tc.want, err.Error())
+		}
+	}
+	deep := "a: " + strings.Repeat("{b: ", 250) + "1" + strings.Repeat("}", 250) + "\n"
+	_, err := Decode([]byte(deep), "x.yaml")
+	assert.ErrorContains(t, err, "nesting deeper than 200 levels")
+}
+
+func TestApplyToTreeKeepsOrderAndSpelling(t *testing.T) {
+	docs, err := Decode([]byte(pytorchJob), "job.yaml")
+	require.NoError(t, err)
+	d := docs[0]
+	require.NoError(t, d.ApplyToTree([]Op{
+		{Op: "add", Path: "/spec/runPolicy/suspend", Value: true},
+		{Op: "replace", Path: "/spec/pytorchReplicaSpecs/Worker/replicas", Value: json.Number("5")},
+		{Op: "add", Path: "/spec/pytorchReplicaSpecs/Worker/template/metadata", Value: map[string]any{"labels": map[string]any{"team": "a", "a/b": "c"}}},
+		{Op: "remove", Path: "/metadata/namespace"},
+		{Op: "replace", Path: "/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/image", Value: "pytorch:2.5"},
+	}))
+	y, err := d.YAML()
+	require.NoError(t, err)
+	assert.Equal(t, `# a comment that survives
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: train
+spec:
+  runPolicy: {cleanPodPolicy: None, suspend: true}
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 5
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: pytorch:2.5
+            resources:
+              limits: {nvidia.com/gpu: 1, memory: 1.5Gi, cpu: 1.0}
+        metadata:
+          labels:
+            a/b: c
+            team: a
+`, string(y))
+	j, err := d.JSON()
+	require.NoError(t, err)
+	assert.True(t, json.Valid(j))
+	assert.Regexp(t, `"limits": \{\s+"nvidia.com/gpu": 1,\s+"memory": "1.5Gi",\s+"cpu": 1.0\s+\}`, string(j))
+	assert.Less(t, strings.Index(string(j), `"apiVersion"`), strings.Index(string(j), `"kind"`), "key order is kept")
+}
+
+func TestApplyToTreeErrors(t *testing.T) {
+	docs, err := Decode([]byte(pytorchJob), "job.yaml")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		op   Op
+		want string
+	}{
+		{Op{Op: "replace", Path: "/spec/nope", Value: 1}, `replace /spec/nope: no key "nope" to replace`},
+		{Op{Op: "remove", Path: "/spec/nope"}, `remove /spec/nope: no key "nope" to remove`},
+		{Op{Op: "add", Path: "/spec/a/b", Value: 1}, `add /spec/a/b: no key "a"`},
+		{Op{Op: "replace", Path: "/spec/pytorchReplicaSpecs/Worker/template/spec/containers/3", Value: 1}, `replace /spec/pytorchReplicaSpecs/Worker/template/spec/containers/3: no index "3" in a list of 1`},
+		{Op{Op: "move", Path: "/spec"}, `move /spec: unsupported operation "move"`},
+		{Op{Op: "add", Path: "spec"}, `add spec: invalid JSON pointer "spec"`},
+	} {
+		assert.EqualError(t, docs[0].ApplyToTree([]Op{tc.op}), tc.want)
+	}
+}
+
+func TestItemsExpandsLists(t *testing.T) {
+	in := "apiVersion: v1\nkind: PodList\nitems:\n- {kind: Pod, metadata: {name: a}}\n- {kind: Pod, metadata: {name: b}}\n---\nkind: Pod\nmetadata: {name: c}\n"
+	docs, err := Decode([]byte(in), "pods.yaml")
+	require.NoError(t, err)
+	items := Items(docs)
+	require.Len(t, items, 3)
+	for i, name := range []string{"a", "b", "c"} {
+		assert.Equal(t, name, items[i]["metadata"].(map[string]any)["name"])
+	}
+}
