@@ -6,9 +6,9 @@ BENCHCOUNT ?= 6
 CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.19.0
 
 # Fuzz targets as package:Target; `go test -fuzz` takes one target per run.
-FUZZ_TARGETS := ./karta:FuzzLoad ./jqexpr:FuzzCheck
+FUZZ_TARGETS := ./karta:FuzzLoad ./jqexpr:FuzzCheck ./jqlua:FuzzJQ ./interpreter:FuzzReviseSpec
 
-.PHONY: all build test fmt-check vet lint fuzz bench generate tidy-check clean
+.PHONY: all build test fmt-check vet lint fuzz bench golden generate tidy-check clean
 
 all: build test
 
@@ -43,6 +43,10 @@ fuzz:
 ## bench: every benchmark with allocations.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./...
+
+## golden: regenerate the examples' golden outputs; review the diff before committing.
+golden:
+	$(GO) test ./builtin -run TestExamples -update
 
 ## generate: DeepCopy methods and the CRD from the Go types (controller-gen).
 generate:

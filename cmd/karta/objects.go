@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/object"
+)
+
+// stdinSource names standard input in messages, as validate does.
+const stdinSource = "<stdin>"
+
+// objectFlags are the flags of the commands that interpret an object
+// (CLI.md "Common flags").
+type objectFlags struct {
+	karta    string
+	scripts  []string
+	filename string
+	output   string
+}
+
+// kartaHelp is -k's help for the commands that interpret an object.
+const kartaHelp = "the `REF` of the Karta: a file (YAML or JSON) or a built-in's name; default: the built-in for the object's kind"
+
+func (f *objectFlags) addKarta(cmd *cobra.Command, help string) {
+	cmd.Flags().StringVarP(&f.karta, "karta", "k", "", help)
+	cmd.Flags().StringArrayVar(&f.scripts, "script", nil, "a Lua chunk `FILE.lua` whose global functions override the Karta's hooks (repeatable; later wins)")
+}
+
+func (f *objectFlags) addObject(cmd *cobra.Command, outputHelp string) {
+	f.addKarta(cmd, kartaHelp)
+	cmd.Flags().StringVarP(&f.filename, "filename", "f", "", "the workload object `FILE` (YAML or JSON; one result per document; - reads standard input)")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "", "output `FMT`: "+outputHelp)
+	_ = cmd.MarkFlagRequired("filename") // the flag exists: no error
+}
+
+// result is what one document produced, ready to print in any format.
+type result struct {
+	// value prints as JSON or YAML (and, for revise, is the patch).
+	value any
+	// table prints it for people.
+	table func(w io.Writer) error
+	// doc, when set, is the revised object: YAML and JSON render from its
+	// tree, so that its untouched parts keep their key order and spelling.
+	doc *object.Document
+	// where names the document: FILE or FILE (document N).
+	where string
+	// object names the object: Kind namespace/name.
+	object string
+}
+
+// objectFunc computes one document's result with its Karta's Program.
+type objectFunc func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error)
+
+// eachObject runs fn on every document of -f with its Karta and prints
+// the results. It is all or nothing: when any document fails, every error
+// is printed and nothing goes to standard output, so that a pipe never
+// carries a partial answer.
+func eachObject(ctx context.Context, s streams, f *objectFlags, format string, fn objectFunc) error {
+	scripts, err := readScripts(s, f.scripts)
+	if err != nil {
+		return err
+	}
+	res, err := newResolver(s, f.karta, scripts, builtinRegistry)
+	if err != nil {
+		return err
+	}
+	defer res.close()
+	docs, source, err := readObjects(s, f.filename)
+	if err != nil {
+		return err
+	}
+	var results []result
+	failed := false
+	for i, doc := range docs {
+		where := documentLabel(source, i, len(docs))
+		r, err := runOne(ctx, res, doc, fn)
+		if err != nil {
+			reportError(s, where, err)
+			failed = true
+			continue
+		}
+		r.where, r.object = where, objectName(doc.Object)
+		results = append(results, r)
+	}
+	if failed {
+		return invalid()
+	}
+	return writeResults(s.out, format, results)
+}
+
+func runOne(ctx context.Context, res *resolver, doc *object.Document, fn objectFunc) (result, error) {
+	p, err := res.program(asUnstructured(doc.Object).GroupVersionKind())
+	if err != nil {
+		return result{}, err
+	}
+	return fn(ctx, p, doc)
+}
+
+// reportError prints an error of one document, one line per problem, each
+// naming the document. A *interpreter.ReviseError holds every error of a
+// revision: each gets its own line, with what wraps it (karta "x":
+// ReviseSpec:) in front.
+func reportError(s streams, where string, err error) {
+	var ee *exitError
+	if errors.As(err, &ee) && ee.msg == "" {
+		return // printed already
+	}
+	var re *interpreter.ReviseError
+	if errors.As(err, &re) && len(re.Errors) > 0 {
+		prefix, _ := strings.CutSuffix(err.Error(), re.Error())
+		if prefix == err.Error() {
+			prefix = "" // wrapped in an unexpected way: the errors alone
+		}
+		for _, e := range re.Errors {
+			fmt.Fprintf(s.err, "%s: %s%s\n", where, prefix, oneLine(e.Error()))
+		}
+		return
+	}
+	fmt.Fprintf(s.err, "%s: %s\n", where, oneLine(err.Error()))
+}
+
+// reported prints an error that is not printed yet, on one line, and
+// returns it as exit 1.
+func reported(s streams, err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	fmt.Fprintln(s.err, oneLine(err.Error()))
+	return invalid()
+}
+
+// oneLine keeps a problem on one line (CLI.md): a Lua error may quote the
+// user's multi-line text.
+func oneLine(msg string) string {
+	return strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\n`).Replace(strings.TrimRight(msg, "\n"))
+}
+
+// objectName is "Kind namespace/name", as far as the object says.
+func objectName(obj map[string]any) string {
+	u := asUnstructured(obj)
+	name := u.GetName()
+	if ns := u.GetNamespace(); ns != "" {
+		name = ns + "/" + name
+	}
+	return strings.TrimSpace(u.GetKind() + " " + name)
+}
+
+func asUnstructured(obj map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// readInput reads a file named by a flag, or standard input for "-". A
+// file that cannot be read is a usage error (exit 2), reported as
+// validate reports it.
+func readInput(s streams, file string) (data []byte, source string, err error) {
+	r, source := s.in, stdinSource
+	if file != "-" {
+		fh, err := os.Open(file)
+		if err != nil {
+			return nil, file, cannotRead(s, file, err)
+		}
+		defer func() { _ = fh.Close() }() // read-only: a close error changes nothing
+		r, source = fh, file
+	}
+	// One byte over the limit is enough for object.Decode to refuse the
+	// input with a size error instead of reading an endless stream.
+	data, err = io.ReadAll(io.LimitReader(r, object.MaxBytes+1))
+	if err != nil {
+		return nil, source, cannotRead(s, source, err)
+	}
+	return data, source, nil
+}
+
+func cannotRead(s streams, source string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is the source already
+	}
+	fmt.Fprintf(s.err, "%s: cannot read: %v\n", source, err)
+	return &exitError{code: exitUsage}
+}
+
+// readObjects decodes the documents of -f.
+func readObjects(s streams, file string) ([]*object.Document, string, error) {
+	data, source, err := readInput(s, file)
+	if err != nil {
+		return nil, source, err
+	}
+	docs, err := object.Decode(data, source)
+	if err != nil {
+		fmt.Fprintln(s.err, oneLine(err.Error()))
+		return nil, source, invalid()
+	}
+	return docs, source, nil
+}
+
+// readPods reads --pods: Pods in a List, in several documents, or both.
+func readPods(s streams, file string) ([]*unstructured.Unstructured, error) {
+	data, source, err := readInput(s, file)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := object.Decode(data, source)
+	if err != nil {
+		fmt.Fprintln(s.err, oneLine(err.Error()))
+		return nil, invalid()
+	}
+	items := object.Items(docs)
+	pods := make([]*unstructured.Unstructured, len(items))
+	for i, it := range items {
+		pods[i] = asUnstructured(it)
+	}
+	return pods, nil
+}
+
+// readScripts reads the --script files; each chunk is named by its base
+// name in errors (script:fix.lua).
+func readScripts(s streams, files []string) ([]interpreter.Script, error) {
+	scripts := make([]interpreter.Script, 0, len(files))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, cannotRead(s, file, err)
+		}
+		scripts = append(scripts, interpreter.Script{Name: filepath.Base(file), Source: string(data)})
+	}
+	return scripts, nil
+}
+
+// readRevisions reads -r: one YAML or JSON list of revisions.
+func readRevisions(s streams, file string) ([]interpreter.Revision, error) {
+	data, source, err := readInput(s, file)
+	if err != nil {
+		return nil, err
+	}
+	revs, err := decodeRevisions(data)
+	if err != nil {
+		fmt.Fprintf(s.err, "%s: %s\n", source, oneLine(err.Error()))
+		return nil, invalid()
+	}
+	return revs, nil
+}
+
+func decodeRevisions(data []byte) ([]interpreter.Revision, error) {
+	v, err := object.DecodeValue(data)
+	switch {
+	case errors.Is(err, object.ErrEmpty):
+		return nil, errors.New("no revisions found (the input is empty); want a list of {component, instance, patch}")
+	case err != nil:
+		return nil, fmt.Errorf("%w; want a single list of {component, instance, patch}", err)
+	}
+	return interpreter.DecodeRevisions(v)
+}

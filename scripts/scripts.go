@@ -1,0 +1,29 @@
+// Package scripts holds the Lua overrides bundled with the built-in
+// Kartas: where a generated hook cannot express an operator's logic, the
+// built-in uses the same override mechanism users have (a --script file),
+// and the file says why. scripts/NAME.lua belongs to the built-in NAME.
+package scripts
+
+import (
+	"embed"
+	"errors"
+	"io/fs"
+)
+
+// files is the whole folder: a pattern naming *.lua alone would fail the
+// build while no built-in needs a script; only NAME.lua files are read.
+//
+//go:embed *
+var files embed.FS
+
+// For returns the bundled override of a built-in, if it has one.
+func For(name string) (source string, ok bool, err error) {
+	b, err := files.ReadFile(name + ".lua")
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return string(b), true, nil
+}
