@@ -263,3 +263,15 @@ func decodeRevisions(data []byte) ([]interpreter.Revision, error) {
 	}
 	return interpreter.DecodeRevisions(v)
 }
+
+// perObject is the RunE of a command that runs one hook on each document of
+// -f and prints the results in json, yaml or table form.
+func perObject(s streams, f *objectFlags, run func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		format, err := outputFormat(f.output, []string{formatJSON, formatYAML, formatTable}, defaultFormat(s.out))
+		if err != nil {
+			return err
+		}
+		return eachObject(cmd.Context(), s, f, format, run)
+	}
+}

@@ -23,19 +23,13 @@ func newPodsCmd(s streams) *cobra.Command {
 		Example: "  karta pods -k examples/kartas/pytorchjob.yaml -f pytorchjob.yaml\n" +
 			"  kubectl get pytorchjob mnist -o yaml | karta pods -k pytorchjob.yaml -f - -o json",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := outputFormat(f.output, []string{formatJSON, formatYAML, formatTable}, defaultFormat(s.out))
+		RunE: perObject(s, &f, func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error) {
+			res, err := p.GetPodSpecs(ctx, asUnstructured(doc.Object))
 			if err != nil {
-				return err
+				return result{}, err
 			}
-			return eachObject(cmd.Context(), s, &f, format, func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error) {
-				res, err := p.GetPodSpecs(ctx, asUnstructured(doc.Object))
-				if err != nil {
-					return result{}, err
-				}
-				return result{value: res, table: func(w io.Writer) error { return podsTable(w, res) }}, nil
-			})
-		},
+			return result{value: res, table: func(w io.Writer) error { return podsTable(w, res) }}, nil
+		}),
 	}
 	f.addObject(cmd, "json, yaml or table (default: table on a terminal, else json)")
 	return cmd

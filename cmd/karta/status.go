@@ -24,19 +24,13 @@ func newStatusCmd(s streams) *cobra.Command {
 			"  kubectl get pytorchjob mnist -o yaml | karta status -k pytorchjob.yaml -f - -o json\n" +
 			"  karta status -k pytorchjob.yaml --script paused.lua -f pytorchjob.yaml",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := outputFormat(f.output, []string{formatJSON, formatYAML, formatTable}, defaultFormat(s.out))
+		RunE: perObject(s, &f, func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error) {
+			res, err := p.InterpretStatus(ctx, asUnstructured(doc.Object))
 			if err != nil {
-				return err
+				return result{}, err
 			}
-			return eachObject(cmd.Context(), s, &f, format, func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error) {
-				res, err := p.InterpretStatus(ctx, asUnstructured(doc.Object))
-				if err != nil {
-					return result{}, err
-				}
-				return result{value: res, table: func(w io.Writer) error { return statusTable(w, res) }}, nil
-			})
-		},
+			return result{value: res, table: func(w io.Writer) error { return statusTable(w, res) }}, nil
+		}),
 	}
 	f.addObject(cmd, "json, yaml or table (default: table on a terminal, else json)")
 	return cmd

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/spf13/cobra"
 
@@ -36,21 +35,9 @@ func newValidateCmd(s streams) *cobra.Command {
 func validateFile(s streams, file string) int {
 	kartas, err := loadKartas(s, file)
 	if err != nil {
-		var loadErrs karta.LoadErrors
-		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
-			// A file that cannot be opened is a usage error (CLI.md).
-			fmt.Fprintln(s.err, err.Error())
-			return exitUsage
-		case errors.As(err, &loadErrs):
-			for _, le := range loadErrs {
-				fmt.Fprintln(s.err, le.Error())
-			}
-			return exitInvalid
-		default:
-			fmt.Fprintf(s.err, "%s: %v\n", file, err)
-			return exitInvalid
-		}
+		var ee *exitError
+		errors.As(reportLoadError(s, file, err), &ee)
+		return ee.code
 	}
 	code := exitOK
 	for i, k := range kartas {
