@@ -4,28 +4,27 @@ import (
 	"context"
 	"fmt"
 
-	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kartalua/karta/argo"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 )
 
 // argoStatuses maps Argo CD health words to generic statuses (SPEC §10.3).
+// The words and the reading of a script's result are package argo's, so
+// that `karta argo health` and this override agree.
 var argoStatuses = map[string]karta.Status{
-	"Healthy":     karta.StatusRunning,
-	"Progressing": karta.StatusInitializing,
-	"Degraded":    karta.StatusDegraded,
-	"Suspended":   karta.StatusSuspended,
-	"Missing":     karta.StatusUndefined,
-	"Unknown":     karta.StatusUndefined,
+	argo.StatusHealthy:     karta.StatusRunning,
+	argo.StatusProgressing: karta.StatusInitializing,
+	argo.StatusDegraded:    karta.StatusDegraded,
+	argo.StatusSuspended:   karta.StatusSuspended,
+	argo.StatusMissing:     karta.StatusUndefined,
+	argo.StatusUnknown:     karta.StatusUndefined,
 }
 
 // ArgoHealth is the result of an Argo CD health script.
-type ArgoHealth struct {
-	Status  string `json:"status"`
-	Message string `json:"message"`
-}
+type ArgoHealth = argo.Health
 
 // argoStatus is InterpretStatus when an override is an Argo CD health
 // script: the script's word decides the status; the phase and conditions
@@ -61,12 +60,15 @@ func (p *Program) argoStatus(ctx context.Context, obj *unstructured.Unstructured
 }
 
 func argoToStatus(word string) (karta.Status, error) {
+	if err := argo.CheckStatus(word); err != nil {
+		return "", err
+	}
 	if word == "" {
 		return karta.StatusUndefined, nil
 	}
 	st, ok := argoStatuses[word]
 	if !ok {
-		return "", fmt.Errorf("Argo CD health status %q is not one of Healthy, Progressing, Degraded, Suspended, Missing, Unknown", word)
+		return "", fmt.Errorf("Argo CD health status %q has no generic status (a karta bug)", word)
 	}
 	return st, nil
 }
@@ -85,21 +87,5 @@ func (sd *stateData) runArgo(obj map[string]any) (ArgoHealth, error) {
 	L.Call(0, 1)
 	v := L.Get(-1)
 	L.Pop(1)
-	var h ArgoHealth
-	if v == lua.LNil {
-		return h, nil
-	}
-	tbl, ok := v.(*lua.LTable)
-	if !ok {
-		return h, fmt.Errorf("an Argo CD health script must return {status=..., message=...}, got %s", v.Type())
-	}
-	if s, ok := tbl.RawGetString("status").(lua.LString); ok {
-		h.Status = string(s)
-	} else if tbl.RawGetString("status") != lua.LNil {
-		return h, fmt.Errorf("an Argo CD health script's status must be a string")
-	}
-	if m, ok := tbl.RawGetString("message").(lua.LString); ok {
-		h.Message = string(m)
-	}
-	return h, nil
+	return argo.FromLua(v)
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kartalua/karta/argo"
+)
+
+func newArgoCmd(s streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "argo",
+		Short: "Run Argo CD health scripts and their tests",
+		Long: "Run Argo CD resource health scripts (Lua chunks that read the global obj and return\n" +
+			"{status=..., message=...}) in karta's sandbox, one object at a time or as a directory of\n" +
+			"resource customizations with their health_test.yaml files.",
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newArgoHealthCmd(s), newArgoTestCmd(s))
+	return cmd
+}
+
+func newArgoHealthCmd(s streams) *cobra.Command {
+	var script, filename, output string
+	cmd := &cobra.Command{
+		Use:   "health --script FILE.lua -f OBJECT",
+		Short: "Run an Argo CD health script on an object",
+		Long: "Run an Argo CD health script with each document of -f as the global obj and print what it\n" +
+			"returned: {\"status\": ..., \"message\": ...}. status is Healthy, Progressing, Degraded,\n" +
+			"Suspended, Missing or Unknown, or empty when the script returned nil or no status.",
+		Example: "  karta argo health --script resource_customizations/argoproj.io/Rollout/health.lua -f rollout.yaml\n" +
+			"  kubectl get rollout checkout -o yaml | karta argo health --script health.lua -f - -o yaml",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			format, err := outputFormat(output, []string{formatJSON, formatYAML}, formatJSON)
+			if err != nil {
+				return err
+			}
+			src, err := os.ReadFile(script)
+			if err != nil {
+				return cannotRead(s, script, err)
+			}
+			// Named by its base name, as --script chunks are elsewhere:
+			// script:health.lua:3: ...
+			sc, err := argo.Compile(filepath.Base(script), string(src))
+			if err != nil {
+				return reported(s, err)
+			}
+			docs, source, err := readObjects(s, filename)
+			if err != nil {
+				return err
+			}
+			// All or nothing, as eachObject: a pipe never carries a
+			// partial answer.
+			var results []result
+			failed := false
+			for i, doc := range docs {
+				where := documentLabel(source, i, len(docs))
+				h, err := sc.Run(cmd.Context(), doc.Object)
+				if err != nil {
+					reportError(s, where, err)
+					failed = true
+					continue
+				}
+				results = append(results, result{value: h, where: where, object: objectName(doc.Object)})
+			}
+			if failed {
+				return invalid()
+			}
+			return writeResults(s.out, format, results)
+		},
+	}
+	cmd.Flags().StringVar(&script, "script", "", "the Argo CD health script `FILE.lua` (its top level ends in return)")
+	cmd.Flags().StringVarP(&filename, "filename", "f", "", "the object `FILE` (YAML or JSON; one result per document; - reads standard input)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output `FMT`: json (the default) or yaml")
+	// The flags exist: no errors.
+	_ = cmd.MarkFlagRequired("script")
+	_ = cmd.MarkFlagRequired("filename")
+	return cmd
+}

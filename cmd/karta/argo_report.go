@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kartalua/karta/argo"
+)
+
+func newArgoTestCmd(s streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "test DIR",
+		Short: "Run the health_test.yaml files of an Argo CD resource customization directory",
+		Long: "Run a directory laid out as Argo CD's resource_customizations: <group>/<Kind>/health.lua\n" +
+			"beside health_test.yaml, which lists tests: [{inputPath, healthStatus: {status, message}}].\n" +
+			"A \"_\" in a group or kind folder name is a wildcard; an exact folder wins over a wildcard\n" +
+			"one. Prints each failure with its expected and actual status and message, then\n" +
+			"\"N passed, M failed\"; exits 1 when any test failed.",
+		Example: "  karta argo test resource_customizations\n" +
+			"  karta argo test resource_customizations/argoproj.io/Rollout",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := argo.RunTestDir(cmd.Context(), args[0])
+			if err != nil {
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					return cannotRead(s, args[0], err)
+				}
+				return reported(s, err)
+			}
+			if err := printReport(s.out, rep); err != nil {
+				return &exitError{code: exitInvalid, msg: fmt.Sprintf("cannot write the output: %v", err)}
+			}
+			if rep.Failed > 0 {
+				return invalid()
+			}
+			return nil
+		},
+	}
+}
+
+// printReport prints the problems, then each failed test, then the
+// summary line. Passing tests print nothing, as in go test.
+func printReport(w io.Writer, rep *argo.Report) error {
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "--- FAIL: %s\n    error:    %s\n", p.Path, oneLine(p.Err.Error()))
+	}
+	for _, r := range rep.Results {
+		if r.OK() {
+			continue
+		}
+		fmt.Fprintf(w, "--- FAIL: %s", r.Name)
+		if r.Script != "" {
+			fmt.Fprintf(w, " (%s)", r.Script)
+		}
+		fmt.Fprintf(w, "\n    expected: %s\n", healthText(r.Want))
+		if r.Err != nil {
+			fmt.Fprintf(w, "    error:    %s\n", oneLine(r.Err.Error()))
+		} else {
+			fmt.Fprintf(w, "    actual:   %s\n", healthText(r.Got))
+		}
+	}
+	_, err := fmt.Fprintf(w, "%d passed, %d failed\n", rep.Passed, rep.Failed)
+	return err
+}
+
+// healthText quotes both fields, so an empty or space-padded message shows.
+func healthText(h argo.Health) string {
+	return fmt.Sprintf("status %q, message %q", h.Status, h.Message)
+}
