@@ -1,0 +1,32 @@
+package karmada
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// conformanceDir is Karmada's bundled third-party customizations with
+// their tests, kept beside the repository (shared/conformance), never in
+// it.
+var conformanceDir = filepath.Join("..", "..", "shared", "conformance", "karmada", "resourcecustomizations")
+
+// TestKarmadaConformance runs Karmada's own third-party customization
+// suite, unmodified, through the Interpreter: every case must pass.
+func TestKarmadaConformance(t *testing.T) {
+	if _, err := os.Stat(conformanceDir); err != nil {
+		t.Skipf("Karmada's conformance corpus is not at %s (%v): skipping", conformanceDir, err)
+	}
+	report, err := RunTestDir(context.Background(), conformanceDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range report.Failures {
+		t.Error(f.String())
+	}
+	t.Log(report.Summary())
+	if report.Failed != 0 || report.Passed == 0 {
+		t.Fatalf("conformance: %s", report.Summary())
+	}
+}

@@ -1,0 +1,160 @@
+package luaapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	lua "github.com/yuin/gopher-lua"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// KubeModuleName is the name scripts require: local kube = require("kube").
+const KubeModuleName = "kube"
+
+// KubeModule builds the kube module of SPEC §10.2 in L: Karmada's four
+// helpers with Karmada's contracts (pkg/resourceinterpreter/customized/
+// declarative/luavm/kube.go), so Karmada's scripts run unmodified.
+//
+//   - resourceAdd(q1, q2, …) → the sum of the quantity strings (nil counts
+//     as 0) as a canonical quantity string: resourceAdd("500m", "1") is
+//     "1500m".
+//   - getResourceQuantity(q) → the quantity as a number (Quantity's
+//     AsApproximateFloat64: "500m" is 0.5, "1Gi" is 1073741824); nil is 0.
+//   - accuratePodRequirements(podTemplate) → {resourceRequest=…,
+//     nodeClaim=…} or nil: see kube_pod.go.
+//   - getPodDependencies(podTemplate, namespace) → an array of
+//     {apiVersion, kind, namespace, name}, or nil when there are none; a
+//     nil namespace is "default". See kube_deps.go.
+//
+// Quantities are strings: a number argument is an error, as in Karmada.
+// Tables reach the Go types through Karmada's conversion (KubeUnmarshal);
+// a lazy view (karta's generated hooks) is accepted where a table is.
+//
+// KubeModule is a SandboxOptions.Modules loader:
+//
+//	luaapi.NewState(luaapi.SandboxOptions{Modules: map[string]func(*lua.LState) lua.LValue{
+//		luaapi.KubeModuleName: luaapi.KubeModule,
+//	}})
+func KubeModule(L *lua.LState) lua.LValue {
+	mod := L.NewTable()
+	L.SetFuncs(mod, map[string]lua.LGFunction{
+		"resourceAdd":             kubeResourceAdd,
+		"getResourceQuantity":     kubeGetResourceQuantity,
+		"accuratePodRequirements": kubeAccuratePodRequirements,
+		"getPodDependencies":      kubeGetPodDependencies,
+	})
+	return mod
+}
+
+func kubeResourceAdd(L *lua.LState) int {
+	var sum resource.Quantity
+	for i := 1; i <= L.GetTop(); i++ {
+		sum.Add(checkQuantity(L, i))
+	}
+	L.Push(lua.LString(sum.String()))
+	return 1
+}
+
+func kubeGetResourceQuantity(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		L.RaiseError("getResourceQuantity only accepts one argument")
+	}
+	q := checkQuantity(L, 1)
+	f := q.AsApproximateFloat64()
+	switch {
+	case f < 0:
+		L.RaiseError("int approximation unexpectedly returned a negative value: %s", q.String())
+	case math.IsInf(f, 1):
+		L.RaiseError("int approximation unexpectedly returned an infinite value: %s", q.String())
+	}
+	L.Push(lua.LNumber(f))
+	return 1
+}
+
+func kubeAccuratePodRequirements(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		L.RaiseError("getPodRequirements only accepts one argument")
+	}
+	tmpl := checkPodTemplate(L, 1)
+	pushKubeResult(L, podRequirements(tmpl))
+	return 1
+}
+
+func kubeGetPodDependencies(L *lua.LState) int {
+	if L.GetTop() != 2 {
+		L.RaiseError("getPodDependencies only accepts two argument")
+	}
+	tmpl := checkPodTemplate(L, 1)
+	namespace := checkNamespace(L, 2)
+	pushKubeResult(L, podDependencies(&tmpl.Spec, namespace))
+	return 1
+}
+
+// checkQuantity reads argument n as Karmada's checkResourceQuantity does:
+// nil is the zero quantity, a string is parsed, anything else is a type
+// error. Karmada's resource.MustParse panics on a bad string, and
+// gopher-lua turns the panic into an error; here it is an ordinary Lua
+// error with MustParse's message, which pcall catches as it does there.
+func checkQuantity(L *lua.LState, n int) resource.Quantity {
+	switch v := L.Get(n).(type) {
+	case *lua.LNilType:
+		return resource.Quantity{}
+	case lua.LString:
+		q, err := resource.ParseQuantity(string(v))
+		if err != nil {
+			L.RaiseError("cannot parse '%v': %v", string(v), err)
+		}
+		return q
+	default:
+		L.TypeError(n, lua.LTString)
+		return resource.Quantity{}
+	}
+}
+
+// checkNamespace is Karmada's: nil is "default", a string or a number is
+// taken as a string.
+func checkNamespace(L *lua.LState, n int) string {
+	switch L.Get(n).Type() {
+	case lua.LTNil:
+		return "default"
+	case lua.LTString, lua.LTNumber:
+		return L.CheckString(n)
+	default:
+		L.TypeError(n, lua.LTString)
+		return ""
+	}
+}
+
+// checkPodTemplate converts argument n into a PodTemplateSpec through
+// Karmada's result conversion (no references: nested empty tables are
+// dropped).
+func checkPodTemplate(L *lua.LState, n int) *corev1.PodTemplateSpec {
+	v := L.Get(n)
+	if _, isView := ViewOf(v); !isView {
+		v = L.CheckTable(n)
+	}
+	tmpl := &corev1.PodTemplateSpec{}
+	if err := KubeUnmarshal(L, v, tmpl); err != nil {
+		L.RaiseError("fail to convert lua value to PodTemplateSpec: %v", err)
+	}
+	return tmpl
+}
+
+// pushKubeResult hands a helper's Go result to Lua as Karmada does: by way
+// of its JSON (a nil pointer or slice is nil).
+func pushKubeResult(L *lua.LState, v any) {
+	data, err := json.Marshal(v)
+	if err == nil {
+		var generic any
+		if err = json.Unmarshal(data, &generic); err == nil {
+			var lv lua.LValue
+			if lv, err = KubeValue(L, generic); err == nil {
+				L.Push(lv)
+				return
+			}
+		}
+	}
+	L.RaiseError("%s", fmt.Sprintf("fail to convert %T to Lua value: %v", v, err))
+}
