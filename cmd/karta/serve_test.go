@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/webhook"
+)
+
+const serveCustomization = `apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: widget
+spec:
+  target:
+    apiVersion: test.karta.io/v1
+    kind: Widget
+  customizations:
+    healthInterpretation:
+      luaScript: |
+        function InterpretHealth(obj)
+          return obj.status ~= nil and obj.status.ready == true
+        end
+    replicaRevision:
+      luaScript: |
+        function ReviseReplica(obj, desired)
+          obj.spec.replicas = desired
+          return obj
+        end
+`
+
+// lockedBuffer is a bytes.Buffer the server and the test share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key to dir.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "karta-test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	require.NoError(t, err)
+	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600))
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+var servingRE = regexp.MustCompile(`serving 1 kinds on https://(127\.0\.0\.1:\d+)`)
+
+// karta serve answers over TLS and stops on SIGTERM.
+func TestServeEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile, pool := selfSigned(t, dir)
+	cust := filepath.Join(dir, "widget.yaml")
+	require.NoError(t, os.WriteFile(cust, []byte(serveCustomization), 0o600))
+
+	var stderr lockedBuffer
+	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: &stderr})
+	root.SetArgs([]string{"serve", "--listen", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile, "-c", cust})
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(context.Background()) }()
+
+	var addr string
+	require.Eventually(t, func() bool {
+		m := servingRE.FindStringSubmatch(stderr.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	}, 20*time.Second, 10*time.Millisecond, "no address printed: %s", stderr.String())
+
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	defer client.CloseIdleConnections()
+	base := "https://" + addr
+
+	interpret := func(req map[string]any) *webhook.ResourceInterpreterResponse {
+		t.Helper()
+		body, err := json.Marshal(map[string]any{"apiVersion": "config.karmada.io/v1alpha1", "kind": "ResourceInterpreterContext", "request": req})
+		require.NoError(t, err)
+		resp, err := client.Post(base+"/interpret", "application/json", bytes.NewReader(body))
+		require.NoError(t, err)
+		defer func() { _ = resp.Body.Close() }()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		var out webhook.ResourceInterpreterContext
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		require.NotNil(t, out.Response)
+		return out.Response
+	}
+	obj := json.RawMessage(`{"apiVersion":"test.karta.io/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1},"status":{"ready":true}}`)
+	kind := map[string]string{"group": "test.karta.io", "version": "v1", "kind": "Widget"}
+
+	r := interpret(map[string]any{"uid": "h-1", "kind": kind, "operation": "InterpretHealth", "object": obj})
+	require.True(t, r.Successful, "%+v", r.Status)
+	assert.Equal(t, "h-1", string(r.UID))
+	require.NotNil(t, r.Healthy)
+	assert.True(t, *r.Healthy)
+
+	r = interpret(map[string]any{"uid": "r-1", "kind": kind, "operation": "ReviseReplica", "object": obj, "replicas": 4})
+	require.True(t, r.Successful, "%+v", r.Status)
+	assert.Equal(t, "r-1", string(r.UID))
+	assert.JSONEq(t, `[{"op":"replace","path":"/spec/replicas","value":4}]`, string(r.Patch))
+	require.NotNil(t, r.PatchType)
+	assert.Equal(t, "JSONPatch", *r.PatchType)
+
+	r = interpret(map[string]any{"uid": "x-1", "kind": kind, "operation": "InterpretReplica", "object": obj})
+	assert.False(t, r.Successful)
+	require.NotNil(t, r.Status)
+	assert.Equal(t, int32(404), r.Status.Code)
+
+	get := func(path string) string {
+		t.Helper()
+		resp, err := client.Get(base + path)
+		require.NoError(t, err)
+		defer func() { _ = resp.Body.Close() }()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return string(b)
+	}
+	assert.Equal(t, "ok", get("/healthz"))
+	assert.Contains(t, get("/metrics"), `karta_webhook_calls_total{api_version="test.karta.io/v1",kind="Widget",operation="InterpretHealth"} 1`)
+
+	// Plain HTTP is refused: the server speaks TLS only.
+	resp, err := http.Post("http://"+addr+"/interpret", "application/json", strings.NewReader("{}"))
+	if err == nil {
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+		_ = resp.Body.Close()
+	}
+
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("karta serve did not stop on SIGTERM")
+	}
+	assert.Contains(t, stderr.String(), "karta: shutting down")
+	_, err = client.Get(base + "/healthz")
+	assert.Error(t, err, "the server is closed")
+}
+
+// Cancelling the command's context stops a plain HTTP server too.
+func TestServeStopsWithContext(t *testing.T) {
+	cust := filepath.Join(t.TempDir(), "widget.yaml")
+	require.NoError(t, os.WriteFile(cust, []byte(serveCustomization), 0o600))
+	var stderr lockedBuffer
+	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: &stderr})
+	root.SetArgs([]string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--max-request-bytes", "100"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	re := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)`)
+	var addr string
+	require.Eventually(t, func() bool {
+		m := re.FindStringSubmatch(stderr.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	}, 20*time.Second, 10*time.Millisecond, stderr.String())
+
+	resp, err := http.Post("http://"+addr+"/interpret", "application/json", strings.NewReader(strings.Repeat(" ", 200)))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "--max-request-bytes")
+	_ = resp.Body.Close()
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("karta serve did not stop")
+	}
+}
+
+func TestServeUsage(t *testing.T) {
+	dir := t.TempDir()
+	cust := filepath.Join(dir, "widget.yaml")
+	require.NoError(t, os.WriteFile(cust, []byte(serveCustomization), 0o600))
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: v1\nkind: ConfigMap\n"), 0o600))
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no listen", []string{"serve", "-c", cust}, exitUsage, "listen"},
+		{"no customization", []string{"serve", "--listen", "127.0.0.1:0"}, exitUsage, "customization"},
+		{"cert without key", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--tls-cert", cust}, exitUsage, "--tls-cert and --tls-key go together"},
+		{"bad limit", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--max-request-bytes", "0"}, exitUsage, "--max-request-bytes"},
+		{"missing file", []string{"serve", "--listen", "127.0.0.1:0", "-c", filepath.Join(dir, "nope.yaml")}, exitUsage, "cannot read"},
+		{"not a customization", []string{"serve", "--listen", "127.0.0.1:0", "-c", bad}, exitInvalid, "want config.karmada.io/v1alpha1"},
+		{"bad key pair", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--tls-cert", cust, "--tls-key", cust}, exitInvalid, "--tls-cert"},
+		{"bad address", []string{"serve", "--listen", "127.0.0.1:notaport", "-c", cust}, exitInvalid, "--listen"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, "", tt.args...)
+			assert.Equal(t, tt.code, code, stderr)
+			assert.Contains(t, stderr, tt.msg)
+		})
+	}
+}
