@@ -20,7 +20,7 @@ func newKarmadaCmd(s streams) *cobra.Command {
 			"as Karmada runs them, in karta's sandbox with Karmada's kube library.",
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newKarmadaTestCmd(s), newKarmadaRunCmd(s))
+	cmd.AddCommand(newKarmadaTestCmd(s), newKarmadaRunCmd(s), newKarmadaExportCmd(s))
 	return cmd
 }
 

@@ -1,0 +1,337 @@
+package interpreter
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kartalua/karta/karmada"
+)
+
+// exportFailures are the built-ins whose export fails, with the part of
+// the error that names why (SPEC §10.4: an untranslatable expression fails
+// the export and names it).
+var exportFailures = map[string]string{
+	"dynamographdeployment": `component "service": a fragmented pod spec definition is not exported`,
+	"inferenceservice":      `component "predictor": a fragmented pod spec definition is not exported`,
+	"milvus":                `component "standalone": a fragmented pod spec definition is not exported`,
+	"nimservice":            `component "nimservice": a fragmented pod spec definition is not exported`,
+}
+
+// normJSON is v through JSON, so that int64, float64 and json.Number
+// compare equal.
+func normJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	var out any
+	require.NoError(t, json.Unmarshal(b, &out))
+	return out
+}
+
+// TestExportKarmadaMatchesInProcess exports every built-in, runs the
+// customization in the karmada package's runtime on every example object
+// of its kind, and requires the in-process hooks' results.
+func TestExportKarmadaMatchesInProcess(t *testing.T) {
+	files, err := filepath.Glob("../builtin/kartas/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	var exported, failed []string
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			p := progCompile(t, progKartaFile(t, f), Options{})
+			data, err := p.ExportKarmada()
+			if want, ok := exportFailures[name]; ok {
+				require.Error(t, err)
+				var ee *ExportError
+				require.ErrorAs(t, err, &ee)
+				assert.Contains(t, err.Error(), want)
+				failed = append(failed, name)
+				return
+			}
+			require.NoError(t, err)
+			exported = append(exported, name)
+			text := string(data)
+			for _, banned := range []string{"karta.", "jq(", "gsub", "rep("} {
+				assert.NotContains(t, text, banned, "the export is self-contained")
+			}
+			custs, err := karmada.Load(data, name+".yaml")
+			require.NoError(t, err)
+			require.Len(t, custs, 1)
+			assert.Equal(t, "karta-"+p.Name(), custs[0].Name)
+			in, err := karmada.NewInterpreter(custs, karmada.Options{})
+			require.NoError(t, err)
+			defer in.Close()
+			objs := exampleObjects(t, name, p)
+			require.NotEmpty(t, objs, "examples of %s", name)
+			compareExport(t, p, in, objs)
+		})
+	}
+	sort.Strings(exported)
+	sort.Strings(failed)
+	t.Logf("exported: %v; not exported: %v", exported, failed)
+	assert.Len(t, failed, len(exportFailures))
+}
+
+// exampleObjects reads examples/<name>/*.yaml, keeping objects of p's kind.
+func exampleObjects(t *testing.T, name string, p *Program) []*unstructured.Unstructured {
+	t.Helper()
+	files, err := filepath.Glob("../examples/" + name + "/*.yaml")
+	require.NoError(t, err)
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		objs, err := karmada.LoadObjects(data, f)
+		if err != nil {
+			continue
+		}
+		for _, o := range objs {
+			if o.GroupVersionKind() == p.GVK() {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// dropEmpty deletes nested empty objects and arrays and null members, as
+// Lua tables cannot hold nil and Karmada's result
+// pipeline does to what a script returns (SPEC §10.4 "Out of Lua: Karmada
+// operations"): status results are compared without them.
+func dropEmpty(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			e = dropEmpty(e)
+			if e == nil || isEmpty(e) { // a null member does not reach Lua
+				continue
+			}
+			out[k] = e
+		}
+		return out
+	case []any:
+		out := []any{}
+		for _, e := range x {
+			out = append(out, dropEmpty(e))
+		}
+		return out
+	}
+	return v
+}
+
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
+}
+
+func compareExport(t *testing.T, p *Program, in *karmada.Interpreter, objs []*unstructured.Unstructured) {
+	ctx := context.Background()
+	both := func(what string, gotErr, wantErr error, got, want any) {
+		t.Helper()
+		if wantErr != nil || gotErr != nil {
+			assert.Equal(t, wantErr != nil, gotErr != nil, "%s: in-process error %v, exported error %v", what, wantErr, gotErr)
+			return
+		}
+		assert.Equal(t, normJSON(t, want), normJSON(t, got), what)
+	}
+	gvk := p.GVK()
+	var items []karmada.AggregatedStatusItem
+	for i, obj := range objs {
+		where := obj.GetName() + " " + string(rune('a'+i))
+		if in.HookEnabled(gvk, karmada.OpInterpretReplica) {
+			n, req, err := in.GetReplicas(ctx, obj)
+			wn, wreq, werr := p.GetReplicas(ctx, obj)
+			both(where+": GetReplicas", err, werr, []any{n, req}, []any{wn, wreq})
+		} else {
+			_, _, werr := p.GetReplicas(ctx, obj)
+			var nd *NotDefinedError
+			assert.ErrorAs(t, werr, &nd, "GetReplicas is exported iff defined")
+		}
+		if in.HookEnabled(gvk, karmada.OpInterpretComponent) {
+			c, err := in.GetComponents(ctx, obj)
+			wc, werr := p.GetComponents(ctx, obj)
+			both(where+": GetComponents", err, werr, c, wc)
+		}
+		if in.HookEnabled(gvk, karmada.OpReviseReplica) {
+			r, err := in.ReviseReplica(ctx, obj.DeepCopy(), 5)
+			wr, werr := p.ReviseReplica(ctx, obj, 5)
+			var g, w any
+			if r != nil {
+				g = dropEmpty(normJSON(t, r.Object))
+			}
+			if wr != nil {
+				w = dropEmpty(normJSON(t, wr.Object))
+			}
+			both(where+": ReviseReplica", err, werr, g, w)
+		} else {
+			_, werr := p.ReviseReplica(ctx, obj, 5)
+			assert.Error(t, werr, "ReviseReplica is exported iff defined")
+		}
+		s, err := in.ReflectStatus(ctx, obj)
+		ws, werr := p.ReflectStatus(ctx, obj)
+		both(where+": ReflectStatus", err, werr, dropEmpty(normJSON(t, s)), dropEmpty(normJSON(t, ws)))
+		h, err := in.InterpretHealth(ctx, obj)
+		wh, werr := p.InterpretHealth(ctx, obj)
+		both(where+": InterpretHealth", err, werr, h, wh)
+		if in.HookEnabled(gvk, karmada.OpInterpretDependency) {
+			d, err := in.GetDependencies(ctx, obj)
+			wd, werr := p.GetDependencies(ctx, obj)
+			both(where+": GetDependencies", err, werr, d, wd)
+		}
+		if st, ok := obj.Object["status"]; ok {
+			raw, err := json.Marshal(st)
+			require.NoError(t, err)
+			items = append(items, karmada.AggregatedStatusItem{ClusterName: where, Status: &runtime.RawExtension{Raw: raw}, Applied: i%3 != 2})
+		}
+	}
+	desired := objs[0].DeepCopy()
+	delete(desired.Object, "status")
+	for _, its := range [][]karmada.AggregatedStatusItem{nil, items, reversed(items)} {
+		a, err := in.AggregateStatus(ctx, desired, its)
+		wa, werr := p.AggregateStatus(ctx, desired, its)
+		var g, w any
+		if a != nil {
+			g = dropEmpty(normJSON(t, a.Object))
+		}
+		if wa != nil {
+			w = dropEmpty(normJSON(t, wa.Object))
+		}
+		both("AggregateStatus", err, werr, g, w)
+	}
+}
+
+func reversed(items []karmada.AggregatedStatusItem) []karmada.AggregatedStatusItem {
+	out := make([]karmada.AggregatedStatusItem, len(items))
+	for i, it := range items {
+		out[len(items)-1-i] = it
+	}
+	return out
+}
+
+// setKarta is a Karta whose root has an assignable replicasPath and whose
+// one component uses the podSpec style with metadata.
+const setKarta = `
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: sets}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: set
+      kind: {group: example.com, version: v1, kind: Set}
+      scaleDefinition: {replicasPath: .spec.scale.replicas}
+      statusDefinition:
+        phaseDefinition: {path: .status.phase}
+        statusMappings:
+          running: [{byPhase: Running}]
+          failed: [{byExpression: {expression: '.status.errors // 0 | . > 2', expectedResult: "true"}}]
+    childComponents:
+    - name: worker
+      kind: {group: "", version: v1, kind: Pod}
+      ownerRef: set
+      specDefinition: {podSpecPath: .spec.pod, metadataPath: .spec.meta}
+      scaleDefinition: {replicasPath: .spec.size}
+`
+
+func TestExportKarmadaReviseReplicaAndPodSpec(t *testing.T) {
+	p := progFrom(t, setKarta)
+	data, err := p.ExportKarmada()
+	require.NoError(t, err)
+	custs, err := karmada.Load(data, "sets.yaml")
+	require.NoError(t, err)
+	in, err := karmada.NewInterpreter(custs, karmada.Options{})
+	require.NoError(t, err)
+	defer in.Close()
+	gvk := p.GVK()
+	for _, op := range []karmada.Operation{karmada.OpInterpretReplica, karmada.OpInterpretComponent, karmada.OpReviseReplica,
+		karmada.OpInterpretStatus, karmada.OpInterpretHealth, karmada.OpAggregateStatus, karmada.OpInterpretDependency} {
+		assert.True(t, in.HookEnabled(gvk, op), "%s exported", op)
+	}
+	assert.False(t, in.HookEnabled(gvk, karmada.OpRetain), "Retain is never generated")
+	var objs []*unstructured.Unstructured
+	for _, spec := range []string{
+		"  scale: {replicas: 3}\n  size: 2\n  meta: {labels: {a: b}}\n  pod: {containers: [{name: c, resources: {requests: {cpu: 250m}}, envFrom: [{configMapRef: {name: cm}}]}], volumes: [{name: v, secret: {secretName: s}}]}\nstatus: {phase: Running}",
+		"  size: \"4\"\n  pod: {containers: [{name: c}]}\nstatus: {phase: Pending, errors: 3}",
+		"  pod: null\n",
+		"  scale: {replicas: 1.5}\n  pod: {containers: [{name: c}]}",
+		"  scale: 7\n  pod: {containers: [{name: c}]}",
+	} {
+		objs = append(objs, progObj(t, "apiVersion: example.com/v1\nkind: Set\nmetadata: {name: s, namespace: ns}\nspec:\n"+spec))
+	}
+	compareExport(t, p, in, objs)
+
+	// Spot checks of what was compared.
+	ctx := context.Background()
+	n, _, err := in.GetReplicas(ctx, objs[0])
+	require.NoError(t, err)
+	assert.Equal(t, int32(6), n)
+	r, err := in.ReviseReplica(ctx, objs[0].DeepCopy(), 9)
+	require.NoError(t, err)
+	assert.Equal(t, int64(9), r.Object["spec"].(map[string]any)["scale"].(map[string]any)["replicas"])
+	h, err := in.InterpretHealth(ctx, objs[1])
+	require.NoError(t, err)
+	assert.False(t, h, "errors 3 > 2: Failed")
+	_, err = in.ReviseReplica(ctx, objs[4].DeepCopy(), 9)
+	require.Error(t, err, "spec.scale is not an object")
+}
+
+func TestExportKarmadaFailsNamingTheExpression(t *testing.T) {
+	k := progKarta(t, strings.Replace(setKarta, "replicasPath: .spec.size", "replicasPath: '.spec.size | tonumber'", 1))
+	p := progCompile(t, k, Options{})
+	_, err := p.ExportKarmada()
+	var ee *ExportError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, ".spec.size | tonumber", ee.Expr)
+	assert.Equal(t, `component "worker": replicasPath`, ee.Field)
+	assert.Contains(t, err.Error(), "tonumber/0 is outside the exported subset")
+
+	k = progKarta(t, strings.Replace(setKarta, "replicasPath: .spec.scale.replicas", "replicasPath: '.spec.r[0]'", 1))
+	_, err = progCompile(t, k, Options{}).ExportKarmada()
+	require.ErrorAs(t, err, &ee, "an assignable path that is not a field chain")
+	assert.Equal(t, `component "set": replicasPath`, ee.Field)
+}
+
+func TestExportKarmadaOverrides(t *testing.T) {
+	k := progKarta(t, setKarta)
+	k.Spec.LuaScript = "function Retain(desired, observed)\n  desired.status = observed.status\n  return desired\nend\n"
+	data, err := progCompile(t, k, Options{}).ExportKarmada()
+	require.NoError(t, err)
+	custs, err := karmada.Load(data, "sets.yaml")
+	require.NoError(t, err)
+	require.NotNil(t, custs[0].Spec.Customizations.Retention, "an override's Retain is exported")
+	in, err := karmada.NewInterpreter(custs, karmada.Options{})
+	require.NoError(t, err)
+	defer in.Close()
+	desired := progObj(t, "apiVersion: example.com/v1\nkind: Set\nmetadata: {name: s}\nspec: {size: 1}")
+	observed := progObj(t, "apiVersion: example.com/v1\nkind: Set\nmetadata: {name: s}\nspec: {size: 1}\nstatus: {phase: Running}")
+	out, err := in.Retain(context.Background(), desired, observed)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"phase": "Running"}, out.Object["status"])
+
+	for script, want := range map[string]string{
+		"function InterpretStatus(obj) return karta.generated.InterpretStatus(obj) end": "uses karta",
+		"function GetPodSpecs(obj) return {} end":                                       "overrides GetPodSpecs",
+	} {
+		_, err := progCompile(t, progKarta(t, setKarta), Options{Scripts: []Script{{Name: "x.lua", Source: script}}}).ExportKarmada()
+		var ee *ExportError
+		require.ErrorAs(t, err, &ee)
+		assert.Contains(t, err.Error(), want)
+	}
+}
