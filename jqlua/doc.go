@@ -91,6 +91,18 @@
 // ints, so both paths agree. tostring prints numbers as gojq does (8, 1.5,
 // 1e+21). Constant subexpressions are folded by gojq at translation time.
 //
+// # gopher-lua
+//
+// gopher-lua pools a function's equal constants, and 0 == -0, so the
+// generated code writes -0 as J.negzero. Two open gopher-lua bugs shape it
+// too. An if
+// on a literal condition inside a generic for is miscompiled (issue #540),
+// so a condition known at translation time selects its branch instead of
+// being written out. An error caught by pcall closes every open upvalue of
+// the state, detaching live closures from the variables they share (issue
+// #448), so the runtime raises jq errors without that step; a caught jq
+// error leaves the closures of generated code and of its callers intact.
+//
 // # Differences from gojq
 //
 // Within ±2^53 there is one, about the sign of zero: gojq keeps floats

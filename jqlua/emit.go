@@ -137,7 +137,7 @@ func luaString(s string) string {
 }
 
 // luaNumber renders a number literal that Lua reads back to the same
-// float64, int-like numbers as plain integers.
+// float64, int-like numbers as plain integers (and -0 as J.negzero).
 func luaNumber(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
@@ -147,7 +147,9 @@ func luaNumber(f float64) string {
 	case math.IsNaN(f):
 		return "(0/0)"
 	case f == 0 && math.Signbit(f):
-		return "(-0.0)"
+		// gopher-lua pools equal constants of a function, and 0 == -0: a
+		// literal -0 would turn the function's 0s into -0, or itself into 0.
+		return "J.negzero"
 	case intLike(f):
 		return strconv.FormatInt(int64(f), 10)
 	}

@@ -378,6 +378,11 @@ func FuzzJQ(f *testing.F) {
 			f.Add([]byte("="+s.expr), readObject(f, o))
 		}
 	}
+	for _, s := range builtinSeeds(f) {
+		for _, in := range s.inputs {
+			f.Add([]byte("="+s.expr), in)
+		}
+	}
 	generated := [][]byte{
 		{4, 1, 2, 3, 0, 0, 1}, {7, 0, 1, 6, 2, 9}, {12, 3, 1, 5, 7, 2, 8, 1},
 		{8, 1, 9, 4, 3, 0, 2, 5, 1, 6}, {14, 7, 1, 2, 3, 10, 3}, {13, 1, 2, 3, 4, 5},

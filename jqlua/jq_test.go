@@ -147,6 +147,19 @@ var diffCases = []struct {
 		},
 		inputs: []string{"obj", "arr"},
 	},
+	{ // conditions known at translation time (gopher-lua miscompiles an if
+		// on a literal inside a generic for: issue #540)
+		exprs: []string{
+			`select(false) / .[]?`, `if (.[]? | select(false)) then 1 end`, `[.[]? | select(false)]`,
+			`[.[]? | select(true)]`, `[.[]? | select(null)]`, `[.[]? | select(1)]`,
+			`[.[]? | if true then 1 else 2 end]`, `[.[]? | if false then 1 elif null then 2 end]`,
+			`[.[]? | (false and .)]`, `[.[]? | (true or .)]`, `[.[]? | (. and false)]`,
+			`[.[]? | 1 // .]`, `[.[]? | null // .]`, `[.[]? | (null, 1) // .]`,
+			`[.[]? | if (true, false) then 1 else 2 end]`, `[.[]? | "x" | not]`,
+			`[.[]? | (1 == 1) // 2]`, `[.[]? | select("a" < "b")]`,
+		},
+		inputs: []string{"arr", "obj", "nums"},
+	},
 	{ // the output limit, on both paths
 		exprs: []string{
 			`.[] + .[]`, `[.[] + .[]] | length`, `(.[] + .[]) as $x | $x`,
@@ -164,6 +177,7 @@ var diffCases = []struct {
 			`.e | to_entries | from_entries`, `label $out | 1, break $out`,
 			`.d | .[1:] = [9]`, `[foreach .d[] as $x (0; . + $x)]`, `.b | ltrimstr("x")`,
 			`.d | min`, `"\(.a)" | @json`, `(0.0 * -1, 2 * 4, 1.5 * 2, -(0.0)) | tostring`,
+			`0 / (0 / -2.5)`, `[0, -0.0, 0] | map(tostring)`, `[-0.0, 0] | map(tostring)`, `{a: -0.0, b: 0} | tojson`,
 		},
 		inputs: []string{"obj", "arr"},
 	},

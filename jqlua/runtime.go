@@ -3,6 +3,7 @@ package jqlua
 import (
 	"context"
 	"errors"
+	"math"
 
 	"github.com/itchyny/gojq"
 	lua "github.com/yuin/gopher-lua"
@@ -54,6 +55,7 @@ func runtimeOf(L *lua.LState) *runtime {
 	}))
 	r.errorMT.RawSetString("__metatable", lua.LString("jq error"))
 	r.J.RawSetString("null", r.null)
+	r.J.RawSetString("negzero", lua.LNumber(math.Copysign(0, -1)))
 	r.iters.empty = L.NewFunction(r.iterEmpty)
 	r.iters.arrayView = L.NewFunction(r.iterArrayView)
 	r.iters.arrayTable = L.NewFunction(r.iterArrayTable)

@@ -182,17 +182,40 @@ func (g *gen) call(base string, boolean, str bool, format string, args ...any) v
 	return g.local(base, value{expr: fmt.Sprintf(format, args...)}, boolean, str)
 }
 
+// branch writes `if cond then … else … end`, or only the branch that runs
+// when cond is the literal true or false (els may be nil). gopher-lua
+// miscompiles an if on a literal condition inside a generic for (issue
+// #540: wrong registers, panics, hangs), so generated code never has one.
+func (g *gen) branch(cond string, then, els func()) {
+	switch cond {
+	case "true":
+		then()
+	case "false":
+		if els != nil {
+			els()
+		}
+	default:
+		g.open("if %s then", cond)
+		then()
+		if els != nil {
+			g.middle("else")
+			els()
+		}
+		g.close()
+	}
+}
+
 // truthy returns a Lua condition that holds when v is neither null nor
-// false.
+// false: the literal true or false when that is known (see branch).
 func (g *gen) truthy(v value) string {
 	switch {
-	case v.boolean:
-		return v.expr
 	case v.lit:
-		if v.expr == "NULL" {
+		if v.expr == "NULL" || v.expr == "false" {
 			return "false"
 		}
 		return "true"
+	case v.boolean:
+		return v.expr
 	}
 	v = g.atom(v)
 	return v.expr + " ~= NULL and " + v.expr + " ~= false"
@@ -201,15 +224,15 @@ func (g *gen) truthy(v value) string {
 // falsy is the negation of truthy.
 func (g *gen) falsy(v value) string {
 	switch {
+	case v.lit:
+		if v.expr == "NULL" || v.expr == "false" {
+			return "true"
+		}
+		return "false"
 	case v.boolean && v.atom:
 		return "not " + v.expr
 	case v.boolean:
 		return "not (" + v.expr + ")"
-	case v.lit:
-		if v.expr == "NULL" {
-			return "true"
-		}
-		return "false"
 	}
 	v = g.atom(v)
 	return v.expr + " == NULL or " + v.expr + " == false"
@@ -251,20 +274,16 @@ func (g *gen) alt(l, r *gojq.Query, in string, k cont) {
 	k = g.share(k)
 	if isOne(l) {
 		x := g.atom(g.val(l, in))
-		g.open("if %s then", g.truthy(x))
-		k.emit(x)
-		g.middle("else")
-		g.query(r, in, k)
-		g.close()
+		g.branch(g.truthy(x), func() { k.emit(x) }, func() { g.query(r, in, k) })
 		return
 	}
 	found := g.names.fresh("found")
 	g.line("local %s = false", found)
 	g.query(l, in, then(k, func(x value) {
-		g.open("if %s then", g.truthy(x))
-		g.line("%s = true", found)
-		k.emit(x)
-		g.close()
+		g.branch(g.truthy(x), func() {
+			g.line("%s = true", found)
+			k.emit(x)
+		}, nil)
 	}))
 	g.open("if not %s then", found)
 	g.query(r, in, k)
@@ -283,17 +302,14 @@ func (g *gen) andOr(op gojq.Operator, l, r *gojq.Query, in string, k cont) {
 		}))
 	}
 	g.query(l, in, then(k, func(x value) {
-		g.open("if %s then", g.truthy(x))
-		if op == gojq.OpAnd {
-			right()
-			g.middle("else")
-			k.emit(value{expr: "false", atom: true, boolean: true, lit: true})
-		} else {
-			k.emit(value{expr: "true", atom: true, boolean: true, lit: true})
-			g.middle("else")
-			right()
+		constant := func(b string) func() {
+			return func() { k.emit(value{expr: b, atom: true, boolean: true, lit: true}) }
 		}
-		g.close()
+		if op == gojq.OpAnd {
+			g.branch(g.truthy(x), right, constant("false"))
+		} else {
+			g.branch(g.truthy(x), constant("true"), right)
+		}
 	}))
 }
 
@@ -476,17 +492,12 @@ func (g *gen) callStream(f *gojq.Func, in string, k cont) {
 		}
 		g.query(f.Args[0], in, then(k, func(x value) { g.line("J.error(%s)", x.expr) }))
 	case "select":
+		pass := func() { k.emit(input(in)) }
 		if isOne(f.Args[0]) {
-			g.open("if %s then", g.truthy(g.val(f.Args[0], in)))
-			k.emit(input(in))
-			g.close()
+			g.branch(g.truthy(g.val(f.Args[0], in)), pass, nil)
 			return
 		}
-		g.query(f.Args[0], in, then(k, func(c value) {
-			g.open("if %s then", g.truthy(c))
-			k.emit(input(in))
-			g.close()
-		}))
+		g.query(f.Args[0], in, then(k, func(c value) { g.branch(g.truthy(c), pass, nil) }))
 	case "first":
 		h := g.helper("first", "v", func() {
 			g.query(f.Args[0], "v", cont{small: true, stops: true, emit: func(x value) { g.line("do return %s end", x.expr) }})
@@ -551,18 +562,16 @@ func (g *gen) objectValue(kv *gojq.ObjectKeyVal, key value, in string, k cont) {
 func (g *gen) ifStream(cond, thenQ *gojq.Query, elifs []*gojq.IfElif, elseQ *gojq.Query, in string, k cont) {
 	k = g.share(k)
 	g.query(cond, in, then(k, func(c value) {
-		g.open("if %s then", g.truthy(c))
-		g.query(thenQ, in, k)
-		g.middle("else")
-		switch {
-		case len(elifs) > 0:
-			g.ifStream(elifs[0].Cond, elifs[0].Then, elifs[1:], elseQ, in, k)
-		case elseQ != nil:
-			g.query(elseQ, in, k)
-		default:
-			k.emit(input(in))
-		}
-		g.close()
+		g.branch(g.truthy(c), func() { g.query(thenQ, in, k) }, func() {
+			switch {
+			case len(elifs) > 0:
+				g.ifStream(elifs[0].Cond, elifs[0].Then, elifs[1:], elseQ, in, k)
+			case elseQ != nil:
+				g.query(elseQ, in, k)
+			default:
+				k.emit(input(in))
+			}
+		})
 	}))
 }
 

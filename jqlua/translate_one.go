@@ -205,10 +205,7 @@ func (g *gen) val(q *gojq.Query, in string) value {
 			g.line("local %s = true", b)
 			cond = g.falsy(l)
 		}
-		g.open("if %s then", cond)
-		r := g.val(q.Right, in)
-		g.line("%s = %s", b, g.truthy(r))
-		g.close()
+		g.branch(cond, func() { g.line("%s = %s", b, g.truthy(g.val(q.Right, in))) }, nil)
 		return value{expr: b, atom: true, fresh: true, boolean: true}
 	}
 	r := g.val(q.Right, in)
@@ -457,18 +454,16 @@ func (g *gen) valIf(x *gojq.If, in string) value {
 }
 
 func (g *gen) ifChain(c value, thenQ *gojq.Query, elifs []*gojq.IfElif, elseQ *gojq.Query, in, t string) {
-	g.open("if %s then", g.truthy(c))
-	g.line("%s = %s", t, g.val(thenQ, in).expr)
-	g.middle("else")
-	switch {
-	case len(elifs) > 0:
-		g.ifChain(g.val(elifs[0].Cond, in), elifs[0].Then, elifs[1:], elseQ, in, t)
-	case elseQ != nil:
-		g.line("%s = %s", t, g.val(elseQ, in).expr)
-	default:
-		g.line("%s = %s", t, in)
-	}
-	g.close()
+	g.branch(g.truthy(c), func() { g.line("%s = %s", t, g.val(thenQ, in).expr) }, func() {
+		switch {
+		case len(elifs) > 0:
+			g.ifChain(g.val(elifs[0].Cond, in), elifs[0].Then, elifs[1:], elseQ, in, t)
+		case elseQ != nil:
+			g.line("%s = %s", t, g.val(elseQ, in).expr)
+		default:
+			g.line("%s = %s", t, in)
+		}
+	})
 }
 
 // isConstant reports whether q computes one value from literals alone:
