@@ -15,7 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/webhook"
 )
 
@@ -28,21 +31,27 @@ type serveFlags struct {
 	tlsCert         string
 	tlsKey          string
 	customizations  []string
+	kartas          []string
+	builtins        bool
 	maxRequestBytes int64
 }
 
 func newServeCmd(s streams) *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve --listen ADDR [--tls-cert FILE --tls-key FILE] -c CUSTOMIZATION... [--max-request-bytes N]",
-		Short: "Serve Karmada's resource interpreter webhook for ResourceInterpreterCustomizations",
+		Use:   "serve --listen ADDR [--tls-cert FILE --tls-key FILE] [-c CUSTOMIZATION...] [-k KARTA...] [--builtins=false] [--max-request-bytes N]",
+		Short: "Serve Karmada's resource interpreter webhook for Kartas and ResourceInterpreterCustomizations",
 		Long: "Serve Karmada's resource interpreter webhook (ResourceInterpreterContext,\n" +
-			"config.karmada.io/v1alpha1) at /interpret for every operation the customizations of -c\n" +
-			"script, plus /healthz (\"ok\") and /metrics (Prometheus). Retain, ReviseReplica and\n" +
+			"config.karmada.io/v1alpha1) at /interpret, plus /healthz (\"ok\") and /metrics (Prometheus).\n" +
+			"It answers for the kinds of the customizations of -c (their Lua run unmodified; they win\n" +
+			"over Kartas for the operations they script) and for the kinds of the Kartas of -k and the\n" +
+			"built-in Kartas (their generated Karmada hooks; a -k Karta replaces the built-in of its\n" +
+			"kind). Retain, ReviseReplica and\n" +
 			"AggregateStatus answer with a JSON Patch from the request's object to the result.\n" +
 			"With --tls-cert and --tls-key the server speaks HTTPS, as Karmada requires of webhooks.\n" +
 			"SIGINT or SIGTERM stops it, after the requests in flight finish.",
-		Example: "  karta serve --listen :8443 --tls-cert tls.crt --tls-key tls.key -c customizations.yaml\n" +
+		Example: "  karta serve --listen :8443 --tls-cert tls.crt --tls-key tls.key\n" +
+			"  karta serve --listen :8443 --tls-cert tls.crt --tls-key tls.key -c customizations.yaml -k trainjob.yaml\n" +
 			"  karta serve --listen 127.0.0.1:8080 -c widget.yaml -c gadget.yaml",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -54,10 +63,10 @@ func newServeCmd(s streams) *cobra.Command {
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "the PEM certificate `FILE` (with --tls-key: serve HTTPS)")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
 	fl.StringArrayVarP(&f.customizations, "customization", "c", nil, "a ResourceInterpreterCustomization `FILE` (YAML or JSON; repeatable; all are merged as Karmada merges them)")
+	fl.StringArrayVarP(&f.kartas, "karta", "k", nil, "a Karta `FILE` whose generated Karmada hooks to serve (repeatable)")
+	fl.BoolVar(&f.builtins, "builtins", true, "serve the built-in Kartas' kinds too")
 	fl.Int64Var(&f.maxRequestBytes, "max-request-bytes", webhook.DefaultMaxRequestBytes, "the largest request body `N` accepted (larger: 413)")
-	for _, name := range []string{"listen", "customization"} {
-		_ = cmd.MarkFlagRequired(name) // the flags exist: no error
-	}
+	_ = cmd.MarkFlagRequired("listen") // the flag exists: no error
 	return cmd
 }
 
@@ -88,9 +97,16 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 		return reported(s, err)
 	}
 	defer in.Close()
+	kartas, err := serveKartas(s, f)
+	if err != nil {
+		return err
+	}
+	if len(custs) == 0 && len(kartas.Registry.List()) == 0 {
+		return usageError("nothing to serve: give -c CUSTOMIZATION or -k KARTA, or keep --builtins")
+	}
 
 	srv := &http.Server{
-		Handler:           webhook.New(webhook.Options{MaxRequestBytes: f.maxRequestBytes}, webhook.NewKarmada(in)),
+		Handler:           webhook.New(webhook.Options{MaxRequestBytes: f.maxRequestBytes}, webhook.NewKarmada(in), kartas),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		WriteTimeout:      time.Minute,
@@ -139,4 +155,36 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 		return reported(s, fmt.Errorf("serving: %w", err))
 	}
 	return nil
+}
+
+// serveKartas registers the Kartas to serve: the built-ins (unless
+// --builtins=false), then each -k file's Kartas, replacing a built-in of
+// the same kind.
+func serveKartas(s streams, f *serveFlags) (webhook.Kartas, error) {
+	reg := interpreter.NewRegistry()
+	if f.builtins {
+		// Compiled here with the default pool size: a server answers
+		// concurrent requests, unlike the one-shot commands.
+		b, err := builtin.Registry(interpreter.Options{})
+		if err != nil {
+			return webhook.Kartas{}, reported(s, err)
+		}
+		for _, p := range b.List() {
+			reg.Put(p)
+		}
+	}
+	for _, file := range f.kartas {
+		ks, err := karta.LoadFile(file)
+		if err != nil {
+			return webhook.Kartas{}, reportLoadError(s, file, err)
+		}
+		for _, k := range ks {
+			p, err := interpreter.Compile(k, interpreter.Options{})
+			if err != nil {
+				return webhook.Kartas{}, reported(s, fmt.Errorf("%s: %w", file, err))
+			}
+			reg.Put(p)
+		}
+	}
+	return webhook.Kartas{Registry: reg}, nil
 }

@@ -240,7 +240,7 @@ func TestServeUsage(t *testing.T) {
 		msg  string
 	}{
 		{"no listen", []string{"serve", "-c", cust}, exitUsage, "listen"},
-		{"no customization", []string{"serve", "--listen", "127.0.0.1:0"}, exitUsage, "customization"},
+		{"nothing to serve", []string{"serve", "--listen", "127.0.0.1:0", "--builtins=false"}, exitUsage, "nothing to serve"},
 		{"cert without key", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--tls-cert", cust}, exitUsage, "--tls-cert and --tls-key go together"},
 		{"bad limit", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--max-request-bytes", "0"}, exitUsage, "--max-request-bytes"},
 		{"missing file", []string{"serve", "--listen", "127.0.0.1:0", "-c", filepath.Join(dir, "nope.yaml")}, exitUsage, "cannot read"},

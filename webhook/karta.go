@@ -1,0 +1,113 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karmada"
+)
+
+// Kartas serves the generated Karmada hooks of the Programs in a registry
+// (SPEC §10.1): every operation but Retain, which a Karta never generates.
+// Programs swapped in the registry take effect on the next request.
+type Kartas struct {
+	Registry *interpreter.Registry
+}
+
+var _ Backend = Kartas{}
+
+// Handles reports whether a Program is registered for gvk and op is one of
+// the operations Kartas generate. Whether a hook applies to a given object
+// (GetReplicas needs a single pod-bearing instance) is the hook's answer.
+func (k Kartas) Handles(gvk schema.GroupVersionKind, op karmada.Operation) bool {
+	if op == karmada.OpRetain {
+		return false
+	}
+	_, ok := k.Registry.Get(gvk)
+	return ok
+}
+
+func (k Kartas) program(obj *unstructured.Unstructured) (*interpreter.Program, error) {
+	p, ok := k.Registry.Get(obj.GroupVersionKind())
+	if !ok {
+		return nil, fmt.Errorf("no Karta registered for %s", obj.GroupVersionKind())
+	}
+	return p, nil
+}
+
+// GetReplicas is the Program's GetReplicas.
+func (k Kartas) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmada.ReplicaRequirements, error) {
+	p, err := k.program(obj)
+	if err != nil {
+		return 0, nil, err
+	}
+	return p.GetReplicas(ctx, obj)
+}
+
+// GetComponents is the Program's GetComponents.
+func (k Kartas) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.Component, error) {
+	p, err := k.program(obj)
+	if err != nil {
+		return nil, err
+	}
+	return p.GetComponents(ctx, obj)
+}
+
+// ReviseReplica is the Program's ReviseReplica.
+func (k Kartas) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, replicas int64) (*unstructured.Unstructured, error) {
+	p, err := k.program(obj)
+	if err != nil {
+		return nil, err
+	}
+	return p.ReviseReplica(ctx, obj, replicas)
+}
+
+// Retain is never generated for a Karta; Handles refuses it.
+func (k Kartas) Retain(context.Context, *unstructured.Unstructured, *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return nil, fmt.Errorf("a Karta has no Retain hook")
+}
+
+// AggregateStatus is the Program's AggregateStatus.
+func (k Kartas) AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []karmada.AggregatedStatusItem) (*unstructured.Unstructured, error) {
+	p, err := k.program(obj)
+	if err != nil {
+		return nil, err
+	}
+	return p.AggregateStatus(ctx, obj, items)
+}
+
+// ReflectStatusRaw is the Program's ReflectStatus as JSON.
+func (k Kartas) ReflectStatusRaw(ctx context.Context, obj *unstructured.Unstructured) ([]byte, error) {
+	p, err := k.program(obj)
+	if err != nil {
+		return nil, err
+	}
+	st, err := p.ReflectStatus(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(st)
+}
+
+// InterpretHealth is the Program's InterpretHealth.
+func (k Kartas) InterpretHealth(ctx context.Context, obj *unstructured.Unstructured) (bool, error) {
+	p, err := k.program(obj)
+	if err != nil {
+		return false, err
+	}
+	return p.InterpretHealth(ctx, obj)
+}
+
+// GetDependencies is the Program's GetDependencies.
+func (k Kartas) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error) {
+	p, err := k.program(obj)
+	if err != nil {
+		return nil, err
+	}
+	return p.GetDependencies(ctx, obj)
+}
