@@ -111,3 +111,17 @@ func (k Kartas) GetDependencies(ctx context.Context, obj *unstructured.Unstructu
 	}
 	return p.GetDependencies(ctx, obj)
 }
+
+var _ StatsBackend = Kartas{}
+
+// PoolStats sums the state pools of every registered Program: the most
+// Lua states they may keep and those running a call now.
+func (k Kartas) PoolStats() PoolStats {
+	var st PoolStats
+	for _, p := range k.Registry.List() {
+		ps := p.PoolStats()
+		st.Size += ps.Size
+		st.InUse += ps.InUse
+	}
+	return st
+}

@@ -80,4 +80,9 @@ func TestKartasBackend(t *testing.T) {
 	assert.False(t, resp.Response.Successful)
 	require.NotNil(t, resp.Response.Status)
 	assert.EqualValues(t, http.StatusNotFound, resp.Response.Status.Code)
+
+	// The Programs' pools show in /metrics.
+	metrics := scrape(t, h)
+	assert.Regexp(t, `(?m)^karta_webhook_pool_size\{backend="0"\} [1-9][0-9]*$`, metrics)
+	assert.Regexp(t, `(?m)^karta_webhook_pool_in_use\{backend="0"\} 0$`, metrics)
 }
