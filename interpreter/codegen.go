@@ -266,9 +266,10 @@ func pathsWhere(paths []pathRef, keep func(pathRef) bool) []pathRef {
 	return out
 }
 
-// luaString quotes s as a Lua string literal. strconv.Quote's escapes are
-// all valid Lua except \u and \U, which it only uses for non-printable
-// runes; those are written as decimal byte escapes instead.
+// luaString quotes s as a Lua 5.1 string literal: quotes, backslashes and
+// control bytes are escaped (control bytes as decimal escapes, which Lua
+// 5.1 has where it lacks \x and \u); other bytes, UTF-8 included, are
+// written as they are.
 func luaString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')

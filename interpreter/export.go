@@ -115,7 +115,7 @@ func (p *Program) exportLua() (string, []string, error) {
 			if c.ids != nil {
 				e.w("    local name = u.id\n")
 			} else {
-				e.w("    local name = %s\n", luaQuote(c.c.Name))
+				e.w("    local name = %s\n", luaString(c.c.Name))
 			}
 			e.w("    if string.len(name) > %d then error(\"GetComponents: the component name \" .. name .. \" is longer than %d characters\") end\n", maxComponentName, maxComponentName)
 			e.w("    if seen[name] then error(\"GetComponents: the component name \" .. name .. \" is already used\") end\n")
@@ -209,7 +209,7 @@ func (e *exporter) units(c *compModel) error {
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("instanceIDs(%s({W(obj)}), %s)", f, luaQuote(cm.c.Name)), nil
+		return fmt.Sprintf("instanceIDs(%s({W(obj)}), %s)", f, luaString(cm.c.Name)), nil
 	}
 	e.w("function units_%d(obj, scaled)\n  local factor = 1\n", c.index)
 	e.w("  if scaled then\n")
@@ -227,9 +227,9 @@ func (e *exporter) units(c *compModel) error {
 			return err
 		}
 		e.w("    do\n      local ids = %s\n", aids)
-		e.w("      local r = zip(%s({W(obj)}), ids, %s)\n", rf, luaQuote(a.c.Name+": replicasPath"))
-		e.w("      if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", luaQuote(fmt.Sprintf("component %s: its scaled ancestor %s has ", name, a.c.Name)))
-		e.w("      local n = scaleValue(r[1], %s)\n", luaQuote(a.c.Name+": replicasPath"))
+		e.w("      local r = zip(%s({W(obj)}), ids, %s)\n", rf, luaString(a.c.Name+": replicasPath"))
+		e.w("      if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", luaString(fmt.Sprintf("component %s: its scaled ancestor %s has ", name, a.c.Name)))
+		e.w("      local n = scaleValue(r[1], %s)\n", luaString(a.c.Name+": replicasPath"))
 		e.w("      if n ~= nil then factor = factor * n end\n    end\n")
 	}
 	e.w("  end\n")
@@ -242,13 +242,13 @@ func (e *exporter) units(c *compModel) error {
 	if err != nil {
 		return err
 	}
-	e.w("  local specs = zip(%s({W(obj)}), ids, %s)\n", sf, luaQuote(name+": "+c.spec.field))
+	e.w("  local specs = zip(%s({W(obj)}), ids, %s)\n", sf, luaString(name+": "+c.spec.field))
 	if c.meta != nil {
 		mf, err := e.expr(fmt.Sprintf("component %q: metadataPath", name), c.meta.expr)
 		if err != nil {
 			return err
 		}
-		e.w("  local metas = zip(%s({W(obj)}), ids, %s)\n", mf, luaQuote(name+": metadataPath"))
+		e.w("  local metas = zip(%s({W(obj)}), ids, %s)\n", mf, luaString(name+": metadataPath"))
 	}
 	e.w("  local reps\n")
 	if sp := e.p.scaleProgs[c.index]; sp != nil && sp.replicas != nil {
@@ -256,22 +256,22 @@ func (e *exporter) units(c *compModel) error {
 		if err != nil {
 			return err
 		}
-		e.w("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, luaQuote(name+": replicasPath"))
+		e.w("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, luaString(name+": replicasPath"))
 	}
 	e.w("  local out = {}\n  for i, id in ipairs(ids) do\n    local s = specs[i]\n    if s ~= NULL then\n")
-	e.w("      if type(s) ~= \"table\" or s[1] ~= nil then error(%s .. id .. \": not an object\") end\n", luaQuote(fmt.Sprintf("component %s: %s of instance ", name, c.spec.field)))
+	e.w("      if type(s) ~= \"table\" or s[1] ~= nil then error(%s .. id .. \": not an object\") end\n", luaString(fmt.Sprintf("component %s: %s of instance ", name, c.spec.field)))
 	if c.style == karta.SpecStylePodTemplateSpec {
 		e.w("      local view = s\n")
 	} else {
 		e.w("      local view = {spec = s}\n")
 		if c.meta != nil {
 			e.w("      if metas[i] ~= NULL then\n")
-			e.w("        if type(metas[i]) ~= \"table\" or metas[i][1] ~= nil then error(%s .. id .. \": not an object\") end\n", luaQuote(fmt.Sprintf("component %s: metadataPath of instance ", name)))
+			e.w("        if type(metas[i]) ~= \"table\" or metas[i][1] ~= nil then error(%s .. id .. \": not an object\") end\n", luaString(fmt.Sprintf("component %s: metadataPath of instance ", name)))
 			e.w("        view.metadata = metas[i]\n      end\n")
 		}
 	}
 	e.w("      local n = 1\n")
-	e.w("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", luaQuote(name+": replicasPath"))
+	e.w("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", luaString(name+": replicasPath"))
 	e.w("      out[#out+1] = {id = id, replicas = n * factor, view = view}\n")
 	e.w("    end\n  end\n  return out\nend\n\n")
 	return nil
@@ -299,7 +299,7 @@ func (e *exporter) status() error {
 			return err
 		}
 		e.w("  conds = conditionsOf(%s({W(obj)}), %s, %s, %s, %s)\n", f,
-			luaQuote(cd.TypeFieldName), luaQuote(cd.StatusFieldName), luaQuote(cd.ReasonFieldName), luaQuote(cd.MessageFieldName))
+			luaString(cd.TypeFieldName), luaString(cd.StatusFieldName), luaString(cd.ReasonFieldName), luaString(cd.MessageFieldName))
 	}
 	e.w("  local matched = {}\n")
 	var mappings []karta.StatusMapping
@@ -314,17 +314,17 @@ func (e *exporter) status() error {
 		for i, mt := range m.Matchers {
 			var all []string
 			if mt.ByPhase != "" {
-				all = append(all, fmt.Sprintf("(phase ~= nil and phase == %s)", luaQuote(mt.ByPhase)))
+				all = append(all, fmt.Sprintf("(phase ~= nil and phase == %s)", luaString(mt.ByPhase)))
 			}
 			for _, c := range mt.ByConditions {
-				all = append(all, fmt.Sprintf("condition(conds, %s, %s, %s)", luaQuote(c.Type), luaQuote(c.Status), luaQuote(c.Reason)))
+				all = append(all, fmt.Sprintf("condition(conds, %s, %s, %s)", luaString(c.Type), luaString(c.Status), luaString(c.Reason)))
 			}
 			if x := mt.ByExpression; x != nil {
 				f, err := e.expr(fmt.Sprintf("statusMappings.%s[%d].byExpression.expression", m.Key, i), x.Expression)
 				if err != nil {
 					return err
 				}
-				all = append(all, fmt.Sprintf("expression(%s({W(obj)}), %s)", f, luaQuote(x.ExpectedResult)))
+				all = append(all, fmt.Sprintf("expression(%s({W(obj)}), %s)", f, luaString(x.ExpectedResult)))
 			}
 			if len(all) == 0 {
 				all = []string{"true"}
@@ -337,7 +337,7 @@ func (e *exporter) status() error {
 		for _, a := range any {
 			e.w("    if %s then hold = true end\n", a)
 		}
-		e.w("    if hold then matched[#matched+1] = %s end\n  end\n", luaQuote(string(m.Status)))
+		e.w("    if hold then matched[#matched+1] = %s end\n  end\n", luaString(string(m.Status)))
 	}
 	e.w("  return matched[1] or \"Undefined\"\nend\n\nRANK = {")
 	for i, s := range karta.StatusPrecedence {
@@ -363,14 +363,14 @@ func (e *exporter) reviseReplica(c *compModel) error {
 		if err != nil {
 			return err
 		}
-		e.w("  local ids = instanceIDs(%s({W(obj)}), %s)\n", f, luaQuote(c.c.Name))
-		e.w("  if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", luaQuote(fmt.Sprintf("ReviseReplica: component %s has ", c.c.Name)))
+		e.w("  local ids = instanceIDs(%s({W(obj)}), %s)\n", f, luaString(c.c.Name))
+		e.w("  if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", luaString(fmt.Sprintf("ReviseReplica: component %s has ", c.c.Name)))
 	}
 	e.w("  local t = obj\n")
 	for _, f := range fields[:len(fields)-1] {
-		e.w("  if t[%[1]s] == nil then t[%[1]s] = {} elseif type(t[%[1]s]) ~= \"table\" or t[%[1]s][1] ~= nil then error(\"ReviseReplica: cannot index \" .. %[1]s) end\n  t = t[%[1]s]\n", luaQuote(f))
+		e.w("  if t[%[1]s] == nil then t[%[1]s] = {} elseif type(t[%[1]s]) ~= \"table\" or t[%[1]s][1] ~= nil then error(\"ReviseReplica: cannot index \" .. %[1]s) end\n  t = t[%[1]s]\n", luaString(f))
 	}
-	e.w("  t[%s] = n\n  return obj\nend\n\n", luaQuote(fields[len(fields)-1]))
+	e.w("  t[%s] = n\n  return obj\nend\n\n", luaString(fields[len(fields)-1]))
 	return nil
 }
 

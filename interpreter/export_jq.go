@@ -3,7 +3,6 @@ package interpreter
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/itchyny/gojq"
 )
@@ -125,7 +124,7 @@ func (t *jqToLua) term(term *gojq.Term, in string) (string, error) {
 		if term.Str == nil || len(term.Str.Queries) > 0 {
 			return "", fmt.Errorf("string interpolation is outside the exported subset")
 		}
-		base = "CONST(" + luaQuote(term.Str.Str) + ")"
+		base = "CONST(" + luaString(term.Str.Str) + ")"
 	case gojq.TermTypeQuery:
 		s, err := t.query(term.Query, in)
 		if err != nil {
@@ -228,18 +227,18 @@ func (t *jqToLua) index(ix *gojq.Index, in string, optional bool) (string, error
 	case ix.IsSlice || ix.End != nil:
 		return "", fmt.Errorf("slices are outside the exported subset")
 	case ix.Name != "":
-		return fmt.Sprintf("FIELD(%s, %s, %t)", in, luaQuote(ix.Name), optional), nil
+		return fmt.Sprintf("FIELD(%s, %s, %t)", in, luaString(ix.Name), optional), nil
 	case ix.Str != nil:
 		if len(ix.Str.Queries) > 0 {
 			return "", fmt.Errorf("string interpolation is outside the exported subset")
 		}
-		return fmt.Sprintf("FIELD(%s, %s, %t)", in, luaQuote(ix.Str.Str), optional), nil
+		return fmt.Sprintf("FIELD(%s, %s, %t)", in, luaString(ix.Str.Str), optional), nil
 	case ix.Start != nil && ix.Start.Term != nil && ix.Start.Term.Type == gojq.TermTypeString && len(ix.Start.Term.SuffixList) == 0:
 		str := ix.Start.Term.Str
 		if str == nil || len(str.Queries) > 0 {
 			return "", fmt.Errorf("string interpolation is outside the exported subset")
 		}
-		return fmt.Sprintf("FIELD(%s, %s, %t)", in, luaQuote(str.Str), optional), nil
+		return fmt.Sprintf("FIELD(%s, %s, %t)", in, luaString(str.Str), optional), nil
 	case ix.Start != nil:
 		st := ix.Start
 		if st.Term == nil || st.Term.Type != gojq.TermTypeNumber || len(st.Term.SuffixList) > 0 {
@@ -252,24 +251,4 @@ func (t *jqToLua) index(ix *gojq.Index, in string, optional bool) (string, error
 		return fmt.Sprintf("INDEX(%s, %d, %t)", in, n, optional), nil
 	}
 	return "", fmt.Errorf("this index is outside the exported subset")
-}
-
-// luaQuote quotes s as a Lua string literal.
-func luaQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&b, "\\%03d", c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

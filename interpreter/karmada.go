@@ -99,16 +99,7 @@ func (p *Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructure
 func (p *Program) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.Component, error) {
 	var out []karmada.Component
 	if p.overridden[HookGetComponents] {
-		err := p.callKarmada(ctx, HookGetComponents, obj, nil, 1, func(L *lua.LState, res []lua.LValue) error {
-			switch r := res[0].(type) {
-			case *lua.LNilType:
-				return nil
-			case *lua.LTable:
-				return luaapi.KubeUnmarshal(L, r, &out)
-			default:
-				return fmt.Errorf("components: %s is not a table", res[0].Type())
-			}
-		})
+		err := p.callKarmada(ctx, HookGetComponents, obj, nil, 1, decodeKarmadaList("components", &out))
 		return out, err
 	}
 	err := p.withState(ctx, HookGetComponents, func(ctx context.Context, sd *stateData) error {
@@ -320,16 +311,7 @@ func statusRank(s karta.Status) int {
 func (p *Program) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error) {
 	var out []karmada.DependentObjectReference
 	if p.overridden[HookGetDependencies] {
-		err := p.callKarmada(ctx, HookGetDependencies, obj, nil, 1, func(L *lua.LState, res []lua.LValue) error {
-			switch r := res[0].(type) {
-			case *lua.LNilType:
-				return nil
-			case *lua.LTable:
-				return luaapi.KubeUnmarshal(L, r, &out)
-			default:
-				return fmt.Errorf("dependencies: %s is not a table", res[0].Type())
-			}
-		})
+		err := p.callKarmada(ctx, HookGetDependencies, obj, nil, 1, decodeKarmadaList("dependencies", &out))
 		return out, err
 	}
 	err := p.withState(ctx, HookGetDependencies, func(ctx context.Context, sd *stateData) error {
@@ -564,4 +546,20 @@ func (p *Program) callKarmada(ctx context.Context, h Hook, obj *unstructured.Uns
 		L.Pop(nret)
 		return decode(L, res)
 	})
+}
+
+// decodeKarmadaList decodes a script's list result (components,
+// dependencies) as Karmada does: nil is none, a table goes through
+// Karmada's result pipeline, anything else is an error.
+func decodeKarmadaList(what string, out any) func(L *lua.LState, res []lua.LValue) error {
+	return func(L *lua.LState, res []lua.LValue) error {
+		switch r := res[0].(type) {
+		case *lua.LNilType:
+			return nil
+		case *lua.LTable:
+			return luaapi.KubeUnmarshal(L, r, out)
+		default:
+			return fmt.Errorf("%s: %s is not a table", what, res[0].Type())
+		}
+	}
 }
