@@ -25,10 +25,11 @@ import (
 // Every luaScript is the same self-contained chunk: a small pure-Lua jq
 // runtime for the exported subset (see export_jq.go), the Karta's paths
 // translated into it, the hooks, then the override chunks. It uses only
-// Karmada's sandbox and its kube module: no karta, jq, gsub or rep. An
-// expression outside the subset, a fragmented pod spec definition, or an
-// override that uses karta or replaces a non-Karmada hook fails the export
-// with an *ExportError naming it.
+// Karmada's sandbox and its kube module: no karta, jq, gsub or rep. A
+// fragmented pod spec definition is exported by building its
+// PodTemplateSpec view (SPEC §6.1) in Lua. An expression outside the
+// subset, or an override that uses karta or replaces a non-Karmada hook,
+// fails the export with an *ExportError naming it.
 func (p *Program) ExportKarmada() ([]byte, error) {
 	chunk, rules, err := p.exportLua()
 	if err != nil {
@@ -198,9 +199,6 @@ end
 // §10.1), computed only when scaled.
 func (e *exporter) units(c *compModel) error {
 	name := c.c.Name
-	if c.style == karta.SpecStyleFragmented {
-		return &ExportError{Karta: e.p.name, Reason: fmt.Sprintf("component %q: a fragmented pod spec definition is not exported", name)}
-	}
 	ids := func(cm *compModel) (string, error) {
 		if cm.ids == nil {
 			return "{\"\"}", nil
@@ -238,6 +236,9 @@ func (e *exporter) units(c *compModel) error {
 		return err
 	}
 	e.w("  local ids = %s\n", cids)
+	if c.style == karta.SpecStyleFragmented {
+		return e.fragmentedUnits(c)
+	}
 	sf, err := e.expr(fmt.Sprintf("component %q: %s", name, c.spec.field), c.spec.expr)
 	if err != nil {
 		return err
@@ -657,6 +658,56 @@ local function IF(ins, c, th, el)
   end
   return out
 end
+local function KEYS(ins)
+  local out = {}
+  for _, v in ipairs(ins) do
+    v = U(v)
+    if type(v) ~= "table" then error(tname(v) .. " has no keys") end
+    local ks = {}
+    if isArray(v) then
+      for i = 1, #v do ks[i] = i - 1 end
+    else
+      for k in pairs(v) do ks[#ks+1] = k end
+      table.sort(ks)
+    end
+    out[#out+1] = ks
+  end
+  return out
+end
+local function TYPE(ins)
+  local out = {}
+  for _, v in ipairs(ins) do
+    v = U(v)
+    if v == nil then out[#out+1] = "null"
+    elseif type(v) == "table" then
+      if isArray(v) then out[#out+1] = "array" else out[#out+1] = "object" end
+    else out[#out+1] = type(v) end
+  end
+  return out
+end
+local function HAS(ins, f)
+  local out = {}
+  for _, v in ipairs(ins) do
+    for _, k in ipairs(f({v})) do
+      local x = U(v)
+      if type(x) ~= "table" then error("cannot check whether " .. tname(x) .. " has a key") end
+      if type(k) == "string" and not isArray(x) then out[#out+1] = x[k] ~= nil
+      elseif type(k) == "number" and (isArray(x) or next(x) == nil) then out[#out+1] = k >= 0 and k < #x
+      else error("cannot check whether " .. tname(x) .. " has a " .. tname(U(k)) .. " key") end
+    end
+  end
+  return out
+end
+local function FIRST(ins, alts)
+  local out = {}
+  for _, v in ipairs(ins) do
+    for _, f in ipairs(alts) do
+      local r = f({v})
+      if #r > 0 then out[#out+1] = r[1]; break end
+    end
+  end
+  return out
+end
 local function zip(outs, ids, what)
   if #outs ~= #ids then error(what .. " yields " .. #outs .. " value(s) for " .. #ids .. " id(s)") end
   return outs
@@ -731,3 +782,77 @@ function depKey(d)
 end
 
 `
+
+// fragmentedUnits ends units_<index> for a fragmented definition: every
+// instance is present, and its view is the PodTemplateSpec view of SPEC
+// §6.1 that the in-process hooks build (compModel.fragmentedView): each
+// defined node's non-null fragment under ancestors that always exist as
+// objects, and spec.containers = [main] ++ containersPath, main being
+// containerPath's object with .image and .resources taken from imagePath
+// and resourcesPath when those are defined.
+func (e *exporter) fragmentedUnits(c *compModel) error {
+	name := c.c.Name
+	vars := map[string]string{}
+	for i, f := range c.fragments {
+		ff, err := e.expr(fmt.Sprintf("component %q: %s", name, f.p.field), f.p.expr)
+		if err != nil {
+			return err
+		}
+		v := fmt.Sprintf("frag%d", i)
+		vars[f.key] = v
+		e.w("  local %s = zip(%s({W(obj)}), ids, %s)\n", v, ff, luaString(name+": "+f.p.field))
+	}
+	e.w("  local reps\n")
+	if sp := e.p.scaleProgs[c.index]; sp != nil && sp.replicas != nil {
+		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", name), sp.replicas.expr)
+		if err != nil {
+			return err
+		}
+		e.w("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, luaString(name+": replicasPath"))
+	}
+	e.w("  local out = {}\n  for i, id in ipairs(ids) do\n    local view = {}\n")
+	for _, n := range c.nodes {
+		// Ancestors of a defined node always exist as objects.
+		at := "view"
+		for _, k := range n.at[:len(n.at)-1] {
+			at += "." + k.(string)
+			e.w("    if %[1]s == nil then %[1]s = {} end\n", at)
+		}
+		last := n.at[len(n.at)-1].(string)
+		if !n.containers {
+			e.w("    if %[1]s[i] ~= NULL then %[2]s.%[3]s = %[1]s[i] end\n", vars[c.keyOf(n.p)], at, last)
+			continue
+		}
+		e.w("    do\n      local main, list = nil, {}\n")
+		if v, ok := vars["container"]; ok {
+			e.w("      if %s[i] ~= NULL then\n", v)
+			e.w("        local m = %s[i]\n", v)
+			e.w("        if type(m) ~= \"table\" or m[1] ~= nil then error(%s .. id .. \": containerPath yields \" .. tname(m) .. \", not an object\") end\n",
+				luaString(fmt.Sprintf("component %s instance ", name)))
+			e.w("        main = {}\n        for k, x in pairs(m) do main[k] = x end\n      end\n")
+		}
+		for _, key := range []string{"image", "resources"} {
+			v, ok := vars[key]
+			if !ok {
+				continue
+			}
+			e.w("      if main ~= nil then main.%s = nil end\n", key)
+			e.w("      if %[1]s[i] ~= NULL then\n        if main == nil then main = {} end\n        main.%[2]s = %[1]s[i]\n      end\n", v, key)
+		}
+		e.w("      if main ~= nil then list[1] = main end\n")
+		hasList := "main ~= nil"
+		if v, ok := vars["containers"]; ok {
+			e.w("      local cs = %s[i]\n      if cs ~= NULL then\n", v)
+			e.w("        if type(cs) ~= \"table\" or (next(cs) ~= nil and cs[1] == nil) then error(%s .. id .. \": containersPath yields \" .. tname(cs) .. \", not an array\") end\n",
+				luaString(fmt.Sprintf("component %s instance ", name)))
+			e.w("        for _, x in ipairs(cs) do list[#list+1] = x end\n      end\n")
+			hasList += " or cs ~= NULL"
+		}
+		e.w("      if %s then %s.%s = list end\n    end\n", hasList, at, last)
+	}
+	e.w("      local n = 1\n")
+	e.w("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", luaString(name+": replicasPath"))
+	e.w("      out[#out+1] = {id = id, replicas = n * factor, view = view}\n")
+	e.w("  end\n  return out\nend\n\n")
+	return nil
+}

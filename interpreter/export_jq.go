@@ -3,14 +3,17 @@ package interpreter
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/itchyny/gojq"
 )
 
 // The jq subset karta exports to self-contained Lua (SPEC §10.4 Export):
 // the identity, field and index chains (`.a.b`, `.["k"]`, `.[0]`),
-// iteration (`[]`, `[]?`), `|`, `,`, `//`, `*`, parentheses and literals
-// (numbers, plain strings, null, true, false). Every expression becomes a
+// iteration (`[]`, `[]?`), `|`, `,`, `//`, `*`, parentheses, literals
+// (numbers, negative numbers, plain strings, null, true, false, [], {})
+// and the functions length, select/1, not, keys, type, has/1 and first/1
+// (a comma's alternatives tried in turn). Every expression becomes a
 // Lua expression over a list of inputs that evaluates to the list of
 // outputs, JSON null being the sentinel NULL; the helpers it calls are
 // exportPrelude's. Anything else is an *ExportError naming the
@@ -141,6 +144,21 @@ func (t *jqToLua) term(term *gojq.Term, in string) (string, error) {
 			return "", err
 		}
 		base = "COLLECT(" + s + ")"
+	case gojq.TermTypeObject:
+		if len(term.Object.KeyVals) > 0 {
+			return "", fmt.Errorf("%q is outside the exported subset", term.String())
+		}
+		base = "CONST({})"
+	case gojq.TermTypeUnary:
+		u := term.Unary
+		if u.Op != gojq.OpSub || u.Term.Type != gojq.TermTypeNumber || len(u.Term.SuffixList) > 0 {
+			return "", fmt.Errorf("%q is outside the exported subset", term.String())
+		}
+		f, err := strconv.ParseFloat(u.Term.Number, 64)
+		if err != nil {
+			return "", fmt.Errorf("number %s: %v", u.Term.Number, err)
+		}
+		base = "CONST(" + strconv.FormatFloat(-f, 'g', -1, 64) + ")"
 	case gojq.TermTypeIf:
 		s, err := t.ifTerm(term.If.Cond, term.If.Then, term.If.Elif, term.If.Else, in)
 		if err != nil {
@@ -162,6 +180,43 @@ func (t *jqToLua) term(term *gojq.Term, in string) (string, error) {
 			base = fmt.Sprintf("SELECT(%s, function(%s) return %s end)", in, x, cond)
 		case f.Name == "not" && len(f.Args) == 0:
 			base = "NOT(" + in + ")"
+		case f.Name == "keys" && len(f.Args) == 0:
+			base = "KEYS(" + in + ")"
+		case f.Name == "type" && len(f.Args) == 0:
+			base = "TYPE(" + in + ")"
+		case f.Name == "has" && len(f.Args) == 1:
+			t.n++
+			x := "_i" + strconv.Itoa(t.n)
+			k, err := t.query(f.Args[0], x)
+			if err != nil {
+				return "", err
+			}
+			base = fmt.Sprintf("HAS(%s, function(%s) return %s end)", in, x, k)
+		case f.Name == "first" && len(f.Args) == 1:
+			// first(a, b, ...) tries the alternatives of a comma in turn,
+			// so that the ones after the first output are not evaluated.
+			var alts []string
+			t.n++
+			x := "_i" + strconv.Itoa(t.n)
+			var qs []*gojq.Query
+			var walk func(q *gojq.Query)
+			walk = func(q *gojq.Query) {
+				if q.Term == nil && q.Op == gojq.OpComma && q.Meta == nil {
+					walk(q.Left)
+					walk(q.Right)
+					return
+				}
+				qs = append(qs, q)
+			}
+			walk(f.Args[0])
+			for _, q := range qs {
+				s, err := t.query(q, x)
+				if err != nil {
+					return "", err
+				}
+				alts = append(alts, fmt.Sprintf("function(%s) return %s end", x, s))
+			}
+			base = fmt.Sprintf("FIRST(%s, {%s})", in, strings.Join(alts, ", "))
 		default:
 			return "", fmt.Errorf("the function %s/%d is outside the exported subset", f.Name, len(f.Args))
 		}

@@ -20,12 +20,7 @@ import (
 // exportFailures are the built-ins whose export fails, with the part of
 // the error that names why (SPEC §10.4: an untranslatable expression fails
 // the export and names it).
-var exportFailures = map[string]string{
-	"dynamographdeployment": `component "service": a fragmented pod spec definition is not exported`,
-	"inferenceservice":      `component "predictor": a fragmented pod spec definition is not exported`,
-	"milvus":                `component "standalone": a fragmented pod spec definition is not exported`,
-	"nimservice":            `component "nimservice": a fragmented pod spec definition is not exported`,
-}
+var exportFailures = map[string]string{}
 
 // normJSON is v through JSON, so that int64, float64 and json.Number
 // compare equal.
@@ -334,4 +329,72 @@ func TestExportKarmadaOverrides(t *testing.T) {
 		require.ErrorAs(t, err, &ee)
 		assert.Contains(t, err.Error(), want)
 	}
+}
+
+// fragKarta has a fragmented component whose view mixes containerPath,
+// imagePath, resourcesPath and containersPath (SPEC §6.1).
+const fragKarta = `
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: frags}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: frag
+      kind: {group: example.com, version: v1, kind: Frag}
+      scaleDefinition: {replicasPath: .spec.replicas}
+      statusDefinition:
+        phaseDefinition: {path: .status.phase}
+        statusMappings:
+          running: [{byPhase: Running}]
+      specDefinition:
+        fragmentedPodSpecDefinition:
+          labelsPath: .spec.labels
+          schedulerNamePath: .spec.scheduler
+          nodeAffinityPath: .spec.nodeAffinity
+          containerPath: .spec.main
+          imagePath: .spec.image
+          resourcesPath: .spec.resources
+          containersPath: .spec.sidecars
+`
+
+func TestExportKarmadaFragmented(t *testing.T) {
+	p := progFrom(t, fragKarta)
+	data, err := p.ExportKarmada()
+	require.NoError(t, err)
+	custs, err := karmada.Load(data, "frags.yaml")
+	require.NoError(t, err)
+	in, err := karmada.NewInterpreter(custs, karmada.Options{})
+	require.NoError(t, err)
+	defer in.Close()
+	var objs []*unstructured.Unstructured
+	for _, spec := range []string{
+		// main from containerPath, its image and resources overridden.
+		"  replicas: 2\n  labels: {a: b}\n  scheduler: s\n  main: {name: m, image: old, resources: {requests: {cpu: 9}}, envFrom: [{secretRef: {name: sec}}]}\n  image: new\n  resources: {requests: {cpu: 250m, memory: 1Gi}}\n  sidecars: [{name: side, env: [{name: e, valueFrom: {configMapKeyRef: {name: cm, key: k}}}]}]",
+		// imagePath null removes the container's image; resourcesPath null its resources.
+		"  main: {name: m, image: old, resources: {requests: {cpu: 9}}}\n  nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: k, operator: In, values: [v]}]}]}}",
+		// No container: main from the image alone.
+		"  image: only\n  resources: {limits: {cpu: 1}}",
+		// Only sidecars.
+		"  sidecars: [{name: a, resources: {requests: {cpu: 100m}}}, {name: b}]",
+		// Nothing at all: every instance is present, with an empty view.
+		"  replicas: 3",
+		// A container that is not an object, and sidecars that are not an array.
+		"  main: [1, 2]",
+		"  sidecars: {a: 1}",
+	} {
+		objs = append(objs, progObj(t, "apiVersion: example.com/v1\nkind: Frag\nmetadata: {name: f, namespace: ns}\nspec:\n"+spec))
+	}
+	compareExport(t, p, in, objs)
+
+	ctx := context.Background()
+	n, req, err := in.GetReplicas(ctx, objs[0])
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), n)
+	require.NotNil(t, req)
+	deps, err := in.GetDependencies(ctx, objs[0])
+	require.NoError(t, err)
+	assert.Len(t, deps, 2, "the main container's secret and the sidecar's config map")
+	_, _, err = in.GetReplicas(ctx, objs[5])
+	assert.Error(t, err, "containerPath yields an array")
 }

@@ -79,6 +79,6 @@ func TestKarmadaExportRoundTrip(t *testing.T) {
 	require.Equal(t, 0, code)
 	all, err := karmada.Load([]byte(stdout), "export")
 	require.NoError(t, err)
-	assert.Len(t, all, 8)
-	assert.Equal(t, 4, strings.Count(stderr, "skipped: "), stderr)
+	assert.Len(t, all, 12)
+	assert.Equal(t, 0, strings.Count(stderr, "skipped: "), stderr)
 }
