@@ -212,7 +212,7 @@ func (e *exporter) units(c *compModel) error {
 	e.w("function units_%d(obj, scaled)\n  local factor = 1\n", c.index)
 	e.w("  if scaled then\n")
 	for a := c.parent; a != nil; a = a.parent {
-		sp := e.p.scaleProgs[a.index]
+		sp := a.scale
 		if sp == nil || sp.replicas == nil {
 			continue
 		}
@@ -252,7 +252,7 @@ func (e *exporter) units(c *compModel) error {
 		e.w("  local metas = zip(%s({W(obj)}), ids, %s)\n", mf, luaString(name+": metadataPath"))
 	}
 	e.w("  local reps\n")
-	if sp := e.p.scaleProgs[c.index]; sp != nil && sp.replicas != nil {
+	if sp := c.scale; sp != nil && sp.replicas != nil {
 		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", name), sp.replicas.expr)
 		if err != nil {
 			return err
@@ -803,7 +803,7 @@ func (e *exporter) fragmentedUnits(c *compModel) error {
 		e.w("  local %s = zip(%s({W(obj)}), ids, %s)\n", v, ff, luaString(name+": "+f.p.field))
 	}
 	e.w("  local reps\n")
-	if sp := e.p.scaleProgs[c.index]; sp != nil && sp.replicas != nil {
+	if sp := c.scale; sp != nil && sp.replicas != nil {
 		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", name), sp.replicas.expr)
 		if err != nil {
 			return err

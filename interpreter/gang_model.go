@@ -141,18 +141,9 @@ func newGangComp(cm *compModel) (*gangComp, error) {
 	if cm.ids != nil && gc.instanceID == nil {
 		return nil, fmt.Errorf("instanceIdPath without podSelector.componentInstanceSelector")
 	}
-	if sd := cm.c.ScaleDefinition; sd != nil && !sd.IsEmpty() {
+	if sp := cm.scale; sp != nil {
 		gc.scaled = true
-		if sd.ReplicasPath != "" {
-			if gc.replicas, err = compileJQ(sd.ReplicasPath); err != nil {
-				return nil, fmt.Errorf("scaleDefinition.replicasPath: %w", err)
-			}
-		}
-		if sd.MinReplicasPath != "" {
-			if gc.minReplicas, err = compileJQ(sd.MinReplicasPath); err != nil {
-				return nil, fmt.Errorf("scaleDefinition.minReplicasPath: %w", err)
-			}
-		}
+		gc.replicas, gc.minReplicas = sp.replicas, sp.min
 	}
 	return gc, nil
 }

@@ -393,7 +393,7 @@ type replicaUnit struct {
 func (p *Program) replicaUnits(ctx context.Context, ev evaluator, c *compModel, obj map[string]any) ([]replicaUnit, error) {
 	factor := int64(1)
 	for a := c.parent; a != nil; a = a.parent {
-		if p.scaleProgs[a.index] == nil || p.scaleProgs[a.index].replicas == nil {
+		if a.scale == nil || a.scale.replicas == nil {
 			continue
 		}
 		insts, err := p.model.instancesWith(ctx, ev, a, obj)

@@ -44,6 +44,10 @@ type compModel struct {
 	nodes []viewNode
 	// replicas is the scaleDefinition's replicasPath, nil when not defined.
 	replicas *jqPath
+	// scale holds the scale paths' value programs, nil without a scale
+	// definition (or with {}); GetPodSpecs, minMember and the Karmada
+	// hooks all read them.
+	scale *scaleProgram
 	// suspend and resume are the suspendDefinition's actions.
 	suspend, resume []actionModel
 }
@@ -120,6 +124,9 @@ func newCompModel(c *karta.Component, index int) (*compModel, error) {
 		if cm.replicas, err = compilePath("replicasPath", c.ScaleDefinition.ReplicasPath); err != nil {
 			return nil, err
 		}
+	}
+	if cm.scale, err = compileScale(c.ScaleDefinition); err != nil {
+		return nil, err
 	}
 	if sd := c.SuspendDefinition; sd != nil {
 		if cm.suspend, err = compileActions("suspendActions", sd.SuspendActions); err != nil {

@@ -112,7 +112,7 @@ type scaleProgram struct {
 // converted by scaleValue.
 func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, insts []instance) ([]*Scale, error) {
 	out := make([]*Scale, len(insts))
-	sp := p.scaleProgs[c.index]
+	sp := c.scale
 	if sp == nil {
 		return out, nil
 	}
@@ -153,29 +153,29 @@ func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj ma
 	return out, nil
 }
 
-// compileScales compiles every component's scale paths.
-func compileScales(m *model) (map[int]*scaleProgram, error) {
-	out := map[int]*scaleProgram{}
-	for _, c := range m.comps {
-		sd := c.c.ScaleDefinition
-		if sd == nil || sd.IsEmpty() {
+// compileScale compiles a scale definition's paths; nil when there is
+// none or it is empty ({} defines nothing).
+func compileScale(sd *karta.ScaleDefinition) (*scaleProgram, error) {
+	if sd == nil || sd.IsEmpty() {
+		return nil, nil
+	}
+	sp := &scaleProgram{}
+	for _, f := range []struct {
+		field, expr string
+		dst         **jqProgram
+	}{
+		{"replicasPath", sd.ReplicasPath, &sp.replicas},
+		{"minReplicasPath", sd.MinReplicasPath, &sp.min},
+		{"maxReplicasPath", sd.MaxReplicasPath, &sp.max},
+	} {
+		if f.expr == "" {
 			continue
 		}
-		sp := &scaleProgram{}
-		for _, f := range []struct {
-			expr string
-			dst  **jqProgram
-		}{{sd.ReplicasPath, &sp.replicas}, {sd.MinReplicasPath, &sp.min}, {sd.MaxReplicasPath, &sp.max}} {
-			if f.expr == "" {
-				continue
-			}
-			prog, err := compileJQ(f.expr)
-			if err != nil {
-				return nil, fmt.Errorf("component %q: %w", c.c.Name, err)
-			}
-			*f.dst = prog
+		prog, err := compileJQ(f.expr)
+		if err != nil {
+			return nil, fmt.Errorf("scaleDefinition.%s: %w", f.field, err)
 		}
-		out[c.index] = sp
+		*f.dst = prog
 	}
-	return out, nil
+	return sp, nil
 }

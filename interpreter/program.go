@@ -77,10 +77,9 @@ type Program struct {
 	gvk    schema.GroupVersionKind
 	limits Limits
 
-	model      *model
-	gang       *gangModel
-	scaleProgs map[int]*scaleProgram
-	gen        *generated
+	model *model
+	gang  *gangModel
+	gen   *generated
 	// genProto is the generated chunk; overrides are spec.luaScript and
 	// the scripts, in order.
 	genProto  *lua.FunctionProto
@@ -129,9 +128,6 @@ func Compile(k *karta.Karta, opts Options) (*Program, error) {
 	}
 	var err error
 	if p.model, err = newModel(k); err != nil {
-		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
-	}
-	if p.scaleProgs, err = compileScales(p.model); err != nil {
 		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}
 	if p.gang, err = newGangModel(p.model); err != nil {
