@@ -22,6 +22,9 @@ type Options struct {
 	// MaxInstructions is each call's budget of Lua instructions (default
 	// luaapi.DefaultMaxInstructions; negative for none).
 	MaxInstructions int64
+	// MaxMemory is each call's memory guard in bytes (default
+	// luaapi.DefaultMaxMemory; negative for none).
+	MaxMemory int64
 	// PoolSize is the most Lua states alive at once (default
 	// 2*GOMAXPROCS).
 	PoolSize int
@@ -105,6 +108,7 @@ func NewInterpreter(custs []*Customization, opts Options) (*Interpreter, error) 
 	sandbox := luaapi.SandboxOptions{
 		Modules:         map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeModule},
 		MaxInstructions: opts.MaxInstructions,
+		MaxMemory:       opts.MaxMemory,
 	}
 	in.pool = newStatePool(opts.PoolSize, func() *lua.LState { return luaapi.NewState(sandbox) })
 	return in, nil

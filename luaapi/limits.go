@@ -10,10 +10,9 @@ import (
 // LimitKind names a per-call limit of SPEC §10.5.
 type LimitKind string
 
-// The limits. Deadline, instructions, call depth, stack size and string
-// size are enforced by this package (see CallProtected); memory is not, as
-// gopher-lua has no allocation accounting; result size is enforced where
-// results are encoded.
+// The limits. Deadline, instructions, call depth, stack size, string size
+// and memory are enforced by this package (see CallProtected and
+// docs/security.md); result size is enforced where results are encoded.
 const (
 	KindDeadline     LimitKind = "deadline"
 	KindCallDepth    LimitKind = "call depth"
@@ -63,7 +62,9 @@ func (e *LimitError) Error() string {
 func (e *LimitError) Unwrap() error { return e.Cause }
 
 // formatSize prints a byte count the way limits are written in SPEC §10.5.
-func formatSize(n int) string {
+func formatSize(n int) string { return formatSize64(int64(n)) }
+
+func formatSize64(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

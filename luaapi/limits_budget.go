@@ -38,9 +38,13 @@ type callContext struct {
 	hasDeadline bool
 	budget      int64 // steps allowed; math.MaxInt64 when unlimited
 	steps       int64
-	nextPoll    int64 // steps at which Done next polls: min(steps+pollEvery, budget)
-	done        chan struct{}
-	err         atomic.Pointer[error]
+	// memory is the bytes the call has been charged for (see
+	// chargeMemory); memLimit the most it may be, 0 for no limit.
+	memory   int64
+	memLimit int64
+	nextPoll int64 // steps at which Done next polls: min(steps+pollEvery, budget)
+	done     chan struct{}
+	err      atomic.Pointer[error]
 }
 
 func newCallContext(parent context.Context, timeout time.Duration, budget int64) *callContext {
@@ -122,5 +126,29 @@ func charge(L *lua.LState, n int) {
 	}
 	if err := c.Err(); err != nil {
 		L.RaiseError("%s", err.Error())
+	}
+}
+
+// stepsLeft is how many steps the running call may still take (for a
+// library loop that cannot be interrupted, such as the pattern matcher).
+func stepsLeft(L *lua.LState) int64 {
+	c, ok := L.Context().(*callContext)
+	if !ok || c.budget == math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return max(c.budget-c.steps, 0)
+}
+
+// chargeMemory charges n bytes the call is about to allocate to its memory
+// guard, and raises a memory LimitError, before anything is allocated, if
+// that would pass the limit. See docs/security.md for what is charged.
+func chargeMemory(L *lua.LState, n int) {
+	c, ok := L.Context().(*callContext)
+	if !ok || c.memLimit <= 0 {
+		return
+	}
+	c.memory += int64(n)
+	if c.memory > c.memLimit {
+		raiseLimit(L, KindMemory, formatSize64(c.memLimit))
 	}
 }

@@ -61,11 +61,13 @@ func (e *PanicError) Error() string { return "Go panic during Lua call: " + e.Ms
 // The call runs under a context derived from ctx (see callContext) with a
 // deadline of timeout measured from the start of this call, so time spent
 // waiting for a state is not charged to the script (timeout <= 0: only
-// ctx's own deadline), and a budget of the state's MaxInstructions VM
-// instructions plus the steps library functions charge. Go functions run
-// to their end before either is seen: string.find with a pathological
-// pattern, or t[60000000] = true (which grows an array one slot at a time
-// inside one instruction). Failures are classified:
+// ctx's own deadline), a budget of the state's MaxInstructions VM
+// instructions plus the steps library functions charge (pattern matching
+// included), and the state's MaxMemory guard. Library functions that could
+// run long in Go charge their work as they go, so a pathological pattern
+// ends on the budget; scripts compiled with Compile charge what they
+// allocate before allocating it, so t[60000000] = true ends on the memory
+// guard without growing the table. Failures are classified:
 //
 //   - ctx done, or the deadline passed → *LimitError{Kind: KindDeadline}
 //     wrapping ctx.Err() or context.DeadlineExceeded;
@@ -73,13 +75,13 @@ func (e *PanicError) Error() string { return "Go panic during Lua call: " + e.Ms
 //   - gopher-lua's "stack overflow" (CallStackSize frames) →
 //     *LimitError{Kind: KindCallDepth}; its "registry overflow" (the data
 //     stack, e.g. unpack of a huge table) → KindStackSize;
-//   - a limit raised by the sandbox (string sizes) → that *LimitError;
+//   - a limit raised by the sandbox (string sizes, memory) → that
+//     *LimitError;
 //   - a Go panic → *PanicError;
 //   - any other error → *LuaError carrying the raised value.
 //
 // The sandbox's pcall and xpcall do not catch limits or Go panics, so a
-// script cannot swallow them. Memory is not limited: gopher-lua has no
-// allocation accounting.
+// script cannot swallow them.
 //
 // After any error the state is usable again as far as gopher-lua goes (its
 // stacks are unwound), but SPEC §10.4 discards it anyway.
@@ -91,12 +93,13 @@ func CallProtected(ctx context.Context, L *lua.LState, timeout time.Duration, fn
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, deadlineError(limit, cerr)
 	}
-	budget := maxInstructions(L)
+	budget, memory := maxInstructions(L), maxMemory(L)
 	// A call that can never be stopped runs without a context: gopher-lua's
 	// plain main loop is faster than its context-checking one.
 	var cc *callContext
-	if budget > 0 || timeout > 0 || ctx.Done() != nil {
+	if budget > 0 || memory > 0 || timeout > 0 || ctx.Done() != nil {
 		cc = newCallContext(ctx, timeout, budget)
+		cc.memLimit = memory
 		prev := L.Context()
 		L.SetContext(cc)
 		defer func() {
@@ -115,12 +118,22 @@ func CallProtected(ctx context.Context, L *lua.LState, timeout time.Duration, fn
 			results, err = nil, &PanicError{Msg: fmt.Sprint(r), Stack: string(debug.Stack())}
 		}
 	}()
+	tramp, _ := L.G.Registry.RawGetString(trampolineKey).(*lua.LFunction)
+	handler, _ := L.G.Registry.RawGetString(errHandlerKey).(*lua.LFunction)
+	nargs := len(args)
+	if tramp != nil && handler != nil {
+		L.Push(tramp)
+		nargs++
+	}
 	L.Push(fn)
 	for _, a := range args {
 		L.Push(a)
 	}
-	if perr := L.PCall(len(args), nret, nil); perr != nil {
+	if perr := L.PCall(nargs, nret, handler); perr != nil {
 		L.SetTop(base)
+		if aerr, ok := perr.(*lua.ApiError); ok && aerr.StackTrace == "" {
+			aerr.StackTrace = takeTraceback(L)
+		}
 		if cc != nil {
 			if cerr := cc.Err(); cerr != nil {
 				if errors.Is(cerr, errInstructions) {
@@ -175,6 +188,11 @@ func classify(L *lua.LState, err error) error {
 	if le := vmLimit(L, aerr); le != nil {
 		return le
 	}
+	if ud, ok := aerr.Object.(*lua.LUserData); ok {
+		if pe, ok := ud.Value.(*PanicError); ok {
+			return pe
+		}
+	}
 	if aerr.Type == lua.ApiErrorPanic {
 		return &PanicError{Msg: aerr.Object.String(), Stack: aerr.StackTrace}
 	}
@@ -209,6 +227,11 @@ func vmLimit(L *lua.LState, aerr *lua.ApiError) *LimitError {
 func sticky(L *lua.LState, aerr *lua.ApiError) bool {
 	if ctx := L.Context(); ctx != nil && ctx.Err() != nil {
 		return true
+	}
+	if ud, ok := aerr.Object.(*lua.LUserData); ok {
+		if _, ok := ud.Value.(*PanicError); ok {
+			return true
+		}
 	}
 	return aerr.Type == lua.ApiErrorPanic || vmLimit(L, aerr) != nil
 }

@@ -37,7 +37,7 @@ func TestDeadline(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	for _, src := range []string{
 		`while true do end`,
-		`while true do pcall(function() end) end`,
+		`local f = function() end while true do pcall(f) end`,
 		`while true do xpcall(function() while true do end end, function(e) return e end) end`,
 		`local t = {3, 1, 2} while true do table.sort(t, function(a, b) return a < b end) end`,
 		`while true do local ok, e = pcall(error, "x") end`,

@@ -24,8 +24,11 @@ const (
 	// instructions (and library steps).
 	DefaultMaxInstructions = 10_000_000
 	// DefaultMaxStringSize is SPEC §10.2's cap on strings made by the
-	// string library and table.concat.
+	// string library, table.concat and the .. operator.
 	DefaultMaxStringSize = 1 << 20
+	// DefaultMaxMemory is SPEC §10.5's memory guard: the bytes of strings,
+	// tables, table slots and closures one call may create.
+	DefaultMaxMemory = 64 << 20
 
 	initialStackSize = 1024
 	stackGrowStep    = 1024
@@ -52,6 +55,11 @@ type SandboxOptions struct {
 	// MaxInstructions is each call's budget of VM instructions and library
 	// steps (default DefaultMaxInstructions; negative for none).
 	MaxInstructions int64
+	// MaxMemory is each call's memory guard in bytes (default
+	// DefaultMaxMemory; negative for none): what scripts compiled with
+	// Compile create, and what the library makes for them, is charged
+	// before it is allocated. See docs/security.md.
+	MaxMemory int64
 }
 
 func (o SandboxOptions) withDefaults() SandboxOptions {
@@ -73,6 +81,12 @@ func (o SandboxOptions) withDefaults() SandboxOptions {
 	case o.MaxInstructions < 0:
 		o.MaxInstructions = 0
 	}
+	switch {
+	case o.MaxMemory == 0:
+		o.MaxMemory = DefaultMaxMemory
+	case o.MaxMemory < 0:
+		o.MaxMemory = 0
+	}
 	return o
 }
 
@@ -85,11 +99,18 @@ const (
 	envMetaKey         = "karta.sandbox.envmeta"
 	stringMetaKey      = "karta.sandbox.stringmeta"
 	maxInstructionsKey = "karta.sandbox.maxinstructions"
+	maxMemoryKey       = "karta.sandbox.maxmemory"
 )
 
 // maxInstructions is the instruction budget of a NewState state (0: none).
 func maxInstructions(L *lua.LState) int64 {
 	n, _ := L.G.Registry.RawGetString(maxInstructionsKey).(lua.LNumber)
+	return int64(n)
+}
+
+// maxMemory is the memory guard of a NewState state (0: none).
+func maxMemory(L *lua.LState) int64 {
+	n, _ := L.G.Registry.RawGetString(maxMemoryKey).(lua.LNumber)
 	return int64(n)
 }
 
@@ -168,6 +189,8 @@ func NewState(opts SandboxOptions) *lua.LState {
 	str.RawSetString("dump", lua.LNil)
 	str.RawSetString("__index", lua.LNil)
 	capStrings(L, str, tbl, opts.MaxStringSize)
+	installGuards(L, sandbox, opts.MaxStringSize)
+	installTrampoline(L)
 	strMeta := L.NewTable()
 	strMeta.RawSetString("__index", str)
 	strMeta.RawSetString("__metatable", lua.LFalse)
@@ -196,6 +219,7 @@ func NewState(opts SandboxOptions) *lua.LState {
 	envMeta.RawSetString("__metatable", lua.LFalse)
 	L.G.Registry.RawSetString(envMetaKey, envMeta)
 	L.G.Registry.RawSetString(maxInstructionsKey, lua.LNumber(opts.MaxInstructions))
+	L.G.Registry.RawSetString(maxMemoryKey, lua.LNumber(opts.MaxMemory))
 	return L
 }
 
@@ -235,15 +259,33 @@ func NewEnv(L *lua.LState) *lua.LTable {
 	return env
 }
 
-// Compile compiles source once into a prototype, naming the chunk (e.g.
-// "karta:jobset/generated", "karta:jobset/luaScript", "script:fix.lua") so
-// Lua errors read `karta:jobset/luaScript:3: attempt to ...`. A prototype
-// is immutable and may be instantiated in any number of states
-// concurrently. Syntax errors are *SyntaxError.
+// Compile compiles an untrusted chunk (a user script, a Karmada or Argo CD
+// customization) once into a prototype, naming the chunk (e.g.
+// "karta:jobset/luaScript", "script:fix.lua") so Lua errors read
+// `karta:jobset/luaScript:3: attempt to ...`. The chunk is rewritten so its
+// concatenations, table constructors, dynamic stores and closures are
+// checked by the memory guard and the string size limit (guard_rewrite.go).
+// A prototype is immutable and may be instantiated in any number of states
+// concurrently; it must run in a NewState state, whose sandbox has the
+// guard functions. Syntax errors are *SyntaxError.
 func Compile(chunk, source string) (*lua.FunctionProto, error) {
+	return compile(chunk, source, true)
+}
+
+// CompileTrusted is Compile without the guard rewrite, for code karta
+// generates itself (the hooks compiled from a Karta's jq paths), whose
+// allocations are bounded by the object it reads.
+func CompileTrusted(chunk, source string) (*lua.FunctionProto, error) {
+	return compile(chunk, source, false)
+}
+
+func compile(chunk, source string, guarded bool) (*lua.FunctionProto, error) {
 	stmts, err := parse.Parse(strings.NewReader(source), chunk)
 	if err != nil {
 		return nil, &SyntaxError{Chunk: chunk, Msg: cleanParseError(chunk, err)}
+	}
+	if guarded {
+		stmts = guardChunk(stmts)
 	}
 	proto, err := lua.Compile(stmts, chunk)
 	if err != nil {

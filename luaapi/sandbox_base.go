@@ -15,7 +15,7 @@ func sandboxPCall(L *lua.LState) int {
 		L.Push(lua.LString("attempt to call a " + v.Type().String() + " value"))
 		return 2
 	}
-	if err := L.PCall(L.GetTop()-1, lua.MultRet, nil); err != nil {
+	if err := pcallInner(L, L.GetTop()-1); err != nil {
 		aerr := err.(*lua.ApiError)
 		if sticky(L, aerr) {
 			panic(aerr)
@@ -37,7 +37,7 @@ func sandboxXPCall(L *lua.LState) int {
 	handler := L.CheckFunction(2)
 	top := L.GetTop()
 	L.Push(fn)
-	err := L.PCall(0, lua.MultRet, nil)
+	err := pcallInner(L, 0)
 	if err == nil {
 		L.Insert(lua.LTrue, top+1)
 		return L.GetTop() - top

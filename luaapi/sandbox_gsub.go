@@ -4,64 +4,77 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kartalua/karta/luaapi/internal/luapattern"
 	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/pm"
 )
 
 // newGsub returns string.gsub with gopher-lua's exact semantics (its quirks
 // included: "%x" in a replacement string stays "%x", the count is the
-// number of matches, a non-string truthy replacement value becomes "") but
-// built in one pass. gopher-lua's own gsub copies the whole string once per
-// replacement, so s:gsub("%s", "") on a 32 KiB string takes seconds
-// inside one Go call, out of the deadline's reach. The result is capped at
-// maxLen bytes while it is built, and each match costs a step of the
-// instruction budget.
-func newGsub(maxLen int, limit string) lua.LGFunction {
+// number of matches, a non-string truthy replacement value becomes "", a
+// limit of 0 replaces everything when the pattern matches at the start and
+// nothing otherwise) but built in one pass, finding one match at a time.
+// gopher-lua's own gsub copies the whole string once per replacement, so
+// s:gsub("%s", "") on a 32 KiB string takes seconds inside one Go call, out
+// of the deadline's reach. The result is capped at the string size limit
+// while it is built, and matching is charged to the instruction budget.
+func newGsub(p patterns) lua.LGFunction {
 	return func(L *lua.LState) int {
 		str := L.CheckString(1)
-		pat := L.CheckString(2)
+		pat := p.compile(L, L.CheckString(2))
 		L.CheckTypes(3, lua.LTString, lua.LTTable, lua.LTFunction)
 		repl := L.CheckAny(3)
 		n := L.OptInt(4, -1)
+		src := p.subject(L, str)
 
-		matches, err := pm.Find(pat, []byte(str), 0, n)
-		if err != nil {
-			L.RaiseError("%s", err.Error())
+		var b strings.Builder
+		last, matches := 0, 0
+		find := pat.Find
+		if n == 0 {
+			// gopher-lua's quirk: with a limit of 0, a pattern that
+			// does not match at the start replaces nothing; one that
+			// does replaces everything.
+			find, n = pat.MatchAt, -1
 		}
-		charge(L, len(matches))
-		if len(matches) == 0 {
+		for offset := 0; offset <= len(str) && matches != n; {
+			m, next := p.search(L, find, src, offset)
+			find = pat.Find
+			if m == nil {
+				break
+			}
+			matches++
+			offset = next
+			start, end := m.Capture(0), m.Capture(1)
+			if rep, ok := gsubReplacement(L, str, repl, m); ok {
+				if b.Len()+(start-last)+len(rep) > p.maxSubject {
+					raiseLimit(L, KindStringSize, p.limit)
+				}
+				b.WriteString(str[last:start])
+				b.WriteString(rep)
+				last = end
+			}
+			if pat.Anchored() {
+				break
+			}
+		}
+		if matches == 0 {
 			L.SetTop(1)
 			L.Push(lua.LNumber(0))
 			return 2
 		}
-		var b strings.Builder
-		last := 0
-		for _, m := range matches {
-			start, end := m.Capture(0), m.Capture(1)
-			rep, ok := gsubReplacement(L, str, repl, m)
-			if !ok {
-				continue
-			}
-			if b.Len()+(start-last)+len(rep) > maxLen {
-				raiseLimit(L, KindStringSize, limit)
-			}
-			b.WriteString(str[last:start])
-			b.WriteString(rep)
-			last = end
-		}
-		if b.Len()+len(str)-last > maxLen {
-			raiseLimit(L, KindStringSize, limit)
+		if b.Len()+len(str)-last > p.maxSubject {
+			raiseLimit(L, KindStringSize, p.limit)
 		}
 		b.WriteString(str[last:])
+		chargeMemory(L, b.Len())
 		L.Push(lua.LString(b.String()))
-		L.Push(lua.LNumber(len(matches)))
+		L.Push(lua.LNumber(matches))
 		return 2
 	}
 }
 
 // gsubReplacement is the text replacing match m, and false when the match
 // stays as it is (a table or function replacement gave nil or false).
-func gsubReplacement(L *lua.LState, str string, repl lua.LValue, m *pm.MatchData) (string, bool) {
+func gsubReplacement(L *lua.LState, str string, repl lua.LValue, m *luapattern.MatchData) (string, bool) {
 	switch r := repl.(type) {
 	case lua.LString:
 		return expandReplacement(L, str, string(r), m), true
@@ -103,7 +116,7 @@ func gsubReplacement(L *lua.LState, str string, repl lua.LValue, m *pm.MatchData
 // expandReplacement expands a replacement string as gopher-lua's flag
 // scanner does: "%%" is "%", "%d" a capture, "%x" stays "%x", and a
 // trailing "%" stays.
-func expandReplacement(L *lua.LState, str, repl string, m *pm.MatchData) string {
+func expandReplacement(L *lua.LState, str, repl string, m *luapattern.MatchData) string {
 	if strings.IndexByte(repl, '%') < 0 {
 		return repl
 	}
@@ -132,7 +145,7 @@ func expandReplacement(L *lua.LState, str, repl string, m *pm.MatchData) string 
 // capture is gopher-lua's capturedString: capture slot idx (0 the whole
 // match, 2 the first capture, which is the whole match when there are no
 // captures).
-func capture(L *lua.LState, str string, m *pm.MatchData, idx int) string {
+func capture(L *lua.LState, str string, m *luapattern.MatchData, idx int) string {
 	if idx > 2 && idx >= m.CaptureLength() {
 		L.RaiseError("invalid capture index")
 	}

@@ -81,6 +81,9 @@ func sandboxEval(t *testing.T, expr string) ([]string, string) {
 	if err != nil {
 		return nil, err.(*LuaError).Msg
 	}
+	if len(res) == 0 {
+		return nil, "" // as gopherEval reports no values
+	}
 	return luaStrings(res), ""
 }
 

@@ -4,53 +4,70 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// capStrings replaces the library functions that can make a string much
-// larger than their arguments in one call, so they fail with a string size
-// LimitError before allocating: string.rep (string.rep("x", 2^28) would
-// allocate 256 MiB), string.format (widths), string.gsub (see newGsub) and
-// table.concat. They are replaced in the library tables themselves, so
-// ("x"):rep(n) is capped too.
-//
-// Not capped: the .. operator, a VM instruction gopher-lua gives no hook
-// for. The other string functions return at most about their input's size.
+// capStrings replaces the library functions that make strings so that
+// each result is checked before it is allocated: against the string size
+// limit (string.rep("x", 2^28) would allocate 256 MiB) and against the
+// call's memory guard, which every string made is charged to. The pattern
+// functions are replaced too (see installPatterns). They are replaced in
+// the library tables themselves, so ("x"):rep(n) is capped too. The ..
+// operator, a VM instruction, is capped by the guard rewrite (see
+// guardConcat). string.sub, string.byte and the pattern captures return
+// substrings, which share their subject's memory.
 func capStrings(L *lua.LState, str, tbl *lua.LTable, maxLen int) {
 	limit := formatSize(maxLen)
-	str.RawSetString("gsub", L.NewFunction(newGsub(maxLen, limit)))
+	installPatterns(L, str, maxLen)
 
-	rep := str.RawGetString("rep").(*lua.LFunction).GFunction
-	str.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
-		s := L.CheckString(1)
-		n := L.CheckInt(2)
-		if n > 0 && len(s) > 0 && n > maxLen/len(s) {
-			raiseLimit(L, KindStringSize, limit)
+	// wrap replaces a library function by one that learns the size of its
+	// result from its arguments (size, before the call), refuses it over
+	// the limit and charges it.
+	wrap := func(lib *lua.LTable, name string, size func(L *lua.LState) int) {
+		orig := lib.RawGetString(name).(*lua.LFunction).GFunction
+		lib.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			n := size(L)
+			if n > maxLen {
+				raiseLimit(L, KindStringSize, limit)
+			}
+			chargeMemory(L, n)
+			return orig(L)
+		}))
+	}
+	wrap(str, "rep", func(L *lua.LState) int {
+		s, n := L.CheckString(1), L.CheckInt(2)
+		if n <= 0 || len(s) == 0 {
+			return 0
 		}
-		return rep(L)
-	}))
-
+		if n > maxLen/len(s) {
+			return maxLen + 1
+		}
+		return n * len(s)
+	})
+	// string.format: padding is the only part of the output not already
+	// in memory as an argument; it is refused before formatting, and the
+	// result checked and charged after.
 	format := str.RawGetString("format").(*lua.LFunction).GFunction
 	str.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
-		// Padding is the only part of the output not already in memory
-		// as an argument; refuse it before formatting, check the result
-		// after.
 		if formatPadding(L.CheckString(1)) > maxLen {
 			raiseLimit(L, KindStringSize, limit)
 		}
 		n := format(L)
-		if s, ok := L.Get(-1).(lua.LString); ok && len(s) > maxLen {
-			raiseLimit(L, KindStringSize, limit)
+		if s, ok := L.Get(-1).(lua.LString); ok {
+			if len(s) > maxLen {
+				raiseLimit(L, KindStringSize, limit)
+			}
+			chargeMemory(L, len(s))
 		}
 		return n
 	}))
-
-	concat := tbl.RawGetString("concat").(*lua.LFunction).GFunction
-	tbl.RawSetString("concat", L.NewFunction(func(L *lua.LState) int {
+	sameSize := func(L *lua.LState) int { return len(L.CheckString(1)) }
+	for _, name := range []string{"upper", "lower", "reverse"} {
+		wrap(str, name, sameSize)
+	}
+	wrap(str, "char", func(L *lua.LState) int { return L.GetTop() })
+	wrap(tbl, "concat", func(L *lua.LState) int {
 		size, n := concatSize(L, maxLen)
 		charge(L, n)
-		if size > maxLen {
-			raiseLimit(L, KindStringSize, limit)
-		}
-		return concat(L)
-	}))
+		return size
+	})
 }
 
 // formatPadding adds up the widths and precisions of a format string's

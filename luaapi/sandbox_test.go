@@ -52,7 +52,10 @@ func TestSandboxGlobalsAreExactlySpec(t *testing.T) {
 	var names []string
 	Sandbox(L).ForEach(func(k, _ lua.LValue) { names = append(names, k.String()) })
 	sort.Strings(names)
+	// The guard functions (guard_rewrite.go) are there too, under names
+	// that are not identifiers: no script can name them.
 	assert.Equal(t, []string{
+		"(karta closure)", "(karta concat)", "(karta set)", "(karta table)",
 		"assert", "error", "ipairs", "math", "next", "os", "pairs", "pcall", "require",
 		"select", "string", "table", "tonumber", "tostring", "type", "unpack", "xpcall",
 	}, names)
