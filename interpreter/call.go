@@ -37,8 +37,6 @@ func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Cont
 		return &HookError{Karta: p.name, Hook: h, Err: err}
 	}
 	sd := st.Data.(*stateData)
-	cctx, cancel := context.WithTimeout(ctx, p.limits.Timeout)
-	defer cancel()
 	var ferr error
 	body := sd.L.NewFunction(func(L *lua.LState) int {
 		if ferr = f(L.Context(), sd); ferr != nil {
@@ -46,7 +44,9 @@ func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Cont
 		}
 		return 0
 	})
-	if _, err := luaapi.CallProtected(cctx, sd.L, 0, body, 0); err != nil {
+	// The deadline is the Program's timeout from here (or ctx's, when
+	// sooner), and f sees it through L.Context().
+	if _, err := luaapi.CallProtected(ctx, sd.L, p.limits.Timeout, body, 0); err != nil {
 		p.pool.Discard(st)
 		return p.hookError(h, err)
 	}

@@ -34,8 +34,13 @@ type Limits struct {
 	MaxInstructions int64
 	// CallDepth is the call stack depth limit. Default 200.
 	CallDepth int
-	// MaxStringSize caps strings made by the string library. Default 1 MiB.
+	// MaxStringSize caps strings made by the string library and the ..
+	// operator. Default 1 MiB.
 	MaxStringSize int
+	// MaxMemory is the memory guard of one call of a user script: the
+	// bytes of the strings, tables, table slots and closures it may create
+	// (docs/security.md). Default 64 MiB; negative for none.
+	MaxMemory int64
 }
 
 // DefaultTimeout is the default wall-clock limit of a hook call.
@@ -53,6 +58,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxStringSize <= 0 {
 		l.MaxStringSize = luaapi.DefaultMaxStringSize
+	}
+	if l.MaxMemory == 0 {
+		l.MaxMemory = luaapi.DefaultMaxMemory
 	}
 	return l
 }
@@ -137,7 +145,7 @@ func Compile(k *karta.Karta, opts Options) (*Program, error) {
 		return nil, err
 	}
 	p.fallbacks = p.gen.unit.Fallbacks()
-	if p.genProto, err = luaapi.Compile(p.chunkName("generated"), p.gen.source); err != nil {
+	if p.genProto, err = luaapi.CompileTrusted(p.chunkName("generated"), p.gen.source); err != nil {
 		return nil, fmt.Errorf("karta %q: the generated chunk does not compile (a karta bug): %w", k.Name, err)
 	}
 	if err := p.compileOverrides(k.Spec.LuaScript, opts.Scripts); err != nil {

@@ -369,28 +369,30 @@ status:
 	})
 }
 
-// TestKnownBugProgramLimitsMemory: KNOWN BUG in luaapi (not owned here). SPEC
-// §10.5 requires `local t={} t[60000000]=true` to end promptly with a
-// LimitError (the 64 MiB memory guard), and caps a single string at 1 MiB.
-// Today the table assignment runs for tens of seconds inside one
-// instruction and then succeeds, and doubling a string with `..` builds a
-// 1 GiB string: neither is charged to any limit.
-func TestKnownBugProgramLimitsMemory(t *testing.T) {
-	knownBug(t, "luaapi: no memory guard for table growth, no size cap on .. concatenation")
+// TestProgramLimitsMemory: SPEC §10.5's examples end promptly with the
+// limit that stops them: a huge table slot on the memory guard, doubling a
+// string with .. on the string size limit.
+func TestProgramLimitsMemory(t *testing.T) {
 	good := progObjFile(t, filepath.Join(progProgramDir, "deployment.yaml"))[0]
-	for _, body := range []string{
-		"  local t = {} t[60000000] = true",
-		"  local s = 'x' for i = 1, 30 do s = s .. s end",
+	for _, tc := range []struct {
+		body string
+		kind luaapi.LimitKind
+		msg  string
+	}{
+		{"  local t = {} t[60000000] = true", luaapi.KindMemory, `karta "deployment": InterpretStatus: memory limit 64 MiB exceeded`},
+		{"  local s = 'x' for i = 1, 30 do s = s .. s end", luaapi.KindStringSize, `karta "deployment": InterpretStatus: string size limit 1 MiB exceeded`},
 	} {
-		t.Run(body, func(t *testing.T) {
+		t.Run(tc.body, func(t *testing.T) {
 			k := progKartaFile(t, filepath.Join(progProgramDir, "deployment.karta.yaml")).DeepCopy()
-			k.Spec.LuaScript = "function InterpretStatus(obj)\n" + body + "\n  return karta.generated.InterpretStatus(obj)\nend\n"
+			k.Spec.LuaScript = "function InterpretStatus(obj)\n" + tc.body + "\n  return karta.generated.InterpretStatus(obj)\nend\n"
 			p := progCompile(t, k, Options{})
 			start := time.Now()
 			_, err := p.InterpretStatus(context.Background(), good)
 			var le *luaapi.LimitError
-			assert.ErrorAs(t, err, &le)
-			assert.Less(t, time.Since(start), 2*time.Second)
+			require.ErrorAs(t, err, &le)
+			assert.Equal(t, tc.kind, le.Kind)
+			assert.Equal(t, tc.msg, err.Error())
+			assert.Less(t, time.Since(start), 5*time.Second)
 		})
 	}
 }

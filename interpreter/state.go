@@ -33,6 +33,7 @@ func (p *Program) newState() (*State, error) {
 		CallStackSize:   p.limits.CallDepth,
 		MaxStringSize:   p.limits.MaxStringSize,
 		MaxInstructions: p.limits.MaxInstructions,
+		MaxMemory:       p.limits.MaxMemory,
 		Modules: map[string]func(*lua.LState) lua.LValue{
 			"karta": sd.kartaModule,
 			"jq":    sd.jqFunction,
