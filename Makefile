@@ -8,7 +8,7 @@ CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.1
 # Fuzz targets as package:Target; `go test -fuzz` takes one target per run.
 FUZZ_TARGETS := ./karta:FuzzLoad ./jqexpr:FuzzCheck ./jqlua:FuzzJQ ./interpreter:FuzzReviseSpec
 
-.PHONY: all build test fmt-check vet lint fuzz bench golden generate tidy-check clean
+.PHONY: all build test test-integration fmt-check vet lint fuzz bench golden generate tidy-check clean
 
 all: build test
 
@@ -18,6 +18,16 @@ build:
 ## test: formatting, vet, then every test with the race detector (fuzz seed corpora included).
 test: fmt-check vet
 	$(GO) test -race ./...
+
+## test-integration: every test, integration-tagged ones included, against a real
+## cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok fake nodes)
+## that hack/testenv.sh starts and always stops. The first run builds the
+## binaries into ~/.cache/karta-testenv (minutes; KARTA_TESTENV_CACHE moves it);
+## later runs start in seconds.
+test-integration:
+	@trap 'hack/testenv.sh stop' EXIT; trap 'exit 130' INT TERM; \
+	hack/testenv.sh start && eval "$$(hack/testenv.sh env)" && \
+	$(GO) test -race -tags integration -count=1 ./...
 
 fmt-check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

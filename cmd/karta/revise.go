@@ -13,8 +13,9 @@ import (
 func newReviseCmd(s streams) *cobra.Command {
 	var f objectFlags
 	var revisionsFile string
+	var live *liveFlags
 	cmd := &cobra.Command{
-		Use:   "revise [-k REF] -f OBJECT -r REVISIONS",
+		Use:   "revise [-k REF] (-f OBJECT | --live KIND/NAME) -r REVISIONS",
 		Short: "Apply revisions to the pod definitions of a workload object (ReviseSpec)",
 		Long: "Apply a list of revisions, each an RFC 7386 JSON merge patch over a component's\n" +
 			"PodTemplateSpec view, to the object, and print the revised object (-o yaml, the default,\n" +
@@ -25,9 +26,14 @@ func newReviseCmd(s streams) *cobra.Command {
 			"    instance: \"*\"       # \"\" (one instance), an instance id, or \"*\" for all\n" +
 			"    patch: {spec: {schedulerName: kai-scheduler}, metadata: {labels: {team: a}}}\n\n" +
 			"A null in a patch removes the field. Revisions are all or nothing: on any error, every\n" +
-			"error is reported and nothing is printed.",
+			"error is reported and nothing is printed.\n\n" +
+			"With --live KIND/NAME (instead of -f) the object is read from the cluster, revised, and\n" +
+			"patched with the JSON Patch, guarded by a test of the resourceVersion read: when the\n" +
+			"object changed in between, karta reads it again and recomputes the patch. The output\n" +
+			"is the object the server returned; --dry-run=server stores nothing.",
 		Example: "  karta revise -k examples/kartas/pytorchjob.yaml -f pytorchjob.yaml -r revisions.yaml\n" +
-			"  karta revise -k pytorchjob.yaml -f pytorchjob.yaml -r revisions.yaml -o patch",
+			"  karta revise -k pytorchjob.yaml -f pytorchjob.yaml -r revisions.yaml -o patch\n" +
+			"  karta revise --live pytorchjob/mistral-7b-sft -n nlp -r revisions.yaml --dry-run=server",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// YAML is the default even on a terminal: the revised object
@@ -35,6 +41,12 @@ func newReviseCmd(s streams) *cobra.Command {
 			format, err := outputFormat(f.output, []string{formatYAML, formatJSON, formatPatch}, formatYAML)
 			if err != nil {
 				return err
+			}
+			if err := live.check(f.filename); err != nil {
+				return err
+			}
+			if live.target != "" {
+				return reviseLive(cmd.Context(), s, &f, live, revisionsFile, format)
 			}
 			if f.filename == "-" && revisionsFile == "-" {
 				return usageError("-f and -r cannot both read standard input")
@@ -51,6 +63,7 @@ func newReviseCmd(s streams) *cobra.Command {
 	f.addObject(cmd, "yaml, json, or patch (the RFC 6902 JSON Patch)")
 	cmd.Flags().StringVarP(&revisionsFile, "revisions", "r", "", "the revisions `FILE`: a YAML or JSON list of {component, instance, patch} (- reads standard input)")
 	_ = cmd.MarkFlagRequired("revisions") // the flag exists: no error
+	live = addLiveFlags(cmd)
 	return cmd
 }
 

@@ -1,0 +1,226 @@
+// Package clustertest is a fake cluster for the tests of karta's cluster
+// commands: client-go's fake dynamic client and fake discovery serving the
+// kinds of the built-in Kartas (and any others a test names), filled with
+// objects read from files such as examples/*/running.yaml and pods.yaml.
+package clustertest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	fakediscovery "k8s.io/client-go/discovery/fake"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/cluster"
+	"github.com/kartalua/karta/object"
+)
+
+// Server is the URL the fake cluster's Client names.
+const Server = "https://fake.cluster.test"
+
+// Resource is a kind the fake cluster serves.
+type Resource struct {
+	GVK        schema.GroupVersionKind
+	Plural     string // default: kubectl's guess from the kind
+	Namespaced bool
+	ShortNames []string
+}
+
+// Core are the kinds of pods and of the owners between the built-in
+// workloads and their pods (Jobs, ReplicaSets, StatefulSets, Grove's
+// PodCliques), plus the Karta kind (cluster-scoped).
+func Core() []Resource {
+	return []Resource{
+		{GVK: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Namespaced: true, ShortNames: []string{"po"}},
+		{GVK: schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}, Namespaced: true},
+		{GVK: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, Namespaced: true, ShortNames: []string{"rs"}},
+		{GVK: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, Namespaced: true, ShortNames: []string{"deploy"}},
+		{GVK: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}, Namespaced: true, ShortNames: []string{"sts"}},
+		{GVK: schema.GroupVersionKind{Group: "grove.io", Version: "v1alpha1", Kind: "PodClique"}, Namespaced: true},
+		{GVK: cluster.KartaKind, ShortNames: []string{"kt"}},
+	}
+}
+
+// shortNames are those of the real CRDs of the built-in kinds that have
+// some.
+var shortNames = map[string][]string{
+	"InferenceService": {"isvc"},
+	"Service":          {"kservice", "ksvc"},
+	"LeaderWorkerSet":  {"lws"},
+	"RayCluster":       {"rc"},
+}
+
+// Builtins are the root kinds of the built-in Kartas, all namespaced.
+func Builtins(t testing.TB) []Resource {
+	t.Helper()
+	all, err := builtin.All()
+	require.NoError(t, err)
+	var out []Resource
+	for _, b := range all {
+		gvk := b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK()
+		out = append(out, Resource{GVK: gvk, Namespaced: true, ShortNames: shortNames[gvk.Kind]})
+	}
+	return out
+}
+
+// New returns a Client of a fake cluster that serves resources and holds
+// objects, and the fake dynamic client behind it, to add reactors to and
+// read the actions from.
+func New(t testing.TB, resources []Resource, objects ...*unstructured.Unstructured) (*cluster.Client, *dynamicfake.FakeDynamicClient) {
+	t.Helper()
+	listKinds := map[schema.GroupVersionResource]string{}
+	byGV := map[string]*metav1.APIResourceList{}
+	var order []string
+	for _, r := range resources {
+		gvr := r.gvr()
+		listKinds[gvr] = r.GVK.Kind + "List"
+		gv := r.GVK.GroupVersion().String()
+		if byGV[gv] == nil {
+			byGV[gv] = &metav1.APIResourceList{GroupVersion: gv}
+			order = append(order, gv)
+		}
+		_, singular := meta.UnsafeGuessKindToResource(r.GVK)
+		byGV[gv].APIResources = append(byGV[gv].APIResources, metav1.APIResource{
+			Name: gvr.Resource, SingularName: singular.Resource, Namespaced: r.Namespaced, Kind: r.GVK.Kind,
+			ShortNames: r.ShortNames, Verbs: metav1.Verbs{"get", "list", "watch", "create", "update", "patch", "delete"},
+		})
+	}
+	sort.Strings(order)
+	disc := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{}}
+	for _, gv := range order {
+		disc.Resources = append(disc.Resources, byGV[gv])
+	}
+	objs := make([]runtime.Object, len(objects))
+	for i, o := range objects {
+		objs[i] = o
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
+	return cluster.NewClientFrom(dyn, disc, Server), dyn
+}
+
+func (r Resource) gvr() schema.GroupVersionResource {
+	if r.Plural != "" {
+		return r.GVK.GroupVersion().WithResource(r.Plural)
+	}
+	plural, _ := meta.UnsafeGuessKindToResource(r.GVK)
+	return plural
+}
+
+// Read reads the objects of YAML files: documents, and the items of Lists.
+func Read(t testing.TB, files ...string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		docs, err := object.Decode(data, f)
+		require.NoError(t, err)
+		for _, item := range object.Items(docs) {
+			// Through JSON, so that numbers are the int64 and float64 of
+			// objects a real client decodes.
+			js, err := json.Marshal(item)
+			require.NoError(t, err)
+			u := &unstructured.Unstructured{}
+			require.NoError(t, u.UnmarshalJSON(js), f)
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// Examples reads examples/NAME/running.yaml and examples/NAME/pods.yaml
+// under root (the repository's root) for each name, and adds the owners
+// between the workloads and their pods that the pods name: the Jobs,
+// ReplicaSets and StatefulSets an operator creates, each owned by the
+// workload of its namespace whose name it is or starts with (operators
+// name what they create after the workload), and the RayCluster of a RayJob,
+// made of the RayJob's rayClusterSpec as KubeRay makes it. Owners that
+// belong to no workload of the examples exist too, owned by nobody.
+func Examples(t testing.TB, root string, names ...string) []*unstructured.Unstructured {
+	t.Helper()
+	var objs, pods []*unstructured.Unstructured
+	for _, n := range names {
+		objs = append(objs, Read(t, filepath.Join(root, "examples", n, "running.yaml"))...)
+		pods = append(pods, Read(t, filepath.Join(root, "examples", n, "pods.yaml"))...)
+	}
+	out := append(append([]*unstructured.Unstructured{}, objs...), pods...)
+	return append(out, owners(t, pods, objs)...)
+}
+
+// owners makes the owners the pods name that objs do not hold. Workloads
+// (the root kinds of the built-ins) are not made up, but for a RayJob's
+// RayCluster.
+func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	all, err := builtin.All()
+	require.NoError(t, err)
+	workloadKinds := map[string]bool{}
+	for _, b := range all {
+		workloadKinds[b.Karta.Spec.StructureDefinition.RootComponent.Kind.Kind] = true
+	}
+	known := map[types.UID]bool{}
+	for _, o := range objs {
+		known[o.GetUID()] = true
+	}
+	var out []*unstructured.Unstructured
+	for _, pod := range pods {
+		for _, ref := range pod.GetOwnerReferences() {
+			if known[ref.UID] {
+				continue
+			}
+			known[ref.UID] = true
+			w := workloadOf(objs, pod.GetNamespace(), ref.Name)
+			owner := &unstructured.Unstructured{Object: map[string]any{}}
+			if workloadKinds[ref.Kind] {
+				if ref.Kind != "RayCluster" || w == nil || w.GetKind() != "RayJob" {
+					continue
+				}
+				spec, _, err := unstructured.NestedMap(w.Object, "spec", "rayClusterSpec")
+				require.NoError(t, err)
+				owner.Object["spec"] = spec
+				owner.Object["status"] = map[string]any{"state": "ready"}
+			}
+			owner.SetAPIVersion(ref.APIVersion)
+			owner.SetKind(ref.Kind)
+			owner.SetNamespace(pod.GetNamespace())
+			owner.SetName(ref.Name)
+			owner.SetUID(ref.UID)
+			owner.SetCreationTimestamp(pod.GetCreationTimestamp())
+			if w != nil {
+				owner.SetOwnerReferences([]metav1.OwnerReference{OwnerRef(w)})
+			}
+			out = append(out, owner)
+		}
+	}
+	return out
+}
+
+// workloadOf is the object of namespace ns whose name the owner's name is
+// or starts with, if any.
+func workloadOf(objs []*unstructured.Unstructured, ns, owner string) *unstructured.Unstructured {
+	for _, o := range objs {
+		if o.GetNamespace() == ns && (owner == o.GetName() || strings.HasPrefix(owner, o.GetName()+"-")) {
+			return o
+		}
+	}
+	return nil
+}
+
+// OwnerRef is the controller reference to obj an operator puts on what it
+// creates.
+func OwnerRef(obj *unstructured.Unstructured) metav1.OwnerReference {
+	yes := true
+	return metav1.OwnerReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Name: obj.GetName(), UID: obj.GetUID(), Controller: &yes, BlockOwnerDeletion: &yes}
+}

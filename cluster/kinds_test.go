@@ -1,0 +1,78 @@
+package cluster_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kartalua/karta/cluster"
+	"github.com/kartalua/karta/cluster/clustertest"
+)
+
+// KIND matches a kind by any of its names, case-insensitively, or a Karta
+// by name.
+func TestKindsMatch(t *testing.T) {
+	c, _ := fakeCluster(t)
+	reg := builtins(t)
+	cases := []struct {
+		arg  string
+		want []string // Karta names
+	}{
+		{"", []string{"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
+			"milvus", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob"}},
+		{"PyTorchJob", []string{"pytorchjob"}},
+		{"pytorchjobs", []string{"pytorchjob"}},
+		{"PYTORCHJOB", []string{"pytorchjob"}},
+		{"pytorchjobs.kubeflow.org", []string{"pytorchjob"}},
+		{"isvc", []string{"inferenceservice"}},
+		{"ksvc", []string{"knative-service"}},
+		{"service", []string{"knative-service"}},
+		{"lws", []string{"leaderworkerset"}},
+		{"milvuses", []string{"milvus"}},
+		{"jobset", []string{"jobset"}},
+		{"knative-service", []string{"knative-service"}},
+		// One resource, two Kartas: the cluster's preferred version,
+		// unless a Karta is named.
+		{"mpijobs", []string{"mpijob-v1"}},
+		{"mpijob-v1", []string{"mpijob-v1"}},
+		{"mpijob", []string{"mpijob"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.arg, func(t *testing.T) {
+			kinds, err := c.Kinds(reg, tc.arg)
+			require.NoError(t, err)
+			var names []string
+			for _, k := range kinds {
+				names = append(names, k.Program.Name())
+			}
+			assert.ElementsMatch(t, tc.want, names)
+		})
+	}
+}
+
+// Kinds the cluster does not serve are skipped, unless named; a KIND no
+// Karta is for is an error that lists the known ones.
+func TestKindsNotServed(t *testing.T) {
+	served := []clustertest.Resource{{GVK: schema.GroupVersionKind{Group: "kubeflow.org", Version: "v1", Kind: "PyTorchJob"}, Namespaced: true}}
+	c, _ := clustertest.New(t, append(clustertest.Core(), served...))
+	reg := builtins(t)
+
+	kinds, err := c.Kinds(reg, "")
+	require.NoError(t, err)
+	require.Len(t, kinds, 1)
+	assert.Equal(t, "pytorchjob", kinds[0].Program.Name())
+
+	for _, arg := range []string{"jobset", "JobSets", "jobsets.jobset.x-k8s.io"} {
+		_, err = c.Kinds(reg, arg)
+		var ns *cluster.NotServedError
+		require.ErrorAs(t, err, &ns, arg)
+		assert.EqualError(t, err, arg+": the cluster does not serve jobset (jobset.x-k8s.io/v1alpha2, Kind=JobSet); is its CRD installed?")
+	}
+
+	_, err = c.Kinds(reg, "deployments")
+	var unknown *cluster.UnknownKindError
+	require.ErrorAs(t, err, &unknown)
+	assert.Contains(t, err.Error(), "deployments: no Karta for this kind (known: dynamographdeployment, inferenceservice, jobset,")
+}

@@ -1,0 +1,246 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/kartalua/karta/cluster"
+	"github.com/kartalua/karta/cluster/clustertest"
+)
+
+// row is a workload summary in the words of get's table: existing/expected
+// pods per component instance and present/minMember per gang.
+func row(w cluster.Workload) string {
+	var pods, gangs []string
+	for _, c := range w.Components {
+		existing, expected := "?", "?"
+		if c.Existing != nil {
+			existing = fmt.Sprint(*c.Existing)
+		}
+		if c.Expected != nil {
+			expected = fmt.Sprint(*c.Expected)
+		}
+		pods = append(pods, fmt.Sprintf("%s %s/%s", c.Label(), existing, expected))
+	}
+	for _, g := range w.Groups {
+		gangs = append(gangs, fmt.Sprintf("%d/%d", g.Present, g.MinMember))
+	}
+	return fmt.Sprintf("%s %s/%s %s [%s] [%s]", w.Kind, w.Namespace, w.Name, w.Status, strings.Join(pods, " "), strings.Join(gangs, ","))
+}
+
+func list(t *testing.T, c *cluster.Client, kind string, opts cluster.ListOptions) []cluster.Workload {
+	t.Helper()
+	reg, err := c.Registry(context.Background(), cluster.RegistryOptions{Base: builtins(t)})
+	require.NoError(t, err)
+	kinds, err := c.Kinds(reg, kind)
+	require.NoError(t, err)
+	ws, err := c.List(context.Background(), kinds, opts)
+	require.NoError(t, err)
+	return ws
+}
+
+// Every built-in example, listed together as get -A lists them: each
+// workload with its status, the pods it owns per component instance and
+// its gang groups. The fixtures' other pods (a notebook, an evaluation
+// Job, the staging copies in other namespaces, a tensorboard) count
+// nowhere.
+func TestListBuiltinExamples(t *testing.T) {
+	c, _ := fakeCluster(t, examples(t, builtinExamples...)...)
+	ws := list(t, c, "", cluster.ListOptions{})
+	var got []string
+	for _, w := range ws {
+		got = append(got, row(w))
+	}
+	assert.Equal(t, []string{
+		"DynamoGraphDeployment dynamo-inference/llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
+		"LeaderWorkerSet inference/vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
+		"Service media/thumbnailer Running [revision 3/3] [3/2]",
+		"JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
+		"RayCluster ml-research/llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
+		"RayCluster ml-training/resnet-train-raycluster-7bq8l Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
+		"RayJob ml-training/resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
+		"NIMService nim-service/meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
+		"PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
+		"MPIJob research-apac/imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
+		"Milvus vector-db/milvus-prod Running [proxy 2/2 mixcoord 1/1 querynode 2/? datanode 1/1 indexnode 0/0 streamingnode 1/1] [7/7]",
+		"InferenceService vision-serving/mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
+	}, got)
+	for _, w := range ws {
+		assert.NotEmpty(t, w.Karta, w.Name)
+		assert.Empty(t, w.Error, w.Name)
+	}
+}
+
+// A pod counts for the workload that owns it: two PyTorchJobs in one
+// namespace, whose pods all carry the operator's labels, each count their
+// own; a pod with the same labels that nothing owns counts for neither.
+func TestListCountsOwnedPodsOnly(t *testing.T) {
+	objs := examples(t, "pytorchjob")
+	first := find(t, objs, "PyTorchJob", "mistral-7b-sft")
+	second := first.DeepCopy()
+	second.SetName("mistral-7b-sft-b")
+	second.SetUID("b0000000-0000-4000-8000-00000000000b")
+	worker := find(t, objs, "Pod", "mistral-7b-sft-worker-0").DeepCopy()
+	worker.SetName("mistral-7b-sft-b-worker-0")
+	worker.SetUID("b0000000-0000-4000-8000-0000000000a1")
+	labels := worker.GetLabels()
+	labels["training.kubeflow.org/job-name"] = "mistral-7b-sft-b"
+	worker.SetLabels(labels)
+	worker.SetOwnerReferences([]metav1.OwnerReference{clustertest.OwnerRef(second)})
+	stray := worker.DeepCopy()
+	stray.SetName("hand-made-worker")
+	stray.SetUID("b0000000-0000-4000-8000-0000000000a2")
+	stray.SetOwnerReferences(nil)
+	c, _ := fakeCluster(t, append(objs, second, worker, stray)...)
+
+	ws := list(t, c, "pytorchjobs", cluster.ListOptions{Namespace: "nlp"})
+	require.Len(t, ws, 2)
+	assert.Equal(t, "PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]", row(ws[0]))
+	assert.Equal(t, "PyTorchJob nlp/mistral-7b-sft-b Running [master 0/1 worker 1/3] [1/4]", row(ws[1]))
+}
+
+// Owners between a workload and its pods are read to follow the chain. An
+// owner that is gone, or replaced by another object of the same name, ends
+// it; one that cannot be read is reported, once, and ends it too.
+func TestListOwnerChains(t *testing.T) {
+	objs := examples(t, "jobset")
+	driverJob := find(t, objs, "Job", "llama3-pretrain-driver-0")
+	workersJob := find(t, objs, "Job", "llama3-pretrain-workers-1")
+	cases := []struct {
+		name string
+		// change returns the objects of the cluster.
+		change  func([]*unstructured.Unstructured) []*unstructured.Unstructured
+		forbid  string // a Job whose read is forbidden
+		want    string
+		warning string
+	}{{
+		name:   "every owner there",
+		change: func(o []*unstructured.Unstructured) []*unstructured.Unstructured { return o },
+		want:   "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
+	}, {
+		name:   "the driver's Job is gone",
+		change: func(o []*unstructured.Unstructured) []*unstructured.Unstructured { return without(o, driverJob) },
+		want:   "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 0/1 replicatedjob/workers 8/8] [8/8]",
+	}, {
+		name: "a Job of that name is another one",
+		change: func(o []*unstructured.Unstructured) []*unstructured.Unstructured {
+			other := workersJob.DeepCopy()
+			other.SetUID(types.UID("c0000000-0000-4000-8000-000000000001"))
+			return append(without(o, workersJob), other)
+		},
+		want: "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 4/8] [1/1,4/8]",
+	}, {
+		name:    "a Job cannot be read",
+		change:  func(o []*unstructured.Unstructured) []*unstructured.Unstructured { return o },
+		forbid:  "llama3-pretrain-driver-0",
+		want:    "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 0/1 replicatedjob/workers 8/8] [8/8]",
+		warning: `cannot read Job ml-research/llama3-pretrain-driver-0, an owner of pods: jobs.batch "llama3-pretrain-driver-0" is forbidden: User "karta-reader" cannot get resource "jobs"; its pods are not counted`,
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dyn := fakeCluster(t, tc.change(objs)...)
+			if tc.forbid != "" {
+				dyn.PrependReactor("get", "jobs", func(a clienttesting.Action) (bool, runtime.Object, error) {
+					if a.(clienttesting.GetAction).GetName() != tc.forbid {
+						return false, nil, nil
+					}
+					return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, tc.forbid,
+						fmt.Errorf(`User "karta-reader" cannot get resource "jobs"`))
+				})
+			}
+			var warnings []string
+			ws := list(t, c, "jobset", cluster.ListOptions{Namespace: "ml-research", Warn: func(l string) { warnings = append(warnings, l) }})
+			require.Len(t, ws, 1)
+			assert.Equal(t, tc.want, row(ws[0]))
+			if tc.warning == "" {
+				assert.Empty(t, warnings)
+			} else {
+				assert.Equal(t, []string{tc.warning}, warnings, "reported once, however many pods it owns")
+			}
+		})
+	}
+}
+
+// A named workload is read, not listed; a missing one is a NotFoundError.
+func TestListByName(t *testing.T) {
+	c, dyn := fakeCluster(t, examples(t, "pytorchjob")...)
+	ws := list(t, c, "pytorchjob", cluster.ListOptions{Namespace: "nlp", Name: "mistral-7b-sft"})
+	require.Len(t, ws, 1)
+	assert.Equal(t, "mistral-7b-sft", ws[0].Name)
+	for _, a := range dyn.Actions() {
+		if a.GetResource().Resource == "pytorchjobs" {
+			assert.Equal(t, "get", a.GetVerb())
+		}
+	}
+
+	reg, err := c.Registry(context.Background(), cluster.RegistryOptions{Base: builtins(t)})
+	require.NoError(t, err)
+	kinds, err := c.Kinds(reg, "pytorchjob")
+	require.NoError(t, err)
+	_, err = c.List(context.Background(), kinds, cluster.ListOptions{Namespace: "nlp", Name: "nope"})
+	var nf *cluster.NotFoundError
+	require.ErrorAs(t, err, &nf)
+	assert.EqualError(t, err, `pytorchjobs.kubeflow.org "nope" not found in namespace "nlp"`)
+}
+
+// The pods of a namespace are listed once, however many workloads it has.
+func TestListReadsPodsOncePerNamespace(t *testing.T) {
+	c, dyn := fakeCluster(t, examples(t, "jobset", "raycluster", "pytorchjob")...)
+	ws := list(t, c, "", cluster.ListOptions{})
+	require.Len(t, ws, 3)
+	podLists := map[string]int{}
+	for _, a := range dyn.Actions() {
+		if a.GetVerb() == "list" && a.GetResource().Resource == "pods" {
+			podLists[a.GetNamespace()]++
+		}
+	}
+	assert.Equal(t, map[string]int{"ml-research": 1, "nlp": 1}, podLists)
+}
+
+// A hook that fails makes its row an Error, with the reason, and the other
+// rows are unaffected.
+func TestListHookError(t *testing.T) {
+	objs := examples(t, "pytorchjob")
+	bad := clustertest.Read(t, "../cmd/karta/testdata/in/pytorchjob-bad-replicas.yaml")
+	c, _ := fakeCluster(t, append(objs, bad...)...)
+	ws := list(t, c, "", cluster.ListOptions{})
+	require.Len(t, ws, 2)
+	assert.Equal(t, "PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]", row(ws[0]))
+	assert.Equal(t, cluster.StatusError, ws[1].Status)
+	assert.Contains(t, ws[1].Error, "GetPodSpecs")
+	assert.NotNil(t, ws[1].Components, "lists are [] in JSON, never null")
+	assert.NotNil(t, ws[1].Groups)
+}
+
+func find(t *testing.T, objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			return o
+		}
+	}
+	t.Fatalf("no %s %s in the fixtures", kind, name)
+	return nil
+}
+
+func without(objs []*unstructured.Unstructured, drop *unstructured.Unstructured) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o != drop {
+			out = append(out, o)
+		}
+	}
+	return out
+}

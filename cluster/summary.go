@@ -1,0 +1,225 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kartalua/karta/interpreter"
+)
+
+// StatusError is the status of a workload whose hooks failed; the other
+// statuses are the Karta's generic ones (Running, Failed, …, Undefined).
+const StatusError = "Error"
+
+// Workload is what karta get shows of one workload object: the generic
+// status, the pods each component instance should have and has, and the
+// gang groups of the pods that exist. Its JSON is the -o json of get.
+type Workload struct {
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Karta is the name of the Karta that interprets the object.
+	Karta string `json:"karta"`
+	// Status is InterpretStatus's primary status, or StatusError.
+	Status     string      `json:"status"`
+	Components []Component `json:"components"`
+	Groups     []GangGroup `json:"groups"`
+	// Error is why a hook failed (the first failure); the rest of the
+	// summary is what the other hooks produced.
+	Error             string      `json:"error,omitempty"`
+	CreationTimestamp metav1.Time `json:"creationTimestamp"`
+
+	uid types.UID
+}
+
+// Component is one present instance of a pod-bearing component.
+type Component struct {
+	Component string `json:"component"`
+	Instance  string `json:"instance"`
+	// Expected is the number of pods the object asks for, across the
+	// whole workload (replicas times those of scaled ancestors, e.g. per
+	// LeaderWorkerSet group); nil when the Karta has no replicas for it.
+	Expected *int64 `json:"expected"`
+	// Existing is the number of the workload's pods placed in this
+	// instance; nil when the Karta cannot place pods (it has no gang
+	// scheduling instructions, through which pods are placed).
+	Existing *int `json:"existing"`
+}
+
+// GangGroup is one gang group of the workload's existing pods.
+type GangGroup struct {
+	Name      string `json:"name"`
+	MinMember int64  `json:"minMember"`
+	// Present is how many of the workload's pods are in the group.
+	Present int `json:"present"`
+}
+
+// Label names a component instance in a table: the component, with the
+// instance id when there is one that says more than the component's name.
+func (c Component) Label() string {
+	if c.Instance == "" || c.Instance == c.Component {
+		return c.Component
+	}
+	return c.Component + "/" + c.Instance
+}
+
+// summarize computes the summary of obj with its Program. pods are the
+// pods of obj's namespace; own says which of them belong to obj.
+func summarize(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstructured, pods []*unstructured.Unstructured, own *owners) (Workload, error) {
+	w := Workload{
+		Namespace:         obj.GetNamespace(),
+		Name:              obj.GetName(),
+		APIVersion:        obj.GetAPIVersion(),
+		Kind:              obj.GetKind(),
+		Karta:             p.Name(),
+		Components:        []Component{},
+		Groups:            []GangGroup{},
+		CreationTimestamp: obj.GetCreationTimestamp(),
+		uid:               obj.GetUID(),
+	}
+	fail := func(err error) {
+		if w.Error == "" {
+			w.Error = oneLine(err.Error())
+		}
+		w.Status = StatusError
+	}
+	if st, err := p.InterpretStatus(ctx, obj); err != nil {
+		fail(err)
+	} else {
+		w.Status = string(st.Status)
+	}
+	specs, err := p.GetPodSpecs(ctx, obj)
+	if err != nil {
+		fail(err)
+		return w, ctx.Err()
+	}
+	w.Components = components(ctx, p, obj, specs)
+	if !placesPods(p) {
+		return w, ctx.Err()
+	}
+	mine, err := ownPods(ctx, p, obj, pods, own)
+	if err != nil {
+		if ctx.Err() != nil || isTransport(err) {
+			return w, err
+		}
+		fail(err)
+		return w, nil
+	}
+	for i := range w.Components {
+		w.Components[i].Existing = new(int)
+	}
+	if len(mine) == 0 {
+		return w, nil
+	}
+	gangs, err := p.GetGangGroups(ctx, obj, mine)
+	if err != nil {
+		fail(err)
+		return w, ctx.Err()
+	}
+	for _, pl := range gangs.Placements {
+		for i := range w.Components {
+			c := &w.Components[i]
+			if c.Component == pl.Component && c.Instance == pl.Instance {
+				*c.Existing++
+			}
+		}
+	}
+	for _, g := range gangs.Groups {
+		w.Groups = append(w.Groups, GangGroup{Name: g.Name, MinMember: g.MinMember, Present: len(g.Pods)})
+	}
+	return w, nil
+}
+
+// components lists the present instances of the pod-bearing components
+// with their expected pod counts. GetPodSpecs gives each instance's own
+// replicas; GetComponents multiplies them by the replicas of the scaled
+// ancestors (a LeaderWorkerSet's leader: 1 per group, so spec.replicas in
+// all). GetComponents lists the same instances in the same order; when it
+// cannot answer (no scaled ancestor has a single instance, a Karmada name
+// rule) the instance's own replicas stand.
+func components(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstructured, specs *interpreter.PodSpecs) []Component {
+	out := make([]Component, 0, len(specs.Items))
+	var wide []int64
+	if comps, err := p.GetComponents(ctx, obj); err == nil && len(comps) == len(specs.Items) {
+		for _, c := range comps {
+			wide = append(wide, int64(c.Replicas))
+		}
+	}
+	for i, it := range specs.Items {
+		c := Component{Component: it.Component, Instance: it.Instance}
+		if it.Scale != nil && it.Scale.Replicas != nil {
+			n := *it.Scale.Replicas
+			if wide != nil {
+				n = wide[i]
+			}
+			c.Expected = &n
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// placesPods reports whether the Program can say which component a pod
+// belongs to: GetGangGroups places pods, and generated code does so only
+// under gang scheduling instructions.
+func placesPods(p *interpreter.Program) bool {
+	if p.Overridden(interpreter.HookGetGangGroups) {
+		return true
+	}
+	in := p.Karta().Spec.EffectiveInstructions()
+	return in != nil && in.GangScheduling != nil
+}
+
+// ownPods picks obj's pods among its namespace's: those its Karta places
+// in a component (SPEC §7) and that obj owns, directly or through
+// intermediate owners (a JobSet's Jobs, a Deployment's ReplicaSets). The
+// placement runs first, on every pod, so that owners are read only for
+// the pods that could be obj's.
+func ownPods(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstructured, pods []*unstructured.Unstructured, own *owners) ([]*unstructured.Unstructured, error) {
+	if len(pods) == 0 {
+		return nil, nil
+	}
+	res, err := p.GetGangGroups(ctx, obj, pods)
+	if err != nil {
+		return nil, err
+	}
+	placed := make(map[string]bool, len(res.Placements))
+	for _, pl := range res.Placements {
+		placed[pl.Pod] = true
+	}
+	var mine []*unstructured.Unstructured
+	for _, pod := range pods {
+		if !placed[podKey(pod)] {
+			continue
+		}
+		ok, err := own.owns(ctx, pod, obj.GetUID())
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			mine = append(mine, pod)
+		}
+	}
+	return mine, nil
+}
+
+// podKey is how hook results name a pod: namespace/name.
+func podKey(pod *unstructured.Unstructured) string {
+	return pod.GetNamespace() + "/" + pod.GetName()
+}
+
+// oneLine keeps an error on one line: a Lua error may quote several.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\n`).Replace(strings.TrimRight(s, "\n"))
+}
+
+// workloadKey identifies a workload across events.
+func workloadKey(w *Workload) string {
+	return fmt.Sprintf("%s|%s|%s|%s", w.APIVersion, w.Kind, w.Namespace, w.Name)
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/cluster"
+	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/interpreter"
+)
+
+type controllerFlags struct {
+	config          cluster.ConfigFlags
+	selector        string
+	leaderElect     bool
+	leaseNamespace  string
+	leaseName       string
+	healthAddr      string
+	metricsAddr     string
+	builtins        bool
+	workers         int
+	serve           string
+	tlsCert, tlsKey string
+	leaseDuration   time.Duration
+	leaseRenewal    time.Duration
+	leaseRetry      time.Duration
+	identity        string
+}
+
+func newControllerCmd(s streams) *cobra.Command {
+	f := controllerFlags{}
+	cmd := &cobra.Command{
+		Use:   "controller [--kubeconfig FILE] [--context CONTEXT] [--leader-elect=false] [--health-addr ADDR] [--metrics-addr ADDR] [--serve ADDR]",
+		Short: "Run the Karta controller: keep a registry in step with the cluster's Kartas",
+		Long: "Run the Karta controller against a cluster: it watches the Karta objects (run.ai/v1alpha1\n" +
+			"kartas, and the legacy optimization.nvidia.com/v1alpha1 resourceinterfaces when served),\n" +
+			"validates and compiles each one, registers its Program for its kind in place of the built-in\n" +
+			"(unless --builtins=false) and writes status.conditions Accepted and Compiled on it.\n" +
+			"With --leader-elect (the default) only the holder of a Lease writes status; every replica\n" +
+			"keeps its registry current. /healthz answers while the process runs, /readyz once the\n" +
+			"registry reflects the cluster (\"ok: leader\" or \"ok: standby\"), /metrics serves Prometheus\n" +
+			"metrics. --serve also serves Karmada's resource interpreter webhook from the live registry.\n" +
+			"SIGINT or SIGTERM stops it and releases the lease.",
+		Example: "  karta controller\n" +
+			"  karta controller --kubeconfig ~/.kube/config --context prod --leader-election-namespace karta-system\n" +
+			"  karta controller --leader-elect=false --serve :8443 --tls-cert tls.crt --tls-key tls.key",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runController(cmd.Context(), s, &f)
+		},
+	}
+	fl := cmd.Flags()
+	f.config.AddFlags(fl, false)
+	// Kartas are cluster-scoped: the namespace is only the Lease's.
+	fl.Lookup("namespace").Usage = "the `NAMESPACE` of the Lease when --leader-election-namespace is not given (default the context's namespace, or \"default\")"
+	fl.StringVarP(&f.selector, "selector", "l", "", "only the Kartas whose labels match this `SELECTOR` (e.g. shard=a); the others are left alone")
+	fl.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader with a Lease; only the leader writes status")
+	fl.StringVar(&f.leaseNamespace, "leader-election-namespace", "", "the `NAMESPACE` of the Lease (default -n)")
+	fl.StringVar(&f.leaseName, "leader-election-name", "karta-controller", "the `NAME` of the Lease")
+	fl.DurationVar(&f.leaseDuration, "leader-election-lease-duration", 15*time.Second, "how long standbys wait before taking over a lease that is not renewed")
+	fl.DurationVar(&f.leaseRenewal, "leader-election-renew-deadline", 10*time.Second, "how long the leader keeps trying to renew before it steps down")
+	fl.DurationVar(&f.leaseRetry, "leader-election-retry-period", 2*time.Second, "how often to try to acquire or renew the lease")
+	fl.StringVar(&f.identity, "leader-election-identity", "", "this replica's `IDENTITY` in the Lease (default HOSTNAME_PID)")
+	fl.StringVar(&f.healthAddr, "health-addr", ":8081", "the `ADDR` of /healthz and /readyz (port 0 picks a free one)")
+	fl.StringVar(&f.metricsAddr, "metrics-addr", ":8080", "the `ADDR` of /metrics (port 0 picks a free one)")
+	fl.BoolVar(&f.builtins, "builtins", true, "start the registry with the built-in Kartas (a Karta of the same kind replaces one)")
+	fl.IntVar(&f.workers, "workers", controller.DefaultWorkers, "how many Kartas to reconcile at once")
+	fl.StringVar(&f.serve, "serve", "", "also serve Karmada's resource interpreter webhook on `ADDR` from the live registry")
+	fl.StringVar(&f.tlsCert, "tls-cert", "", "the PEM certificate `FILE` of --serve (with --tls-key: HTTPS)")
+	fl.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
+	return cmd
+}
+
+func runController(ctx context.Context, s streams, f *controllerFlags) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	cfg, err := f.config.RESTConfig()
+	if err != nil {
+		return reported(s, err)
+	}
+	cfg.UserAgent = "karta-controller"
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return reported(s, fmt.Errorf("kubeconfig: %w", err))
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return reported(s, fmt.Errorf("kubeconfig: %w", err))
+	}
+	reg := interpreter.NewRegistry()
+	if f.builtins {
+		// The default pool size: the controller's registry answers
+		// concurrent calls (the webhook of --serve, an embedder).
+		if reg, err = builtin.Registry(interpreter.Options{}); err != nil {
+			return reported(s, err)
+		}
+	}
+	log := slog.New(slog.NewTextHandler(s.err, nil))
+	metrics := newControllerMetrics()
+	ctrl, err := controller.New(dyn, reg, controller.Options{
+		Discovery:     disco,
+		Logger:        log,
+		Registerer:    metrics,
+		Standby:       f.leaderElect,
+		LabelSelector: f.selector,
+		Workers:       f.workers,
+	})
+	if err != nil {
+		return reported(s, err)
+	}
+	var elect *election
+	if f.leaderElect {
+		if elect, err = newElection(f, cfg, ctrl, log); err != nil {
+			return reported(s, err)
+		}
+	}
+	servers, err := listenController(s, f, ctrl, reg, metrics)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	failed := make(chan error, len(servers)+1)
+	for _, srv := range servers {
+		log.Info("serving "+srv.what, "addr", srv.ln.Addr().String())
+		wg.Go(func() {
+			if err := srv.serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				failed <- fmt.Errorf("%s: %w", srv.what, err)
+			}
+		})
+	}
+	wg.Go(func() {
+		if err := ctrl.Run(ctx); err != nil {
+			failed <- err
+		}
+	})
+	if elect != nil {
+		wg.Go(func() { elect.run(ctx) })
+	}
+
+	var runErr error
+	select {
+	case runErr = <-failed:
+	case <-ctx.Done():
+	}
+	stop() // a second signal kills at once
+	log.Info("shutting down")
+	cancel() // stops the controller and releases the lease
+	shutdownCtx, done := context.WithTimeout(context.Background(), shutdownGrace)
+	defer done()
+	for _, srv := range servers {
+		_ = srv.Shutdown(shutdownCtx) // requests in flight get the grace period
+	}
+	wg.Wait()
+	if runErr != nil {
+		return reported(s, runErr)
+	}
+	return nil
+}
+
+// check rejects flag combinations that cannot work (exit 2).
+func (f *controllerFlags) check() error {
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return usageError("--tls-cert and --tls-key go together")
+	}
+	if f.tlsCert != "" && f.serve == "" {
+		return usageError("--tls-cert and --tls-key are for --serve")
+	}
+	if _, err := labels.Parse(f.selector); err != nil {
+		return usageError("--selector: %v", err)
+	}
+	if f.workers <= 0 {
+		return usageError("--workers must be positive, not %d", f.workers)
+	}
+	if f.leaderElect {
+		if f.leaseName == "" {
+			return usageError("--leader-election-name must not be empty")
+		}
+	}
+	return nil
+}

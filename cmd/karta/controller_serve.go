@@ -1,0 +1,121 @@
+package main
+
+import (
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/webhook"
+)
+
+// The paths of the controller's probe server.
+const (
+	healthzPath = "/healthz"
+	readyzPath  = "/readyz"
+)
+
+// controllerServer is one of the controller's HTTP servers, listening.
+type controllerServer struct {
+	*http.Server
+	what string
+	ln   net.Listener
+}
+
+func (s *controllerServer) serve() error {
+	if s.TLSConfig != nil {
+		return s.ServeTLS(s.ln, "", "")
+	}
+	return s.Serve(s.ln)
+}
+
+// newControllerMetrics is the registry of /metrics: the controller's
+// collectors and the Go runtime's and process's.
+func newControllerMetrics() *prometheus.Registry {
+	r := prometheus.NewRegistry()
+	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return r
+}
+
+// probes serves /healthz (the process answers) and /readyz (the registry
+// reflects the cluster; the body says whether this replica leads).
+func probes(ctrl *controller.Controller) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc(healthzPath, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "ok")
+	})
+	mux.HandleFunc(readyzPath, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if !ctrl.HasSynced() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "not ready: the Kartas are not synced yet")
+			return
+		}
+		role := "standby"
+		if ctrl.Leading() {
+			role = "leader"
+		}
+		_, _ = io.WriteString(w, "ok: "+role)
+	})
+	return mux
+}
+
+// listenController opens the listeners of the probe, metrics and (with
+// --serve) webhook servers, so that a busy port fails the command before
+// anything runs.
+func listenController(s streams, f *controllerFlags, ctrl *controller.Controller, reg *interpreter.Registry, metrics *prometheus.Registry) ([]*controllerServer, error) {
+	type want struct {
+		what, flag, addr string
+		handler          http.Handler
+	}
+	wants := []want{
+		{"health probes", "--health-addr", f.healthAddr, probes(ctrl)},
+		{"metrics", "--metrics-addr", f.metricsAddr, promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})},
+	}
+	if f.serve != "" {
+		wants = append(wants, want{"the interpreter webhook", "--serve", f.serve,
+			webhook.New(webhook.Options{}, webhook.Kartas{Registry: reg})})
+	}
+	var servers []*controllerServer
+	closeAll := func() {
+		for _, srv := range servers {
+			_ = srv.ln.Close()
+		}
+	}
+	for _, w := range wants {
+		srv := &controllerServer{what: w.what, Server: &http.Server{
+			Handler:           w.handler,
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       time.Minute,
+			WriteTimeout:      time.Minute,
+			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          log.New(s.err, "karta: http: ", 0),
+		}}
+		if w.flag == "--serve" && f.tlsCert != "" {
+			cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
+			if err != nil {
+				closeAll()
+				return nil, reported(s, fmt.Errorf("--tls-cert %s, --tls-key %s: %w", f.tlsCert, f.tlsKey, err))
+			}
+			srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		}
+		ln, err := net.Listen("tcp", w.addr)
+		if err != nil {
+			closeAll()
+			return nil, reported(s, fmt.Errorf("%s: %w", w.flag, err))
+		}
+		srv.ln = ln
+		servers = append(servers, srv)
+	}
+	return servers, nil
+}

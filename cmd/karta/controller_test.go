@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+
+	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/interpreter"
+)
+
+// controllerKubeconfig writes a kubeconfig for a server at url.
+func controllerKubeconfig(t *testing.T, url string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := `apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster: {server: "` + url + `"}
+users:
+- name: test
+  user: {token: secret}
+contexts:
+- name: test
+  context: {cluster: test, user: test, namespace: karta-system}
+current-context: test
+`
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	return path
+}
+
+// controllerArgs are the flags every test run needs: free ports.
+var controllerArgs = []string{"--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}
+
+func TestControllerUsageErrors(t *testing.T) {
+	kubeconfig := controllerKubeconfig(t, "https://127.0.0.1:1")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"args", []string{"controller", "extra"}, `karta: unknown command "extra" for "karta controller"`},
+		{"tls pair", []string{"controller", "--tls-cert", "tls.crt"}, "karta: --tls-cert and --tls-key go together"},
+		{"tls without serve", []string{"controller", "--tls-cert", "tls.crt", "--tls-key", "tls.key"}, "karta: --tls-cert and --tls-key are for --serve"},
+		{"workers", []string{"controller", "--workers", "0"}, "karta: --workers must be positive, not 0"},
+		{"selector", []string{"controller", "-l", "shard in (a"}, "karta: --selector: "},
+		{"lease name", []string{"controller", "--leader-election-name", ""}, "karta: --leader-election-name must not be empty"},
+		{"durations", []string{"controller", "--kubeconfig", kubeconfig, "--leader-election-retry-period", "20s"},
+			"karta: leader election: renewDeadline must be greater than retryPeriod*JitterFactor"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, "", append(tc.args, controllerArgs...)...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.True(t, strings.HasPrefix(stderr, tc.want), "stderr: %s", stderr)
+			assert.Len(t, strings.Split(strings.TrimRight(stderr, "\n"), "\n"), 1, "one line: %s", stderr)
+		})
+	}
+}
+
+func TestControllerKubeconfigMissing(t *testing.T) {
+	_, stderr, code := runCLI(t, "", append([]string{"controller", "--kubeconfig", filepath.Join(t.TempDir(), "nope")}, controllerArgs...)...)
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, stderr, "kubeconfig: ")
+	assert.Contains(t, stderr, "no such file or directory")
+}
+
+// A cluster without the Karta CRD: the command says so and fails at once
+// instead of waiting for a cache that cannot sync.
+func TestControllerWithoutTheCRD(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
+	}))
+	defer api.Close()
+	args := append([]string{"controller", "--kubeconfig", controllerKubeconfig(t, api.URL), "--leader-elect=false"}, controllerArgs...)
+	_, stderr, code := runCLI(t, "", args...)
+	assert.Equal(t, exitInvalid, code, stderr)
+	assert.Contains(t, stderr, "\nthe cluster does not serve kartas.run.ai (is the Karta CRD installed? karta crd | kubectl apply -f -)\n")
+	assert.Contains(t, stderr, `msg="shutting down"`)
+	assert.NotContains(t, stderr, "goroutine ")
+}
+
+func TestControllerBusyPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer func() { _ = ln.Close() }()
+	args := []string{"controller", "--kubeconfig", controllerKubeconfig(t, "https://127.0.0.1:1"), "--leader-elect=false",
+		"--builtins=false", "--health-addr", ln.Addr().String(), "--metrics-addr", "127.0.0.1:0"}
+	_, stderr, code := runCLI(t, "", args...)
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, stderr, "--health-addr: listen tcp "+ln.Addr().String()+": bind: address already in use")
+}
+
+func TestControllerProbes(t *testing.T) {
+	listKinds := map[schema.GroupVersionResource]string{controller.KartaResource: "KartaList"}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
+	ctrl, err := controller.New(dyn, interpreter.NewRegistry(), controller.Options{Standby: true})
+	require.NoError(t, err)
+	srv := httptest.NewServer(probes(ctrl))
+	defer srv.Close()
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(srv.URL + path)
+		require.NoError(t, err)
+		defer func() { _ = resp.Body.Close() }()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(body)
+	}
+
+	code, body := get(healthzPath)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, "ok", body)
+	code, body = get(readyzPath)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Equal(t, "not ready: the Kartas are not synced yet", body)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { assert.NoError(t, ctrl.Run(ctx)) })
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	require.Eventually(t, ctrl.HasSynced, time.Minute, 10*time.Millisecond)
+	code, body = get(readyzPath)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, "ok: standby", body)
+	ctrl.SetLeading(true)
+	_, body = get(readyzPath)
+	assert.Equal(t, "ok: leader", body)
+	code, _ = get(healthzPath)
+	assert.Equal(t, http.StatusOK, code)
+}

@@ -1,0 +1,85 @@
+package controller
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kartalua/karta/interpreter"
+)
+
+// DefaultResyncPeriod is how often, by default, the informers replay every
+// Karta. A replay of an unchanged Karta compiles nothing and writes
+// nothing, unless someone else changed its conditions: then they are
+// written back.
+const DefaultResyncPeriod = 10 * time.Minute
+
+// DefaultWorkers is how many Kartas are reconciled at once by default.
+const DefaultWorkers = 2
+
+// FieldManager is the field manager of the controller's status writes.
+const FieldManager = "karta-controller"
+
+// Options configure New. The zero value gives the defaults.
+type Options struct {
+	// Compile are the options every Karta is compiled with (limits, pool
+	// size).
+	Compile interpreter.Options
+
+	// Discovery, when set, lets Run check that the Karta CRD is installed
+	// (failing with a *CRDNotInstalledError instead of waiting forever for
+	// a cache that cannot sync) and find out whether the cluster also
+	// serves the legacy optimization.nvidia.com/v1alpha1
+	// resourceinterfaces, which are then watched too. Without it only
+	// run.ai/v1alpha1 kartas are watched.
+	Discovery Discoverer
+
+	// LabelSelector, when set, restricts the controller to the Kartas
+	// whose labels match it (e.g. "karta.run.ai/shard=a"); the others are
+	// neither registered nor written to, and take no part in conflicts.
+	LabelSelector string
+
+	// Logger receives the controller's log records (default: none).
+	Logger *slog.Logger
+
+	// Registerer, when set, gets the controller's Prometheus collectors
+	// (karta_controller_*).
+	Registerer prometheus.Registerer
+
+	// OnChange is called after the registry's Program for a kind changed,
+	// with the Program now registered (nil when the kind has none left).
+	// Calls are made one at a time, in the order of the changes, from the
+	// controller's workers: keep them short.
+	OnChange func(gvk schema.GroupVersionKind, p *interpreter.Program)
+
+	// Standby starts the controller without writing status: it still
+	// watches, compiles and updates the registry. SetLeading(true) starts
+	// the writes (leader election).
+	Standby bool
+
+	// Workers is how many Kartas are reconciled at once (default
+	// DefaultWorkers).
+	Workers int
+
+	// ResyncPeriod is how often the informers replay every Karta (default
+	// DefaultResyncPeriod; negative for never).
+	ResyncPeriod time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	switch {
+	case o.ResyncPeriod == 0:
+		o.ResyncPeriod = DefaultResyncPeriod
+	case o.ResyncPeriod < 0:
+		o.ResyncPeriod = 0
+	}
+	return o
+}
