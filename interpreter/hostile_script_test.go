@@ -71,7 +71,7 @@ type want struct {
 func limit(kinds ...luaapi.LimitKind) want {
 	return want{kinds: append(kinds, luaapi.KindDeadline)}
 }
-func luaErr(msg string) want               { return want{msg: msg} }
+func luaErr(msg string) want { return want{msg: msg} }
 
 var (
 	anyTime = limit(luaapi.KindInstructions)

@@ -3,6 +3,10 @@ package interpreter
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,6 +35,22 @@ func FuzzReviseSpec(f *testing.F) {
 		{fixtureModel(f, "milvus"), fixtureObject(f, "milvus")},
 		{modelFrom(f, edgeKarta), objectFrom(f, edgeObject)},
 	}
+	// Every built-in, on its running example; the first byte of a seed
+	// picks the fixture, so these come after the fixtures above.
+	builtins := builtinFixtures(f)
+	fixtures = append(fixtures, builtins...)
+	for i := range builtins {
+		b := byte(6 + i)
+		for _, seed := range [][]byte{
+			{b, 0, 2, 1, 0, 1, 2, 3, 5},
+			{b, 0, 2, 1, 1, 1, 0, 1, 4, 2},
+			{b, 1, 2, 1, 0, 1, 0, 1, 6},
+			{b, 0, 3, 1, 1, 2, 6, 5, 0},
+			{b, 2, 1, 3, 1, 2, 7, 2, 5, 9, 3, 1, 0, 4},
+		} {
+			f.Add(seed)
+		}
+	}
 	for _, seed := range [][]byte{
 		{},
 		{0, 0, 2, 1, 0, 1, 2, 3, 5},
@@ -46,8 +66,8 @@ func FuzzReviseSpec(f *testing.F) {
 		// Found by fuzzing: a main container emptied or nulled away, and
 		// aliasing fragment paths.
 		[]byte("90117%1(71%1)"),
-		[]byte("X0117%1(71%"),
-		[]byte("A0Y1Z%181"),
+		append([]byte{4}, "0117%1(71%"...), // first found as "X0117%1(71%" among 6 fixtures
+		append([]byte{5}, "0Y1Z%181"...),   // and "A0Y1Z%181"
 	} {
 		f.Add(seed)
 	}
@@ -209,4 +229,24 @@ func (g *patchGen) value(depth int) any {
 		}
 		return arr
 	}
+}
+
+// builtinFixtures loads every built-in Karta (../builtin/kartas) with its
+// running example (../examples/NAME/running.yaml), in name order.
+func builtinFixtures(t testing.TB) []fuzzFixture {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "builtin", "kartas", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	sort.Strings(files)
+	out := make([]fuzzFixture, 0, len(files))
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		karta, err := os.ReadFile(file)
+		require.NoError(t, err)
+		obj, err := os.ReadFile(filepath.Join("..", "examples", name, "running.yaml"))
+		require.NoError(t, err)
+		out = append(out, fuzzFixture{modelFrom(t, string(karta)), objectFrom(t, string(obj))})
+	}
+	return out
 }

@@ -14,6 +14,24 @@ import (
 // represents every integer exactly.
 const MaxExactInt = 1 << 53
 
+// MaxDepth is the deepest nesting of arrays and objects that FromLua and
+// ToLuaTable convert. Both walk recursively, and a script can build a
+// table nested a million deep in a few instructions: unbounded, the walk
+// ran for minutes (the cycle check is linear in the depth) or overflowed
+// the Go stack, which kills the process. Real objects nest a few dozen
+// levels; object.Decode already refuses more than 200.
+const MaxDepth = 1000
+
+// tooDeep is the error of a value nested deeper than MaxDepth. Its path
+// names the first steps only: the whole path would be thousands of
+// characters on one line.
+func tooDeep(root string, path []pathSeg, base int) error {
+	return &ConvertError{
+		Path: formatPath(root, path[:min(len(path), 8)], base) + "…",
+		Msg:  fmt.Sprintf("nesting deeper than %d levels", MaxDepth),
+	}
+}
+
 // ConvertError is a value that cannot cross between Go and Lua as JSON. Path
 // names where it sits: the Lua path for FromLua (`result.items[2].x`, with
 // Lua's 1-based indexes) and the JSON path for ToLuaTable (`value.items[1]`,
@@ -134,6 +152,9 @@ func (c *fromLua) conv(lv lua.LValue) (any, error) {
 }
 
 func (c *fromLua) table(tb *lua.LTable) (any, error) {
+	if len(c.ancestors) >= MaxDepth {
+		return nil, tooDeep(c.opts.Root, c.path, 1)
+	}
 	for _, a := range c.ancestors {
 		if a == tb {
 			return nil, c.errorf("cycle: the table contains itself")
@@ -178,34 +199,45 @@ func (c *fromLua) array(tb *lua.LTable) (any, error) {
 
 func (c *fromLua) object(tb *lua.LTable) (any, error) {
 	m := make(map[string]any)
-	var failed bool
+	var badKey bool
+	// ForEach visits hash keys in random order; the error reported is that
+	// of the first failing key in key order, so that the message is
+	// deterministic. Every key is converted once: converting the failing
+	// ones again to find the first (as this did) doubled the work at each
+	// level of nesting, 2^depth for a deep failure.
+	var firstKey string
+	var firstErr error
 	tb.ForEach(func(k, v lua.LValue) {
-		if failed {
+		if badKey {
 			return
 		}
 		s, ok := k.(lua.LString)
 		if !ok {
-			failed = true
+			badKey = true
 			return
 		}
 		c.path = append(c.path, pathSeg{key: string(s), isKey: true})
 		x, err := c.conv(v)
 		c.path = c.path[:len(c.path)-1]
 		if err != nil {
-			failed = true
+			if firstErr == nil || string(s) < firstKey {
+				firstKey, firstErr = string(s), err
+			}
 			return
 		}
 		m[string(s)] = x
 	})
-	if failed {
-		// ForEach visits hash keys in random order; report the first
-		// problem in key order so that the message is deterministic.
-		return nil, c.objectError(tb, tb.Metatable == lua.LValue(c.vs.ObjectMT))
+	if badKey {
+		return nil, c.keyError(tb, tb.Metatable == lua.LValue(c.vs.ObjectMT))
+	}
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	return m, nil
 }
 
-func (c *fromLua) objectError(tb *lua.LTable, marked bool) error {
+// keyError reports the first non-string key of an object table.
+func (c *fromLua) keyError(tb *lua.LTable, marked bool) error {
 	var keys []string
 	var bad []lua.LValue
 	tb.ForEach(func(k, _ lua.LValue) {
@@ -215,27 +247,15 @@ func (c *fromLua) objectError(tb *lua.LTable, marked bool) error {
 			bad = append(bad, k)
 		}
 	})
-	if len(bad) > 0 {
-		sort.Slice(bad, func(i, j int) bool { return luaKeyString(bad[i]) < luaKeyString(bad[j]) })
-		_, isNum := bad[0].(lua.LNumber)
-		switch {
-		case marked:
-			return c.errorf("non-string key %s in an object", luaKeyString(bad[0]))
-		case isNum && len(keys) == 0:
-			return c.errorf("sparse array: no element at index 1 (key %s)", luaKeyString(bad[0]))
-		}
-		return c.errorf("mixed array and object keys (key %s)", luaKeyString(bad[0]))
+	sort.Slice(bad, func(i, j int) bool { return luaKeyString(bad[i]) < luaKeyString(bad[j]) })
+	_, isNum := bad[0].(lua.LNumber)
+	switch {
+	case marked:
+		return c.errorf("non-string key %s in an object", luaKeyString(bad[0]))
+	case isNum && len(keys) == 0:
+		return c.errorf("sparse array: no element at index 1 (key %s)", luaKeyString(bad[0]))
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		c.path = append(c.path, pathSeg{key: k, isKey: true})
-		_, err := c.conv(tb.RawGetString(k))
-		c.path = c.path[:len(c.path)-1]
-		if err != nil {
-			return err
-		}
-	}
-	return c.errorf("invalid object") // unreachable: a key failed above
+	return c.errorf("mixed array and object keys (key %s)", luaKeyString(bad[0]))
 }
 
 func luaKeyString(k lua.LValue) string {
@@ -313,7 +333,15 @@ func (c *toTable) conv(v any) (lua.LValue, error) {
 	case string:
 		return lua.LString(x), nil
 	case map[string]any:
+		if len(c.path) >= MaxDepth {
+			return nil, tooDeep("value", c.path, 0)
+		}
 		tb := c.vs.NewObject(c.L, len(x))
+		// Map order is random: the error reported is that of the first
+		// failing key in key order. Each value is converted once (see
+		// fromLua.object).
+		var firstKey string
+		var firstErr error
 		for k, e := range x {
 			if e == nil {
 				continue
@@ -322,13 +350,21 @@ func (c *toTable) conv(v any) (lua.LValue, error) {
 			lv, err := c.conv(e)
 			c.path = c.path[:len(c.path)-1]
 			if err != nil {
-				// Map order is random: report the first bad key in order.
-				return nil, c.mapError(x)
+				if firstErr == nil || k < firstKey {
+					firstKey, firstErr = k, err
+				}
+				continue
 			}
 			tb.RawSetString(k, lv)
 		}
+		if firstErr != nil {
+			return nil, firstErr
+		}
 		return tb, nil
 	case []any:
+		if len(c.path) >= MaxDepth {
+			return nil, tooDeep("value", c.path, 0)
+		}
 		tb := c.vs.NewArray(c.L, len(x))
 		for i, e := range x {
 			c.path = append(c.path, pathSeg{index: i + 1})
@@ -352,24 +388,4 @@ func (c *toTable) conv(v any) (lua.LValue, error) {
 		return nil, c.errorf("%v is not a JSON number", v)
 	}
 	return lua.LNumber(f), nil
-}
-
-func (c *toTable) mapError(m map[string]any) error {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if m[k] == nil {
-			continue
-		}
-		c.path = append(c.path, pathSeg{key: k, isKey: true})
-		_, err := c.conv(m[k])
-		c.path = c.path[:len(c.path)-1]
-		if err != nil {
-			return err
-		}
-	}
-	return c.errorf("invalid object") // unreachable: a key failed above
 }

@@ -68,10 +68,11 @@ func Decode(data []byte, source string) ([]*Document, error) {
 		if root.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s (document %d, line %d): expected an object, got %s", source, idx, root.Line, kindName(root))
 		}
-		v, err := toValue(root, 0)
+		v, err := new(converter).toValue(root, 0)
 		if err != nil {
 			return nil, fmt.Errorf("%s (document %d): %w", source, idx, err)
 		}
+		flowNulls(root, false)
 		docs = append(docs, &Document{Index: idx, Line: root.Line, Object: v.(map[string]any), node: root})
 	}
 	if len(docs) == 0 {
@@ -80,15 +81,36 @@ func Decode(data []byte, source string) ([]*Document, error) {
 	return docs, nil
 }
 
+// converter turns one document's node tree into Go values, counting what
+// it builds: an alias is expanded in place, so a few lines of anchors
+// referring to anchors (the "billion laughs") would otherwise build
+// billions of values from a kilobyte of input.
+type converter struct {
+	// values counts the values built, aliased counts those built while
+	// expanding an alias, and aliasDepth is how many aliases are being
+	// expanded around the current node.
+	values, aliased, aliasDepth int
+}
+
 // toValue converts a YAML node into Go JSON values, keeping number
 // literals that are valid JSON as json.Number.
-func toValue(n *yaml.Node, depth int) (any, error) {
+func (c *converter) toValue(n *yaml.Node, depth int) (any, error) {
 	if depth > MaxDepth {
 		return nil, fmt.Errorf("line %d: nesting deeper than %d levels", n.Line, MaxDepth)
 	}
+	c.values++
+	if c.aliasDepth > 0 {
+		c.aliased++
+	}
+	if c.aliased > 100 && c.values > 1000 && float64(c.aliased)/float64(c.values) > allowedAliasRatio(c.values) {
+		return nil, fmt.Errorf("line %d: aliases expand to too many values (%d of the first %d), as in an alias bomb; write the values out instead", n.Line, c.aliased, c.values)
+	}
 	switch n.Kind {
 	case yaml.AliasNode:
-		return toValue(n.Alias, depth+1)
+		c.aliasDepth++
+		v, err := c.toValue(n.Alias, depth+1)
+		c.aliasDepth--
+		return v, err
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -99,7 +121,7 @@ func toValue(n *yaml.Node, depth int) (any, error) {
 			if k.Kind != yaml.ScalarNode || k.Tag == "!!null" {
 				return nil, fmt.Errorf("line %d: a map key must be a string", k.Line)
 			}
-			val, err := toValue(v, depth+1)
+			val, err := c.toValue(v, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -108,8 +130,8 @@ func toValue(n *yaml.Node, depth int) (any, error) {
 		return m, nil
 	case yaml.SequenceNode:
 		a := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			val, err := toValue(c, depth+1)
+		for _, e := range n.Content {
+			val, err := c.toValue(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -120,6 +142,40 @@ func toValue(n *yaml.Node, depth int) (any, error) {
 		return scalarValue(n)
 	}
 	return nil, fmt.Errorf("line %d: unsupported YAML node", n.Line)
+}
+
+// allowedAliasRatio is the share of the values built that may come from
+// expanding aliases: yaml.v3's own policy when it decodes into Go values
+// (which Decode does not use: it walks the node tree). Small documents may
+// alias freely; from 400 000 values on the share falls to 10% at 4 000 000,
+// so that the expansion stays within a small multiple of the input.
+func allowedAliasRatio(values int) float64 {
+	switch {
+	case values <= 400_000:
+		return 0.99
+	case values >= 4_000_000:
+		return 0.10
+	}
+	return 0.99 - 0.89*float64(values-400_000)/3_600_000
+}
+
+// flowNulls spells the empty nulls of flow collections ({a}, [a, ]) as
+// "null": yaml.v3 renders an empty null there as a quoted empty string,
+// which reads back as "", not null. Block style (`a:`) renders as it was
+// written. The tree is acyclic and at most MaxDepth deep here (toValue
+// checked it), and aliases are not followed: each node is visited once.
+func flowNulls(n *yaml.Node, flow bool) {
+	switch n.Kind {
+	case yaml.MappingNode, yaml.SequenceNode:
+		flow = flow || n.Style&yaml.FlowStyle != 0
+		for _, c := range n.Content {
+			flowNulls(c, flow)
+		}
+	case yaml.ScalarNode:
+		if flow && n.Tag == "!!null" && n.Value == "" {
+			n.Value = "null"
+		}
+	}
 }
 
 func scalarValue(n *yaml.Node) (any, error) {
@@ -199,7 +255,7 @@ func DecodeValue(data []byte) (any, error) {
 	if len(doc.Content) == 0 {
 		return nil, ErrEmpty
 	}
-	return toValue(doc.Content[0], 0)
+	return new(converter).toValue(doc.Content[0], 0)
 }
 
 // ErrEmpty is an input without a document.

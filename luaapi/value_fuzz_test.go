@@ -1,0 +1,297 @@
+package luaapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// FuzzValueBridge sends arbitrary JSON across the Go↔Lua bridge and reads
+// it back, by JSON semantics (SPEC §10.4: a null member of an object is
+// absent in Lua, numbers are float64):
+//
+//   - ToLuaTable, then FromLua, gives the value back;
+//   - a Lua walker that reads the tables with pairs, # and indexing, and
+//     the views with # and indexing, sees the value;
+//   - KubeValue, then KubeJSON (Karmada's gopher-json rules: nulls dropped,
+//     an empty container is []), gives the value as Karmada would see it.
+//
+// Values nested deeper than MaxDepth are a *ConvertError, never a crash;
+// numbers beyond float64 (1e400) are a *ConvertError as well. The raw bytes
+// also travel as a string, so invalid UTF-8 is covered.
+func FuzzValueBridge(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `[]`, `null`, `0`, `"x"`, `true`,
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"},"annotations":null},"spec":{"containers":[{"name":"c","image":"i","args":[],"env":[{"name":"N","value":"1"}]}]}}`,
+		`{"a":null,"b":[null,1,null],"c":{"d":null},"e":[],"f":{},"g":[[],{},[{}]]}`,
+		`[-0, 0.1, 1e308, 5e-324, 9007199254740993, 12345678901234567890, -1.5e-7, 1e21]`,
+		`[1e400]`,
+		`{"":"empty key","\u0000":"nul","é":"\ud800","k\"q":"\u2028<>&"}`,
+		`{"replicas":2.5,"minReplicas":"NaN","maxReplicas":"Infinity","n":2147483648}`,
+		strings.Repeat(`{"a":[`, 25) + `1` + strings.Repeat(`]}`, 25),
+		strings.Repeat(`[`, MaxDepth) + strings.Repeat(`]`, MaxDepth),
+		strings.Repeat(`[`, MaxDepth+1) + strings.Repeat(`]`, MaxDepth+1),
+		strings.Repeat(`{"k":`, MaxDepth+1) + `null` + strings.Repeat(`}`, MaxDepth+1),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return
+		}
+		if m, ok := v.(map[string]any); ok {
+			m["raw bytes"] = string(data)
+		}
+		L := lua.NewState()
+		defer L.Close()
+		depth := jsonDepth(v)
+		finite := allFinite(v)
+
+		tb, err := ToLuaTable(L, v)
+		if depth > MaxDepth || !finite {
+			var ce *ConvertError
+			require.True(t, errors.As(err, &ce), "a *ConvertError, got %v", err)
+			return
+		}
+		require.NoError(t, err)
+		want := canonical(v)
+		back, err := FromLua(L, tb)
+		require.NoError(t, err)
+		require.Equal(t, want, canonical(back), "ToLuaTable then FromLua")
+
+		if depth <= 40 {
+			require.Equal(t, want, walkInLua(t, L, tb), "a Lua walk of the tables")
+			require.Equal(t, want, walkInLua(t, L, ToLuaView(L, v)), "a Lua walk of the view")
+		}
+
+		kv, err := KubeValue(L, v)
+		require.NoError(t, err)
+		text, err := KubeJSON(L, kv)
+		require.NoError(t, err)
+		var got any
+		require.NoError(t, json.Unmarshal(text, &got), "KubeJSON is JSON: %s", text)
+		require.Equal(t, canonical(jsonRoundTrip(t, kubeExpect(v))), canonical(got), "KubeValue then KubeJSON")
+	})
+}
+
+// jsonDepth is the number of nested arrays and objects on the deepest path.
+func jsonDepth(v any) int {
+	d := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			d = max(d, jsonDepth(e))
+		}
+		return d + 1
+	case []any:
+		for _, e := range x {
+			d = max(d, jsonDepth(e))
+		}
+		return d + 1
+	}
+	return 0
+}
+
+// allFinite reports whether every number of v that the bridge converts is
+// a finite float64 (a null member of an object is not converted).
+func allFinite(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if !allFinite(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !allFinite(e) {
+				return false
+			}
+		}
+	case json.Number:
+		_, err := strconv.ParseFloat(string(x), 64)
+		return err == nil
+	}
+	return true
+}
+
+// canonical prints a Go JSON value with SPEC §10.4's semantics: object
+// members that are null are absent, keys sorted, numbers by float64 value.
+func canonical(v any) string {
+	var b strings.Builder
+	writeCanonical(&b, v)
+	return b.String()
+}
+
+func writeCanonical(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case string:
+		b.WriteString(strconv.Quote(x))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeCanonical(b, e)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k, e := range x {
+			if e != nil {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Quote(k) + ":")
+			writeCanonical(b, x[k])
+		}
+		b.WriteByte('}')
+	default:
+		f, ok := GoNumber(v)
+		if !ok {
+			b.WriteString("<not JSON>")
+			return
+		}
+		b.WriteString(formatNumber(f))
+	}
+}
+
+func formatNumber(f float64) string {
+	if f == 0 {
+		return "0" // -0 is 0 in JSON
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// walker prints a JV the way canonical prints Go values, reading tables
+// with pairs, # and indexing and views with # and indexing (pairs does not
+// see views; keys lists a view's keys, as the jq runtime's iteration
+// does).
+const walker = `
+local function enc(v)
+  local k = kind(v)
+  if k == "null" then return "null" end
+  if k == "boolean" then return tostring(v) end
+  if k == "number" then return num(v) end
+  if k == "string" then return quote(v) end
+  local parts = {}
+  if k == "array" then
+    local n = #v
+    for i = 1, n do parts[i] = enc(v[i]) end
+    if not isview(v) then
+      local count = 0
+      for _ in pairs(v) do count = count + 1 end
+      if count ~= n then error("array of length " .. n .. " has " .. count .. " entries") end
+    end
+    return "[" .. table.concat(parts, ",") .. "]"
+  end
+  local ks = {}
+  if isview(v) then
+    for _, key in ipairs(keys(v)) do ks[#ks + 1] = key end
+  else
+    for key in pairs(v) do ks[#ks + 1] = key end
+  end
+  table.sort(ks)
+  for _, key in ipairs(ks) do
+    local e = v[key]
+    if e ~= nil then parts[#parts + 1] = quote(key) .. ":" .. enc(e) end
+  end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+return enc(value)
+`
+
+func walkInLua(t *testing.T, L *lua.LState, lv lua.LValue) string {
+	t.Helper()
+	L.SetGlobal("value", lv)
+	L.SetGlobal("kind", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(KindOf(L, L.Get(1)).String()))
+		return 1
+	}))
+	L.SetGlobal("num", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(formatNumber(float64(L.CheckNumber(1)))))
+		return 1
+	}))
+	L.SetGlobal("quote", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(strconv.Quote(L.CheckString(1))))
+		return 1
+	}))
+	L.SetGlobal("isview", L.NewFunction(func(L *lua.LState) int {
+		_, ok := ViewOf(L.Get(1))
+		L.Push(lua.LBool(ok))
+		return 1
+	}))
+	L.SetGlobal("keys", L.NewFunction(func(L *lua.LState) int {
+		v, _ := ViewOf(L.Get(1))
+		out := L.NewTable()
+		for k := range v.Object() {
+			out.Append(lua.LString(k))
+		}
+		L.Push(out)
+		return 1
+	}))
+	require.NoError(t, L.DoString(walker))
+	s := L.Get(-1).String()
+	L.Pop(1)
+	return s
+}
+
+// kubeExpect is what Karmada's scripts see of v and gopher-json prints:
+// null members and elements dropped (later elements move down), and an
+// empty object or array printed as [].
+func kubeExpect(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			if e != nil {
+				out[k] = kubeExpect(e)
+			}
+		}
+		if len(out) == 0 {
+			return []any{}
+		}
+		return out
+	case []any:
+		out := []any{}
+		for _, e := range x {
+			if e != nil {
+				out = append(out, kubeExpect(e))
+			}
+		}
+		return out
+	}
+	return v
+}
+
+// jsonRoundTrip normalizes strings as encoding/json does (invalid UTF-8
+// becomes U+FFFD), as gopher-json's output has them.
+func jsonRoundTrip(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	var out any
+	require.NoError(t, json.Unmarshal(b, &out))
+	return out
+}
