@@ -169,6 +169,11 @@ func (e *kubeEncoder) number(f float64) (*jnode, error) {
 
 // table follows gopher-json: the first key decides array or object.
 func (e *kubeEncoder) table(tb *lua.LTable) (*jnode, error) {
+	if len(e.path) >= MaxDepth {
+		// A script can nest tables deeper than the Go stack allows a
+		// recursive walk; the value bridge refuses the same.
+		return nil, tooDeep(e.root, e.path, 1)
+	}
 	if e.visited[tb] {
 		return nil, e.errorf(kubeErrNested)
 	}
