@@ -3,6 +3,8 @@ GO        ?= go
 BIN       ?= bin/karta
 FUZZTIME  ?= 30s
 BENCHCOUNT ?= 6
+BENCHTIME ?= 500ms
+BENCHOUT  ?= bin/bench.txt
 CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.19.0
 
 # Fuzz targets as package:Target; `go test -fuzz` takes one target per run.
@@ -51,9 +53,16 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
 
-## bench: every benchmark with allocations.
+## bench: perf/'s benchmarks and their baselines in one run (docs/performance.md), then
+## benchreport: medians over BENCHCOUNT samples, GOMAXPROCS scaling, memory, the targets,
+## and last one BENCH line per comparison. About 15 minutes; raw output in BENCHOUT.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./...
+	@mkdir -p $(dir $(BENCHOUT))
+	@echo "benchmarking (-count $(BENCHCOUNT), -benchtime $(BENCHTIME)); raw output in $(BENCHOUT)"
+	$(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./perf/ > $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
+	$(GO) test -run '^$$' -bench '^BenchmarkParallel$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -cpu 1,2 ./perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
+	$(GO) test -run '^$$' -bench '^Benchmark(PoolState|MillionCalls|KarmadaCases)$$' -benchtime 1x -count 3 -timeout 30m ./perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
+	@$(GO) run ./perf/cmd/benchreport $(BENCHOUT)
 
 ## golden: regenerate the examples' golden outputs; review the diff before committing.
 golden:

@@ -31,6 +31,9 @@ type Revised struct {
 // pod-bearing component (SPEC §4).
 func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructured) (*PodSpecs, error) {
 	if !p.overridden[HookGetPodSpecs] {
+		if res, ok := direct(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) }); ok {
+			return res, nil
+		}
 		res, err := p.runGo(ctx, HookGetPodSpecs, func(ctx context.Context, ev evaluator) (any, error) {
 			return p.podSpecs(ctx, ev, obj.Object)
 		})
@@ -56,6 +59,11 @@ func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructure
 func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstructured) (*StatusResult, error) {
 	if p.argo != nil {
 		return p.argoStatus(ctx, obj)
+	}
+	if p.status != nil {
+		if res, ok := p.status.interpretStatus(ctx, p, obj.Object); ok {
+			return res, nil
+		}
 	}
 	var res StatusResult
 	err := p.callLua(ctx, HookInterpretStatus, objectArgs(obj.Object), func(L *lua.LState, v lua.LValue) error {
@@ -254,6 +262,11 @@ func (p *Program) GetGangGroups(ctx context.Context, obj *unstructured.Unstructu
 		podObjs[i] = pod.Object
 	}
 	if !p.overridden[HookGetGangGroups] {
+		if res, ok := direct(ctx, p, func(ev evaluator) (*GangResult, error) {
+			return p.gang.gangGroups(ctx, ev, obj.Object, podObjs)
+		}); ok {
+			return res, nil
+		}
 		res, err := p.runGo(ctx, HookGetGangGroups, func(ctx context.Context, ev evaluator) (any, error) {
 			return p.gang.gangGroups(ctx, ev, obj.Object, podObjs)
 		})
@@ -289,6 +302,16 @@ func (p *Program) GetGangGroups(ctx context.Context, obj *unstructured.Unstructu
 // group's minMember (SPEC §7, §8.2).
 func (p *Program) PlacePod(ctx context.Context, obj, pod *unstructured.Unstructured) (*PodPlacement, error) {
 	var out *PodPlacement
+	if ev, ok := p.startDirect(ctx); ok {
+		pl, reason, err := p.gang.placeOne(ctx, ev, obj.Object, pod.Object)
+		if ev.finish(ctx, err) {
+			if pl == nil {
+				// As the Lua path reports it (hookError).
+				return nil, &HookError{Karta: p.name, Hook: "PlacePod", Err: &UnmatchedError{Pod: podName(pod.Object), Reason: reason}}
+			}
+			return pl, nil
+		}
+	}
 	res, err := p.runGo(ctx, "PlacePod", func(ctx context.Context, ev evaluator) (any, error) {
 		pl, reason, err := p.gang.placeOne(ctx, ev, obj.Object, pod.Object)
 		if err != nil {

@@ -12,7 +12,25 @@ import (
 // status, reason and message must each be a string or null. An empty field
 // name (reason or message disabled) leaves that field nil.
 func conditions(def *karta.ConditionsDefinition, outputs []any) ([]Condition, error) {
-	out := []Condition{}
+	// One allocation for the conditions and one for the strings their
+	// fields point to (vals never grows past its capacity, so the
+	// pointers into it stay valid).
+	n := 0
+	for _, o := range outputs {
+		if arr, ok := o.([]any); ok {
+			n += len(arr)
+		}
+	}
+	out := make([]Condition, 0, n)
+	vals := make([]string, 0, 3*n)
+	field := func(obj map[string]any, name string) (*string, error) {
+		s, ok, err := conditionValue(obj, name)
+		if !ok || err != nil {
+			return nil, err
+		}
+		vals = append(vals, s)
+		return &vals[len(vals)-1], nil
+	}
 	for i, o := range outputs {
 		if o == nil {
 			continue
@@ -32,9 +50,9 @@ func conditions(def *karta.ConditionsDefinition, outputs []any) ([]Condition, er
 			}
 			c := Condition{Type: typ}
 			var err error
-			if c.Status, err = conditionField(obj, def.StatusFieldName); err == nil {
-				if c.Reason, err = conditionField(obj, def.ReasonFieldName); err == nil {
-					c.Message, err = conditionField(obj, def.MessageFieldName)
+			if c.Status, err = field(obj, def.StatusFieldName); err == nil {
+				if c.Reason, err = field(obj, def.ReasonFieldName); err == nil {
+					c.Message, err = field(obj, def.MessageFieldName)
 				}
 			}
 			if err != nil {
@@ -46,17 +64,20 @@ func conditions(def *karta.ConditionsDefinition, outputs []any) ([]Condition, er
 	return out, nil
 }
 
-func conditionField(obj map[string]any, name string) (*string, error) {
+// conditionValue reads one condition field: ok is false for a disabled
+// field (no name), an absent one or null; anything but a string is an
+// error.
+func conditionValue(obj map[string]any, name string) (string, bool, error) {
 	if name == "" {
-		return nil, nil
+		return "", false, nil
 	}
 	switch v := obj[name].(type) {
 	case nil:
-		return nil, nil
+		return "", false, nil
 	case string:
-		return &v, nil
+		return v, true, nil
 	default:
-		return nil, fmt.Errorf("field %q must be a string or null, got %s", name, describe(v))
+		return "", false, fmt.Errorf("field %q must be a string or null, got %s", name, describe(v))
 	}
 }
 

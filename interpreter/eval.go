@@ -16,3 +16,12 @@ type gojqEvaluator struct{}
 func (gojqEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]any, error) {
 	return p.all(ctx, jqInput(input))
 }
+
+// jqValueEvaluator evaluates with gojq on input that is already a jq value
+// (the caller applied jqInput once): jqInput on every evaluation walked
+// the whole object again each time.
+type jqValueEvaluator struct{}
+
+func (jqValueEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]any, error) {
+	return p.all(ctx, input)
+}

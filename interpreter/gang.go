@@ -39,9 +39,11 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 	if err != nil {
 		return nil, cancelled(ctx, err)
 	}
+	defer o.release()
 	routes := make([]podRoute, len(pods))
 	for i, pod := range pods {
 		routes[i] = g.route(ctx, ev, obj, o, pod)
+		routes[i].name = podName(pod)
 	}
 	if g.v2 != nil {
 		res.Groups = append(res.Groups, g.v2Group(o, routes))
@@ -82,6 +84,7 @@ func (g *gangModel) placeOne(ctx context.Context, ev evaluator, obj map[string]a
 	if err != nil {
 		return nil, "", cancelled(ctx, err)
 	}
+	defer o.release()
 	routes := []podRoute{g.route(ctx, ev, obj, o, pod)}
 	var minMember int64
 	if routes[0].reason == "" {
@@ -115,7 +118,9 @@ func cancelled(ctx context.Context, err error) error {
 // route places a pod (SPEC §7) and names its group: the v2 group, or the
 // alpha group of its effective member and keys (SPEC §8.1).
 func (g *gangModel) route(ctx context.Context, ev evaluator, obj map[string]any, o *gangObject, pod map[string]any) podRoute {
-	r := podRoute{name: podName(pod)}
+	// The pod's name is the caller's to set: PlacePod names a pod only
+	// when it is unmatched.
+	var r podRoute
 	pl, reason := g.placePod(ctx, ev, obj, o.insts, pod)
 	if reason != "" {
 		r.reason = reason
@@ -232,7 +237,15 @@ func (gm *gangMember) String() string {
 // sanitised: the name must stay predictable from the labels.
 func groupName(uid, definition string, keys []string) string {
 	var b strings.Builder
-	b.WriteString("pg-" + uid + "-" + definition)
+	n := len("pg-") + len(uid) + 1 + len(definition)
+	for _, k := range keys {
+		n += 1 + len(k)
+	}
+	b.Grow(n)
+	b.WriteString("pg-")
+	b.WriteString(uid)
+	b.WriteString("-")
+	b.WriteString(definition)
 	for _, k := range keys {
 		b.WriteString("-" + k)
 	}

@@ -3,6 +3,7 @@ package interpreter
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/kartalua/karta/karta"
 )
@@ -217,7 +218,10 @@ func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
 func (g *gangModel) hasInstructions() bool { return g.v2 != nil || len(g.defs) > 0 }
 
 // gangObject is what one call reads from the object: every component's
-// instances and, in definition mode, eff(c, i) of SPEC §8.2.
+// instances and, in definition mode, eff(c, i) of SPEC §8.2. Calls take
+// one from gangObjects and give it back with release once their result is
+// built (nothing of the result points into it), so that the slices are
+// reused rather than allocated on every call.
 type gangObject struct {
 	// insts and eff are indexed by compModel.index; eff[i] is nil for a
 	// component without a scale definition (own = 0).
@@ -227,21 +231,54 @@ type gangObject struct {
 	uid string
 }
 
+var gangObjects = sync.Pool{New: func() any { return new(gangObject) }}
+
+// newGangObject takes a gangObject for n components, its slices empty.
+func newGangObject(n int) *gangObject {
+	o := gangObjects.Get().(*gangObject)
+	if cap(o.insts) < n {
+		o.insts, o.eff = make([][]instance, n), make([][]int64, n)
+	}
+	o.insts, o.eff = o.insts[:n], o.eff[:n]
+	return o
+}
+
+// release clears o, so that the pool keeps no part of the object alive,
+// and gives it back. o must not be used after.
+func (o *gangObject) release() {
+	for i := range o.insts {
+		clear(o.insts[i])
+		o.insts[i] = o.insts[i][:0]
+		o.eff[i] = o.eff[i][:0]
+	}
+	o.uid = ""
+	gangObjects.Put(o)
+}
+
 // readObject reads everything the object contributes. Its errors fail the
-// whole call, unlike a pod's, which only unmatch that pod.
+// whole call, unlike a pod's, which only unmatch that pod. The caller
+// releases the gangObject.
 func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string]any) (*gangObject, error) {
-	in := jqInput(obj)
-	o := &gangObject{insts: make([][]instance, len(g.comps)), eff: make([][]int64, len(g.comps))}
+	// The evaluator reads the object in place: the Lua accessors through
+	// a view, direct evaluation as it is, gojq after its own jqInput. A
+	// copy here cost a walk of the whole object on every call.
+	in := any(obj)
+	o := newGangObject(len(g.comps))
 	for _, gc := range g.comps {
-		insts, err := g.instancesOf(ctx, ev, gc, in)
+		i := gc.cm.index
+		insts, err := g.m.instancesInto(ctx, ev, gc.cm, in, o.insts[i][:0])
 		if err != nil {
+			o.release()
 			return nil, &GangObjectError{Component: gc.name(), Err: err}
 		}
-		o.insts[gc.cm.index] = insts
+		o.insts[i] = insts
 		if gc.scaled {
-			if o.eff[gc.cm.index], err = g.effOf(ctx, ev, gc, insts, in); err != nil {
+			if o.eff[i], err = g.effOf(ctx, ev, gc, insts, in, o.eff[i][:0]); err != nil {
+				o.release()
 				return nil, err
 			}
+		} else {
+			o.eff[i] = nil
 		}
 	}
 	o.uid = metaString(obj, "uid")
@@ -249,13 +286,6 @@ func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string
 		o.uid = metaString(obj, "name")
 	}
 	return o, nil
-}
-
-// instancesOf is the one call into the model's instance resolution, so
-// that giving it the evaluator is a one-line change here.
-func (g *gangModel) instancesOf(ctx context.Context, ev evaluator, gc *gangComp, in any) ([]instance, error) {
-	_ = ev // m.instances evaluates with gojq itself for now.
-	return g.m.instances(ctx, gc.cm, in)
 }
 
 // GangObjectError is an error reading the object in GetGangGroups or

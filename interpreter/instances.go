@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,17 +16,25 @@ import (
 // arrays and objects are errors, and so is a duplicate id.
 func instanceIDs(component string, outputs []any) ([]string, error) {
 	ids := make([]string, 0, len(outputs))
-	seen := make(map[string]bool, len(outputs))
+	// A few ids are checked against each other; many through a set.
+	var seen map[string]bool
+	if len(outputs) > 16 {
+		seen = make(map[string]bool, len(outputs))
+	}
 	var dups []string
 	for i, v := range outputs {
 		id, err := instanceID(v)
 		if err != nil {
 			return nil, fmt.Errorf("component %q: instanceIdPath output %d: %w", component, i+1, err)
 		}
-		if seen[id] {
+		if seen != nil {
+			if seen[id] {
+				dups = append(dups, id)
+			}
+			seen[id] = true
+		} else if slices.Contains(ids, id) {
 			dups = append(dups, id)
 		}
-		seen[id] = true
 		ids = append(ids, id)
 	}
 	if len(dups) > 0 {
@@ -75,6 +84,15 @@ func jqNumberString(v any) (string, error) {
 
 // zipError is the error of SPEC §3 when a per-instance path yields a
 // number of values other than the number of ids.
+// instanceIDList is the ids of insts, for errors.
+func instanceIDList(insts []instance) []string {
+	ids := make([]string, len(insts))
+	for i, in := range insts {
+		ids[i] = in.id
+	}
+	return ids
+}
+
 func zipError(component, field string, got int, ids []string) error {
 	return fmt.Errorf("component %q: %s yields %d value(s) for %d id(s) [%s]",
 		component, field, got, len(ids), strings.Join(ids, " "))

@@ -17,6 +17,9 @@ const MaxJQOutputs = 10000
 type jqProgram struct {
 	expr string
 	code *gojq.Code
+	// direct is the expression compiled for direct evaluation (direct.go),
+	// nil when it is outside that subset.
+	direct *directProgram
 }
 
 // compileJQ parses and compiles expr; vars are variable names bound at
@@ -30,7 +33,11 @@ func compileJQ(expr string, vars ...string) (*jqProgram, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jq %q: %w", expr, err)
 	}
-	return &jqProgram{expr: expr, code: code}, nil
+	p := &jqProgram{expr: expr, code: code}
+	if len(vars) == 0 {
+		p.direct = compileDirect(q)
+	}
+	return p, nil
 }
 
 // all returns every output of the program on v, or the first error. It

@@ -26,12 +26,8 @@ var wholeComponent = narrowing{inst: -1}
 // minReplicas if > 0, else replicas if > 0, else 0. The scale paths zip
 // with the ids like every per-instance path (SPEC §3); an absent
 // instance counts 0 and its values are not converted, as GetPodSpecs
-// reports none for it.
-func (g *gangModel) effOf(ctx context.Context, ev evaluator, gc *gangComp, insts []instance, in any) ([]int64, error) {
-	ids := make([]string, len(insts))
-	for i, inst := range insts {
-		ids[i] = inst.id
-	}
+// reports none for it. The result reuses buf's room.
+func (g *gangModel) effOf(ctx context.Context, ev evaluator, gc *gangComp, insts []instance, in any, buf []int64) ([]int64, error) {
 	read := func(p *jqProgram, field string) ([]any, error) {
 		if p == nil {
 			return nil, nil
@@ -40,8 +36,8 @@ func (g *gangModel) effOf(ctx context.Context, ev evaluator, gc *gangComp, insts
 		if err != nil {
 			return nil, &GangObjectError{Component: gc.name(), Field: field, Err: err}
 		}
-		if len(outs) != len(ids) {
-			return nil, &GangObjectError{Component: gc.name(), Err: zipError(gc.name(), field, len(outs), ids)}
+		if len(outs) != len(insts) {
+			return nil, &GangObjectError{Component: gc.name(), Err: zipError(gc.name(), field, len(outs), instanceIDList(insts))}
 		}
 		return outs, nil
 	}
@@ -53,7 +49,7 @@ func (g *gangModel) effOf(ctx context.Context, ev evaluator, gc *gangComp, insts
 	if err != nil {
 		return nil, err
 	}
-	eff := make([]int64, len(insts))
+	eff := append(buf[:0], make([]int64, len(insts))...)
 	for i, inst := range insts {
 		if !inst.present {
 			continue
@@ -65,12 +61,12 @@ func (g *gangModel) effOf(ctx context.Context, ev evaluator, gc *gangComp, insts
 			if f.outs == nil {
 				continue
 			}
-			n, err := scaleValue(f.outs[i])
+			n, ok, err := scaleInt(f.outs[i])
 			if err != nil {
 				return nil, &GangObjectError{Component: gc.name(), Instance: inst.id, Field: f.field, Err: err}
 			}
-			if n != nil && *n > 0 {
-				eff[i] = *n
+			if ok && n > 0 {
+				eff[i] = n
 				break
 			}
 		}

@@ -235,14 +235,23 @@ type instance struct {
 // values zipped with them by position, and presence. obj must be a jq
 // value (see jqInput).
 func (m *model) instances(ctx context.Context, c *compModel, obj any) ([]instance, error) {
-	return m.instancesWith(ctx, gojqEvaluator{}, c, obj)
+	return m.instancesWith(ctx, jqValueEvaluator{}, c, obj)
 }
+
+// singleInstance is the ids of a component without an instanceIdPath: the
+// one id "". Shared, so never modified.
+var singleInstance = []string{""}
 
 // instancesWith is instances with the jq paths evaluated by ev (the
 // generated Lua accessors inside a hook).
 func (m *model) instancesWith(ctx context.Context, ev evaluator, c *compModel, obj any) ([]instance, error) {
+	return m.instancesInto(ctx, ev, c, obj, nil)
+}
+
+// instancesInto is instancesWith appending to buf[:0] (its room reused).
+func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, obj any, buf []instance) ([]instance, error) {
 	name := c.c.Name
-	ids := []string{""}
+	ids := singleInstance
 	if c.ids != nil {
 		outs, err := ev.all(ctx, c.ids, obj)
 		if err != nil {
@@ -252,9 +261,12 @@ func (m *model) instancesWith(ctx context.Context, ev evaluator, c *compModel, o
 			return nil, err
 		}
 	}
-	insts := make([]instance, len(ids))
+	insts := buf[:0]
+	if cap(insts) < len(ids) {
+		insts = make([]instance, 0, len(ids))
+	}
 	for i, id := range ids {
-		insts[i] = instance{id: id, index: i, present: true}
+		insts = append(insts, instance{id: id, index: i, present: true})
 	}
 	zip := func(p *jqPath) ([]any, error) {
 		outs, err := ev.all(ctx, p.value, obj)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
-
-	"github.com/itchyny/gojq"
 )
 
 // PodPlacement is where one pod belongs (PlacePod): its component,
@@ -115,7 +113,9 @@ func (gc *gangComp) selects(ctx context.Context, ev evaluator, pod map[string]an
 			if v != nil {
 				return true, nil
 			}
-		} else if gojq.Compare(v, *gc.typeValue) == 0 {
+		} else if s, ok := v.(string); ok && s == *gc.typeValue {
+			// jq's == of a string value: only an equal string compares
+			// equal (gojq.Compare would box the value on every call).
 			return true, nil
 		}
 	}

@@ -47,12 +47,22 @@ func podSpecItem(c *compModel, in instance) (PodSpecItem, error) {
 		return fmt.Sprintf("component %q instance %q: %s", c.c.Name, in.id, field)
 	}
 	var err error
+	// The checks that pass build no message: where() runs on failure only.
 	switch c.style {
 	case karta.SpecStylePodTemplateSpec:
-		item.PodTemplateSpec, err = asObject(in.spec, where("podTemplateSpecPath"))
+		var ok bool
+		if item.PodTemplateSpec, ok = in.spec.(map[string]any); !ok {
+			item.PodTemplateSpec, err = asObject(in.spec, where("podTemplateSpecPath"))
+		}
 	case karta.SpecStylePodSpec:
-		if item.PodSpec, err = asObject(in.spec, where("podSpecPath")); err == nil && c.meta != nil {
-			item.Metadata, err = asObjectOrNull(in.meta, where("metadataPath"))
+		var ok bool
+		if item.PodSpec, ok = in.spec.(map[string]any); !ok {
+			item.PodSpec, err = asObject(in.spec, where("podSpecPath"))
+		}
+		if err == nil && c.meta != nil {
+			if item.Metadata, ok = in.meta.(map[string]any); !ok {
+				item.Metadata, err = asObjectOrNull(in.meta, where("metadataPath"))
+			}
 		}
 	case karta.SpecStyleFragmented:
 		item.Fragmented, err = fragmented(c, in, where)
@@ -116,12 +126,9 @@ func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj ma
 	if sp == nil {
 		return out, nil
 	}
+	backing := make([]Scale, len(out)) // one allocation for them all
 	for i := range out {
-		out[i] = &Scale{}
-	}
-	ids := make([]string, len(insts))
-	for i, in := range insts {
-		ids[i] = in.id
+		out[i] = &backing[i]
 	}
 	for _, f := range []struct {
 		field string
@@ -139,13 +146,13 @@ func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj ma
 		if err != nil {
 			return nil, fmt.Errorf("component %q: %s: %w", c.c.Name, f.field, err)
 		}
-		if len(vals) != len(ids) {
-			return nil, zipError(c.c.Name, f.field, len(vals), ids)
+		if len(vals) != len(insts) {
+			return nil, zipError(c.c.Name, f.field, len(vals), instanceIDList(insts))
 		}
 		for i, v := range vals {
 			n, err := scaleValue(v)
 			if err != nil {
-				return nil, fmt.Errorf("component %q instance %q: %s %s: %w", c.c.Name, ids[i], f.field, oneLine(f.prog.expr), err)
+				return nil, fmt.Errorf("component %q instance %q: %s %s: %w", c.c.Name, insts[i].id, f.field, oneLine(f.prog.expr), err)
 			}
 			f.set(out[i], n)
 		}

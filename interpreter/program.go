@@ -74,6 +74,10 @@ type Options struct {
 	// PoolSize is the most Lua states the Program keeps (default
 	// 2×GOMAXPROCS); calls beyond it wait for a free state.
 	PoolSize int
+	// Prewarm is how many states Compile creates up front (default 1;
+	// negative for none; at most PoolSize), so that a server's first calls
+	// do not pay for building them.
+	Prewarm int
 }
 
 // Program is a compiled Karta: its generated hooks and overrides, compiled
@@ -105,6 +109,12 @@ type Program struct {
 	pool *Pool
 	// jq caches the programs scripts run through jq(expr, value).
 	jq jqCache
+	// status is the generated InterpretStatus for direct evaluation
+	// (direct_hooks.go); nil when it must run on Lua.
+	status *statusPlan
+	// noDirect turns direct evaluation off, for the tests that compare it
+	// with the Lua path.
+	noDirect bool
 }
 
 // override is one user chunk compiled once.
@@ -151,11 +161,14 @@ func Compile(k *karta.Karta, opts Options) (*Program, error) {
 	if err := p.compileOverrides(k.Spec.LuaScript, opts.Scripts); err != nil {
 		return nil, err
 	}
+	if p.argo == nil && !p.overridden[HookInterpretStatus] {
+		p.status = newStatusPlan(k)
+	}
 	size := opts.PoolSize
 	if size <= 0 {
 		size = 2 * runtime.GOMAXPROCS(0)
 	}
-	if p.pool, err = NewPool(PoolOptions{Size: size, Prewarm: 1, New: p.newState}); err != nil {
+	if p.pool, err = NewPool(PoolOptions{Size: size, Prewarm: opts.Prewarm, New: p.newState}); err != nil {
 		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}
 	return p, nil

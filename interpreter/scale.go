@@ -16,41 +16,50 @@ const maxReplicas = math.MaxInt32
 // Knative's annotations hold) is that integer; anything else, or a value
 // outside 0…2147483647, is an error.
 func scaleValue(v any) (*int64, error) {
+	n, ok, err := scaleInt(v)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// scaleInt is scaleValue without the pointer: ok is false for null.
+func scaleInt(v any) (int64, bool, error) {
 	var n int64
 	switch x := v.(type) {
 	case nil:
-		return nil, nil
+		return 0, false, nil
 	case int:
 		n = int64(x)
 	case int64:
 		n = x
 	case float64:
 		if x != math.Trunc(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%v is not an integer", x)
+			return 0, false, fmt.Errorf("%v is not an integer", x)
 		}
 		if x < 0 || x > maxReplicas {
-			return nil, fmt.Errorf("%v is out of range 0…%d", x, maxReplicas)
+			return 0, false, fmt.Errorf("%v is out of range 0…%d", x, maxReplicas)
 		}
 		n = int64(x)
 	case json.Number:
 		i, err := x.Int64()
 		if err != nil {
-			return nil, fmt.Errorf("%s is not an integer", x)
+			return 0, false, fmt.Errorf("%s is not an integer", x)
 		}
 		n = i
 	case string:
 		i, err := strconv.ParseInt(x, 10, 64)
 		if err != nil || !isDecimal(x) {
-			return nil, fmt.Errorf("string %q is not a decimal integer", x)
+			return 0, false, fmt.Errorf("string %q is not a decimal integer", x)
 		}
 		n = i
 	default:
-		return nil, fmt.Errorf("%s is not a number", describe(v))
+		return 0, false, fmt.Errorf("%s is not a number", describe(v))
 	}
 	if n < 0 || n > maxReplicas {
-		return nil, fmt.Errorf("%d is out of range 0…%d", n, maxReplicas)
+		return 0, false, fmt.Errorf("%d is out of range 0…%d", n, maxReplicas)
 	}
-	return &n, nil
+	return n, true, nil
 }
 
 // isDecimal accepts an optional sign followed by ASCII digits only

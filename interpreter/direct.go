@@ -1,0 +1,303 @@
+package interpreter
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/itchyny/gojq"
+)
+
+// Direct evaluation: the part of the jq subset that Karta paths use most —
+// paths, `//`, comparisons, `and`/`or`, `select`, `length`, `[...]`,
+// arithmetic — compiled once into a tree of Go nodes that read the object
+// in place, without a Lua state, a view or a conversion.
+//
+// The Go-side hook algorithms (GetPodSpecs, GetGangGroups, PlacePod) and
+// InterpretStatus run on it first (direct_hooks.go). Direct evaluation only
+// covers the happy path: anything else — an expression outside the subset,
+// a type error, a division by zero, a value that is not JSON, too many
+// outputs — declines, and the whole call runs again on a pooled Lua state,
+// which gives the error (or the value) exactly as it always has. A direct
+// result is therefore always the result the Lua path gives: values are
+// converted at the boundary as FromLua converts them (integral numbers
+// within ±2^53 become int64, other numbers float64, maps and slices of the
+// object are the object's own), and numbers are computed in float64 as the
+// generated Lua computes them.
+
+// directProgram is one jq expression compiled for direct evaluation.
+type directProgram struct {
+	root dnode
+	// path is root when it is a plain path (no base, no iteration), which
+	// run evaluates without buffers.
+	path *pathNode
+}
+
+// dnode is a compiled jq expression. eval appends the outputs of the
+// expression on in to out; ok false declines (see above).
+type dnode interface {
+	eval(c *dctx, in any, out []any) (res []any, ok bool)
+}
+
+// compileDirect compiles a parsed expression, or returns nil when it is
+// outside the direct subset (the expression then always runs on Lua).
+func compileDirect(q *gojq.Query) *directProgram {
+	n := directQuery(q)
+	if n == nil {
+		return nil
+	}
+	p := &directProgram{root: n}
+	if pn, ok := n.(*pathNode); ok && pn.single && pn.base == nil {
+		p.path = pn
+	}
+	return p
+}
+
+func directQuery(q *gojq.Query) dnode {
+	if q == nil || q.Meta != nil || len(q.Imports) > 0 || len(q.FuncDefs) > 0 || len(q.Patterns) > 0 {
+		return nil
+	}
+	if q.Term != nil {
+		return directTerm(q.Term)
+	}
+	l, r := directQuery(q.Left), directQuery(q.Right)
+	if l == nil || r == nil {
+		return nil
+	}
+	switch q.Op {
+	case gojq.OpPipe:
+		return &pipeNode{l, r}
+	case gojq.OpComma:
+		return &commaNode{l, r}
+	case gojq.OpAlt:
+		return &altNode{l, r}
+	case gojq.OpAnd:
+		return &logicNode{l: l, r: r, and: true}
+	case gojq.OpOr:
+		return &logicNode{l: l, r: r}
+	case gojq.OpAdd, gojq.OpSub, gojq.OpMul, gojq.OpDiv,
+		gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe:
+		return &binNode{op: q.Op, l: l, r: r}
+	}
+	return nil
+}
+
+// directTerm compiles a term and its suffixes. Index, iteration and `?`
+// suffixes become the steps of a pathNode over the base term.
+func directTerm(t *gojq.Term) dnode {
+	var base dnode
+	var steps []pathStep
+	switch t.Type {
+	case gojq.TermTypeIdentity:
+	case gojq.TermTypeIndex:
+		s, ok := indexStep(t.Index)
+		if !ok {
+			return nil
+		}
+		steps = append(steps, s)
+	case gojq.TermTypeNull:
+		base = &literalNode{nil}
+	case gojq.TermTypeTrue:
+		base = &literalNode{true}
+	case gojq.TermTypeFalse:
+		base = &literalNode{false}
+	case gojq.TermTypeNumber:
+		f, ok := literalNumber(t.Number)
+		if !ok {
+			return nil
+		}
+		base = &literalNode{f}
+	case gojq.TermTypeString:
+		if t.Str == nil || t.Str.Queries != nil {
+			return nil
+		}
+		base = &literalNode{t.Str.Str}
+	case gojq.TermTypeQuery:
+		if base = directQuery(t.Query); base == nil {
+			return nil
+		}
+	case gojq.TermTypeArray:
+		a := &arrayNode{}
+		if t.Array.Query != nil {
+			if a.q = directQuery(t.Array.Query); a.q == nil {
+				return nil
+			}
+		}
+		base = a
+	case gojq.TermTypeFunc:
+		if base = directFunc(t.Func); base == nil {
+			return nil
+		}
+	case gojq.TermTypeUnary:
+		if t.Unary.Op != gojq.OpSub {
+			return nil
+		}
+		x := directTerm(t.Unary.Term)
+		if x == nil {
+			return nil
+		}
+		base = &negNode{x}
+	case gojq.TermTypeIf:
+		if base = directIf(t.If); base == nil {
+			return nil
+		}
+	case gojq.TermTypeObject:
+		// Only {}: a fresh empty object per evaluation.
+		if len(t.Object.KeyVals) > 0 {
+			return nil
+		}
+		base = emptyObjectNode{}
+	default:
+		return nil
+	}
+	for _, s := range t.SuffixList {
+		switch {
+		case s.Index != nil:
+			st, ok := indexStep(s.Index)
+			if !ok {
+				return nil
+			}
+			steps = append(steps, st)
+		case s.Iter:
+			steps = append(steps, pathStep{iter: true})
+		case s.Optional:
+			// `?` covers the step just before it (gojq compiles x.a? as
+			// x | try .a); a `?` on a whole term other than a path is
+			// not in the subset.
+			if len(steps) == 0 {
+				return nil
+			}
+			steps[len(steps)-1].opt = true
+		default:
+			return nil
+		}
+	}
+	if len(steps) == 0 {
+		if base == nil {
+			return identityNode{}
+		}
+		return base
+	}
+	return newPathNode(base, steps)
+}
+
+// indexStep compiles .name, ."name", .["name"] and .[n] (an integer
+// literal); other indexes (slices, computed keys) are not in the subset.
+func indexStep(x *gojq.Index) (pathStep, bool) {
+	if x.IsSlice {
+		return pathStep{}, false
+	}
+	if x.Name != "" {
+		return pathStep{key: x.Name}, true
+	}
+	if x.Str != nil {
+		if x.Str.Queries != nil {
+			return pathStep{}, false
+		}
+		return pathStep{key: x.Str.Str}, true
+	}
+	if x.Start == nil || x.Start.Term == nil || len(x.Start.Term.SuffixList) > 0 {
+		return pathStep{}, false
+	}
+	t := x.Start.Term
+	switch t.Type {
+	case gojq.TermTypeString:
+		if t.Str.Queries != nil {
+			return pathStep{}, false
+		}
+		return pathStep{key: t.Str.Str}, true
+	case gojq.TermTypeNumber:
+		n, err := strconv.Atoi(t.Number)
+		if err != nil || n > math.MaxInt32 {
+			return pathStep{}, false
+		}
+		return pathStep{isIndex: true, index: n}, true
+	case gojq.TermTypeUnary:
+		if t.Unary.Op != gojq.OpSub || t.Unary.Term.Type != gojq.TermTypeNumber || len(t.Unary.Term.SuffixList) > 0 {
+			return pathStep{}, false
+		}
+		n, err := strconv.Atoi(t.Unary.Term.Number)
+		if err != nil || n > math.MaxInt32 {
+			return pathStep{}, false
+		}
+		return pathStep{isIndex: true, index: -n}, true
+	}
+	return pathStep{}, false
+}
+
+// literalNumber is a number literal as the generated Lua holds it: a
+// float64, exact (integers beyond ±2^53 are not in the subset).
+func literalNumber(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	if f == math.Trunc(f) && math.Abs(f) > maxExactFloat {
+		return 0, false
+	}
+	return f, true
+}
+
+// maxExactFloat is 2^53: integers up to it are exact in a float64.
+const maxExactFloat = 1 << 53
+
+func directIf(x *gojq.If) dnode {
+	n := &ifNode{}
+	cond, then := directQuery(x.Cond), directQuery(x.Then)
+	if cond == nil || then == nil {
+		return nil
+	}
+	n.conds, n.thens = append(n.conds, cond), append(n.thens, then)
+	for _, e := range x.Elif {
+		c, t := directQuery(e.Cond), directQuery(e.Then)
+		if c == nil || t == nil {
+			return nil
+		}
+		n.conds, n.thens = append(n.conds, c), append(n.thens, t)
+	}
+	if x.Else != nil {
+		if n.els = directQuery(x.Else); n.els == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// directFunc compiles the builtins of the subset; a name with another
+// arity, a variable or any other function is not in it.
+func directFunc(f *gojq.Func) dnode {
+	args := make([]dnode, len(f.Args))
+	for i, a := range f.Args {
+		if args[i] = directQuery(a); args[i] == nil {
+			return nil
+		}
+	}
+	switch len(args) {
+	case 0:
+		switch f.Name {
+		case "length":
+			return funcNode{fn: fnLength}
+		case "not":
+			return funcNode{fn: fnNot}
+		case "type":
+			return funcNode{fn: fnType}
+		case "tostring":
+			return funcNode{fn: fnToString}
+		case "keys":
+			return funcNode{fn: fnKeys}
+		case "empty":
+			return emptyNode{}
+		}
+	case 1:
+		switch f.Name {
+		case "select":
+			return &selectNode{args[0]}
+		case "first":
+			return &firstNode{args[0]}
+		case "has":
+			return &hasNode{args[0]}
+		case "map":
+			return &arrayNode{q: &pipeNode{newPathNode(nil, []pathStep{{iter: true}}), args[0]}}
+		}
+	}
+	return nil
+}

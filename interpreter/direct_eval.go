@@ -1,0 +1,879 @@
+package interpreter
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/kartalua/karta/luaapi"
+)
+
+// The nodes of direct evaluation (direct.go). Values in flight are the
+// object's own Go values (numbers of any Go type a decoder produces) plus
+// float64 results and []any arrays the expression builds, whose elements
+// are already converted as outValue converts them.
+
+// dctx is one evaluation's scratch: buffers for intermediate outputs,
+// reused across evaluations through dctxPool so that a pipe costs no
+// allocation.
+type dctx struct {
+	bufs [][]any
+	top  int // buffers in use: bufs[:top]
+	// steps counts the call's elements iterated and pairs combined, so
+	// that an expression whose work explodes on a hostile object (nested
+	// iterations, cartesian products) declines to the Lua path, which
+	// ends it with its instruction limit, instead of running unbounded.
+	steps int
+}
+
+// directStepBudget is the work one call may do in direct evaluation; a
+// real object takes hundreds of steps.
+const directStepBudget = 1 << 20
+
+// step charges n steps and reports whether the budget holds.
+func (c *dctx) step(n int) bool {
+	c.steps += n
+	return c.steps <= directStepBudget
+}
+
+var dctxPool = sync.Pool{New: func() any { return &dctx{} }}
+
+// buf takes the next buffer of the stack. Buffers are taken and freed in
+// LIFO order (each node frees what it took before returning), so the
+// stack's slots are reused without writing slice headers back.
+func (c *dctx) buf() []any {
+	if c.top == len(c.bufs) {
+		c.bufs = append(c.bufs, make([]any, 0, 8))
+	}
+	b := c.bufs[c.top][:0]
+	c.top++
+	return b
+}
+
+// free gives the top buffer back, cleared so that the pool keeps no object
+// alive. b is that buffer, perhaps grown by append: the grown one is kept.
+func (c *dctx) free(b []any) {
+	clear(b)
+	c.top--
+	if cap(b) > cap(c.bufs[c.top]) {
+		c.bufs[c.top] = b[:0]
+	}
+}
+
+// scratch is one call's scratch: the buffers of intermediate outputs
+// (taken from dctxPool on first use, given back by release) and the arena
+// that the call's outputs are appended to, so that its evaluations cost one
+// allocation between them. Arena slices stay valid after release: the
+// arena is never reused.
+type scratch struct {
+	c     *dctx
+	arena []any
+	// size is the first arena's capacity (16 when 0).
+	size int
+}
+
+func (s *scratch) ctx() *dctx {
+	if s.c == nil {
+		s.c = dctxPool.Get().(*dctx)
+		s.c.steps, s.c.top = 0, 0
+	}
+	return s.c
+}
+
+// release gives the buffers back; the scratch may be used again after.
+func (s *scratch) release() {
+	if s.c != nil {
+		dctxPool.Put(s.c)
+		s.c = nil
+	}
+}
+
+// run evaluates the program on in and returns its outputs converted as the
+// Lua path converts them; ok false declines. Like the Lua accessors, it
+// allows at most MaxJQOutputs outputs (one more declines, and the Lua path
+// reports the error). The outputs live in s's arena; the returned slice is
+// capped, so appending to it copies.
+func (p *directProgram) run(in any, s *scratch) ([]any, bool) {
+	if p.path != nil {
+		// A plain path (.a.b["c"], no iteration): no buffers at all.
+		v, found, ok := p.path.one(in)
+		if !ok {
+			return nil, false
+		}
+		if !found {
+			return nil, true
+		}
+		o, ok := outValue(v)
+		if !ok {
+			return nil, false
+		}
+		return s.keep(o), true
+	}
+	c := s.ctx()
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := p.root.eval(c, in, tmp)
+	if !ok || len(tmp) > MaxJQOutputs {
+		return nil, false
+	}
+	if len(tmp) == 0 {
+		return nil, true
+	}
+	s.arena = s.grow(len(tmp))
+	start := len(s.arena)
+	for _, v := range tmp {
+		o, ok := outValue(v)
+		if !ok {
+			s.arena = s.arena[:start]
+			return nil, false
+		}
+		s.arena = append(s.arena, o)
+	}
+	return s.arena[start:len(s.arena):len(s.arena)], true
+}
+
+// grow makes room for n more outputs in the arena. A full arena is not
+// copied (slices of it may be held): a new one starts, of s.size (16
+// when unset) or more.
+func (s *scratch) grow(n int) []any {
+	if cap(s.arena)-len(s.arena) >= n {
+		return s.arena
+	}
+	size := s.size
+	if size <= 0 {
+		size = 16
+	}
+	return make([]any, 0, max(size, 2*cap(s.arena), n))
+}
+
+// keep appends one output to the arena and returns it as a slice.
+func (s *scratch) keep(v any) []any {
+	s.arena = s.grow(1)
+	s.arena = append(s.arena, v)
+	n := len(s.arena)
+	return s.arena[n-1 : n : n]
+}
+
+// outValue converts a value in flight as FromLua converts what the Lua
+// path returns: integral numbers within ±2^53 become int64 and other
+// finite numbers float64; maps and slices are returned as they are (the
+// Lua path hands back the very value a view wraps). Anything that is not
+// a JSON value declines.
+func outValue(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil, bool, string, map[string]any, []any:
+		return v, true
+	case int64:
+		if x >= -maxExactFloat && x <= maxExactFloat {
+			return v, true
+		}
+	}
+	f, ok := luaapi.GoNumber(v)
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, false
+	}
+	if f == math.Trunc(f) && math.Abs(f) <= maxExactFloat {
+		return int64(f), true
+	}
+	return f, true
+}
+
+// dnumber returns v as the float64 the generated Lua holds for it.
+func dnumber(v any) (float64, bool) {
+	switch v.(type) {
+	case nil, bool, string, map[string]any, []any:
+		return 0, false
+	}
+	f, ok := luaapi.GoNumber(v)
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+func truthy(v any) bool { return v != nil && v != false }
+
+// smallFloats holds 0…255 as boxed float64s: counts and small arithmetic
+// results are the common numbers in flight, and boxing them afresh was an
+// allocation each.
+var smallFloats = func() (t [256]any) {
+	for i := range t {
+		t[i] = float64(i)
+	}
+	return t
+}()
+
+// boxFloat returns f as an any, without allocating for 0…255.
+func boxFloat(f float64) any {
+	if f >= 0 && f < float64(len(smallFloats)) && f == math.Trunc(f) && !math.Signbit(f) {
+		return smallFloats[int(f)]
+	}
+	return f
+}
+
+type identityNode struct{}
+
+func (identityNode) eval(_ *dctx, in any, out []any) ([]any, bool) { return append(out, in), true }
+
+type emptyNode struct{}
+
+func (emptyNode) eval(_ *dctx, _ any, out []any) ([]any, bool) { return out, true }
+
+type emptyObjectNode struct{}
+
+func (emptyObjectNode) eval(_ *dctx, _ any, out []any) ([]any, bool) {
+	return append(out, map[string]any{}), true
+}
+
+type literalNode struct{ v any }
+
+func (n *literalNode) eval(_ *dctx, _ any, out []any) ([]any, bool) { return append(out, n.v), true }
+
+// pathStep is one index (.key, .[n]) or iteration (.[]) step; opt marks a
+// step followed by `?`, whose error is no output instead.
+type pathStep struct {
+	key     string
+	index   int
+	isIndex bool
+	iter    bool
+	opt     bool
+}
+
+// pathNode applies steps to each output of base (the input itself when
+// base is nil).
+type pathNode struct {
+	base  dnode
+	steps []pathStep
+	// single: no step iterates, so each input gives at most one output.
+	single bool
+}
+
+func newPathNode(base dnode, steps []pathStep) *pathNode {
+	n := &pathNode{base: base, steps: steps, single: true}
+	for _, s := range steps {
+		if s.iter {
+			n.single = false
+		}
+	}
+	return n
+}
+
+func (n *pathNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	if n.base == nil {
+		return n.walk(c, in, 0, out)
+	}
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.base.eval(c, in, tmp)
+	if !ok {
+		return out, false
+	}
+	for _, v := range tmp {
+		if out, ok = n.walk(c, v, 0, out); !ok {
+			return out, false
+		}
+	}
+	return out, true
+}
+
+// walk applies steps[i:] to v.
+func (n *pathNode) walk(c *dctx, v any, i int, out []any) ([]any, bool) {
+	for ; i < len(n.steps); i++ {
+		s := &n.steps[i]
+		if s.iter {
+			return n.iterate(c, v, i, out)
+		}
+		next, ok := index(v, s)
+		if !ok {
+			// A `?` step that fails on a JSON value has no output; any
+			// other failure is jq's error, which the Lua path reports.
+			return out, s.opt && isJSONValue(v)
+		}
+		v = next
+	}
+	return append(out, v), true
+}
+
+// one applies the steps of a single-output path without a base to v:
+// found is false when a `?` step failed (no output), ok false declines.
+func (n *pathNode) one(v any) (res any, found, ok bool) {
+	for i := range n.steps {
+		s := &n.steps[i]
+		next, ok := index(v, s)
+		if !ok {
+			if s.opt && isJSONValue(v) {
+				return nil, false, true
+			}
+			return nil, false, false
+		}
+		v = next
+	}
+	return v, true, true
+}
+
+// iterate is .[] (steps[i]) on v, then the rest of the steps on each
+// element: arrays in order, objects by sorted key, as jq does.
+func (n *pathNode) iterate(c *dctx, v any, i int, out []any) ([]any, bool) {
+	ok := true
+	switch x := v.(type) {
+	case []any:
+		if !c.step(len(x)) {
+			return out, false
+		}
+		for _, e := range x {
+			if out, ok = n.walk(c, e, i+1, out); !ok {
+				return out, false
+			}
+		}
+		return out, true
+	case map[string]any:
+		if !c.step(len(x)) {
+			return out, false
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if out, ok = n.walk(c, x[k], i+1, out); !ok {
+				return out, false
+			}
+		}
+		return out, true
+	}
+	// Iterating null or a scalar is an error, or no output with `?`.
+	return out, n.steps[i].opt && isJSONScalar(v)
+}
+
+// isJSONValue reports a JSON value at the top: a scalar, an array or an
+// object.
+func isJSONValue(v any) bool {
+	switch v.(type) {
+	case []any, map[string]any:
+		return true
+	}
+	return isJSONScalar(v)
+}
+
+// isJSONScalar reports null, a boolean, a number or a string: values whose
+// error under `?` is known to be no output. Anything else declines.
+func isJSONScalar(v any) bool {
+	switch v.(type) {
+	case nil, bool, string:
+		return true
+	}
+	_, ok := dnumber(v)
+	return ok
+}
+
+// index is one .key or .[n] step; ok false is jq's error (indexing a
+// value of the wrong type).
+func index(v any, s *pathStep) (any, bool) {
+	switch x := v.(type) {
+	case nil:
+		return nil, true
+	case map[string]any:
+		if s.isIndex {
+			return nil, false
+		}
+		return x[s.key], true
+	case []any:
+		if !s.isIndex {
+			return nil, false
+		}
+		i := s.index
+		if i < 0 {
+			i += len(x)
+		}
+		if i < 0 || i >= len(x) {
+			return nil, true
+		}
+		return x[i], true
+	}
+	return nil, false
+}
+
+type pipeNode struct{ l, r dnode }
+
+func (n *pipeNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.l.eval(c, in, tmp)
+	if !ok || !c.step(len(tmp)) {
+		return out, false
+	}
+	for _, v := range tmp {
+		if out, ok = n.r.eval(c, v, out); !ok {
+			return out, false
+		}
+	}
+	return out, true
+}
+
+type commaNode struct{ l, r dnode }
+
+func (n *commaNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	out, ok := n.l.eval(c, in, out)
+	if !ok {
+		return out, false
+	}
+	return n.r.eval(c, in, out)
+}
+
+// altNode is l // r: the truthy outputs of l, or else the outputs of r.
+type altNode struct{ l, r dnode }
+
+func (n *altNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.l.eval(c, in, tmp)
+	if !ok {
+		return out, false
+	}
+	found := false
+	for _, v := range tmp {
+		if truthy(v) {
+			out, found = append(out, v), true
+		}
+	}
+	if found {
+		return out, true
+	}
+	return n.r.eval(c, in, out)
+}
+
+// logicNode is l and r, l or r, as gojq compiles them: for each output of
+// l, a decided result or each output of r as a boolean.
+type logicNode struct {
+	l, r dnode
+	and  bool
+}
+
+func (n *logicNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.l.eval(c, in, tmp)
+	if !ok || !c.step(len(tmp)) {
+		return out, false
+	}
+	for _, v := range tmp {
+		if truthy(v) != n.and {
+			// false and …, true or …
+			out = append(out, !n.and)
+			continue
+		}
+		rs := c.buf()
+		rs, ok = n.r.eval(c, in, rs)
+		for _, r := range rs {
+			out = append(out, truthy(r))
+		}
+		c.free(rs)
+		if !ok {
+			return out, false
+		}
+	}
+	return out, true
+}
+
+type ifNode struct {
+	conds, thens []dnode
+	els          dnode // nil: identity
+}
+
+func (n *ifNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	return n.branch(c, 0, in, out)
+}
+
+func (n *ifNode) branch(c *dctx, i int, in any, out []any) ([]any, bool) {
+	if i == len(n.conds) {
+		if n.els == nil {
+			return append(out, in), true
+		}
+		return n.els.eval(c, in, out)
+	}
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.conds[i].eval(c, in, tmp)
+	if !ok || !c.step(len(tmp)) {
+		return out, false
+	}
+	for _, v := range tmp {
+		if truthy(v) {
+			out, ok = n.thens[i].eval(c, in, out)
+		} else {
+			out, ok = n.branch(c, i+1, in, out)
+		}
+		if !ok {
+			return out, false
+		}
+	}
+	return out, true
+}
+
+// binNode is an arithmetic or comparison operator: jq's cartesian product,
+// the right operand's outputs outermost.
+type binNode struct {
+	op   gojq.Operator
+	l, r dnode
+}
+
+func (n *binNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	rs := c.buf()
+	defer func() { c.free(rs) }()
+	rs, ok := n.r.eval(c, in, rs)
+	if !ok {
+		return out, false
+	}
+	ls := c.buf()
+	defer func() { c.free(ls) }()
+	if len(rs) > 0 {
+		if ls, ok = n.l.eval(c, in, ls); !ok || !c.step(len(ls)*len(rs)) {
+			return out, false
+		}
+	}
+	for _, r := range rs {
+		for _, l := range ls {
+			v, ok := binary(n.op, l, r)
+			if !ok {
+				return out, false
+			}
+			out = append(out, v)
+		}
+	}
+	return out, true
+}
+
+func binary(op gojq.Operator, l, r any) (any, bool) {
+	switch op {
+	case gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe:
+		cmp, ok := compare(l, r)
+		if !ok {
+			return nil, false
+		}
+		switch op {
+		case gojq.OpEq:
+			return cmp == 0, true
+		case gojq.OpNe:
+			return cmp != 0, true
+		case gojq.OpLt:
+			return cmp < 0, true
+		case gojq.OpLe:
+			return cmp <= 0, true
+		case gojq.OpGt:
+			return cmp > 0, true
+		}
+		return cmp >= 0, true
+	case gojq.OpAdd:
+		// null is the identity of +.
+		if l == nil {
+			return r, isJSONScalar(r)
+		}
+		if r == nil {
+			return l, isJSONScalar(l)
+		}
+		if ls, ok := l.(string); ok {
+			if rs, ok := r.(string); ok {
+				return ls + rs, true
+			}
+			return nil, false
+		}
+	}
+	a, ok := dnumber(l)
+	if !ok {
+		return nil, false
+	}
+	b, ok := dnumber(r)
+	if !ok {
+		return nil, false
+	}
+	var f float64
+	switch op {
+	case gojq.OpAdd:
+		f = a + b
+	case gojq.OpSub:
+		f = a - b
+	case gojq.OpMul:
+		f = a * b
+	case gojq.OpDiv:
+		if b == 0 {
+			return nil, false
+		}
+		f = a / b
+	default:
+		return nil, false
+	}
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, false
+	}
+	return boxFloat(f), true
+}
+
+// compare orders two scalars as jq does (null < false < true < numbers <
+// strings); arrays and objects are left to the Lua path.
+func compare(l, r any) (int, bool) {
+	lr, ok := rank(l)
+	if !ok {
+		return 0, false
+	}
+	rr, ok := rank(r)
+	if !ok {
+		return 0, false
+	}
+	if lr != rr {
+		if lr < rr {
+			return -1, true
+		}
+		return 1, true
+	}
+	switch lr {
+	case rankNumber:
+		a, _ := dnumber(l)
+		b, _ := dnumber(r)
+		switch {
+		case a < b:
+			return -1, true
+		case a > b:
+			return 1, true
+		}
+		return 0, true
+	case rankString:
+		return strings.Compare(l.(string), r.(string)), true
+	case rankArray, rankObject:
+		return 0, false
+	}
+	return 0, true
+}
+
+const (
+	rankNull = iota
+	rankFalse
+	rankTrue
+	rankNumber
+	rankString
+	rankArray
+	rankObject
+)
+
+func rank(v any) (int, bool) {
+	switch x := v.(type) {
+	case nil:
+		return rankNull, true
+	case bool:
+		if x {
+			return rankTrue, true
+		}
+		return rankFalse, true
+	case string:
+		return rankString, true
+	case []any:
+		return rankArray, true
+	case map[string]any:
+		return rankObject, true
+	}
+	if _, ok := dnumber(v); ok {
+		return rankNumber, true
+	}
+	return 0, false
+}
+
+type negNode struct{ x dnode }
+
+func (n *negNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.x.eval(c, in, tmp)
+	if !ok {
+		return out, false
+	}
+	for _, v := range tmp {
+		f, ok := dnumber(v)
+		if !ok {
+			return out, false
+		}
+		out = append(out, -f)
+	}
+	return out, true
+}
+
+// arrayNode is [q]: the outputs of q, converted as outValue converts them
+// (the Lua path builds a table of Lua values, which FromLua converts).
+type arrayNode struct{ q dnode }
+
+func (n *arrayNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	if n.q == nil {
+		return append(out, []any{}), true
+	}
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.q.eval(c, in, tmp)
+	if !ok || len(tmp) > MaxJQOutputs {
+		return out, false
+	}
+	arr := make([]any, len(tmp))
+	for i, v := range tmp {
+		if arr[i], ok = outValue(v); !ok {
+			return out, false
+		}
+	}
+	return append(out, arr), true
+}
+
+type selectNode struct{ f dnode }
+
+func (n *selectNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.f.eval(c, in, tmp)
+	if !ok {
+		return out, false
+	}
+	for _, v := range tmp {
+		if truthy(v) {
+			out = append(out, in)
+		}
+	}
+	return out, true
+}
+
+// firstNode is first(f). It evaluates f whole: an error after the first
+// output, which jq never reaches, only declines.
+type firstNode struct{ f dnode }
+
+func (n *firstNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.f.eval(c, in, tmp)
+	if !ok {
+		return out, false
+	}
+	if len(tmp) > 0 {
+		out = append(out, tmp[0])
+	}
+	return out, true
+}
+
+// hasNode is has(k) for an object and a string key, or an array and a
+// number.
+type hasNode struct{ k dnode }
+
+func (n *hasNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.k.eval(c, in, tmp)
+	if !ok {
+		return out, false
+	}
+	for _, k := range tmp {
+		switch x := in.(type) {
+		case map[string]any:
+			s, ok := k.(string)
+			if !ok {
+				return out, false
+			}
+			_, has := x[s]
+			out = append(out, has)
+		case []any:
+			f, ok := dnumber(k)
+			if !ok {
+				return out, false
+			}
+			out = append(out, f >= 0 && f < float64(len(x)))
+		default:
+			return out, false
+		}
+	}
+	return out, true
+}
+
+// funcNode is a builtin of no arguments applied to the input.
+type funcNode struct{ fn func(v any) (any, bool) }
+
+func (n funcNode) eval(_ *dctx, in any, out []any) ([]any, bool) {
+	v, ok := n.fn(in)
+	if !ok {
+		return out, false
+	}
+	return append(out, v), true
+}
+
+func fnLength(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil:
+		return boxFloat(0), true
+	case bool:
+		return nil, false
+	case string:
+		if !utf8.ValidString(x) {
+			return nil, false
+		}
+		return boxFloat(float64(utf8.RuneCountInString(x))), true
+	case []any:
+		return boxFloat(float64(len(x))), true
+	case map[string]any:
+		return boxFloat(float64(len(x))), true
+	}
+	f, ok := dnumber(v)
+	if !ok {
+		return nil, false
+	}
+	return boxFloat(math.Abs(f)), true
+}
+
+func fnNot(v any) (any, bool) {
+	if _, ok := rank(v); !ok {
+		return nil, false
+	}
+	return !truthy(v), true
+}
+
+func fnType(v any) (any, bool) {
+	r, ok := rank(v)
+	if !ok {
+		return nil, false
+	}
+	return [...]string{"null", "boolean", "boolean", "number", "string", "array", "object"}[r], true
+}
+
+func fnToString(v any) (any, bool) {
+	if s, ok := v.(string); ok {
+		return s, true
+	}
+	g, ok := outValue(v)
+	if !ok {
+		return nil, false
+	}
+	s, err := jqToString(g)
+	if err != nil {
+		return nil, false
+	}
+	return s, true
+}
+
+// fnKeys is keys: an object's keys sorted, or an array's indexes.
+func fnKeys(v any) (any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		out := make([]any, len(keys))
+		for i, k := range keys {
+			out[i] = k
+		}
+		return out, true
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = int64(i)
+		}
+		return out, true
+	}
+	return nil, false
+}

@@ -1,0 +1,427 @@
+package interpreter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/itchyny/gojq"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kartalua/karta/luaapi"
+)
+
+// Direct evaluation must never be observable (direct.go): where it gives a
+// result, gojq gives the same one; where gojq fails, it declines; and the
+// hooks give what the Lua path gives, on the built-ins' examples and on
+// objects broken on purpose.
+
+// directExprs cover every node of the direct subset and its edges.
+var directExprs = []string{
+	`.`, `.a`, `.a.b`, `.["a"]`, `."a"`, `.[0]`, `.[-1]`, `.[5]`, `.arr[1]`, `.arr[-1]`, `.arr[9]`,
+	`.a[]`, `.a[]?`, `.a[]?.x`, `.a?`, `.a.b?`, `.m[]`, `[.m[]]`, `.a[0].x`, `.s[]?`, `.n.x?`,
+	`.a // 1`, `.b // .n`, `(.a, .b) // 3`, `false // null // 2`, `empty // 1`, `.x // "d"`,
+	`.a == .b`, `.n != 1`, `.n > 1`, `.n >= 3`, `.n < 1`, `.n <= 1`, `.s < "b"`, `.s == "héllo"`,
+	`null < false`, `false < true`, `true < 0`, `0 < ""`, `.a == .a`, `.m == {}`,
+	`.n + 1`, `.n - 1`, `.n * 2`, `.n / 2`, `.n / 0`, `null + .n`, `.n + null`, `.s + .s`, `.s + 1`, `-.n`, `-(.n)`,
+	`[.a[]?]`, `[]`, `[.a[]? | select(.x == 1)] | length`, `[.a[]? | select(.x > 0)] | length > 0`,
+	`length`, `.s | length`, `.m | length`, `.n | length`, `true | length`, `.arr | length`,
+	`not`, `.a | not`, `.x | not`, `type`, `[.[] | type]`, `has("a")`, `.arr | has(0)`, `.arr | has(7)`,
+	`map(.x)`, `.arr | map(. == null)`, `first(.a[]?)`, `first(empty)`, `[first(.a[]?.x, 1)]`,
+	`if .n > 1 then "big" elif .n == 1 then "one" else "small" end`, `if .x then 1 end`,
+	`.a and .b`, `.a or .b`, `[(true, false) and (true, false)]`, `[(true, false) or (false, true)]`,
+	`[(1, 2) + (10, 20)]`, `[(1, 2) * (10, 20)]`, `tostring`, `.n | tostring`, `.m | tostring`, `.s | tostring`,
+	`keys`, `.m | keys`, `.arr | keys[]`, `.m // {} | keys[]`, `.zz // {} | keys[]`, `{}`, `[{}]`,
+	`.arr[]`, `(.n * 1000000) * 1000000000`, `.big`, `.big + 0`, `.f`, `.f * 2`, `1e3`, `0.5 + .n`,
+	`.spec.replicatedJobs[]? | (.replicas // 1) * (.template.spec.parallelism // 1)`,
+	`.metadata.labels["training.kubeflow.org/replica-type"]`, `.spec.leaderWorkerTemplate | (.leaderTemplate // .workerTemplate)`,
+	// Outside the subset: never compiled, so always the Lua path.
+	`.a as $x | $x`, `reduce .arr[] as $x (0; . + 1)`, `"\(.n)"`, `.arr[1:]`, `test("a")`, `.n % 2`, `{a: 1}`, `..`,
+}
+
+// directInputs are JSON texts decoded three ways: float64, json.Number and
+// the int64 of client-go's unstructured.
+var directInputs = []string{
+	`{"a": [{"x": 1}, {"x": 2, "y": "s"}], "b": null, "n": 3, "s": "héllo", "m": {"z": 1, "a": 2}, "arr": [1, null, "x"], "x": false, "big": 9007199254740993, "f": 1.5}`,
+	`{"a": "str", "n": 1.5, "s": "a", "m": {}, "arr": [], "x": true, "f": -0.25}`,
+	`{"a": {"b": 1, "x": 4}, "n": 0, "arr": [[1], {"k": "v"}]}`,
+	`{"a": [], "n": -2, "s": ""}`,
+	`{"a": [1, 2], "n": null}`,
+	`{"spec": {"replicatedJobs": [{"name": "w", "replicas": 2, "template": {"spec": {"parallelism": 4}}}, {"name": "d"}]}}`,
+	`{"spec": {"replicatedJobs": "oops", "leaderWorkerTemplate": {"workerTemplate": {"spec": {}}}}, "metadata": {"labels": {"training.kubeflow.org/replica-type": "worker"}}}`,
+	`{"spec": {"replicatedJobs": [{"replicas": "2"}], "leaderWorkerTemplate": {"leaderTemplate": false, "workerTemplate": 3}}, "metadata": {"labels": null}}`,
+	`null`, `"text"`, `7`, `[1, "a", null, {"x": 2}]`, `true`, `{}`,
+}
+
+func decodeThreeWays(t *testing.T, text string) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	var f any
+	require.NoError(t, json.Unmarshal([]byte(text), &f))
+	out["float64"] = f
+	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
+	dec.UseNumber()
+	var n any
+	require.NoError(t, dec.Decode(&n))
+	out["json.Number"] = n
+	if strings.HasPrefix(text, "{") {
+		u := &unstructured.Unstructured{}
+		require.NoError(t, u.UnmarshalJSON([]byte(`{"apiVersion": "v1", "kind": "X", "x_": `+text+`}`)))
+		out["int64"] = u.Object["x_"]
+	}
+	return out
+}
+
+func TestDirectAgreesWithGojq(t *testing.T) {
+	ctx := context.Background()
+	compiled, agreed, declined := 0, 0, 0
+	for _, expr := range directExprs {
+		q, err := gojq.Parse(expr)
+		require.NoError(t, err, expr)
+		d := compileDirect(q)
+		if d == nil {
+			continue
+		}
+		compiled++
+		ref, err := compileJQ(expr)
+		require.NoError(t, err, expr)
+		for _, text := range directInputs {
+			for form, in := range decodeThreeWays(t, text) {
+				var s scratch
+				got, ok := d.run(in, &s)
+				s.release()
+				want, wantErr := gojqEvaluator{}.all(ctx, ref, in)
+				if !ok {
+					declined++
+					continue
+				}
+				require.NoError(t, wantErr, "jq %s on %s (%s): direct evaluation gave %v where gojq fails", expr, text, form, got)
+				assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %s (%s)", expr, text, form)
+				assertLuaNumbers(t, got, expr)
+				agreed++
+			}
+		}
+	}
+	for _, expr := range []string{`.a as $x | $x`, `"\(.n)"`, `.arr[1:]`, `.n % 2`, `{a: 1}`, `..`, `keys(.)`} {
+		q, err := gojq.Parse(expr)
+		require.NoError(t, err)
+		assert.Nil(t, compileDirect(q), "%s is outside the direct subset", expr)
+	}
+	assert.Greater(t, compiled, 90)
+	assert.Greater(t, agreed, 1500, "most evaluations are direct")
+	assert.Greater(t, declined, 200, "the error cases decline")
+}
+
+// assertLuaNumbers checks that outputs carry numbers as FromLua does:
+// int64 for integral values within ±2^53, float64 otherwise.
+func assertLuaNumbers(t *testing.T, outs []any, expr string) {
+	t.Helper()
+	for _, v := range outs {
+		switch x := v.(type) {
+		case float64:
+			assert.False(t, x == float64(int64(x)) && x <= maxExactFloat && x >= -maxExactFloat, "jq %s: integral %v must be an int64", expr, x)
+		case int, int32, float32, json.Number:
+			assert.Failf(t, "not a Lua number", "jq %s: %T %v", expr, v, v)
+		case []any:
+			// Built arrays hold converted numbers; the object's own arrays
+			// are the object's values.
+		}
+	}
+}
+
+// directKind is a built-in with the example states it ships.
+type directKind struct {
+	name    string
+	states  []*unstructured.Unstructured
+	running *unstructured.Unstructured // running.yaml, the state pods.yaml goes with
+	pods    []*unstructured.Unstructured
+}
+
+func directKinds(t *testing.T) []directKind {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "builtin", "kartas", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	var out []directKind
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		dir := filepath.Join("..", "examples", name)
+		ex, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		require.NoError(t, err)
+		sort.Strings(ex)
+		dk := directKind{name: name}
+		for _, e := range ex {
+			switch filepath.Base(e) {
+			case "pods.yaml":
+				dk.pods = progObjFile(t, e)
+			case "revisions.yaml":
+			default:
+				objs := progObjFile(t, e)
+				dk.states = append(dk.states, objs...)
+				if filepath.Base(e) == "running.yaml" {
+					dk.running = objs[0]
+				}
+			}
+		}
+		require.NotEmpty(t, dk.states, dir)
+		out = append(out, dk)
+	}
+	return out
+}
+
+// k8sForm is obj as client-go hands it over: int64 and float64 numbers.
+func k8sForm(t *testing.T, obj *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	b, err := json.Marshal(obj.Object)
+	require.NoError(t, err)
+	u := &unstructured.Unstructured{}
+	require.NoError(t, u.UnmarshalJSON(b))
+	return u
+}
+
+// brokenVariants are obj with parts of the wrong type, so that direct
+// evaluation declines (or, through `?` and `//`, does not) and both paths
+// must still agree.
+func brokenVariants(t *testing.T, obj *unstructured.Unstructured) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, set := range []struct {
+		path []string
+		v    any
+	}{
+		{[]string{"status", "conditions"}, "not a list"},
+		{[]string{"status", "conditions"}, []any{"not an object", map[string]any{"type": int64(3)}}},
+		{[]string{"status"}, []any{int64(1), int64(2)}},
+		{[]string{"status", "replicatedJobsStatus"}, map[string]any{"x": map[string]any{"ready": "3"}}},
+		{[]string{"spec"}, "flat"},
+		{[]string{"spec", "replicas"}, "two"},
+		{[]string{"metadata", "labels"}, []any{}},
+	} {
+		c := obj.DeepCopy()
+		require.NoError(t, unstructured.SetNestedField(c.Object, set.v, set.path...))
+		out = append(out, c)
+	}
+	return out
+}
+
+func TestDirectHooksAgreeWithLua(t *testing.T) {
+	ctx := context.Background()
+	directStatus := map[string]int{}
+	for _, dk := range directKinds(t) {
+		t.Run(dk.name, func(t *testing.T) {
+			k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", dk.name+".yaml"))
+			fast := progCompile(t, k, Options{})
+			lua := progCompile(t, k, Options{})
+			lua.noDirect = true
+			var objs []*unstructured.Unstructured
+			for _, s := range dk.states {
+				objs = append(objs, s, k8sForm(t, s))
+				objs = append(objs, brokenVariants(t, s)...)
+			}
+			pods := dk.pods
+			for _, p := range dk.pods {
+				pods = append(pods, k8sForm(t, p))
+			}
+			for i, obj := range objs {
+				got, gotErr := fast.InterpretStatus(ctx, obj)
+				want, wantErr := lua.InterpretStatus(ctx, obj)
+				assertSameResult(t, want, wantErr, got, gotErr, "%s object %d: InterpretStatus", dk.name, i)
+				if fast.status != nil {
+					if _, ok := fast.status.interpretStatus(ctx, fast, obj.Object); ok {
+						directStatus[dk.name]++
+					}
+				}
+				gotSpecs, gotErr := fast.GetPodSpecs(ctx, obj)
+				wantSpecs, wantErr := lua.GetPodSpecs(ctx, obj)
+				assertSameResult(t, wantSpecs, wantErr, gotSpecs, gotErr, "%s object %d: GetPodSpecs", dk.name, i)
+				if len(pods) == 0 {
+					continue
+				}
+				gotGang, gotErr := fast.GetGangGroups(ctx, obj, pods)
+				wantGang, wantErr := lua.GetGangGroups(ctx, obj, pods)
+				assertSameResult(t, wantGang, wantErr, gotGang, gotErr, "%s object %d: GetGangGroups", dk.name, i)
+				for j, pod := range pods {
+					got, gotErr := fast.PlacePod(ctx, obj, pod)
+					want, wantErr := lua.PlacePod(ctx, obj, pod)
+					assertSameResult(t, want, wantErr, got, gotErr, "%s object %d pod %d: PlacePod", dk.name, i, j)
+				}
+			}
+		})
+	}
+	// The direct path is taken for the kinds the performance targets
+	// name, on every example state and its client-go form.
+	for _, name := range []string{"pytorchjob", "jobset", "leaderworkerset"} {
+		assert.Greater(t, directStatus[name], 8, "InterpretStatus of %s runs directly", name)
+	}
+}
+
+func assertSameResult(t *testing.T, want any, wantErr error, got any, gotErr error, msgAndArgs ...any) {
+	t.Helper()
+	if wantErr != nil {
+		if assert.Error(t, gotErr, msgAndArgs...) {
+			assert.Equal(t, wantErr.Error(), gotErr.Error(), msgAndArgs...)
+		}
+		return
+	}
+	if assert.NoError(t, gotErr, msgAndArgs...) {
+		assert.Equal(t, want, got, msgAndArgs...)
+	}
+}
+
+// TestDirectPathsOfTheTargetKinds: every path of the built-ins the
+// performance targets name compiles for direct evaluation, and their
+// hooks run without a Lua state on the examples.
+func TestDirectPathsOfTheTargetKinds(t *testing.T) {
+	ctx := context.Background()
+	for _, dk := range directKinds(t) {
+		switch dk.name {
+		case "pytorchjob", "jobset", "leaderworkerset":
+		default:
+			continue
+		}
+		t.Run(dk.name, func(t *testing.T) {
+			k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", dk.name+".yaml"))
+			for _, ref := range collectPaths(k) {
+				q, err := gojq.Parse(ref.expr)
+				require.NoError(t, err)
+				assert.NotNil(t, compileDirect(q), "%s: %s", ref.field, ref.expr)
+			}
+			p := progCompile(t, k, Options{})
+			require.NotNil(t, p.status)
+			for _, obj := range dk.states {
+				_, ok := p.status.interpretStatus(ctx, p, obj.Object)
+				assert.True(t, ok, "InterpretStatus of %s", obj.GetName())
+				_, ok = direct(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) })
+				assert.True(t, ok, "GetPodSpecs of %s", obj.GetName())
+			}
+			running := dk.running
+			require.NotNil(t, running)
+			for _, pod := range dk.pods {
+				_, ok := direct(ctx, p, func(ev evaluator) (*PodPlacement, error) {
+					pl, _, err := p.gang.placeOne(ctx, ev, running.Object, pod.Object)
+					return pl, err
+				})
+				assert.True(t, ok, "PlacePod of %s", pod.GetName())
+			}
+		})
+	}
+}
+
+func TestDirectDeclinesOnClosedAndCancelled(t *testing.T) {
+	k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", "pytorchjob.yaml"))
+	p := progCompile(t, k, Options{})
+	obj := progObjFile(t, filepath.Join("..", "examples", "pytorchjob", "running.yaml"))[0]
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, ok := p.status.interpretStatus(ctx, p, obj.Object)
+	assert.False(t, ok, "a cancelled call is the Lua path's to report")
+	_, ok = direct(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) })
+	assert.False(t, ok)
+	p.Close()
+	_, ok = p.status.interpretStatus(context.Background(), p, obj.Object)
+	assert.False(t, ok, "a closed Program fails on the Lua path")
+}
+
+// TestDirectWorkIsBounded: an expression whose work explodes on a hostile
+// object declines after directStepBudget steps, and the Lua path then ends
+// the call with its instruction limit, as it does without direct
+// evaluation.
+func TestDirectWorkIsBounded(t *testing.T) {
+	xs := make([]any, 3000)
+	for i := range xs {
+		xs[i] = int64(i)
+	}
+	for _, tc := range []struct {
+		expr string
+		obj  map[string]any
+		ok   bool
+	}{
+		{`[(.x[]) + (.x[])] | length`, map[string]any{"x": xs}, false},
+		{`[(.x[]) + (.x[])] | length`, map[string]any{"x": xs[:100]}, true},
+		{`[.x[] | .y[] | .z[]] | length`, map[string]any{"x": []any{map[string]any{"y": []any{map[string]any{"z": xs}}}}}, true},
+	} {
+		q, err := gojq.Parse(tc.expr)
+		require.NoError(t, err)
+		d := compileDirect(q)
+		require.NotNil(t, d)
+		var s scratch
+		_, ok := d.run(tc.obj, &s)
+		s.release()
+		assert.Equal(t, tc.ok, ok, tc.expr)
+	}
+
+	k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", "pytorchjob.yaml")).DeepCopy()
+	k.Spec.StructureDefinition.RootComponent.StatusDefinition.StatusMappings.Initializing[0].ByExpression.Expression = `[(.status.x[]) + (.status.x[])] | length`
+	limits := Limits{MaxInstructions: 100_000, Timeout: time.Minute}
+	fast := progCompile(t, k, Options{Limits: limits})
+	lua := progCompile(t, k, Options{Limits: limits})
+	lua.noDirect = true
+	obj := progObjFile(t, filepath.Join("..", "examples", "pytorchjob", "created.yaml"))[0].DeepCopy()
+	require.NoError(t, unstructured.SetNestedSlice(obj.Object, xs, "status", "x"))
+	_, ok := fast.status.interpretStatus(context.Background(), fast, obj.Object)
+	require.False(t, ok, "the direct path declines")
+	_, gotErr := fast.InterpretStatus(context.Background(), obj)
+	_, wantErr := lua.InterpretStatus(context.Background(), obj)
+	var le *luaapi.LimitError
+	require.ErrorAs(t, wantErr, &le)
+	assert.Equal(t, luaapi.KindInstructions, le.Kind)
+	require.Error(t, gotErr)
+	assert.Equal(t, wantErr.Error(), gotErr.Error())
+}
+
+// TestDirectDeadline: a direct call that runs past the Program's timeout
+// declines, leaving the deadline to the Lua path.
+func TestDirectDeadline(t *testing.T) {
+	q, err := gojq.Parse(`.a`)
+	require.NoError(t, err)
+	prog := &jqProgram{expr: ".a", direct: compileDirect(q)}
+	obj := map[string]any{"a": "x"}
+	for _, tc := range []struct {
+		timeout time.Duration
+		ok      bool
+	}{{time.Hour, true}, {time.Nanosecond, false}} {
+		ev := &directEvaluator{timeout: tc.timeout}
+		ok := true
+		for range 4 * clockEvery {
+			if _, err := ev.all(context.Background(), prog, obj); err != nil {
+				ok = false
+				break
+			}
+			time.Sleep(time.Microsecond)
+		}
+		assert.Equal(t, tc.ok, ok, "timeout %v", tc.timeout)
+		assert.Equal(t, !tc.ok, ev.declined)
+	}
+}
+
+// TestDirectBuffersKeepNothing: the pooled buffers are cleared when freed,
+// grown ones included, so that a pool never keeps an object alive.
+func TestDirectBuffersKeepNothing(t *testing.T) {
+	obj := map[string]any{"a": []any{}}
+	for i := range 100 {
+		obj["a"] = append(obj["a"].([]any), map[string]any{"x": int64(i), "big": strings.Repeat("x", 1000)})
+	}
+	for _, expr := range []string{`[.a[] | select(.x > 3) | .big] | length`, `.a[]?.x // 1`, `[(.a[].x) + (.a[0].x)] | length > 0`} {
+		q, err := gojq.Parse(expr)
+		require.NoError(t, err)
+		d := compileDirect(q)
+		require.NotNil(t, d)
+		s := scratch{c: &dctx{}}
+		outs, ok := d.run(obj, &s)
+		require.True(t, ok, expr)
+		require.NotEmpty(t, outs)
+		assert.Zero(t, s.c.top, "every buffer was given back")
+		for _, b := range s.c.bufs {
+			for _, v := range b[:cap(b)] {
+				assert.Nil(t, v, "%s: a freed buffer holds a value", expr)
+			}
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package perf
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kartalua/karta/karmada"
+)
+
+// The baselines must give karta's results, or the ratios compare different
+// work. These tests check them on every example state and pod of the three
+// kinds, and on the 64-pod gangs; the benchmarks check again, on exactly
+// what they time.
+
+// exampleStates reads every state of examples/NAME (not pods or revisions).
+func exampleStates(t *testing.T, name string) map[string]*unstructured.Unstructured {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(examplesDir, name, "*.yaml"))
+	require.NoError(t, err)
+	out := map[string]*unstructured.Unstructured{}
+	for _, f := range files {
+		base := filepath.Base(f)
+		if base == "pods.yaml" || base == "revisions.yaml" {
+			continue
+		}
+		obj, err := LoadObject(f)
+		require.NoError(t, err)
+		out[base] = obj
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+func TestBaselinesAgreeWithKarta(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range baselineKinds {
+		t.Run(name, func(t *testing.T) {
+			w := workload(t, name)
+			states := exampleStates(t, name)
+			files := make([]string, 0, len(states))
+			for f := range states {
+				files = append(files, f)
+			}
+			sort.Strings(files)
+			for _, f := range files {
+				obj := states[f]
+				want, err := w.prog.InterpretStatus(ctx, obj)
+				require.NoError(t, err, f)
+				got, err := w.gojq.InterpretStatus(obj)
+				sameResult(t, f+": gojq InterpretStatus", want, nil, got, err)
+				got, err = w.hand.InterpretStatus(obj)
+				sameResult(t, f+": Go InterpretStatus", want, nil, got, err)
+
+				wantSpecs, err := w.prog.GetPodSpecs(ctx, obj)
+				require.NoError(t, err, f)
+				gotSpecs, err := w.gojq.GetPodSpecs(obj)
+				sameResult(t, f+": gojq GetPodSpecs", wantSpecs, nil, gotSpecs, err)
+				gotSpecs, err = w.hand.GetPodSpecs(obj)
+				sameResult(t, f+": Go GetPodSpecs", wantSpecs, nil, gotSpecs, err)
+			}
+			obj, pods, err := Gang64(w.Workload)
+			require.NoError(t, err)
+			placed := 0
+			for _, set := range []struct {
+				obj  *unstructured.Unstructured
+				pods []*unstructured.Unstructured
+			}{{w.Running, w.Pods}, {obj, pods}} {
+				for _, pod := range set.pods {
+					want, wantErr := w.prog.PlacePod(ctx, set.obj, pod)
+					gotGojq, gojqErr := w.gojq.PlacePod(set.obj, pod)
+					gotGo, goErr := w.hand.PlacePod(set.obj, pod)
+					if wantErr != nil {
+						assert.Error(t, gojqErr, "gojq places %s, karta does not: %v", pod.GetName(), wantErr)
+						assert.Error(t, goErr, "Go places %s, karta does not: %v", pod.GetName(), wantErr)
+						continue
+					}
+					placed++
+					sameResult(t, pod.GetName()+": gojq PlacePod", want, nil, gotGojq, gojqErr)
+					sameResult(t, pod.GetName()+": Go PlacePod", want, nil, gotGo, goErr)
+				}
+			}
+			assert.Greater(t, placed, GangPods)
+		})
+	}
+}
+
+func TestGang64(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name       string
+		minMembers []int64 // by group, sorted by name
+	}{
+		{"pytorchjob", []int64{64}},
+		{"jobset", []int64{1, 63}},
+		{"leaderworkerset", []int64{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := workload(t, tc.name)
+			obj, pods, err := Gang64(w.Workload)
+			require.NoError(t, err)
+			require.Len(t, pods, GangPods)
+			res, err := w.prog.GetGangGroups(ctx, obj, pods)
+			require.NoError(t, err)
+			assert.Len(t, res.Placements, GangPods)
+			assert.Empty(t, res.Unmatched)
+			var got []int64
+			members := 0
+			for _, g := range res.Groups {
+				got = append(got, g.MinMember)
+				members += len(g.Pods)
+			}
+			assert.Equal(t, tc.minMembers, got)
+			assert.Equal(t, GangPods, members)
+		})
+	}
+	_, _, err := Gang64(workload(t, "milvus").Workload)
+	assert.Error(t, err)
+}
+
+func TestKarmadaVMAgreesWithKarta(t *testing.T) {
+	cb := loadCorpusBench(t)
+	ops := map[karmada.Operation]int{}
+	for _, cc := range cb.cases {
+		ops[cc.Op]++
+	}
+	t.Logf("%d cases agree; left out: %v", len(cb.cases), cb.skipped)
+	assert.Greater(t, len(cb.cases), 50)
+	for _, op := range []karmada.Operation{karmada.OpInterpretReplica, karmada.OpReviseReplica, karmada.OpRetain,
+		karmada.OpAggregateStatus, karmada.OpInterpretStatus, karmada.OpInterpretHealth, karmada.OpInterpretDependency} {
+		assert.Positive(t, ops[op], "the corpus has %s cases", op)
+	}
+}
+
+func TestWorkloadsPlaceAPod(t *testing.T) {
+	for _, w := range loadBench(t) {
+		assert.NotNil(t, w.pod, "%s: some example pod is placed", w.Name)
+	}
+}

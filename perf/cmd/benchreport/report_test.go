@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sample is `make bench` output in miniature: three counts of a hook with
+// both baselines, a hook without any, a compile, a corpus operation (after
+// the compile, as the BENCH lines must not be), a parallel benchmark at
+// GOMAXPROCS 1 and 2, the memory benchmarks, and the noise go test prints
+// around them.
+const sample = `goos: linux
+goarch: amd64
+pkg: github.com/kartalua/karta/perf
+cpu: AMD EPYC
+BenchmarkHooks/InterpretStatus/pytorchjob/karta-2   	  400000	      2900 ns/op	     416 B/op	      15 allocs/op
+BenchmarkHooks/InterpretStatus/pytorchjob/gojq-2    	    3000	    300000 ns/op	   56000 B/op	    1075 allocs/op
+BenchmarkHooks/InterpretStatus/pytorchjob/go-2      	 1000000	       500 ns/op	     288 B/op	       9 allocs/op
+BenchmarkHooks/InterpretStatus/pytorchjob/karta-2   	  400000	      3100 ns/op	     416 B/op	      15 allocs/op
+BenchmarkHooks/InterpretStatus/pytorchjob/gojq-2    	    3000	    310000 ns/op	   56000 B/op	    1075 allocs/op
+BenchmarkHooks/InterpretStatus/pytorchjob/go-2      	 1000000	       520 ns/op	     288 B/op	       9 allocs/op
+BenchmarkHooks/InterpretStatus/pytorchjob/karta-2   	  400000	      9000 ns/op	     416 B/op	      15 allocs/op
+BenchmarkHooks/InterpretStatus/pytorchjob/gojq-2    	    3000	    290000 ns/op	   56000 B/op	    1075 allocs/op
+BenchmarkHooks/InterpretStatus/pytorchjob/go-2      	 1000000	       510 ns/op	     288 B/op	       9 allocs/op
+BenchmarkHooks/ReviseSpec/mpijob-v1/karta-2         	   20000	     45678 ns/op	    9000 B/op	     321 allocs/op
+BenchmarkCompile/jobset-2                           	     300	   3500000 ns/op	 2000000 B/op	   30000 allocs/op
+BenchmarkKarmada/InterpretReplica/karmada-corpus/karta-2   	    1000	    400000 ns/op	  100000 B/op	    2000 allocs/op	        40.00 cases
+BenchmarkKarmada/InterpretReplica/karmada-corpus/karmada-2 	     100	  12000000 ns/op	 9000000 B/op	  120000 allocs/op	        40.00 cases
+PASS
+ok  	github.com/kartalua/karta/perf	12.3s
+BenchmarkParallel/InterpretStatus/pytorchjob/karta  	  400000	      3000 ns/op	     416 B/op	      15 allocs/op	      2950 cpu-ns/op
+BenchmarkParallel/InterpretStatus/pytorchjob/karta-2	  800000	      1600 ns/op	     416 B/op	      15 allocs/op	      3100 cpu-ns/op
+BenchmarkPoolState/jobset-2                         	       1	 900000000 ns/op	    180000 B/state	    210000 B/state-used
+BenchmarkMillionCalls-2                             	       1	3000000000 ns/op	  5000000 heap-B	     2048 heap-delta-B
+BenchmarkKarmadaCases-2                             	       1	5000000000 ns/op	       564.0 cases	        12.50 min-ratio	        20.00 p10-ratio	        35.00 median-ratio
+    bench_karmada_test.go:98: 12.5x argoproj.io/v1alpha1/Workflow/retain-test.yaml#x (Retain)
+`
+
+func TestParse(t *testing.T) {
+	res, err := parse(strings.NewReader(sample))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		procs int
+		unit  string
+		want  float64
+		n     int
+	}{
+		{"Hooks/InterpretStatus/pytorchjob/karta", 2, "ns/op", 3100, 3},
+		{"Hooks/InterpretStatus/pytorchjob/go", 2, "allocs/op", 9, 3},
+		{"Hooks/ReviseSpec/mpijob-v1/karta", 2, "B/op", 9000, 1},
+		{"Parallel/InterpretStatus/pytorchjob/karta", 1, "ns/op", 3000, 1},
+		{"Parallel/InterpretStatus/pytorchjob/karta", 2, "ns/op", 1600, 1},
+		{"Karmada/InterpretReplica/karmada-corpus/karmada", 2, "cases", 40, 1},
+		{"KarmadaCases", 2, "min-ratio", 12.5, 1},
+		{"PoolState/jobset", 2, "B/state-used", 210000, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := key{tc.name, tc.procs}
+			require.Len(t, res.samples[k], tc.n)
+			got, ok := res.median(k, tc.unit)
+			require.True(t, ok)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+	_, ok := res.median(key{"Hooks/ReviseSpec/mpijob-v1/karta", 2}, "cases")
+	assert.False(t, ok, "a unit no sample has")
+}
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		values []string
+		want   float64
+	}{
+		{"odd", []string{"5", "1", "3"}, 3},
+		{"even: the mean of the middle two", []string{"4", "1", "3", "10"}, 3.5},
+		{"one", []string{"7"}, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var in strings.Builder
+			for _, v := range tc.values {
+				in.WriteString("BenchmarkX-2 10 " + v + " ns/op\n")
+			}
+			res, err := parse(strings.NewReader(in.String()))
+			require.NoError(t, err)
+			got, ok := res.median(key{"X", 2}, "ns/op")
+			require.True(t, ok)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestBenchLines(t *testing.T) {
+	res, err := parse(strings.NewReader(sample))
+	require.NoError(t, err)
+	var got []string
+	for _, rw := range res.rows() {
+		got = append(got, rw.String())
+	}
+	assert.Equal(t, []string{
+		// 300000/3100 = 96.8 → 97x; 510/3100 = 0.16.
+		"BENCH InterpretStatus/pytorchjob ns/op=3100 allocs/op=15 vs-gojq=97x vs-go=0.16x",
+		"BENCH ReviseSpec/mpijob-v1 ns/op=45678 allocs/op=321 vs-gojq=- vs-go=-",
+		// Per case: 400000/40 ns and 2000/40 allocs; 12000000/400000 = 30x.
+		"BENCH InterpretReplica/karmada-corpus ns/op=10000 allocs/op=50 vs-gojq=- vs-go=- vs-karmada=30x",
+		"BENCH Compile/jobset ns/op=3500000 allocs/op=30000 vs-gojq=- vs-go=-",
+	}, got)
+}
+
+func TestNumbersAndRatios(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{num(2915.4), "2915"}, {num(15), "15"}, {num(12.25), "12.2"}, {num(0.5), "0.5"},
+		{ratio(96.77), "97x"}, {ratio(3.14159), "3.14x"}, {ratio(1.683), "1.68x"}, {ratio(0.164), "0.16x"},
+	} {
+		assert.Equal(t, tc.want, tc.got)
+	}
+}
+
+func TestReport(t *testing.T) {
+	res, err := parse(strings.NewReader(sample))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, report(&out, res))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	assert.Contains(t, lines, "SCALING InterpretStatus/pytorchjob gomaxprocs1=3000 gomaxprocs2=1600 throughput=1.88x cpu-ns/op=2950,3100")
+	assert.Contains(t, lines, "MEMORY pool-state jobset B/state=180000 B/state-used=210000")
+	assert.Contains(t, lines, "MEMORY million-calls pytorchjob heap-B=5000000 heap-delta-B=2048")
+	assert.Contains(t, lines, "KARMADA-CASES vs-karmada cases=564 min-ratio=12.5 p10-ratio=20 median-ratio=35")
+	assert.Contains(t, lines, "TARGET MISSED: InterpretStatus pytorchjob <= 3000 ns and <= 40 allocs (3100 ns, 15 allocs)")
+	assert.Contains(t, lines, "TARGET met: InterpretStatus pytorchjob >= 20x faster than gojq (97x)")
+	assert.Contains(t, lines, "TARGET met: InterpretStatus pytorchjob within 10x of Go (0.16x)")
+	assert.Contains(t, lines, "TARGET met: InterpretReplica/karmada-corpus >= 10x faster than karmada (mean per case) (30x)")
+	assert.Contains(t, lines, "TARGET met: every Karmada corpus case >= 10x faster than karmada (min 12x)")
+	assert.Contains(t, lines, "TARGET met: InterpretStatus/pytorchjob throughput at GOMAXPROCS=2 >= 1.7x GOMAXPROCS=1 (1.88x)")
+	assert.Contains(t, lines, "TARGET met: a pooled state of jobset retains <= 300 KB (205 KB)")
+	assert.Contains(t, lines, "TARGET met: a million calls leave the heap where it was (within 1 MiB) (2 KB)")
+	// The output ends with the BENCH lines, one per comparison.
+	tail := lines[len(lines)-4:]
+	for _, l := range tail {
+		assert.True(t, strings.HasPrefix(l, "BENCH "), l)
+	}
+	for _, l := range lines[:len(lines)-4] {
+		assert.False(t, strings.HasPrefix(l, "BENCH "), l)
+	}
+}
+
+func TestRun(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 0, run(nil, strings.NewReader(sample), &stdout, &stderr))
+	assert.Contains(t, stdout.String(), "BENCH InterpretStatus/pytorchjob ")
+	assert.Empty(t, stderr.String())
+
+	stdout.Reset()
+	assert.Equal(t, 1, run(nil, strings.NewReader("PASS\nok x 1s\n"), &stdout, &stderr))
+	assert.Equal(t, "benchreport: no benchmark results in the input\n", stderr.String())
+
+	stderr.Reset()
+	assert.Equal(t, 1, run([]string{filepath.Join(t.TempDir(), "missing.txt")}, nil, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "no such file")
+	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line")
+}

@@ -1,0 +1,18 @@
+//go:build unix
+
+package perf
+
+import (
+	"syscall"
+	"time"
+)
+
+// processCPU is the CPU time the process has used, user and system, GC
+// workers included; ok is false where it cannot be read.
+func processCPU() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}

@@ -1,0 +1,213 @@
+package perf
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karmada"
+)
+
+// examplesDir holds examples/NAME/{running,pods,revisions}.yaml.
+var examplesDir = filepath.Join("..", "examples")
+
+// baselineKinds are the built-ins baselines (a) and (b) implement.
+var baselineKinds = []string{"pytorchjob", "jobset", "leaderworkerset"}
+
+// benchWorkload is a workload ready to benchmark: its compiled Program,
+// the pod PlacePod places and, for the baseline kinds, the baselines.
+type benchWorkload struct {
+	*Workload
+	prog *interpreter.Program
+	pod  *unstructured.Unstructured
+	gojq *GojqKarta
+	hand *HandGo
+}
+
+var (
+	setupOnce sync.Once
+	setupErr  error
+	workloads []*benchWorkload
+)
+
+// loadBench compiles every built-in once per test binary.
+func loadBench(tb testing.TB) []*benchWorkload {
+	tb.Helper()
+	setupOnce.Do(func() { workloads, setupErr = buildBench() })
+	if setupErr != nil {
+		tb.Fatal(setupErr)
+	}
+	return workloads
+}
+
+func buildBench() ([]*benchWorkload, error) {
+	ws, err := LoadWorkloads(examplesDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []*benchWorkload
+	for _, w := range ws {
+		bw := &benchWorkload{Workload: w}
+		if bw.prog, err = w.Program(); err != nil {
+			return nil, err
+		}
+		// The pod PlacePod benchmarks: the first one the Karta places.
+		for _, pod := range w.Pods {
+			if _, err := bw.prog.PlacePod(context.Background(), w.Running, pod); err == nil {
+				bw.pod = pod
+				break
+			}
+		}
+		for _, k := range baselineKinds {
+			if k != w.Name {
+				continue
+			}
+			if bw.gojq, err = NewGojqKarta(w.Builtin.Karta); err != nil {
+				return nil, err
+			}
+			if bw.hand, err = NewHandGo(w.Name); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, bw)
+	}
+	return out, nil
+}
+
+func workload(tb testing.TB, name string) *benchWorkload {
+	tb.Helper()
+	for _, w := range loadBench(tb) {
+		if w.Name == name {
+			return w
+		}
+	}
+	tb.Fatalf("no workload %q", name)
+	return nil
+}
+
+// canonical is v's JSON with numbers as JSON has them, so that results
+// holding the object's int64 and a JSON round trip's float64 compare.
+func canonical(tb testing.TB, v any) string {
+	tb.Helper()
+	s, err := canonicalJSON(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func canonicalJSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return "", err
+	}
+	b, err = json.Marshal(x)
+	return string(b), err
+}
+
+// sameResult fails tb unless both calls succeeded with equal results.
+func sameResult(tb testing.TB, what string, want any, wantErr error, got any, gotErr error) {
+	tb.Helper()
+	if wantErr != nil || gotErr != nil {
+		tb.Fatalf("%s: karta: %v; baseline: %v", what, wantErr, gotErr)
+	}
+	if w, g := canonical(tb, want), canonical(tb, got); w != g {
+		tb.Fatalf("%s: the baseline's result differs from karta's\nkarta:    %s\nbaseline: %s", what, w, g)
+	}
+}
+
+// corpus is Karmada's corpus with karta's interpreter and baseline (c)
+// over all of it; each case runs on both once, and only cases that
+// succeed with equal results are kept.
+type corpusBench struct {
+	cases []*CorpusCase
+	karta *karmada.Interpreter
+	vm    *KarmadaVM
+	// skipped counts the cases left out, with why.
+	skipped map[string]int
+}
+
+var (
+	corpusOnce sync.Once
+	corpusErr  error
+	corpusData *corpusBench
+)
+
+// agree runs a case on karta and on baseline (c) and compares the results.
+// Some scripts write the current time (os.time) into their result, so a
+// pair that straddles a second is run again: results that differ three
+// times in a row differ.
+func (cb *corpusBench) agree(ctx context.Context, cc *CorpusCase) error {
+	var w, g string
+	for range 3 {
+		want, err := cb.karta.RunOperation(ctx, cc.Op, cc.Case)
+		if err != nil {
+			return fmt.Errorf("%s: karta: %w", cc.Name(), err)
+		}
+		got, err := cb.vm.Run(ctx, cc.Op, cc.Case)
+		if err != nil {
+			return fmt.Errorf("%s: baseline (c): %w", cc.Name(), err)
+		}
+		if w, err = canonicalJSON(want); err != nil {
+			return err
+		}
+		if g, err = canonicalJSON(got); err != nil {
+			return err
+		}
+		if w == g {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: baseline (c) differs from karta\nkarta:    %s\nbaseline: %s", cc.Name(), w, g)
+}
+
+// loadCorpusBench skips tb when the corpus is absent.
+func loadCorpusBench(tb testing.TB) *corpusBench {
+	tb.Helper()
+	dir := CorpusDir()
+	if _, err := os.Stat(dir); err != nil {
+		tb.Skipf("Karmada's customization corpus is not at %s (set %s): %v", dir, CorpusEnv, err)
+	}
+	corpusOnce.Do(func() { corpusData, corpusErr = buildCorpusBench(dir) })
+	if corpusErr != nil {
+		tb.Fatal(corpusErr)
+	}
+	return corpusData
+}
+
+func buildCorpusBench(dir string) (*corpusBench, error) {
+	c, err := LoadCorpus(dir)
+	if err != nil {
+		return nil, err
+	}
+	in, err := karmada.NewInterpreter(c.Customizations, karmada.Options{})
+	if err != nil {
+		return nil, err
+	}
+	cb := &corpusBench{karta: in, vm: NewKarmadaVM(c.Customizations), skipped: map[string]int{}}
+	ctx := context.Background()
+	for _, cc := range c.Cases {
+		if _, err := in.RunOperation(ctx, cc.Op, cc.Case); err != nil {
+			// Cases that expect an error, or an operation the kind does
+			// not script, have no result to time.
+			cb.skipped["karta fails: "+err.Error()]++
+			continue
+		}
+		if err := cb.agree(ctx, cc); err != nil {
+			return nil, err
+		}
+		cb.cases = append(cb.cases, cc)
+	}
+	return cb, nil
+}
