@@ -39,7 +39,7 @@ func TestDeadline(t *testing.T) {
 		`while true do end`,
 		`local f = function() end while true do pcall(f) end`,
 		`while true do xpcall(function() while true do end end, function(e) return e end) end`,
-		`local t = {3, 1, 2} while true do table.sort(t, function(a, b) return a < b end) end`,
+		`local t = {3, 1, 2} local lt = function(a, b) return a < b end while true do table.sort(t, lt) end`,
 		`while true do local ok, e = pcall(error, "x") end`,
 	} {
 		proto, err := Compile(testChunk, src)
