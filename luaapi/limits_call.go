@@ -93,7 +93,8 @@ func CallProtected(ctx context.Context, L *lua.LState, timeout time.Duration, fn
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, deadlineError(limit, cerr)
 	}
-	budget, memory := maxInstructions(L), maxMemory(L)
+	cfg := callConfigOf(L)
+	budget, memory := cfg.maxInstructions, cfg.maxMemory
 	// A call that can never be stopped runs without a context: gopher-lua's
 	// plain main loop is faster than its context-checking one.
 	var cc *callContext
@@ -118,18 +119,16 @@ func CallProtected(ctx context.Context, L *lua.LState, timeout time.Duration, fn
 			results, err = nil, &PanicError{Msg: fmt.Sprint(r), Stack: string(debug.Stack())}
 		}
 	}()
-	tramp, _ := L.G.Registry.RawGetString(trampolineKey).(*lua.LFunction)
-	handler, _ := L.G.Registry.RawGetString(errHandlerKey).(*lua.LFunction)
 	nargs := len(args)
-	if tramp != nil && handler != nil {
-		L.Push(tramp)
+	if cfg.trampoline != nil {
+		L.Push(cfg.trampoline)
 		nargs++
 	}
 	L.Push(fn)
 	for _, a := range args {
 		L.Push(a)
 	}
-	if perr := L.PCall(nargs, nret, handler); perr != nil {
+	if perr := L.PCall(nargs, nret, cfg.errHandler); perr != nil {
 		L.SetTop(base)
 		if aerr, ok := perr.(*lua.ApiError); ok && aerr.StackTrace == "" {
 			aerr.StackTrace = takeTraceback(L)

@@ -19,21 +19,12 @@ import (
 // error handler also turns Go panics into plain Lua errors, so the call
 // goes through a trampoline that turns them into *PanicError values first.
 
-// Registry keys of the trampoline, the error handler and the traceback the
-// handler leaves for CallProtected.
-const (
-	trampolineKey = "karta.sandbox.trampoline"
-	errHandlerKey = "karta.sandbox.errhandler"
-	tracebackKey  = "karta.sandbox.traceback"
-)
+// tracebackKey is the registry key of the traceback errHandler leaves for
+// CallProtected.
+const tracebackKey = "karta.sandbox.traceback"
 
 // maxTraceback is the most frames a traceback lists.
 const maxTraceback = 20
-
-func installTrampoline(L *lua.LState) {
-	L.G.Registry.RawSetString(trampolineKey, L.NewFunction(trampoline))
-	L.G.Registry.RawSetString(errHandlerKey, L.NewFunction(errHandler))
-}
 
 // trampoline calls its first argument with the rest, returning all its
 // results; a Go panic under it becomes a *PanicError raised as a Lua error.
@@ -131,13 +122,12 @@ func takeTraceback(L *lua.LState) string {
 // stays recognisable (sticky) as a *PanicError. The function and its
 // arguments are the top nargs+1 values.
 func pcallInner(L *lua.LState, nargs int) error {
-	tramp, _ := L.G.Registry.RawGetString(trampolineKey).(*lua.LFunction)
-	handler, _ := L.G.Registry.RawGetString(errHandlerKey).(*lua.LFunction)
-	if tramp == nil || handler == nil {
+	cfg := callConfigOf(L)
+	if cfg.trampoline == nil {
 		return L.PCall(nargs, lua.MultRet, nil)
 	}
-	L.Insert(tramp, L.GetTop()-nargs)
-	err := L.PCall(nargs+1, lua.MultRet, handler)
+	L.Insert(cfg.trampoline, L.GetTop()-nargs)
+	err := L.PCall(nargs+1, lua.MultRet, cfg.errHandler)
 	if err != nil {
 		takeTraceback(L)
 	}

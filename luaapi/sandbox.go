@@ -92,26 +92,36 @@ func (o SandboxOptions) withDefaults() SandboxOptions {
 
 // Registry keys of what a sandboxed state keeps for Go: the metatable its
 // per-call environments share, the string metatable (kept for inspection;
-// Go's L.GetMetatable honours its __metatable) and the instruction budget
-// CallProtected applies. The registry is unreachable from scripts: there is
+// Go's L.GetMetatable honours its __metatable) and the callConfig
+// CallProtected reads. The registry is unreachable from scripts: there is
 // no debug library.
 const (
-	envMetaKey         = "karta.sandbox.envmeta"
-	stringMetaKey      = "karta.sandbox.stringmeta"
-	maxInstructionsKey = "karta.sandbox.maxinstructions"
-	maxMemoryKey       = "karta.sandbox.maxmemory"
+	envMetaKey    = "karta.sandbox.envmeta"
+	stringMetaKey = "karta.sandbox.stringmeta"
+	callConfigKey = "karta.sandbox.callconfig"
 )
 
-// maxInstructions is the instruction budget of a NewState state (0: none).
-func maxInstructions(L *lua.LState) int64 {
-	n, _ := L.G.Registry.RawGetString(maxInstructionsKey).(lua.LNumber)
-	return int64(n)
+// callConfig is what every protected call of a NewState state needs, kept
+// in one registry entry so that a call looks it up once.
+type callConfig struct {
+	maxInstructions int64 // 0: none
+	maxMemory       int64 // 0: none
+	// trampoline and errHandler: see limits_trace.go.
+	trampoline, errHandler *lua.LFunction
 }
 
-// maxMemory is the memory guard of a NewState state (0: none).
-func maxMemory(L *lua.LState) int64 {
-	n, _ := L.G.Registry.RawGetString(maxMemoryKey).(lua.LNumber)
-	return int64(n)
+// noCallConfig is the config of a state NewState did not make: no limits
+// of its own, plain protected calls.
+var noCallConfig = &callConfig{}
+
+// callConfigOf is L's callConfig.
+func callConfigOf(L *lua.LState) *callConfig {
+	if ud, ok := L.G.Registry.RawGetString(callConfigKey).(*lua.LUserData); ok {
+		if c, ok := ud.Value.(*callConfig); ok {
+			return c
+		}
+	}
+	return noCallConfig
 }
 
 // baseNames are SPEC §10.2's base functions, plus require.
@@ -190,7 +200,6 @@ func NewState(opts SandboxOptions) *lua.LState {
 	str.RawSetString("__index", lua.LNil)
 	capStrings(L, str, tbl, opts.MaxStringSize)
 	installGuards(L, sandbox, opts.MaxStringSize)
-	installTrampoline(L)
 	strMeta := L.NewTable()
 	strMeta.RawSetString("__index", str)
 	strMeta.RawSetString("__metatable", lua.LFalse)
@@ -218,8 +227,14 @@ func NewState(opts SandboxOptions) *lua.LState {
 	envMeta.RawSetString("__index", sandbox)
 	envMeta.RawSetString("__metatable", lua.LFalse)
 	L.G.Registry.RawSetString(envMetaKey, envMeta)
-	L.G.Registry.RawSetString(maxInstructionsKey, lua.LNumber(opts.MaxInstructions))
-	L.G.Registry.RawSetString(maxMemoryKey, lua.LNumber(opts.MaxMemory))
+	cfg := L.NewUserData()
+	cfg.Value = &callConfig{
+		maxInstructions: opts.MaxInstructions,
+		maxMemory:       opts.MaxMemory,
+		trampoline:      L.NewFunction(trampoline),
+		errHandler:      L.NewFunction(errHandler),
+	}
+	L.G.Registry.RawSetString(callConfigKey, cfg)
 	return L
 }
 
