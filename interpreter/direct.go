@@ -4,7 +4,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
 // Direct evaluation: the part of the jq subset that Karta paths use most —

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 
 	"github.com/kartalua/karta/luaapi"
 )
@@ -542,6 +542,11 @@ func (n *binNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 			if !ok {
 				return out, false
 			}
+			// A concatenation charges its length: doubling a string in a
+			// pipe must reach the budget, not the process's memory.
+			if s, isStr := v.(string); isStr && !c.step(len(s)/16+1) {
+				return out, false
+			}
 			out = append(out, v)
 		}
 	}
@@ -840,8 +845,13 @@ func fnType(v any) (any, bool) {
 }
 
 func fnToString(v any) (any, bool) {
-	if s, ok := v.(string); ok {
-		return s, true
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case []any, map[string]any:
+		// A composite may share subtrees and print as many copies: the
+		// Lua path serialises it under the call's limits.
+		return nil, false
 	}
 	g, ok := outValue(v)
 	if !ok {

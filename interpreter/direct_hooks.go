@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 
 	"github.com/kartalua/karta/karta"
 )
@@ -302,6 +302,8 @@ func tostringEquals(v any, s string) (bool, bool) {
 	case int64:
 		var buf [24]byte
 		return string(strconv.AppendInt(buf[:0], x, 10)) == s, true
+	case []any, map[string]any:
+		return false, false // see fnToString
 	}
 	t, err := jqToString(v)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/karmada"

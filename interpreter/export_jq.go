@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
 // The jq subset karta exports to self-contained Lua (SPEC §10.4 Export):

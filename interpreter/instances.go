@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
 // instanceIDs converts the outputs of an instanceIdPath into ids (SPEC §3):

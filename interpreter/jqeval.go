@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
 // MaxJQOutputs is the most outputs one jq evaluation may produce (SPEC §2);

@@ -1,6 +1,6 @@
 package interpreter
 
-import "github.com/itchyny/gojq"
+import "github.com/kartalua/karta/internal/third_party/gojq"
 
 // jqToString is jq's tostring: strings pass through, anything else is
 // compact JSON with sorted keys, numbers spelt as gojq spells them.

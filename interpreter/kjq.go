@@ -69,7 +69,7 @@ func (sd *stateData) luaJQ(L *lua.LState) int {
 	}
 	arr := luaapi.NewArray(L)
 	for i, o := range outs {
-		lv, err := luaapi.ToLuaTable(L, o)
+		lv, err := luaapi.ToLuaTableCharged(L, o)
 		if err != nil {
 			L.RaiseError("jq: output: %s", err.Error())
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 
 	"github.com/kartalua/karta/jqexpr"
 	"github.com/kartalua/karta/karta"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 

@@ -3,7 +3,7 @@ package jqexpr
 import (
 	"fmt"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
 // Assignable reports whether q can be used as a write location, i.e. with

@@ -3,7 +3,7 @@ package jqexpr
 import (
 	"strings"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
 // Analysis is the result of checking one expression.

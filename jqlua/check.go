@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 
 	"github.com/kartalua/karta/luaapi"
 )

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kartalua/karta/luaapi"

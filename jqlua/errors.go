@@ -3,7 +3,7 @@ package jqlua
 import (
 	"errors"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 	lua "github.com/yuin/gopher-lua"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
 // specSeeds are every jq expression of SPEC.md (§1.2, §2, §11), each with

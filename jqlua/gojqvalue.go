@@ -1,6 +1,7 @@
 package jqlua
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -8,7 +9,7 @@ import (
 	"math/big"
 	"strconv"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kartalua/karta/luaapi"
@@ -158,6 +159,8 @@ var (
 	slowToEntries = mustCompile(`$a | to_entries`, "$a")
 	slowAdd       = mustCompile(`$a | add`, "$a")
 	slowToNumber  = mustCompile(`$a | tonumber`, "$a")
+	slowToString  = mustCompile(`$a | tostring`, "$a")
+	slowError     = mustCompile(`$a | error`, "$a")
 )
 
 func mustCompile(src string, vars ...string) *gojq.Code {
@@ -173,9 +176,13 @@ func mustCompile(src string, vars ...string) *gojq.Code {
 }
 
 // runSlow runs a slow-path program on Go values: its one output or its
-// error.
-func runSlow(code *gojq.Code, args ...any) (any, error) {
-	v, ok := code.Run(nil, args...).Next()
+// error. Under a call's context, its work is charged to the call (gojq's
+// Meter), so a composite operand cannot make it run unbounded.
+func runSlow(ctx context.Context, code *gojq.Code, args ...any) (any, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	v, ok := code.RunWithContext(ctx, nil, args...).Next()
 	if !ok {
 		return nil, fmt.Errorf("jq: internal: slow path produced no output")
 	}
@@ -210,7 +217,14 @@ func (r *runtime) slowGo(L *lua.LState, code *gojq.Code, args ...lua.LValue) (an
 	for _, a := range args {
 		goArgs = append(goArgs, r.toGo(L, a))
 	}
-	return runSlow(code, goArgs...)
+	v, err := runSlow(L.Context(), code, goArgs...)
+	if err != nil {
+		if ctx := L.Context(); ctx != nil && ctx.Err() != nil {
+			// A limit of the call, not a jq error: no try may catch it.
+			L.RaiseError("%s", ctx.Err().Error())
+		}
+	}
+	return v, err
 }
 
 // formatNumber renders a number as gojq's tostring does.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"math"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kartalua/karta/luaapi"
@@ -205,8 +205,9 @@ func (r *runtime) luaError(L *lua.LState) int {
 	if s, ok := v.(lua.LString); ok {
 		msg = "error: " + string(s)
 	} else {
-		b, _ := gojq.Marshal(r.toGo(L, v))
-		msg = "error: " + string(b)
+		// gojq's error(v) prints v as JSON, charged to the call.
+		_, err := r.slowGo(L, slowError, v)
+		msg = err.Error()
 	}
 	r.raise(L, &Error{Msg: msg, value: v})
 	return 0

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/itchyny/gojq"
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kartalua/karta/luaapi"
@@ -42,6 +41,7 @@ func (r *runtime) luaPlus(L *lua.LState) int {
 	a, b := L.Get(1), L.Get(2)
 	if s, ok := a.(lua.LString); ok {
 		if t, ok := b.(lua.LString); ok {
+			luaapi.ChargeMemory(L, len(s)+len(t))
 			L.Push(s + t)
 			return 1
 		}
@@ -350,6 +350,7 @@ func (r *runtime) luaAdd(L *lua.LState) int {
 				return 1
 			}
 			strs = true
+			luaapi.ChargeMemory(L, 2*len(e)) // the builder grows by doubling
 			sb.WriteString(string(e))
 		default:
 			if x != lua.LValue(r.null) {
@@ -381,8 +382,9 @@ func (r *runtime) luaToString(L *lua.LState) int {
 			L.Push(lua.LString("false"))
 		}
 	default:
-		b, _ := gojq.Marshal(r.toGo(L, x))
-		L.Push(lua.LString(b))
+		// gojq serialises, charged to the call: a value that shares
+		// subtrees is as long as all its copies.
+		L.Push(r.slow(L, slowToString, x))
 	}
 	return 1
 }

@@ -1,11 +1,12 @@
 package jqlua
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 
 	"github.com/kartalua/karta/luaapi"
 )
@@ -500,6 +501,12 @@ func isConstantTerm(t *gojq.Term) bool {
 // that its value is gojq's to the bit (`0.0 * -1` is -0, which Lua's int
 // rules would make 0) and the Lua reads `8` for `2 * 4`. Operations that
 // fail stay in the code, to fail when evaluated.
+// The budget of folding one constant.
+const (
+	foldSteps  = 10000
+	foldMemory = 64 << 10
+)
+
 func fold(q *gojq.Query) (value, bool) {
 	if q.Term != nil && q.Term.Type != gojq.TermTypeUnary && q.Term.Type != gojq.TermTypeQuery || !isConstant(q) {
 		return value{}, false
@@ -508,7 +515,10 @@ func fold(q *gojq.Query) (value, bool) {
 	if err != nil {
 		return value{}, false
 	}
-	iter := code.Run(nil)
+	// A constant can be expensive too (`"x" * 1e9`): folding runs under a
+	// small budget, and what does not fit is left to run, under the
+	// call's limits, when evaluated.
+	iter := code.RunWithContext(gojq.NewBudget(context.Background(), foldSteps, foldMemory), nil)
 	v, ok := iter.Next()
 	if _, isErr := v.(error); !ok || isErr {
 		return value{}, false

@@ -3,7 +3,7 @@ package karta
 import (
 	"errors"
 
-	"github.com/itchyny/gojq"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kartalua/karta/jqexpr"

@@ -103,6 +103,33 @@ func (c *callContext) stop(err error) {
 	close(c.done)
 }
 
+// ChargeSteps charges n steps of work done in Go by a jq evaluation (the
+// gojq Meter interface): a jq program run inside a call shares the call's
+// budget and deadline.
+func (c *callContext) ChargeSteps(n int64) error {
+	if n > math.MaxInt64-c.steps {
+		n = math.MaxInt64 - c.steps // saturate: charges may be huge estimates
+	}
+	c.steps += n
+	if c.steps > c.nextPoll {
+		c.poll()
+	}
+	return c.Err()
+}
+
+// ChargeMemory charges n bytes a jq evaluation is about to allocate to the
+// call's memory guard (the gojq Meter interface). Crossing the limit stops
+// the call with a memory LimitError, which no pcall or jq try can catch.
+func (c *callContext) ChargeMemory(n int64) error {
+	if c.memLimit > 0 && c.err.Load() == nil {
+		c.memory += min(n, c.memLimit+1)
+		if c.memory > c.memLimit {
+			c.stop(&LimitError{Kind: KindMemory, Limit: formatSize64(c.memLimit)})
+		}
+	}
+	return c.Err()
+}
+
 func isClosed(ch <-chan struct{}) bool {
 	select {
 	case <-ch:
@@ -138,6 +165,12 @@ func stepsLeft(L *lua.LState) int64 {
 	}
 	return max(c.budget-c.steps, 0)
 }
+
+// ChargeMemory charges n bytes that a library function running inside a
+// call (karta's jq runtime, say) is about to allocate to the call's memory
+// guard, and raises a memory LimitError before anything is allocated if
+// that would pass the limit. Outside a call it does nothing.
+func ChargeMemory(L *lua.LState, n int) { chargeMemory(L, n) }
 
 // chargeMemory charges n bytes the call is about to allocate to its memory
 // guard, and raises a memory LimitError, before anything is allocated, if

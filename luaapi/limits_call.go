@@ -138,6 +138,11 @@ func CallProtected(ctx context.Context, L *lua.LState, timeout time.Duration, fn
 				if errors.Is(cerr, errInstructions) {
 					return nil, &LimitError{Kind: KindInstructions, Limit: strconv.FormatInt(budget, 10)}
 				}
+				var le *LimitError
+				if errors.As(cerr, &le) {
+					c := *le
+					return nil, &c
+				}
 				return nil, deadlineError(limit, cerr)
 			}
 		}

@@ -79,6 +79,7 @@ func FromLuaWith(L *lua.LState, lv lua.LValue, opts ConvertOptions) (any, error)
 		opts.Number = exactNumber
 	}
 	c := fromLua{vs: ValuesOf(L), opts: &opts}
+	c.meter, _ = L.Context().(*callContext)
 	return c.conv(lv)
 }
 
@@ -109,7 +110,27 @@ type fromLua struct {
 	// formatted when an error occurs.
 	path      []pathSeg
 	ancestors []*lua.LTable
+	// meter is the running call, charged for every table converted: a
+	// table shared n times is copied n times, so a value built by
+	// doubling would otherwise expand without bound.
+	meter *callContext
+	// views holds the conversions of the views met so far.
+	views map[*View]any
 }
+
+// charge charges the running call for a converted table of n entries.
+func (c *fromLua) charge(n int) error {
+	if c.meter == nil {
+		return nil
+	}
+	if err := c.meter.ChargeSteps(int64(n) + 1); err != nil {
+		return err
+	}
+	return c.meter.ChargeMemory(tableBytes(n))
+}
+
+// tableBytes estimates a Go array or map of n elements.
+func tableBytes(n int) int64 { return 48 + 64*int64(n) }
 
 func (c *fromLua) errorf(format string, args ...any) error {
 	return &ConvertError{Path: formatPath(c.opts.Root, c.path, 1), Msg: fmt.Sprintf(format, args...)}
@@ -138,10 +159,22 @@ func (c *fromLua) conv(lv lua.LValue) (any, error) {
 			if c.opts.View == nil {
 				return w.Value(), nil
 			}
+			// A view may be referenced many times (`[., .]`); its
+			// conversion walks its whole value, so it runs once.
+			if v, ok := c.views[w]; ok {
+				return v, nil
+			}
+			if err := c.charge(0); err != nil {
+				return nil, err
+			}
 			v, err := c.opts.View(w.Value())
 			if err != nil {
 				return nil, c.errorf("%s", err.Error())
 			}
+			if c.views == nil {
+				c.views = map[*View]any{}
+			}
+			c.views[w] = v
 			return v, nil
 		case foreign:
 			return nil, c.errorf("Go value of type %T is not JSON", w.v)
@@ -184,6 +217,9 @@ func (c *fromLua) array(tb *lua.LTable) (any, error) {
 	if count != n {
 		return nil, c.errorf("sparse array: %d entries but length %d", count, n)
 	}
+	if err := c.charge(n); err != nil {
+		return nil, err
+	}
 	out := make([]any, n)
 	for i := range n {
 		c.path = append(c.path, pathSeg{index: i + 1})
@@ -207,8 +243,12 @@ func (c *fromLua) object(tb *lua.LTable) (any, error) {
 	// level of nesting, 2^depth for a deep failure.
 	var firstKey string
 	var firstErr error
+	var chargeErr error
 	tb.ForEach(func(k, v lua.LValue) {
-		if badKey {
+		if badKey || chargeErr != nil {
+			return
+		}
+		if chargeErr = c.charge(1); chargeErr != nil {
 			return
 		}
 		s, ok := k.(lua.LString)
@@ -227,6 +267,9 @@ func (c *fromLua) object(tb *lua.LTable) (any, error) {
 		}
 		m[string(s)] = x
 	})
+	if chargeErr != nil {
+		return nil, chargeErr
+	}
 	if badKey {
 		return nil, c.keyError(tb, tb.Metatable == lua.LValue(c.vs.ObjectMT))
 	}
@@ -314,10 +357,37 @@ func ToLuaTable(L *lua.LState, v any) (lua.LValue, error) {
 	return c.conv(v)
 }
 
+// ToLuaTableCharged is ToLuaTable for values the running call made (the
+// outputs of a script's jq): every table is charged to the call's budget
+// and memory guard before it is made, so a value that shares subtrees
+// cannot expand into more tables than the call may create.
+func ToLuaTableCharged(L *lua.LState, v any) (lua.LValue, error) {
+	c := toTable{L: L, vs: ValuesOf(L)}
+	c.meter, _ = L.Context().(*callContext)
+	return c.conv(v)
+}
+
 type toTable struct {
-	L    *lua.LState
-	vs   *Values
-	path []pathSeg
+	L     *lua.LState
+	vs    *Values
+	path  []pathSeg
+	meter *callContext // nil: not charged
+}
+
+// charge charges the running call for a Lua table of n entries, at the
+// memory guard's prices (guard.go).
+func (c *toTable) charge(n int, object bool) error {
+	if c.meter == nil {
+		return nil
+	}
+	if err := c.meter.ChargeSteps(int64(n) + 1); err != nil {
+		return err
+	}
+	slot := arraySlotCost
+	if object {
+		slot = hashSlotCost
+	}
+	return c.meter.ChargeMemory(int64(tableCost + n*slot))
 }
 
 func (c *toTable) errorf(format string, args ...any) error {
@@ -335,6 +405,9 @@ func (c *toTable) conv(v any) (lua.LValue, error) {
 	case map[string]any:
 		if len(c.path) >= MaxDepth {
 			return nil, tooDeep("value", c.path, 0)
+		}
+		if err := c.charge(len(x), true); err != nil {
+			return nil, err
 		}
 		tb := c.vs.NewObject(c.L, len(x))
 		// Map order is random: the error reported is that of the first
@@ -364,6 +437,9 @@ func (c *toTable) conv(v any) (lua.LValue, error) {
 	case []any:
 		if len(c.path) >= MaxDepth {
 			return nil, tooDeep("value", c.path, 0)
+		}
+		if err := c.charge(len(x), false); err != nil {
+			return nil, err
 		}
 		tb := c.vs.NewArray(c.L, len(x))
 		for i, e := range x {
