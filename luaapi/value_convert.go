@@ -374,8 +374,19 @@ type toTable struct {
 	meter *callContext // nil: not charged
 }
 
-// charge charges the running call for a Lua table of n entries, at the
-// memory guard's prices (guard.go).
+// What a converted table costs, measured on gopher-lua 1.1 (a table made
+// with its hash part holds a map, a key slice and a key index besides the
+// struct): an object of n keys about 650 + 150n bytes, an array about
+// 100 + 16n. The guard's constructor prices (guard.go) are for tables a
+// script fills itself and grow as it does.
+const (
+	convertedObjectCost = 700
+	convertedKeyCost    = 160
+	convertedArrayCost  = 128
+	convertedSlotCost   = 24
+)
+
+// charge charges the running call for a Lua table of n entries.
 func (c *toTable) charge(n int, object bool) error {
 	if c.meter == nil {
 		return nil
@@ -383,11 +394,11 @@ func (c *toTable) charge(n int, object bool) error {
 	if err := c.meter.ChargeSteps(int64(n) + 1); err != nil {
 		return err
 	}
-	slot := arraySlotCost
+	cost := convertedArrayCost + n*convertedSlotCost
 	if object {
-		slot = hashSlotCost
+		cost = convertedObjectCost + n*convertedKeyCost
 	}
-	return c.meter.ChargeMemory(int64(tableCost + n*slot))
+	return c.meter.ChargeMemory(int64(cost))
 }
 
 func (c *toTable) errorf(format string, args ...any) error {
