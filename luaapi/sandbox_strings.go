@@ -41,12 +41,14 @@ func capStrings(L *lua.LState, str, tbl *lua.LTable, maxLen int) {
 		}
 		return n * len(s)
 	})
-	// string.format: padding is the only part of the output not already
-	// in memory as an argument; it is refused before formatting, and the
-	// result checked and charged after.
+	// string.format: the result is bounded before formatting — the
+	// format's text, its widths and precisions, and each argument as its
+	// conversion renders it — and refused when that passes the limit, so
+	// that 200 × %s of a 1 MiB string never builds 200 MiB; the result is
+	// then checked and charged.
 	format := str.RawGetString("format").(*lua.LFunction).GFunction
 	str.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
-		if formatPadding(L.CheckString(1)) > maxLen {
+		if formatBound(L, maxLen) > maxLen {
 			raiseLimit(L, KindStringSize, limit)
 		}
 		n := format(L)
@@ -70,13 +72,20 @@ func capStrings(L *lua.LState, str, tbl *lua.LTable, maxLen int) {
 	})
 }
 
-// formatPadding adds up the widths and precisions of a format string's
-// conversions (Go's fmt, which gopher-lua's string.format uses, caps each
-// at 10^6, so a number of digits beyond that is counted as 10^6+1).
-func formatPadding(f string) int {
+// formatBound bounds the length of string.format's result for the
+// arguments on L's stack (the format first): the format's own bytes, and
+// for each conversion the larger of its width and what it renders — a
+// string as itself (four bytes a byte and the quotes for %q, whose escapes
+// are at most \ddd), a number in its precision plus the 320 digits a
+// float64 may have, anything else in 64 bytes. Go's fmt, which gopher-lua's
+// string.format uses, caps widths and precisions at 10^6; a longer number
+// of digits counts as 10^6+1. It stops counting once past limit.
+func formatBound(L *lua.LState, limit int) int {
 	const fmtMax = 1e6 + 1
-	total := 0
-	for i := 0; i < len(f); i++ {
+	f := L.CheckString(1)
+	total := len(f)
+	arg := 2
+	for i := 0; i < len(f) && total <= limit; i++ {
 		if f[i] != '%' {
 			continue
 		}
@@ -87,8 +96,9 @@ func formatPadding(f string) int {
 		for i < len(f) && (f[i] == '-' || f[i] == '+' || f[i] == ' ' || f[i] == '#' || f[i] == '0') {
 			i++
 		}
-		for _, part := range [2]bool{true, false} {
-			if !part {
+		var width, prec int
+		for part := range 2 {
+			if part == 1 {
 				if i >= len(f) || f[i] != '.' {
 					break
 				}
@@ -101,9 +111,27 @@ func formatPadding(f string) int {
 				}
 				i++
 			}
-			total += min(n, fmtMax)
+			if part == 0 {
+				width = min(n, fmtMax)
+			} else {
+				prec = min(n, fmtMax)
+			}
 		}
-		i-- // the loop's i++ moves to the byte after the conversion's
+		if i >= len(f) {
+			break // a lone % at the end: format's own error
+		}
+		size := 64
+		switch v := L.Get(arg).(type) {
+		case lua.LString:
+			size = len(v)
+			if i < len(f) && f[i] == 'q' {
+				size = 4*len(v) + 2
+			}
+		case lua.LNumber:
+			size = prec + 320
+		}
+		total += max(width, size)
+		arg++
 	}
 	return total
 }

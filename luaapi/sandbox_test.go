@@ -339,18 +339,43 @@ func TestStringCaps(t *testing.T) {
 	assert.Contains(t, lerr.Msg, "invalid value (table) at index 1 in table for concat")
 }
 
-func TestFormatPadding(t *testing.T) {
-	for f, want := range map[string]int{
-		"":              0,
-		"%d %s":         0,
-		"%5d":           5,
-		"%-05.3f%%%2s":  10,
-		"%.12f":         12,
-		"%99999999999d": 1e6 + 1,
-		"100%":          0,
+func TestFormatBound(t *testing.T) {
+	L := NewState(SandboxOptions{})
+	defer L.Close()
+	big := lua.LString(strings.Repeat("x", 1000))
+	for _, tc := range []struct {
+		args []lua.LValue
+		want int
+	}{
+		{[]lua.LValue{lua.LString("")}, 0},
+		{[]lua.LValue{lua.LString("100%")}, 4},
+		{[]lua.LValue{lua.LString("%5d"), lua.LNumber(1)}, 3 + 320},
+		{[]lua.LValue{lua.LString("%0999d"), lua.LNumber(1)}, 6 + 999},
+		{[]lua.LValue{lua.LString("%.12f"), lua.LNumber(1)}, 5 + 12 + 320},
+		{[]lua.LValue{lua.LString("%s%%%s"), big, big}, 6 + 2000},
+		{[]lua.LValue{lua.LString("%q"), big}, 2 + 4002},
+		{[]lua.LValue{lua.LString("%99999999999s"), lua.LString("x")}, 13 + 1e6 + 1},
+		{[]lua.LValue{lua.LString("%s"), lua.LTrue}, 2 + 64},
 	} {
-		assert.Equal(t, want, formatPadding(f), f)
+		L.SetTop(0)
+		for _, a := range tc.args {
+			L.Push(a)
+		}
+		assert.Equal(t, tc.want, formatBound(L, 1<<30), "%v", tc.args[0])
 	}
+}
+
+// TestFormatTotalSize: the arguments count, not only the widths — 200 %s
+// of a 1 MiB string is refused before anything is formatted.
+func TestFormatTotalSize(t *testing.T) {
+	L := NewState(SandboxOptions{MaxInstructions: -1})
+	defer L.Close()
+	_, err := runIn(t, L, `local s, t = string.rep("x", 2^20 - 1), {}
+for i = 1, 200 do t[i] = s end
+return string.format(string.rep("%s", 200), unpack(t))`)
+	var le *LimitError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, KindStringSize, le.Kind)
 }
 
 func TestLuaErrorValues(t *testing.T) {
