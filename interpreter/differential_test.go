@@ -501,30 +501,31 @@ func strconvQuoteYAML(s string) string {
 // outputs (it allows inexact integers beyond 2^53 only, which are not
 // tested here).
 func TestKnownBugJQNumberLiterals(t *testing.T) {
-	knownBug(t, "jqlua/luaapi: tostring and infinities differ from gojq on number literals")
-	exprs := []string{`.spec.replicas | tostring`, `.spec | tostring`, `.spec.exp | tostring`, `1e1000`, `[.spec.half, -1e1000]`}
-	p := progFrom(t, expressionsKarta("numbers", exprs))
-	obj := progObj(t, `
-apiVersion: example.com/v1
-kind: Any
-metadata: {name: numbers, namespace: ns}
-spec: {replicas: 3.0, exp: 1e2, half: 0.5}
-`)
-	ctx := context.Background()
-	err := p.withState(ctx, HookInterpretStatus, func(ctx context.Context, sd *stateData) error {
-		for _, e := range exprs {
-			prog, err := compileJQ(e)
-			require.NoError(t, err)
-			want, wantErr := gojqEvaluator{}.all(ctx, prog, obj.Object)
-			require.NoError(t, wantErr, e)
-			got, gotErr := luaEvaluator{sd}.all(ctx, prog, obj.Object)
-			if assert.NoError(t, gotErr, "jq %s", e) {
-				assert.Equal(t, fmt.Sprint(want), fmt.Sprint(got), "jq %s", e)
+	knownBug(t, "jqlua/luaapi: tostring and infinities differ from gojq on number literals", func(t testing.TB) {
+		exprs := []string{`.spec.replicas | tostring`, `.spec | tostring`, `.spec.exp | tostring`, `1e1000`, `[.spec.half, -1e1000]`}
+		p := progFrom(t, expressionsKarta("numbers", exprs))
+		obj := progObj(t, `
+	apiVersion: example.com/v1
+	kind: Any
+	metadata: {name: numbers, namespace: ns}
+	spec: {replicas: 3.0, exp: 1e2, half: 0.5}
+	`)
+		ctx := context.Background()
+		err := p.withState(ctx, HookInterpretStatus, func(ctx context.Context, sd *stateData) error {
+			for _, e := range exprs {
+				prog, err := compileJQ(e)
+				require.NoError(t, err)
+				want, wantErr := gojqEvaluator{}.all(ctx, prog, obj.Object)
+				require.NoError(t, wantErr, e)
+				got, gotErr := luaEvaluator{sd}.all(ctx, prog, obj.Object)
+				if assert.NoError(t, gotErr, "jq %s", e) {
+					assert.Equal(t, fmt.Sprint(want), fmt.Sprint(got), "jq %s", e)
+				}
 			}
-		}
-		return nil
+			return nil
+		})
+		require.NoError(t, err)
 	})
-	require.NoError(t, err)
 }
 
 // passThrough overrides the hooks with scripts that call the generated
@@ -615,19 +616,20 @@ func dropNullMembers(v any) any {
 // the original values, decode.go must also keep number literals
 // (json.Decoder.UseNumber in decodeJSONValue) for this test to pass.
 func TestKnownBugTablesKeepInputJSON(t *testing.T) {
-	knownBug(t, "luaapi: input tables returned unchanged are not emitted as the input's original JSON")
 	ctx := context.Background()
 	for _, f := range []string{"knative-service", "deployment"} {
 		t.Run(f, func(t *testing.T) {
-			k := progKartaFile(t, filepath.Join(progProgramDir, f+".karta.yaml"))
-			plain := progCompile(t, k, Options{})
-			tables := progCompile(t, k, Options{Scripts: []Script{{Name: "pass.lua", Source: passThrough}}})
-			obj := progObjFile(t, filepath.Join(progProgramDir, f+".yaml"))[0]
-			want, err := plain.GetPodSpecs(ctx, obj)
-			require.NoError(t, err)
-			got, err := tables.GetPodSpecs(ctx, obj)
-			require.NoError(t, err)
-			assert.Equal(t, want.Items[0].PodTemplateSpec, got.Items[0].PodTemplateSpec)
+			knownBug(t, "luaapi: input tables returned unchanged are not emitted as the input's original JSON", func(t testing.TB) {
+				k := progKartaFile(t, filepath.Join(progProgramDir, f+".karta.yaml"))
+				plain := progCompile(t, k, Options{})
+				tables := progCompile(t, k, Options{Scripts: []Script{{Name: "pass.lua", Source: passThrough}}})
+				obj := progObjFile(t, filepath.Join(progProgramDir, f+".yaml"))[0]
+				want, err := plain.GetPodSpecs(ctx, obj)
+				require.NoError(t, err)
+				got, err := tables.GetPodSpecs(ctx, obj)
+				require.NoError(t, err)
+				assert.Equal(t, want.Items[0].PodTemplateSpec, got.Items[0].PodTemplateSpec)
+			})
 		})
 	}
 }

@@ -3,6 +3,7 @@ package interpreter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,18 +93,49 @@ func progObjFile(t testing.TB, path string) []*unstructured.Unstructured {
 	return progObjects(t, string(data))
 }
 
-// knownBug marks a test that shows a bug in a part of the tree this
-// package's tests do not own (jqlua, luaapi): it fails, by design, until
-// that bug is fixed. It runs when KARTA_KNOWN_BUGS is set and is skipped
-// otherwise, so that the package stays green while the owner works on it:
-//
-//	KARTA_KNOWN_BUGS=1 go test -run KnownBug ./interpreter/
-func knownBug(t *testing.T, what string) {
+// knownBug runs body, a test that shows a known bug, as an expected
+// failure: the test passes while body fails (its failures are logged), and
+// fails, naming the bug, once body passes — so that whoever fixes the bug
+// turns it into a plain test. Nothing is skipped.
+func knownBug(t *testing.T, what string, body func(t testing.TB)) {
 	t.Helper()
-	if os.Getenv("KARTA_KNOWN_BUGS") == "" {
-		t.Skip("KNOWN BUG (set KARTA_KNOWN_BUGS=1 to see it fail): " + what)
+	r := &bugRecorder{T: t}
+	func() {
+		defer func() {
+			if p := recover(); p != nil && p != errBugFailNow {
+				panic(p)
+			}
+		}()
+		body(r)
+	}()
+	if !r.failed {
+		t.Errorf("known bug fixed: %s — make this a plain test", what)
+		return
 	}
+	t.Logf("known bug, still present: %s\n%s", what, strings.Join(r.msgs, "\n"))
 }
+
+// errBugFailNow unwinds a known-bug body at its first fatal failure.
+var errBugFailNow = errors.New("known bug: fail now")
+
+// bugRecorder is the testing.TB a known-bug body runs on: it records
+// failures instead of failing the test.
+type bugRecorder struct {
+	*testing.T
+	failed bool
+	msgs   []string
+}
+
+func (r *bugRecorder) Errorf(format string, args ...any) {
+	r.failed = true
+	r.msgs = append(r.msgs, fmt.Sprintf(format, args...))
+}
+func (r *bugRecorder) Error(args ...any)                 { r.Errorf("%s", fmt.Sprint(args...)) }
+func (r *bugRecorder) Fail()                             { r.failed = true }
+func (r *bugRecorder) Failed() bool                      { return r.failed }
+func (r *bugRecorder) FailNow()                          { r.failed = true; panic(errBugFailNow) }
+func (r *bugRecorder) Fatal(args ...any)                 { r.Error(args...); r.FailNow() }
+func (r *bugRecorder) Fatalf(format string, args ...any) { r.Errorf(format, args...); r.FailNow() }
 
 // progProgramDir is where this file's own fixtures live.
 var progProgramDir = filepath.Join("testdata", "program")
