@@ -27,7 +27,8 @@ type generated struct {
 // accessors (pod specs, placement, gangs, writes) call the engine's Go side
 // through K, and list the jq paths they use in their comments. The output is
 // deterministic: equal Kartas give byte-identical chunks.
-func codegen(k *karta.Karta, m *model) (*generated, error) {
+func codegen(m *model) (*generated, error) {
+	k := m.karta
 	g := &generated{unit: jqlua.NewUnit(), slots: map[string]int{}}
 	var b strings.Builder
 	var err error
@@ -36,7 +37,12 @@ func codegen(k *karta.Karta, m *model) (*generated, error) {
 			return ""
 		}
 		var ref string
-		ref, err = g.unit.Add(expr)
+		a, aerr := m.exprs.analysis(expr)
+		if aerr != nil {
+			err = aerr
+			return ""
+		}
+		ref, err = g.unit.AddQuery(a.Text, a.Query)
 		if err == nil {
 			g.slots[expr] = slotOf(ref)
 		}

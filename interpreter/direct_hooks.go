@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kartalua/karta/internal/third_party/gojq"
 
 	"github.com/kartalua/karta/karta"
 )
@@ -132,7 +131,8 @@ type matcherPlan struct {
 	expected     string
 }
 
-func newStatusPlan(k *karta.Karta) *statusPlan {
+func newStatusPlan(x *exprTable) *statusPlan {
+	k := x.checked.Karta
 	root := k.Spec.StructureDefinition.RootComponent
 	sp := &statusPlan{}
 	if root == nil || root.StatusDefinition == nil {
@@ -141,12 +141,12 @@ func newStatusPlan(k *karta.Karta) *statusPlan {
 	sd := root.StatusDefinition
 	ok := true
 	compile := func(expr string) *directProgram {
-		q, err := gojq.Parse(expr)
+		a, err := x.analysis(expr)
 		if err != nil {
 			ok = false
 			return nil
 		}
-		d := compileDirect(q)
+		d := compileDirect(a.Query)
 		if d == nil {
 			ok = false
 		}

@@ -120,18 +120,18 @@ func newGangComp(cm *compModel) (*gangComp, error) {
 	var err error
 	if ps := cm.c.PodSelector; ps != nil {
 		if ts := ps.ComponentTypeSelector; ts != nil {
-			if gc.typeKey, err = compileJQ(ts.KeyPath); err != nil {
+			if gc.typeKey, err = cm.exprs.compile(ts.KeyPath); err != nil {
 				return nil, fmt.Errorf("podSelector.componentTypeSelector.keyPath: %w", err)
 			}
 			gc.typeValue = ts.Value
 		}
 		if is := ps.ComponentInstanceSelector; is != nil {
-			if gc.instanceID, err = compileJQ(is.IDPath); err != nil {
+			if gc.instanceID, err = cm.exprs.compile(is.IDPath); err != nil {
 				return nil, fmt.Errorf("podSelector.componentInstanceSelector.idPath: %w", err)
 			}
 		}
 		if rs := ps.ReplicaSelector; rs != nil {
-			if gc.replicaKey, err = compileJQ(rs.KeyPath); err != nil {
+			if gc.replicaKey, err = cm.exprs.compile(rs.KeyPath); err != nil {
 				return nil, fmt.Errorf("podSelector.replicaSelector.keyPath: %w", err)
 			}
 		}
@@ -170,14 +170,14 @@ func (g *gangModel) compileAlpha(groups []karta.PodGroup) error {
 			}
 			gm := &gangMember{def: def, comp: gc}
 			for k, expr := range mem.GroupByKeyPaths {
-				p, err := compileJQ(expr)
+				p, err := g.m.exprs.compile(expr)
 				if err != nil {
 					return fmt.Errorf("%s.groupByKeyPaths[%d]: %w", field, k, err)
 				}
 				gm.keys = append(gm.keys, p)
 			}
 			for k, expr := range mem.Filters {
-				p, err := compileJQ(expr)
+				p, err := g.m.exprs.compile(expr)
 				if err != nil {
 					return fmt.Errorf("%s.filters[%d]: %w", field, k, err)
 				}

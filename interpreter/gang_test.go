@@ -35,7 +35,7 @@ func gangKarta(t testing.TB, name string) *karta.Karta {
 // compileGang builds the gang model of k (which a test may have changed).
 func compileGang(t testing.TB, k *karta.Karta) *gangModel {
 	t.Helper()
-	m, err := newModel(k)
+	m, err := newModel(mustCheck(t, k))
 	require.NoError(t, err)
 	g, err := newGangModel(m)
 	require.NoError(t, err)

@@ -22,24 +22,6 @@ type jqProgram struct {
 	direct *directProgram
 }
 
-// compileJQ parses and compiles expr; vars are variable names bound at
-// evaluation, in order (e.g. "$value").
-func compileJQ(expr string, vars ...string) (*jqProgram, error) {
-	q, err := gojq.Parse(expr)
-	if err != nil {
-		return nil, fmt.Errorf("jq %q: %w", expr, err)
-	}
-	code, err := gojq.Compile(q, gojq.WithVariables(vars))
-	if err != nil {
-		return nil, fmt.Errorf("jq %q: %w", expr, err)
-	}
-	p := &jqProgram{expr: expr, code: code}
-	if len(vars) == 0 {
-		p.direct = compileDirect(q)
-	}
-	return p, nil
-}
-
 // all returns every output of the program on v, or the first error. It
 // honours ctx and the output limit.
 func (p *jqProgram) all(ctx context.Context, v any, vars ...any) ([]any, error) {

@@ -36,10 +36,11 @@ func (c *jqCache) get(expr string) (*jqProgram, error) {
 // compileChecked compiles an expression that must pass the safety walk of
 // SPEC §9, as every jq expression of a Karta does.
 func compileChecked(expr string) (*jqProgram, error) {
-	if _, errs := jqexpr.Check(expr); len(errs) > 0 {
+	a, errs := jqexpr.Check(expr)
+	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return compileJQ(expr)
+	return compileAnalysis(a)
 }
 
 // luaJQ is jq(expr, value) and karta.jq: every output of expr on value, as

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 
-	"github.com/kartalua/karta/jqexpr"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -22,11 +21,14 @@ type model struct {
 	// comps are in Karta order: the root, then the children as declared.
 	comps  []*compModel
 	byName map[string]*compModel
+	// exprs are the checked Karta's expressions, compiled once.
+	exprs *exprTable
 }
 
 // compModel is one component of a model.
 type compModel struct {
 	c        *karta.Component
+	exprs    *exprTable
 	index    int
 	parent   *compModel
 	children []*compModel
@@ -80,10 +82,11 @@ type actionModel struct {
 // newModel compiles k. It fails when an expression does not compile or a
 // suspend value is not JSON; validation reports both earlier, with field
 // paths, so this is a guard rather than the user's first notice.
-func newModel(k *karta.Karta) (*model, error) {
-	m := &model{karta: k, name: k.Name, byName: map[string]*compModel{}}
+func newModel(checked *karta.Checked) (*model, error) {
+	k := checked.Karta
+	m := &model{karta: k, name: k.Name, byName: map[string]*compModel{}, exprs: newExprTable(checked)}
 	for i, c := range k.Spec.StructureDefinition.Components() {
-		cm, err := newCompModel(c, i)
+		cm, err := newCompModel(m.exprs, c, i)
 		if err != nil {
 			return nil, fmt.Errorf("karta %q: component %q: %w", k.Name, c.Name, err)
 		}
@@ -107,11 +110,11 @@ func newModel(k *karta.Karta) (*model, error) {
 	return m, nil
 }
 
-func newCompModel(c *karta.Component, index int) (*compModel, error) {
-	cm := &compModel{c: c, index: index}
+func newCompModel(x *exprTable, c *karta.Component, index int) (*compModel, error) {
+	cm := &compModel{c: c, index: index, exprs: x}
 	var err error
 	if c.InstanceIDPath != "" {
-		if cm.ids, err = compileJQ(c.InstanceIDPath); err != nil {
+		if cm.ids, err = x.compile(c.InstanceIDPath); err != nil {
 			return nil, fmt.Errorf("instanceIdPath: %w", err)
 		}
 	}
@@ -121,18 +124,18 @@ func newCompModel(c *karta.Component, index int) (*compModel, error) {
 		}
 	}
 	if c.ScaleDefinition != nil && c.ScaleDefinition.ReplicasPath != "" {
-		if cm.replicas, err = compilePath("replicasPath", c.ScaleDefinition.ReplicasPath); err != nil {
+		if cm.replicas, err = cm.exprs.path("replicasPath", c.ScaleDefinition.ReplicasPath); err != nil {
 			return nil, err
 		}
 	}
-	if cm.scale, err = compileScale(c.ScaleDefinition); err != nil {
+	if cm.scale, err = compileScale(x, c.ScaleDefinition); err != nil {
 		return nil, err
 	}
 	if sd := c.SuspendDefinition; sd != nil {
-		if cm.suspend, err = compileActions("suspendActions", sd.SuspendActions); err != nil {
+		if cm.suspend, err = compileActions(x, "suspendActions", sd.SuspendActions); err != nil {
 			return nil, err
 		}
-		if cm.resume, err = compileActions("resumeActions", sd.ResumeActions); err != nil {
+		if cm.resume, err = compileActions(x, "resumeActions", sd.ResumeActions); err != nil {
 			return nil, err
 		}
 	}
@@ -144,20 +147,20 @@ func (cm *compModel) compileSpec(sd *karta.SpecDefinition) error {
 	cm.style = sd.Style()
 	switch cm.style {
 	case karta.SpecStylePodTemplateSpec:
-		cm.spec, err = compilePath("podTemplateSpecPath", sd.PodTemplateSpecPath)
+		cm.spec, err = cm.exprs.path("podTemplateSpecPath", sd.PodTemplateSpecPath)
 	case karta.SpecStylePodSpec:
-		if cm.spec, err = compilePath("podSpecPath", sd.PodSpecPath); err != nil {
+		if cm.spec, err = cm.exprs.path("podSpecPath", sd.PodSpecPath); err != nil {
 			return err
 		}
 		if sd.MetadataPath != "" {
-			cm.meta, err = compilePath("metadataPath", sd.MetadataPath)
+			cm.meta, err = cm.exprs.path("metadataPath", sd.MetadataPath)
 		}
 	case karta.SpecStyleFragmented:
 		for _, f := range sd.FragmentedPodSpecDefinition.Fragments() {
 			if f.Path == "" {
 				continue
 			}
-			p, err := compilePath(f.Field, f.Path)
+			p, err := cm.exprs.path(f.Field, f.Path)
 			if err != nil {
 				return err
 			}
@@ -171,11 +174,11 @@ func (cm *compModel) compileSpec(sd *karta.SpecDefinition) error {
 	return nil
 }
 
-func compileActions(field string, actions []karta.SuspendAction) ([]actionModel, error) {
+func compileActions(x *exprTable, field string, actions []karta.SuspendAction) ([]actionModel, error) {
 	out := make([]actionModel, 0, len(actions))
 	for i := range actions {
 		name := fmt.Sprintf("%s[%d].path", field, i)
-		p, err := compilePath(name, actions[i].Path)
+		p, err := x.path(name, actions[i].Path)
 		if err != nil {
 			return nil, err
 		}
@@ -191,17 +194,18 @@ func compileActions(field string, actions []karta.SuspendAction) ([]actionModel,
 // compilePath compiles expr in both forms. path(EXPR) is built on the
 // parsed syntax tree rather than by pasting text, so that a trailing
 // comment or an odd token in expr cannot change what is compiled.
-func compilePath(field, expr string) (*jqPath, error) {
-	value, err := compileJQ(expr)
+func (x *exprTable) path(field, expr string) (*jqPath, error) {
+	value, err := x.compile(expr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", field, err)
 	}
-	q, err := gojq.Parse(expr)
+	a, err := x.analysis(expr)
 	if err != nil {
-		return nil, fmt.Errorf("%s: jq %q: %w", field, expr, err)
+		return nil, fmt.Errorf("%s: %w", field, err)
 	}
+	q := a.Query
 	p := &jqPath{field: field, expr: expr, value: value}
-	if ok, reason := jqexpr.Assignable(q); !ok {
+	if ok, reason := a.Assignable(); !ok {
 		p.notAssignable = reason
 		return p, nil
 	}

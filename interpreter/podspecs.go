@@ -162,7 +162,7 @@ func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj ma
 
 // compileScale compiles a scale definition's paths; nil when there is
 // none or it is empty ({} defines nothing).
-func compileScale(sd *karta.ScaleDefinition) (*scaleProgram, error) {
+func compileScale(x *exprTable, sd *karta.ScaleDefinition) (*scaleProgram, error) {
 	if sd == nil || sd.IsEmpty() {
 		return nil, nil
 	}
@@ -178,7 +178,7 @@ func compileScale(sd *karta.ScaleDefinition) (*scaleProgram, error) {
 		if f.expr == "" {
 			continue
 		}
-		prog, err := compileJQ(f.expr)
+		prog, err := x.compile(f.expr)
 		if err != nil {
 			return nil, fmt.Errorf("scaleDefinition.%s: %w", f.field, err)
 		}

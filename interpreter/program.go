@@ -86,6 +86,8 @@ type Options struct {
 type Program struct {
 	karta  *karta.Karta
 	name   string
+	// warnings are the checked Karta's validation warnings.
+	warnings karta.Problems
 	gvk    schema.GroupVersionKind
 	limits Limits
 
@@ -137,21 +139,34 @@ func Compile(k *karta.Karta, opts Options) (*Program, error) {
 	if k == nil {
 		return nil, fmt.Errorf("compile: no Karta")
 	}
-	if err := karta.ValidateWithOptions(k, ValidateOptions()).ErrFor(k.Name); err != nil {
+	checked, err := karta.Check(k, ValidateOptions())
+	if err != nil {
 		return nil, err
 	}
-	p := &Program{karta: k, name: k.Name, limits: opts.Limits.withDefaults()}
+	return CompileChecked(checked, opts)
+}
+
+// CompileChecked compiles a Karta that karta.Check has checked (with
+// ValidateOptions(), so that its scripts were checked too): the step after
+// Check, for callers that keep the checked form — its warnings, say. The
+// expressions are not parsed again.
+func CompileChecked(checked *karta.Checked, opts Options) (*Program, error) {
+	if checked == nil || checked.Karta == nil {
+		return nil, fmt.Errorf("compile: no Karta")
+	}
+	k := checked.Karta
+	p := &Program{karta: k, name: k.Name, limits: opts.Limits.withDefaults(), warnings: checked.Warnings}
 	if root := k.Spec.StructureDefinition.RootComponent; root != nil && root.Kind != nil {
 		p.gvk = root.Kind.GVK()
 	}
 	var err error
-	if p.model, err = newModel(k); err != nil {
+	if p.model, err = newModel(checked); err != nil {
 		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}
 	if p.gang, err = newGangModel(p.model); err != nil {
 		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}
-	if p.gen, err = codegen(k, p.model); err != nil {
+	if p.gen, err = codegen(p.model); err != nil {
 		return nil, err
 	}
 	p.fallbacks = p.gen.unit.Fallbacks()
@@ -162,7 +177,7 @@ func Compile(k *karta.Karta, opts Options) (*Program, error) {
 		return nil, err
 	}
 	if p.argo == nil && !p.overridden[HookInterpretStatus] {
-		p.status = newStatusPlan(k)
+		p.status = newStatusPlan(p.model.exprs)
 	}
 	size := opts.PoolSize
 	if size <= 0 {
@@ -271,3 +286,7 @@ func (m *model) hasSuspend() bool {
 	}
 	return false
 }
+
+// Warnings returns the validation warnings of the Karta the Program was
+// compiled from (validation errors refuse the Karta).
+func (p *Program) Warnings() karta.Problems { return p.warnings }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kartalua/karta/jqexpr"
 	"os"
 	"path/filepath"
 	"strings"
@@ -461,4 +462,44 @@ end
 	assert.GreaterOrEqual(t, time.Since(start), calls*150*time.Millisecond, "the calls ran one at a time")
 	assert.EqualValues(t, 1, p.PoolStats().Created)
 	assert.Zero(t, p.PoolStats().Discarded)
+}
+
+// compileJQ parses and compiles a jq text outside any Karta, for tests
+// that compare evaluators on loose expressions.
+func compileJQ(expr string) (*jqProgram, error) {
+	a, errs := jqexpr.Check(expr)
+	if a.Query == nil {
+		return nil, errors.Join(errs...)
+	}
+	return compileAnalysis(a)
+}
+
+// mustCheck is k's checked form, whatever its validation problems: model
+// tests build parts of Kartas that are not whole.
+func mustCheck(t testing.TB, k *karta.Karta) *karta.Checked {
+	t.Helper()
+	c, _ := karta.Analyze(k, ValidateOptions())
+	require.NotNil(t, c)
+	return c
+}
+
+// TestCompileKeepsWarnings: Compile checks the Karta once and the Program
+// carries the check's warnings (a path ReviseSpec cannot write through).
+func TestCompileKeepsWarnings(t *testing.T) {
+	p := progFrom(t, `
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: warned}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: warned
+      kind: {group: example.com, version: v1, kind: Thing}
+      specDefinition: {podTemplateSpecPath: '.spec.template // {}'}
+      statusDefinition:
+        statusMappings:
+          running: [{byExpression: {expression: .status.ok, expectedResult: "true"}}]
+`)
+	require.Len(t, p.Warnings(), 1)
+	assert.Contains(t, p.Warnings()[0].String(), "podTemplateSpecPath: warning: not assignable")
 }

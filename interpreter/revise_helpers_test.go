@@ -33,7 +33,7 @@ func modelFrom(t testing.TB, text string) *model {
 	ks, err := karta.Load([]byte(text), "test.karta.yaml")
 	require.NoError(t, err)
 	require.Len(t, ks, 1)
-	m, err := newModel(ks[0])
+	m, err := newModel(mustCheck(t, ks[0]))
 	require.NoError(t, err)
 	return m
 }

@@ -57,9 +57,10 @@ func TestModelCompileErrors(t *testing.T) {
 	k.Name = "broken"
 	k.Spec.StructureDefinition.RootComponent = &karta.Component{Name: "root",
 		SpecDefinition: &karta.SpecDefinition{PodTemplateSpecPath: ".spec["}}
-	_, err := newModel(k)
+	_, err := newModel(mustCheck(t, k))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `karta "broken": component "root": podTemplateSpecPath: jq ".spec[":`)
+	// The check refused the expression, so the model never sees it parsed.
+	assert.Contains(t, err.Error(), `karta "broken": component "root": podTemplateSpecPath: jq ".spec[": not among the checked Karta's expressions`)
 }
 
 func TestModelInstances(t *testing.T) {

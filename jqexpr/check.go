@@ -6,10 +6,23 @@ import (
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
-// Analysis is the result of checking one expression.
+// Analysis is the result of checking one expression: the checked form
+// every back end starts from, so that no text is parsed twice.
 type Analysis struct {
-	// Query is the parsed AST, nil when parsing failed.
+	// Text is the expression as written.
+	Text string
+	// Query is the parsed AST, nil when parsing failed. Back ends read it
+	// and never change it.
 	Query *gojq.Query
+}
+
+// Assignable reports whether the expression can be a write location (see
+// the package function Assignable), and why not.
+func (a *Analysis) Assignable() (bool, string) {
+	if a.Query == nil {
+		return false, "it does not parse"
+	}
+	return Assignable(a.Query)
 }
 
 // Check parses and compiles expr with gojq, so that syntax errors and
@@ -25,7 +38,7 @@ type Analysis struct {
 func Check(expr string, vars ...string) (*Analysis, []error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return &Analysis{}, []error{&Error{Expr: expr, Msg: "syntax error: " + err.Error()}}
+		return &Analysis{Text: expr}, []error{&Error{Expr: expr, Msg: "syntax error: " + err.Error()}}
 	}
 	var errs []error
 	// gojq.Compile does not modify the query, so the walk below sees the
@@ -34,7 +47,7 @@ func Check(expr string, vars ...string) (*Analysis, []error) {
 		errs = append(errs, &Error{Expr: expr, Msg: err.Error()})
 	}
 	errs = append(errs, walk(expr, q)...)
-	return &Analysis{Query: q}, errs
+	return &Analysis{Text: expr, Query: q}, errs
 }
 
 func varNames(vars []string) []string {

@@ -50,6 +50,15 @@ func (u *Unit) Add(expr string) (ref string, err error) {
 	if err != nil {
 		return "", err
 	}
+	return u.AddQuery(expr, q)
+}
+
+// AddQuery is Add for an expression already parsed (the checked form of a
+// Karta's expression): q is expr's syntax tree, read and never changed.
+func (u *Unit) AddQuery(expr string, q *gojq.Query) (ref string, err error) {
+	if i, ok := u.byExpr[expr]; ok {
+		return accessorRef(i), nil
+	}
 	code, err := gojq.Compile(q)
 	if err != nil {
 		return "", err

@@ -39,6 +39,12 @@ func ValidateWithOptions(k *Karta, opts ValidateOptions) Problems {
 		return Problems{{Severity: SeverityError, Message: "no Karta to validate"}}
 	}
 	v := newValidator(k, opts)
+	v.run()
+	return v.problems
+}
+
+// run applies every rule, in one pass, and sorts the problems.
+func (v *validator) run() {
 	v.structure()
 	for _, c := range v.comps {
 		v.component(c)
@@ -49,7 +55,6 @@ func ValidateWithOptions(k *Karta, opts ValidateOptions) Problems {
 	v.instructions()
 	v.luaScript()
 	sortByDocumentOrder(v.problems)
-	return v.problems
 }
 
 // validator holds what the rules share: the components with their paths

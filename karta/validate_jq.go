@@ -15,6 +15,8 @@ import (
 type exprResult struct {
 	query    *gojq.Query // nil unless the expression has no problem
 	messages []string
+	// analysis is the checked form (see Checked).
+	analysis *jqexpr.Analysis
 }
 
 // checkExpr runs the jq checks (parse, compile, safety walk) on expr and
@@ -34,6 +36,7 @@ func (v *validator) checkExpr(p *field.Path, expr string) *gojq.Query {
 		}
 		if len(errs) == 0 {
 			r.query = a.Query
+			r.analysis = a
 		}
 		v.exprs[expr] = r
 	}

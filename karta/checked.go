@@ -1,0 +1,49 @@
+package karta
+
+import "github.com/kartalua/karta/jqexpr"
+
+// Checked is a Karta that passed validation, in the form compilation
+// starts from: every jq expression it holds parsed and analysed once, and
+// the warnings validation found. Nothing after Check parses an expression
+// of the Karta again (cel-go's Env.Compile → Ast → Program has the same
+// shape: Check is the Ast step).
+type Checked struct {
+	// Karta is the checked Karta. It must not be changed afterwards.
+	Karta *Karta
+	// Warnings are validation's warnings; a Checked has no errors.
+	Warnings Problems
+	exprs    map[string]*jqexpr.Analysis
+}
+
+// Check validates k with opts and returns its checked form, or a
+// *ValidationError listing every error (warnings included).
+func Check(k *Karta, opts ValidateOptions) (*Checked, error) {
+	c, problems := Analyze(k, opts)
+	if err := problems.ErrFor(k.Name); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Analyze is Check for a Karta that may be broken (tools that show what
+// they can of it, and tests of the parts): it returns the checked form and
+// every problem, errors too. An expression with a problem is absent from
+// the checked form. A nil Karta has no checked form.
+func Analyze(k *Karta, opts ValidateOptions) (*Checked, Problems) {
+	if k == nil {
+		return nil, Problems{{Severity: SeverityError, Message: "no Karta to validate"}}
+	}
+	v := newValidator(k, opts)
+	v.run()
+	c := &Checked{Karta: k, Warnings: v.problems.Warnings(), exprs: map[string]*jqexpr.Analysis{}}
+	for text, r := range v.exprs {
+		if r.analysis != nil {
+			c.exprs[text] = r.analysis
+		}
+	}
+	return c, v.problems
+}
+
+// Expr returns the checked form of one of the Karta's expressions, by its
+// text; nil when the Karta holds no such expression.
+func (c *Checked) Expr(text string) *jqexpr.Analysis { return c.exprs[text] }
