@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-
 	"github.com/kartalua/karta/karta"
 )
 

@@ -84,12 +84,12 @@ type Options struct {
 // once, and a pool of Lua states to run them. A Program is immutable and
 // safe for concurrent use by any number of goroutines.
 type Program struct {
-	karta  *karta.Karta
-	name   string
+	karta *karta.Karta
+	name  string
 	// warnings are the checked Karta's validation warnings.
 	warnings karta.Problems
-	gvk    schema.GroupVersionKind
-	limits Limits
+	gvk      schema.GroupVersionKind
+	limits   Limits
 
 	model *model
 	gang  *gangModel
