@@ -65,6 +65,6 @@ func TestCompareOutput(t *testing.T) {
 func TestLineDiff(t *testing.T) {
 	expected := "a\nb\nc\nd\ne\nf\ng\nh\ni"
 	actual := "a\nb\nc\nd\nE\nf\ng\nh\ni"
-	assert.Equal(t, "  ...\n  b\n  c\n  d\n- e\n+ E\n  f\n  g\n  h\n  ...\n", lineDiff(expected, actual))
-	assert.Equal(t, "  x\n- y\n", lineDiff("x\ny", "x"))
+	assert.Equal(t, "@@ -2,7 +2,7 @@\n b\n c\n d\n-e\n+E\n f\n g\n h\n", lineDiff(expected, actual))
+	assert.Equal(t, "@@ -1,2 +1 @@\n x\n-y\n", lineDiff("x\ny", "x"))
 }
