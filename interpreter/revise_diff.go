@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kartalua/karta/object"
 )
 
 // change is one difference between two JSON values: a set of value at
@@ -259,8 +261,6 @@ func isIdent(s string) bool {
 	return true
 }
 
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
 // pointer renders a location as an RFC 6901 JSON pointer.
 func pointer(loc []any) string {
 	var b strings.Builder
@@ -268,7 +268,7 @@ func pointer(loc []any) string {
 		b.WriteByte('/')
 		switch x := e.(type) {
 		case string:
-			b.WriteString(pointerEscaper.Replace(x))
+			b.WriteString(object.EscapePointerToken(x))
 		case int:
 			b.WriteString(strconv.Itoa(x))
 		}

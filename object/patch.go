@@ -66,7 +66,7 @@ func splitPointer(p string) ([]string, error) {
 	}
 	parts := strings.Split(p[1:], "/")
 	for i, s := range parts {
-		parts[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+		parts[i] = UnescapePointerToken(s)
 	}
 	return parts, nil
 }

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
+
+	"github.com/kartalua/karta/object"
 )
 
 // PatchOperation is one RFC 6902 operation. Only add, remove and replace
@@ -108,7 +109,7 @@ func diffObject(ops []PatchOperation, path string, a, b map[string]any) []PatchO
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		p := path + "/" + escapePointer(k)
+		p := path + "/" + object.EscapePointerToken(k)
 		av, inA := a[k]
 		bv, inB := b[k]
 		switch {
@@ -135,9 +136,4 @@ func diffArray(ops []PatchOperation, path string, a, b []any) []PatchOperation {
 		ops = append(ops, PatchOperation{Op: "add", Path: path + "/" + strconv.Itoa(i), Value: b[i]})
 	}
 	return ops
-}
-
-// escapePointer escapes a member name for a JSON Pointer (RFC 6901).
-func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
