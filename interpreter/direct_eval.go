@@ -94,7 +94,7 @@ func (s *scratch) release() {
 
 // run evaluates the program on in and returns its outputs converted as the
 // Lua path converts them; ok false declines. Like the Lua accessors, it
-// allows at most MaxJQOutputs outputs (one more declines, and the Lua path
+// allows at most maxJQOutputs outputs (one more declines, and the Lua path
 // reports the error). The outputs live in s's arena; the returned slice is
 // capped, so appending to it copies.
 func (p *directProgram) run(in any, s *scratch) ([]any, bool) {
@@ -117,7 +117,7 @@ func (p *directProgram) run(in any, s *scratch) ([]any, bool) {
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := p.root.eval(c, in, tmp)
-	if !ok || len(tmp) > MaxJQOutputs {
+	if !ok || len(tmp) > maxJQOutputs {
 		return nil, false
 	}
 	if len(tmp) == 0 {
@@ -716,7 +716,7 @@ func (n *arrayNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := n.q.eval(c, in, tmp)
-	if !ok || len(tmp) > MaxJQOutputs {
+	if !ok || len(tmp) > maxJQOutputs {
 		return out, false
 	}
 	arr := make([]any, len(tmp))

@@ -2,14 +2,17 @@ package interpreter
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/kartalua/karta/jqlua"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
-// MaxJQOutputs is the most outputs one jq evaluation may produce (SPEC §2);
-// one more is an error.
-const MaxJQOutputs = 10000
+// maxJQOutputs is the most outputs one jq evaluation may produce; one more
+// is an error. It is jqlua's limit: every path has the same.
+const maxJQOutputs = jqlua.OutputLimit
 
 // jqProgram is a jq expression compiled once with gojq, for the parts of the
 // engine that evaluate jq in Go (revisions' path() locations, suspend
@@ -38,8 +41,8 @@ func (p *jqProgram) all(ctx context.Context, v any, vars ...any) ([]any, error) 
 			}
 			return nil, &JQError{Expr: p.expr, Err: err}
 		}
-		if len(out) == MaxJQOutputs {
-			return nil, &JQError{Expr: p.expr, Err: fmt.Errorf("too many outputs (limit %d)", MaxJQOutputs)}
+		if len(out) == maxJQOutputs {
+			return nil, &JQError{Expr: p.expr, Err: errors.New(jqlua.TooManyOutputs)}
 		}
 		out = append(out, x)
 	}

@@ -11,9 +11,9 @@ import (
 // produce (SPEC §2); one more is an error.
 const OutputLimit = 10000
 
-// tooManyOutputs is the message of the error past OutputLimit, the same on
-// the translated and the gojq path.
-const tooManyOutputs = "too many outputs (limit 10000)"
+// TooManyOutputs is the message of the error past OutputLimit, the same on
+// every path that evaluates jq.
+const TooManyOutputs = "too many outputs (limit 10000)"
 
 // Error is a jq error: what gojq would report for the same expression and
 // input, message for message. Inside Lua it travels as the error value of a

@@ -117,7 +117,7 @@ func gojqOutcome(ctx context.Context, code *gojq.Code, input any) outcome {
 			return o
 		}
 		if len(o.outputs) == OutputLimit {
-			o.err = tooManyOutputs
+			o.err = TooManyOutputs
 			return o
 		}
 		o.inexact = o.inexact || hasBigInt(v)

@@ -121,7 +121,7 @@ func (r *runtime) luaEmit(L *lua.LState) int {
 	out := L.CheckTable(1)
 	n := out.Len()
 	if n >= OutputLimit {
-		r.raise(L, &Error{Msg: tooManyOutputs})
+		r.raise(L, &Error{Msg: TooManyOutputs})
 	}
 	out.RawSetInt(n+1, L.Get(2))
 	return 0
@@ -246,7 +246,7 @@ func (r *runtime) luaGojq(L *lua.LState) int {
 			r.raiseGo(L, err)
 		}
 		if n >= OutputLimit {
-			r.raise(L, &Error{Msg: tooManyOutputs})
+			r.raise(L, &Error{Msg: TooManyOutputs})
 		}
 		n++
 		out.RawSetInt(n, r.vs.ToLuaView(L, v))
