@@ -50,6 +50,8 @@ type PoolStats struct {
 	Discarded int64
 	// Closed counts states closed because the pool was closed.
 	Closed int64
+	// Waiting is how many Gets are waiting for a state.
+	Waiting int
 }
 
 // Pool is a bounded pool of pre-created Lua states for one compiled
@@ -64,7 +66,7 @@ type Pool struct {
 	done     chan struct{} // closed by Close, to wake waiters
 	closed   atomic.Bool
 
-	inUse, created, discarded, closedStates atomic.Int64
+	inUse, created, discarded, closedStates, waiting atomic.Int64
 }
 
 // NewPool creates a pool and its Prewarm states. An error from New is
@@ -116,6 +118,8 @@ func (p *Pool) Get(ctx context.Context) (*State, error) {
 		return p.checkout(s), nil
 	default:
 	}
+	p.waiting.Add(1)
+	defer p.waiting.Add(-1)
 	select {
 	case s := <-p.idle:
 		return p.checkout(s), nil
@@ -163,6 +167,7 @@ func (p *Pool) Stats() PoolStats {
 		Created:   p.created.Load(),
 		Discarded: p.discarded.Load(),
 		Closed:    p.closedStates.Load(),
+		Waiting:   int(p.waiting.Load()),
 	}
 }
 

@@ -132,7 +132,7 @@ func TestPoolGetWaitsAndRespectsContext(t *testing.T) {
 		assert.NoError(t, err)
 		got <- s2
 	}()
-	time.Sleep(20 * time.Millisecond)
+	waitForWaiters(t, p, 1)
 	p.Put(s)
 	assert.Same(t, s, <-got)
 	p.Put(s)
@@ -152,7 +152,7 @@ func TestPoolDiscardFreesASlot(t *testing.T) {
 		assert.NoError(t, err)
 		got <- s2
 	}()
-	time.Sleep(20 * time.Millisecond)
+	waitForWaiters(t, p, 1)
 	p.Discard(s)
 	s2 := <-got
 	assert.True(t, s.L.IsClosed())
@@ -195,7 +195,7 @@ func TestPoolClose(t *testing.T) {
 	assert.True(t, out.L.IsClosed(), "Put after Close closes the state")
 	assert.Equal(t, PoolStats{Size: 3, Created: 2, Closed: 2}, p.Stats())
 
-	time.Sleep(20 * time.Millisecond)
+	waitForWaiters(t, full, 1)
 	full.Close()
 	assert.ErrorIs(t, <-waiter, ErrPoolClosed, "Close wakes waiters")
 	full.Put(held)
@@ -263,4 +263,12 @@ func TestPoolConcurrency(t *testing.T) {
 	assert.Equal(t, 0, ts.open(), "no state leaks")
 	st = p.Stats()
 	assert.Equal(t, st.Created, st.Discarded+st.Closed)
+}
+
+// waitForWaiters waits until n Gets are blocked on p: the state the test
+// then puts back or discards is the one they receive.
+func waitForWaiters(t *testing.T, p *Pool, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool { return p.Stats().Waiting == n }, 10*time.Second, time.Millisecond,
+		"%d Gets waiting on the pool", n)
 }
