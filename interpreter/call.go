@@ -7,6 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/kartalua/karta/internal/statepool"
 	"github.com/kartalua/karta/jqlua"
 	"github.com/kartalua/karta/luaapi"
 )
@@ -23,6 +24,9 @@ type HookError struct {
 func (e *HookError) Error() string { return fmt.Sprintf("karta %q: %s: %v", e.Karta, e.Hook, e.Err) }
 func (e *HookError) Unwrap() error { return e.Err }
 
+// ErrPoolClosed is a hook called on a closed Program.
+var ErrPoolClosed = errors.New("interpreter: the Program is closed")
+
 // ErrHookNotEnabled is returned for a hook no chunk defines (Suspend on a
 // Karta without a suspendDefinition, say).
 var ErrHookNotEnabled = errors.New("hook not enabled")
@@ -32,11 +36,13 @@ var ErrHookNotEnabled = errors.New("hook not enabled")
 // for the state is not charged), the instruction budget and the call
 // depth. A state that failed is discarded (SPEC §10.4).
 func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Context, sd *stateData) error) error {
-	st, err := p.pool.Get(ctx)
+	sd, err := p.pool.Get(ctx)
 	if err != nil {
+		if errors.Is(err, statepool.ErrClosed) {
+			err = ErrPoolClosed
+		}
 		return &HookError{Karta: p.name, Hook: h, Err: err}
 	}
-	sd := st.Data.(*stateData)
 	var ferr error
 	body := sd.L.NewFunction(func(L *lua.LState) int {
 		if ferr = f(L.Context(), sd); ferr != nil {
@@ -47,10 +53,10 @@ func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Cont
 	// The deadline is the Program's timeout from here (or ctx's, when
 	// sooner), and f sees it through L.Context().
 	if _, err := luaapi.CallProtected(ctx, sd.L, p.limits.Timeout, body, 0); err != nil {
-		p.pool.Discard(st)
+		p.pool.Discard(sd)
 		return p.hookError(h, err)
 	}
-	p.pool.Put(st)
+	p.pool.Put(sd)
 	return nil
 }
 

@@ -12,6 +12,8 @@ import (
 
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
+
+	"github.com/kartalua/karta/internal/statepool"
 )
 
 // Script is a Lua chunk whose global functions override generated hooks
@@ -108,7 +110,7 @@ type Program struct {
 	// §10.3): it becomes InterpretStatus and InterpretHealth.
 	argo *override
 
-	pool *Pool
+	pool *statepool.Pool[*stateData]
 	// jq caches the programs scripts run through jq(expr, value).
 	jq jqCache
 	// status is the generated InterpretStatus for direct evaluation
@@ -183,7 +185,7 @@ func CompileChecked(checked *karta.Checked, opts Options) (*Program, error) {
 	if size <= 0 {
 		size = 2 * runtime.GOMAXPROCS(0)
 	}
-	if p.pool, err = NewPool(PoolOptions{Size: size, Prewarm: opts.Prewarm, New: p.newState}); err != nil {
+	if p.pool, err = statepool.New(statepool.Options[*stateData]{Size: size, Prewarm: opts.Prewarm, New: p.newState, Close: closeState}); err != nil {
 		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}
 	return p, nil
@@ -272,6 +274,9 @@ func (p *Program) Overridden(h Hook) bool { return p.overridden[h] }
 
 // PoolStats reports the Program's pool of Lua states.
 func (p *Program) PoolStats() PoolStats { return p.pool.Stats() }
+
+// PoolStats are the counters of a Program's pool of Lua states.
+type PoolStats = statepool.Stats
 
 // Close releases the Program's Lua states. Calls in flight finish first;
 // later calls fail.

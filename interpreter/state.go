@@ -27,7 +27,7 @@ type stateData struct {
 
 // newState builds a pooled state for the Program: the sandbox with the
 // karta module, the jq runtime, and the generated chunk loaded.
-func (p *Program) newState() (*State, error) {
+func (p *Program) newState() (*stateData, error) {
 	sd := &stateData{p: p}
 	L := luaapi.NewState(luaapi.SandboxOptions{
 		CallStackSize:   p.limits.CallDepth,
@@ -57,7 +57,7 @@ func (p *Program) newState() (*State, error) {
 	for _, h := range p.gen.hooks {
 		sd.generated.RawSetString(string(h), sd.genEnv.RawGetString(string(h)))
 	}
-	return &State{L: L, Data: sd}, nil
+	return sd, nil
 }
 
 // luaEvaluator runs jq programs through the generated chunk's accessors
@@ -83,3 +83,6 @@ func (e luaEvaluator) all(_ context.Context, p *jqProgram, input any) ([]any, er
 	}
 	return vals, nil
 }
+
+// closeState closes a state the pool drops.
+func closeState(sd *stateData) { sd.L.Close() }

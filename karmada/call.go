@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/luaapi"
+
+	"github.com/kartalua/karta/internal/statepool"
 )
 
 // argsFunc makes a call's Lua arguments in the state that runs it.
@@ -38,16 +40,19 @@ func (in *Interpreter) call(ctx context.Context, s *script, nret int, args argsF
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	L, err := in.pool.get(ctx)
+	L, err := in.pool.Get(ctx)
 	if err != nil {
+		if errors.Is(err, statepool.ErrClosed) {
+			err = errClosed
+		}
 		return &CallError{Customization: s.customization, Operation: s.op, Err: err}
 	}
 	failed := true
 	defer func() {
 		if failed {
-			in.pool.discard(L)
+			in.pool.Discard(L)
 		} else {
-			in.pool.put(L)
+			in.pool.Put(L)
 		}
 	}()
 	argv, err := args(L)

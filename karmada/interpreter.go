@@ -1,6 +1,7 @@
 package karmada
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -9,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/luaapi"
+
+	"github.com/kartalua/karta/internal/statepool"
 )
 
 // DefaultTimeout is the wall clock a call has, Karmada's own (its RunScript
@@ -40,7 +43,7 @@ type Options struct {
 type Interpreter struct {
 	accessors map[schema.GroupVersionKind]*accessor
 	protos    map[*script]*lua.FunctionProto
-	pool      *statePool
+	pool      *statepool.Pool[*lua.LState]
 	timeout   time.Duration
 }
 
@@ -110,12 +113,24 @@ func NewInterpreter(custs []*Customization, opts Options) (*Interpreter, error) 
 		MaxInstructions: opts.MaxInstructions,
 		MaxMemory:       opts.MaxMemory,
 	}
-	in.pool = newStatePool(opts.PoolSize, func() *lua.LState { return luaapi.NewState(sandbox) })
+	pool, err := statepool.New(statepool.Options[*lua.LState]{
+		Size:    opts.PoolSize,
+		Prewarm: -1,
+		New:     func() (*lua.LState, error) { return luaapi.NewState(sandbox), nil },
+		Close:   (*lua.LState).Close,
+	})
+	if err != nil {
+		return nil, err
+	}
+	in.pool = pool
 	return in, nil
 }
 
+// errClosed is returned by calls on a closed Interpreter.
+var errClosed = errors.New("karmada: interpreter is closed")
+
 // Close frees the idle Lua states; calls after Close fail.
-func (in *Interpreter) Close() { in.pool.close() }
+func (in *Interpreter) Close() { in.pool.Close() }
 
 // HookEnabled reports whether a customization scripts op for objects of
 // gvk (Karmada's HookEnabled).

@@ -1,4 +1,4 @@
-package interpreter
+package statepool
 
 import (
 	"context"
@@ -13,20 +13,29 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
+// testState is a pooled state as the interpreter's: a Lua state and a
+// cache the owner keeps beside it.
+type testState struct {
+	L      *lua.LState
+	Loaded map[any]*lua.LTable
+}
+
+func closeTest(s *testState) { s.L.Close() }
+
 // testStates makes bare Lua states and tracks which are still open.
 type testStates struct {
 	mu    sync.Mutex
-	made  []*State
+	made  []*testState
 	fail  atomic.Bool
 	delay time.Duration
 }
 
-func (ts *testStates) New() (*State, error) {
+func (ts *testStates) New() (*testState, error) {
 	if ts.fail.Load() {
 		return nil, errors.New("no memory")
 	}
 	time.Sleep(ts.delay)
-	s := &State{L: lua.NewState(lua.Options{SkipOpenLibs: true}), Loaded: map[any]*lua.LTable{}}
+	s := &testState{L: lua.NewState(lua.Options{SkipOpenLibs: true}), Loaded: map[any]*lua.LTable{}}
 	ts.mu.Lock()
 	ts.made = append(ts.made, s)
 	ts.mu.Unlock()
@@ -47,21 +56,21 @@ func (ts *testStates) open() int {
 
 func TestPoolPrewarmAndDefaults(t *testing.T) {
 	ts := &testStates{}
-	p, err := NewPool(PoolOptions{New: ts.New})
+	p, err := New(Options[*testState]{New: ts.New, Close: closeTest})
 	require.NoError(t, err)
 	st := p.Stats()
 	assert.Positive(t, st.Size)
-	assert.Equal(t, PoolStats{Size: st.Size, Idle: 1, Created: 1}, st)
+	assert.Equal(t, Stats{Size: st.Size, Idle: 1, Created: 1}, st)
 
-	p2, err := NewPool(PoolOptions{Size: 3, Prewarm: 10, New: ts.New})
+	p2, err := New(Options[*testState]{Size: 3, Prewarm: 10, New: ts.New, Close: closeTest})
 	require.NoError(t, err)
-	assert.Equal(t, PoolStats{Size: 3, Idle: 3, Created: 3}, p2.Stats())
+	assert.Equal(t, Stats{Size: 3, Idle: 3, Created: 3}, p2.Stats())
 
-	p3, err := NewPool(PoolOptions{Size: 3, Prewarm: -1, New: ts.New})
+	p3, err := New(Options[*testState]{Size: 3, Prewarm: -1, New: ts.New, Close: closeTest})
 	require.NoError(t, err)
-	assert.Equal(t, PoolStats{Size: 3}, p3.Stats())
+	assert.Equal(t, Stats{Size: 3}, p3.Stats())
 
-	_, err = NewPool(PoolOptions{})
+	_, err = New(Options[*testState]{})
 	assert.Error(t, err)
 
 	p.Close()
@@ -73,13 +82,13 @@ func TestPoolPrewarmAndDefaults(t *testing.T) {
 func TestPoolPrewarmError(t *testing.T) {
 	ts := &testStates{}
 	calls := 0
-	_, err := NewPool(PoolOptions{Size: 4, Prewarm: 3, New: func() (*State, error) {
+	_, err := New(Options[*testState]{Size: 4, Prewarm: 3, New: func() (*testState, error) {
 		calls++
 		if calls == 3 {
 			return nil, errors.New("boom")
 		}
 		return ts.New()
-	}})
+	}, Close: closeTest})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "boom")
 	assert.Equal(t, 0, ts.open(), "states made before the error are closed")
@@ -87,7 +96,7 @@ func TestPoolPrewarmError(t *testing.T) {
 
 func TestPoolReusesAndCreates(t *testing.T) {
 	ts := &testStates{}
-	p, err := NewPool(PoolOptions{Size: 2, New: ts.New})
+	p, err := New(Options[*testState]{Size: 2, New: ts.New, Close: closeTest})
 	require.NoError(t, err)
 	defer p.Close()
 	ctx := context.Background()
@@ -97,21 +106,20 @@ func TestPoolReusesAndCreates(t *testing.T) {
 	b, err := p.Get(ctx)
 	require.NoError(t, err)
 	assert.NotSame(t, a, b)
-	assert.Equal(t, PoolStats{Size: 2, InUse: 2, Created: 2}, p.Stats())
+	assert.Equal(t, Stats{Size: 2, InUse: 2, Created: 2}, p.Stats())
 
 	p.Put(a)
 	c, err := p.Get(ctx)
 	require.NoError(t, err)
 	assert.Same(t, a, c, "an idle state is reused")
-	assert.Equal(t, 2, c.Uses)
 	p.Put(b)
 	p.Put(c)
-	assert.Equal(t, PoolStats{Size: 2, Idle: 2, Created: 2}, p.Stats())
+	assert.Equal(t, Stats{Size: 2, Idle: 2, Created: 2}, p.Stats())
 }
 
 func TestPoolGetWaitsAndRespectsContext(t *testing.T) {
 	ts := &testStates{}
-	p, err := NewPool(PoolOptions{Size: 1, New: ts.New})
+	p, err := New(Options[*testState]{Size: 1, New: ts.New, Close: closeTest})
 	require.NoError(t, err)
 	defer p.Close()
 
@@ -126,7 +134,7 @@ func TestPoolGetWaitsAndRespectsContext(t *testing.T) {
 	assert.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond)
 
 	// A waiter gets the state put back.
-	got := make(chan *State)
+	got := make(chan *testState)
 	go func() {
 		s2, err := p.Get(context.Background())
 		assert.NoError(t, err)
@@ -140,13 +148,13 @@ func TestPoolGetWaitsAndRespectsContext(t *testing.T) {
 
 func TestPoolDiscardFreesASlot(t *testing.T) {
 	ts := &testStates{}
-	p, err := NewPool(PoolOptions{Size: 1, New: ts.New})
+	p, err := New(Options[*testState]{Size: 1, New: ts.New, Close: closeTest})
 	require.NoError(t, err)
 	defer p.Close()
 
 	s, err := p.Get(context.Background())
 	require.NoError(t, err)
-	got := make(chan *State)
+	got := make(chan *testState)
 	go func() {
 		s2, err := p.Get(context.Background())
 		assert.NoError(t, err)
@@ -157,7 +165,7 @@ func TestPoolDiscardFreesASlot(t *testing.T) {
 	s2 := <-got
 	assert.True(t, s.L.IsClosed())
 	assert.NotSame(t, s, s2, "a new state replaces the discarded one")
-	assert.Equal(t, PoolStats{Size: 1, InUse: 1, Created: 2, Discarded: 1}, p.Stats())
+	assert.Equal(t, Stats{Size: 1, InUse: 1, Created: 2, Discarded: 1}, p.Stats())
 
 	// A failing New gives its slot back.
 	p.Discard(s2)
@@ -168,18 +176,18 @@ func TestPoolDiscardFreesASlot(t *testing.T) {
 	s3, err := p.Get(context.Background())
 	require.NoError(t, err)
 	p.Put(s3)
-	assert.Equal(t, PoolStats{Size: 1, Idle: 1, Created: 3, Discarded: 2}, p.Stats())
+	assert.Equal(t, Stats{Size: 1, Idle: 1, Created: 3, Discarded: 2}, p.Stats())
 }
 
 func TestPoolClose(t *testing.T) {
 	ts := &testStates{}
-	p, err := NewPool(PoolOptions{Size: 3, Prewarm: 2, New: ts.New})
+	p, err := New(Options[*testState]{Size: 3, Prewarm: 2, New: ts.New, Close: closeTest})
 	require.NoError(t, err)
 	out, err := p.Get(context.Background())
 	require.NoError(t, err)
 
 	waiter := make(chan error)
-	full, err := NewPool(PoolOptions{Size: 1, New: ts.New})
+	full, err := New(Options[*testState]{Size: 1, New: ts.New, Close: closeTest})
 	require.NoError(t, err)
 	held, err := full.Get(context.Background())
 	require.NoError(t, err)
@@ -190,14 +198,14 @@ func TestPoolClose(t *testing.T) {
 	assert.Equal(t, 2, ts.open(), "idle states are closed; open are the one in use and the other pool's")
 	assert.False(t, out.L.IsClosed())
 	_, err = p.Get(context.Background())
-	assert.ErrorIs(t, err, ErrPoolClosed)
+	assert.ErrorIs(t, err, ErrClosed)
 	p.Put(out)
 	assert.True(t, out.L.IsClosed(), "Put after Close closes the state")
-	assert.Equal(t, PoolStats{Size: 3, Created: 2, Closed: 2}, p.Stats())
+	assert.Equal(t, Stats{Size: 3, Created: 2, Closed: 2}, p.Stats())
 
 	waitForWaiters(t, full, 1)
 	full.Close()
-	assert.ErrorIs(t, <-waiter, ErrPoolClosed, "Close wakes waiters")
+	assert.ErrorIs(t, <-waiter, ErrClosed, "Close wakes waiters")
 	full.Put(held)
 	assert.Equal(t, 0, ts.open())
 }
@@ -205,7 +213,7 @@ func TestPoolClose(t *testing.T) {
 func TestPoolConcurrency(t *testing.T) {
 	ts := &testStates{delay: time.Millisecond}
 	const size = 4
-	p, err := NewPool(PoolOptions{Size: size, New: ts.New})
+	p, err := New(Options[*testState]{Size: size, New: ts.New, Close: closeTest})
 	require.NoError(t, err)
 
 	var inUse, maxInUse atomic.Int64
@@ -267,7 +275,7 @@ func TestPoolConcurrency(t *testing.T) {
 
 // waitForWaiters waits until n Gets are blocked on p: the state the test
 // then puts back or discards is the one they receive.
-func waitForWaiters(t *testing.T, p *Pool, n int) {
+func waitForWaiters(t *testing.T, p *Pool[*testState], n int) {
 	t.Helper()
 	require.Eventually(t, func() bool { return p.Stats().Waiting == n }, 10*time.Second, time.Millisecond,
 		"%d Gets waiting on the pool", n)
