@@ -13,6 +13,10 @@ const (
 	ConditionAccepted = "Accepted"
 	// ConditionCompiled is True when the Karta's Program is registered.
 	ConditionCompiled = "Compiled"
+	// ConditionEvaluating is on a Karta whose Program is registered: True
+	// while its evaluations end within their limits, False when some in
+	// the last interval (Options.LimitInterval) ended on a limit.
+	ConditionEvaluating = "Evaluating"
 )
 
 // The reasons of the conditions.
@@ -34,6 +38,13 @@ const (
 	// ReasonNotAccepted (Compiled=False): the Karta is not valid, so it
 	// was not compiled.
 	ReasonNotAccepted = "NotAccepted"
+	// ReasonWithinLimits (Evaluating=True): no evaluation of the Program
+	// ended on a limit in the last interval.
+	ReasonWithinLimits = "WithinLimits"
+	// ReasonLimitExceeded (Evaluating=False): evaluations in the last
+	// interval ended on a limit; the message counts them and quotes the
+	// last one (Karta, hook, limit).
+	ReasonLimitExceeded = "LimitExceeded"
 )
 
 // conditions are the Accepted and Compiled conditions of e. winner is the

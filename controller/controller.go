@@ -52,6 +52,9 @@ type Controller struct {
 	// stuck records, per object, the generation whose status the server
 	// did not keep, so that it is not written again and again.
 	stuck map[key]int64
+	// limits are the limit errors seen of each registered Karta's Program
+	// (limits.go).
+	limits map[key]*limitWatch
 
 	// notify serialises OnChange calls in the order of the changes: a
 	// worker takes it before releasing mu.
@@ -82,6 +85,7 @@ func New(dyn dynamic.Interface, reg *interpreter.Registry, opts Options) (*Contr
 		entries: map[key]*entry{},
 		serving: map[schema.GroupVersionKind]key{},
 		stuck:   map[key]int64{},
+		limits:  map[key]*limitWatch{},
 	}
 	for _, p := range reg.List() {
 		c.base[p.GVK()] = p
@@ -136,6 +140,9 @@ func (c *Controller) Run(ctx context.Context) error {
 			for c.processNext(ctx) {
 			}
 		})
+	}
+	if c.opts.LimitInterval > 0 {
+		wg.Go(func() { c.watchLimits(ctx) })
 	}
 	<-ctx.Done()
 	c.queue.ShutDown()

@@ -86,7 +86,7 @@ func TestDesiredStatusKeepsTransitionTimes(t *testing.T) {
 		{Type: ConditionAccepted, Status: metav1.ConditionTrue, Reason: ReasonValid, Message: "the Karta is valid", ObservedGeneration: 3},
 		{Type: ConditionCompiled, Status: metav1.ConditionFalse, Reason: ReasonCompileFailed, Message: "boom", ObservedGeneration: 3},
 	}
-	next, changed := desiredStatus(withSt, conds)
+	next, changed := desiredStatus(withSt, conds, nil)
 	require.True(t, changed)
 	assert.EqualValues(t, 3, next.ObservedGeneration)
 	assert.True(t, next.Conditions[0].LastTransitionTime.Equal(&then))
@@ -96,8 +96,17 @@ func TestDesiredStatusKeepsTransitionTimes(t *testing.T) {
 	// Written and read back: nothing left to change.
 	written, err := withStatus(withSt, next)
 	require.NoError(t, err)
-	_, changed = desiredStatus(written, conds)
+	_, changed = desiredStatus(written, conds, nil)
 	assert.False(t, changed)
+
+	// Dropping a condition that is there is a change; one that is not is
+	// none.
+	_, changed = desiredStatus(written, conds, []string{ConditionEvaluating})
+	assert.False(t, changed)
+	dropped, changed := desiredStatus(written, conds[:1], []string{ConditionCompiled})
+	assert.True(t, changed)
+	require.Len(t, dropped.Conditions, 1)
+	assert.Equal(t, ConditionAccepted, dropped.Conditions[0].Type)
 }
 
 func TestKeyOrderAndNames(t *testing.T) {

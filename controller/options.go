@@ -19,6 +19,11 @@ const DefaultResyncPeriod = 10 * time.Minute
 // DefaultWorkers is how many Kartas are reconciled at once by default.
 const DefaultWorkers = 2
 
+// DefaultLimitInterval is how often, by default, the controller reads the
+// registered Programs' limit errors (interpreter.Program.LimitStats) and
+// reports them in the Evaluating condition.
+const DefaultLimitInterval = time.Minute
+
 // FieldManager is the field manager of the controller's status writes.
 const FieldManager = "karta-controller"
 
@@ -66,6 +71,13 @@ type Options struct {
 	// ResyncPeriod is how often the informers replay every Karta (default
 	// DefaultResyncPeriod; negative for never).
 	ResyncPeriod time.Duration
+
+	// LimitInterval is how often the controller reads the limit errors of
+	// the Kartas' registered Programs (calls made in this process: the
+	// webhook of `karta controller --serve`, an embedder) and reports them
+	// in each Karta's Evaluating condition (default DefaultLimitInterval;
+	// negative for never, and then no Evaluating condition is written).
+	LimitInterval time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -80,6 +92,12 @@ func (o Options) withDefaults() Options {
 		o.ResyncPeriod = DefaultResyncPeriod
 	case o.ResyncPeriod < 0:
 		o.ResyncPeriod = 0
+	}
+	switch {
+	case o.LimitInterval == 0:
+		o.LimitInterval = DefaultLimitInterval
+	case o.LimitInterval < 0:
+		o.LimitInterval = 0
 	}
 	return o
 }

@@ -37,7 +37,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		// same key to two workers, so prev is still this key's entry.
 		next = build(k, obj, prev, c.opts.Compile)
 	}
-	conds := c.commit(k, prev, next)
+	conds, drop := c.commit(k, prev, next)
 	if next == nil {
 		if prev != nil {
 			c.metrics.reconciles.WithLabelValues(resultDeleted).Inc()
@@ -54,7 +54,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		c.log.Info("karta reconciled", "object", k.String(), "generation", next.generation, "result", result,
 			"accepted", conds[0].Message, "compiled", conds[1].Message)
 	}
-	if err := c.writeConditions(ctx, src, k, obj, conds); err != nil {
+	if err := c.writeConditions(ctx, src, k, obj, conds, drop); err != nil {
 		return err
 	}
 	c.metrics.reconciles.WithLabelValues(result).Inc()
@@ -63,8 +63,10 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 
 // commit stores an object's new entry (nil: the object is gone), makes
 // the registry match, announces the changes, requeues the objects whose
-// conditions the change affects and returns the object's conditions.
-func (c *Controller) commit(k key, prev, next *entry) []metav1.Condition {
+// conditions the change affects and returns the object's conditions (the
+// first two Accepted and Compiled) and the types of its conditions to
+// remove.
+func (c *Controller) commit(k key, prev, next *entry) (conds []metav1.Condition, drop []string) {
 	c.mu.Lock()
 	affected := make([]schema.GroupVersionKind, 0, 2)
 	if prev != nil && prev.program != nil {
@@ -73,6 +75,7 @@ func (c *Controller) commit(k key, prev, next *entry) []metav1.Condition {
 	if next == nil {
 		delete(c.entries, k)
 		delete(c.stuck, k)
+		delete(c.limits, k)
 	} else {
 		c.entries[k] = next
 		if next.program != nil {
@@ -80,9 +83,14 @@ func (c *Controller) commit(k key, prev, next *entry) []metav1.Condition {
 		}
 	}
 	changes, requeue := c.assign(k, affected)
-	var conds []metav1.Condition
 	if next != nil {
-		conds = conditions(next, c.winnerEntry(next), c.baseName(next))
+		winner := c.winnerEntry(next)
+		conds = conditions(next, winner, c.baseName(next))
+		if ev, ok := c.evaluating(next, winner != nil && winner.key == next.key); ok {
+			conds = append(conds, ev)
+		} else if c.opts.LimitInterval > 0 {
+			drop = []string{ConditionEvaluating}
+		}
 	}
 	c.finishInitial(k)
 	c.countKartas()
@@ -96,20 +104,21 @@ func (c *Controller) commit(k key, prev, next *entry) []metav1.Condition {
 	for _, r := range requeue {
 		c.queue.Add(r)
 	}
-	return conds
+	return conds, drop
 }
 
-// writeConditions writes the conditions to the object's status, when this
-// controller leads, the resource has a status subresource and the server
-// did not already refuse to keep them for this generation.
-func (c *Controller) writeConditions(ctx context.Context, src source, k key, obj *unstructured.Unstructured, conds []metav1.Condition) error {
+// writeConditions writes the conditions to the object's status (and
+// removes those of the types in drop), when this controller leads, the
+// resource has a status subresource and the server did not already refuse
+// to keep them for this generation.
+func (c *Controller) writeConditions(ctx context.Context, src source, k key, obj *unstructured.Unstructured, conds []metav1.Condition, drop []string) error {
 	c.mu.Lock()
 	stuck, isStuck := c.stuck[k]
 	c.mu.Unlock()
 	if !c.leading.Load() || !src.status || (isStuck && stuck == obj.GetGeneration()) {
 		return nil
 	}
-	wrote, kept, err := writeStatus(ctx, c.resource(src, k), obj, conds)
+	wrote, kept, err := writeStatus(ctx, c.resource(src, k), obj, conds, drop)
 	if err != nil || !wrote {
 		return err
 	}

@@ -34,15 +34,20 @@ func readStatus(obj *unstructured.Unstructured) kartaStatus {
 	return st
 }
 
-// desiredStatus merges conds into the object's status: a condition whose
-// status is unchanged keeps its lastTransitionTime, conditions of other
-// types (someone else's) are kept. changed is false when the object
-// already says all of it.
-func desiredStatus(obj *unstructured.Unstructured, conds []metav1.Condition) (st kartaStatus, changed bool) {
+// desiredStatus merges conds into the object's status and removes the
+// conditions of the types in drop: a condition whose status is unchanged
+// keeps its lastTransitionTime, conditions of other types (someone else's)
+// are kept. changed is false when the object already says all of it.
+func desiredStatus(obj *unstructured.Unstructured, conds []metav1.Condition, drop []string) (st kartaStatus, changed bool) {
 	st = readStatus(obj)
 	st.Conditions = append([]metav1.Condition(nil), st.Conditions...)
 	for _, c := range conds {
 		if meta.SetStatusCondition(&st.Conditions, c) {
+			changed = true
+		}
+	}
+	for _, typ := range drop {
+		if meta.RemoveStatusCondition(&st.Conditions, typ) {
 			changed = true
 		}
 	}
@@ -70,13 +75,13 @@ func withStatus(obj *unstructured.Unstructured, st kartaStatus) (*unstructured.U
 	return out, nil
 }
 
-// writeStatus writes conds to obj's status subresource unless the object
-// already holds them. On a conflict it rereads the object and tries again,
+// writeStatus writes conds to obj's status subresource, and removes the
+// conditions of the types in drop, unless the object already says so. On a conflict it rereads the object and tries again,
 // unless the reread object is a newer generation or another object of the
 // same name: its own event will bring it here. It reports whether it
 // wrote, and whether the server kept what was written (a schema that
 // prunes status.conditions does not).
-func writeStatus(ctx context.Context, client dynamic.ResourceInterface, obj *unstructured.Unstructured, conds []metav1.Condition) (wrote, kept bool, err error) {
+func writeStatus(ctx context.Context, client dynamic.ResourceInterface, obj *unstructured.Unstructured, conds []metav1.Condition, drop []string) (wrote, kept bool, err error) {
 	cur := obj
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if cur == nil {
@@ -89,7 +94,7 @@ func writeStatus(ctx context.Context, client dynamic.ResourceInterface, obj *uns
 			}
 			cur = fresh
 		}
-		st, changed := desiredStatus(cur, conds)
+		st, changed := desiredStatus(cur, conds, drop)
 		if !changed {
 			return nil
 		}
@@ -103,7 +108,7 @@ func writeStatus(ctx context.Context, client dynamic.ResourceInterface, obj *uns
 			return err
 		}
 		wrote = true
-		_, stillChanged := desiredStatus(got, conds)
+		_, stillChanged := desiredStatus(got, conds, drop)
 		kept = !stillChanged
 		return nil
 	})

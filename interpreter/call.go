@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -52,9 +53,12 @@ func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Cont
 	})
 	// The deadline is the Program's timeout from here (or ctx's, when
 	// sooner), and f sees it through L.Context().
+	start := time.Now()
 	if _, err := luaapi.CallProtected(ctx, sd.L, p.limits.Timeout, body, 0); err != nil {
 		p.pool.Discard(sd)
-		return p.hookError(h, err)
+		err = p.hookError(h, err)
+		p.limitRec.note(ctx, start, p.limits.Timeout, err)
+		return err
 	}
 	p.pool.Put(sd)
 	return nil

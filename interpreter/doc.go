@@ -48,5 +48,6 @@
 // instruction budget, a call-depth limit and string-size caps. Crossing one
 // returns a *luaapi.LimitError naming the Karta, the hook and the limit;
 // other failures are *HookError. A state that failed is discarded, never
-// reused.
+// reused. Program.LimitStats counts the calls that ended on one of the
+// Program's own limits, with the last such error, for adapters to report.
 package interpreter

@@ -111,6 +111,8 @@ type Program struct {
 	argo *override
 
 	pool *statepool.Pool[*stateData]
+	// limitRec counts the calls that ended on a limit (LimitStats).
+	limitRec limitRecord
 	// jq caches the programs scripts run through jq(expr, value).
 	jq jqCache
 	// status is the generated InterpretStatus for direct evaluation

@@ -21,6 +21,7 @@ import (
 	k8sjson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/luaapi"
 )
 
 // DefaultMaxRequestBytes is the largest request body accepted by default.
@@ -177,6 +178,9 @@ func (h *Handler) handle(ctx context.Context, req *ResourceInterpreterRequest) (
 		if code == http.StatusInternalServerError && errors.Is(err, karmada.ErrNotEnabled) {
 			code = http.StatusNotFound
 		}
+		if le, ok := h.limitError(ctx, op, err); ok {
+			return failure(int32(code), "%s (hook %s) for %s ended on the %s limit: %v", op, op.Hook(), kindString(gvk), le.Kind, err), lb
+		}
 		if code == http.StatusInternalServerError {
 			return failure(int32(code), "%s (hook %s) for %s failed: %v", op, op.Hook(), kindString(gvk), err), lb
 		}
@@ -184,6 +188,35 @@ func (h *Handler) handle(ctx context.Context, req *ResourceInterpreterRequest) (
 	}
 	resp.Successful = true
 	return resp, lb
+}
+
+// limitError reports whether a hook's error is a limit, and counts it in
+// karta_webhook_limit_errors_total by Karta (a Karmada customization's
+// name for those), hook and limit kind. A deadline after the request's
+// context ended is the client's doing (it went away) and is not counted.
+func (h *Handler) limitError(ctx context.Context, op karmada.Operation, err error) (*luaapi.LimitError, bool) {
+	var le *luaapi.LimitError
+	if !errors.As(err, &le) {
+		return nil, false
+	}
+	if le.Kind == luaapi.KindDeadline && ctx.Err() != nil {
+		return le, true
+	}
+	name, hook := le.Karta, le.Hook
+	if name == "" {
+		var ce *karmada.CallError
+		if errors.As(err, &ce) {
+			name = ce.Customization
+		}
+	}
+	if name == "" {
+		name = unknownLabel
+	}
+	if hook == "" {
+		hook = op.Hook()
+	}
+	h.metrics.limitErrors.WithLabelValues(name, hook, string(le.Kind)).Inc()
+	return le, true
 }
 
 // run calls the operation; a failure is the code it deserves (400 for a

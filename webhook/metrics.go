@@ -18,6 +18,9 @@ type metrics struct {
 	errors   *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	inFlight prometheus.Gauge
+	// limitErrors counts the hook calls that ended on a limit, by Karta
+	// (or customization), hook and limit kind.
+	limitErrors *prometheus.CounterVec
 }
 
 func newMetrics(backends []Backend) *metrics {
@@ -41,8 +44,12 @@ func newMetrics(backends []Backend) *metrics {
 			Namespace: "karta", Subsystem: "webhook", Name: "in_flight_requests",
 			Help: "Interpretation requests being answered.",
 		}),
+		limitErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "karta", Subsystem: "webhook", Name: "limit_errors_total",
+			Help: "Interpretation requests whose hook ended on a limit, by Karta (or Karmada customization), hook and limit kind.",
+		}, []string{"karta", "hook", "kind"}),
 	}
-	m.registry.MustRegister(m.calls, m.errors, m.latency, m.inFlight)
+	m.registry.MustRegister(m.calls, m.errors, m.latency, m.inFlight, m.limitErrors)
 	for i, b := range backends {
 		sb, ok := b.(StatsBackend)
 		if !ok {

@@ -39,6 +39,7 @@ type controllerFlags struct {
 	leaseRenewal    time.Duration
 	leaseRetry      time.Duration
 	identity        string
+	limitInterval   time.Duration
 }
 
 func newControllerCmd(s streams) *cobra.Command {
@@ -49,7 +50,8 @@ func newControllerCmd(s streams) *cobra.Command {
 		Long: "Run the Karta controller against a cluster: it watches the Karta objects (run.ai/v1alpha1\n" +
 			"kartas, and the legacy optimization.nvidia.com/v1alpha1 resourceinterfaces when served),\n" +
 			"validates and compiles each one, registers its Program for its kind in place of the built-in\n" +
-			"(unless --builtins=false) and writes status.conditions Accepted and Compiled on it.\n" +
+			"(unless --builtins=false) and writes status.conditions Accepted and Compiled on it, and\n" +
+			"Evaluating on a registered one (False while its evaluations end on limits; --limit-interval).\n" +
 			"With --leader-elect (the default) only the holder of a Lease writes status; every replica\n" +
 			"keeps its registry current. /healthz answers while the process runs, /readyz once the\n" +
 			"registry reflects the cluster (\"ok: leader\" or \"ok: standby\"), /metrics serves Prometheus\n" +
@@ -79,6 +81,7 @@ func newControllerCmd(s streams) *cobra.Command {
 	fl.StringVar(&f.metricsAddr, "metrics-addr", ":8080", "the `ADDR` of /metrics (port 0 picks a free one)")
 	fl.BoolVar(&f.builtins, "builtins", true, "start the registry with the built-in Kartas (a Karta of the same kind replaces one)")
 	fl.IntVar(&f.workers, "workers", controller.DefaultWorkers, "how many Kartas to reconcile at once")
+	fl.DurationVar(&f.limitInterval, "limit-interval", controller.DefaultLimitInterval, "how often to report, in each Karta's Evaluating condition, the evaluations that ended on a limit (0: never)")
 	fl.StringVar(&f.serve, "serve", "", "also serve Karmada's resource interpreter webhook on `ADDR` from the live registry")
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "the PEM certificate `FILE` of --serve (with --tls-key: HTTPS)")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
@@ -119,6 +122,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 		Standby:       f.leaderElect,
 		LabelSelector: f.selector,
 		Workers:       f.workers,
+		LimitInterval: limitInterval(f.limitInterval),
 	})
 	if err != nil {
 		return reported(s, err)
@@ -191,10 +195,22 @@ func (f *controllerFlags) check() error {
 	if f.workers <= 0 {
 		return usageError("--workers must be positive, not %d", f.workers)
 	}
+	if f.limitInterval < 0 {
+		return usageError("--limit-interval must not be negative, not %s", f.limitInterval)
+	}
 	if f.leaderElect {
 		if f.leaseName == "" {
 			return usageError("--leader-election-name must not be empty")
 		}
 	}
 	return nil
+}
+
+// limitInterval is --limit-interval as controller.Options.LimitInterval,
+// where 0 means the default and a negative value never.
+func limitInterval(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

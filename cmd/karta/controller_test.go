@@ -58,6 +58,7 @@ func TestControllerUsageErrors(t *testing.T) {
 		{"tls pair", []string{"controller", "--tls-cert", "tls.crt"}, "karta: --tls-cert and --tls-key go together"},
 		{"tls without serve", []string{"controller", "--tls-cert", "tls.crt", "--tls-key", "tls.key"}, "karta: --tls-cert and --tls-key are for --serve"},
 		{"workers", []string{"controller", "--workers", "0"}, "karta: --workers must be positive, not 0"},
+		{"limit interval", []string{"controller", "--limit-interval", "-1s"}, "karta: --limit-interval must not be negative, not -1s"},
 		{"selector", []string{"controller", "-l", "shard in (a"}, "karta: --selector: "},
 		{"lease name", []string{"controller", "--leader-election-name", ""}, "karta: --leader-election-name must not be empty"},
 		{"durations", []string{"controller", "--kubeconfig", kubeconfig, "--leader-election-retry-period", "20s"},

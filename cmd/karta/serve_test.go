@@ -26,6 +26,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/webhook"
 )
@@ -255,4 +256,96 @@ func TestServeUsage(t *testing.T) {
 			assert.Contains(t, stderr, tt.msg)
 		})
 	}
+}
+
+const hostileServeKarta = `apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: hostile}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: hostile
+      kind: {group: example.com, version: v1alpha1, kind: BatchRun}
+      statusDefinition:
+        statusMappings:
+          running:
+          - byExpression: {expression: '("x" * 100000000) | length > 0', expectedResult: "true"}
+`
+
+// karta serve with a hostile Karta beside the built-ins: the hostile kind
+// gets a failed answer naming the Karta, the hook and the limit (the
+// default memory guard), counted in /metrics; a built-in kind answers.
+// webhook/hostile_test.go holds every amplification family.
+func TestServeHostileKarta(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hostile.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(hostileServeKarta), 0o600))
+	var stderr lockedBuffer
+	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: &stderr})
+	root.SetArgs([]string{"serve", "--listen", "127.0.0.1:0", "-k", file})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	re := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)`)
+	var addr string
+	require.Eventually(t, func() bool {
+		m := re.FindStringSubmatch(stderr.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	}, 20*time.Second, 10*time.Millisecond, stderr.String())
+	base := "http://" + addr
+
+	interpret := func(file string) *webhook.ResourceInterpreterResponse {
+		t.Helper()
+		obj := readObjectJSON(t, file)
+		body, err := json.Marshal(map[string]any{"apiVersion": "config.karmada.io/v1alpha1", "kind": "ResourceInterpreterContext",
+			"request": map[string]any{"uid": "u", "operation": "InterpretHealth", "object": obj}})
+		require.NoError(t, err)
+		resp, err := http.Post(base+"/interpret", "application/json", bytes.NewReader(body))
+		require.NoError(t, err)
+		defer func() { _ = resp.Body.Close() }()
+		var out webhook.ResourceInterpreterContext
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		require.NotNil(t, out.Response)
+		return out.Response
+	}
+	r := interpret("../../examples/custom-hook/batchrun-degraded.yaml")
+	assert.False(t, r.Successful)
+	require.NotNil(t, r.Status)
+	assert.EqualValues(t, http.StatusInternalServerError, r.Status.Code)
+	assert.Equal(t, `InterpretHealth (hook InterpretHealth) for example.com/v1alpha1 BatchRun ended on the memory limit: `+
+		`karta "hostile": InterpretStatus: memory limit 64 MiB exceeded`, r.Status.Message)
+
+	r = interpret("../../examples/pytorchjob/running.yaml")
+	require.True(t, r.Successful, "%+v", r.Status)
+	require.NotNil(t, r.Healthy)
+	assert.True(t, *r.Healthy)
+
+	resp, err := http.Get(base + "/metrics")
+	require.NoError(t, err)
+	metrics, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	require.NoError(t, err)
+	assert.Contains(t, string(metrics), `karta_webhook_limit_errors_total{hook="InterpretStatus",karta="hostile",kind="memory"} 1`)
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("karta serve did not stop")
+	}
+}
+
+// readObjectJSON reads a YAML object file as JSON.
+func readObjectJSON(t *testing.T, file string) json.RawMessage {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	raw, err := yaml.YAMLToJSON(data)
+	require.NoError(t, err)
+	return raw
 }
