@@ -9,32 +9,21 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/kartalua/karta/internal/statepool"
 	"github.com/kartalua/karta/luaapi"
 )
 
-// DefaultTimeout is SPEC §10.5's wall clock per call. Argo CD gives its
-// health scripts the same second.
-const DefaultTimeout = time.Second
+// DefaultTimeout is the wall clock per call. Argo CD gives its health
+// scripts the same second.
+const DefaultTimeout = luaapi.DefaultTimeout
 
 // ErrNotHealthScript is a chunk that is not in the Argo CD form: its top
 // level does not end in return.
 var ErrNotHealthScript = errors.New("not an Argo CD health script: its top level must end in return {status=..., message=...}")
 
-// Limits bound each Run (SPEC §10.5). A zero field takes its default.
-type Limits struct {
-	// Timeout is the wall clock of a Run (default DefaultTimeout;
-	// negative: only the context's deadline).
-	Timeout time.Duration
-	// MaxInstructions is the budget of VM instructions and library steps
-	// (default luaapi.DefaultMaxInstructions; negative: none).
-	MaxInstructions int64
-	// CallDepth is the most nested calls (default
-	// luaapi.DefaultCallStackSize).
-	CallDepth int
-	// MaxStringSize caps the strings the string library and table.concat
-	// make (default luaapi.DefaultMaxStringSize).
-	MaxStringSize int
-}
+// Limits bound each Run: karta's one limits type and defaults
+// (luaapi.Limits), the memory guard included.
+type Limits = luaapi.Limits
 
 // Script is a compiled health script. It is immutable and safe for
 // concurrent use.
@@ -42,12 +31,11 @@ type Script struct {
 	name    string
 	chunk   string
 	proto   *lua.FunctionProto
-	limits  Limits
 	timeout time.Duration
-	// idle keeps sandboxed states between runs: building one costs far
-	// more than a typical script. Concurrent runs beyond its capacity get
-	// fresh states, which are closed afterwards.
-	idle chan *lua.LState
+	// pool keeps sandboxed states between runs (building one costs far
+	// more than a typical script), at most GOMAXPROCS of them: concurrent
+	// runs beyond that wait for a state.
+	pool *statepool.Pool[*lua.LState]
 }
 
 // Compile compiles a health script with the default limits. name (a file
@@ -72,17 +60,19 @@ func CompileWith(name, source string, limits Limits) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	timeout := limits.Timeout
-	switch {
-	case timeout == 0:
-		timeout = DefaultTimeout
-	case timeout < 0:
-		timeout = 0 // CallProtected: no deadline of its own
+	limits = limits.WithDefaults()
+	sandbox := limits.Sandbox(nil)
+	pool, err := statepool.New(statepool.Options[*lua.LState]{
+		Size:    runtime.GOMAXPROCS(0),
+		Prewarm: -1,
+		New:     func() (*lua.LState, error) { return luaapi.NewState(sandbox), nil },
+		Close:   (*lua.LState).Close,
+	})
+	if err != nil {
+		return nil, err
 	}
-	return &Script{
-		name: name, chunk: chunk, proto: proto, limits: limits, timeout: timeout,
-		idle: make(chan *lua.LState, runtime.GOMAXPROCS(0)),
-	}, nil
+	// A negative Timeout: CallProtected then has no deadline of its own.
+	return &Script{name: name, chunk: chunk, proto: proto, timeout: limits.Timeout, pool: pool}, nil
 }
 
 // Name is the name the script was compiled with.
@@ -93,32 +83,18 @@ func (s *Script) Name() string { return s.name }
 // *luaapi.LimitError, a status word Argo CD does not know, or a result of
 // the wrong shape.
 func (s *Script) Run(ctx context.Context, obj map[string]any) (Health, error) {
-	L := s.state()
+	L, err := s.pool.Get(ctx)
+	if err != nil {
+		return Health{}, fmt.Errorf("%s: %w", s.chunk, err)
+	}
 	h, err := s.run(ctx, L, obj)
 	if err != nil {
-		// SPEC §10.4: a state that hit a limit or an error is discarded.
-		L.Close()
+		// A state that hit a limit or an error is discarded.
+		s.pool.Discard(L)
 		return Health{}, err
 	}
-	select {
-	case s.idle <- L:
-	default:
-		L.Close()
-	}
+	s.pool.Put(L)
 	return h, nil
-}
-
-func (s *Script) state() *lua.LState {
-	select {
-	case L := <-s.idle:
-		return L
-	default:
-	}
-	return luaapi.NewState(luaapi.SandboxOptions{
-		CallStackSize:   s.limits.CallDepth,
-		MaxStringSize:   s.limits.MaxStringSize,
-		MaxInstructions: s.limits.MaxInstructions,
-	})
 }
 
 func (s *Script) run(ctx context.Context, L *lua.LState, obj map[string]any) (Health, error) {

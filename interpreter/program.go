@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	lua "github.com/yuin/gopher-lua"
@@ -24,48 +23,12 @@ type Script struct {
 	Source string
 }
 
-// Limits bound every hook call (SPEC §10.5). Zero values mean the
-// defaults.
-type Limits struct {
-	// Timeout is the wall-clock limit of one call, measured from the start
-	// of the call's own run (waiting for a pooled state is not charged).
-	// Default 1s.
-	Timeout time.Duration
-	// MaxInstructions is the budget of VM instructions and library steps
-	// of one call. Default 10 000 000; negative for none.
-	MaxInstructions int64
-	// CallDepth is the call stack depth limit. Default 200.
-	CallDepth int
-	// MaxStringSize caps strings made by the string library and the ..
-	// operator. Default 1 MiB.
-	MaxStringSize int
-	// MaxMemory is the memory guard of one call of a user script: the
-	// bytes of the strings, tables, table slots and closures it may create
-	// (docs/security.md). Default 64 MiB; negative for none.
-	MaxMemory int64
-}
+// Limits bound every hook call: the one limits type of karta (see
+// luaapi.Limits), with its defaults.
+type Limits = luaapi.Limits
 
 // DefaultTimeout is the default wall-clock limit of a hook call.
-const DefaultTimeout = time.Second
-
-func (l Limits) withDefaults() Limits {
-	if l.Timeout <= 0 {
-		l.Timeout = DefaultTimeout
-	}
-	if l.MaxInstructions == 0 {
-		l.MaxInstructions = luaapi.DefaultMaxInstructions
-	}
-	if l.CallDepth <= 0 {
-		l.CallDepth = luaapi.DefaultCallStackSize
-	}
-	if l.MaxStringSize <= 0 {
-		l.MaxStringSize = luaapi.DefaultMaxStringSize
-	}
-	if l.MaxMemory == 0 {
-		l.MaxMemory = luaapi.DefaultMaxMemory
-	}
-	return l
-}
+const DefaultTimeout = luaapi.DefaultTimeout
 
 // Options configure Compile.
 type Options struct {
@@ -159,7 +122,7 @@ func CompileChecked(checked *karta.Checked, opts Options) (*Program, error) {
 		return nil, fmt.Errorf("compile: no Karta")
 	}
 	k := checked.Karta
-	p := &Program{karta: k, name: k.Name, limits: opts.Limits.withDefaults(), warnings: checked.Warnings}
+	p := &Program{karta: k, name: k.Name, limits: opts.Limits.WithDefaults(), warnings: checked.Warnings}
 	if root := k.Spec.StructureDefinition.RootComponent; root != nil && root.Kind != nil {
 		p.gvk = root.Kind.GVK()
 	}

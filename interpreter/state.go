@@ -29,16 +29,10 @@ type stateData struct {
 // karta module, the jq runtime, and the generated chunk loaded.
 func (p *Program) newState() (*stateData, error) {
 	sd := &stateData{p: p}
-	L := luaapi.NewState(luaapi.SandboxOptions{
-		CallStackSize:   p.limits.CallDepth,
-		MaxStringSize:   p.limits.MaxStringSize,
-		MaxInstructions: p.limits.MaxInstructions,
-		MaxMemory:       p.limits.MaxMemory,
-		Modules: map[string]func(*lua.LState) lua.LValue{
-			"karta": sd.kartaModule,
-			"jq":    sd.jqFunction,
-		},
-	})
+	L := luaapi.NewState(p.limits.Sandbox(map[string]func(*lua.LState) lua.LValue{
+		"karta": sd.kartaModule,
+		"jq":    sd.jqFunction,
+	}))
 	sd.L = L
 	sd.genEnv = luaapi.NewEnv(L)
 	fn := luaapi.Instantiate(L, p.genProto, sd.genEnv)

@@ -14,20 +14,12 @@ import (
 	"github.com/kartalua/karta/internal/statepool"
 )
 
-// DefaultTimeout is the wall clock a call has, Karmada's own (its RunScript
-// runs each script under a one-second context).
-const DefaultTimeout = time.Second
-
 // Options configure NewInterpreter. The zero value gives the defaults.
 type Options struct {
-	// Timeout is each call's wall clock (default DefaultTimeout).
-	Timeout time.Duration
-	// MaxInstructions is each call's budget of Lua instructions (default
-	// luaapi.DefaultMaxInstructions; negative for none).
-	MaxInstructions int64
-	// MaxMemory is each call's memory guard in bytes (default
-	// luaapi.DefaultMaxMemory; negative for none).
-	MaxMemory int64
+	// Limits bound each call: karta's one limits type and defaults
+	// (luaapi.Limits), the wall clock Karmada's own second (its RunScript
+	// runs each script under a one-second context).
+	Limits luaapi.Limits
 	// PoolSize is the most Lua states alive at once (default
 	// 2*GOMAXPROCS).
 	PoolSize int
@@ -70,16 +62,14 @@ func (e *ScriptError) Unwrap() error { return e.Err }
 // that does not compile is a *ScriptError. Close the Interpreter to free
 // its Lua states.
 func NewInterpreter(custs []*Customization, opts Options) (*Interpreter, error) {
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
-	}
+	opts.Limits = opts.Limits.WithDefaults()
 	if opts.PoolSize <= 0 {
 		opts.PoolSize = 2 * runtime.GOMAXPROCS(0)
 	}
 	in := &Interpreter{
 		accessors: buildAccessors(custs),
 		protos:    map[*script]*lua.FunctionProto{},
-		timeout:   opts.Timeout,
+		timeout:   opts.Limits.Timeout,
 	}
 	byText := map[string]*lua.FunctionProto{} // the prototype cache: one per distinct script
 	compile := func(s *script) error {
@@ -108,11 +98,7 @@ func NewInterpreter(custs []*Customization, opts Options) (*Interpreter, error) 
 			}
 		}
 	}
-	sandbox := luaapi.SandboxOptions{
-		Modules:         map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeModule},
-		MaxInstructions: opts.MaxInstructions,
-		MaxMemory:       opts.MaxMemory,
-	}
+	sandbox := opts.Limits.Sandbox(map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeModule})
 	pool, err := statepool.New(statepool.Options[*lua.LState]{
 		Size:    opts.PoolSize,
 		Prewarm: -1,

@@ -332,7 +332,7 @@ func TestAggregateStatusItems(t *testing.T) {
 
 func TestCallErrors(t *testing.T) {
 	ctx := context.Background()
-	in := newInterp(t, Options{MaxInstructions: 100000}, cust("w", map[Operation]string{
+	in := newInterp(t, Options{Limits: luaapi.Limits{MaxInstructions: 100000}}, cust("w", map[Operation]string{
 		OpInterpretHealth:  `function Healthy(obj) return true end`,
 		OpInterpretStatus:  `ReflectStatus = 3`,
 		OpInterpretReplica: `function GetReplicas(obj) return obj.spec.replicas end`,

@@ -388,7 +388,7 @@ spec:
 func TestLimitErrorsOfCustomizations(t *testing.T) {
 	custs, err := karmada.Load([]byte(loopingCustomization), "looping.yaml")
 	require.NoError(t, err)
-	in, err := karmada.NewInterpreter(custs, karmada.Options{MaxInstructions: 100000, Timeout: time.Minute})
+	in, err := karmada.NewInterpreter(custs, karmada.Options{Limits: luaapi.Limits{MaxInstructions: 100000, Timeout: time.Minute}})
 	require.NoError(t, err)
 	t.Cleanup(in.Close)
 	h := New(Options{}, NewKarmada(in))
