@@ -92,7 +92,6 @@ func (c *Client) Registry(ctx context.Context, opts RegistryOptions) (*interpret
 	for _, k := range candidates {
 		if prev, taken := claimed[k.p.GVK()]; taken {
 			warn(fmt.Sprintf("%s: skipped: %s already describes %s (the oldest Karta of a kind wins)", k.source, prev, k.p.GVK()))
-			k.p.Close()
 			continue
 		}
 		claimed[k.p.GVK()] = k.source

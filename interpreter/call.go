@@ -8,7 +8,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/kartalua/karta/internal/statepool"
 	"github.com/kartalua/karta/jqlua"
 	"github.com/kartalua/karta/luaapi"
 )
@@ -25,9 +24,6 @@ type HookError struct {
 func (e *HookError) Error() string { return fmt.Sprintf("karta %q: %s: %v", e.Karta, e.Hook, e.Err) }
 func (e *HookError) Unwrap() error { return e.Err }
 
-// ErrPoolClosed is a hook called on a closed Program.
-var ErrPoolClosed = errors.New("interpreter: the Program is closed")
-
 // ErrHookNotEnabled is returned for a hook no chunk defines (Suspend on a
 // Karta without a suspendDefinition, say).
 var ErrHookNotEnabled = errors.New("hook not enabled")
@@ -39,9 +35,6 @@ var ErrHookNotEnabled = errors.New("hook not enabled")
 func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Context, sd *stateData) error) error {
 	sd, err := p.pool.Get(ctx)
 	if err != nil {
-		if errors.Is(err, statepool.ErrClosed) {
-			err = ErrPoolClosed
-		}
 		return &HookError{Karta: p.name, Hook: h, Err: err}
 	}
 	var ferr error

@@ -97,7 +97,6 @@ func TestCodegenAccessorsAndComments(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p, err := Compile(k, Options{})
 			require.NoError(t, err, "the generated chunk compiles")
-			defer p.Close()
 
 			// The chunk parses with gopher-lua on its own, too.
 			chunk, err := parse.Parse(strings.NewReader(p.gen.source), "generated")

@@ -66,9 +66,9 @@ var directEvaluators = sync.Pool{New: func() any { return &directEvaluator{} }}
 
 // startDirect returns an evaluator for a direct call, or false when the
 // call must take the Lua path: direct evaluation is off, ctx is done, or
-// the Program is closed (the Lua path reports ErrPoolClosed).
+
 func (p *Program) startDirect(ctx context.Context) (*directEvaluator, bool) {
-	if p.noDirect || ctx.Err() != nil || p.pool.Closed() {
+	if p.noDirect || ctx.Err() != nil {
 		return nil, false
 	}
 	e := directEvaluators.Get().(*directEvaluator)
@@ -189,7 +189,7 @@ func newStatusPlan(x *exprTable) *statusPlan {
 // interpretStatus is the generated InterpretStatus, directly; ok false
 // declines the call to the Lua path.
 func (sp *statusPlan) interpretStatus(ctx context.Context, p *Program, obj map[string]any) (*StatusResult, bool) {
-	if p.noDirect || ctx.Err() != nil || p.pool.Closed() {
+	if p.noDirect || ctx.Err() != nil {
 		return nil, false
 	}
 	// The result and its matched statuses in one allocation.

@@ -324,9 +324,6 @@ func TestDirectDeclinesOnClosedAndCancelled(t *testing.T) {
 	assert.False(t, ok, "a cancelled call is the Lua path's to report")
 	_, ok = direct(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) })
 	assert.False(t, ok)
-	p.Close()
-	_, ok = p.status.interpretStatus(context.Background(), p, obj.Object)
-	assert.False(t, ok, "a closed Program fails on the Lua path")
 }
 
 // TestDirectWorkIsBounded: an expression whose work explodes on a hostile

@@ -112,7 +112,6 @@ end`
 		Limits:  interpreter.Limits{Timeout: hostileTimeout},
 	})
 	require.NoError(t, err)
-	defer p.Close()
 	obj := decodeFile(t, "../examples/pytorchjob/running.yaml")[0].Object
 	ctx := context.Background()
 
@@ -171,7 +170,6 @@ end`
 		Limits:  interpreter.Limits{Timeout: hostileTimeout},
 	})
 	require.NoError(t, err)
-	defer p.Close()
 	obj := &unstructured.Unstructured{Object: decodeFile(t, "../examples/pytorchjob/running.yaml")[0].Object}
 	ctx := context.Background()
 
@@ -257,7 +255,6 @@ func TestLargeObjects(t *testing.T) {
 			}
 			p, err := b.Compile(interpreter.Options{})
 			require.NoError(t, err)
-			defer p.Close()
 			big := &hostileCase{name: c.name, p: p, obj: bigObject(c.obj, 12<<20), pods: c.pods, revs: c.revs}
 			got := big.runHooks(t, c.name+" 12 MB", big.obj, big.pods)
 			if got.specs != nil {

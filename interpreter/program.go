@@ -243,10 +243,6 @@ func (p *Program) PoolStats() PoolStats { return p.pool.Stats() }
 // PoolStats are the counters of a Program's pool of Lua states.
 type PoolStats = statepool.Stats
 
-// Close releases the Program's Lua states. Calls in flight finish first;
-// later calls fail.
-func (p *Program) Close() { p.pool.Close() }
-
 // hasSuspend reports whether some component has a suspendDefinition.
 func (m *model) hasSuspend() bool {
 	for _, c := range m.comps {

@@ -47,12 +47,11 @@ func progKartaFile(t testing.TB, path string) *karta.Karta {
 	return progKarta(t, string(data))
 }
 
-// progCompile compiles k and closes the Program when the test ends.
+// progCompile compiles k.
 func progCompile(t testing.TB, k *karta.Karta, opts Options) *Program {
 	t.Helper()
 	p, err := Compile(k, opts)
 	require.NoError(t, err)
-	t.Cleanup(p.Close)
 	return p
 }
 
@@ -254,19 +253,6 @@ metadata: {name: stray, namespace: ml, labels: {app: other}}
 	suspended, found, _ := unstructured.NestedBool(res.Object.Object, "spec", "runPolicy", "suspend")
 	assert.True(t, found)
 	assert.False(t, suspended)
-}
-
-func TestProgramClosed(t *testing.T) {
-	p, err := Compile(progKartaFile(t, examplePyTorchJob), Options{})
-	require.NoError(t, err)
-	obj := progObjFile(t, filepath.Join("testdata", "gang", "pytorchjob.yaml"))[0]
-	p.Close()
-	p.Close() // idempotent
-	_, err = p.InterpretStatus(context.Background(), obj)
-	var he *HookError
-	require.ErrorAs(t, err, &he)
-	assert.ErrorIs(t, err, ErrPoolClosed)
-	assert.Equal(t, HookInterpretStatus, he.Hook)
 }
 
 func TestProgramCanceledContext(t *testing.T) {

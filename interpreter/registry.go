@@ -26,7 +26,8 @@ func NewRegistry() *Registry {
 }
 
 // Put registers p for its GVK and returns the Program it replaced, if any.
-// The caller decides when to Close the old one (after calls in flight).
+// Calls in flight finish on the old one; once nothing refers to it, it is
+// collected with its Lua states (a Program has nothing to close).
 func (r *Registry) Put(p *Program) *Program {
 	return r.update(p.GVK(), p)
 }

@@ -143,7 +143,7 @@ func BenchmarkCompile(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				p.Close()
+				_ = p
 			}
 		})
 	}

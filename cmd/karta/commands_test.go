@@ -336,7 +336,6 @@ func TestResolverUsesRegistry(t *testing.T) {
 	require.NoError(t, err)
 	builtin, err := interpreter.Compile(kartas[0], interpreter.Options{})
 	require.NoError(t, err)
-	defer builtin.Close()
 	reg := interpreter.NewRegistry()
 	reg.Put(builtin)
 	regFn := func() (*interpreter.Registry, error) { return reg, nil }
@@ -360,7 +359,6 @@ func TestResolverUsesRegistry(t *testing.T) {
 	require.NoError(t, err)
 	r, err = newResolver(s, "pytorchjob", []interpreter.Script{{Name: "degraded.lua", Source: string(script)}}, regFn)
 	require.NoError(t, err)
-	defer r.close()
 	p, err = r.program(builtin.GVK())
 	require.NoError(t, err)
 	assert.NotSame(t, builtin, p)

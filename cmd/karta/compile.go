@@ -31,7 +31,6 @@ func newCompileCmd(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer res.close()
 			p, err := res.only()
 			if err != nil {
 				return reported(s, err)

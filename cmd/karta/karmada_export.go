@@ -41,7 +41,6 @@ func newKarmadaExportCmd(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer res.close()
 			p, err := res.only()
 			if err != nil {
 				return reported(s, err)

@@ -215,7 +215,6 @@ func runKartaKarmada(cmd *cobra.Command, s streams, op karmada.Operation, f *kar
 	if err != nil {
 		return err
 	}
-	defer res.close()
 	tc, source, err := readKarmadaInputs(s, op, f)
 	if err != nil {
 		return err

@@ -75,7 +75,6 @@ func eachObject(ctx context.Context, s streams, f *objectFlags, format string, f
 	if err != nil {
 		return err
 	}
-	defer res.close()
 	docs, source, err := readObjects(s, f.filename)
 	if err != nil {
 		return err

@@ -212,15 +212,6 @@ func (r *resolver) options() interpreter.Options {
 	return interpreter.Options{Scripts: r.scripts, PoolSize: 1}
 }
 
-// close releases the Programs compiled here (not the registry's).
-func (r *resolver) close() {
-	for _, c := range r.compiled {
-		if c.p != nil {
-			c.p.Close()
-		}
-	}
-}
-
 // describe lists the file's Kartas with the kinds they are for.
 func (r *resolver) describe() string {
 	parts := make([]string, len(r.kartas))

@@ -82,7 +82,6 @@ func reviseLive(ctx context.Context, s streams, f *objectFlags, l *liveFlags, re
 	if err != nil {
 		return err
 	}
-	defer res.close()
 	kind, err := liveKind(c, res, reg, kindArg)
 	if err != nil {
 		return err

@@ -49,7 +49,6 @@ func run(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer prog.Close()
 
 	data, err := os.ReadFile(filepath.Join(dir, "batchrun-degraded.yaml"))
 	if err != nil {
