@@ -2,9 +2,10 @@ package interpreter
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/kartalua/karta/internal/jsonpatch"
 )
 
 // Revision is one entry of a ReviseSpec call (CLI.md `karta revise`).
@@ -20,27 +21,7 @@ type Revision struct {
 
 // PatchOp is one RFC 6902 JSON Patch operation from the input object to a
 // revised one.
-type PatchOp struct {
-	Op    string `json:"op"`   // add, replace or remove
-	Path  string `json:"path"` // an RFC 6901 pointer
-	Value any    `json:"value,omitempty"`
-}
-
-// MarshalJSON writes value for add and replace even when it is null, which
-// omitempty alone would drop, and never for remove.
-func (o PatchOp) MarshalJSON() ([]byte, error) {
-	if o.Op == "remove" {
-		return json.Marshal(struct {
-			Op   string `json:"op"`
-			Path string `json:"path"`
-		}{o.Op, o.Path})
-	}
-	return json.Marshal(struct {
-		Op    string `json:"op"`
-		Path  string `json:"path"`
-		Value any    `json:"value"`
-	}{o.Op, o.Path, o.Value})
-}
+type PatchOp = jsonpatch.Operation
 
 // The instance name that selects every present instance.
 const allInstances = "*"

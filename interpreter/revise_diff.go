@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kartalua/karta/object"
+	"github.com/kartalua/karta/internal/jsonpatch"
 )
 
 // change is one difference between two JSON values: a set of value at
@@ -262,16 +262,4 @@ func isIdent(s string) bool {
 }
 
 // pointer renders a location as an RFC 6901 JSON pointer.
-func pointer(loc []any) string {
-	var b strings.Builder
-	for _, e := range loc {
-		b.WriteByte('/')
-		switch x := e.(type) {
-		case string:
-			b.WriteString(object.EscapePointerToken(x))
-		case int:
-			b.WriteString(strconv.Itoa(x))
-		}
-	}
-	return b.String()
-}
+func pointer(loc []any) string { return jsonpatch.Pointer(loc) }

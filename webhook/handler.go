@@ -22,6 +22,8 @@ import (
 
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/luaapi"
+
+	"github.com/kartalua/karta/internal/jsonpatch"
 )
 
 // DefaultMaxRequestBytes is the largest request body accepted by default.
@@ -282,7 +284,7 @@ func setPatch(resp *ResourceInterpreterResponse, original []byte, out *unstructu
 	if err != nil {
 		return fmt.Errorf("encoding the result: %w", err)
 	}
-	ops, err := CreatePatch(original, result)
+	ops, err := jsonpatch.Create(original, result)
 	if err != nil {
 		return err
 	}

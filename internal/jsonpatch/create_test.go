@@ -1,4 +1,4 @@
-package webhook
+package jsonpatch
 
 import (
 	"encoding/json"
@@ -8,18 +8,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	evanphx "gopkg.in/evanphx/json-patch.v4"
 )
 
 // checkPatch creates the patch from a to b, applies it to a with an
 // independent RFC 6902 implementation and compares with b.
-func checkPatch(t *testing.T, a, b string) []PatchOperation {
+func checkPatch(t *testing.T, a, b string) []Operation {
 	t.Helper()
-	ops, err := CreatePatch([]byte(a), []byte(b))
+	ops, err := Create([]byte(a), []byte(b))
 	require.NoError(t, err)
 	raw, err := json.Marshal(ops)
 	require.NoError(t, err)
-	p, err := jsonpatch.DecodePatch(raw)
+	p, err := evanphx.DecodePatch(raw)
 	require.NoError(t, err, string(raw))
 	got, err := p.Apply([]byte(a))
 	require.NoError(t, err, string(raw))
@@ -27,7 +27,7 @@ func checkPatch(t *testing.T, a, b string) []PatchOperation {
 	return ops
 }
 
-func TestCreatePatch(t *testing.T) {
+func TestCreate(t *testing.T) {
 	tests := []struct {
 		name, a, b, patch string
 	}{
@@ -56,9 +56,9 @@ func TestCreatePatch(t *testing.T) {
 }
 
 func TestCreatePatchRejectsBadJSON(t *testing.T) {
-	_, err := CreatePatch([]byte(`{`), []byte(`{}`))
+	_, err := Create([]byte(`{`), []byte(`{}`))
 	assert.ErrorContains(t, err, "original document")
-	_, err = CreatePatch([]byte(`{}`), []byte(`{"a":`))
+	_, err = Create([]byte(`{}`), []byte(`{"a":`))
 	assert.ErrorContains(t, err, "result document")
 }
 

@@ -1,4 +1,15 @@
-package webhook
+// Package jsonpatch is karta's one home of RFC 6902 JSON Patch: the
+// operation type every patch karta prints or answers with is made of, JSON
+// pointers, and Create, the patch between two JSON documents.
+//
+// karta writes its own generator rather than using a library's because its
+// patches must be deterministic (members in key order, array removals from
+// the end), so that answers and goldens are reproducible; and because
+// ReviseSpec builds its patch from the changes it already computed on the
+// objects in place, sharing untouched subtrees, without marshalling them.
+// Numbers compare by their literal in both: a write that only re-spells a
+// number (1 → 1.0) is an operation.
+package jsonpatch
 
 import (
 	"bytes"
@@ -10,36 +21,13 @@ import (
 	"github.com/kartalua/karta/object"
 )
 
-// PatchOperation is one RFC 6902 operation. Only add, remove and replace
-// are produced.
-type PatchOperation struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	Value any    `json:"value,omitempty"`
-}
-
-// MarshalJSON writes value for add and replace even when it is null.
-func (p PatchOperation) MarshalJSON() ([]byte, error) {
-	if p.Op == "remove" {
-		return json.Marshal(struct {
-			Op   string `json:"op"`
-			Path string `json:"path"`
-		}{p.Op, p.Path})
-	}
-	return json.Marshal(struct {
-		Op    string `json:"op"`
-		Path  string `json:"path"`
-		Value any    `json:"value"`
-	}{p.Op, p.Path, p.Value})
-}
-
-// CreatePatch returns the JSON Patch (RFC 6902) that turns the JSON
+// Create returns the JSON Patch (RFC 6902) that turns the JSON
 // document from into to: object members are removed, added or diffed
 // recursively, in key order; arrays are diffed element by element, with
 // the extra elements removed from the end or appended; any other
 // difference is a replace. Numbers compare by their literal, so 1 and
 // 1.0 differ (a harmless replace). No operations means equal documents.
-func CreatePatch(from, to []byte) ([]PatchOperation, error) {
+func Create(from, to []byte) ([]Operation, error) {
 	a, err := decodeJSON(from)
 	if err != nil {
 		return nil, fmt.Errorf("original document: %w", err)
@@ -48,7 +36,7 @@ func CreatePatch(from, to []byte) ([]PatchOperation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("result document: %w", err)
 	}
-	var ops []PatchOperation
+	var ops []Operation
 	return diffValue(ops, "", a, b), nil
 }
 
@@ -62,7 +50,7 @@ func decodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-func diffValue(ops []PatchOperation, path string, a, b any) []PatchOperation {
+func diffValue(ops []Operation, path string, a, b any) []Operation {
 	switch av := a.(type) {
 	case map[string]any:
 		if bv, ok := b.(map[string]any); ok {
@@ -77,7 +65,7 @@ func diffValue(ops []PatchOperation, path string, a, b any) []PatchOperation {
 			return ops
 		}
 	}
-	return append(ops, PatchOperation{Op: "replace", Path: path, Value: b})
+	return append(ops, Operation{Op: "replace", Path: path, Value: b})
 }
 
 func equalScalar(a, b any) bool {
@@ -97,7 +85,7 @@ func equalScalar(a, b any) bool {
 	return false
 }
 
-func diffObject(ops []PatchOperation, path string, a, b map[string]any) []PatchOperation {
+func diffObject(ops []Operation, path string, a, b map[string]any) []Operation {
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
 		keys = append(keys, k)
@@ -114,9 +102,9 @@ func diffObject(ops []PatchOperation, path string, a, b map[string]any) []PatchO
 		bv, inB := b[k]
 		switch {
 		case !inB:
-			ops = append(ops, PatchOperation{Op: "remove", Path: p})
+			ops = append(ops, Operation{Op: "remove", Path: p})
 		case !inA:
-			ops = append(ops, PatchOperation{Op: "add", Path: p, Value: bv})
+			ops = append(ops, Operation{Op: "add", Path: p, Value: bv})
 		default:
 			ops = diffValue(ops, p, av, bv)
 		}
@@ -124,16 +112,16 @@ func diffObject(ops []PatchOperation, path string, a, b map[string]any) []PatchO
 	return ops
 }
 
-func diffArray(ops []PatchOperation, path string, a, b []any) []PatchOperation {
+func diffArray(ops []Operation, path string, a, b []any) []Operation {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
 		ops = diffValue(ops, path+"/"+strconv.Itoa(i), a[i], b[i])
 	}
 	for i := len(a) - 1; i >= n; i-- { // from the end, so indices stay valid
-		ops = append(ops, PatchOperation{Op: "remove", Path: path + "/" + strconv.Itoa(i)})
+		ops = append(ops, Operation{Op: "remove", Path: path + "/" + strconv.Itoa(i)})
 	}
 	for i := n; i < len(b); i++ {
-		ops = append(ops, PatchOperation{Op: "add", Path: path + "/" + strconv.Itoa(i), Value: b[i]})
+		ops = append(ops, Operation{Op: "add", Path: path + "/" + strconv.Itoa(i), Value: b[i]})
 	}
 	return ops
 }
