@@ -1,6 +1,10 @@
 package interpreter
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kartalua/karta/jqlua"
+)
 
 // The Karmada export translates every jq expression of a Karta with
 // jqlua's translator into accessors for jqlua's portable runtime, which
@@ -26,4 +30,14 @@ func (e *ExportError) Error() string {
 		return fmt.Sprintf("karta %q: cannot export to Karmada: %s: jq %q: %s", e.Karta, e.Field, e.Expr, e.Reason)
 	}
 	return fmt.Sprintf("karta %q: cannot export to Karmada: %s", e.Karta, e.Reason)
+}
+
+// KarmadaExportCheck is a karta.ValidateOptions.CheckExpr that reports an
+// expression the Karmada export cannot carry, and why: the same
+// translation the export runs.
+func KarmadaExportCheck(expr string) string {
+	if _, err := jqlua.NewPortableUnit().Add(expr); err != nil {
+		return fmt.Sprintf("cannot be exported to Karmada: jq %q: %v", expr, err)
+	}
+	return ""
 }

@@ -15,6 +15,7 @@ import (
 type exprResult struct {
 	query    *gojq.Query // nil unless the expression has no problem
 	messages []string
+	warning  string // ValidateOptions.CheckExpr's, for a query
 }
 
 // checkExpr runs the jq checks (parse, compile, safety walk) on expr and
@@ -34,11 +35,17 @@ func (v *validator) checkExpr(p *field.Path, expr string) *gojq.Query {
 		}
 		if len(errs) == 0 {
 			r.query = a.Query
+			if v.opts.CheckExpr != nil {
+				r.warning = v.opts.CheckExpr(expr)
+			}
 		}
 		v.exprs[expr] = r
 	}
 	for _, m := range r.messages {
 		v.errorf(p, "%s", m)
+	}
+	if r.warning != "" {
+		v.warnf(p, "%s", r.warning)
 	}
 	return r.query
 }
