@@ -267,3 +267,14 @@ func (r *runtime) luaGojq(L *lua.LState) int {
 		out.RawSetInt(n, r.vs.ToLuaView(L, v))
 	}
 }
+
+// Inexact reports whether integer arithmetic of L's runtime left ±2^53,
+// where gojq's ints stay exact and Lua's numbers do not, since the last
+// call, and clears the record. Differential tests outside this package
+// skip such evaluations: they cannot agree.
+func Inexact(L *lua.LState) bool {
+	r := runtimeOf(L)
+	was := r.inexact
+	r.inexact = false
+	return was
+}
