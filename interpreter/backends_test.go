@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/big"
 	"strings"
+	"sync"
 	"time"
 
 	upstream "github.com/itchyny/gojq"
@@ -269,6 +270,13 @@ return J, JX, Q, function(acc, v)
 end
 `
 
+// portableRuntimeProto is jqlua.PortableRuntime compiled once, as a chunk
+// returning J and JX (compiling it for every pair would dominate the
+// fuzzer; the export tests run it inlined, as exported).
+var portableRuntimeProto = sync.OnceValues(func() (*lua.FunctionProto, error) {
+	return luaapi.Compile("backends-portable-runtime", jqlua.PortableRuntime+"return J, JX\n")
+})
+
 // runPortable runs the expression as the Karmada export does: a portable
 // unit's accessor on jqlua.PortableRuntime, compiled and called as
 // karmada.Interpreter runs a customization's script (luaapi.Compile, a
@@ -288,11 +296,20 @@ func runPortable(ctx context.Context, expr string, in any) (o backendOutcome, ra
 		Modules: map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeModule},
 	})
 	defer L.Close()
-	proto, err := luaapi.Compile("backends-portable", jqlua.PortablePrelude+u.Lua()+portableRunner)
+	rt, err := portableRuntimeProto()
+	if err != nil {
+		return o, false, fmt.Errorf("the portable runtime does not compile: %w", err)
+	}
+	proto, err := luaapi.Compile("backends-portable", "local J, JX = ...\nlocal NULL = J.null\nlocal Q = {}\n"+u.Lua()+portableRunner)
 	if err != nil {
 		return o, false, fmt.Errorf("portable chunk does not compile: %w", err)
 	}
-	res, err := luaapi.CallProtected(ctx, L, 2*time.Second, luaapi.Instantiate(L, proto, luaapi.KubeEnv(L)), 4)
+	env := luaapi.KubeEnv(L)
+	jj, err := luaapi.CallProtected(ctx, L, 2*time.Second, luaapi.Instantiate(L, rt, env), 2)
+	if err != nil {
+		return o, false, fmt.Errorf("the portable runtime does not run: %w", err)
+	}
+	res, err := luaapi.CallProtected(ctx, L, 2*time.Second, luaapi.Instantiate(L, proto, env), 4, jj...)
 	if err != nil {
 		return o, false, fmt.Errorf("portable chunk does not run: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,17 +44,34 @@ func newKarmadaLikeState() *lua.LState {
 	})
 }
 
+// portableRuntimeProto is PortableRuntime compiled once, as a chunk that
+// returns J and JX: compiling its ~900 lines for every case would
+// dominate the fuzzers. Units are compiled as chunks that take J and JX.
+var portableRuntimeProto = sync.OnceValues(func() (*lua.FunctionProto, error) {
+	return luaapi.Compile("jqlua-portable-runtime", PortableRuntime+"return J, JX\n")
+})
+
 // loadPortable loads the chunk of a portable unit in a fresh Karmada-like
 // state. Close the state when done.
 func loadPortable(ctx context.Context, u *Unit) (*portableState, error) {
 	L := newKarmadaLikeState()
-	proto, err := luaapi.Compile("jqlua-portable", PortablePrelude+u.Lua()+portableRunner)
+	rt, err := portableRuntimeProto()
+	if err != nil {
+		L.Close()
+		return nil, fmt.Errorf("the portable runtime does not compile: %w", err)
+	}
+	proto, err := luaapi.Compile("jqlua-portable", "local J, JX = ...\nlocal NULL = J.null\nlocal Q = {}\n"+u.Lua()+portableRunner)
 	if err != nil {
 		L.Close()
 		return nil, fmt.Errorf("portable chunk does not compile: %w", err)
 	}
-	fn := luaapi.Instantiate(L, proto, luaapi.KubeEnv(L))
-	res, err := luaapi.CallProtected(ctx, L, 2*time.Second, fn, 4)
+	env := luaapi.KubeEnv(L)
+	jj, err := luaapi.CallProtected(ctx, L, 2*time.Second, luaapi.Instantiate(L, rt, env), 2)
+	if err != nil {
+		L.Close()
+		return nil, fmt.Errorf("the portable runtime does not run: %w", err)
+	}
+	res, err := luaapi.CallProtected(ctx, L, 2*time.Second, luaapi.Instantiate(L, proto, env), 4, jj...)
 	if err != nil {
 		L.Close()
 		return nil, fmt.Errorf("portable chunk does not run: %w", err)
