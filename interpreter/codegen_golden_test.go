@@ -29,7 +29,7 @@ var goldenKartas = []struct {
 	desc   string
 }{
 	{"pytorchjob.lua", examplePyTorchJob, "the example PyTorchJob: templates, scale, suspend, a byConditions+byExpression matcher"},
-	{"jobset.lua", filepath.Join(progProgramDir, "jobset.karta.yaml"), "a JobSet with instances and a gojq fallback (any)"},
+	{"jobset.lua", filepath.Join(progProgramDir, "jobset.karta.yaml"), "a JobSet with instances and any(g; f), translated as gojq defines it"},
 	{"inferenceservice.lua", filepath.Join(progProgramDir, "inferenceservice.karta.yaml"), "a fragmented KServe-like predictor and a guarded transformer"},
 	{"workflow.lua", filepath.Join(progProgramDir, "workflow.karta.yaml"), "a phase and byExpressions with quotes, backslashes and ]] in them"},
 	{"deployment.lua", filepath.Join(progProgramDir, "deployment.karta.yaml"), "a root pod-bearing component and a luaScript override"},

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -288,17 +289,24 @@ func TestExportKarmadaReviseReplicaAndPodSpec(t *testing.T) {
 }
 
 func TestExportKarmadaFailsNamingTheExpression(t *testing.T) {
-	k := progKarta(t, strings.Replace(setKarta, "replicasPath: .spec.size", "replicasPath: '.spec.size | tonumber'", 1))
-	p := progCompile(t, k, Options{})
-	_, err := p.ExportKarmada()
+	for expr, reason := range map[string]string{
+		`.spec.size as $s | $s`:         "variable binding (as) is outside the jq subset that runs without gojq",
+		`.spec.size | test("^[0-9]+$")`: "function test/1 is outside the jq subset that runs without gojq",
+	} {
+		k := progKarta(t, strings.Replace(setKarta, "replicasPath: .spec.size", "replicasPath: '"+expr+"'", 1))
+		p := progCompile(t, k, Options{})
+		_, err := p.ExportKarmada()
+		var ee *ExportError
+		require.ErrorAs(t, err, &ee, expr)
+		assert.Equal(t, expr, ee.Expr)
+		assert.Equal(t, `component "worker": replicasPath`, ee.Field)
+		assert.Contains(t, err.Error(), reason)
+		assert.Contains(t, err.Error(), strconv.Quote(expr), "the error names the expression")
+	}
 	var ee *ExportError
-	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, ".spec.size | tonumber", ee.Expr)
-	assert.Equal(t, `component "worker": replicasPath`, ee.Field)
-	assert.Contains(t, err.Error(), "tonumber/0 is outside the exported subset")
 
-	k = progKarta(t, strings.Replace(setKarta, "replicasPath: .spec.scale.replicas", "replicasPath: '.spec.r[0]'", 1))
-	_, err = progCompile(t, k, Options{}).ExportKarmada()
+	k := progKarta(t, strings.Replace(setKarta, "replicasPath: .spec.scale.replicas", "replicasPath: '.spec.r[0]'", 1))
+	_, err := progCompile(t, k, Options{}).ExportKarmada()
 	require.ErrorAs(t, err, &ee, "an assignable path that is not a field chain")
 	assert.Equal(t, `component "set": replicasPath`, ee.Field)
 }

@@ -11,22 +11,33 @@ import (
 	"github.com/kartalua/karta/luaapi"
 )
 
-// builtins are the functions translated to Lua, by name and arity. Any
-// other call (including a builtin at another arity) falls back to gojq.
-var builtins = map[string]int{
-	"length": 0, "keys": 0, "has": 1, "to_entries": 0, "map": 1, "first": 1,
-	"add": 0, "tostring": 0, "tonumber": 0, "type": 0, "not": 0,
-	"select": 1, "empty": 0,
+// builtins are the functions translated to Lua, as name/arity, besides
+// those translated as their definitions (desugar). Any other call
+// (including a builtin at another arity) falls back to gojq.
+var builtins = map[string]bool{
+	"length/0": true, "keys/0": true, "to_entries/0": true, "add/0": true,
+	"tostring/0": true, "tonumber/0": true, "type/0": true, "not/0": true, "empty/0": true,
+	"min/0": true, "max/0": true, "tojson/0": true, "ascii_downcase/0": true, "ascii_upcase/0": true,
+	"map/1": true, "first/1": true, "last/1": true, "select/1": true,
+	"error/0": true, "error/1": true,
+	// primitives of one argument: J.<name>(v, arg)
+	"has/1": true, "join/1": true, "split/1": true, "startswith/1": true, "endswith/1": true,
+	"ltrimstr/1": true, "rtrimstr/1": true,
 }
 
-// isBuiltin reports whether f is translated. error is the one name taken
-// at two arities.
+// unaryPrimitives are the builtins of one argument computed by the
+// primitive of the same name, and whether their result is a boolean.
+var unaryPrimitives = map[string]bool{
+	"has": true, "startswith": true, "endswith": true,
+	"join": false, "split": false, "ltrimstr": false, "rtrimstr": false,
+}
+
+// isBuiltin reports whether f is translated.
 func isBuiltin(f *gojq.Func) bool {
-	if f.Name == "error" {
-		return len(f.Args) <= 1
+	if _, ok := desugar(f); ok {
+		return true
 	}
-	n, ok := builtins[f.Name]
-	return ok && n == len(f.Args)
+	return builtins[f.Name+"/"+strconv.Itoa(len(f.Args))]
 }
 
 // untranslatable returns why q is outside the translated subset, or "".

@@ -56,13 +56,29 @@
 //   - array construction `[f]`, `[]`; object construction `{}`,
 //     `{a: f, "b": f, (f): g, "k\(f)": g, a, "b", "k\(f)"}`;
 //   - the builtins empty, error, error(f), not, length, keys, has(f),
-//     to_entries, map(f), first(f), add, tostring, tonumber, type,
-//     select(f).
+//     to_entries, map(f), first(f), last(f), add, tostring, tonumber, type,
+//     select(f), min, max, tojson, join(f), split(f) (a plain separator),
+//     startswith(f), endswith(f), ltrimstr(f), rtrimstr(f), ascii_downcase,
+//     ascii_upcase; and, as gojq defines them in jq (desugar.go), first,
+//     last, any, any(f), any(g; f), all (all arities), values, nulls,
+//     booleans, numbers, strings, arrays, objects, iterables, scalars.
 //
 // Runs on gojq: variables and `as` bindings (including `?//`), def,
 // reduce, foreach, label/break, `..`, formats (@base64 …), assignments,
-// number literals beyond ±2^53, and every other builtin or arity (first,
-// add(f), any, all, join, test, splits, ascii_downcase, limit, …).
+// number literals beyond ±2^53, and every other builtin or arity (add(f),
+// test, match, splits, sub, limit, sort, isempty, …).
+//
+// # The portable runtime
+//
+// Primitives lists the functions of J; the Go runtime registers exactly
+// those, and PortableRuntime implements the same list in plain Lua for
+// chunks that run without karta's Go side (the Karmada export). A unit
+// made by NewPortableUnit translates as any other but has no gojq
+// fallback: an expression outside the subset is a *NotPortableError. Its
+// chunk begins with PortablePrelude instead of Prelude and takes no
+// arguments. The differential tests run every translated expression on
+// both runtimes against gojq, the portable one in a state with Karmada's
+// sandbox.
 // Expressions whose Lua would exceed gopher-lua's limits (200 locals,
 // registers, constants) or 4 000 lines also run on gojq.
 //

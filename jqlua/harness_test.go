@@ -321,5 +321,6 @@ func differ(ctx context.Context, L *lua.LState, expr string, inputJSON []byte) (
 			}
 		}
 	}
-	return "", false, nil
+	diff, err = differPortable(ctx, expr, raw, inputJSON, want)
+	return diff, false, err
 }

@@ -60,14 +60,14 @@ func runtimeOf(L *lua.LState) *runtime {
 	r.iters.arrayView = L.NewFunction(r.iterArrayView)
 	r.iters.arrayTable = L.NewFunction(r.iterArrayTable)
 	r.iters.keyed = L.NewFunction(r.iterKeyed)
-	for name, fn := range map[string]lua.LGFunction{
+	fns := map[string]lua.LGFunction{
 		// values and streams
 		"index": r.luaIndex, "index_opt": r.luaIndexOpt,
 		"slice": r.luaSlice, "slice_opt": r.luaSliceOpt,
 		"each": r.luaEach, "each_opt": r.luaEachOpt,
 		"array": r.luaArray, "object": r.luaObject, "make_object": r.luaMakeObject,
 		"emit": r.luaEmit, "collect": r.luaCollect,
-		"try": r.luaTry, "error": r.luaError, "gojq": r.luaGojq,
+		"try": r.luaTry, "error": r.luaError, goOnlyPrimitive: r.luaGojq,
 		// operators
 		"eq": r.luaEq, "ne": r.luaNe, "lt": r.luaLt, "le": r.luaLe, "gt": r.luaGt, "ge": r.luaGe,
 		"plus": r.luaPlus, "minus": r.luaMinus, "times": r.luaTimes,
@@ -77,7 +77,22 @@ func runtimeOf(L *lua.LState) *runtime {
 		"length": r.luaLength, "keys": r.luaKeys, "has": r.luaHas,
 		"to_entries": r.luaToEntries, "add": r.luaAdd,
 		"tostring": r.luaToString, "tonumber": r.luaToNumber, "type": r.luaType,
-	} {
+		"min": r.luaMin, "max": r.luaMax, "tojson": r.luaToJSON,
+		"join": r.luaJoin, "split": r.luaSplit,
+		"startswith": r.luaStartsWith, "endswith": r.luaEndsWith,
+		"ltrimstr": r.luaLtrimstr, "rtrimstr": r.luaRtrimstr,
+		"ascii_downcase": r.luaASCIIDowncase, "ascii_upcase": r.luaASCIIUpcase,
+	}
+	// J is exactly Primitives (and the fallback): the list is the one
+	// source both runtimes follow.
+	if len(fns) != len(Primitives)+1 {
+		panic("jqlua: the Go runtime and Primitives disagree")
+	}
+	for _, name := range append(Primitives, goOnlyPrimitive) {
+		fn, ok := fns[name]
+		if !ok {
+			panic("jqlua: the Go runtime lacks primitive " + name)
+		}
 		r.J.RawSetString(name, L.NewFunction(fn))
 	}
 	holder := L.NewUserData()
@@ -251,4 +266,15 @@ func (r *runtime) luaGojq(L *lua.LState) int {
 		n++
 		out.RawSetInt(n, r.vs.ToLuaView(L, v))
 	}
+}
+
+// Inexact reports whether integer arithmetic of L's runtime left ±2^53,
+// where gojq's ints stay exact and Lua's numbers do not, since the last
+// call, and clears the record. Differential tests outside this package
+// skip such evaluations: they cannot agree.
+func Inexact(L *lua.LState) bool {
+	r := runtimeOf(L)
+	was := r.inexact
+	r.inexact = false
+	return was
 }

@@ -277,15 +277,19 @@ func (g *gen) alt(l, r *gojq.Query, in string, k cont) {
 		g.branch(g.truthy(x), func() { k.emit(x) }, func() { g.query(r, in, k) })
 		return
 	}
+	// found is a table: a closure sharing the continuation of l writes
+	// it, and a plain local would be detached from that closure when an
+	// error caught by pcall closes every open upvalue (gopher-lua issue
+	// #448; the portable runtime raises with error, which does).
 	found := g.names.fresh("found")
-	g.line("local %s = false", found)
+	g.line("local %s = {}", found)
 	g.query(l, in, then(k, func(x value) {
 		g.branch(g.truthy(x), func() {
-			g.line("%s = true", found)
+			g.line("%s[1] = true", found)
 			k.emit(x)
 		}, nil)
 	}))
-	g.open("if not %s then", found)
+	g.open("if not %s[1] then", found)
 	g.query(r, in, k)
 	g.close()
 }
@@ -330,6 +334,10 @@ func (g *gen) term(t *gojq.Term, in string, k cont) {
 	case gojq.TermTypeIndex:
 		g.index(&gojq.Term{Type: gojq.TermTypeIdentity}, t.Index, in, k)
 	case gojq.TermTypeFunc:
+		if q, ok := desugar(t.Func); ok {
+			g.query(q, in, k)
+			return
+		}
 		g.callStream(t.Func, in, k)
 	case gojq.TermTypeObject:
 		g.object(t.Object, in, k)
@@ -506,12 +514,24 @@ func (g *gen) callStream(f *gojq.Func, in string, k cont) {
 		g.open("if %s ~= nil then", x.expr)
 		k.emit(x)
 		g.close()
-	case "has":
-		g.query(f.Args[0], in, then(k, func(key value) {
-			k.emit(g.call("has", true, false, "J.has(%s, %s)", in, key.expr))
-		}))
+	case "last":
+		// gojq's _last: the last output, none when f has none. The cell
+		// survives a caught error closing upvalues (see alt).
+		cell := g.names.fresh("last")
+		g.line("local %s = {}", cell)
+		g.query(f.Args[0], in, cont{small: true, emit: func(x value) { g.line("%s[1] = %s", cell, x.expr) }})
+		x := g.local("last", value{expr: cell + "[1]"}, false, false)
+		g.open("if %s ~= nil then", x.expr)
+		k.emit(x)
+		g.close()
 	default:
-		panic("jqlua: unexpected stream builtin " + f.Name)
+		boolean, ok := unaryPrimitives[f.Name]
+		if !ok {
+			panic("jqlua: unexpected stream builtin " + f.Name)
+		}
+		g.query(f.Args[0], in, then(k, func(arg value) {
+			k.emit(g.call(resultNames[f.Name], boolean, resultIsString[f.Name], "J.%s(%s, %s)", f.Name, in, arg.expr))
+		}))
 	}
 }
 

@@ -38,10 +38,19 @@ func isOneTerm(t *gojq.Term) bool {
 	case gojq.TermTypeIndex:
 		return isOneIndex(t.Index)
 	case gojq.TermTypeFunc:
+		if q, ok := desugar(t.Func); ok {
+			return isOne(q)
+		}
+		if _, ok := unaryPrimitives[t.Func.Name]; ok {
+			return isOne(t.Func.Args[0])
+		}
 		switch t.Func.Name {
-		case "length", "keys", "to_entries", "add", "tostring", "tonumber", "type", "not", "map":
+		case "length", "keys", "to_entries", "add", "tostring", "tonumber", "type", "not", "map",
+			"min", "max", "tojson", "ascii_downcase", "ascii_upcase":
 			return true
-		case "has", "first":
+		case "first":
+			return isOne(t.Func.Args[0])
+		case "last":
 			return isOne(t.Func.Args[0])
 		}
 		return false
@@ -295,6 +304,9 @@ func (g *gen) valTerm(t *gojq.Term, in string) value {
 	case gojq.TermTypeIndex:
 		return g.valIndex(&gojq.Term{Type: gojq.TermTypeIdentity}, t.Index, in)
 	case gojq.TermTypeFunc:
+		if q, ok := desugar(t.Func); ok {
+			return g.val(q, in)
+		}
 		return g.valCall(t.Func, in)
 	case gojq.TermTypeObject:
 		return g.valObject(t.Object, in)
@@ -345,9 +357,6 @@ func (g *gen) valCall(f *gojq.Func, in string) value {
 	switch f.Name {
 	case "not":
 		return value{expr: in + " == NULL or " + in + " == false", boolean: true}
-	case "has":
-		key := g.atom(g.val(f.Args[0], in))
-		return g.call("has", true, false, "J.has(%s, %s)", in, key.expr)
 	case "map":
 		// def map(f): [.[] | f];
 		return g.valArray(&gojq.Query{
@@ -355,18 +364,28 @@ func (g *gen) valCall(f *gojq.Func, in string) value {
 			Op:    gojq.OpPipe,
 			Right: f.Args[0],
 		}, in)
-	case "first":
+	case "first", "last":
 		return g.val(f.Args[0], in)
-	case "tostring", "type":
+	case "tostring", "type", "tojson", "ascii_downcase", "ascii_upcase":
 		return g.call(resultNames[f.Name], false, true, "J.%s(%s)", f.Name, in)
+	}
+	if boolean, ok := unaryPrimitives[f.Name]; ok {
+		arg := g.atom(g.val(f.Args[0], in))
+		return g.call(resultNames[f.Name], boolean, resultIsString[f.Name], "J.%s(%s, %s)", f.Name, in, arg.expr)
 	}
 	return g.call(resultNames[f.Name], false, false, "J.%s(%s)", f.Name, in)
 }
 
+// resultIsString are the builtins whose result is always a string.
+var resultIsString = map[string]bool{"join": true, "ltrimstr": true, "rtrimstr": true}
+
 // resultNames name the results of builtins.
 var resultNames = map[string]string{
 	"length": "len", "keys": "keys", "to_entries": "entries", "add": "sum",
-	"tostring": "str", "tonumber": "num", "type": "typ",
+	"tostring": "str", "tonumber": "num", "type": "typ", "has": "has",
+	"min": "least", "max": "most", "tojson": "json", "ascii_downcase": "lower", "ascii_upcase": "upper",
+	"join": "joined", "split": "parts", "startswith": "starts", "endswith": "ends",
+	"ltrimstr": "trimmed", "rtrimstr": "trimmed",
 }
 
 // valArray generates [q]: every output of q appended to a new array.

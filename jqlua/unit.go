@@ -25,6 +25,8 @@ type Unit struct {
 	// gojqOnly runs every accessor on gojq: the tests compare the two
 	// paths with it.
 	gojqOnly bool
+	// portable units have no gojq fallback (NewPortableUnit).
+	portable bool
 }
 
 type accessor struct {
@@ -77,6 +79,9 @@ func (u *Unit) AddQuery(expr string, q *gojq.Query) (ref string, err error) {
 		if err != nil {
 			reason = "its translation is too big: " + err.Error()
 		}
+	}
+	if reason != "" && u.portable {
+		return "", &NotPortableError{Expr: expr, Reason: reason}
 	}
 	if reason != "" {
 		src = fmt.Sprintf("Q[%d] = function(v, out)\n  J.gojq(FALLBACK, %d, v, out)\nend\n", slot, len(u.fallbacks))

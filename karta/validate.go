@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kartalua/karta/jqexpr"
 )
 
 // ValidateOptions lets layers above this package add checks it cannot do
@@ -15,6 +17,11 @@ type ValidateOptions struct {
 	// for the script itself); Validate prefixes them with spec.luaScript. A
 	// problem without a Severity counts as an error.
 	CheckScript func(script string) Problems
+	// CheckExpr, when set, is called with the checked form of each jq
+	// expression that passed the jq checks; a non-empty result is reported
+	// as a warning at every field holding the expression (karta validate
+	// --target uses it to report what a back end cannot run).
+	CheckExpr func(a *jqexpr.Analysis) string
 }
 
 // Validate checks a Karta against every rule of SPEC §9 and returns all

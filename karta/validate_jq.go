@@ -17,6 +17,7 @@ type exprResult struct {
 	messages []string
 	// analysis is the checked form (see Checked).
 	analysis *jqexpr.Analysis
+	warning  string // ValidateOptions.CheckExpr's, for a query
 }
 
 // checkExpr runs the jq checks (parse, compile, safety walk) on expr and
@@ -37,11 +38,17 @@ func (v *validator) checkExpr(p *field.Path, expr string) *gojq.Query {
 		if len(errs) == 0 {
 			r.query = a.Query
 			r.analysis = a
+			if v.opts.CheckExpr != nil {
+				r.warning = v.opts.CheckExpr(a)
+			}
 		}
 		v.exprs[expr] = r
 	}
 	for _, m := range r.messages {
 		v.errorf(p, "%s", m)
+	}
+	if r.warning != "" {
+		v.warnf(p, "%s", r.warning)
 	}
 	return r.query
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/jqexpr"
 )
 
 // wantProblem is an expected problem: its severity, exact field and a
@@ -220,4 +222,33 @@ func TestDocumentOrder(t *testing.T) {
 		got = append(got, p.Message)
 	}
 	assert.Equal(t, []string{"14", "15", "11", "13", "10", "9", "8", "7", "6", "5", "4", "3", "2", "1", "12", "12b", "12c"}, got)
+}
+
+// TestValidateCheckExpr: CheckExpr's verdict is a warning at every field
+// holding the expression, and it is asked once per distinct text.
+func TestValidateCheckExpr(t *testing.T) {
+	k := mustUnmarshalKarta(t, fixturePyTorchJob)
+	asked := map[string]int{}
+	opts := ValidateOptions{CheckExpr: func(a *jqexpr.Analysis) string {
+		require.NotNil(t, a.Query, a.Text)
+		asked[a.Text]++
+		if a.Text == ".spec.runPolicy.suspend" {
+			return "cannot run there"
+		}
+		return ""
+	}}
+	got := ValidateWithOptions(k, opts)
+	require.NotEmpty(t, asked)
+	for expr, n := range asked {
+		assert.Equal(t, 1, n, expr)
+	}
+	var warned []string
+	for _, p := range got {
+		require.Equal(t, SeverityWarning, p.Severity, p.String())
+		if p.Message == "cannot run there" {
+			warned = append(warned, p.Field)
+		}
+	}
+	assert.Equal(t, []string{fRoot + ".suspendDefinition.suspendActions[0].path", fRoot + ".suspendDefinition.resumeActions[0].path"}, warned)
+	assert.False(t, got.HasErrors())
 }

@@ -19,8 +19,9 @@ func newKarmadaExportCmd(s streams) *cobra.Command {
 			"scripts reproduce the Karta's Karmada hooks in Karmada's own runtime: replicaResource,\n" +
 			"componentResource, replicaRevision, statusReflection, healthInterpretation, statusAggregation\n" +
 			"and dependencyInterpretation, as the Karta defines them (SPEC §10.1). The scripts use only\n" +
-			"Karmada's sandbox and kube library. A jq expression outside the exported subset or an\n" +
-			"override that needs karta fails the export, naming it (exit 1).\n" +
+			"Karmada's sandbox and kube library, with jq run by a pure-Lua runtime that computes what gojq\n" +
+			"computes. A jq expression only gojq can run (docs/jq.md; karta validate --target karmada lists\n" +
+			"them) or an override that needs karta fails the export, naming it (exit 1).\n" +
 			"Without -k, every built-in that exports is printed, one document each; the others are\n" +
 			"listed on standard error.",
 		Example: "  karta karmada export -k pytorchjob > pytorchjob-customization.yaml\n" +

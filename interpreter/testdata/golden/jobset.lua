@@ -81,9 +81,32 @@ Q[7] = function(v, out)
 end
 
 -- [.status.replicatedJobsStatus[]? | .ready // 0] | any(. > 0)
--- runs on gojq: function any/1
-Q[8] = function(v, out)
-  J.gojq(FALLBACK, 0, v, out)
+do
+  local function first(v)
+    for _, x_2 in J.each(v) do
+      local t = J.gt(x_2, 0)
+      if t then
+        do return true end
+      end
+    end
+    do return false end
+  end
+  Q[8] = function(v, out)
+    local arr = J.array()
+    local status = J.index(v, "status")
+    local replicatedJobsStatus = J.index(status, "replicatedJobsStatus")
+    for _, x in J.each_opt(replicatedJobsStatus) do
+      local ready = J.index(x, "ready")
+      if ready == NULL or ready == false then
+        ready = 0
+      end
+      arr[#arr + 1] = ready
+    end
+    local first_2 = first(arr)
+    if first_2 ~= nil then
+      J.emit(out, first_2)
+    end
+  end
 end
 
 -- .status.terminalState == null and ([.status.replicatedJobsStatus[]? | .ready // 0] | add // 0) == 0

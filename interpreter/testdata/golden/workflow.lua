@@ -73,7 +73,7 @@ Q[5] = function(v, out)
 end
 
 -- .metadata.annotations["workflows.argoproj.io/node-name"] | split(".") | last | sub("\\(.*\\)$"; "")
--- runs on gojq: function split/1
+-- runs on gojq: function sub/2
 Q[6] = function(v, out)
   J.gojq(FALLBACK, 0, v, out)
 end

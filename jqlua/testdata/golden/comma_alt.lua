@@ -4,10 +4,10 @@ Q[1] = function(v, out)
     local str = J.tostring(x)
     J.emit(out, str)
   end
-  local found = false
+  local found = {}
   local function k_2(x_2)
     if x_2 ~= NULL and x_2 ~= false then
-      found = true
+      found[1] = true
       k(x_2)
     end
   end
@@ -17,7 +17,7 @@ Q[1] = function(v, out)
   for _, x_3 in J.each(b) do
     k_2(x_3)
   end
-  if not found then
+  if not found[1] then
     k("none")
   end
 end

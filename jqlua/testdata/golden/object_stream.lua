@@ -8,17 +8,17 @@ Q[1] = function(v, out)
     obj.port = x
     J.emit(out, obj)
   end
-  local found = false
+  local found = {}
   local spec = J.index(v, "spec")
   local ports = J.index(spec, "ports")
   for _, x_2 in J.each_opt(ports) do
     local port = J.index(x_2, "port")
     if port ~= NULL and port ~= false then
-      found = true
+      found[1] = true
       k(port)
     end
   end
-  if not found then
+  if not found[1] then
     k("none")
   end
 end

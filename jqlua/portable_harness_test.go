@@ -1,0 +1,267 @@
+package jqlua
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kartalua/karta/luaapi"
+)
+
+// The portable runtime's side of the differential harness: a portable
+// unit's accessor runs on PortableRuntime in a state with Karmada's sandbox
+// (the base functions, string, table, math, os and kube; no setmetatable),
+// through the same protected call Karmada's scripts get.
+
+// portableState is such a state with a loaded chunk.
+type portableState struct {
+	L        *lua.LState
+	J, JX, Q *lua.LTable
+	run      lua.LValue // run(acc, v): outputs, and a jq error's message
+}
+
+// portableRunner calls an accessor and turns a raised jq error into its
+// message; any other error propagates.
+const portableRunner = `
+return J, JX, Q, function(acc, v)
+  local out = {}
+  local ok, e = pcall(acc, v, out)
+  if ok then return out, nil end
+  local m = JX.message(e)
+  if m == nil then error(e, 0) end
+  return out, m
+end
+`
+
+func newKarmadaLikeState() *lua.LState {
+	return luaapi.NewState(luaapi.SandboxOptions{
+		Modules: map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeModule},
+	})
+}
+
+// portableRuntimeProto is PortableRuntime compiled once, as a chunk that
+// returns J and JX: compiling its ~900 lines for every case would
+// dominate the fuzzers. Units are compiled as chunks that take J and JX.
+var portableRuntimeProto = sync.OnceValues(func() (*lua.FunctionProto, error) {
+	return luaapi.Compile("jqlua-portable-runtime", PortableRuntime+"return J, JX\n")
+})
+
+// loadPortable loads the chunk of a portable unit in a fresh Karmada-like
+// state. Close the state when done.
+func loadPortable(ctx context.Context, u *Unit) (*portableState, error) {
+	L := newKarmadaLikeState()
+	rt, err := portableRuntimeProto()
+	if err != nil {
+		L.Close()
+		return nil, fmt.Errorf("the portable runtime does not compile: %w", err)
+	}
+	proto, err := luaapi.Compile("jqlua-portable", "local J, JX = ...\nlocal NULL = J.null\nlocal Q = {}\n"+u.Lua()+portableRunner)
+	if err != nil {
+		L.Close()
+		return nil, fmt.Errorf("portable chunk does not compile: %w", err)
+	}
+	env := luaapi.KubeEnv(L)
+	jj, err := luaapi.CallProtected(ctx, L, 2*time.Second, luaapi.Instantiate(L, rt, env), 2)
+	if err != nil {
+		L.Close()
+		return nil, fmt.Errorf("the portable runtime does not run: %w", err)
+	}
+	res, err := luaapi.CallProtected(ctx, L, 2*time.Second, luaapi.Instantiate(L, proto, env), 4, jj...)
+	if err != nil {
+		L.Close()
+		return nil, fmt.Errorf("portable chunk does not run: %w", err)
+	}
+	return &portableState{L: L, J: res[0].(*lua.LTable), JX: res[1].(*lua.LTable), Q: res[2].(*lua.LTable), run: res[3]}, nil
+}
+
+// call calls a J or JX function from Go.
+func (p *portableState) call(fn lua.LValue, args ...lua.LValue) lua.LValue {
+	if err := p.L.CallByParam(lua.P{Fn: fn, NRet: 1, Protect: true}, args...); err != nil {
+		panic(err)
+	}
+	v := p.L.Get(-1)
+	p.L.Pop(1)
+	return v
+}
+
+// value builds a decoded JSON value the way the runtime's own values are:
+// J.null, and tables made by J.array and J.object.
+func (p *portableState) value(v any) lua.LValue {
+	switch x := v.(type) {
+	case nil:
+		return p.J.RawGetString("null")
+	case bool:
+		return lua.LBool(x)
+	case string:
+		return lua.LString(x)
+	case []any:
+		tb := p.call(p.J.RawGetString("array")).(*lua.LTable)
+		for i, e := range x {
+			tb.RawSetInt(i+1, p.value(e))
+		}
+		return tb
+	case map[string]any:
+		tb := p.call(p.J.RawGetString("object")).(*lua.LTable)
+		for k, e := range x {
+			tb.RawSetString(k, p.value(e))
+		}
+		return tb
+	}
+	f, ok := luaapi.GoNumber(v)
+	if !ok {
+		panic(fmt.Sprintf("not JSON: %T", v))
+	}
+	return lua.LNumber(f)
+}
+
+// goValue reads a runtime value back as gojq would hold it.
+func (p *portableState) goValue(lv lua.LValue) (any, error) {
+	switch x := lv.(type) {
+	case *lua.LNilType:
+		return nil, nil
+	case lua.LBool:
+		return bool(x), nil
+	case lua.LNumber:
+		return gojqNumber(float64(x)), nil
+	case lua.LString:
+		return string(x), nil
+	case *lua.LTable:
+		switch kind := p.call(p.JX.RawGetString("kind"), x); kind {
+		case lua.LString("null"):
+			return nil, nil
+		case lua.LString("array"):
+			out := make([]any, x.Len())
+			for i := range out {
+				e, err := p.goValue(x.RawGetInt(i + 1))
+				if err != nil {
+					return nil, err
+				}
+				out[i] = e
+			}
+			return out, nil
+		case lua.LString("object"):
+			out := map[string]any{}
+			var err error
+			x.ForEach(func(k, e lua.LValue) {
+				s, ok := k.(lua.LString)
+				if !ok {
+					err = fmt.Errorf("object key %v", k)
+					return
+				}
+				var g any
+				if g, err = p.goValue(e); err == nil {
+					out[string(s)] = g
+				}
+			})
+			return out, err
+		default:
+			return nil, fmt.Errorf("kind %v", kind)
+		}
+	}
+	return nil, fmt.Errorf("not a JSON value: %s", lv.Type())
+}
+
+// outcome runs accessor acc on input under Karmada's call limits.
+func (p *portableState) outcome(ctx context.Context, acc, input lua.LValue) outcome {
+	res, err := luaapi.CallProtected(ctx, p.L, 2*time.Second, p.run, 2, acc, input)
+	var o outcome
+	if err != nil {
+		o.timedOut = ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)
+		o.err = "LUA ERROR: " + err.Error()
+		return o
+	}
+	out := res[0].(*lua.LTable)
+	for i := 1; i <= out.Len(); i++ {
+		v, err := p.goValue(out.RawGetInt(i))
+		if err != nil {
+			o.outputs = append(o.outputs, "<"+err.Error()+">")
+			continue
+		}
+		o.outputs = append(o.outputs, canonicalGo(v))
+	}
+	if msg, ok := res[1].(lua.LString); ok {
+		o.err = string(msg)
+	}
+	return o
+}
+
+// portableRuns counts the evaluations differPortable compared.
+var portableRuns atomic.Int64
+
+// faithful reports whether Karmada's decoding of v loses nothing: no null
+// member or element, and no empty array or object (a plain table cannot
+// tell [] from {}).
+func faithful(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		if len(x) == 0 {
+			return false
+		}
+		for _, e := range x {
+			if e == nil || !faithful(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		if len(x) == 0 {
+			return false
+		}
+		for _, e := range x {
+			if e == nil || !faithful(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// differPortable runs expr on the portable runtime, on the input built as
+// the runtime's values and, when that decoding is faithful, as Karmada
+// decodes it, and compares with the reference.
+func differPortable(ctx context.Context, expr string, raw any, inputJSON []byte, want outcome) (string, error) {
+	u := NewPortableUnit()
+	if _, err := u.Add(expr); err != nil {
+		var np *NotPortableError
+		if errors.As(err, &np) {
+			return "", nil
+		}
+		return "", err
+	}
+	p, err := loadPortable(ctx, u)
+	if err != nil {
+		return fmt.Sprintf("%s: %v\n%s", expr, err, u.Lua()), nil
+	}
+	defer p.L.Close()
+	acc := p.Q.RawGetInt(1)
+	inputs := []struct {
+		name  string
+		value lua.LValue
+	}{{"runtime values", p.value(raw)}}
+	if raw != nil && faithful(raw) { // Karmada never hands a script a null object
+		kv, err := luaapi.KubeValue(p.L, raw)
+		if err != nil {
+			return "", err
+		}
+		inputs = append(inputs, struct {
+			name  string
+			value lua.LValue
+		}{"Karmada's decoding", kv})
+	}
+	for _, in := range inputs {
+		got := p.outcome(ctx, acc, in.value)
+		if got.timedOut {
+			return "", nil
+		}
+		portableRuns.Add(1)
+		if !got.equal(want) {
+			return fmt.Sprintf("%s on %s (portable, %s):\n  gojq:     %v\n  portable: %v\n%s",
+				expr, inputJSON, in.name, want, got, u.Lua()), nil
+		}
+	}
+	return "", nil
+}
