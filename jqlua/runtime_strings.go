@@ -72,11 +72,16 @@ func (r *runtime) luaSplit(L *lua.LState) int {
 		L.Push(r.slow(L, slowSplit, L.Get(1), L.Get(2)))
 		return 1
 	}
+	// Charged before splitting: the pieces are counted without being made.
+	n := 0
+	if s != "" {
+		n = strings.Count(s, sep) + 1
+	}
+	luaapi.ChargeMemory(L, len(s)+24*n)
 	var parts []string
 	if s != "" {
 		parts = strings.Split(s, sep)
 	}
-	luaapi.ChargeMemory(L, len(s)+16*len(parts))
 	out := r.vs.NewArray(L, len(parts))
 	for i, p := range parts {
 		out.RawSetInt(i+1, lua.LString(p))
