@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
+
+	"github.com/kartalua/karta/internal/heapwatch"
 )
 
 // The hostile-script suite (issue "Hardening"): a control plane runs
@@ -204,40 +205,8 @@ func checkHostileError(t *testing.T, err error, w want) {
 	}
 }
 
-// measureCall runs f and returns its wall time and how far the live heap
-// rose above where it was before, sampled every millisecond while f runs.
-func measureCall(f func()) (time.Duration, uint64) {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 {
-		metrics.Read(sample)
-		return sample[0].Value.Uint64()
-	}
-	base := read()
-	peak := base
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				peak = max(peak, read())
-			}
-		}
-	}()
-	start := time.Now()
-	f()
-	elapsed := time.Since(start)
-	close(done)
-	wg.Wait()
-	return elapsed, max(peak, read()) - base
-}
+// measureCall runs f and returns its wall time and the live heap's rise.
+func measureCall(f func()) (time.Duration, uint64) { return heapwatch.Measure(f) }
 
 // TestNoSpuriousDeadlines: 32 goroutines hammering 2 cores with calls that
 // each take microseconds never see a deadline error: the deadline measures

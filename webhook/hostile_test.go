@@ -10,7 +10,6 @@ import (
 	"os"
 	"regexp"
 	"runtime"
-	rtmetrics "runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +27,8 @@ import (
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
+
+	"github.com/kartalua/karta/internal/heapwatch"
 )
 
 // The hostile-Karta suite of the webhook (issue 12): a control plane
@@ -214,39 +215,8 @@ func limitKindOf(msg string) luaapi.LimitKind {
 	return luaapi.LimitKind(m[1])
 }
 
-// measureCall runs f and returns its wall time and how far the live heap
-// rose above where it was before, sampled every millisecond while f runs
-// (as interpreter/hostile_script_test.go does).
-func measureCall(f func()) (time.Duration, uint64) {
-	runtime.GC()
-	sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 {
-		rtmetrics.Read(sample)
-		return sample[0].Value.Uint64()
-	}
-	base := read()
-	peak := base
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				peak = max(peak, read())
-			}
-		}
-	})
-	start := time.Now()
-	f()
-	elapsed := time.Since(start)
-	close(done)
-	wg.Wait()
-	return elapsed, max(peak, read()) - base
-}
+// measureCall runs f and returns its wall time and the live heap's rise.
+func measureCall(f func()) (time.Duration, uint64) { return heapwatch.Measure(f) }
 
 const builtinJob = "../examples/pytorchjob/running.yaml"
 
