@@ -543,9 +543,12 @@ func (n *binNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 				return out, false
 			}
 			// A concatenation charges its length: doubling a string in a
-			// pipe must reach the budget, not the process's memory.
-			if s, isStr := v.(string); isStr && !c.step(len(s)/16+1) {
-				return out, false
+			// pipe must reach the budget, not the process's memory. Only +
+			// makes strings, so comparisons pay nothing for it.
+			if n.op == gojq.OpAdd {
+				if s, isStr := v.(string); isStr && !c.step(len(s)/16+1) {
+					return out, false
+				}
 			}
 			out = append(out, v)
 		}
