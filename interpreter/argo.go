@@ -23,15 +23,12 @@ var argoStatuses = map[string]karta.Status{
 	argo.StatusUnknown:     karta.StatusUndefined,
 }
 
-// ArgoHealth is the result of an Argo CD health script.
-type ArgoHealth = argo.Health
-
 // argoStatus is InterpretStatus when an override is an Argo CD health
 // script: the script's word decides the status; the phase and conditions
 // still come from the Karta's generated hook.
 func (p *Program) argoStatus(ctx context.Context, obj *unstructured.Unstructured) (*StatusResult, error) {
 	var res StatusResult
-	var health ArgoHealth
+	var health argo.Health
 	err := p.withState(ctx, HookInterpretStatus, func(ctx context.Context, sd *stateData) error {
 		var err error
 		if health, err = sd.runArgo(obj.Object); err != nil {
@@ -75,12 +72,12 @@ func argoToStatus(word string) (karta.Status, error) {
 
 // runArgo runs the Argo CD health script with the object as the global
 // obj, in a fresh environment.
-func (sd *stateData) runArgo(obj map[string]any) (ArgoHealth, error) {
+func (sd *stateData) runArgo(obj map[string]any) (argo.Health, error) {
 	L := sd.L
 	env := luaapi.NewEnv(L)
 	t, err := luaapi.ToLuaTable(L, obj)
 	if err != nil {
-		return ArgoHealth{}, fmt.Errorf("object: %w", err)
+		return argo.Health{}, fmt.Errorf("object: %w", err)
 	}
 	env.RawSetString("obj", t)
 	L.Push(luaapi.Instantiate(L, sd.p.argo.proto, env))
