@@ -563,3 +563,27 @@ func decodeKarmadaList(what string, out any) func(L *lua.LState, res []lua.LValu
 		}
 	}
 }
+
+// Retain is Karmada's Retain: what of the member cluster's observed object
+// to keep in the desired one before it is applied. A Karta generates no
+// Retain (Karmada's default applies); a script override may define one,
+// as Karmada customizations do, and then it runs here — the same Retain
+// the Karmada export carries. Without an override it is
+// ErrHookNotEnabled.
+func (p *Program) Retain(ctx context.Context, desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if !p.overridden[HookRetain] {
+		return nil, &HookError{Karta: p.name, Hook: HookRetain, Err: ErrHookNotEnabled}
+	}
+	out := &unstructured.Unstructured{}
+	err := p.callKarmada(ctx, HookRetain, desired, []any{observed.Object}, 1, func(L *lua.LState, res []lua.LValue) error {
+		tb, ok := res[0].(*lua.LTable)
+		if !ok {
+			return fmt.Errorf("result: %s is not a table", res[0].Type())
+		}
+		return luaapi.KubeUnmarshal(L, tb, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

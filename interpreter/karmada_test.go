@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -320,4 +321,27 @@ end
 	out, err = p.AggregateStatus(context.Background(), obj, []karmada.AggregatedStatusItem{{ClusterName: "m1"}, {ClusterName: "m2"}})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"items": int64(2), "first": "m1"}, out.Object["status"])
+}
+
+// TestRetainOnlyWithAnOverride: a Karta generates no Retain; a script's
+// Retain runs in process with Karmada's arguments.
+func TestRetainOnlyWithAnOverride(t *testing.T) {
+	k := progKartaFile(t, examplePyTorchJob)
+	obj := progObjFile(t, filepath.Join("testdata", "gang", "pytorchjob.yaml"))[0]
+	plain := progCompile(t, k, Options{})
+	_, err := plain.Retain(context.Background(), obj, obj)
+	assert.ErrorIs(t, err, ErrHookNotEnabled)
+	assert.False(t, plain.HookEnabled(HookRetain))
+
+	scripted := progCompile(t, k, Options{Scripts: []Script{{Name: "retain.lua", Source: `
+function Retain(desired, observed)
+  desired.metadata.labels = {kept = observed.metadata.name}
+  return desired
+end`}}})
+	observed := obj.DeepCopy()
+	observed.SetName("member-copy")
+	out, err := scripted.Retain(context.Background(), obj, observed)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"kept": "member-copy"}, out.GetLabels())
+	assert.Equal(t, obj.GetName(), out.GetName())
 }

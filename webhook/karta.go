@@ -12,8 +12,9 @@ import (
 	"github.com/kartalua/karta/karmada"
 )
 
-// Kartas serves the generated Karmada hooks of the Programs in a registry
-// (SPEC §10.1): every operation but Retain, which a Karta never generates.
+// Kartas serves the Karmada hooks of the Programs in a registry: every
+// generated operation, and Retain where a Karta's script defines one (a
+// Karta generates no Retain; without one, Karmada's default applies).
 // Programs swapped in the registry take effect on the next request.
 type Kartas struct {
 	Registry *interpreter.Registry
@@ -25,10 +26,10 @@ var _ Backend = Kartas{}
 // the operations Kartas generate. Whether a hook applies to a given object
 // (GetReplicas needs a single pod-bearing instance) is the hook's answer.
 func (k Kartas) Handles(gvk schema.GroupVersionKind, op karmada.Operation) bool {
+	p, ok := k.Registry.Get(gvk)
 	if op == karmada.OpRetain {
-		return false
+		return ok && p.HookEnabled(interpreter.HookRetain)
 	}
-	_, ok := k.Registry.Get(gvk)
 	return ok
 }
 
@@ -67,9 +68,13 @@ func (k Kartas) ReviseReplica(ctx context.Context, obj *unstructured.Unstructure
 	return p.ReviseReplica(ctx, obj, replicas)
 }
 
-// Retain is never generated for a Karta; Handles refuses it.
-func (k Kartas) Retain(context.Context, *unstructured.Unstructured, *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	return nil, fmt.Errorf("a Karta has no Retain hook")
+// Retain is the Program's Retain, when its script defines one.
+func (k Kartas) Retain(ctx context.Context, desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	p, err := k.program(desired)
+	if err != nil {
+		return nil, err
+	}
+	return p.Retain(ctx, desired, observed)
 }
 
 // AggregateStatus is the Program's AggregateStatus.

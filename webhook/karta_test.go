@@ -14,6 +14,7 @@ import (
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/karta"
 )
 
 // kartaReview builds a request for a workload object read from a file.
@@ -75,7 +76,7 @@ func TestKartasBackend(t *testing.T) {
 	require.NotNil(t, resp.Response.Status)
 	assert.EqualValues(t, http.StatusInternalServerError, resp.Response.Status.Code)
 
-	// Retain is not a Karta hook: no backend handles it.
+	// The built-in PyTorchJob Karta defines no Retain: no backend handles it.
 	_, resp = post(t, h, kartaReview(t, "u-retain", karmada.OpRetain, job, map[string]any{"observedObject": json.RawMessage(`{}`)}))
 	assert.False(t, resp.Response.Successful)
 	require.NotNil(t, resp.Response.Status)
@@ -85,4 +86,26 @@ func TestKartasBackend(t *testing.T) {
 	metrics := scrape(t, h)
 	assert.Regexp(t, `(?m)^karta_webhook_pool_size\{backend="0"\} [1-9][0-9]*$`, metrics)
 	assert.Regexp(t, `(?m)^karta_webhook_pool_in_use\{backend="0"\} 0$`, metrics)
+}
+
+// TestKartasRetain: a Karta whose script defines Retain answers Retain in
+// process, as its Karmada export does.
+func TestKartasRetain(t *testing.T) {
+	ks, err := karta.LoadFile("../examples/kartas/pytorchjob.yaml")
+	require.NoError(t, err)
+	p, err := interpreter.Compile(ks[0], interpreter.Options{Scripts: []interpreter.Script{{Name: "retain.lua", Source: `
+function Retain(desired, observed)
+  desired.spec.runPolicy = desired.spec.runPolicy or {}
+  desired.spec.runPolicy.suspend = observed.spec.runPolicy and observed.spec.runPolicy.suspend or false
+  return desired
+end`}}})
+	require.NoError(t, err)
+	reg := interpreter.NewRegistry()
+	reg.Put(p)
+	h := New(Options{}, Kartas{Registry: reg})
+	observed := json.RawMessage(`{"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"x"},"spec":{"runPolicy":{"suspend":true}}}`)
+	code, resp := post(t, h, kartaReview(t, "u-retain", karmada.OpRetain, "../examples/pytorchjob/running.yaml", map[string]any{"observedObject": observed}))
+	require.Equal(t, http.StatusOK, code)
+	require.True(t, resp.Response.Successful, "%+v", resp.Response.Status)
+	assert.Contains(t, string(resp.Response.Patch), `"path":"/spec/runPolicy/suspend","value":true`)
 }
