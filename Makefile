@@ -8,7 +8,7 @@ BENCHOUT  ?= bin/bench.txt
 CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.19.0
 
 # Fuzz targets as package:Target; `go test -fuzz` takes one target per run.
-FUZZ_TARGETS := ./karta:FuzzLoad ./jqexpr:FuzzCheck ./jqlua:FuzzJQ ./interpreter:FuzzReviseSpec ./interpreter:FuzzBackends \
+FUZZ_TARGETS := ./karta:FuzzLoad ./internal/jqexpr:FuzzCheck ./internal/jqlua:FuzzJQ ./interpreter:FuzzReviseSpec ./interpreter:FuzzBackends \
 	./luaapi:FuzzValueBridge ./object:FuzzDecode
 
 .PHONY: all build test test-integration fmt-check vet lint fuzz bench golden generate tidy-check clean

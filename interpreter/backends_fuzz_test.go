@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/third_party/gojq"
-	"github.com/kartalua/karta/jqexpr"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/karta"
 )

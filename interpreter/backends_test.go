@@ -16,8 +16,8 @@ import (
 	upstream "github.com/itchyny/gojq"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/internal/third_party/gojq"
-	"github.com/kartalua/karta/jqlua"
 	"github.com/kartalua/karta/luaapi"
 )
 

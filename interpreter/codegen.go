@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kartalua/karta/jqlua"
+	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/karta"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kartalua/karta/jqlua"
+	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/karta"
 )

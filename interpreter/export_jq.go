@@ -3,9 +3,9 @@ package interpreter
 import (
 	"fmt"
 
-	"github.com/kartalua/karta/jqlua"
+	"github.com/kartalua/karta/internal/jqlua"
 
-	"github.com/kartalua/karta/jqexpr"
+	"github.com/kartalua/karta/internal/jqexpr"
 )
 
 // The Karmada export translates every jq expression of a Karta with

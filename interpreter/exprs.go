@@ -3,8 +3,8 @@ package interpreter
 import (
 	"fmt"
 
+	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/third_party/gojq"
-	"github.com/kartalua/karta/jqexpr"
 	"github.com/kartalua/karta/karta"
 )
 

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kartalua/karta/jqlua"
+	"github.com/kartalua/karta/internal/jqlua"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )

@@ -6,7 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/kartalua/karta/jqexpr"
+	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 )

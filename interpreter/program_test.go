@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kartalua/karta/jqexpr"
+	"github.com/kartalua/karta/internal/jqexpr"
 	"os"
 	"path/filepath"
 	"strings"

@@ -6,7 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/kartalua/karta/jqlua"
+	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/luaapi"
 )
 

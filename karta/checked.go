@@ -1,6 +1,6 @@
 package karta
 
-import "github.com/kartalua/karta/jqexpr"
+import "github.com/kartalua/karta/internal/jqexpr"
 
 // Checked is a Karta that passed validation, in the form compilation
 // starts from: every jq expression it holds parsed and analysed once, and

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kartalua/karta/jqexpr"
+	"github.com/kartalua/karta/internal/jqexpr"
 )
 
 // ValidateOptions lets layers above this package add checks it cannot do

@@ -6,7 +6,7 @@ import (
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kartalua/karta/jqexpr"
+	"github.com/kartalua/karta/internal/jqexpr"
 )
 
 // exprResult is the outcome of checking one expression text, cached

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kartalua/karta/jqexpr"
+	"github.com/kartalua/karta/internal/jqexpr"
 )
 
 // wantProblem is an expected problem: its severity, exact field and a
