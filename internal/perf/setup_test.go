@@ -16,7 +16,7 @@ import (
 )
 
 // examplesDir holds examples/NAME/{running,pods,revisions}.yaml.
-var examplesDir = filepath.Join("..", "examples")
+var examplesDir = filepath.Join("..", "..", "examples")
 
 // baselineKinds are the built-ins baselines (a) and (b) implement.
 var baselineKinds = []string{"pytorchjob", "jobset", "leaderworkerset"}

@@ -17,7 +17,7 @@ import (
 // around them.
 const sample = `goos: linux
 goarch: amd64
-pkg: github.com/kartalua/karta/perf
+pkg: github.com/kartalua/karta/internal/perf
 cpu: AMD EPYC
 BenchmarkHooks/InterpretStatus/pytorchjob/karta-2   	  400000	      2900 ns/op	     416 B/op	      15 allocs/op
 BenchmarkHooks/InterpretStatus/pytorchjob/gojq-2    	    3000	    300000 ns/op	   56000 B/op	    1075 allocs/op
@@ -33,7 +33,7 @@ BenchmarkCompile/jobset-2                           	     300	   3500000 ns/op	 
 BenchmarkKarmada/InterpretReplica/karmada-corpus/karta-2   	    1000	    400000 ns/op	  100000 B/op	    2000 allocs/op	        40.00 cases
 BenchmarkKarmada/InterpretReplica/karmada-corpus/karmada-2 	     100	  12000000 ns/op	 9000000 B/op	  120000 allocs/op	        40.00 cases
 PASS
-ok  	github.com/kartalua/karta/perf	12.3s
+ok  	github.com/kartalua/karta/internal/perf	12.3s
 BenchmarkParallel/InterpretStatus/pytorchjob/karta  	  400000	      3000 ns/op	     416 B/op	      15 allocs/op	      2950 cpu-ns/op
 BenchmarkParallel/InterpretStatus/pytorchjob/karta-2	  800000	      1600 ns/op	     416 B/op	      15 allocs/op	      3100 cpu-ns/op
 BenchmarkPoolState/jobset-2                         	       1	 900000000 ns/op	    180000 B/state	    210000 B/state-used

@@ -20,7 +20,7 @@ import (
 // outputs are asserted equal before timing. "context" is a cancellable
 // context without a meter: what a call's context cost before metering.
 func BenchmarkJQMeter(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "examples", "jobset", "running.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "jobset", "running.yaml"))
 	require.NoError(b, err)
 	raw, err := yaml.YAMLToJSON(data)
 	require.NoError(b, err)

@@ -16,7 +16,7 @@ const CorpusEnv = "KARTA_KARMADA_CORPUS"
 // DefaultCorpusDir is Karmada's third-party customizations with their tests,
 // kept beside the repository (as karmada's conformance test reads them),
 // relative to a package directory of the repository.
-var DefaultCorpusDir = filepath.Join("..", "..", "shared", "conformance", "karmada", "resourcecustomizations")
+var DefaultCorpusDir = filepath.Join("..", "..", "..", "shared", "conformance", "karmada", "resourcecustomizations")
 
 // CorpusDir is $KARTA_KARMADA_CORPUS, else DefaultCorpusDir.
 func CorpusDir() string {
