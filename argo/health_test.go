@@ -8,17 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestCheckStatus(t *testing.T) {
-	for _, word := range append(Statuses(), "") {
-		assert.NoError(t, CheckStatus(word), "%q", word)
-	}
-	for _, word := range []string{"healthy", "Healthy ", "OK", "Running", "Undefined"} {
-		err := CheckStatus(word)
-		require.Error(t, err, "%q", word)
-		assert.Equal(t, `Argo CD health status "`+word+`" is not one of Healthy, Progressing, Degraded, Suspended, Missing, Unknown`, err.Error())
-	}
-}
-
 func TestStatusesIsACopy(t *testing.T) {
 	s := Statuses()
 	s[0] = "Broken"
@@ -32,15 +21,15 @@ func TestResults(t *testing.T) {
 		want       Health
 		err        string
 	}{
-		{"Healthy", `return {status = "Healthy", message = "m"}`, Health{StatusHealthy, "m"}, ""},
-		{"Progressing", `return {status = "Progressing", message = "m"}`, Health{StatusProgressing, "m"}, ""},
-		{"Degraded", `return {status = "Degraded", message = "m"}`, Health{StatusDegraded, "m"}, ""},
-		{"Suspended", `return {status = "Suspended", message = "m"}`, Health{StatusSuspended, "m"}, ""},
-		{"Missing", `return {status = "Missing", message = "m"}`, Health{StatusMissing, "m"}, ""},
-		{"Unknown", `return {status = "Unknown", message = "m"}`, Health{StatusUnknown, "m"}, ""},
+		{"Healthy", `return {status = "Healthy", message = "m"}`, Health{Status: StatusHealthy, Message: "m"}, ""},
+		{"Progressing", `return {status = "Progressing", message = "m"}`, Health{Status: StatusProgressing, Message: "m"}, ""},
+		{"Degraded", `return {status = "Degraded", message = "m"}`, Health{Status: StatusDegraded, Message: "m"}, ""},
+		{"Suspended", `return {status = "Suspended", message = "m"}`, Health{Status: StatusSuspended, Message: "m"}, ""},
+		{"Missing", `return {status = "Missing", message = "m"}`, Health{Status: StatusMissing, Message: "m"}, ""},
+		{"Unknown", `return {status = "Unknown", message = "m"}`, Health{Status: StatusUnknown, Message: "m"}, ""},
 		{"the usual global hs", "hs = {}\nhs.status = \"Healthy\"\nreturn hs", Health{Status: StatusHealthy}, ""},
 		{"no message", `return {status = "Degraded"}`, Health{Status: StatusDegraded}, ""},
-		{"extra keys are ignored", `return {status = "Healthy", message = "m", reason = "r"}`, Health{StatusHealthy, "m"}, ""},
+		{"extra keys are ignored", `return {status = "Healthy", message = "m", reason = "r"}`, Health{Status: StatusHealthy, Message: "m"}, ""},
 
 		// No assessment, as Argo CD's empty HealthStatus.
 		{"nil", `return nil`, Health{}, ""},

@@ -9,6 +9,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/kartalua/karta/internal/argohealth"
 	"github.com/kartalua/karta/internal/statepool"
 	"github.com/kartalua/karta/luaapi"
 )
@@ -109,9 +110,9 @@ func (s *Script) run(ctx context.Context, L *lua.LState, obj map[string]any) (He
 	if err != nil {
 		return Health{}, s.named(err)
 	}
-	h, err := FromLua(res[0])
+	h, err := argohealth.FromLua(res[0])
 	if err == nil {
-		err = CheckStatus(h.Status)
+		err = argohealth.CheckStatus(h.Status)
 	}
 	if err != nil {
 		return Health{}, fmt.Errorf("%s: %w", s.chunk, err)

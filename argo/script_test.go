@@ -226,7 +226,7 @@ return {status = "Healthy", message = have .. "/" .. want}
 				if !assert.NoError(t, err) {
 					return
 				}
-				want := Health{StatusProgressing, fmt.Sprintf("%d/3", ready)}
+				want := Health{Status: StatusProgressing, Message: fmt.Sprintf("%d/3", ready)}
 				if ready >= 3 {
 					want.Status = StatusHealthy
 				}

@@ -141,8 +141,8 @@ func TestRunTestDirFailures(t *testing.T) {
 	mismatch := byName["apps.example.com/Gadget/testdata/idle.yaml"]
 	require.NoError(t, mismatch.Err)
 	assert.False(t, mismatch.OK())
-	assert.Equal(t, Health{StatusProgressing, "Spinning up"}, mismatch.Want)
-	assert.Equal(t, Health{StatusProgressing, "Not spinning yet"}, mismatch.Got)
+	assert.Equal(t, Health{Status: StatusProgressing, Message: "Spinning up"}, mismatch.Want)
+	assert.Equal(t, Health{Status: StatusProgressing, Message: "Not spinning yet"}, mismatch.Got)
 
 	for name, want := range map[string]string{
 		"apps.example.com/Cog/testdata/cog.yaml":             "not an Argo CD health script",

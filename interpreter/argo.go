@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kartalua/karta/argo"
+	"github.com/kartalua/karta/internal/argohealth"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 )
@@ -15,12 +15,12 @@ import (
 // The words and the reading of a script's result are package argo's, so
 // that `karta argo health` and this override agree.
 var argoStatuses = map[string]karta.Status{
-	argo.StatusHealthy:     karta.StatusRunning,
-	argo.StatusProgressing: karta.StatusInitializing,
-	argo.StatusDegraded:    karta.StatusDegraded,
-	argo.StatusSuspended:   karta.StatusSuspended,
-	argo.StatusMissing:     karta.StatusUndefined,
-	argo.StatusUnknown:     karta.StatusUndefined,
+	argohealth.StatusHealthy:     karta.StatusRunning,
+	argohealth.StatusProgressing: karta.StatusInitializing,
+	argohealth.StatusDegraded:    karta.StatusDegraded,
+	argohealth.StatusSuspended:   karta.StatusSuspended,
+	argohealth.StatusMissing:     karta.StatusUndefined,
+	argohealth.StatusUnknown:     karta.StatusUndefined,
 }
 
 // argoStatus is InterpretStatus when an override is an Argo CD health
@@ -28,7 +28,7 @@ var argoStatuses = map[string]karta.Status{
 // still come from the Karta's generated hook.
 func (p *Program) argoStatus(ctx context.Context, obj *unstructured.Unstructured) (*StatusResult, error) {
 	var res StatusResult
-	var health argo.Health
+	var health argohealth.Health
 	err := p.withState(ctx, HookInterpretStatus, func(ctx context.Context, sd *stateData) error {
 		var err error
 		if health, err = sd.runArgo(obj.Object); err != nil {
@@ -57,7 +57,7 @@ func (p *Program) argoStatus(ctx context.Context, obj *unstructured.Unstructured
 }
 
 func argoToStatus(word string) (karta.Status, error) {
-	if err := argo.CheckStatus(word); err != nil {
+	if err := argohealth.CheckStatus(word); err != nil {
 		return "", err
 	}
 	if word == "" {
@@ -72,17 +72,17 @@ func argoToStatus(word string) (karta.Status, error) {
 
 // runArgo runs the Argo CD health script with the object as the global
 // obj, in a fresh environment.
-func (sd *stateData) runArgo(obj map[string]any) (argo.Health, error) {
+func (sd *stateData) runArgo(obj map[string]any) (argohealth.Health, error) {
 	L := sd.L
 	env := luaapi.NewEnv(L)
 	t, err := luaapi.ToLuaTable(L, obj)
 	if err != nil {
-		return argo.Health{}, fmt.Errorf("object: %w", err)
+		return argohealth.Health{}, fmt.Errorf("object: %w", err)
 	}
 	env.RawSetString("obj", t)
 	L.Push(luaapi.Instantiate(L, sd.p.argo.proto, env))
 	L.Call(0, 1)
 	v := L.Get(-1)
 	L.Pop(1)
-	return argo.FromLua(v)
+	return argohealth.FromLua(v)
 }
