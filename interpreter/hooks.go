@@ -1,5 +1,7 @@
 package interpreter
 
+import "slices"
+
 // Hook is the name of a Lua hook function (SPEC §10.1).
 type Hook string
 
@@ -22,16 +24,19 @@ const (
 )
 
 // Hooks lists every hook name, in the order of SPEC §10.1.
-var Hooks = []Hook{
+var hooks = []Hook{
 	HookGetPodSpecs, HookInterpretStatus, HookReviseSpec, HookGetGangGroups,
 	HookSuspend, HookResume, HookGetReplicas, HookGetComponents,
 	HookReviseReplica, HookRetain, HookAggregateStatus, HookReflectStatus,
 	HookInterpretHealth, HookGetDependencies,
 }
 
+// Hooks returns every hook name (a copy: callers may not change the list).
+func Hooks() []Hook { return slices.Clone(hooks) }
+
 // IsHook reports whether name is a hook name.
 func IsHook(name string) bool {
-	for _, h := range Hooks {
+	for _, h := range hooks {
 		if string(h) == name {
 			return true
 		}

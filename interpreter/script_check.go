@@ -54,8 +54,8 @@ func ValidateOptions() karta.ValidateOptions {
 }
 
 func hookList() string {
-	names := make([]string, len(Hooks))
-	for i, h := range Hooks {
+	names := make([]string, len(hooks))
+	for i, h := range hooks {
 		names[i] = string(h)
 	}
 	return strings.Join(names, ", ")
