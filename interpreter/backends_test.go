@@ -16,6 +16,7 @@ import (
 	upstream "github.com/itchyny/gojq"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	"github.com/kartalua/karta/luaapi"
@@ -200,13 +201,13 @@ func runDirect(expr string, in any) (o backendOutcome, ran bool) {
 	if err != nil {
 		return o, false
 	}
-	d := compileDirect(q)
+	d := jqdirect.Compile(q)
 	if d == nil {
 		return o, false
 	}
-	var s scratch
-	defer s.release()
-	outs, ok := d.run(in, &s)
+	var s jqdirect.Scratch
+	defer s.Release()
+	outs, ok := d.Run(in, &s)
 	if !ok {
 		return o, false
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kartalua/karta/internal/jqdirect"
+	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -26,7 +28,7 @@ var errDeclined = errors.New("direct evaluation declined")
 // directEvaluator evaluates with each program's direct form.
 type directEvaluator struct {
 	declined bool
-	s        scratch
+	s        jqdirect.Scratch
 	// The call's deadline, the Program's timeout: a call that runs past
 	// it declines, and the Lua path ends it with its deadline limit. The
 	// clock is read every clockEvery evaluations, from the first such
@@ -52,7 +54,7 @@ func (e *directEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]a
 			return nil, errDeclined
 		}
 	}
-	outs, ok := p.direct.run(input, &e.s)
+	outs, ok := p.direct.Run(input, &e.s)
 	if !ok {
 		e.declined = true
 		return nil, errDeclined
@@ -73,7 +75,7 @@ func (p *Program) startDirect(ctx context.Context) (*directEvaluator, bool) {
 	}
 	e := directEvaluators.Get().(*directEvaluator)
 	// A hook's evaluations give a few outputs each: 8 slots to begin.
-	*e = directEvaluator{timeout: p.limits.Timeout, s: scratch{size: 8}}
+	*e = directEvaluator{timeout: p.limits.Timeout, s: jqdirect.Scratch{Size: 8}}
 	return e, true
 }
 
@@ -81,7 +83,7 @@ func (p *Program) startDirect(ctx context.Context) (*directEvaluator, bool) {
 // algorithm succeeded (err), nothing declined and ctx is still live.
 func (e *directEvaluator) finish(ctx context.Context, err error) bool {
 	ok := err == nil && !e.declined && ctx.Err() == nil
-	e.s.release()
+	e.s.Release()
 	*e = directEvaluator{}
 	directEvaluators.Put(e)
 	return ok
@@ -106,9 +108,9 @@ func direct[T any](ctx context.Context, p *Program, f func(ev evaluator) (T, err
 // and matchers, evaluated in the same order with the same short cuts. It
 // is nil when some status expression is outside the direct subset.
 type statusPlan struct {
-	phase    *directProgram // nil: no phaseDefinition
+	phase    *jqdirect.Program // nil: no phaseDefinition
 	condDef  *karta.ConditionsDefinition
-	conds    *directProgram // nil: no conditionsDefinition
+	conds    *jqdirect.Program // nil: no conditionsDefinition
 	mappings []statusRule
 	// maxMatched is the most statuses a call can match; evals the most
 	// evaluations a call makes (the arena's size).
@@ -126,7 +128,7 @@ type statusRule struct {
 type matcherPlan struct {
 	byPhase      string
 	byConditions []karta.ConditionMatcher
-	expr         *directProgram // nil: no byExpression
+	expr         *jqdirect.Program // nil: no byExpression
 	expected     string
 }
 
@@ -139,13 +141,13 @@ func newStatusPlan(x *exprTable) *statusPlan {
 	}
 	sd := root.StatusDefinition
 	ok := true
-	compile := func(expr string) *directProgram {
+	compile := func(expr string) *jqdirect.Program {
 		a, err := x.analysis(expr)
 		if err != nil {
 			ok = false
 			return nil
 		}
-		d := compileDirect(a.Query)
+		d := jqdirect.Compile(a.Query)
 		if d == nil {
 			ok = false
 		}
@@ -202,10 +204,10 @@ func (sp *statusPlan) interpretStatus(ctx context.Context, p *Program, obj map[s
 	if sp.maxMatched > len(a.matched) {
 		res.Matched = make([]karta.Status, 0, sp.maxMatched)
 	}
-	s := scratch{size: sp.evals}
-	defer s.release()
+	s := jqdirect.Scratch{Size: sp.evals}
+	defer s.Release()
 	if sp.phase != nil {
-		outs, ok := sp.phase.run(obj, &s)
+		outs, ok := sp.phase.Run(obj, &s)
 		if !ok {
 			return nil, false
 		}
@@ -221,7 +223,7 @@ func (sp *statusPlan) interpretStatus(ctx context.Context, p *Program, obj map[s
 		}
 	}
 	if sp.conds != nil {
-		outs, ok := sp.conds.run(obj, &s)
+		outs, ok := sp.conds.Run(obj, &s)
 		if !ok {
 			return nil, false
 		}
@@ -252,7 +254,7 @@ func (sp *statusPlan) interpretStatus(ctx context.Context, p *Program, obj map[s
 
 // holds evaluates one matcher's criteria in the generated order, stopping
 // at the first that fails, as Lua's `and` does.
-func (m *matcherPlan) holds(res *StatusResult, obj map[string]any, s *scratch) (bool, bool) {
+func (m *matcherPlan) holds(res *StatusResult, obj map[string]any, s *jqdirect.Scratch) (bool, bool) {
 	if m.byPhase != "" && (res.Phase == nil || *res.Phase != m.byPhase) {
 		return false, true
 	}
@@ -266,7 +268,7 @@ func (m *matcherPlan) holds(res *StatusResult, obj map[string]any, s *scratch) (
 	}
 	// K.expression: the first output through jq tostring equals the
 	// expected result; no output never matches.
-	outs, ok := m.expr.run(obj, s)
+	outs, ok := m.expr.Run(obj, s)
 	if !ok {
 		return false, false
 	}
@@ -304,7 +306,7 @@ func tostringEquals(v any, s string) (bool, bool) {
 	case []any, map[string]any:
 		return false, false // see fnToString
 	}
-	t, err := jqToString(v)
+	t, err := jqvalue.ToString(v)
 	if err != nil {
 		return false, false
 	}

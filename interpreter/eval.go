@@ -1,6 +1,9 @@
 package interpreter
 
-import "context"
+import (
+	"context"
+	"github.com/kartalua/karta/internal/jqvalue"
+)
 
 // evaluator runs a compiled jq program on a value. The engine's Go-side
 // algorithms (instances, pod placement, gangs) call their jq paths through
@@ -14,7 +17,7 @@ type evaluator interface {
 type gojqEvaluator struct{}
 
 func (gojqEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]any, error) {
-	return p.all(ctx, jqInput(input))
+	return p.all(ctx, jqvalue.Input(input))
 }
 
 // jqValueEvaluator evaluates with gojq on input that is already a jq value

@@ -3,6 +3,7 @@ package interpreter
 import (
 	"fmt"
 
+	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	"github.com/kartalua/karta/karta"
@@ -58,7 +59,7 @@ func compileAnalysis(a *jqexpr.Analysis, vars ...string) (*jqProgram, error) {
 	}
 	p := &jqProgram{expr: a.Text, code: code}
 	if len(vars) == 0 {
-		p.direct = compileDirect(a.Query)
+		p.direct = jqdirect.Compile(a.Query)
 	}
 	return p, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kartalua/karta/internal/jqlua"
 
+	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
@@ -22,7 +23,7 @@ type jqProgram struct {
 	code *gojq.Code
 	// direct is the expression compiled for direct evaluation (direct.go),
 	// nil when it is outside that subset.
-	direct *directProgram
+	direct *jqdirect.Program
 }
 
 // all returns every output of the program on v, or the first error. It

@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kartalua/karta/internal/jqexpr"
+	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 )
@@ -60,7 +61,7 @@ func (sd *stateData) luaJQ(L *lua.LState) int {
 			L.RaiseError("jq: input: %s", err.Error())
 		}
 	}
-	outs, err := prog.all(L.Context(), jqInput(in))
+	outs, err := prog.all(L.Context(), jqvalue.Input(in))
 	if err != nil {
 		var je *JQError
 		if errors.As(err, &je) {

@@ -5,6 +5,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -92,7 +93,7 @@ func (sd *stateData) luaExpression(L *lua.LState) int {
 	if err != nil {
 		raise(L, err)
 	}
-	s, err := jqToString(first)
+	s, err := jqvalue.ToString(first)
 	if err != nil {
 		raise(L, err)
 	}

@@ -3,7 +3,6 @@ package interpreter
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 
@@ -318,68 +317,4 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 		}
 	}
 	return insts, nil
-}
-
-// jqInput returns v in the value types gojq accepts. Objects may hold
-// int64 (and a few other Go number types) where gojq expects int, float64
-// or json.Number, and gojq panics on the others; they are converted in a
-// copy of the containers on the way to them. v itself is returned when
-// there are none, which is the common case and costs one walk and no
-// allocation.
-func jqInput(v any) any {
-	out, _ := jqNormalize(v)
-	return out
-}
-
-func jqNormalize(v any) (any, bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		var out map[string]any
-		for k, e := range x {
-			if n, changed := jqNormalize(e); changed {
-				if out == nil {
-					out = make(map[string]any, len(x))
-					for k2, e2 := range x {
-						out[k2] = e2
-					}
-				}
-				out[k] = n
-			}
-		}
-		if out == nil {
-			return x, false
-		}
-		return out, true
-	case []any:
-		var out []any
-		for i, e := range x {
-			if n, changed := jqNormalize(e); changed {
-				if out == nil {
-					out = append([]any(nil), x...)
-				}
-				out[i] = n
-			}
-		}
-		if out == nil {
-			return x, false
-		}
-		return out, true
-	case int64:
-		if x >= math.MinInt && x <= math.MaxInt {
-			return int(x), true
-		}
-		return float64(x), true
-	case int32:
-		return int(x), true
-	case uint64:
-		if x <= math.MaxInt {
-			return int(x), true
-		}
-		return float64(x), true
-	case uint32:
-		return int(x), true
-	case float32:
-		return float64(x), true
-	}
-	return v, false
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/internal/jsonpatch"
 )
 
@@ -36,7 +37,7 @@ func (m *model) reviseSpec(ctx context.Context, obj map[string]any, revs []Revis
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	r := &reviser{m: m, ctx: ctx, obj: jqInput(obj), insts: map[*compModel][]instance{}}
+	r := &reviser{m: m, ctx: ctx, obj: jqvalue.Input(obj), insts: map[*compModel][]instance{}}
 	r.loc = &locator{ctx: ctx, obj: r.obj, cache: map[*jqPath]locResult{}}
 	for i := range revs {
 		r.revision(i, &revs[i])

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -105,9 +106,9 @@ func checkViews(t *testing.T, m *model, before, after map[string]any, rev Revisi
 		exprs[f.p.expr] = true
 	}
 	ctx := context.Background()
-	old, err := m.instances(ctx, c, jqInput(before))
+	old, err := m.instances(ctx, c, jqvalue.Input(before))
 	require.NoError(t, err)
-	revised, err := m.instances(ctx, c, jqInput(after))
+	revised, err := m.instances(ctx, c, jqvalue.Input(after))
 	require.NoError(t, err)
 	require.Equal(t, len(old), len(revised))
 	for i := range old {
@@ -182,7 +183,7 @@ func (g *patchGen) revision(m *model, obj map[string]any) Revision {
 	case 0:
 		rev.Instance = allInstances
 	case 1:
-		if insts, err := m.instances(context.Background(), c, jqInput(obj)); err == nil && len(insts) > 0 {
+		if insts, err := m.instances(context.Background(), c, jqvalue.Input(obj)); err == nil && len(insts) > 0 {
 			rev.Instance = insts[g.next()%len(insts)].id
 		}
 	case 2:

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -116,7 +117,7 @@ func TestModelInstances(t *testing.T) {
 		err: `component "job": instanceIdPath: jq .spec.jobs[].id: cannot iterate over: number (1)`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			insts, err := tc.m.instances(ctx, tc.m.byName[tc.comp], jqInput(tc.obj))
+			insts, err := tc.m.instances(ctx, tc.m.byName[tc.comp], jqvalue.Input(tc.obj))
 			if tc.err != "" {
 				require.EqualError(t, err, tc.err)
 				return
@@ -155,10 +156,10 @@ spec:
 func TestJQInput(t *testing.T) {
 	shared := map[string]any{"a": "b"}
 	plain := map[string]any{"x": shared, "n": 1.5}
-	assert.True(t, sameContainer(plain, jqInput(plain)), "a value without int64 is returned as it is")
+	assert.True(t, sameContainer(plain, jqvalue.Input(plain)), "a value without int64 is returned as it is")
 
 	mixed := map[string]any{"x": shared, "list": []any{int64(2), "s"}}
-	got := jqInput(mixed).(map[string]any)
+	got := jqvalue.Input(mixed).(map[string]any)
 	assert.Equal(t, []any{2, "s"}, got["list"])
 	assert.True(t, sameContainer(shared, got["x"]), "containers without int64 are shared")
 	assert.Equal(t, int64(2), mixed["list"].([]any)[0], "the input is not modified")

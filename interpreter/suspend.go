@@ -3,6 +3,7 @@ package interpreter
 import (
 	"context"
 	"fmt"
+	"github.com/kartalua/karta/internal/jqvalue"
 	"maps"
 	"slices"
 )
@@ -60,7 +61,7 @@ func assign(ctx context.Context, c *compModel, p *jqPath, obj map[string]any, va
 	if p.notAssignable != "" {
 		return nil, &PathError{Component: c.c.Name, Field: p.field, Expr: p.expr, Reason: p.notAssignable}
 	}
-	in := jqInput(obj)
+	in := jqvalue.Input(obj)
 	outs, err := p.path.all(ctx, in)
 	if err != nil {
 		return nil, pathFailure(c, p, err)
@@ -108,7 +109,7 @@ func (m *model) reviseReplica(ctx context.Context, obj map[string]any, n int64) 
 		return nil, nil, fmt.Errorf("karta %q: ReviseReplica: %d is out of range 0…%d", m.name, n, maxReplicas)
 	}
 	if c.index > 0 && c.ids != nil {
-		insts, err := m.instances(ctx, c, jqInput(obj))
+		insts, err := m.instances(ctx, c, jqvalue.Input(obj))
 		if err != nil {
 			return nil, nil, err
 		}

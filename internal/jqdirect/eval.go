@@ -1,4 +1,4 @@
-package interpreter
+package jqdirect
 
 import (
 	"math"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 
+	"github.com/kartalua/karta/internal/jqlua"
+	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -17,7 +19,7 @@ import (
 // float64 results and []any arrays the expression builds, whose elements
 // are already converted as outValue converts them.
 
-// dctx is one evaluation's scratch: buffers for intermediate outputs,
+// dctx is one evaluation's Scratch: buffers for intermediate outputs,
 // reused across evaluations through dctxPool so that a pipe costs no
 // allocation.
 type dctx struct {
@@ -64,19 +66,19 @@ func (c *dctx) free(b []any) {
 	}
 }
 
-// scratch is one call's scratch: the buffers of intermediate outputs
-// (taken from dctxPool on first use, given back by release) and the arena
+// Scratch is one call's Scratch: the buffers of intermediate outputs
+// (taken from dctxPool on first use, given back by Release) and the arena
 // that the call's outputs are appended to, so that its evaluations cost one
-// allocation between them. Arena slices stay valid after release: the
+// allocation between them. Arena slices stay valid after Release: the
 // arena is never reused.
-type scratch struct {
+type Scratch struct {
 	c     *dctx
 	arena []any
-	// size is the first arena's capacity (16 when 0).
-	size int
+	// Size is the first arena's capacity (16 when 0).
+	Size int
 }
 
-func (s *scratch) ctx() *dctx {
+func (s *Scratch) ctx() *dctx {
 	if s.c == nil {
 		s.c = dctxPool.Get().(*dctx)
 		s.c.steps, s.c.top = 0, 0
@@ -84,8 +86,8 @@ func (s *scratch) ctx() *dctx {
 	return s.c
 }
 
-// release gives the buffers back; the scratch may be used again after.
-func (s *scratch) release() {
+// Release gives the buffers back; the Scratch may be used again after.
+func (s *Scratch) Release() {
 	if s.c != nil {
 		dctxPool.Put(s.c)
 		s.c = nil
@@ -94,10 +96,10 @@ func (s *scratch) release() {
 
 // run evaluates the program on in and returns its outputs converted as the
 // Lua path converts them; ok false declines. Like the Lua accessors, it
-// allows at most maxJQOutputs outputs (one more declines, and the Lua path
+// allows at most jqlua.OutputLimit outputs (one more declines, and the Lua path
 // reports the error). The outputs live in s's arena; the returned slice is
 // capped, so appending to it copies.
-func (p *directProgram) run(in any, s *scratch) ([]any, bool) {
+func (p *Program) Run(in any, s *Scratch) ([]any, bool) {
 	if p.path != nil {
 		// A plain path (.a.b["c"], no iteration): no buffers at all.
 		v, found, ok := p.path.one(in)
@@ -117,7 +119,7 @@ func (p *directProgram) run(in any, s *scratch) ([]any, bool) {
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := p.root.eval(c, in, tmp)
-	if !ok || len(tmp) > maxJQOutputs {
+	if !ok || len(tmp) > jqlua.OutputLimit {
 		return nil, false
 	}
 	if len(tmp) == 0 {
@@ -137,13 +139,13 @@ func (p *directProgram) run(in any, s *scratch) ([]any, bool) {
 }
 
 // grow makes room for n more outputs in the arena. A full arena is not
-// copied (slices of it may be held): a new one starts, of s.size (16
+// copied (slices of it may be held): a new one starts, of s.Size (16
 // when unset) or more.
-func (s *scratch) grow(n int) []any {
+func (s *Scratch) grow(n int) []any {
 	if cap(s.arena)-len(s.arena) >= n {
 		return s.arena
 	}
-	size := s.size
+	size := s.Size
 	if size <= 0 {
 		size = 16
 	}
@@ -151,7 +153,7 @@ func (s *scratch) grow(n int) []any {
 }
 
 // keep appends one output to the arena and returns it as a slice.
-func (s *scratch) keep(v any) []any {
+func (s *Scratch) keep(v any) []any {
 	s.arena = s.grow(1)
 	s.arena = append(s.arena, v)
 	n := len(s.arena)
@@ -719,7 +721,7 @@ func (n *arrayNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := n.q.eval(c, in, tmp)
-	if !ok || len(tmp) > maxJQOutputs {
+	if !ok || len(tmp) > jqlua.OutputLimit {
 		return out, false
 	}
 	arr := make([]any, len(tmp))
@@ -860,7 +862,7 @@ func fnToString(v any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	s, err := jqToString(g)
+	s, err := jqvalue.ToString(g)
 	if err != nil {
 		return nil, false
 	}

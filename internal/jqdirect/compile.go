@@ -1,20 +1,12 @@
-package interpreter
-
-import (
-	"math"
-	"strconv"
-
-	"github.com/kartalua/karta/internal/third_party/gojq"
-)
-
-// Direct evaluation: the part of the jq subset that Karta paths use most —
-// paths, `//`, comparisons, `and`/`or`, `select`, `length`, `[...]`,
-// arithmetic — compiled once into a tree of Go nodes that read the object
-// in place, without a Lua state, a view or a conversion.
+// Package jqdirect is the direct back end of karta's jq subset: the part
+// that Karta paths use most — paths, `//`, comparisons, `and`/`or`,
+// `select`, `length`, `[...]`, arithmetic — compiled once into a tree of Go
+// nodes that read the object in place, without a Lua state, a view or a
+// conversion.
 //
-// The Go-side hook algorithms (GetPodSpecs, GetGangGroups, PlacePod) and
-// InterpretStatus run on it first (direct_hooks.go). Direct evaluation only
-// covers the happy path: anything else — an expression outside the subset,
+// Package interpreter runs the Go-side hook algorithms (GetPodSpecs,
+// GetGangGroups, PlacePod) and InterpretStatus on it first. Direct
+// evaluation only covers the happy path: anything else — an expression outside the subset,
 // a type error, a division by zero, a value that is not JSON, too many
 // outputs — declines, and the whole call runs again on a pooled Lua state,
 // which gives the error (or the value) exactly as it always has. A direct
@@ -23,9 +15,17 @@ import (
 // within ±2^53 become int64, other numbers float64, maps and slices of the
 // object are the object's own), and numbers are computed in float64 as the
 // generated Lua computes them.
+package jqdirect
 
-// directProgram is one jq expression compiled for direct evaluation.
-type directProgram struct {
+import (
+	"math"
+	"strconv"
+
+	"github.com/kartalua/karta/internal/third_party/gojq"
+)
+
+// Program is one jq expression compiled for direct evaluation.
+type Program struct {
 	root dnode
 	// path is root when it is a plain path (no base, no iteration), which
 	// run evaluates without buffers.
@@ -38,14 +38,14 @@ type dnode interface {
 	eval(c *dctx, in any, out []any) (res []any, ok bool)
 }
 
-// compileDirect compiles a parsed expression, or returns nil when it is
+// Compile compiles a parsed expression, or returns nil when it is
 // outside the direct subset (the expression then always runs on Lua).
-func compileDirect(q *gojq.Query) *directProgram {
+func Compile(q *gojq.Query) *Program {
 	n := directQuery(q)
 	if n == nil {
 		return nil
 	}
-	p := &directProgram{root: n}
+	p := &Program{root: n}
 	if pn, ok := n.(*pathNode); ok && pn.single && pn.base == nil {
 		p.path = pn
 	}
