@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/internal/jqlua"
-	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/karmada/karmadaapi"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -41,8 +41,8 @@ func (p *Program) ExportKarmada() ([]byte, error) {
 		customizations[r] = map[string]any{"luaScript": chunk}
 	}
 	doc := map[string]any{
-		"apiVersion": karmada.CustomizationAPIVersion,
-		"kind":       karmada.CustomizationKind,
+		"apiVersion": karmadaapi.CustomizationAPIVersion,
+		"kind":       karmadaapi.CustomizationKind,
 		"metadata":   map[string]any{"name": "karta-" + p.name},
 		"spec": map[string]any{
 			"target": map[string]any{

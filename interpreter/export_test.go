@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/karmada/karmadaapi"
 )
 
 // exportFailures are the built-ins whose export fails, with the part of
@@ -148,7 +149,7 @@ func compareExport(t *testing.T, p *Program, in *karmada.Interpreter, objs []*un
 		assert.Equal(t, normJSON(t, want), normJSON(t, got), what)
 	}
 	gvk := p.GVK()
-	var items []karmada.AggregatedStatusItem
+	var items []karmadaapi.AggregatedStatusItem
 	for i, obj := range objs {
 		where := obj.GetName() + " " + string(rune('a'+i))
 		if in.HookEnabled(gvk, karmada.OpInterpretReplica) {
@@ -194,12 +195,12 @@ func compareExport(t *testing.T, p *Program, in *karmada.Interpreter, objs []*un
 		if st, ok := obj.Object["status"]; ok {
 			raw, err := json.Marshal(st)
 			require.NoError(t, err)
-			items = append(items, karmada.AggregatedStatusItem{ClusterName: where, Status: &runtime.RawExtension{Raw: raw}, Applied: i%3 != 2})
+			items = append(items, karmadaapi.AggregatedStatusItem{ClusterName: where, Status: &runtime.RawExtension{Raw: raw}, Applied: i%3 != 2})
 		}
 	}
 	desired := objs[0].DeepCopy()
 	delete(desired.Object, "status")
-	for _, its := range [][]karmada.AggregatedStatusItem{nil, items, reversed(items)} {
+	for _, its := range [][]karmadaapi.AggregatedStatusItem{nil, items, reversed(items)} {
 		a, err := in.AggregateStatus(ctx, desired, its)
 		wa, werr := p.AggregateStatus(ctx, desired, its)
 		var g, w any
@@ -213,8 +214,8 @@ func compareExport(t *testing.T, p *Program, in *karmada.Interpreter, objs []*un
 	}
 }
 
-func reversed(items []karmada.AggregatedStatusItem) []karmada.AggregatedStatusItem {
-	out := make([]karmada.AggregatedStatusItem, len(items))
+func reversed(items []karmadaapi.AggregatedStatusItem) []karmadaapi.AggregatedStatusItem {
+	out := make([]karmadaapi.AggregatedStatusItem, len(items))
 	for i, it := range items {
 		out[len(items)-1-i] = it
 	}

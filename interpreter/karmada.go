@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/karmada/karmadaapi"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 )
@@ -33,10 +33,10 @@ const maxComponentName = 32
 // replicas are its own (1 if undefined) times those of its scaled
 // ancestors, the requirements kube.accuratePodRequirements of its
 // PodTemplateSpec view.
-func (p *Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmada.ReplicaRequirements, error) {
+func (p *Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmadaapi.ReplicaRequirements, error) {
 	var (
 		n   int32
-		req *karmada.ReplicaRequirements
+		req *karmadaapi.ReplicaRequirements
 	)
 	if p.overridden[HookGetReplicas] {
 		err := p.callKarmada(ctx, HookGetReplicas, obj, nil, 2, func(L *lua.LState, res []lua.LValue) error {
@@ -49,7 +49,7 @@ func (p *Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructure
 			case *lua.LNilType:
 				return nil
 			case *lua.LTable:
-				req = &karmada.ReplicaRequirements{}
+				req = &karmadaapi.ReplicaRequirements{}
 				return luaapi.KubeUnmarshal(L, r, req)
 			default:
 				return fmt.Errorf("requires: %s is not a table", res[1].Type())
@@ -76,7 +76,7 @@ func (p *Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructure
 				Reason: fmt.Sprintf("component %q has %d present instances [%s], not one", c.c.Name, len(units), strings.Join(ids, " "))}
 		}
 		n = int32(units[0].replicas)
-		r := &karmada.ReplicaRequirements{}
+		r := &karmadaapi.ReplicaRequirements{}
 		if err := kubeCall(sd.L, "accuratePodRequirements", []any{units[0].view}, r); err != nil {
 			return err
 		}
@@ -96,8 +96,8 @@ func (p *Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructure
 // after the instance id when the component has instances (at most 32
 // characters and unique, else an error), with the workload-wide replicas
 // and kube.accuratePodRequirements of the instance's view.
-func (p *Program) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.Component, error) {
-	var out []karmada.Component
+func (p *Program) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.Component, error) {
+	var out []karmadaapi.Component
 	if p.overridden[HookGetComponents] {
 		err := p.callKarmada(ctx, HookGetComponents, obj, nil, 1, decodeKarmadaList("components", &out))
 		return out, err
@@ -127,11 +127,11 @@ func (p *Program) GetComponents(ctx context.Context, obj *unstructured.Unstructu
 					return fmt.Errorf("component %q instance %q: the Karmada component name %q is already used by %s", c.c.Name, u.inst.id, name, prev)
 				}
 				seen[name] = fmt.Sprintf("component %q instance %q", c.c.Name, u.inst.id)
-				var req karmada.ComponentReplicaRequirements
+				var req karmadaapi.ComponentReplicaRequirements
 				if err := kubeCall(sd.L, "accuratePodRequirements", []any{u.view}, &req); err != nil {
 					return fmt.Errorf("component %q instance %q: %w", c.c.Name, u.inst.id, err)
 				}
-				comp := karmada.Component{Name: name, Replicas: int32(u.replicas)}
+				comp := karmadaapi.Component{Name: name, Replicas: int32(u.replicas)}
 				if !emptyRequirements(req.NodeClaim, req.ResourceRequest) || req.PriorityClassName != "" {
 					comp.ReplicaRequirements = &req
 				}
@@ -147,7 +147,7 @@ func (p *Program) GetComponents(ctx context.Context, obj *unstructured.Unstructu
 		return nil, unwrapNotDefined(err)
 	}
 	if out == nil {
-		out = []karmada.Component{}
+		out = []karmadaapi.Component{}
 	}
 	return out, nil
 }
@@ -250,7 +250,7 @@ func (p *Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructu
 // wins, the first such item in order on a tie; the result is desired with
 // its status replaced by that member's. Without such an item, desired is
 // returned unchanged.
-func (p *Program) AggregateStatus(ctx context.Context, desired *unstructured.Unstructured, items []karmada.AggregatedStatusItem) (*unstructured.Unstructured, error) {
+func (p *Program) AggregateStatus(ctx context.Context, desired *unstructured.Unstructured, items []karmadaapi.AggregatedStatusItem) (*unstructured.Unstructured, error) {
 	if p.overridden[HookAggregateStatus] {
 		var extra any // nil items are Lua nil (SPEC §10.1)
 		if items != nil {
@@ -308,8 +308,8 @@ func statusRank(s karta.Status) int {
 // GetDependencies is Karmada's InterpretDependency: the union of
 // kube.getPodDependencies over the PodTemplateSpec views of the present
 // instances, deduplicated and sorted (apiVersion, kind, namespace, name).
-func (p *Program) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error) {
-	var out []karmada.DependentObjectReference
+func (p *Program) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.DependentObjectReference, error) {
+	var out []karmadaapi.DependentObjectReference
 	if p.overridden[HookGetDependencies] {
 		err := p.callKarmada(ctx, HookGetDependencies, obj, nil, 1, decodeKarmadaList("dependencies", &out))
 		return out, err
@@ -339,7 +339,7 @@ func (p *Program) GetDependencies(ctx context.Context, obj *unstructured.Unstruc
 				if err != nil {
 					return fmt.Errorf("component %q instance %q: %w", c.c.Name, insts[i].id, err)
 				}
-				var deps []karmada.DependentObjectReference
+				var deps []karmadaapi.DependentObjectReference
 				if err := kubeCall(sd.L, "getPodDependencies", []any{view, ns}, &deps); err != nil {
 					return fmt.Errorf("component %q instance %q: %w", c.c.Name, insts[i].id, err)
 				}
@@ -361,14 +361,14 @@ func (p *Program) GetDependencies(ctx context.Context, obj *unstructured.Unstruc
 		return nil, unwrapNotDefined(err)
 	}
 	if out == nil {
-		out = []karmada.DependentObjectReference{}
+		out = []karmadaapi.DependentObjectReference{}
 	}
 	sortDependencies(out)
 	return out, nil
 }
 
-func sortDependencies(deps []karmada.DependentObjectReference) {
-	slices.SortStableFunc(deps, func(a, b karmada.DependentObjectReference) int {
+func sortDependencies(deps []karmadaapi.DependentObjectReference) {
+	slices.SortStableFunc(deps, func(a, b karmadaapi.DependentObjectReference) int {
 		for _, c := range [][2]string{{a.APIVersion, b.APIVersion}, {a.Kind, b.Kind}, {a.Namespace, b.Namespace}, {a.Name, b.Name}} {
 			if r := strings.Compare(c[0], c[1]); r != 0 {
 				return r
@@ -459,7 +459,7 @@ func (m *model) singleBearing() (*compModel, error) {
 // drops (a nested empty table is deleted, SPEC §10.4): no node claim and
 // no resource request. The in-process hooks drop them too, so that they
 // agree with the exported customization.
-func emptyRequirements(nc *karmada.NodeClaim, rl corev1.ResourceList) bool {
+func emptyRequirements(nc *karmadaapi.NodeClaim, rl corev1.ResourceList) bool {
 	return len(rl) == 0 && (nc == nil || (nc.HardNodeAffinity == nil && len(nc.NodeSelector) == 0 && len(nc.Tolerations) == 0))
 }
 

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/karmada/karmadaapi"
 )
 
 // The in-process Karmada hooks (SPEC §10.1) on the built-in examples, with
@@ -91,7 +91,7 @@ func TestKarmadaComponentsJobSetInstances(t *testing.T) {
 	// The config map both templates mount is one dependency.
 	deps, err := p.GetDependencies(context.Background(), obj)
 	require.NoError(t, err)
-	assert.Equal(t, []karmada.DependentObjectReference{
+	assert.Equal(t, []karmadaapi.DependentObjectReference{
 		{APIVersion: "v1", Kind: "ConfigMap", Namespace: obj.GetNamespace(), Name: "llama3-pretrain-config"},
 	}, deps)
 }
@@ -213,7 +213,7 @@ spec:
 
 	deps, err := p.GetDependencies(ctx, obj)
 	require.NoError(t, err)
-	assert.Equal(t, []karmada.DependentObjectReference{
+	assert.Equal(t, []karmadaapi.DependentObjectReference{
 		{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "settings"},
 		{APIVersion: "v1", Kind: "Secret", Namespace: "ns", Name: "creds"},
 		{APIVersion: "v1", Kind: "Secret", Namespace: "ns", Name: "token"},
@@ -257,7 +257,7 @@ func TestKarmadaHealthReflectAggregate(t *testing.T) {
 		require.NoError(t, err)
 		return &runtime.RawExtension{Raw: b}
 	}
-	items := []karmada.AggregatedStatusItem{
+	items := []karmadaapi.AggregatedStatusItem{
 		{ClusterName: "a", Status: raw(running), Applied: true},
 		{ClusterName: "b", Status: raw(failed), Applied: false}, // not applied: ignored
 		{ClusterName: "c", Status: raw(completed), Applied: true},
@@ -318,7 +318,7 @@ end
 	out, err := p.AggregateStatus(context.Background(), obj, nil)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"items": "none"}, out.Object["status"])
-	out, err = p.AggregateStatus(context.Background(), obj, []karmada.AggregatedStatusItem{{ClusterName: "m1"}, {ClusterName: "m2"}})
+	out, err = p.AggregateStatus(context.Background(), obj, []karmadaapi.AggregatedStatusItem{{ClusterName: "m1"}, {ClusterName: "m2"}})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"items": int64(2), "first": "m1"}, out.Object["status"])
 }

@@ -10,6 +10,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kartalua/karta/karmada/karmadaapi"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -19,7 +20,7 @@ import (
 // validates (VerifyDependencies), and the union is returned without
 // duplicates, sorted by apiVersion, kind, namespace and name. The first
 // failing script ends the operation.
-func (in *Interpreter) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]DependentObjectReference, error) {
+func (in *Interpreter) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.DependentObjectReference, error) {
 	a, err := in.scriptsFor(obj, OpInterpretDependency)
 	if err != nil {
 		return nil, err
@@ -31,9 +32,9 @@ func (in *Interpreter) GetDependencies(ctx context.Context, obj *unstructured.Un
 		selector                          *metav1.LabelSelector
 	}
 	seen := map[key]bool{}
-	out := []DependentObjectReference{}
+	out := []karmadaapi.DependentObjectReference{}
 	for _, s := range a.dependencies {
-		var refs []DependentObjectReference
+		var refs []karmadaapi.DependentObjectReference
 		err := in.call(ctx, s, 1, objectArgs(obj), func(L *lua.LState, res []lua.LValue) error {
 			tb, ok := res[0].(*lua.LTable)
 			if !ok {
@@ -65,7 +66,7 @@ func (in *Interpreter) GetDependencies(ctx context.Context, obj *unstructured.Un
 // SortDependencies sorts references by apiVersion, kind, namespace, then
 // name, as Karmada keeps them. References equal in all four (possible only
 // with label selectors) keep their order.
-func SortDependencies(deps []DependentObjectReference) {
+func SortDependencies(deps []karmadaapi.DependentObjectReference) {
 	sort.SliceStable(deps, func(i, j int) bool {
 		a, b := deps[i], deps[j]
 		if a.APIVersion != b.APIVersion {
@@ -85,7 +86,7 @@ func SortDependencies(deps []DependentObjectReference) {
 // an apiVersion, a kind, and a name or a label selector; a selector must
 // be valid (metav1 label selector rules). All problems are reported, as a
 // field.ErrorList aggregate (paths dependencies[i].…).
-func VerifyDependencies(deps []DependentObjectReference) error {
+func VerifyDependencies(deps []karmadaapi.DependentObjectReference) error {
 	var errs field.ErrorList
 	root := field.NewPath("dependencies")
 	for i, d := range deps {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/karmada/karmadaapi"
 )
 
 // Kartas serves the Karmada hooks of the Programs in a registry: every
@@ -42,7 +43,7 @@ func (k Kartas) program(obj *unstructured.Unstructured) (*interpreter.Program, e
 }
 
 // GetReplicas is the Program's GetReplicas.
-func (k Kartas) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmada.ReplicaRequirements, error) {
+func (k Kartas) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmadaapi.ReplicaRequirements, error) {
 	p, err := k.program(obj)
 	if err != nil {
 		return 0, nil, err
@@ -51,7 +52,7 @@ func (k Kartas) GetReplicas(ctx context.Context, obj *unstructured.Unstructured)
 }
 
 // GetComponents is the Program's GetComponents.
-func (k Kartas) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.Component, error) {
+func (k Kartas) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.Component, error) {
 	p, err := k.program(obj)
 	if err != nil {
 		return nil, err
@@ -78,7 +79,7 @@ func (k Kartas) Retain(ctx context.Context, desired, observed *unstructured.Unst
 }
 
 // AggregateStatus is the Program's AggregateStatus.
-func (k Kartas) AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []karmada.AggregatedStatusItem) (*unstructured.Unstructured, error) {
+func (k Kartas) AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []karmadaapi.AggregatedStatusItem) (*unstructured.Unstructured, error) {
 	p, err := k.program(obj)
 	if err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ func (k Kartas) InterpretHealth(ctx context.Context, obj *unstructured.Unstructu
 }
 
 // GetDependencies is the Program's GetDependencies.
-func (k Kartas) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error) {
+func (k Kartas) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.DependentObjectReference, error) {
 	p, err := k.program(obj)
 	if err != nil {
 		return nil, err

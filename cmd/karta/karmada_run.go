@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/karmada/karmadaapi"
 )
 
 // karmadaRunFlags are the flags of karta karmada run.
@@ -194,7 +195,7 @@ func karmadaOutput(results []karmada.Result) map[string]any {
 			out[r.Name] = v.Object
 		case *runtime.RawExtension:
 			out[r.Name] = json.RawMessage(v.Raw)
-		case *karmada.ReplicaRequirements:
+		case *karmadaapi.ReplicaRequirements:
 			if v != nil {
 				out[r.Name] = v
 			}
