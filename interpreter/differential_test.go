@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -174,7 +175,7 @@ func TestDifferentialAccessors(t *testing.T) {
 	ctx := context.Background()
 	for _, fx := range diffFixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
-			p := progCompile(t, fx.k, Options{})
+			p := progCompile(t, fx.k, roomyLimits)
 			exprs := make([]string, 0, len(p.gen.slots))
 			for e := range p.gen.slots {
 				exprs = append(exprs, e)
@@ -393,6 +394,10 @@ func TestDifferentialGVKPairing(t *testing.T) {
 	}
 }
 
+// roomyLimits give a test that runs many evaluations in one call a
+// deadline no machine load reaches.
+var roomyLimits = Options{Limits: Limits{Timeout: 5 * time.Minute}}
+
 // diffExpressions exercise the translated jq subset of SPEC §2 (and a few
 // fallbacks to gojq) on real objects, errors included.
 var diffExpressions = []string{
@@ -421,7 +426,9 @@ var diffExpressions = []string{
 // TestDifferentialExpressions compiles diffExpressions into one Karta and
 // compares every accessor with gojq on every fixture object and pod.
 func TestDifferentialExpressions(t *testing.T) {
-	p := progFrom(t, expressionsKarta("expressions", diffExpressions))
+	// Every comparison runs in one call: its deadline is generous, so that
+	// only the expressions decide the answers, not a loaded machine.
+	p := progFrom(t, expressionsKarta("expressions", diffExpressions), roomyLimits)
 	// Number literals as the CLI decodes them (json.Number): an integral
 	// float, an exponent, an integer beyond 2^53.
 	inputs := []*unstructured.Unstructured{progObj(t, `
@@ -503,7 +510,7 @@ func strconvQuoteYAML(s string) string {
 func TestKnownBugJQNumberLiterals(t *testing.T) {
 	knownBug(t, "jqlua/luaapi: tostring and infinities differ from gojq on number literals", func(t testing.TB) {
 		exprs := []string{`.spec.replicas | tostring`, `.spec | tostring`, `.spec.exp | tostring`, `1e1000`, `[.spec.half, -1e1000]`}
-		p := progFrom(t, expressionsKarta("numbers", exprs))
+		p := progFrom(t, expressionsKarta("numbers", exprs), roomyLimits)
 		obj := progObj(t, `
 	apiVersion: example.com/v1
 	kind: Any

@@ -2,7 +2,6 @@ package luaapi
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -80,13 +79,11 @@ func TestMemoryGuard(t *testing.T) {
 		`local T = {} for i = 1, 1e7 do T[i] = ("x"):rep(100) .. i end`,
 		`local T = {} for i = 1, 1e7 do local a, b = i, {} T[i] = b end`,
 	} {
-		start := time.Now()
 		_, err := runIn(t, L, src)
 		var le *LimitError
 		require.ErrorAs(t, err, &le, src)
 		assert.Equal(t, KindMemory, le.Kind, src)
 		assert.Equal(t, "memory limit 4 MiB exceeded", le.Error(), src)
-		assert.Less(t, time.Since(start), 20*time.Second, src)
 		assertReusable(t, L)
 	}
 	// The account is per call: the same work fits again and again.

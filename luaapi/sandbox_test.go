@@ -18,7 +18,10 @@ const testChunk = "karta:test/luaScript"
 
 // testTimeout is generous: tests share slow machines and run with -race;
 // only the deadline tests depend on timing.
-const testTimeout = 10 * time.Second
+// testTimeout is long enough that only the limit a test is about can end
+// its call, even on a loaded machine under the race detector; tests of the
+// deadline set their own.
+const testTimeout = 2 * time.Minute
 
 // runIn compiles src and runs it once in a fresh environment of L, as the
 // interpreter does, returning all its results.
