@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karmada"
 )
 
 // StatusError is the status of a workload whose hooks failed; the other
@@ -146,7 +147,7 @@ func summarize(ctx context.Context, p *interpreter.Program, obj *unstructured.Un
 func components(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstructured, specs *interpreter.PodSpecs) []Component {
 	out := make([]Component, 0, len(specs.Items))
 	var wide []int64
-	if comps, err := p.GetComponents(ctx, obj); err == nil && len(comps) == len(specs.Items) {
+	if comps, err := karmada.ForProgram(p).GetComponents(ctx, obj); err == nil && len(comps) == len(specs.Items) {
 		for _, c := range comps {
 			wide = append(wide, int64(c.Replicas))
 		}

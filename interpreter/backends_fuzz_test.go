@@ -14,8 +14,8 @@ import (
 
 	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/third_party/gojq"
-	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/karta"
+	"github.com/kartalua/karta/object"
 )
 
 // FuzzBackends runs each (expression, input JSON) pair on every back end
@@ -95,12 +95,12 @@ func exampleJSON(name string) []string {
 		if err != nil {
 			continue
 		}
-		objs, err := karmada.LoadObjects(data, f)
+		docs, err := object.Decode(data, f)
 		if err != nil {
 			continue
 		}
-		for _, o := range objs {
-			if b, err := json.Marshal(o.Object); err == nil {
+		for _, d := range docs {
+			if b, err := json.Marshal(d.Object); err == nil {
 				out = append(out, string(b))
 			}
 			if len(out) == 2 {

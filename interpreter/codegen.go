@@ -133,7 +133,7 @@ func (g *generated) writeInterpretStatus(b *strings.Builder, k *karta.Karta) {
 		cd := sd.ConditionsDefinition
 		fmt.Fprintf(b, "  -- conditionsDefinition.path: %s\n", oneLine(cd.Path))
 		fmt.Fprintf(b, "  local conditions = K.conditions(J.collect(%s, obj), %s, %s, %s, %s)\n", g.ref(cd.Path),
-			luaString(cd.TypeFieldName), luaString(cd.StatusFieldName), luaString(cd.ReasonFieldName), luaString(cd.MessageFieldName))
+			jqlua.LuaString(cd.TypeFieldName), jqlua.LuaString(cd.StatusFieldName), jqlua.LuaString(cd.ReasonFieldName), jqlua.LuaString(cd.MessageFieldName))
 	} else {
 		b.WriteString("  local conditions = K.array()\n")
 	}
@@ -159,13 +159,13 @@ func (g *generated) writeInterpretStatus(b *strings.Builder, k *karta.Karta) {
 func (g *generated) matcherLua(mt karta.StatusMatcher) string {
 	var ands []string
 	if mt.ByPhase != "" {
-		ands = append(ands, "phase == "+luaString(mt.ByPhase))
+		ands = append(ands, "phase == "+jqlua.LuaString(mt.ByPhase))
 	}
 	for _, c := range mt.ByConditions {
-		ands = append(ands, fmt.Sprintf("K.condition(conditions, %s, %s, %s)", luaString(c.Type), luaString(c.Status), luaString(c.Reason)))
+		ands = append(ands, fmt.Sprintf("K.condition(conditions, %s, %s, %s)", jqlua.LuaString(c.Type), jqlua.LuaString(c.Status), jqlua.LuaString(c.Reason)))
 	}
 	if e := mt.ByExpression; e != nil {
-		ands = append(ands, fmt.Sprintf("K.expression(J.collect(%s, obj), %s) --[[ %s ]]", g.ref(e.Expression), luaString(e.ExpectedResult), luaLongCommentSafe(e.Expression)))
+		ands = append(ands, fmt.Sprintf("K.expression(J.collect(%s, obj), %s) --[[ %s ]]", g.ref(e.Expression), jqlua.LuaString(e.ExpectedResult), luaLongCommentSafe(e.Expression)))
 	}
 	if len(ands) == 0 {
 		// Validation rejects an empty matcher; never match rather than
@@ -270,31 +270,6 @@ func pathsWhere(paths []pathRef, keep func(pathRef) bool) []pathRef {
 		}
 	}
 	return out
-}
-
-// luaString quotes s as a Lua 5.1 string literal: quotes, backslashes and
-// control bytes are escaped (control bytes as decimal escapes, which Lua
-// 5.1 has where it lacks \x and \u); other bytes, UTF-8 included, are
-// written as they are.
-func luaString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&b, `\%03d`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // oneLine folds an expression onto one line for a comment.

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kartalua/karta/karmada/karmadaapi"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/conversion"
@@ -53,27 +52,27 @@ func compareOutput(expected, actual any) (comparison, error) {
 		return comparison{}, fmt.Errorf("failed to marshal expected value: %w", err)
 	}
 	switch act := actual.(type) {
-	case *karmadaapi.ReplicaRequirements:
-		var exp karmadaapi.ReplicaRequirements
+	case *ReplicaRequirements:
+		var exp ReplicaRequirements
 		if err := k8sjson.Unmarshal(expectedJSON, &exp); err != nil {
 			return comparison{}, fmt.Errorf("failed to unmarshal expected JSON into ReplicaRequirements: %w", err)
 		}
 		return rendered(semantic.DeepEqual(&exp, act), &exp, act), nil
-	case []karmadaapi.DependentObjectReference:
-		var exp []karmadaapi.DependentObjectReference
+	case []DependentObjectReference:
+		var exp []DependentObjectReference
 		if err := k8sjson.Unmarshal(expectedJSON, &exp); err != nil {
 			return comparison{}, fmt.Errorf("failed to unmarshal expected JSON into []DependentObjectReference: %w", err)
 		}
-		act = append([]karmadaapi.DependentObjectReference(nil), act...)
+		act = append([]DependentObjectReference(nil), act...)
 		SortDependencies(exp)
 		SortDependencies(act)
 		return rendered(semantic.DeepEqual(exp, act), exp, act), nil
-	case []karmadaapi.Component:
-		var exp []karmadaapi.Component
+	case []Component:
+		var exp []Component
 		if err := k8sjson.Unmarshal(expectedJSON, &exp); err != nil {
 			return comparison{}, fmt.Errorf("failed to unmarshal expected JSON into []Component: %w", err)
 		}
-		act = append([]karmadaapi.Component(nil), act...)
+		act = append([]Component(nil), act...)
 		sortComponents(exp)
 		sortComponents(act)
 		return rendered(semantic.DeepEqual(exp, act), exp, act), nil
@@ -117,7 +116,7 @@ func indentJSON(b []byte) string {
 }
 
 // sortComponents sorts components by name, as the harness does.
-func sortComponents(cs []karmadaapi.Component) {
+func sortComponents(cs []Component) {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
 }
 

@@ -3,7 +3,6 @@ package karmada
 import (
 	"testing"
 
-	"github.com/kartalua/karta/karmada/karmadaapi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -32,16 +31,16 @@ func TestCompareOutput(t *testing.T) {
 		equal    bool
 	}{
 		{"quantities compare by value", `{resourceRequest: {cpu: 1, memory: 1024Mi}}`,
-			&karmadaapi.ReplicaRequirements{ResourceRequest: corev1.ResourceList{"cpu": resource.MustParse("1000m"), "memory": resource.MustParse("1Gi")}}, true},
+			&ReplicaRequirements{ResourceRequest: corev1.ResourceList{"cpu": resource.MustParse("1000m"), "memory": resource.MustParse("1Gi")}}, true},
 		{"a different quantity differs", `{resourceRequest: {cpu: 2}}`,
-			&karmadaapi.ReplicaRequirements{ResourceRequest: corev1.ResourceList{"cpu": resource.MustParse("1")}}, false},
-		{"expected requirements, none produced", `{resourceRequest: {cpu: 1}}`, (*karmadaapi.ReplicaRequirements)(nil), false},
+			&ReplicaRequirements{ResourceRequest: corev1.ResourceList{"cpu": resource.MustParse("1")}}, false},
+		{"expected requirements, none produced", `{resourceRequest: {cpu: 1}}`, (*ReplicaRequirements)(nil), false},
 		{"dependencies in any order", `[{apiVersion: v1, kind: Secret, name: b}, {apiVersion: v1, kind: ConfigMap, name: a}]`,
-			[]karmadaapi.DependentObjectReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "a"}, {APIVersion: "v1", Kind: "Secret", Name: "b"}}, true},
-		{"no dependencies equals an empty list", `[]`, []karmadaapi.DependentObjectReference(nil), true},
+			[]DependentObjectReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "a"}, {APIVersion: "v1", Kind: "Secret", Name: "b"}}, true},
+		{"no dependencies equals an empty list", `[]`, []DependentObjectReference(nil), true},
 		{"components in any order", `[{name: b, replicas: 2}, {name: a, replicas: 1}]`,
-			[]karmadaapi.Component{{Name: "a", Replicas: 1}, {Name: "b", Replicas: 2}}, true},
-		{"component replicas differ", `[{name: a, replicas: 2}]`, []karmadaapi.Component{{Name: "a", Replicas: 1}}, false},
+			[]Component{{Name: "a", Replicas: 1}, {Name: "b", Replicas: 2}}, true},
+		{"component replicas differ", `[{name: a, replicas: 2}]`, []Component{{Name: "a", Replicas: 1}}, false},
 		{"excluded fields are not compared", `{apiVersion: v1, kind: Thing, status: {at: "{{EXCLUDE}}", conditions: [{t: "{{EXCLUDE}}", ok: true}], count: 1}}`,
 			obj(map[string]any{"at": "2026-01-01", "conditions": []any{map[string]any{"t": "now", "ok": true}}, "count": int64(1)}), true},
 		{"but the rest is", `{apiVersion: v1, kind: Thing, status: {at: "{{EXCLUDE}}", count: 2}}`,

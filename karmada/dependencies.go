@@ -10,7 +10,6 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kartalua/karta/karmada/karmadaapi"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -20,7 +19,7 @@ import (
 // validates (VerifyDependencies), and the union is returned without
 // duplicates, sorted by apiVersion, kind, namespace and name. The first
 // failing script ends the operation.
-func (in *Interpreter) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.DependentObjectReference, error) {
+func (in *Interpreter) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]DependentObjectReference, error) {
 	a, err := in.scriptsFor(obj, OpInterpretDependency)
 	if err != nil {
 		return nil, err
@@ -32,9 +31,9 @@ func (in *Interpreter) GetDependencies(ctx context.Context, obj *unstructured.Un
 		selector                          *metav1.LabelSelector
 	}
 	seen := map[key]bool{}
-	out := []karmadaapi.DependentObjectReference{}
+	out := []DependentObjectReference{}
 	for _, s := range a.dependencies {
-		var refs []karmadaapi.DependentObjectReference
+		var refs []DependentObjectReference
 		err := in.call(ctx, s, 1, objectArgs(obj), func(L *lua.LState, res []lua.LValue) error {
 			tb, ok := res[0].(*lua.LTable)
 			if !ok {
@@ -66,7 +65,7 @@ func (in *Interpreter) GetDependencies(ctx context.Context, obj *unstructured.Un
 // SortDependencies sorts references by apiVersion, kind, namespace, then
 // name, as Karmada keeps them. References equal in all four (possible only
 // with label selectors) keep their order.
-func SortDependencies(deps []karmadaapi.DependentObjectReference) {
+func SortDependencies(deps []DependentObjectReference) {
 	sort.SliceStable(deps, func(i, j int) bool {
 		a, b := deps[i], deps[j]
 		if a.APIVersion != b.APIVersion {
@@ -86,7 +85,7 @@ func SortDependencies(deps []karmadaapi.DependentObjectReference) {
 // an apiVersion, a kind, and a name or a label selector; a selector must
 // be valid (metav1 label selector rules). All problems are reported, as a
 // field.ErrorList aggregate (paths dependencies[i].…).
-func VerifyDependencies(deps []karmadaapi.DependentObjectReference) error {
+func VerifyDependencies(deps []DependentObjectReference) error {
 	var errs field.ErrorList
 	root := field.NewPath("dependencies")
 	for i, d := range deps {

@@ -13,6 +13,11 @@
 //     Karmada's JSON pipeline (luaapi.KubeValue and luaapi.KubeUnmarshal:
 //     gopher-json encoding, the empty-table fix-up, unmarshalling into
 //     Karmada's types), so a script written for Karmada behaves the same.
+//   - ForProgram answers the same operations for a Karta's
+//     interpreter.Program in process (a script may override each with
+//     Karmada's calling convention), and Export writes the Karta as a
+//     self-contained customization whose answers inside Karmada are the
+//     same.
 //   - RunTestDir runs a directory in Karmada's third-party customization
 //     layout and compares results as Karmada's harness does.
 //

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/kartalua/karta/karmada/karmadaapi"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -30,7 +29,7 @@ func LoadObjects(data []byte, source string) ([]*unstructured.Unstructured, erro
 
 // LoadStatusItems reads a list of AggregatedStatusItem (YAML or JSON), the
 // statusItems of an AggregateStatus call.
-func LoadStatusItems(data []byte, source string) ([]karmadaapi.AggregatedStatusItem, error) {
+func LoadStatusItems(data []byte, source string) ([]AggregatedStatusItem, error) {
 	docs, err := decodeDocuments(data)
 	if err != nil {
 		return nil, &LoadError{Source: source, Msg: err.Error()}
@@ -38,12 +37,12 @@ func LoadStatusItems(data []byte, source string) ([]karmadaapi.AggregatedStatusI
 	if len(docs) != 1 {
 		return nil, &LoadError{Source: source, Msg: fmt.Sprintf("want one document holding a list of status items, found %d", len(docs))}
 	}
-	var items []karmadaapi.AggregatedStatusItem
+	var items []AggregatedStatusItem
 	if err := json.Unmarshal(docs[0], &items); err != nil {
 		return nil, &LoadError{Source: source, Msg: fmt.Sprintf("not a list of status items: %v", err)}
 	}
 	if items == nil {
-		items = []karmadaapi.AggregatedStatusItem{}
+		items = []AggregatedStatusItem{}
 	}
 	return items, nil
 }

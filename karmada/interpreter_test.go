@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kartalua/karta/karmada/karmadaapi"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -93,7 +92,7 @@ func TestPrecedenceAndDependencyUnion(t *testing.T) {
 
 	deps, err := in.GetDependencies(ctx, widget(nil))
 	require.NoError(t, err)
-	assert.Equal(t, []karmadaapi.DependentObjectReference{
+	assert.Equal(t, []DependentObjectReference{
 		{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "x"},
 		{APIVersion: "v1", Kind: "Secret", Namespace: "ns", Name: "y"},
 	}, deps)
@@ -195,7 +194,7 @@ func TestEmptyTableRules(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"selector": map[string]any{}, "ports": []any{}, "replicas": int64(4)}, revised.Object["spec"])
 
-	aggregated, err := in.AggregateStatus(ctx, widget(map[string]any{"status": map[string]any{"conditions": []any{}}}), []karmadaapi.AggregatedStatusItem{})
+	aggregated, err := in.AggregateStatus(ctx, widget(map[string]any{"status": map[string]any{"conditions": []any{}}}), []AggregatedStatusItem{})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"replicas": int64(0)}, aggregated.Object["status"], "no references: the empty conditions go")
 }
@@ -240,19 +239,19 @@ func TestGetReplicas(t *testing.T) {
 	for _, tc := range []struct {
 		ret      string
 		replicas int32
-		requires *karmadaapi.ReplicaRequirements
+		requires *ReplicaRequirements
 		err      string
 	}{
 		{ret: "3", replicas: 3},
 		{ret: "2.9", replicas: 2},
 		{ret: "-1.5", replicas: -1},
-		{ret: "obj.spec.replicas, {}", replicas: 5, requires: &karmadaapi.ReplicaRequirements{}},
+		{ret: "obj.spec.replicas, {}", replicas: 5, requires: &ReplicaRequirements{}},
 		// The empty nodeSelector is deleted, leaving nodeClaim an empty
 		// object: a non-nil, empty claim.
 		{ret: `1, {resourceRequest = {cpu = 1, memory = "1Gi"}, nodeClaim = {nodeSelector = {}}}`, replicas: 1,
-			requires: &karmadaapi.ReplicaRequirements{NodeClaim: &karmadaapi.NodeClaim{}, ResourceRequest: corev1.ResourceList{"cpu": resource.MustParse("1"), "memory": resource.MustParse("1Gi")}}},
+			requires: &ReplicaRequirements{NodeClaim: &NodeClaim{}, ResourceRequest: corev1.ResourceList{"cpu": resource.MustParse("1"), "memory": resource.MustParse("1Gi")}}},
 		{ret: `1, kube.accuratePodRequirements(obj.spec.template)`, replicas: 1,
-			requires: &karmadaapi.ReplicaRequirements{ResourceRequest: corev1.ResourceList{"cpu": resource.MustParse("250m")}}},
+			requires: &ReplicaRequirements{ResourceRequest: corev1.ResourceList{"cpu": resource.MustParse("250m")}}},
 		{ret: `"3"`, err: "result type string is not number"},
 		{ret: `1, "x"`, err: "expect the returned requires type is table but got string"},
 		{ret: `1, {resourceRequest = {cpu = "lots"}}`, err: "quantities must match"},
@@ -288,8 +287,8 @@ func TestGetComponents(t *testing.T) {
 	}})
 	components, err := in.GetComponents(context.Background(), obj)
 	require.NoError(t, err)
-	want := []karmadaapi.Component{
-		{Name: "driver", Replicas: 1, ReplicaRequirements: &karmadaapi.ComponentReplicaRequirements{ResourceRequest: corev1.ResourceList{"cpu": resource.MustParse("1")}}},
+	want := []Component{
+		{Name: "driver", Replicas: 1, ReplicaRequirements: &ComponentReplicaRequirements{ResourceRequest: corev1.ResourceList{"cpu": resource.MustParse("1")}}},
 		{Name: "executor", Replicas: 3},
 	}
 	assert.True(t, semantic.DeepEqual(want, components), "%+v", components)

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sjson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/kartalua/karta/karmada/karmadaapi"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -22,7 +21,7 @@ import (
 // GetReplicas runs InterpretReplica: GetReplicas(obj) returns the replica
 // count, a number truncated to int32 as Go converts it, and the
 // requirements of one replica, a table or nil.
-func (in *Interpreter) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (replicas int32, requires *karmadaapi.ReplicaRequirements, err error) {
+func (in *Interpreter) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (replicas int32, requires *ReplicaRequirements, err error) {
 	a, err := in.scriptsFor(obj, OpInterpretReplica)
 	if err != nil {
 		return 0, nil, err
@@ -37,7 +36,7 @@ func (in *Interpreter) GetReplicas(ctx context.Context, obj *unstructured.Unstru
 		case *lua.LNilType:
 			return nil
 		case *lua.LTable:
-			requires = &karmadaapi.ReplicaRequirements{}
+			requires = &ReplicaRequirements{}
 			return luaapi.KubeUnmarshal(L, r, requires)
 		default:
 			return &ResultError{Msg: "expect the returned requires type is table but got " + res[1].Type().String()}
@@ -52,12 +51,12 @@ func (in *Interpreter) GetReplicas(ctx context.Context, obj *unstructured.Unstru
 // GetComponents runs InterpretComponent: GetComponents(obj) returns an
 // array of components (name, replicas, replicaRequirements). nil is no
 // components.
-func (in *Interpreter) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.Component, error) {
+func (in *Interpreter) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]Component, error) {
 	a, err := in.scriptsFor(obj, OpInterpretComponent)
 	if err != nil {
 		return nil, err
 	}
-	var components []karmadaapi.Component
+	var components []Component
 	err = in.call(ctx, a.scripts[OpInterpretComponent], 1, objectArgs(obj), func(L *lua.LState, res []lua.LValue) error {
 		switch r := res[0].(type) {
 		case *lua.LNilType:
@@ -105,7 +104,7 @@ func (in *Interpreter) Retain(ctx context.Context, desired, observed *unstructur
 // object with its status aggregated. A nil items is Lua nil; an empty one
 // an empty table. Nested empty tables of the result are deleted (Karmada
 // passes no references).
-func (in *Interpreter) AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []karmadaapi.AggregatedStatusItem) (*unstructured.Unstructured, error) {
+func (in *Interpreter) AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []AggregatedStatusItem) (*unstructured.Unstructured, error) {
 	a, err := in.scriptsFor(obj, OpAggregateStatus)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/kartalua/karta/karmada/karmadaapi"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -17,13 +16,13 @@ import (
 // fields of Karmada's IndividualTest harness type. Fields match
 // case-insensitively, as encoding/json matches them there.
 type TestCase struct {
-	Name          string                            `json:"name"`
-	Description   string                            `json:"description,omitempty"`
-	DesiredObj    *unstructured.Unstructured        `json:"desiredObj,omitempty"`
-	ObservedObj   *unstructured.Unstructured        `json:"observedObj,omitempty"`
-	StatusItems   []karmadaapi.AggregatedStatusItem `json:"statusItems,omitempty"`
-	InputReplicas int64                             `json:"inputReplicas,omitempty"`
-	Operation     string                            `json:"operation"`
+	Name          string                     `json:"name"`
+	Description   string                     `json:"description,omitempty"`
+	DesiredObj    *unstructured.Unstructured `json:"desiredObj,omitempty"`
+	ObservedObj   *unstructured.Unstructured `json:"observedObj,omitempty"`
+	StatusItems   []AggregatedStatusItem     `json:"statusItems,omitempty"`
+	InputReplicas int64                      `json:"inputReplicas,omitempty"`
+	Operation     string                     `json:"operation"`
 	// Output holds the expected results by key (replica, requires,
 	// components, revised, retained, aggregatedStatus, status, healthy,
 	// dependencies), as decoded from YAML: numbers are float64.

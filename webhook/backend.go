@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/karmada"
-	"github.com/kartalua/karta/karmada/karmadaapi"
 )
 
 // Backend interprets the operations of some kinds. The methods after
@@ -19,14 +18,14 @@ type Backend interface {
 	// gvk.
 	Handles(gvk schema.GroupVersionKind, op karmada.Operation) bool
 
-	GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmadaapi.ReplicaRequirements, error)
-	GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.Component, error)
+	GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmada.ReplicaRequirements, error)
+	GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.Component, error)
 	ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, replicas int64) (*unstructured.Unstructured, error)
 	Retain(ctx context.Context, desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error)
-	AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []karmadaapi.AggregatedStatusItem) (*unstructured.Unstructured, error)
+	AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []karmada.AggregatedStatusItem) (*unstructured.Unstructured, error)
 	ReflectStatusRaw(ctx context.Context, obj *unstructured.Unstructured) ([]byte, error)
 	InterpretHealth(ctx context.Context, obj *unstructured.Unstructured) (bool, error)
-	GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.DependentObjectReference, error)
+	GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error)
 }
 
 // PoolStats is the state of a backend's pool of interpreters.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
-	"github.com/kartalua/karta/karmada/karmadaapi"
 )
 
 // Kartas serves the Karmada hooks of the Programs in a registry: every
@@ -43,21 +42,21 @@ func (k Kartas) program(obj *unstructured.Unstructured) (*interpreter.Program, e
 }
 
 // GetReplicas is the Program's GetReplicas.
-func (k Kartas) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmadaapi.ReplicaRequirements, error) {
+func (k Kartas) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmada.ReplicaRequirements, error) {
 	p, err := k.program(obj)
 	if err != nil {
 		return 0, nil, err
 	}
-	return p.GetReplicas(ctx, obj)
+	return karmada.ForProgram(p).GetReplicas(ctx, obj)
 }
 
 // GetComponents is the Program's GetComponents.
-func (k Kartas) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.Component, error) {
+func (k Kartas) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.Component, error) {
 	p, err := k.program(obj)
 	if err != nil {
 		return nil, err
 	}
-	return p.GetComponents(ctx, obj)
+	return karmada.ForProgram(p).GetComponents(ctx, obj)
 }
 
 // ReviseReplica is the Program's ReviseReplica.
@@ -66,7 +65,7 @@ func (k Kartas) ReviseReplica(ctx context.Context, obj *unstructured.Unstructure
 	if err != nil {
 		return nil, err
 	}
-	return p.ReviseReplica(ctx, obj, replicas)
+	return karmada.ForProgram(p).ReviseReplica(ctx, obj, replicas)
 }
 
 // Retain is the Program's Retain, when its script defines one.
@@ -75,16 +74,16 @@ func (k Kartas) Retain(ctx context.Context, desired, observed *unstructured.Unst
 	if err != nil {
 		return nil, err
 	}
-	return p.Retain(ctx, desired, observed)
+	return karmada.ForProgram(p).Retain(ctx, desired, observed)
 }
 
 // AggregateStatus is the Program's AggregateStatus.
-func (k Kartas) AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []karmadaapi.AggregatedStatusItem) (*unstructured.Unstructured, error) {
+func (k Kartas) AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []karmada.AggregatedStatusItem) (*unstructured.Unstructured, error) {
 	p, err := k.program(obj)
 	if err != nil {
 		return nil, err
 	}
-	return p.AggregateStatus(ctx, obj, items)
+	return karmada.ForProgram(p).AggregateStatus(ctx, obj, items)
 }
 
 // ReflectStatusRaw is the Program's ReflectStatus as JSON.
@@ -93,7 +92,7 @@ func (k Kartas) ReflectStatusRaw(ctx context.Context, obj *unstructured.Unstruct
 	if err != nil {
 		return nil, err
 	}
-	st, err := p.ReflectStatus(ctx, obj)
+	st, err := karmada.ForProgram(p).ReflectStatus(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -106,16 +105,16 @@ func (k Kartas) InterpretHealth(ctx context.Context, obj *unstructured.Unstructu
 	if err != nil {
 		return false, err
 	}
-	return p.InterpretHealth(ctx, obj)
+	return karmada.ForProgram(p).InterpretHealth(ctx, obj)
 }
 
 // GetDependencies is the Program's GetDependencies.
-func (k Kartas) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.DependentObjectReference, error) {
+func (k Kartas) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error) {
 	p, err := k.program(obj)
 	if err != nil {
 		return nil, err
 	}
-	return p.GetDependencies(ctx, obj)
+	return karmada.ForProgram(p).GetDependencies(ctx, obj)
 }
 
 var _ StatsBackend = Kartas{}

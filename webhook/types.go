@@ -6,7 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kartalua/karta/karmada"
-	"github.com/kartalua/karta/karmada/karmadaapi"
 )
 
 // The Karmada resource interpreter webhook protocol
@@ -48,7 +47,7 @@ type ResourceInterpreterRequest struct {
 	DesiredReplicas *int32 `json:"replicas,omitempty"`
 	// AggregatedStatus are the member clusters' statuses (AggregateStatus
 	// only).
-	AggregatedStatus []karmadaapi.AggregatedStatusItem `json:"aggregatedStatus,omitempty"`
+	AggregatedStatus []karmada.AggregatedStatusItem `json:"aggregatedStatus,omitempty"`
 }
 
 // ResourceInterpreterResponse is the webhook's answer.
@@ -59,14 +58,14 @@ type ResourceInterpreterResponse struct {
 	// Patch is a JSON Patch (RFC 6902) from the request's object to the
 	// result (Retain, ReviseReplica, AggregateStatus); base64 on the wire,
 	// as every []byte.
-	Patch               []byte                                `json:"patch,omitempty"`
-	PatchType           *string                               `json:"patchType,omitempty"`
-	ReplicaRequirements *karmadaapi.ReplicaRequirements       `json:"replicaRequirements,omitempty"`
-	Replicas            *int32                                `json:"replicas,omitempty"`
-	Components          []karmadaapi.Component                `json:"components,omitempty"`
-	Dependencies        []karmadaapi.DependentObjectReference `json:"dependencies,omitempty"`
-	RawStatus           *runtime.RawExtension                 `json:"rawStatus,omitempty"`
-	Healthy             *bool                                 `json:"healthy,omitempty"`
+	Patch               []byte                             `json:"patch,omitempty"`
+	PatchType           *string                            `json:"patchType,omitempty"`
+	ReplicaRequirements *karmada.ReplicaRequirements       `json:"replicaRequirements,omitempty"`
+	Replicas            *int32                             `json:"replicas,omitempty"`
+	Components          []karmada.Component                `json:"components,omitempty"`
+	Dependencies        []karmada.DependentObjectReference `json:"dependencies,omitempty"`
+	RawStatus           *runtime.RawExtension              `json:"rawStatus,omitempty"`
+	Healthy             *bool                              `json:"healthy,omitempty"`
 }
 
 // RequestStatus is the reason of a failed interpretation: Code is an HTTP

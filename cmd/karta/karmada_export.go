@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/kartalua/karta/karmada"
 	"github.com/spf13/cobra"
 )
 
@@ -46,7 +47,7 @@ func newKarmadaExportCmd(s streams) *cobra.Command {
 			if err != nil {
 				return reported(s, err)
 			}
-			data, err := p.ExportKarmada()
+			data, err := karmada.Export(p)
 			if err != nil {
 				return reported(s, err)
 			}
@@ -69,7 +70,7 @@ func exportBuiltins(s streams) error {
 	sort.Slice(progs, func(i, j int) bool { return progs[i].Name() < progs[j].Name() })
 	first := true
 	for _, p := range progs {
-		data, err := p.ExportKarmada()
+		data, err := karmada.Export(p)
 		if err != nil {
 			fmt.Fprintf(s.err, "skipped: %s\n", oneLine(err.Error()))
 			continue

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kartalua/karta/karmada"
-	"github.com/kartalua/karta/karmada/karmadaapi"
 )
 
 // karmadaRunFlags are the flags of karta karmada run.
@@ -195,7 +194,7 @@ func karmadaOutput(results []karmada.Result) map[string]any {
 			out[r.Name] = v.Object
 		case *runtime.RawExtension:
 			out[r.Name] = json.RawMessage(v.Raw)
-		case *karmadaapi.ReplicaRequirements:
+		case *karmada.ReplicaRequirements:
 			if v != nil {
 				out[r.Name] = v
 			}
@@ -221,10 +220,11 @@ func runKartaKarmada(cmd *cobra.Command, s streams, op karmada.Operation, f *kar
 		return err
 	}
 	obj := tc.DesiredObj
-	p, err := res.program(obj.GroupVersionKind())
+	prog, err := res.program(obj.GroupVersionKind())
 	if err != nil {
 		return reported(s, err)
 	}
+	p := karmada.ForProgram(prog)
 	ctx := cmd.Context()
 	var results []karmada.Result
 	switch op {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -27,7 +28,7 @@ func newValidateCmd(s streams) *cobra.Command {
 			switch target {
 			case "":
 			case "karmada":
-				opts.CheckExpr = interpreter.KarmadaExportCheck
+				opts.CheckExpr = karmada.ExportCheck
 			default:
 				return usageError("--target %q: the one target is karmada", target)
 			}

@@ -107,9 +107,9 @@ func (n *names) fresh(base string) string {
 	}
 }
 
-// luaString quotes s as a Lua string literal. Printable text (UTF-8
+// LuaString quotes s as a Lua string literal. Printable text (UTF-8
 // included) stays as it is; other bytes become decimal escapes.
-func luaString(s string) string {
+func LuaString(s string) string {
 	var sb strings.Builder
 	sb.WriteByte('"')
 	for i := 0; i < len(s); {

@@ -617,5 +617,5 @@ func interpolation(s *gojq.String) *gojq.Query {
 }
 
 func stringLit(s string) value {
-	return value{expr: luaString(s), atom: true, str: true, lit: true, raw: s}
+	return value{expr: LuaString(s), atom: true, str: true, lit: true, raw: s}
 }

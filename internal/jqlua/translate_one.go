@@ -116,12 +116,12 @@ type constKey struct {
 func indexKey(x *gojq.Index) (constKey, bool) {
 	switch {
 	case x.Name != "":
-		return constKey{expr: luaString(x.Name), name: x.Name}, true
+		return constKey{expr: LuaString(x.Name), name: x.Name}, true
 	case x.Str != nil:
 		if x.Str.Queries != nil {
 			return constKey{}, false
 		}
-		return constKey{expr: luaString(x.Str.Str), name: x.Str.Str}, true
+		return constKey{expr: LuaString(x.Str.Str), name: x.Str.Str}, true
 	case !x.IsSlice:
 		return queryKey(x.Start)
 	}
@@ -151,7 +151,7 @@ func queryKey(q *gojq.Query) (constKey, bool) {
 	}
 	t := q.Term
 	if t.Type == gojq.TermTypeString && t.Str.Queries == nil {
-		return constKey{expr: luaString(t.Str.Str), name: t.Str.Str}, true
+		return constKey{expr: LuaString(t.Str.Str), name: t.Str.Str}, true
 	}
 	if f, ok := literalNumber(t); ok {
 		return constKey{expr: luaNumber(f), name: "item"}, true
@@ -439,7 +439,7 @@ func fieldRef(key string) string {
 	if isLuaIdent(key) && !luaKeywords[key] {
 		return "." + key
 	}
-	return "[" + luaString(key) + "]"
+	return "[" + LuaString(key) + "]"
 }
 
 // buildObject makes an object of key/value pairs computed by object.

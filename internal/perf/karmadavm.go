@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/karmada"
-	"github.com/kartalua/karta/karmada/karmadaapi"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -235,7 +234,7 @@ func (vm *KarmadaVM) Run(ctx context.Context, op karmada.Operation, tc *karmada.
 		return []karmada.Result{{Name: "retained", Value: out}}, err
 	case karmada.OpInterpretReplica:
 		var replicas int32
-		var requires *karmadaapi.ReplicaRequirements
+		var requires *karmada.ReplicaRequirements
 		err := vm.runScript(ctx, s, op.Hook(), 2, []any{obj}, func(L *lua.LState, res []lua.LValue) error {
 			n, ok := res[0].(lua.LNumber)
 			if !ok {
@@ -243,14 +242,14 @@ func (vm *KarmadaVM) Run(ctx context.Context, op karmada.Operation, tc *karmada.
 			}
 			replicas = int32(n)
 			if t, ok := res[1].(*lua.LTable); ok {
-				requires = &karmadaapi.ReplicaRequirements{}
+				requires = &karmada.ReplicaRequirements{}
 				return luaapi.KubeUnmarshal(L, t, requires)
 			}
 			return nil
 		})
 		return []karmada.Result{{Name: "replica", Value: replicas}, {Name: "requires", Value: requires}}, err
 	case karmada.OpInterpretComponent:
-		var components []karmadaapi.Component
+		var components []karmada.Component
 		err := vm.runScript(ctx, s, op.Hook(), 1, []any{obj}, func(L *lua.LState, res []lua.LValue) error {
 			if t, ok := res[0].(*lua.LTable); ok {
 				return luaapi.KubeUnmarshal(L, t, &components)
@@ -306,14 +305,14 @@ func tableInto(out any, references ...any) func(L *lua.LState, res []lua.LValue)
 
 // dependencies runs every dependency script and keeps the union, as
 // Karmada's configurable interpreter does.
-func (vm *KarmadaVM) dependencies(ctx context.Context, k *vmKind, obj *unstructured.Unstructured) ([]karmadaapi.DependentObjectReference, error) {
+func (vm *KarmadaVM) dependencies(ctx context.Context, k *vmKind, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error) {
 	if len(k.deps) == 0 {
 		return nil, ErrNotScripted
 	}
-	out := []karmadaapi.DependentObjectReference{}
+	out := []karmada.DependentObjectReference{}
 	seen := map[string]bool{}
 	for _, s := range k.deps {
-		var refs []karmadaapi.DependentObjectReference
+		var refs []karmada.DependentObjectReference
 		err := vm.runScript(ctx, s, karmada.OpInterpretDependency.Hook(), 1, []any{obj}, func(L *lua.LState, res []lua.LValue) error {
 			if err := tableInto(&refs)(L, res); err != nil {
 				return err

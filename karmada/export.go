@@ -1,4 +1,4 @@
-package interpreter
+package karmada
 
 import (
 	"fmt"
@@ -9,12 +9,14 @@ import (
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/jqlua"
-	"github.com/kartalua/karta/karmada/karmadaapi"
+	"github.com/kartalua/karta/internal/programapi"
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
 )
 
-// ExportKarmada renders the Program as a ResourceInterpreterCustomization
+// Export renders a Karta's Program as a ResourceInterpreterCustomization
 // (config.karmada.io/v1alpha1) for Karmada's own runtime (SPEC §10.4
 // Export): metadata.name karta-<name>, spec.target the root's kind, and one
 // rule per Karmada hook the Karta generates (SPEC §10.1):
@@ -31,8 +33,9 @@ import (
 // PodTemplateSpec view (SPEC §6.1) in Lua. An expression outside the
 // subset, or an override that uses karta or replaces a non-Karmada hook,
 // fails the export with an *ExportError naming it.
-func (p *Program) ExportKarmada() ([]byte, error) {
-	chunk, rules, err := p.exportLua()
+func Export(p *interpreter.Program) ([]byte, error) {
+	in := programapi.Of(p)
+	chunk, rules, err := exportLua(in)
 	if err != nil {
 		return nil, err
 	}
@@ -41,13 +44,13 @@ func (p *Program) ExportKarmada() ([]byte, error) {
 		customizations[r] = map[string]any{"luaScript": chunk}
 	}
 	doc := map[string]any{
-		"apiVersion": karmadaapi.CustomizationAPIVersion,
-		"kind":       karmadaapi.CustomizationKind,
-		"metadata":   map[string]any{"name": "karta-" + p.name},
+		"apiVersion": CustomizationAPIVersion,
+		"kind":       CustomizationKind,
+		"metadata":   map[string]any{"name": "karta-" + in.Name()},
 		"spec": map[string]any{
 			"target": map[string]any{
-				"apiVersion": p.gvk.GroupVersion().String(),
-				"kind":       p.gvk.Kind,
+				"apiVersion": in.GVK().GroupVersion().String(),
+				"kind":       in.GVK().Kind,
 			},
 			"customizations": customizations,
 		},
@@ -57,7 +60,8 @@ func (p *Program) ExportKarmada() ([]byte, error) {
 
 // exporter builds the exported chunk.
 type exporter struct {
-	p *Program
+	in    programapi.Program
+	model *programapi.Model
 	// u translates the Karta's jq expressions with jqlua's translator, for
 	// its portable runtime: the accessors run unchanged in Karmada.
 	u     *jqlua.Unit
@@ -69,14 +73,14 @@ type exporter struct {
 type exportedExpr struct{ ref, field string }
 
 func (e *exporter) fail(field, expr string, err error) error {
-	return &ExportError{Karta: e.p.name, Field: field, Expr: expr, Reason: err.Error()}
+	return &ExportError{Karta: e.in.Name(), Field: field, Expr: expr, Reason: err.Error()}
 }
 
 // expr translates a jq path and returns the Lua name of its function of
 // the input list {W(obj)}, which returns the list of outputs (NULL for
 // null) or raises the jq error naming the field.
 func (e *exporter) expr(field, expr string) (string, error) {
-	a, err := e.p.model.exprs.analysis(expr)
+	a, err := e.in.Analysis(expr)
 	if err != nil {
 		return "", e.fail(field, expr, err)
 	}
@@ -92,11 +96,11 @@ func (e *exporter) w(format string, args ...any) { fmt.Fprintf(&e.b, format, arg
 
 // exportLua returns the chunk and the rules it serves, in Karmada's field
 // order.
-func (p *Program) exportLua() (string, []string, error) {
-	e := &exporter{p: p, u: jqlua.NewPortableUnit()}
-	var bearing []*compModel
-	for _, c := range p.model.comps {
-		if c.podBearing() {
+func exportLua(in programapi.Program) (string, []string, error) {
+	e := &exporter{in: in, model: in.Model(), u: jqlua.NewPortableUnit()}
+	var bearing []*programapi.Component
+	for _, c := range e.model.Components {
+		if c.PodBearing() {
 			bearing = append(bearing, c)
 		}
 	}
@@ -114,8 +118,8 @@ func (p *Program) exportLua() (string, []string, error) {
 	var rules []string
 	if len(bearing) == 1 {
 		e.w("function GetReplicas(obj)\n")
-		e.w("  local u = units_%d(obj, true)\n", bearing[0].index)
-		e.w("  if #u ~= 1 then error(\"GetReplicas: component %s has \" .. #u .. \" present instances, not one\") end\n", luaEscape(bearing[0].c.Name))
+		e.w("  local u = units_%d(obj, true)\n", bearing[0].Index)
+		e.w("  if #u ~= 1 then error(\"GetReplicas: component %s has \" .. #u .. \" present instances, not one\") end\n", luaEscape(bearing[0].Name))
 		e.w("  return u[1].replicas, kube.accuratePodRequirements(u[1].view)\n")
 		e.w("end\n\n")
 		rules = append(rules, "replicaResource")
@@ -123,11 +127,11 @@ func (p *Program) exportLua() (string, []string, error) {
 	if len(bearing) > 0 {
 		e.w("function GetComponents(obj)\n  local out, seen = {}, {}\n")
 		for _, c := range bearing {
-			e.w("  for _, u in ipairs(units_%d(obj, true)) do\n", c.index)
-			if c.ids != nil {
+			e.w("  for _, u in ipairs(units_%d(obj, true)) do\n", c.Index)
+			if c.InstanceIDPath != "" {
 				e.w("    local name = u.id\n")
 			} else {
-				e.w("    local name = %s\n", luaString(c.c.Name))
+				e.w("    local name = %s\n", jqlua.LuaString(c.Name))
 			}
 			e.w("    if string.len(name) > %d then error(\"GetComponents: the component name \" .. name .. \" is longer than %d characters\") end\n", maxComponentName, maxComponentName)
 			e.w("    if seen[name] then error(\"GetComponents: the component name \" .. name .. \" is already used\") end\n")
@@ -138,7 +142,7 @@ func (p *Program) exportLua() (string, []string, error) {
 		e.w("  return out\nend\n\n")
 		rules = append(rules, "componentResource")
 	}
-	if c, err := p.model.replicaComponent(); err == nil {
+	if c := e.model.ReplicaComponent; c != nil {
 		if err := e.reviseReplica(c); err != nil {
 			return "", nil, err
 		}
@@ -176,7 +180,7 @@ end
 		e.w("  if type(obj.metadata) == \"table\" then ns = obj.metadata.namespace end\n")
 		e.w("  local out, seen = {}, {}\n")
 		for _, c := range bearing {
-			e.w("  for _, u in ipairs(units_%d(obj, false)) do\n", c.index)
+			e.w("  for _, u in ipairs(units_%d(obj, false)) do\n", c.Index)
 			e.w("    for _, d in ipairs(kube.getPodDependencies(u.view, ns) or {}) do\n")
 			e.w("      local key = depKey(d)\n")
 			e.w("      if not seen[key] then seen[key] = true; out[#out+1] = d end\n")
@@ -185,7 +189,7 @@ end
 		e.w("  table.sort(out, function(a, b) return depKey(a) < depKey(b) end)\n  return out\nend\n")
 		rules = append(rules, "dependencyInterpretation")
 	}
-	overrides, retain, err := p.exportOverrides()
+	overrides, retain, err := exportOverrides(in)
 	if err != nil {
 		return "", nil, err
 	}
@@ -193,7 +197,7 @@ end
 		rules = append([]string{"retention"}, rules...)
 	}
 
-	body.WriteString("-- Generated by karta from Karta " + luaEscape(p.name) + ": self-contained Lua for Karmada's runtime.\n")
+	body.WriteString("-- Generated by karta from Karta " + luaEscape(in.Name()) + ": self-contained Lua for Karmada's runtime.\n")
 	body.WriteString("-- The jq runtime (jqlua's portable runtime), then the Karta's jq expressions.\n")
 	body.WriteString(jqlua.PortablePrelude)
 	body.WriteString("\n")
@@ -202,7 +206,7 @@ end
 	body.WriteString(exportPrelude)
 	body.WriteString("local E = {}\n")
 	for i, x := range e.exprs {
-		fmt.Fprintf(&body, "E[%d] = function(ins) return run(%s, ins[1], %s) end\n", i+1, x.ref, luaString(x.field))
+		fmt.Fprintf(&body, "E[%d] = function(ins) return run(%s, ins[1], %s) end\n", i+1, x.ref, jqlua.LuaString(x.field))
 	}
 	body.WriteString("\n")
 	body.WriteString(e.b.String())
@@ -213,37 +217,36 @@ end
 // units emits units_<index>(obj, scaled): the present instances of c as
 // {id, replicas, view}, replicas including the scaled ancestors' (SPEC
 // §10.1), computed only when scaled.
-func (e *exporter) units(c *compModel) error {
-	name := c.c.Name
-	ids := func(cm *compModel) (string, error) {
-		if cm.ids == nil {
+func (e *exporter) units(c *programapi.Component) error {
+	name := c.Name
+	ids := func(cm *programapi.Component) (string, error) {
+		if cm.InstanceIDPath == "" {
 			return "{\"\"}", nil
 		}
-		f, err := e.expr(fmt.Sprintf("component %q: instanceIdPath", cm.c.Name), cm.c.InstanceIDPath)
+		f, err := e.expr(fmt.Sprintf("component %q: instanceIdPath", cm.Name), cm.InstanceIDPath)
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("instanceIDs(%s({W(obj)}), %s)", f, luaString(cm.c.Name)), nil
+		return fmt.Sprintf("instanceIDs(%s({W(obj)}), %s)", f, jqlua.LuaString(cm.Name)), nil
 	}
-	e.w("function units_%d(obj, scaled)\n  local factor = 1\n", c.index)
+	e.w("function units_%d(obj, scaled)\n  local factor = 1\n", c.Index)
 	e.w("  if scaled then\n")
-	for a := c.parent; a != nil; a = a.parent {
-		sp := a.scale
-		if sp == nil || sp.replicas == nil {
+	for a := c.Parent; a != nil; a = a.Parent {
+		if a.ReplicasPath == "" {
 			continue
 		}
 		aids, err := ids(a)
 		if err != nil {
 			return err
 		}
-		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", a.c.Name), sp.replicas.expr)
+		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", a.Name), a.ReplicasPath)
 		if err != nil {
 			return err
 		}
 		e.w("    do\n      local ids = %s\n", aids)
-		e.w("      local r = zip(%s({W(obj)}), ids, %s)\n", rf, luaString(a.c.Name+": replicasPath"))
-		e.w("      if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", luaString(fmt.Sprintf("component %s: its scaled ancestor %s has ", name, a.c.Name)))
-		e.w("      local n = scaleValue(r[1], %s)\n", luaString(a.c.Name+": replicasPath"))
+		e.w("      local r = zip(%s({W(obj)}), ids, %s)\n", rf, jqlua.LuaString(a.Name+": replicasPath"))
+		e.w("      if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: its scaled ancestor %s has ", name, a.Name)))
+		e.w("      local n = scaleValue(r[1], %s)\n", jqlua.LuaString(a.Name+": replicasPath"))
 		e.w("      if n ~= nil then factor = factor * n end\n    end\n")
 	}
 	e.w("  end\n")
@@ -252,43 +255,43 @@ func (e *exporter) units(c *compModel) error {
 		return err
 	}
 	e.w("  local ids = %s\n", cids)
-	if c.style == karta.SpecStyleFragmented {
+	if c.Style == karta.SpecStyleFragmented {
 		return e.fragmentedUnits(c)
 	}
-	sf, err := e.expr(fmt.Sprintf("component %q: %s", name, c.spec.field), c.spec.expr)
+	sf, err := e.expr(fmt.Sprintf("component %q: %s", name, c.Spec.Field), c.Spec.Expr)
 	if err != nil {
 		return err
 	}
-	e.w("  local specs = zip(%s({W(obj)}), ids, %s)\n", sf, luaString(name+": "+c.spec.field))
-	if c.meta != nil {
-		mf, err := e.expr(fmt.Sprintf("component %q: metadataPath", name), c.meta.expr)
+	e.w("  local specs = zip(%s({W(obj)}), ids, %s)\n", sf, jqlua.LuaString(name+": "+c.Spec.Field))
+	if c.Metadata != nil {
+		mf, err := e.expr(fmt.Sprintf("component %q: metadataPath", name), c.Metadata.Expr)
 		if err != nil {
 			return err
 		}
-		e.w("  local metas = zip(%s({W(obj)}), ids, %s)\n", mf, luaString(name+": metadataPath"))
+		e.w("  local metas = zip(%s({W(obj)}), ids, %s)\n", mf, jqlua.LuaString(name+": metadataPath"))
 	}
 	e.w("  local reps\n")
-	if sp := c.scale; sp != nil && sp.replicas != nil {
-		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", name), sp.replicas.expr)
+	if c.ReplicasPath != "" {
+		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath)
 		if err != nil {
 			return err
 		}
-		e.w("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, luaString(name+": replicasPath"))
+		e.w("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
 	}
 	e.w("  local out = {}\n  for i, id in ipairs(ids) do\n    local s = specs[i]\n    if s ~= NULL then\n")
-	e.w("      if JX.kind(s) ~= \"object\" then error(%s .. id .. \": not an object\") end\n", luaString(fmt.Sprintf("component %s: %s of instance ", name, c.spec.field)))
-	if c.style == karta.SpecStylePodTemplateSpec {
+	e.w("      if JX.kind(s) ~= \"object\" then error(%s .. id .. \": not an object\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: %s of instance ", name, c.Spec.Field)))
+	if c.Style == karta.SpecStylePodTemplateSpec {
 		e.w("      local view = JX.plain(s)\n")
 	} else {
 		e.w("      local view = {spec = JX.plain(s)}\n")
-		if c.meta != nil {
+		if c.Metadata != nil {
 			e.w("      if metas[i] ~= NULL then\n")
-			e.w("        if JX.kind(metas[i]) ~= \"object\" then error(%s .. id .. \": not an object\") end\n", luaString(fmt.Sprintf("component %s: metadataPath of instance ", name)))
+			e.w("        if JX.kind(metas[i]) ~= \"object\" then error(%s .. id .. \": not an object\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: metadataPath of instance ", name)))
 			e.w("        view.metadata = JX.plain(metas[i])\n      end\n")
 		}
 	}
 	e.w("      local n = 1\n")
-	e.w("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", luaString(name+": replicasPath"))
+	e.w("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", jqlua.LuaString(name+": replicasPath"))
 	e.w("      out[#out+1] = {id = id, replicas = n * factor, view = view}\n")
 	e.w("    end\n  end\n  return out\nend\n\n")
 	return nil
@@ -296,7 +299,7 @@ func (e *exporter) units(c *compModel) error {
 
 // status emits statusOf(obj), the generic status of SPEC §5, and RANK.
 func (e *exporter) status() error {
-	sd := e.p.karta.Spec.StructureDefinition.RootComponent.StatusDefinition
+	sd := e.in.Karta().Spec.StructureDefinition.RootComponent.StatusDefinition
 	e.w("function statusOf(obj)\n  local phase = nil\n")
 	if sd != nil && sd.PhaseDefinition != nil && sd.PhaseDefinition.Path != "" {
 		f, err := e.expr("phaseDefinition.path", sd.PhaseDefinition.Path)
@@ -316,7 +319,7 @@ func (e *exporter) status() error {
 			return err
 		}
 		e.w("  conds = conditionsOf(%s({W(obj)}), %s, %s, %s, %s)\n", f,
-			luaString(cd.TypeFieldName), luaString(cd.StatusFieldName), luaString(cd.ReasonFieldName), luaString(cd.MessageFieldName))
+			jqlua.LuaString(cd.TypeFieldName), jqlua.LuaString(cd.StatusFieldName), jqlua.LuaString(cd.ReasonFieldName), jqlua.LuaString(cd.MessageFieldName))
 	}
 	e.w("  local matched = {}\n")
 	var mappings []karta.StatusMapping
@@ -331,17 +334,17 @@ func (e *exporter) status() error {
 		for i, mt := range m.Matchers {
 			var all []string
 			if mt.ByPhase != "" {
-				all = append(all, fmt.Sprintf("(phase ~= nil and phase == %s)", luaString(mt.ByPhase)))
+				all = append(all, fmt.Sprintf("(phase ~= nil and phase == %s)", jqlua.LuaString(mt.ByPhase)))
 			}
 			for _, c := range mt.ByConditions {
-				all = append(all, fmt.Sprintf("condition(conds, %s, %s, %s)", luaString(c.Type), luaString(c.Status), luaString(c.Reason)))
+				all = append(all, fmt.Sprintf("condition(conds, %s, %s, %s)", jqlua.LuaString(c.Type), jqlua.LuaString(c.Status), jqlua.LuaString(c.Reason)))
 			}
 			if x := mt.ByExpression; x != nil {
 				f, err := e.expr(fmt.Sprintf("statusMappings.%s[%d].byExpression.expression", m.Key, i), x.Expression)
 				if err != nil {
 					return err
 				}
-				all = append(all, fmt.Sprintf("expression(%s({W(obj)}), %s)", f, luaString(x.ExpectedResult)))
+				all = append(all, fmt.Sprintf("expression(%s({W(obj)}), %s)", f, jqlua.LuaString(x.ExpectedResult)))
 			}
 			if len(all) == 0 {
 				all = []string{"true"}
@@ -354,7 +357,7 @@ func (e *exporter) status() error {
 		for _, a := range any {
 			e.w("    if %s then hold = true end\n", a)
 		}
-		e.w("    if hold then matched[#matched+1] = %s end\n  end\n", luaString(string(m.Status)))
+		e.w("    if hold then matched[#matched+1] = %s end\n  end\n", jqlua.LuaString(string(m.Status)))
 	}
 	e.w("  return matched[1] or \"Undefined\"\nend\n\nRANK = {")
 	for i, s := range karta.StatusPrecedence {
@@ -367,31 +370,31 @@ func (e *exporter) status() error {
 // reviseReplica emits ReviseReplica(obj, n) for a replicasPath that is a
 // chain of fields (SPEC §6.3: it must be assignable); a component with
 // instances must have exactly one.
-func (e *exporter) reviseReplica(c *compModel) error {
-	a, err := e.p.model.exprs.analysis(c.replicas.expr)
+func (e *exporter) reviseReplica(c *programapi.Component) error {
+	a, err := e.in.Analysis(c.ReplicasPath)
 	if err != nil {
-		return e.fail(fmt.Sprintf("component %q: replicasPath", c.c.Name), c.replicas.expr, err)
+		return e.fail(fmt.Sprintf("component %q: replicasPath", c.Name), c.ReplicasPath, err)
 	}
 	fields, ok := fieldChain(a.Query)
 	if !ok {
-		return e.fail(fmt.Sprintf("component %q: replicasPath", c.c.Name), c.replicas.expr,
+		return e.fail(fmt.Sprintf("component %q: replicasPath", c.Name), c.ReplicasPath,
 			fmt.Errorf("ReviseReplica exports only a chain of fields (.a.b.c)"))
 	}
 	e.w("function ReviseReplica(obj, n)\n")
-	e.w("  if n < 0 or n > %d then error(\"ReviseReplica: \" .. n .. \" is out of range\") end\n", maxReplicas)
-	if c.index > 0 && c.ids != nil {
-		f, err := e.expr(fmt.Sprintf("component %q: instanceIdPath", c.c.Name), c.c.InstanceIDPath)
+	e.w("  if n < 0 or n > %d then error(\"ReviseReplica: \" .. n .. \" is out of range\") end\n", e.model.MaxReplicas)
+	if c.Index > 0 && c.InstanceIDPath != "" {
+		f, err := e.expr(fmt.Sprintf("component %q: instanceIdPath", c.Name), c.InstanceIDPath)
 		if err != nil {
 			return err
 		}
-		e.w("  local ids = instanceIDs(%s({W(obj)}), %s)\n", f, luaString(c.c.Name))
-		e.w("  if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", luaString(fmt.Sprintf("ReviseReplica: component %s has ", c.c.Name)))
+		e.w("  local ids = instanceIDs(%s({W(obj)}), %s)\n", f, jqlua.LuaString(c.Name))
+		e.w("  if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", jqlua.LuaString(fmt.Sprintf("ReviseReplica: component %s has ", c.Name)))
 	}
 	e.w("  local t = obj\n")
 	for _, f := range fields[:len(fields)-1] {
-		e.w("  if t[%[1]s] == nil then t[%[1]s] = {} elseif type(t[%[1]s]) ~= \"table\" or t[%[1]s][1] ~= nil then error(\"ReviseReplica: cannot index \" .. %[1]s) end\n  t = t[%[1]s]\n", luaString(f))
+		e.w("  if t[%[1]s] == nil then t[%[1]s] = {} elseif type(t[%[1]s]) ~= \"table\" or t[%[1]s][1] ~= nil then error(\"ReviseReplica: cannot index \" .. %[1]s) end\n  t = t[%[1]s]\n", jqlua.LuaString(f))
 	}
-	e.w("  t[%s] = n\n  return obj\nend\n\n", luaString(fields[len(fields)-1]))
+	e.w("  t[%s] = n\n  return obj\nend\n\n", jqlua.LuaString(fields[len(fields)-1]))
 	return nil
 }
 
@@ -429,9 +432,9 @@ func fieldChain(q *gojq.Query) ([]string, bool) {
 // karmadaHooks are the hooks Karmada calls, which an exported override may
 // define.
 var karmadaHooks = map[string]bool{
-	string(HookGetReplicas): true, string(HookGetComponents): true, string(HookReviseReplica): true,
-	string(HookRetain): true, string(HookAggregateStatus): true, string(HookReflectStatus): true,
-	string(HookInterpretHealth): true, string(HookGetDependencies): true,
+	string(interpreter.HookGetReplicas): true, string(interpreter.HookGetComponents): true, string(interpreter.HookReviseReplica): true,
+	string(interpreter.HookRetain): true, string(interpreter.HookAggregateStatus): true, string(interpreter.HookReflectStatus): true,
+	string(interpreter.HookInterpretHealth): true, string(interpreter.HookGetDependencies): true,
 }
 
 var kartaRef = regexp.MustCompile(`\b(karta|jq)\b`)
@@ -439,26 +442,26 @@ var kartaRef = regexp.MustCompile(`\b(karta|jq)\b`)
 // exportOverrides returns the override chunks to append and whether one
 // defines Retain. An override must define only Karmada hooks and must not
 // use karta or jq, and an Argo CD health script cannot be exported.
-func (p *Program) exportOverrides() (string, bool, error) {
+func exportOverrides(in programapi.Program) (string, bool, error) {
 	var b strings.Builder
 	retain := false
-	for _, o := range p.overrides {
-		if o.argo {
-			return "", false, &ExportError{Karta: p.name, Reason: fmt.Sprintf("%s: an Argo CD health script is not exported", o.chunk)}
+	for _, o := range in.Overrides() {
+		if o.Argo {
+			return "", false, &ExportError{Karta: in.Name(), Reason: fmt.Sprintf("%s: an Argo CD health script is not exported", o.Chunk)}
 		}
-		if m := kartaRef.FindString(o.source); m != "" {
-			return "", false, &ExportError{Karta: p.name, Reason: fmt.Sprintf("%s uses %s, which Karmada's runtime does not have", o.chunk, m)}
+		if m := kartaRef.FindString(o.Source); m != "" {
+			return "", false, &ExportError{Karta: in.Name(), Reason: fmt.Sprintf("%s uses %s, which Karmada's runtime does not have", o.Chunk, m)}
 		}
-		for _, g := range o.globals {
-			if IsHook(g) && !karmadaHooks[g] {
-				return "", false, &ExportError{Karta: p.name, Reason: fmt.Sprintf("%s overrides %s, which the export cannot carry", o.chunk, g)}
+		for _, g := range o.Globals {
+			if interpreter.IsHook(g) && !karmadaHooks[g] {
+				return "", false, &ExportError{Karta: in.Name(), Reason: fmt.Sprintf("%s overrides %s, which the export cannot carry", o.Chunk, g)}
 			}
-			if g == string(HookRetain) {
+			if g == string(interpreter.HookRetain) {
 				retain = true
 			}
 		}
-		fmt.Fprintf(&b, "\n-- override: %s\n%s", luaEscape(o.chunk), o.source)
-		if !strings.HasSuffix(o.source, "\n") {
+		fmt.Fprintf(&b, "\n-- override: %s\n%s", luaEscape(o.Chunk), o.Source)
+		if !strings.HasSuffix(o.Source, "\n") {
 			b.WriteByte('\n')
 		}
 	}
@@ -554,43 +557,43 @@ end
 `
 
 // fragmentedUnits ends units_<index> for a fragmented definition: every
-// instance is present, and its view is the PodTemplateSpec view of SPEC
-// §6.1 that the in-process hooks build (compModel.fragmentedView): each
+// instance is present, and its view is the PodTemplateSpec view that the
+// in-process hooks build for a fragmented definition: each
 // defined node's non-null fragment under ancestors that always exist as
 // objects, and spec.containers = [main] ++ containersPath, main being
 // containerPath's object with .image and .resources taken from imagePath
 // and resourcesPath when those are defined.
-func (e *exporter) fragmentedUnits(c *compModel) error {
-	name := c.c.Name
+func (e *exporter) fragmentedUnits(c *programapi.Component) error {
+	name := c.Name
 	vars := map[string]string{}
-	for i, f := range c.fragments {
-		ff, err := e.expr(fmt.Sprintf("component %q: %s", name, f.p.field), f.p.expr)
+	for i, f := range c.Fragments {
+		ff, err := e.expr(fmt.Sprintf("component %q: %s", name, f.Field), f.Expr)
 		if err != nil {
 			return err
 		}
 		v := fmt.Sprintf("frag%d", i)
-		vars[f.key] = v
-		e.w("  local %s = zip(%s({W(obj)}), ids, %s)\n", v, ff, luaString(name+": "+f.p.field))
+		vars[f.Key] = v
+		e.w("  local %s = zip(%s({W(obj)}), ids, %s)\n", v, ff, jqlua.LuaString(name+": "+f.Field))
 	}
 	e.w("  local reps\n")
-	if sp := c.scale; sp != nil && sp.replicas != nil {
-		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", name), sp.replicas.expr)
+	if c.ReplicasPath != "" {
+		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath)
 		if err != nil {
 			return err
 		}
-		e.w("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, luaString(name+": replicasPath"))
+		e.w("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
 	}
 	e.w("  local out = {}\n  for i, id in ipairs(ids) do\n    local view = {}\n")
-	for _, n := range c.nodes {
+	for _, n := range c.Nodes {
 		// Ancestors of a defined node always exist as objects.
 		at := "view"
-		for _, k := range n.at[:len(n.at)-1] {
-			at += "." + k.(string)
+		for _, k := range n.At[:len(n.At)-1] {
+			at += "." + k
 			e.w("    if %[1]s == nil then %[1]s = {} end\n", at)
 		}
-		last := n.at[len(n.at)-1].(string)
-		if !n.containers {
-			e.w("    if %[1]s[i] ~= NULL then %[2]s.%[3]s = JX.plain(%[1]s[i]) end\n", vars[c.keyOf(n.p)], at, last)
+		last := n.At[len(n.At)-1]
+		if !n.Containers {
+			e.w("    if %[1]s[i] ~= NULL then %[2]s.%[3]s = JX.plain(%[1]s[i]) end\n", vars[n.Key], at, last)
 			continue
 		}
 		e.w("    do\n      local main, list = nil, {}\n")
@@ -598,7 +601,7 @@ func (e *exporter) fragmentedUnits(c *compModel) error {
 			e.w("      if %s[i] ~= NULL then\n", v)
 			e.w("        local m = %s[i]\n", v)
 			e.w("        if JX.kind(m) ~= \"object\" then error(%s .. id .. \": containerPath yields \" .. tname(m) .. \", not an object\") end\n",
-				luaString(fmt.Sprintf("component %s instance ", name)))
+				jqlua.LuaString(fmt.Sprintf("component %s instance ", name)))
 			e.w("        main = {}\n        for k, x in pairs(JX.plain(m)) do main[k] = x end\n      end\n")
 		}
 		for _, key := range []string{"image", "resources"} {
@@ -614,15 +617,51 @@ func (e *exporter) fragmentedUnits(c *compModel) error {
 		if v, ok := vars["containers"]; ok {
 			e.w("      local cs = %s[i]\n      if cs ~= NULL then\n", v)
 			e.w("        if type(cs) ~= \"table\" or (next(cs) ~= nil and cs[1] == nil) then error(%s .. id .. \": containersPath yields \" .. tname(cs) .. \", not an array\") end\n",
-				luaString(fmt.Sprintf("component %s instance ", name)))
+				jqlua.LuaString(fmt.Sprintf("component %s instance ", name)))
 			e.w("        for _, x in ipairs(cs) do list[#list+1] = JX.plain(x) end\n      end\n")
 			hasList += " or cs ~= NULL"
 		}
 		e.w("      if %s then %s.%s = list end\n    end\n", hasList, at, last)
 	}
 	e.w("      local n = 1\n")
-	e.w("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", luaString(name+": replicasPath"))
+	e.w("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", jqlua.LuaString(name+": replicasPath"))
 	e.w("      out[#out+1] = {id = id, replicas = n * factor, view = view}\n")
 	e.w("  end\n  return out\nend\n\n")
 	return nil
+}
+
+// The Karmada export translates every jq expression of a Karta with
+// jqlua's translator into accessors for jqlua's portable runtime, which
+// the exported chunk carries (docs/jq.md, "the jq subset and its back
+// ends"). An expression outside the translated subset, which only gojq
+// could run, is an *ExportError naming the expression.
+
+// ExportError is a Karta that cannot be exported to Karmada's runtime:
+// an expression outside the exported jq subset, or a feature the export
+// does not carry.
+type ExportError struct {
+	Karta string
+	// Field names where the expression is, e.g. `component "w":
+	// replicasPath`; empty for a feature.
+	Field string
+	// Expr is the untranslatable expression; empty for a feature.
+	Expr   string
+	Reason string
+}
+
+func (e *ExportError) Error() string {
+	if e.Expr != "" {
+		return fmt.Sprintf("karta %q: cannot export to Karmada: %s: jq %q: %s", e.Karta, e.Field, e.Expr, e.Reason)
+	}
+	return fmt.Sprintf("karta %q: cannot export to Karmada: %s", e.Karta, e.Reason)
+}
+
+// ExportCheck is a karta.ValidateOptions.CheckExpr that reports an
+// expression the Karmada export cannot carry, and why: the same
+// translation the export runs.
+func ExportCheck(a *jqexpr.Analysis) string {
+	if _, err := jqlua.NewPortableUnit().AddQuery(a.Text, a.Query); err != nil {
+		return fmt.Sprintf("cannot be exported to Karmada: jq %q: %v", a.Text, err)
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package interpreter
+package karmada
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/kartalua/karta/karmada"
 )
 
 // semanticsKarta's matchers are jq that the export once got wrong or
@@ -39,11 +37,11 @@ spec:
 
 func TestExportKarmadaHasGojqSemantics(t *testing.T) {
 	p := progFrom(t, semanticsKarta)
-	data, err := p.ExportKarmada()
+	data, err := Export(p)
 	require.NoError(t, err)
-	custs, err := karmada.Load(data, "semantics.yaml")
+	custs, err := Load(data, "semantics.yaml")
 	require.NoError(t, err)
-	in, err := karmada.NewInterpreter(custs, karmada.Options{})
+	in, err := NewInterpreter(custs, Options{})
 	require.NoError(t, err)
 	defer in.Close()
 	var objs []*unstructured.Unstructured

@@ -1,4 +1,4 @@
-package interpreter
+package karmada
 
 import (
 	"context"
@@ -15,8 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kartalua/karta/karmada"
-	"github.com/kartalua/karta/karmada/karmadaapi"
+	"github.com/kartalua/karta/interpreter"
 )
 
 // exportFailures are the built-ins whose export fails, with the part of
@@ -46,8 +45,8 @@ func TestExportKarmadaMatchesInProcess(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			p := progCompile(t, progKartaFile(t, f), Options{})
-			data, err := p.ExportKarmada()
+			p := progCompile(t, progKartaFile(t, f), interpreter.Options{})
+			data, err := Export(p)
 			if want, ok := exportFailures[name]; ok {
 				require.Error(t, err)
 				var ee *ExportError
@@ -62,11 +61,11 @@ func TestExportKarmadaMatchesInProcess(t *testing.T) {
 			for _, banned := range []string{"karta.", "jq(", "gsub", "rep("} {
 				assert.NotContains(t, text, banned, "the export is self-contained")
 			}
-			custs, err := karmada.Load(data, name+".yaml")
+			custs, err := Load(data, name+".yaml")
 			require.NoError(t, err)
 			require.Len(t, custs, 1)
 			assert.Equal(t, "karta-"+p.Name(), custs[0].Name)
-			in, err := karmada.NewInterpreter(custs, karmada.Options{})
+			in, err := NewInterpreter(custs, Options{})
 			require.NoError(t, err)
 			defer in.Close()
 			objs := exampleObjects(t, name, p)
@@ -81,7 +80,7 @@ func TestExportKarmadaMatchesInProcess(t *testing.T) {
 }
 
 // exampleObjects reads examples/<name>/*.yaml, keeping objects of p's kind.
-func exampleObjects(t *testing.T, name string, p *Program) []*unstructured.Unstructured {
+func exampleObjects(t *testing.T, name string, p *interpreter.Program) []*unstructured.Unstructured {
 	t.Helper()
 	files, err := filepath.Glob("../examples/" + name + "/*.yaml")
 	require.NoError(t, err)
@@ -89,7 +88,7 @@ func exampleObjects(t *testing.T, name string, p *Program) []*unstructured.Unstr
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
-		objs, err := karmada.LoadObjects(data, f)
+		objs, err := LoadObjects(data, f)
 		if err != nil {
 			continue
 		}
@@ -138,7 +137,7 @@ func isEmpty(v any) bool {
 	return false
 }
 
-func compareExport(t *testing.T, p *Program, in *karmada.Interpreter, objs []*unstructured.Unstructured) {
+func compareExport(t *testing.T, p *interpreter.Program, in *Interpreter, objs []*unstructured.Unstructured) {
 	ctx := context.Background()
 	both := func(what string, gotErr, wantErr error, got, want any) {
 		t.Helper()
@@ -149,26 +148,26 @@ func compareExport(t *testing.T, p *Program, in *karmada.Interpreter, objs []*un
 		assert.Equal(t, normJSON(t, want), normJSON(t, got), what)
 	}
 	gvk := p.GVK()
-	var items []karmadaapi.AggregatedStatusItem
+	var items []AggregatedStatusItem
 	for i, obj := range objs {
 		where := obj.GetName() + " " + string(rune('a'+i))
-		if in.HookEnabled(gvk, karmada.OpInterpretReplica) {
+		if in.HookEnabled(gvk, OpInterpretReplica) {
 			n, req, err := in.GetReplicas(ctx, obj)
-			wn, wreq, werr := p.GetReplicas(ctx, obj)
+			wn, wreq, werr := ForProgram(p).GetReplicas(ctx, obj)
 			both(where+": GetReplicas", err, werr, []any{n, req}, []any{wn, wreq})
 		} else {
-			_, _, werr := p.GetReplicas(ctx, obj)
-			var nd *NotDefinedError
+			_, _, werr := ForProgram(p).GetReplicas(ctx, obj)
+			var nd *interpreter.NotDefinedError
 			assert.ErrorAs(t, werr, &nd, "GetReplicas is exported iff defined")
 		}
-		if in.HookEnabled(gvk, karmada.OpInterpretComponent) {
+		if in.HookEnabled(gvk, OpInterpretComponent) {
 			c, err := in.GetComponents(ctx, obj)
-			wc, werr := p.GetComponents(ctx, obj)
+			wc, werr := ForProgram(p).GetComponents(ctx, obj)
 			both(where+": GetComponents", err, werr, c, wc)
 		}
-		if in.HookEnabled(gvk, karmada.OpReviseReplica) {
+		if in.HookEnabled(gvk, OpReviseReplica) {
 			r, err := in.ReviseReplica(ctx, obj.DeepCopy(), 5)
-			wr, werr := p.ReviseReplica(ctx, obj, 5)
+			wr, werr := ForProgram(p).ReviseReplica(ctx, obj, 5)
 			var g, w any
 			if r != nil {
 				g = dropEmpty(normJSON(t, r.Object))
@@ -178,31 +177,31 @@ func compareExport(t *testing.T, p *Program, in *karmada.Interpreter, objs []*un
 			}
 			both(where+": ReviseReplica", err, werr, g, w)
 		} else {
-			_, werr := p.ReviseReplica(ctx, obj, 5)
+			_, werr := ForProgram(p).ReviseReplica(ctx, obj, 5)
 			assert.Error(t, werr, "ReviseReplica is exported iff defined")
 		}
 		s, err := in.ReflectStatus(ctx, obj)
-		ws, werr := p.ReflectStatus(ctx, obj)
+		ws, werr := ForProgram(p).ReflectStatus(ctx, obj)
 		both(where+": ReflectStatus", err, werr, dropEmpty(normJSON(t, s)), dropEmpty(normJSON(t, ws)))
 		h, err := in.InterpretHealth(ctx, obj)
-		wh, werr := p.InterpretHealth(ctx, obj)
+		wh, werr := ForProgram(p).InterpretHealth(ctx, obj)
 		both(where+": InterpretHealth", err, werr, h, wh)
-		if in.HookEnabled(gvk, karmada.OpInterpretDependency) {
+		if in.HookEnabled(gvk, OpInterpretDependency) {
 			d, err := in.GetDependencies(ctx, obj)
-			wd, werr := p.GetDependencies(ctx, obj)
+			wd, werr := ForProgram(p).GetDependencies(ctx, obj)
 			both(where+": GetDependencies", err, werr, d, wd)
 		}
 		if st, ok := obj.Object["status"]; ok {
 			raw, err := json.Marshal(st)
 			require.NoError(t, err)
-			items = append(items, karmadaapi.AggregatedStatusItem{ClusterName: where, Status: &runtime.RawExtension{Raw: raw}, Applied: i%3 != 2})
+			items = append(items, AggregatedStatusItem{ClusterName: where, Status: &runtime.RawExtension{Raw: raw}, Applied: i%3 != 2})
 		}
 	}
 	desired := objs[0].DeepCopy()
 	delete(desired.Object, "status")
-	for _, its := range [][]karmadaapi.AggregatedStatusItem{nil, items, reversed(items)} {
+	for _, its := range [][]AggregatedStatusItem{nil, items, reversed(items)} {
 		a, err := in.AggregateStatus(ctx, desired, its)
-		wa, werr := p.AggregateStatus(ctx, desired, its)
+		wa, werr := ForProgram(p).AggregateStatus(ctx, desired, its)
 		var g, w any
 		if a != nil {
 			g = dropEmpty(normJSON(t, a.Object))
@@ -214,8 +213,8 @@ func compareExport(t *testing.T, p *Program, in *karmada.Interpreter, objs []*un
 	}
 }
 
-func reversed(items []karmadaapi.AggregatedStatusItem) []karmadaapi.AggregatedStatusItem {
-	out := make([]karmadaapi.AggregatedStatusItem, len(items))
+func reversed(items []AggregatedStatusItem) []AggregatedStatusItem {
+	out := make([]AggregatedStatusItem, len(items))
 	for i, it := range items {
 		out[len(items)-1-i] = it
 	}
@@ -249,19 +248,19 @@ spec:
 
 func TestExportKarmadaReviseReplicaAndPodSpec(t *testing.T) {
 	p := progFrom(t, setKarta)
-	data, err := p.ExportKarmada()
+	data, err := Export(p)
 	require.NoError(t, err)
-	custs, err := karmada.Load(data, "sets.yaml")
+	custs, err := Load(data, "sets.yaml")
 	require.NoError(t, err)
-	in, err := karmada.NewInterpreter(custs, karmada.Options{})
+	in, err := NewInterpreter(custs, Options{})
 	require.NoError(t, err)
 	defer in.Close()
 	gvk := p.GVK()
-	for _, op := range []karmada.Operation{karmada.OpInterpretReplica, karmada.OpInterpretComponent, karmada.OpReviseReplica,
-		karmada.OpInterpretStatus, karmada.OpInterpretHealth, karmada.OpAggregateStatus, karmada.OpInterpretDependency} {
+	for _, op := range []Operation{OpInterpretReplica, OpInterpretComponent, OpReviseReplica,
+		OpInterpretStatus, OpInterpretHealth, OpAggregateStatus, OpInterpretDependency} {
 		assert.True(t, in.HookEnabled(gvk, op), "%s exported", op)
 	}
-	assert.False(t, in.HookEnabled(gvk, karmada.OpRetain), "Retain is never generated")
+	assert.False(t, in.HookEnabled(gvk, OpRetain), "Retain is never generated")
 	var objs []*unstructured.Unstructured
 	for _, spec := range []string{
 		"  scale: {replicas: 3}\n  size: 2\n  meta: {labels: {a: b}}\n  pod: {containers: [{name: c, resources: {requests: {cpu: 250m}}, envFrom: [{configMapRef: {name: cm}}]}], volumes: [{name: v, secret: {secretName: s}}]}\nstatus: {phase: Running}",
@@ -295,8 +294,8 @@ func TestExportKarmadaFailsNamingTheExpression(t *testing.T) {
 		`.spec.size | test("^[0-9]+$")`: "function test/1 is outside the jq subset that runs without gojq",
 	} {
 		k := progKarta(t, strings.Replace(setKarta, "replicasPath: .spec.size", "replicasPath: '"+expr+"'", 1))
-		p := progCompile(t, k, Options{})
-		_, err := p.ExportKarmada()
+		p := progCompile(t, k, interpreter.Options{})
+		_, err := Export(p)
 		var ee *ExportError
 		require.ErrorAs(t, err, &ee, expr)
 		assert.Equal(t, expr, ee.Expr)
@@ -307,7 +306,7 @@ func TestExportKarmadaFailsNamingTheExpression(t *testing.T) {
 	var ee *ExportError
 
 	k := progKarta(t, strings.Replace(setKarta, "replicasPath: .spec.scale.replicas", "replicasPath: '.spec.r[0]'", 1))
-	_, err := progCompile(t, k, Options{}).ExportKarmada()
+	_, err := Export(progCompile(t, k, interpreter.Options{}))
 	require.ErrorAs(t, err, &ee, "an assignable path that is not a field chain")
 	assert.Equal(t, `component "set": replicasPath`, ee.Field)
 }
@@ -315,12 +314,12 @@ func TestExportKarmadaFailsNamingTheExpression(t *testing.T) {
 func TestExportKarmadaOverrides(t *testing.T) {
 	k := progKarta(t, setKarta)
 	k.Spec.LuaScript = "function Retain(desired, observed)\n  desired.status = observed.status\n  return desired\nend\n"
-	data, err := progCompile(t, k, Options{}).ExportKarmada()
+	data, err := Export(progCompile(t, k, interpreter.Options{}))
 	require.NoError(t, err)
-	custs, err := karmada.Load(data, "sets.yaml")
+	custs, err := Load(data, "sets.yaml")
 	require.NoError(t, err)
 	require.NotNil(t, custs[0].Spec.Customizations.Retention, "an override's Retain is exported")
-	in, err := karmada.NewInterpreter(custs, karmada.Options{})
+	in, err := NewInterpreter(custs, Options{})
 	require.NoError(t, err)
 	defer in.Close()
 	desired := progObj(t, "apiVersion: example.com/v1\nkind: Set\nmetadata: {name: s}\nspec: {size: 1}")
@@ -333,7 +332,7 @@ func TestExportKarmadaOverrides(t *testing.T) {
 		"function InterpretStatus(obj) return karta.generated.InterpretStatus(obj) end": "uses karta",
 		"function GetPodSpecs(obj) return {} end":                                       "overrides GetPodSpecs",
 	} {
-		_, err := progCompile(t, progKarta(t, setKarta), Options{Scripts: []Script{{Name: "x.lua", Source: script}}}).ExportKarmada()
+		_, err := Export(progCompile(t, progKarta(t, setKarta), interpreter.Options{Scripts: []interpreter.Script{{Name: "x.lua", Source: script}}}))
 		var ee *ExportError
 		require.ErrorAs(t, err, &ee)
 		assert.Contains(t, err.Error(), want)
@@ -369,11 +368,11 @@ spec:
 
 func TestExportKarmadaFragmented(t *testing.T) {
 	p := progFrom(t, fragKarta)
-	data, err := p.ExportKarmada()
+	data, err := Export(p)
 	require.NoError(t, err)
-	custs, err := karmada.Load(data, "frags.yaml")
+	custs, err := Load(data, "frags.yaml")
 	require.NoError(t, err)
-	in, err := karmada.NewInterpreter(custs, karmada.Options{})
+	in, err := NewInterpreter(custs, Options{})
 	require.NoError(t, err)
 	defer in.Close()
 	var objs []*unstructured.Unstructured

@@ -1,4 +1,4 @@
-package interpreter
+package karmada
 
 import (
 	"context"
@@ -12,18 +12,52 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kartalua/karta/karmada/karmadaapi"
+	"github.com/kartalua/karta/internal/programapi"
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 )
 
-// The Karmada resource interpreter hooks of a Program (SPEC §10.1), run in
-// process. Each runs on a pooled state under the Program's limits. When a
-// user chunk overrides the hook, the override is called with Karmada's
-// calling convention and its result converted by Karmada's rules
-// (luaapi.KubeUnmarshal); otherwise the Karta's own algorithm runs, with
-// kube.accuratePodRequirements and kube.getPodDependencies called through
-// the state's kube module so that results are exactly Karmada's.
+// Program answers Karmada's resource interpreter operations for a Karta's
+// Program, in process. Each runs on one of the Program's pooled states
+// under its limits. When a script overrides the operation, the override
+// is called with Karmada's calling convention and its result converted by
+// Karmada's rules (luaapi.KubeUnmarshal); otherwise the Karta's own
+// algorithm runs, with kube.accuratePodRequirements and
+// kube.getPodDependencies called through the state's kube module, so that
+// results are exactly Karmada's — and exactly what the Karta exported by
+// Export gives inside Karmada. Errors are the Program's: a
+// *luaapi.LimitError, an *interpreter.HookError or an
+// *interpreter.NotDefinedError naming the Karta and the hook.
+type Program struct {
+	p     *interpreter.Program
+	in    programapi.Program
+	model *programapi.Model
+}
+
+// ForProgram returns Karmada's operations for p.
+func ForProgram(p *interpreter.Program) Program {
+	in := programapi.Of(p)
+	return Program{p: p, in: in, model: in.Model()}
+}
+
+// singleBearing is the only pod-bearing component, or a NotDefinedError
+// for GetReplicas.
+func (k Program) singleBearing() (*programapi.Component, error) {
+	var bearing []string
+	var c *programapi.Component
+	for _, cm := range k.model.Components {
+		if cm.PodBearing() {
+			bearing = append(bearing, cm.Name)
+			c = cm
+		}
+	}
+	if len(bearing) != 1 {
+		return nil, &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetReplicas,
+			Reason: fmt.Sprintf("there are %d pod-bearing components [%s], not one", len(bearing), strings.Join(bearing, " "))}
+	}
+	return c, nil
+}
 
 // maxComponentName is the longest component name Karmada accepts.
 const maxComponentName = 32
@@ -33,13 +67,13 @@ const maxComponentName = 32
 // replicas are its own (1 if undefined) times those of its scaled
 // ancestors, the requirements kube.accuratePodRequirements of its
 // PodTemplateSpec view.
-func (p *Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmadaapi.ReplicaRequirements, error) {
+func (k Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *ReplicaRequirements, error) {
 	var (
 		n   int32
-		req *karmadaapi.ReplicaRequirements
+		req *ReplicaRequirements
 	)
-	if p.overridden[HookGetReplicas] {
-		err := p.callKarmada(ctx, HookGetReplicas, obj, nil, 2, func(L *lua.LState, res []lua.LValue) error {
+	if k.in.Overridden(string(interpreter.HookGetReplicas)) {
+		err := k.callOverride(ctx, interpreter.HookGetReplicas, obj, nil, 2, func(L *lua.LState, res []lua.LValue) error {
 			num, ok := res[0].(lua.LNumber)
 			if !ok {
 				return fmt.Errorf("result type %s is not number", res[0].Type())
@@ -49,7 +83,7 @@ func (p *Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructure
 			case *lua.LNilType:
 				return nil
 			case *lua.LTable:
-				req = &karmadaapi.ReplicaRequirements{}
+				req = &ReplicaRequirements{}
 				return luaapi.KubeUnmarshal(L, r, req)
 			default:
 				return fmt.Errorf("requires: %s is not a table", res[1].Type())
@@ -57,27 +91,26 @@ func (p *Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructure
 		})
 		return n, req, err
 	}
-	err := p.withState(ctx, HookGetReplicas, func(ctx context.Context, sd *stateData) error {
-		c, err := p.model.singleBearing()
+	err := k.in.WithState(ctx, string(interpreter.HookGetReplicas), func(ctx context.Context, s programapi.State) error {
+		c, err := k.singleBearing()
 		if err != nil {
 			return err
 		}
-		ev := luaEvaluator{sd}
-		units, err := p.replicaUnits(ctx, ev, c, obj.Object)
+		units, err := s.Units(ctx, obj.Object, c.Name, true)
 		if err != nil {
 			return err
 		}
 		if len(units) != 1 {
 			ids := make([]string, len(units))
 			for i, u := range units {
-				ids[i] = u.inst.id
+				ids[i] = u.ID
 			}
-			return &NotDefinedError{Karta: p.name, Hook: HookGetReplicas,
-				Reason: fmt.Sprintf("component %q has %d present instances [%s], not one", c.c.Name, len(units), strings.Join(ids, " "))}
+			return &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetReplicas,
+				Reason: fmt.Sprintf("component %q has %d present instances [%s], not one", c.Name, len(units), strings.Join(ids, " "))}
 		}
-		n = int32(units[0].replicas)
-		r := &karmadaapi.ReplicaRequirements{}
-		if err := kubeCall(sd.L, "accuratePodRequirements", []any{units[0].view}, r); err != nil {
+		n = int32(units[0].Replicas)
+		r := &ReplicaRequirements{}
+		if err := kubeCall(s.L(), "accuratePodRequirements", []any{units[0].View}, r); err != nil {
 			return err
 		}
 		if !emptyRequirements(r.NodeClaim, r.ResourceRequest) || r.Namespace != "" || r.PriorityClassName != "" {
@@ -96,42 +129,41 @@ func (p *Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructure
 // after the instance id when the component has instances (at most 32
 // characters and unique, else an error), with the workload-wide replicas
 // and kube.accuratePodRequirements of the instance's view.
-func (p *Program) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.Component, error) {
-	var out []karmadaapi.Component
-	if p.overridden[HookGetComponents] {
-		err := p.callKarmada(ctx, HookGetComponents, obj, nil, 1, decodeKarmadaList("components", &out))
+func (k Program) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]Component, error) {
+	var out []Component
+	if k.in.Overridden(string(interpreter.HookGetComponents)) {
+		err := k.callOverride(ctx, interpreter.HookGetComponents, obj, nil, 1, decodeKarmadaList("components", &out))
 		return out, err
 	}
-	err := p.withState(ctx, HookGetComponents, func(ctx context.Context, sd *stateData) error {
-		ev := luaEvaluator{sd}
+	err := k.in.WithState(ctx, string(interpreter.HookGetComponents), func(ctx context.Context, s programapi.State) error {
 		seen := map[string]string{}
 		bearing := false
-		for _, c := range p.model.comps {
-			if !c.podBearing() {
+		for _, c := range k.model.Components {
+			if !c.PodBearing() {
 				continue
 			}
 			bearing = true
-			units, err := p.replicaUnits(ctx, ev, c, obj.Object)
+			units, err := s.Units(ctx, obj.Object, c.Name, true)
 			if err != nil {
 				return err
 			}
 			for _, u := range units {
-				name := c.c.Name
-				if c.ids != nil {
-					name = u.inst.id
+				name := c.Name
+				if c.InstanceIDPath != "" {
+					name = u.ID
 				}
 				if len(name) > maxComponentName {
-					return fmt.Errorf("component %q instance %q: the Karmada component name %q is longer than %d characters", c.c.Name, u.inst.id, name, maxComponentName)
+					return fmt.Errorf("component %q instance %q: the Karmada component name %q is longer than %d characters", c.Name, u.ID, name, maxComponentName)
 				}
 				if prev, dup := seen[name]; dup {
-					return fmt.Errorf("component %q instance %q: the Karmada component name %q is already used by %s", c.c.Name, u.inst.id, name, prev)
+					return fmt.Errorf("component %q instance %q: the Karmada component name %q is already used by %s", c.Name, u.ID, name, prev)
 				}
-				seen[name] = fmt.Sprintf("component %q instance %q", c.c.Name, u.inst.id)
-				var req karmadaapi.ComponentReplicaRequirements
-				if err := kubeCall(sd.L, "accuratePodRequirements", []any{u.view}, &req); err != nil {
-					return fmt.Errorf("component %q instance %q: %w", c.c.Name, u.inst.id, err)
+				seen[name] = fmt.Sprintf("component %q instance %q", c.Name, u.ID)
+				var req ComponentReplicaRequirements
+				if err := kubeCall(s.L(), "accuratePodRequirements", []any{u.View}, &req); err != nil {
+					return fmt.Errorf("component %q instance %q: %w", c.Name, u.ID, err)
 				}
-				comp := karmadaapi.Component{Name: name, Replicas: int32(u.replicas)}
+				comp := Component{Name: name, Replicas: int32(u.Replicas)}
 				if !emptyRequirements(req.NodeClaim, req.ResourceRequest) || req.PriorityClassName != "" {
 					comp.ReplicaRequirements = &req
 				}
@@ -139,7 +171,7 @@ func (p *Program) GetComponents(ctx context.Context, obj *unstructured.Unstructu
 			}
 		}
 		if !bearing {
-			return &NotDefinedError{Karta: p.name, Hook: HookGetComponents, Reason: "no component is pod-bearing"}
+			return &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetComponents, Reason: "no component is pod-bearing"}
 		}
 		return nil
 	})
@@ -147,17 +179,17 @@ func (p *Program) GetComponents(ctx context.Context, obj *unstructured.Unstructu
 		return nil, unwrapNotDefined(err)
 	}
 	if out == nil {
-		out = []karmadaapi.Component{}
+		out = []Component{}
 	}
 	return out, nil
 }
 
 // ReviseReplica is Karmada's ReviseReplica: n written through the
 // replicasPath SPEC §6.3 picks.
-func (p *Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, n int64) (*unstructured.Unstructured, error) {
-	if p.overridden[HookReviseReplica] {
+func (k Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, n int64) (*unstructured.Unstructured, error) {
+	if k.in.Overridden(string(interpreter.HookReviseReplica)) {
 		out := &unstructured.Unstructured{}
-		err := p.callKarmada(ctx, HookReviseReplica, obj, []any{n}, 1, func(L *lua.LState, res []lua.LValue) error {
+		err := k.callOverride(ctx, interpreter.HookReviseReplica, obj, []any{n}, 1, func(L *lua.LState, res []lua.LValue) error {
 			tb, ok := res[0].(*lua.LTable)
 			if !ok {
 				return fmt.Errorf("result: %s is not a table", res[0].Type())
@@ -169,26 +201,20 @@ func (p *Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructu
 		}
 		return out, nil
 	}
-	res, err := p.runGo(ctx, HookReviseReplica, func(ctx context.Context, _ evaluator) (any, error) {
-		revised, _, err := p.model.reviseReplica(ctx, obj.Object, n)
-		if err != nil {
-			return nil, err
-		}
-		return &unstructured.Unstructured{Object: revised}, nil
-	})
+	revised, err := k.in.ReviseReplica(ctx, obj.Object, n)
 	if err != nil {
 		return nil, err
 	}
-	return res.(*unstructured.Unstructured), nil
+	return &unstructured.Unstructured{Object: revised}, nil
 }
 
 // InterpretHealth is Karmada's InterpretHealth: true iff the primary
 // status (InterpretStatus, an Argo CD health script included) is Running
 // or Completed.
-func (p *Program) InterpretHealth(ctx context.Context, obj *unstructured.Unstructured) (bool, error) {
-	if p.overridden[HookInterpretHealth] && p.argo == nil {
+func (k Program) InterpretHealth(ctx context.Context, obj *unstructured.Unstructured) (bool, error) {
+	if k.in.Overridden(string(interpreter.HookInterpretHealth)) && !k.in.ArgoHealth() {
 		var healthy bool
-		err := p.callKarmada(ctx, HookInterpretHealth, obj, nil, 1, func(_ *lua.LState, res []lua.LValue) error {
+		err := k.callOverride(ctx, interpreter.HookInterpretHealth, obj, nil, 1, func(_ *lua.LState, res []lua.LValue) error {
 			b, ok := res[0].(lua.LBool)
 			if !ok {
 				return fmt.Errorf("result type %s is not bool", res[0].Type())
@@ -198,7 +224,7 @@ func (p *Program) InterpretHealth(ctx context.Context, obj *unstructured.Unstruc
 		})
 		return healthy, err
 	}
-	st, err := p.InterpretStatus(ctx, obj)
+	st, err := k.p.InterpretStatus(ctx, obj)
 	if err != nil {
 		return false, err
 	}
@@ -211,10 +237,10 @@ func healthyStatus(s karta.Status) bool {
 
 // ReflectStatus is Karmada's InterpretStatus: the object's status, or {}
 // when it has none (or it is not an object).
-func (p *Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructured) (map[string]any, error) {
-	if p.overridden[HookReflectStatus] {
+func (k Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructured) (map[string]any, error) {
+	if k.in.Overridden(string(interpreter.HookReflectStatus)) {
 		var status map[string]any
-		err := p.callKarmada(ctx, HookReflectStatus, obj, nil, 1, func(L *lua.LState, res []lua.LValue) error {
+		err := k.callOverride(ctx, interpreter.HookReflectStatus, obj, nil, 1, func(L *lua.LState, res []lua.LValue) error {
 			tb, ok := res[0].(*lua.LTable)
 			if !ok {
 				return fmt.Errorf("result: %s is not a table", res[0].Type())
@@ -230,16 +256,18 @@ func (p *Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructu
 		}
 		return status, err
 	}
-	res, err := p.runGo(ctx, HookReflectStatus, func(ctx context.Context, _ evaluator) (any, error) {
+	// Trivial, but a call like the others: under the limits, on a state.
+	status := map[string]any{}
+	err := k.in.WithState(ctx, string(interpreter.HookReflectStatus), func(context.Context, programapi.State) error {
 		if s, ok := obj.Object["status"].(map[string]any); ok {
-			return s, nil
+			status = s
 		}
-		return map[string]any{}, nil
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return res.(map[string]any), nil
+	return status, nil
 }
 
 // AggregateStatus is Karmada's AggregateStatus. The rule: among the items
@@ -250,14 +278,14 @@ func (p *Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructu
 // wins, the first such item in order on a tie; the result is desired with
 // its status replaced by that member's. Without such an item, desired is
 // returned unchanged.
-func (p *Program) AggregateStatus(ctx context.Context, desired *unstructured.Unstructured, items []karmadaapi.AggregatedStatusItem) (*unstructured.Unstructured, error) {
-	if p.overridden[HookAggregateStatus] {
+func (k Program) AggregateStatus(ctx context.Context, desired *unstructured.Unstructured, items []AggregatedStatusItem) (*unstructured.Unstructured, error) {
+	if k.in.Overridden(string(interpreter.HookAggregateStatus)) {
 		var extra any // nil items are Lua nil (SPEC §10.1)
 		if items != nil {
 			extra = items
 		}
 		out := &unstructured.Unstructured{}
-		err := p.callKarmada(ctx, HookAggregateStatus, desired, []any{extra}, 1, func(L *lua.LState, res []lua.LValue) error {
+		err := k.callOverride(ctx, interpreter.HookAggregateStatus, desired, []any{extra}, 1, func(L *lua.LState, res []lua.LValue) error {
 			tb, ok := res[0].(*lua.LTable)
 			if !ok {
 				return fmt.Errorf("result: %s is not a table", res[0].Type())
@@ -276,14 +304,14 @@ func (p *Program) AggregateStatus(ctx context.Context, desired *unstructured.Uns
 		}
 		var status map[string]any
 		if err := json.Unmarshal(it.Status.Raw, &status); err != nil || status == nil {
-			return nil, &HookError{Karta: p.name, Hook: HookAggregateStatus,
+			return nil, &interpreter.HookError{Karta: k.in.Name(), Hook: interpreter.HookAggregateStatus,
 				Err: fmt.Errorf("statusItems[%d] (cluster %q): the status is not an object", i, it.ClusterName)}
 		}
 		member := desired.DeepCopy()
 		member.Object["status"] = status
-		st, err := p.InterpretStatus(ctx, member)
+		st, err := k.p.InterpretStatus(ctx, member)
 		if err != nil {
-			return nil, &HookError{Karta: p.name, Hook: HookAggregateStatus,
+			return nil, &interpreter.HookError{Karta: k.in.Name(), Hook: interpreter.HookAggregateStatus,
 				Err: fmt.Errorf("statusItems[%d] (cluster %q): %w", i, it.ClusterName, err)}
 		}
 		if r := statusRank(st.Status); best == nil || r < bestRank {
@@ -308,40 +336,34 @@ func statusRank(s karta.Status) int {
 // GetDependencies is Karmada's InterpretDependency: the union of
 // kube.getPodDependencies over the PodTemplateSpec views of the present
 // instances, deduplicated and sorted (apiVersion, kind, namespace, name).
-func (p *Program) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmadaapi.DependentObjectReference, error) {
-	var out []karmadaapi.DependentObjectReference
-	if p.overridden[HookGetDependencies] {
-		err := p.callKarmada(ctx, HookGetDependencies, obj, nil, 1, decodeKarmadaList("dependencies", &out))
+func (k Program) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]DependentObjectReference, error) {
+	var out []DependentObjectReference
+	if k.in.Overridden(string(interpreter.HookGetDependencies)) {
+		err := k.callOverride(ctx, interpreter.HookGetDependencies, obj, nil, 1, decodeKarmadaList("dependencies", &out))
 		return out, err
 	}
-	err := p.withState(ctx, HookGetDependencies, func(ctx context.Context, sd *stateData) error {
-		ev := luaEvaluator{sd}
+	err := k.in.WithState(ctx, string(interpreter.HookGetDependencies), func(ctx context.Context, s programapi.State) error {
 		var ns any
 		if s := obj.GetNamespace(); s != "" {
 			ns = s
 		}
 		seen := map[string]bool{}
 		bearing := false
-		for _, c := range p.model.comps {
-			if !c.podBearing() {
+		for _, c := range k.model.Components {
+			if !c.PodBearing() {
 				continue
 			}
 			bearing = true
-			insts, err := p.model.instancesWith(ctx, ev, c, obj.Object)
-			if err != nil {
-				return err
+			// On a view that fails, the units before it come with the
+			// error: they are interpreted first, as they come in order.
+			units, viewErr := s.Units(ctx, obj.Object, c.Name, false)
+			if viewErr != nil && units == nil {
+				return viewErr
 			}
-			for i := range insts {
-				if !insts[i].present {
-					continue
-				}
-				view, _, err := c.view(&insts[i])
-				if err != nil {
-					return fmt.Errorf("component %q instance %q: %w", c.c.Name, insts[i].id, err)
-				}
-				var deps []karmadaapi.DependentObjectReference
-				if err := kubeCall(sd.L, "getPodDependencies", []any{view, ns}, &deps); err != nil {
-					return fmt.Errorf("component %q instance %q: %w", c.c.Name, insts[i].id, err)
+			for _, u := range units {
+				var deps []DependentObjectReference
+				if err := kubeCall(s.L(), "getPodDependencies", []any{u.View, ns}, &deps); err != nil {
+					return fmt.Errorf("component %q instance %q: %w", c.Name, u.ID, err)
 				}
 				for _, d := range deps {
 					key, _ := json.Marshal(d)
@@ -351,9 +373,12 @@ func (p *Program) GetDependencies(ctx context.Context, obj *unstructured.Unstruc
 					}
 				}
 			}
+			if viewErr != nil {
+				return viewErr
+			}
 		}
 		if !bearing {
-			return &NotDefinedError{Karta: p.name, Hook: HookGetDependencies, Reason: "no component is pod-bearing"}
+			return &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetDependencies, Reason: "no component is pod-bearing"}
 		}
 		return nil
 	})
@@ -361,112 +386,24 @@ func (p *Program) GetDependencies(ctx context.Context, obj *unstructured.Unstruc
 		return nil, unwrapNotDefined(err)
 	}
 	if out == nil {
-		out = []karmadaapi.DependentObjectReference{}
+		out = []DependentObjectReference{}
 	}
-	sortDependencies(out)
+	SortDependencies(out)
 	return out, nil
-}
-
-func sortDependencies(deps []karmadaapi.DependentObjectReference) {
-	slices.SortStableFunc(deps, func(a, b karmadaapi.DependentObjectReference) int {
-		for _, c := range [][2]string{{a.APIVersion, b.APIVersion}, {a.Kind, b.Kind}, {a.Namespace, b.Namespace}, {a.Name, b.Name}} {
-			if r := strings.Compare(c[0], c[1]); r != 0 {
-				return r
-			}
-		}
-		return 0
-	})
-}
-
-// replicaUnit is one present instance of a pod-bearing component with its
-// workload-wide replica count and PodTemplateSpec view.
-type replicaUnit struct {
-	inst     instance
-	replicas int64
-	view     map[string]any
-}
-
-// replicaUnits resolves the present instances of c: each one's replicas (1
-// if undefined) times the replicas of c's scaled ancestors, and its view.
-// A scaled ancestor must have a single instance, whose replicas (1 if
-// undefined) it contributes.
-func (p *Program) replicaUnits(ctx context.Context, ev evaluator, c *compModel, obj map[string]any) ([]replicaUnit, error) {
-	factor := int64(1)
-	for a := c.parent; a != nil; a = a.parent {
-		if a.scale == nil || a.scale.replicas == nil {
-			continue
-		}
-		insts, err := p.model.instancesWith(ctx, ev, a, obj)
-		if err != nil {
-			return nil, err
-		}
-		scales, err := p.scales(ctx, ev, a, obj, insts)
-		if err != nil {
-			return nil, err
-		}
-		if len(scales) != 1 {
-			return nil, fmt.Errorf("component %q: its scaled ancestor %q has %d instances, not one", c.c.Name, a.c.Name, len(scales))
-		}
-		if r := scales[0].Replicas; r != nil {
-			factor *= *r
-		}
-	}
-	insts, err := p.model.instancesWith(ctx, ev, c, obj)
-	if err != nil {
-		return nil, err
-	}
-	scales, err := p.scales(ctx, ev, c, obj, insts)
-	if err != nil {
-		return nil, err
-	}
-	var out []replicaUnit
-	for i := range insts {
-		if !insts[i].present {
-			continue
-		}
-		n := int64(1)
-		if scales[i] != nil && scales[i].Replicas != nil {
-			n = *scales[i].Replicas
-		}
-		view, _, err := c.view(&insts[i])
-		if err != nil {
-			return nil, fmt.Errorf("component %q instance %q: %w", c.c.Name, insts[i].id, err)
-		}
-		out = append(out, replicaUnit{inst: insts[i], replicas: n * factor, view: view})
-	}
-	return out, nil
-}
-
-// singleBearing is the only pod-bearing component, or a NotDefinedError
-// for GetReplicas.
-func (m *model) singleBearing() (*compModel, error) {
-	var bearing []string
-	var c *compModel
-	for _, cm := range m.comps {
-		if cm.podBearing() {
-			bearing = append(bearing, cm.c.Name)
-			c = cm
-		}
-	}
-	if len(bearing) != 1 {
-		return nil, &NotDefinedError{Karta: m.name, Hook: HookGetReplicas,
-			Reason: fmt.Sprintf("there are %d pod-bearing components [%s], not one", len(bearing), strings.Join(bearing, " "))}
-	}
-	return c, nil
 }
 
 // emptyRequirements reports requirements that Karmada's result pipeline
 // drops (a nested empty table is deleted, SPEC §10.4): no node claim and
 // no resource request. The in-process hooks drop them too, so that they
 // agree with the exported customization.
-func emptyRequirements(nc *karmadaapi.NodeClaim, rl corev1.ResourceList) bool {
+func emptyRequirements(nc *NodeClaim, rl corev1.ResourceList) bool {
 	return len(rl) == 0 && (nc == nil || (nc.HardNodeAffinity == nil && len(nc.NodeSelector) == 0 && len(nc.Tolerations) == 0))
 }
 
 // unwrapNotDefined returns a NotDefinedError inside err as is: it names
 // the Karta and the hook already.
 func unwrapNotDefined(err error) error {
-	var nd *NotDefinedError
+	var nd *interpreter.NotDefinedError
 	if errors.As(err, &nd) {
 		return nd
 	}
@@ -505,18 +442,17 @@ func kubeCall(L *lua.LState, fn string, args []any, into any) error {
 	return nil
 }
 
-// callKarmada calls a user chunk's override of a Karmada hook with
-// Karmada's arguments: the object as Karmada passes it, then extra.
-func (p *Program) callKarmada(ctx context.Context, h Hook, obj *unstructured.Unstructured, extra []any, nret int, decode func(L *lua.LState, res []lua.LValue) error) error {
-	return p.withState(ctx, h, func(ctx context.Context, sd *stateData) error {
-		L := sd.L
-		env, err := sd.loadOverrides(ctx)
+// callOverride calls a script's override of a Karmada hook with Karmada's
+// arguments: the object as Karmada passes it, then extra.
+func (k Program) callOverride(ctx context.Context, h interpreter.Hook, obj *unstructured.Unstructured, extra []any, nret int, decode func(L *lua.LState, res []lua.LValue) error) error {
+	return k.in.WithState(ctx, string(h), func(ctx context.Context, s programapi.State) error {
+		L := s.L()
+		fn, err := s.Override(ctx, string(h))
 		if err != nil {
 			return err
 		}
-		fn, ok := env.RawGetString(string(h)).(*lua.LFunction)
-		if !ok {
-			return ErrHookNotEnabled
+		if fn == nil {
+			return interpreter.ErrHookNotEnabled
 		}
 		args := make([]lua.LValue, 0, 1+len(extra))
 		for _, e := range append([]any{obj.Object}, extra...) {
@@ -569,13 +505,13 @@ func decodeKarmadaList(what string, out any) func(L *lua.LState, res []lua.LValu
 // Retain (Karmada's default applies); a script override may define one,
 // as Karmada customizations do, and then it runs here — the same Retain
 // the Karmada export carries. Without an override it is
-// ErrHookNotEnabled.
-func (p *Program) Retain(ctx context.Context, desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if !p.overridden[HookRetain] {
-		return nil, &HookError{Karta: p.name, Hook: HookRetain, Err: ErrHookNotEnabled}
+// interpreter.ErrHookNotEnabled.
+func (k Program) Retain(ctx context.Context, desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if !k.in.Overridden(string(interpreter.HookRetain)) {
+		return nil, &interpreter.HookError{Karta: k.in.Name(), Hook: interpreter.HookRetain, Err: interpreter.ErrHookNotEnabled}
 	}
 	out := &unstructured.Unstructured{}
-	err := p.callKarmada(ctx, HookRetain, desired, []any{observed.Object}, 1, func(L *lua.LState, res []lua.LValue) error {
+	err := k.callOverride(ctx, interpreter.HookRetain, desired, []any{observed.Object}, 1, func(L *lua.LState, res []lua.LValue) error {
 		tb, ok := res[0].(*lua.LTable)
 		if !ok {
 			return fmt.Errorf("result: %s is not a table", res[0].Type())

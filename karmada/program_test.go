@@ -1,4 +1,4 @@
-package interpreter
+package karmada
 
 import (
 	"context"
@@ -13,15 +13,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kartalua/karta/karmada/karmadaapi"
+	"github.com/kartalua/karta/interpreter"
 )
 
 // The in-process Karmada hooks (SPEC §10.1) on the built-in examples, with
 // hand-checked expectations.
 
-func builtinProg(t *testing.T, name string) *Program {
+func builtinProg(t *testing.T, name string) *interpreter.Program {
 	t.Helper()
-	return progCompile(t, progKartaFile(t, "../builtin/kartas/"+name+".yaml"), Options{})
+	return progCompile(t, progKartaFile(t, "../builtin/kartas/"+name+".yaml"), interpreter.Options{})
 }
 
 func exampleObj(t *testing.T, dir, file string) *unstructured.Unstructured {
@@ -48,7 +48,7 @@ func qty(t *testing.T, rl map[string]string, got any) {
 func TestKarmadaComponentsPyTorchJob(t *testing.T) {
 	p := builtinProg(t, "pytorchjob")
 	obj := exampleObj(t, "pytorchjob", "running.yaml")
-	comps, err := p.GetComponents(context.Background(), obj)
+	comps, err := ForProgram(p).GetComponents(context.Background(), obj)
 	require.NoError(t, err)
 	require.Len(t, comps, 2)
 	assert.Equal(t, "master", comps[0].Name)
@@ -62,8 +62,8 @@ func TestKarmadaComponentsPyTorchJob(t *testing.T) {
 		assert.Equal(t, map[string]string{"node.kubernetes.io/instance-type": "p4d.24xlarge"}, c.ReplicaRequirements.NodeClaim.NodeSelector)
 	}
 	// Two pod-bearing components: GetReplicas is not defined.
-	_, _, err = p.GetReplicas(context.Background(), obj)
-	var nd *NotDefinedError
+	_, _, err = ForProgram(p).GetReplicas(context.Background(), obj)
+	var nd *interpreter.NotDefinedError
 	require.ErrorAs(t, err, &nd)
 	assert.Contains(t, nd.Reason, "2 pod-bearing components [master worker]")
 }
@@ -71,7 +71,7 @@ func TestKarmadaComponentsPyTorchJob(t *testing.T) {
 func TestKarmadaComponentsJobSetInstances(t *testing.T) {
 	p := builtinProg(t, "jobset")
 	obj := exampleObj(t, "jobset", "running.yaml")
-	comps, err := p.GetComponents(context.Background(), obj)
+	comps, err := ForProgram(p).GetComponents(context.Background(), obj)
 	require.NoError(t, err)
 	require.Len(t, comps, 2)
 	// Named after the instance ids; replicas are (replicas // 1) * (parallelism // 1).
@@ -83,15 +83,15 @@ func TestKarmadaComponentsJobSetInstances(t *testing.T) {
 	qty(t, map[string]string{"cpu": "200", "memory": "1600Gi", "nvidia.com/gpu": "8"}, comps[1].ReplicaRequirements.ResourceRequest)
 
 	// One pod-bearing component with two instances: GetReplicas is not defined.
-	_, _, err = p.GetReplicas(context.Background(), obj)
-	var nd *NotDefinedError
+	_, _, err = ForProgram(p).GetReplicas(context.Background(), obj)
+	var nd *interpreter.NotDefinedError
 	require.ErrorAs(t, err, &nd)
 	assert.Contains(t, nd.Reason, `component "replicatedjob" has 2 present instances [driver workers]`)
 
 	// The config map both templates mount is one dependency.
-	deps, err := p.GetDependencies(context.Background(), obj)
+	deps, err := ForProgram(p).GetDependencies(context.Background(), obj)
 	require.NoError(t, err)
-	assert.Equal(t, []karmadaapi.DependentObjectReference{
+	assert.Equal(t, []DependentObjectReference{
 		{APIVersion: "v1", Kind: "ConfigMap", Namespace: obj.GetNamespace(), Name: "llama3-pretrain-config"},
 	}, deps)
 }
@@ -114,18 +114,18 @@ func TestKarmadaComponentNames(t *testing.T) {
         componentTypeSelector: {keyPath: .metadata.labels.role, value: ps}
 `))
 	ctx := context.Background()
-	_, err := p.GetComponents(ctx, trainerObj(t, `
+	_, err := ForProgram(p).GetComponents(ctx, trainerObj(t, `
   groups:
   - {name: a-very-long-instance-name-beyond-32-chars, template: {spec: {containers: [{name: a}]}}}`))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "longer than 32 characters")
-	_, err = p.GetComponents(ctx, trainerObj(t, `
+	_, err = ForProgram(p).GetComponents(ctx, trainerObj(t, `
   groups:
   - {name: ps, template: {spec: {containers: [{name: a}]}}}
   ps: {spec: {containers: [{name: p}]}}`))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `component "ps" instance "": the Karmada component name "ps" is already used by component "worker" instance "ps"`)
-	comps, err := p.GetComponents(ctx, trainerObj(t, `
+	comps, err := ForProgram(p).GetComponents(ctx, trainerObj(t, `
   groups:
   - {name: g1, template: {spec: {containers: [{name: a}]}}}`))
 	require.NoError(t, err)
@@ -137,7 +137,7 @@ func TestKarmadaComponentNames(t *testing.T) {
 func TestKarmadaGetReplicasSingleComponent(t *testing.T) {
 	p := builtinProg(t, "nimservice")
 	obj := exampleObj(t, "nimservice", "running.yaml")
-	n, req, err := p.GetReplicas(context.Background(), obj)
+	n, req, err := ForProgram(p).GetReplicas(context.Background(), obj)
 	require.NoError(t, err)
 	spec := obj.Object["spec"].(map[string]any)
 	want := int64(1)
@@ -206,20 +206,20 @@ spec:
       volumes: [{name: v, configMap: {name: settings}}]
 `)
 	ctx := context.Background()
-	n, req, err := p.GetReplicas(ctx, obj)
+	n, req, err := ForProgram(p).GetReplicas(ctx, obj)
 	require.NoError(t, err)
 	assert.Equal(t, int32(12), n, "4 × the root's 3")
 	qty(t, map[string]string{"cpu": "500m"}, req.ResourceRequest)
 
-	deps, err := p.GetDependencies(ctx, obj)
+	deps, err := ForProgram(p).GetDependencies(ctx, obj)
 	require.NoError(t, err)
-	assert.Equal(t, []karmadaapi.DependentObjectReference{
+	assert.Equal(t, []DependentObjectReference{
 		{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "settings"},
 		{APIVersion: "v1", Kind: "Secret", Namespace: "ns", Name: "creds"},
 		{APIVersion: "v1", Kind: "Secret", Namespace: "ns", Name: "token"},
 	}, deps)
 
-	revised, err := p.ReviseReplica(ctx, obj, 5)
+	revised, err := ForProgram(p).ReviseReplica(ctx, obj, 5)
 	require.NoError(t, err)
 	assert.Equal(t, int64(5), jsonInt(t, revised.Object["spec"].(map[string]any)["replicas"]), "the root's replicasPath")
 	assert.Equal(t, int64(3), jsonInt(t, obj.Object["spec"].(map[string]any)["replicas"]), "the input is not modified")
@@ -238,17 +238,17 @@ func TestKarmadaHealthReflectAggregate(t *testing.T) {
 	}{{running, true}, {completed, true}, {failed, false}, {created, false}} {
 		st, err := p.InterpretStatus(ctx, c.obj)
 		require.NoError(t, err)
-		h, err := p.InterpretHealth(ctx, c.obj)
+		h, err := ForProgram(p).InterpretHealth(ctx, c.obj)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, h, "status %s", st.Status)
 	}
 
-	status, err := p.ReflectStatus(ctx, running)
+	status, err := ForProgram(p).ReflectStatus(ctx, running)
 	require.NoError(t, err)
 	assert.Equal(t, running.Object["status"], status)
 	noStatus := running.DeepCopy()
 	delete(noStatus.Object, "status")
-	status, err = p.ReflectStatus(ctx, noStatus)
+	status, err = ForProgram(p).ReflectStatus(ctx, noStatus)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{}, status)
 
@@ -257,13 +257,13 @@ func TestKarmadaHealthReflectAggregate(t *testing.T) {
 		require.NoError(t, err)
 		return &runtime.RawExtension{Raw: b}
 	}
-	items := []karmadaapi.AggregatedStatusItem{
+	items := []AggregatedStatusItem{
 		{ClusterName: "a", Status: raw(running), Applied: true},
 		{ClusterName: "b", Status: raw(failed), Applied: false}, // not applied: ignored
 		{ClusterName: "c", Status: raw(completed), Applied: true},
 		{ClusterName: "d", Status: raw(created), Applied: true},
 	}
-	out, err := p.AggregateStatus(ctx, noStatus, items)
+	out, err := ForProgram(p).AggregateStatus(ctx, noStatus, items)
 	require.NoError(t, err)
 	want, _ := json.Marshal(completed.Object["status"])
 	got, _ := json.Marshal(out.Object["status"])
@@ -271,7 +271,7 @@ func TestKarmadaHealthReflectAggregate(t *testing.T) {
 	_, has := noStatus.Object["status"]
 	assert.False(t, has, "desired is not modified")
 
-	out, err = p.AggregateStatus(ctx, noStatus, nil)
+	out, err = ForProgram(p).AggregateStatus(ctx, noStatus, nil)
 	require.NoError(t, err)
 	assert.Equal(t, noStatus.Object, out.Object)
 }
@@ -284,22 +284,22 @@ function GetReplicas(obj)
 end
 function InterpretHealth(obj) return obj.metadata.name == "x" end
 `
-	p := progCompile(t, k, Options{})
+	p := progCompile(t, k, interpreter.Options{})
 	obj := exampleObj(t, "pytorchjob", "running.yaml")
-	n, req, err := p.GetReplicas(context.Background(), obj)
+	n, req, err := ForProgram(p).GetReplicas(context.Background(), obj)
 	require.NoError(t, err)
 	assert.Equal(t, int32(7), n)
 	qty(t, map[string]string{"cpu": "1"}, req.ResourceRequest)
-	h, err := p.InterpretHealth(context.Background(), obj)
+	h, err := ForProgram(p).InterpretHealth(context.Background(), obj)
 	require.NoError(t, err)
 	assert.False(t, h, "the override decides")
 }
 
 func TestKarmadaLimitsApply(t *testing.T) {
-	p := progCompile(t, progKartaFile(t, "../builtin/kartas/pytorchjob.yaml"), Options{})
+	p := progCompile(t, progKartaFile(t, "../builtin/kartas/pytorchjob.yaml"), interpreter.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := p.GetComponents(ctx, exampleObj(t, "pytorchjob", "running.yaml"))
+	_, err := ForProgram(p).GetComponents(ctx, exampleObj(t, "pytorchjob", "running.yaml"))
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.Canceled), "%v", err)
 }
@@ -313,12 +313,12 @@ function AggregateStatus(desired, statusItems)
   return desired
 end
 `
-	p := progCompile(t, k, Options{})
+	p := progCompile(t, k, interpreter.Options{})
 	obj := exampleObj(t, "pytorchjob", "running.yaml")
-	out, err := p.AggregateStatus(context.Background(), obj, nil)
+	out, err := ForProgram(p).AggregateStatus(context.Background(), obj, nil)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"items": "none"}, out.Object["status"])
-	out, err = p.AggregateStatus(context.Background(), obj, []karmadaapi.AggregatedStatusItem{{ClusterName: "m1"}, {ClusterName: "m2"}})
+	out, err = ForProgram(p).AggregateStatus(context.Background(), obj, []AggregatedStatusItem{{ClusterName: "m1"}, {ClusterName: "m2"}})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"items": int64(2), "first": "m1"}, out.Object["status"])
 }
@@ -326,21 +326,21 @@ end
 // TestRetainOnlyWithAnOverride: a Karta generates no Retain; a script's
 // Retain runs in process with Karmada's arguments.
 func TestRetainOnlyWithAnOverride(t *testing.T) {
-	k := progKartaFile(t, examplePyTorchJob)
-	obj := progObjFile(t, filepath.Join("testdata", "gang", "pytorchjob.yaml"))[0]
-	plain := progCompile(t, k, Options{})
-	_, err := plain.Retain(context.Background(), obj, obj)
-	assert.ErrorIs(t, err, ErrHookNotEnabled)
-	assert.False(t, plain.HookEnabled(HookRetain))
+	k := progKartaFile(t, filepath.Join("..", "examples", "kartas", "pytorchjob.yaml"))
+	obj := progObjFile(t, filepath.Join("..", "examples", "pytorchjob", "running.yaml"))[0]
+	plain := progCompile(t, k, interpreter.Options{})
+	_, err := ForProgram(plain).Retain(context.Background(), obj, obj)
+	assert.ErrorIs(t, err, interpreter.ErrHookNotEnabled)
+	assert.False(t, plain.HookEnabled(interpreter.HookRetain))
 
-	scripted := progCompile(t, k, Options{Scripts: []Script{{Name: "retain.lua", Source: `
+	scripted := progCompile(t, k, interpreter.Options{Scripts: []interpreter.Script{{Name: "retain.lua", Source: `
 function Retain(desired, observed)
   desired.metadata.labels = {kept = observed.metadata.name}
   return desired
 end`}}})
 	observed := obj.DeepCopy()
 	observed.SetName("member-copy")
-	out, err := scripted.Retain(context.Background(), obj, observed)
+	out, err := ForProgram(scripted).Retain(context.Background(), obj, observed)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"kept": "member-copy"}, out.GetLabels())
 	assert.Equal(t, obj.GetName(), out.GetName())
