@@ -1,7 +1,5 @@
 package interpreter
 
-import "slices"
-
 // Hook is the name of a Lua hook function (SPEC §10.1).
 type Hook string
 
@@ -30,9 +28,6 @@ var hooks = []Hook{
 	HookReviseReplica, HookRetain, HookAggregateStatus, HookReflectStatus,
 	HookInterpretHealth, HookGetDependencies,
 }
-
-// Hooks returns every hook name (a copy: callers may not change the list).
-func Hooks() []Hook { return slices.Clone(hooks) }
 
 // IsHook reports whether name is a hook name.
 func IsHook(name string) bool {

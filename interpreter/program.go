@@ -27,9 +27,6 @@ type Script struct {
 // luaapi.Limits), with its defaults.
 type Limits = luaapi.Limits
 
-// DefaultTimeout is the default wall-clock limit of a hook call.
-const DefaultTimeout = luaapi.DefaultTimeout
-
 // Options configure Compile.
 type Options struct {
 	// Scripts override hooks after spec.luaScript, in order (later wins).

@@ -18,9 +18,9 @@ import (
 // This file compares a result with a test's expected output the way
 // Karmada's third-party harness (thirdparty_test.go deepEqual) does.
 
-// ExcludePlaceholder is the expected value that means "do not compare
+// excludePlaceholder is the expected value that means "do not compare
 // this field" (it holds a time stamp).
-const ExcludePlaceholder = "{{EXCLUDE}}"
+const excludePlaceholder = "{{EXCLUDE}}"
 
 // semantic is the harness's checker: reflect-style deep equality where
 // quantities compare by value (1 equals 1000m), and, as apimachinery's
@@ -122,7 +122,7 @@ func sortComponents(cs []Component) {
 
 // excludeFields copies v without the excluded fields. Collecting (the
 // expected side), it records the path of every field whose value is
-// ExcludePlaceholder and leaves it out; otherwise it leaves out the fields
+// excludePlaceholder and leaves it out; otherwise it leaves out the fields
 // at the recorded paths. Paths join keys and array indexes with dots, as
 // the harness's processObjectWithExclusion does.
 func excludeFields(v any, path []string, excluded map[string]bool, collecting bool) any {
@@ -133,7 +133,7 @@ func excludeFields(v any, path []string, excluded map[string]bool, collecting bo
 			p := append(path[:len(path):len(path)], k)
 			key := strings.Join(p, ".")
 			if collecting {
-				if s, ok := e.(string); ok && s == ExcludePlaceholder {
+				if s, ok := e.(string); ok && s == excludePlaceholder {
 					excluded[key] = true
 					continue
 				}

@@ -18,7 +18,7 @@ import (
 // remembered, and such a name never falls through again: it reads as the
 // script left it, nil included.
 func KubeEnv(L *lua.LState) *lua.LTable {
-	sandbox := Sandbox(L)
+	sandbox := sandboxTable(L)
 	assigned := map[lua.LValue]bool{}
 	env := L.NewTable()
 	mt := L.NewTable()

@@ -30,7 +30,7 @@ import (
 // wrong element; here both elements go, which is one of Karmada's outcomes.
 
 // KubeUnmarshal converts a Lua result into into (a pointer) exactly as
-// Karmada's ConvertLuaResultInto does: gopher-json encoding (KubeJSON),
+// Karmada's ConvertLuaResultInto does: gopher-json encoding (encodeKubeJSON),
 // the empty-table fix-up against references, then encoding/json (so
 // json.Unmarshaler types such as *unstructured.Unstructured and
 // runtime.RawExtension apply their own rules).
@@ -50,7 +50,7 @@ func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) er
 }
 
 // KubeResultJSON is the JSON KubeUnmarshal unmarshals: lv encoded by
-// KubeJSON, then fixed up for a struct target (isStruct) against
+// encodeKubeJSON, then fixed up for a struct target (isStruct) against
 // references, which are marshalled with encoding/json.
 func KubeResultJSON(L *lua.LState, lv lua.LValue, isStruct bool, references ...any) ([]byte, error) {
 	root, err := kubeEncode(L, lv, "result")
@@ -63,9 +63,9 @@ func KubeResultJSON(L *lua.LState, lv lua.LValue, isStruct bool, references ...a
 	return root.bytes(), nil
 }
 
-// KubeFixEmpty applies the fix-up to JSON text (such as KubeJSON's) and
+// fixEmptyJSON applies the fix-up to JSON text (such as encodeKubeJSON's) and
 // returns the repaired text.
-func KubeFixEmpty(data []byte, isStruct bool, references ...any) ([]byte, error) {
+func fixEmptyJSON(data []byte, isStruct bool, references ...any) ([]byte, error) {
 	root, err := parseJNode(data)
 	if err != nil {
 		return nil, err

@@ -105,11 +105,11 @@ func jsonString(s string) []byte {
 	return b
 }
 
-// KubeJSON returns the JSON text Karmada's gopher-json encoding gives lv
+// encodeKubeJSON returns the JSON text Karmada's gopher-json encoding gives lv
 // (see the rules above). L is the state lv lives in; it identifies the
 // null sentinel and views. Errors are *ConvertError naming the Lua path
 // (`result.spec.containers[2]`) and gopher-json's message.
-func KubeJSON(L *lua.LState, lv lua.LValue) ([]byte, error) {
+func encodeKubeJSON(L *lua.LState, lv lua.LValue) ([]byte, error) {
 	n, err := kubeEncode(L, lv, "result")
 	if err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ func TestKubeJSON(t *testing.T) {
 		{`return {list={"a", 1/0}}`, "", "result.list[2]: json: unsupported value: +Inf"},
 	} {
 		res := mustRun(t, L, tc.src)
-		b, err := KubeJSON(L, res[0])
+		b, err := encodeKubeJSON(L, res[0])
 		if tc.err != "" {
 			require.Error(t, err, tc.src)
 			assert.Contains(t, err.Error(), tc.err, tc.src)
@@ -52,10 +52,10 @@ func TestKubeJSONOfViewsAndNull(t *testing.T) {
 	view := ToLuaView(L, map[string]any{
 		"empty": map[string]any{}, "none": nil, "list": []any{nil, json.Number("2"), "x", []any{}},
 	})
-	b, err := KubeJSON(L, view)
+	b, err := encodeKubeJSON(L, view)
 	require.NoError(t, err)
 	assert.Equal(t, `{"empty":[],"list":[2,"x",[]]}`, string(b))
-	b, err = KubeJSON(L, Null(L))
+	b, err = encodeKubeJSON(L, Null(L))
 	require.NoError(t, err)
 	assert.Equal(t, `null`, string(b))
 }
@@ -84,7 +84,7 @@ func TestKubeFixEmpty(t *testing.T) {
 		{"any reference counts", `{"spec":{"selector":[]}}`, true, []any{map[string]any{}, desired}, `{"spec":{"selector":{}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := KubeFixEmpty([]byte(tc.in), tc.isStruct, tc.refs...)
+			got, err := fixEmptyJSON([]byte(tc.in), tc.isStruct, tc.refs...)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(got))
 		})
@@ -183,5 +183,5 @@ func TestKubeEnv(t *testing.T) {
 	res, err := CallProtected(t.Context(), L, testTimeout, Instantiate(L, proto, KubeEnv(L)), 4)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"function", "nil", "1", "function"}, luaStrings(res))
-	assert.NotNil(t, Sandbox(L).RawGetString("error").(*lua.LFunction), "the sandbox is untouched")
+	assert.NotNil(t, sandboxTable(L).RawGetString("error").(*lua.LFunction), "the sandbox is untouched")
 }

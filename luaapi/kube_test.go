@@ -26,7 +26,7 @@ func kubeJSON(t *testing.T, L *lua.LState, src string) string {
 	if res[0] == lua.LNil {
 		return "nil"
 	}
-	b, err := KubeJSON(L, res[0])
+	b, err := encodeKubeJSON(L, res[0])
 	require.NoError(t, err)
 	return string(b)
 }
@@ -168,7 +168,7 @@ func TestKubeAccuratePodRequirementsOfAView(t *testing.T) {
 	require.NoError(t, err)
 	res, err := CallProtected(t.Context(), L, testTimeout, Instantiate(L, proto, env), 1)
 	require.NoError(t, err)
-	b, err := KubeJSON(L, res[0])
+	b, err := encodeKubeJSON(L, res[0])
 	require.NoError(t, err)
 	assert.Equal(t, `{"resourceRequest":{"cpu":"1","memory":"1Gi"}}`, string(b))
 }

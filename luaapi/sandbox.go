@@ -259,9 +259,9 @@ func installModules(L *lua.LState, sandbox *lua.LTable, modules map[string]lua.L
 	}
 }
 
-// Sandbox returns the read-only global table of a state created by NewState
+// sandboxTable returns the read-only global table of a state created by NewState
 // (the table every per-call environment's __index points to).
-func Sandbox(L *lua.LState) *lua.LTable { return L.G.Global }
+func sandboxTable(L *lua.LState) *lua.LTable { return L.G.Global }
 
 // NewEnv returns a fresh per-call environment: an empty table whose
 // metatable's __index is the sandbox. Reads fall through to the sandbox;

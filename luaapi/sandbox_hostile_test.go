@@ -46,7 +46,7 @@ func snapshot(L *lua.LState) string {
 			fmt.Fprintf(&b, "%s = %s %s\n", path, v.Type(), v.String())
 		}
 	}
-	describe("sandbox", Sandbox(L))
+	describe("sandbox", sandboxTable(L))
 	describe("<string meta>", L.G.Registry.RawGetString(stringMetaKey))
 	describe("<env meta>", L.G.Registry.RawGetString(envMetaKey))
 	return b.String()
@@ -143,8 +143,8 @@ func TestStringMetatableIsTheRegisteredOne(t *testing.T) {
 // notices a change anywhere a script could have made one.
 func TestSnapshotSeesChanges(t *testing.T) {
 	for name, change := range map[string]func(L *lua.LState){
-		"global":    func(L *lua.LState) { Sandbox(L).RawSetString("x", lua.LTrue) },
-		"proxy raw": func(L *lua.LState) { Sandbox(L).RawGetString("string").(*lua.LTable).Append(lua.LTrue) },
+		"global":    func(L *lua.LState) { sandboxTable(L).RawSetString("x", lua.LTrue) },
+		"proxy raw": func(L *lua.LState) { sandboxTable(L).RawGetString("string").(*lua.LTable).Append(lua.LTrue) },
 		"library":   func(L *lua.LState) { libraryOf(L, "string").RawSetString("upper", lua.LNil) },
 		"string meta": func(L *lua.LState) {
 			L.G.Registry.RawGetString(stringMetaKey).(*lua.LTable).RawSetString("x", lua.LTrue)
@@ -162,6 +162,6 @@ func TestSnapshotSeesChanges(t *testing.T) {
 }
 
 func libraryOf(L *lua.LState, name string) *lua.LTable {
-	proxy := Sandbox(L).RawGetString(name).(*lua.LTable)
+	proxy := sandboxTable(L).RawGetString(name).(*lua.LTable)
 	return proxy.Metatable.(*lua.LTable).RawGetString("__index").(*lua.LTable)
 }

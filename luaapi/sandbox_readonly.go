@@ -53,10 +53,10 @@ func NewReadOnly(L *lua.LState, name string, target *lua.LTable) *lua.LTable {
 	return proxy
 }
 
-// ReadOnlyName returns the name of a NewReadOnly proxy, and whether t is
+// readOnlyName returns the name of a NewReadOnly proxy, and whether t is
 // one. Go functions that write into tables they are given with RawSet
 // should refuse proxies.
-func ReadOnlyName(t *lua.LTable) (string, bool) {
+func readOnlyName(t *lua.LTable) (string, bool) {
 	mt, ok := t.Metatable.(*lua.LTable)
 	if !ok {
 		return "", false
@@ -73,7 +73,7 @@ func guardTableWrites(L *lua.LState, tbl *lua.LTable) {
 		orig := tbl.RawGetString(name).(*lua.LFunction).GFunction
 		tbl.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
 			if t, ok := L.Get(1).(*lua.LTable); ok {
-				if n, ro := ReadOnlyName(t); ro {
+				if n, ro := readOnlyName(t); ro {
 					L.RaiseError("attempt to modify read-only table %q", n)
 				}
 			}

@@ -53,7 +53,7 @@ func TestSandboxGlobalsAreExactlySpec(t *testing.T) {
 	L := NewState(SandboxOptions{})
 	defer L.Close()
 	var names []string
-	Sandbox(L).ForEach(func(k, _ lua.LValue) { names = append(names, k.String()) })
+	sandboxTable(L).ForEach(func(k, _ lua.LValue) { names = append(names, k.String()) })
 	sort.Strings(names)
 	// The guard functions (guard_rewrite.go) are there too, under names
 	// that are not identifiers: no script can name them.
@@ -268,10 +268,10 @@ func TestNewReadOnlyReflectsTargetChanges(t *testing.T) {
 	defer L.Close()
 	target := L.NewTable()
 	ro := NewReadOnly(L, "gen", target)
-	name, ok := ReadOnlyName(ro)
+	name, ok := readOnlyName(ro)
 	assert.True(t, ok)
 	assert.Equal(t, "gen", name)
-	_, ok = ReadOnlyName(target)
+	_, ok = readOnlyName(target)
 	assert.False(t, ok)
 
 	target.RawSetString("a", lua.LNumber(1))

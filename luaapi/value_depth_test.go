@@ -113,11 +113,11 @@ func TestKubeJSONDepth(t *testing.T) {
 	L := NewState(SandboxOptions{})
 	defer L.Close()
 	res := mustRun(t, L, `local t = {} local c = t for i = 1, 5000 do c.x = {} c = c.x end return t`)
-	_, err := KubeJSON(L, res[0])
+	_, err := encodeKubeJSON(L, res[0])
 	var ce *ConvertError
 	require.ErrorAs(t, err, &ce)
 	assert.Contains(t, ce.Msg, "nesting deeper than 1000 levels")
 	res = mustRun(t, L, `local t = {} local c = t for i = 1, 100 do c.x = {} c = c.x end return t`)
-	_, err = KubeJSON(L, res[0])
+	_, err = encodeKubeJSON(L, res[0])
 	require.NoError(t, err)
 }

@@ -20,7 +20,7 @@ import (
 //   - ToLuaTable, then FromLua, gives the value back;
 //   - a Lua walker that reads the tables with pairs, # and indexing, and
 //     the views with # and indexing, sees the value;
-//   - KubeValue, then KubeJSON (Karmada's gopher-json rules: nulls dropped,
+//   - KubeValue, then encodeKubeJSON (Karmada's gopher-json rules: nulls dropped,
 //     an empty container is []), gives the value as Karmada would see it.
 //
 // Values nested deeper than MaxDepth are a *ConvertError, never a crash;
@@ -76,11 +76,11 @@ func FuzzValueBridge(f *testing.F) {
 
 		kv, err := KubeValue(L, v)
 		require.NoError(t, err)
-		text, err := KubeJSON(L, kv)
+		text, err := encodeKubeJSON(L, kv)
 		require.NoError(t, err)
 		var got any
-		require.NoError(t, json.Unmarshal(text, &got), "KubeJSON is JSON: %s", text)
-		require.Equal(t, canonical(jsonRoundTrip(t, kubeExpect(v))), canonical(got), "KubeValue then KubeJSON")
+		require.NoError(t, json.Unmarshal(text, &got), "encodeKubeJSON is JSON: %s", text)
+		require.Equal(t, canonical(jsonRoundTrip(t, kubeExpect(v))), canonical(got), "KubeValue then encodeKubeJSON")
 	})
 }
 

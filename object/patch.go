@@ -66,7 +66,7 @@ func splitPointer(p string) ([]string, error) {
 	}
 	parts := strings.Split(p[1:], "/")
 	for i, s := range parts {
-		parts[i] = UnescapePointerToken(s)
+		parts[i] = unescapePointerToken(s)
 	}
 	return parts, nil
 }

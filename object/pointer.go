@@ -14,5 +14,5 @@ var (
 // "~0" and "/" is "~1".
 func EscapePointerToken(s string) string { return pointerEscaper.Replace(s) }
 
-// UnescapePointerToken is EscapePointerToken's inverse.
-func UnescapePointerToken(s string) string { return pointerUnescaper.Replace(s) }
+// unescapePointerToken is EscapePointerToken's inverse.
+func unescapePointerToken(s string) string { return pointerUnescaper.Replace(s) }
