@@ -20,7 +20,7 @@ build:
 
 ## test: formatting, vet, then every test with the race detector (fuzz seed corpora included).
 test: fmt-check vet
-	$(GO) test -race ./...
+	$(GO) test -race -timeout 30m ./...
 
 ## test-integration: every test, integration-tagged ones included, against a real
 ## cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok fake nodes)
@@ -30,7 +30,7 @@ test: fmt-check vet
 test-integration:
 	@trap 'hack/testenv.sh stop' EXIT; trap 'exit 130' INT TERM; \
 	hack/testenv.sh start && eval "$$(hack/testenv.sh env)" && \
-	$(GO) test -race -tags integration -count=1 ./...
+	$(GO) test -race -timeout 30m -tags integration -count=1 ./...
 
 fmt-check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

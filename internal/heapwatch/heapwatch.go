@@ -1,6 +1,12 @@
 // Package heapwatch measures what a call costs the process, for the
-// hostile-input suites: its wall time and how far the live heap rose
-// while it ran.
+// hostile-input suites: its wall time, the CPU time the process spent
+// while it ran, and how far the live heap rose.
+//
+// A claim that a limit ends a call promptly is checked on CPU time: on a
+// machine shared with other work (or under the race detector) a call's
+// wall time stretches with the waiting, while the work it does — what a
+// limit that does not hold would make unbounded — does not. Wall time is
+// still returned, for a generous bound that catches a call that hangs.
 package heapwatch
 
 import (
@@ -8,12 +14,26 @@ import (
 	"runtime/metrics"
 	"sync"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
-// Measure runs f and returns its wall time and how far the live heap rose
-// above where it was before, sampled every millisecond while f runs (a
-// garbage collection first, so that the baseline is the live heap).
-func Measure(f func()) (time.Duration, uint64) {
+// Cost is what one call cost the process.
+type Cost struct {
+	// Wall is the call's wall time.
+	Wall time.Duration
+	// CPU is the user and system time of the whole process during the
+	// call (the garbage collector's included); Wall where the platform
+	// does not report it.
+	CPU time.Duration
+	// Growth is how far the live heap rose above where it was before.
+	Growth uint64
+}
+
+// Measure runs f and returns its cost: the live heap is sampled every
+// millisecond while f runs, after a garbage collection, so that the
+// baseline is the live heap.
+func Measure(f func()) Cost {
 	runtime.GC()
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	read := func() uint64 {
@@ -36,29 +56,32 @@ func Measure(f func()) (time.Duration, uint64) {
 			}
 		}
 	})
+	cpu0, cpuOK := processCPU()
 	start := time.Now()
 	f()
-	elapsed := time.Since(start)
+	wall := time.Since(start)
+	cpu1, _ := processCPU()
 	close(done)
 	wg.Wait()
-	return elapsed, max(peak, read()) - base
+	c := Cost{Wall: wall, CPU: wall, Growth: max(peak, read()) - base}
+	if cpuOK {
+		c.CPU = cpu1 - cpu0
+	}
+	return c
 }
 
-// MeasureWithin is Measure for a claim that f ends within bound: when a
-// run takes longer, f runs again, up to three runs, and the fastest run's
-// measurement is returned. One run can be stretched by a machine under
-// load (other processes, the race detector); a limit that does not hold
-// stretches every run. f must be repeatable.
-func MeasureWithin(bound time.Duration, f func()) (time.Duration, uint64) {
-	elapsed, growth := Measure(f)
-	for range 2 {
-		if elapsed < bound {
-			break
-		}
-		e, g := Measure(f)
-		if e < elapsed {
-			elapsed, growth = e, g
-		}
+// hangSlack is how much longer than twice the deadline a call's wall time
+// may run on a loaded machine before it counts as a hang.
+const hangSlack = 30 * time.Second
+
+// AssertPrompt checks that a call which a limit ended cost at most twice
+// its deadline in CPU time, and that it ended at all: its wall time within
+// twice the deadline plus a slack no load on a test machine reaches.
+func AssertPrompt(t assert.TestingT, c Cost, deadline time.Duration, msgAndArgs ...any) bool {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
 	}
-	return elapsed, growth
+	cpu := assert.Less(t, c.CPU, 2*deadline, append([]any{"the call's work (CPU time) ends within twice the deadline"}, msgAndArgs...)...)
+	wall := assert.Less(t, c.Wall, 2*deadline+hangSlack, append([]any{"the call ends (wall time)"}, msgAndArgs...)...)
+	return cpu && wall
 }
