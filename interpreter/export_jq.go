@@ -25,13 +25,19 @@ type ExportError struct {
 	// Expr is the untranslatable expression; empty for a feature.
 	Expr   string
 	Reason string
+	// Target is what the export is for; empty means Karmada.
+	Target string
 }
 
 func (e *ExportError) Error() string {
-	if e.Expr != "" {
-		return fmt.Sprintf("karta %q: cannot export to Karmada: %s: jq %q: %s", e.Karta, e.Field, e.Expr, e.Reason)
+	target := e.Target
+	if target == "" {
+		target = "Karmada"
 	}
-	return fmt.Sprintf("karta %q: cannot export to Karmada: %s", e.Karta, e.Reason)
+	if e.Expr != "" {
+		return fmt.Sprintf("karta %q: cannot export to %s: %s: jq %q: %s", e.Karta, target, e.Field, e.Expr, e.Reason)
+	}
+	return fmt.Sprintf("karta %q: cannot export to %s: %s", e.Karta, target, e.Reason)
 }
 
 // KarmadaExportCheck is a karta.ValidateOptions.CheckExpr that reports an

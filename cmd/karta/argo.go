@@ -19,7 +19,7 @@ func newArgoCmd(s streams) *cobra.Command {
 			"Argo CD's resource_customizations with its tests.",
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newArgoHealthCmd(s), newArgoTestCmd(s), newArgoActionsCmd(s), newArgoActionCmd(s))
+	cmd.AddCommand(newArgoHealthCmd(s), newArgoTestCmd(s), newArgoActionsCmd(s), newArgoActionCmd(s), newArgoExportCmd(s))
 	return cmd
 }
 
