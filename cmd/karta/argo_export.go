@@ -336,4 +336,3 @@ func writeArgoCM(s streams, cms []map[string]string) error {
 	}
 	return writeYAML(s.out, doc)
 }
-
