@@ -68,10 +68,19 @@ bench:
 golden:
 	$(GO) test ./builtin -run TestExamples -update
 
-## generate: DeepCopy methods and the CRD from the Go types (controller-gen).
+## generate: DeepCopy methods and the CRD from the Go types (controller-gen), and the
+## built-ins' bundled scripts: scripts/karmada/NAME.yaml (a ResourceInterpreterCustomization)
+## and scripts/argocd/<group>/<Kind>/ (an Argo CD customization with its tests).
 generate:
 	$(CONTROLLER_GEN) object paths=./karta/...
 	$(CONTROLLER_GEN) crd paths=./karta/... output:crd:artifacts:config=karta/crd
+	$(GO) build -o bin/karta-generate ./cmd/karta
+	rm -rf scripts/karmada scripts/argocd && mkdir -p scripts/karmada scripts/argocd
+	@for name in $$(bin/karta-generate builtin list | tail -n +2 | cut -d' ' -f1); do \
+		if bin/karta-generate karmada export -k $$name > scripts/karmada/$$name.yaml 2>/dev/null; then :; \
+		else rm -f scripts/karmada/$$name.yaml; echo "skipped: $$name does not export to Karmada"; fi; \
+	done
+	bin/karta-generate argo export --dir scripts/argocd --examples examples > /dev/null
 
 clean:
 	rm -rf bin

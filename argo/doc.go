@@ -1,46 +1,53 @@
-// Package argo runs Argo CD resource health scripts in the karta sandbox,
-// and tests directories laid out as Argo CD's resource_customizations.
+// Package argo runs Argo CD resource customizations — health scripts,
+// action discovery and resource actions — as Argo CD runs them, in karta's
+// sandbox and limits, and tests directories laid out as Argo CD's
+// resource_customizations.
 //
-// # Health scripts
+// # Scripts
 //
-// An Argo CD health script is a Lua chunk whose top level ends in return
-// (SPEC §10.3, "Argo CD form"). It reads the global obj, the resource as a
-// real table with JSON semantics (SPEC §10.4), and returns
-// {status = ..., message = ...}:
+// Any Lua chunk is a script, as in Argo CD: it reads the global obj (and
+// actionParams for an action) and its result is the last value it returns,
+// nil when it returns nothing. A health script typically ends in return hs,
+// or in an if … else … end with a return in each branch:
 //
 //	s, err := argo.Compile("health.lua", src) // compiled once; safe for concurrent use
 //	h, err := s.Run(ctx, obj)                 // h.Status "Healthy", h.Message "..."
+//	actions, err := d.Discover(ctx, obj)      // a discovery.lua
+//	res, err := a.RunAction(ctx, obj, params) // an action.lua
 //
-// Each Run gets a fresh environment over the read-only sandbox of SPEC §10.2
-// (require("os") gives os.time, os.date and os.clock; table.getn works) and
-// the limits of SPEC §10.5 (1s, 10M instructions, call depth 200, 1 MiB
-// strings; see Limits). The sandbox has no kube, karta or jq: Argo CD has
-// none of them either.
+// # What a script sees and what its result means
 //
-// # Results, compared with Argo CD
+// The object goes in as Argo CD's decodeValue makes it: plain tables, a
+// null member absent, a null array element left out. Results come out as
+// Argo CD reads them: encoded to JSON by gopher-json's rules (an empty
+// table is an empty array; mixed keys, sparse arrays, cycles, a table met
+// twice and functions are errors) and unmarshaled with encoding/json:
 //
-// Argo CD (util/lua ExecuteHealthLua) encodes the returned table as JSON
-// and decodes it into a HealthStatus. This package reads the table directly;
-// where the two differ, it follows SPEC §10.3 and the Karta override of
-// package interpreter, which reads results with FromLua too:
+//   - Health (ExecuteHealthLua): nil is no assessment (the empty Health); a
+//     table that encodes to an array, or whose status or message has the
+//     wrong JSON type, is no assessment too; a status that is not one of
+//     Healthy, Progressing, Degraded, Suspended, Missing and Unknown — an
+//     empty one included — is Unknown with the message "Lua returned an
+//     invalid health status"; anything but a table or nil is an error.
+//   - Discovery (ExecuteResourceActionDiscovery): a table of actions by
+//     name, see Script.Discover.
+//   - Actions (ExecuteResourceAction): the object itself, or a list of
+//     {operation, resource}, cleaned as Argo CD cleans it; see
+//     Script.RunAction.
 //
-//   - nil or an empty table: no assessment, the empty Health{}, which is
-//     what Argo CD returns for both. It is not Unknown: Argo CD leaves such
-//     a resource's health empty, which never makes an application's health
-//     worse. A table whose status is absent or "" is read the same way,
-//     keeping its message (Argo CD says Unknown, "Lua returned an invalid
-//     health status"). A Karta override maps an empty status to Undefined,
-//     as it maps Missing and Unknown (SPEC §10.3).
-//   - Any other status than Healthy, Progressing, Degraded, Suspended,
-//     Missing and Unknown is an error naming the script, as SPEC §10.3
-//     has it; Argo CD reports Unknown, "Lua returned an invalid health
-//     status", instead.
-//   - A status that is not a string, or a result that is neither a table
-//     nor nil, is an error. A message that is not a string reads as empty.
+// Each run gets a fresh environment over the read-only sandbox (base
+// functions, string, table, math, and os with time, date and clock;
+// require("os") and table.getn work) and karta's one limits type, Limits
+// (1s, 10M instructions, call depth 200, 1 MiB strings, a 64 MiB memory
+// guard by default), the same as a Karta's and a Karmada customization's.
+// Argo CD gives built-in health scripts its whole standard library and
+// actions only base, table and os; the sandbox gives both the libraries
+// above and nothing that reaches files, processes or the network.
 //
 // # Test directories
 //
-// RunTestDir runs a directory in Argo CD's resource-customization layout:
-// <group>/<Kind>/health.lua beside health_test.yaml (<Kind>/ alone for the
-// core group). See RunTestDir for how a test's script is chosen.
+// RunTestDir runs a directory in Argo CD's layout: <group>/<Kind>/health.lua
+// beside health_test.yaml, and <group>/<Kind>/actions/ with discovery.lua,
+// <action>/action.lua and action_test.yaml, comparing results as Argo CD's
+// own tests do. See RunTestDir.
 package argo

@@ -10,13 +10,27 @@ import (
 	"syscall"
 )
 
-// folder is a customization folder: one holding health.lua or
-// health_test.yaml.
+// The files of Argo CD's resource-customization layout.
+const (
+	healthFile     = "health.lua"
+	healthTestFile = "health_test.yaml"
+	actionsDir     = "actions"
+	discoveryFile  = "discovery.lua"
+	actionFile     = "action.lua"
+	actionTestFile = "action_test.yaml"
+)
+
+// folder is a customization folder <group>/<Kind>: one holding health.lua
+// or health_test.yaml, or an actions/ folder with discovery.lua or
+// action_test.yaml.
 type folder struct {
-	// rel is the folder relative to the test directory, with slashes:
+	// rel is the folder relative to the directory, with slashes:
 	// "<group>/<Kind>", "<Kind>", or "." for the directory itself.
 	rel                string
 	hasScript, hasTest bool
+	// hasDiscovery and hasActionTest: actions/discovery.lua and
+	// actions/action_test.yaml.
+	hasDiscovery, hasActionTest bool
 	// script is the compiled health.lua, or err why it is not usable.
 	script *Script
 	err    error
@@ -33,12 +47,16 @@ func (f *folder) compile(dir string) {
 	if !f.hasScript || f.script != nil || f.err != nil {
 		return
 	}
-	src, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.scriptPath())))
+	f.script, f.err = compileFile(dir, f.scriptPath())
+}
+
+// compileFile compiles the script at rel (slashes) under dir, named rel.
+func compileFile(dir, rel string) (*Script, error) {
+	src, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 	if err != nil {
-		f.err = fmt.Errorf("%s: %w", f.scriptPath(), cleanPathError(err))
-		return
+		return nil, fmt.Errorf("%s: %w", rel, cleanPathError(err))
 	}
-	f.script, f.err = Compile(f.scriptPath(), string(src))
+	return Compile(rel, string(src))
 }
 
 // findFolders walks dir for customization folders, in walk (lexical)
@@ -53,11 +71,20 @@ func findFolders(dir string) ([]*folder, error) {
 	}
 	var folders []*folder
 	byRel := map[string]*folder{}
+	get := func(rel string) *folder {
+		f := byRel[rel]
+		if f == nil {
+			f = &folder{rel: rel}
+			byRel[rel] = f
+			folders = append(folders, f)
+		}
+		return f
+	}
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || (d.Name() != healthFile && d.Name() != healthTestFile) {
+		if d.IsDir() {
 			return nil
 		}
 		rel, err := filepath.Rel(dir, filepath.Dir(p))
@@ -65,16 +92,21 @@ func findFolders(dir string) ([]*folder, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		f := byRel[rel]
-		if f == nil {
-			f = &folder{rel: rel}
-			byRel[rel] = f
-			folders = append(folders, f)
-		}
-		if d.Name() == healthFile {
-			f.hasScript = true
-		} else {
-			f.hasTest = true
+		switch d.Name() {
+		case healthFile:
+			get(rel).hasScript = true
+		case healthTestFile:
+			get(rel).hasTest = true
+		case discoveryFile, actionTestFile:
+			if path.Base(rel) != actionsDir {
+				return nil
+			}
+			f := get(path.Dir(rel))
+			if d.Name() == discoveryFile {
+				f.hasDiscovery = true
+			} else {
+				f.hasActionTest = true
+			}
 		}
 		return nil
 	})
@@ -82,9 +114,18 @@ func findFolders(dir string) ([]*folder, error) {
 		return nil, err
 	}
 	if len(folders) == 0 {
-		return nil, fmt.Errorf("%s: no %s or %s found (want <group>/<Kind>/%s beside %s)", dir, healthFile, healthTestFile, healthFile, healthTestFile)
+		return nil, fmt.Errorf("%s: no %s, %s or %s/%s found (want <group>/<Kind>/%s beside %s)", dir, healthFile, healthTestFile, actionsDir, actionTestFile, healthFile, healthTestFile)
 	}
 	return folders, nil
+}
+
+// configKey is Argo CD's key of a kind: <group>/<Kind>, or <Kind> for the
+// core group.
+func configKey(group, kind string) string {
+	if group == "" {
+		return kind
+	}
+	return group + "/" + kind
 }
 
 // pick returns the folder whose health.lua Argo CD runs for group/kind:
@@ -94,10 +135,7 @@ func pick(folders []*folder, group, kind string) *folder {
 	if kind == "" {
 		return nil
 	}
-	key := kind
-	if group != "" {
-		key = group + "/" + kind
-	}
+	key := configKey(group, kind)
 	for _, f := range folders {
 		if f.hasScript && f.rel == key {
 			return f
@@ -111,34 +149,35 @@ func pick(folders []*folder, group, kind string) *folder {
 	return nil
 }
 
-// matchKey matches a folder path against a group/kind key name by name: a
-// "_" matches any run of characters within one name, never a "/".
-func matchKey(pattern, key string) bool {
-	ps, ks := strings.Split(pattern, "/"), strings.Split(key, "/")
-	if len(ps) != len(ks) {
-		return false
+// exact returns the folder named by group/kind, nil when there is none:
+// Argo CD looks actions up by the exact key only.
+func exact(folders []*folder, group, kind string) *folder {
+	if kind == "" {
+		return nil
 	}
-	for i := range ps {
-		if !matchName(ps[i], ks[i]) {
-			return false
+	key := configKey(group, kind)
+	for _, f := range folders {
+		if f.rel == key {
+			return f
 		}
 	}
-	return true
+	return nil
 }
 
-// matchName is glob matching where "_" is the only wildcard (Argo CD's
-// stand-in for "*", which folder names cannot hold on every system). It
-// backtracks to the last wildcard on a mismatch: linear for one wildcard,
-// and names are short.
-func matchName(pattern, name string) bool {
+// matchKey is glob matching of a folder path against a group/kind key,
+// where "_" (Argo CD's stand-in for "*", which folder names cannot hold on
+// every system) matches any run of characters, a "/" included, as Argo
+// CD's glob.Match without separators does. It backtracks to the last
+// wildcard on a mismatch: linear for one wildcard, and keys are short.
+func matchKey(pattern, key string) bool {
 	p, n := 0, 0
 	star, resume := -1, 0
-	for n < len(name) {
+	for n < len(key) {
 		switch {
 		case p < len(pattern) && pattern[p] == '_':
 			star, resume = p, n
 			p++
-		case p < len(pattern) && pattern[p] == name[n]:
+		case p < len(pattern) && pattern[p] == key[n]:
 			p++
 			n++
 		case star >= 0:

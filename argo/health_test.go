@@ -14,8 +14,10 @@ func TestStatusesIsACopy(t *testing.T) {
 	assert.Equal(t, StatusHealthy, Statuses()[0])
 }
 
-// TestResults runs scripts returning each shape a result can take.
+// TestResults runs scripts returning each shape a result can take, read
+// as Argo CD's ExecuteHealthLua reads it.
 func TestResults(t *testing.T) {
+	invalid := Health{Status: StatusUnknown, Message: InvalidHealthStatus}
 	cases := []struct {
 		name, body string
 		want       Health
@@ -30,24 +32,36 @@ func TestResults(t *testing.T) {
 		{"the usual global hs", "hs = {}\nhs.status = \"Healthy\"\nreturn hs", Health{Status: StatusHealthy}, ""},
 		{"no message", `return {status = "Degraded"}`, Health{Status: StatusDegraded}, ""},
 		{"extra keys are ignored", `return {status = "Healthy", message = "m", reason = "r"}`, Health{Status: StatusHealthy, Message: "m"}, ""},
+		{"keys match as encoding/json matches them", `return {Status = "Healthy", MESSAGE = "m"}`, Health{Status: StatusHealthy, Message: "m"}, ""},
+		{"a chunk ending in if … else … end", "if obj.kind == \"Thing\" then\n  return {status = \"Healthy\"}\nelse\n  return {status = \"Degraded\"}\nend\n", Health{Status: StatusHealthy}, ""},
+		{"the last of several values counts", `return "first", {status = "Healthy"}`, Health{Status: StatusHealthy}, ""},
 
 		// No assessment, as Argo CD's empty HealthStatus.
 		{"nil", `return nil`, Health{}, ""},
 		{"a bare return", `return`, Health{}, ""},
+		{"no return at all", `local x = 1`, Health{}, ""},
 		{"an empty table", `return {}`, Health{}, ""},
-		{"an empty status", `return {status = "", message = "m"}`, Health{Message: "m"}, ""},
-		{"no status", `return {message = "m"}`, Health{Message: "m"}, ""},
 		{"an array", `return {"Healthy", "m"}`, Health{}, ""},
-		{"a message that is not a string", `return {status = "Healthy", message = 3}`, Health{Status: StatusHealthy}, ""},
-		{"only the first value counts", `return {status = "Healthy"}, "more"`, Health{Status: StatusHealthy}, ""},
+		{"a message that is not a string", `return {status = "Healthy", message = 3}`, Health{}, ""},
+		{"a number status", `return {status = 1}`, Health{}, ""},
+		{"a table status", `return {status = {}}`, Health{}, ""},
 
-		{"an unknown word", `return {status = "Fine"}`, Health{}, `script:t.lua: Argo CD health status "Fine" is not one of Healthy, Progressing, Degraded, Suspended, Missing, Unknown`},
-		{"a word in the wrong case", `return {status = "healthy"}`, Health{}, `"healthy" is not one of`},
-		{"a number status", `return {status = 1}`, Health{}, "script:t.lua: an Argo CD health script's status must be a string, got number"},
-		{"a table status", `return {status = {}}`, Health{}, "status must be a string, got table"},
-		{"a string", `return "Healthy"`, Health{}, "script:t.lua: an Argo CD health script must return {status=..., message=...}, got string"},
-		{"a boolean", `return true`, Health{}, "got boolean"},
-		{"a function", `return function() end`, Health{}, "got function"},
+		// Argo CD's invalid health status.
+		{"an unknown word", `return {status = "Fine", message = "m"}`, invalid, ""},
+		{"a word in the wrong case", `return {status = "healthy"}`, invalid, ""},
+		{"an empty status", `return {status = "", message = "m"}`, invalid, ""},
+		{"no status", `return {message = "m"}`, invalid, ""},
+
+		{"a string", `return "Healthy"`, Health{}, "script:t.lua: expect table output from Lua script, not string"},
+		{"a boolean", `return true`, Health{}, "not boolean"},
+		{"a function", `return function() end`, Health{}, "not function"},
+		{"the last value is not a table", `return {status = "Healthy"}, "more"`, Health{}, "not string"},
+		{"a function inside", `return {status = "Healthy", f = print or tostring}`, Health{}, "script:t.lua: cannot encode function to JSON"},
+		{"a cycle", `local t = {status = "Healthy"} t.self = t return t`, Health{}, "cannot encode recursively nested tables to JSON"},
+		{"a table met twice", `local m = {} return {status = "Healthy", a = m, b = m}`, Health{}, "cannot encode recursively nested tables to JSON"},
+		{"a sparse array", `return {status = "Healthy", list = {[1] = 1, [3] = 3}}`, Health{}, "cannot encode sparse array"},
+		{"mixed keys", `return {status = "Healthy", [1] = 1}`, Health{}, "cannot encode mixed or invalid key types"},
+		{"NaN", `return {status = "Healthy", n = 0/0}`, Health{}, "json: unsupported value: NaN"},
 		{"a Lua error", "local x = obj.nope.deeper\nreturn {}", Health{}, "script:t.lua:1: attempt to index"},
 		{"error()", `error("no verdict") return {}`, Health{}, "script:t.lua:1: no verdict"},
 	}

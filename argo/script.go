@@ -2,32 +2,36 @@ package argo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/kartalua/karta/internal/argohealth"
 	"github.com/kartalua/karta/internal/statepool"
 	"github.com/kartalua/karta/luaapi"
 )
 
-// DefaultTimeout is the wall clock per call. Argo CD gives its health
-// scripts the same second.
+// DefaultTimeout is the wall clock per call. Argo CD gives its scripts the
+// same second.
 const DefaultTimeout = luaapi.DefaultTimeout
 
-// ErrNotHealthScript is a chunk that is not in the Argo CD form: its top
-// level does not end in return.
-var ErrNotHealthScript = errors.New("not an Argo CD health script: its top level must end in return {status=..., message=...}")
+// InvalidHealthStatus is the message Argo CD gives, with status Unknown,
+// to a health script whose status is not one of its words.
+const InvalidHealthStatus = "Lua returned an invalid health status"
 
-// Limits bound each Run: karta's one limits type and defaults
-// (luaapi.Limits), the memory guard included.
+// Limits bound each run: karta's one limits type and defaults
+// (luaapi.Limits), the memory guard included — the same as a Karta's and
+// a Karmada customization's.
 type Limits = luaapi.Limits
 
-// Script is a compiled health script. It is immutable and safe for
-// concurrent use.
+// Script is a compiled Argo CD script: a health.lua, a discovery.lua or
+// an action.lua. Any chunk compiles, as Argo CD runs any chunk: the result
+// is the chunk's last return value, nil when it returns nothing. A Script
+// is immutable and safe for concurrent use.
 type Script struct {
 	name    string
 	chunk   string
@@ -39,24 +43,16 @@ type Script struct {
 	pool *statepool.Pool[*lua.LState]
 }
 
-// Compile compiles a health script with the default limits. name (a file
-// name, say) names the chunk in errors: script:NAME:3: ....
+// Compile compiles a script with the default limits. name (a file name,
+// say) names the chunk in errors: script:NAME:3: .... A chunk that does not
+// parse is a *luaapi.SyntaxError.
 func Compile(name, source string) (*Script, error) {
 	return CompileWith(name, source, Limits{})
 }
 
-// CompileWith compiles a health script with limits. A chunk that does not
-// parse is a *luaapi.SyntaxError; one that is not in the Argo CD form
-// wraps ErrNotHealthScript.
+// CompileWith compiles a script with limits.
 func CompileWith(name, source string, limits Limits) (*Script, error) {
 	chunk := "script:" + name
-	info, err := luaapi.InspectChunk(chunk, source)
-	if err != nil {
-		return nil, err
-	}
-	if !info.EndsInReturn {
-		return nil, fmt.Errorf("%s: %w", chunk, ErrNotHealthScript)
-	}
 	proto, err := luaapi.Compile(chunk, source)
 	if err != nil {
 		return nil, err
@@ -79,46 +75,136 @@ func CompileWith(name, source string, limits Limits) (*Script, error) {
 // Name is the name the script was compiled with.
 func (s *Script) Name() string { return s.name }
 
-// Run runs the script with obj as the global obj and returns its verdict.
+// Run runs the script as a health script, with obj as the global obj, and
+// returns its verdict as Argo CD's ExecuteHealthLua reads it:
+//
+//   - nil (or no return value) is no assessment: the empty Health.
+//   - A table is encoded to JSON as gopher-json does and unmarshaled into
+//     {status, message}: a table that encodes to an array (an empty table,
+//     say) or whose fields have the wrong JSON types is the empty Health;
+//     a status that is not one of Argo CD's words — an empty one included
+//     — is Unknown with the message InvalidHealthStatus.
+//   - Anything else is an error: "expect table output from Lua script, not
+//     string".
+//
 // Errors name the script: Lua errors by chunk and line, limits as
-// *luaapi.LimitError, a status word Argo CD does not know, or a result of
-// the wrong shape.
+// *luaapi.LimitError, and a table the encoding refuses.
 func (s *Script) Run(ctx context.Context, obj map[string]any) (Health, error) {
-	L, err := s.pool.Get(ctx)
-	if err != nil {
-		return Health{}, fmt.Errorf("%s: %w", s.chunk, err)
+	var h Health
+	err := s.call(ctx, obj, nil, func(v lua.LValue) error {
+		var err error
+		h, err = healthOf(v)
+		return err
+	})
+	return h, err
+}
+
+// healthOf reads a health script's result as ExecuteHealthLua does.
+func healthOf(v lua.LValue) (Health, error) {
+	switch v.Type() {
+	case lua.LTNil:
+		return Health{}, nil
+	case lua.LTTable:
+	default:
+		return Health{}, wrongResult("table", v)
 	}
-	h, err := s.run(ctx, L, obj)
+	data, err := encodeJSON(v)
 	if err != nil {
-		// A state that hit a limit or an error is discarded.
-		s.pool.Discard(L)
 		return Health{}, err
 	}
-	s.pool.Put(L)
+	var h Health
+	if err := json.Unmarshal(data, &h); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return Health{}, nil
+		}
+		return Health{}, err
+	}
+	if !validStatus(h.Status) {
+		return Health{Status: StatusUnknown, Message: InvalidHealthStatus}, nil
+	}
 	return h, nil
 }
 
-func (s *Script) run(ctx context.Context, L *lua.LState, obj map[string]any) (Health, error) {
+func validStatus(word string) bool {
+	for _, s := range Statuses() {
+		if word == s {
+			return true
+		}
+	}
+	return false
+}
+
+// encodeJSON is gopher-json's Encode of a result.
+func encodeJSON(v lua.LValue) ([]byte, error) {
+	x, err := fromLua(v)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(x)
+}
+
+// wrongResult is Argo CD's error for a result of the wrong type.
+func wrongResult(want string, v lua.LValue) error {
+	return fmt.Errorf("expect %s output from Lua script, not %s", want, v.Type())
+}
+
+// call runs the script in a fresh environment holding obj (and
+// actionParams when params is not nil) and hands its result — the last
+// value it returned, nil for none — to read, inside the call, before the
+// state goes back to the pool.
+func (s *Script) call(ctx context.Context, obj map[string]any, params map[string]string, read func(lua.LValue) error) error {
+	L, err := s.pool.Get(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.chunk, err)
+	}
+	if err := s.run(ctx, L, obj, params, read); err != nil {
+		// A state that hit a limit or an error is discarded.
+		s.pool.Discard(L)
+		return err
+	}
+	s.pool.Put(L)
+	return nil
+}
+
+func (s *Script) run(ctx context.Context, L *lua.LState, obj map[string]any, params map[string]string, read func(lua.LValue) error) error {
 	// A fresh environment per run: no global a script sets outlives it.
 	env := luaapi.NewEnv(L)
-	t, err := luaapi.ToLuaTable(L, obj)
+	if params != nil {
+		t := L.CreateTable(0, len(params))
+		for k, v := range params {
+			t.RawSetString(k, lua.LString(v))
+		}
+		env.RawSetString("actionParams", t)
+	}
+	// A nil obj is an empty table, as Argo CD's empty Unstructured is.
+	o, err := toLua(L, obj, 0)
 	if err != nil {
-		return Health{}, fmt.Errorf("%s: obj: %w", s.chunk, err)
+		return fmt.Errorf("%s: %w", s.chunk, err)
 	}
-	env.RawSetString("obj", t)
-	res, err := luaapi.CallProtected(ctx, L, s.timeout, luaapi.Instantiate(L, s.proto, env), 1)
+	env.RawSetString("obj", o)
+	res, err := luaapi.CallProtected(ctx, L, s.timeout, luaapi.Instantiate(L, s.proto, env), lua.MultRet)
 	if err != nil {
-		return Health{}, s.named(err)
+		return s.named(err)
 	}
-	h, err := argohealth.FromLua(res[0])
-	if err == nil {
-		err = argohealth.CheckStatus(h.Status)
+	v := lua.LValue(lua.LNil)
+	if len(res) > 0 {
+		v = res[len(res)-1]
 	}
-	if err != nil {
-		return Health{}, fmt.Errorf("%s: %w", s.chunk, err)
+	if err := read(v); err != nil {
+		return &resultError{chunk: s.chunk, err: err}
 	}
-	return h, nil
+	return nil
 }
+
+// resultError is a result Argo CD would refuse too, named by the script.
+type resultError struct {
+	chunk string
+	err   error
+}
+
+func (e *resultError) Error() string { return e.chunk + ": " + e.err.Error() }
+func (e *resultError) Unwrap() error { return e.err }
 
 // named puts the script's chunk name in front of an error that does not
 // start with it already (a Lua error reads "script:x.lua:3: ...").
@@ -128,4 +214,32 @@ func (s *Script) named(err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", s.chunk, err)
+}
+
+// ArgoMessage is the message Argo CD would give for an error of a script
+// run: a Lua error as the raised value reads in Argo CD, whose chunks are
+// all named "<string>" (error("x", 0) reads "x"; a runtime error
+// "<string>:3: attempt to ..."), and the encoding and result errors
+// without karta's naming of the script. Action tests compare an
+// expectedErrorMessage with it. Errors Argo CD cannot have (karta's limits,
+// say) keep their own message.
+func ArgoMessage(err error) string {
+	var le *luaapi.LuaError
+	if errors.As(err, &le) {
+		if s, ok := le.Value.(lua.LString); ok {
+			msg := string(s)
+			if le.Chunk != "" && strings.HasPrefix(msg, le.Chunk+":") {
+				msg = "<string>" + msg[len(le.Chunk):]
+			}
+			return msg
+		}
+		if le.Value != nil {
+			return le.Value.String()
+		}
+	}
+	var re *resultError
+	if errors.As(err, &re) {
+		return re.err.Error()
+	}
+	return err.Error()
 }

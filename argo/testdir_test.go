@@ -19,19 +19,22 @@ const (
 	failing  = "../cmd/karta/testdata/argo/failing"
 )
 
-func TestMatchName(t *testing.T) {
+func TestMatchKey(t *testing.T) {
 	cases := []struct {
-		pattern, name string
-		want          bool
+		pattern, key string
+		want         bool
 	}{
 		{"_", "Widget", true},
 		{"_", "", true},
+		{"_", "apps.example.com/Widget", true}, // "_" is "*" without separators: it spans the "/"
 		{"Widget", "Widget", true},
 		{"Widget", "widget", false},
-		{"_.example.com", "toys.example.com", true},
-		{"_.example.com", "a.b.example.com", true},
-		{"_.example.com", "example.com", false},
-		{"_.example.com", "toys.example.org", false},
+		{"_.example.com/_", "toys.example.com/Widget", true},
+		{"_.example.com/_", "a.b.example.com/Widget", true},
+		{"_.example.com/_", "example.com/Widget", false},
+		{"_.example.com/_", "toys.example.org/Widget", false},
+		{"_/Widget", "toys.example.com/Widget", true},
+		{"_/Widget", "Widget", false},
 		{"Wid_", "Widget", true},
 		{"W_t", "Widget", true},
 		{"W_t", "Wt", true},
@@ -43,27 +46,28 @@ func TestMatchName(t *testing.T) {
 		{"x_", "", false},
 	}
 	for _, tc := range cases {
-		assert.Equal(t, tc.want, matchName(tc.pattern, tc.name), "%q ~ %q", tc.pattern, tc.name)
+		assert.Equal(t, tc.want, matchKey(tc.pattern, tc.key), "%q ~ %q", tc.pattern, tc.key)
 	}
 }
 
 func TestPick(t *testing.T) {
 	folders := []*folder{
 		{rel: "PersistentVolumeClaim", hasScript: true},
-		{rel: "_", hasScript: true},
-		{rel: "_/Gizmo", hasScript: true},
 		{rel: "_.example.com/_", hasScript: true},
+		{rel: "_/Gizmo", hasScript: true},
 		{rel: "apps.example.com/Gizmo", hasScript: true},
 		{rel: "tests.example.com/Only", hasTest: true},
 		{rel: "_/Only", hasScript: true},
+		{rel: "_", hasScript: true},
 	}
 	cases := []struct{ group, kind, want string }{
 		{"", "PersistentVolumeClaim", "PersistentVolumeClaim"},
-		{"", "ConfigMap", "_"}, // a core kind: one name, so only "_" matches
+		{"", "ConfigMap", "_"},
 		{"apps.example.com", "Gizmo", "apps.example.com/Gizmo"},
-		{"b.example.com", "Gizmo", "_/Gizmo"}, // both wildcards match: the first in walk order
+		{"b.example.com", "Gizmo", "_.example.com/_"}, // both wildcards match: the first in walk order
+		{"example.org", "Gizmo", "_/Gizmo"},
 		{"b.example.com", "Cog", "_.example.com/_"},
-		{"example.org", "Cog", ""},
+		{"example.org", "Cog", "_"},
 		{"tests.example.com", "Only", "_.example.com/_"}, // the exact folder has no health.lua
 		{"apps.example.com", "", ""},
 	}
@@ -75,6 +79,7 @@ func TestPick(t *testing.T) {
 		}
 		assert.Equal(t, tc.want, got, "%s/%s", tc.group, tc.kind)
 	}
+	assert.Nil(t, pick(folders[:4], "example.org", "Cog"), "no folder matches")
 }
 
 func TestGroupKind(t *testing.T) {
@@ -99,7 +104,7 @@ func TestRunTestDirFixtures(t *testing.T) {
 		assert.True(t, r.OK(), "%s: want %v, got %v, err %v", r.Name, r.Want, r.Got, r.Err)
 	}
 	assert.Empty(t, rep.Problems)
-	assert.Equal(t, 19, rep.Passed)
+	assert.Equal(t, 31, rep.Passed)
 	assert.Zero(t, rep.Failed)
 
 	scripts := map[string]string{}
@@ -129,7 +134,7 @@ func TestRunTestDirFailures(t *testing.T) {
 	rep, err := RunTestDir(context.Background(), failing)
 	require.NoError(t, err)
 	assert.Equal(t, 1, rep.Passed)
-	assert.Equal(t, 6, rep.Failed)
+	assert.Equal(t, 10, rep.Failed)
 	require.Len(t, rep.Problems, 1)
 	assert.Equal(t, "apps.example.com/Sprocket/health.lua", rep.Problems[0].Path)
 	assert.EqualError(t, rep.Problems[0].Err, "no health_test.yaml beside it")
@@ -144,9 +149,9 @@ func TestRunTestDirFailures(t *testing.T) {
 	assert.Equal(t, Health{Status: StatusProgressing, Message: "Spinning up"}, mismatch.Want)
 	assert.Equal(t, Health{Status: StatusProgressing, Message: "Not spinning yet"}, mismatch.Got)
 
+	assert.Equal(t, Health{}, byName["apps.example.com/Cog/testdata/cog.yaml"].Got, "no return: no assessment")
+	assert.Equal(t, Health{Status: StatusUnknown, Message: InvalidHealthStatus}, byName["apps.example.com/Gadget/testdata/fine.yaml"].Got)
 	for name, want := range map[string]string{
-		"apps.example.com/Cog/testdata/cog.yaml":             "not an Argo CD health script",
-		"apps.example.com/Gadget/testdata/fine.yaml":         `health status "Fine" is not one of`,
 		"apps.example.com/Gadget/testdata/no-status.yaml":    "script:apps.example.com/Gadget/health.lua:5: attempt to index",
 		"apps.example.com/Gadget/testdata/no-such-file.yaml": "cannot read: no such file or directory",
 	} {
@@ -154,7 +159,6 @@ func TestRunTestDirFailures(t *testing.T) {
 		require.Error(t, r.Err, name)
 		assert.Contains(t, r.Err.Error(), want, name)
 	}
-	assert.ErrorIs(t, byName["apps.example.com/Cog/testdata/cog.yaml"].Err, ErrNotHealthScript)
 }
 
 // writeTree writes files (slash paths) under a new temporary directory.
@@ -234,7 +238,7 @@ func TestRunTestDirErrors(t *testing.T) {
 	empty := t.TempDir()
 	_, err = RunTestDir(ctx, empty)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "no health.lua or health_test.yaml found")
+	assert.Contains(t, err.Error(), "no health.lua, health_test.yaml or actions/action_test.yaml found")
 
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()

@@ -3,14 +3,13 @@ package karmada
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
-	"github.com/kartalua/karta/internal/third_party/gojq"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/jqlua"
+	"github.com/kartalua/karta/internal/luaexport"
 	"github.com/kartalua/karta/internal/programapi"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
@@ -34,8 +33,9 @@ import (
 // subset, or an override that uses karta or replaces a non-Karmada hook,
 // fails the export with an *ExportError naming it.
 func Export(p *interpreter.Program) ([]byte, error) {
-	in := programapi.Of(p)
-	chunk, rules, err := exportLua(in)
+	e := luaexport.New(p, "Karmada")
+	in := e.In
+	chunk, rules, err := exportLua(e)
 	if err != nil {
 		return nil, err
 	}
@@ -58,97 +58,58 @@ func Export(p *interpreter.Program) ([]byte, error) {
 	return yaml.Marshal(doc)
 }
 
-// exporter builds the exported chunk.
-type exporter struct {
-	in    programapi.Program
-	model *programapi.Model
-	// u translates the Karta's jq expressions with jqlua's translator, for
-	// its portable runtime: the accessors run unchanged in Karmada.
-	u     *jqlua.Unit
-	exprs []exportedExpr // E[i]
-	b     strings.Builder
-}
-
-// exportedExpr is E[i]: the accessor of one expression of a field.
-type exportedExpr struct{ ref, field string }
-
-func (e *exporter) fail(field, expr string, err error) error {
-	return &ExportError{Karta: e.in.Name(), Field: field, Expr: expr, Reason: err.Error()}
-}
-
-// expr translates a jq path and returns the Lua name of its function of
-// the input list {W(obj)}, which returns the list of outputs (NULL for
-// null) or raises the jq error naming the field.
-func (e *exporter) expr(field, expr string) (string, error) {
-	a, err := e.in.Analysis(expr)
-	if err != nil {
-		return "", e.fail(field, expr, err)
-	}
-	ref, err := e.u.AddQuery(a.Text, a.Query)
-	if err != nil {
-		return "", e.fail(field, expr, err)
-	}
-	e.exprs = append(e.exprs, exportedExpr{ref: ref, field: field})
-	return fmt.Sprintf("E[%d]", len(e.exprs)), nil
-}
-
-func (e *exporter) w(format string, args ...any) { fmt.Fprintf(&e.b, format, args...) }
-
 // exportLua returns the chunk and the rules it serves, in Karmada's field
 // order.
-func exportLua(in programapi.Program) (string, []string, error) {
-	e := &exporter{in: in, model: in.Model(), u: jqlua.NewPortableUnit()}
+func exportLua(e *luaexport.Exporter) (string, []string, error) {
 	var bearing []*programapi.Component
-	for _, c := range e.model.Components {
+	for _, c := range e.Model.Components {
 		if c.PodBearing() {
 			bearing = append(bearing, c)
 		}
 	}
-	var body strings.Builder
-	e.b = strings.Builder{}
 	// Per-component units.
 	for _, c := range bearing {
-		if err := e.units(c); err != nil {
+		if err := units(e, c); err != nil {
 			return "", nil, err
 		}
 	}
-	if err := e.status(); err != nil {
+	if err := e.Status(); err != nil {
 		return "", nil, err
 	}
 	var rules []string
 	if len(bearing) == 1 {
-		e.w("function GetReplicas(obj)\n")
-		e.w("  local u = units_%d(obj, true)\n", bearing[0].Index)
-		e.w("  if #u ~= 1 then error(\"GetReplicas: component %s has \" .. #u .. \" present instances, not one\") end\n", luaEscape(bearing[0].Name))
-		e.w("  return u[1].replicas, kube.accuratePodRequirements(u[1].view)\n")
-		e.w("end\n\n")
+		e.W("function GetReplicas(obj)\n")
+		e.W("  local u = units_%d(obj, true)\n", bearing[0].Index)
+		e.W("  if #u ~= 1 then error(\"GetReplicas: component %s has \" .. #u .. \" present instances, not one\") end\n", luaexport.Escape(bearing[0].Name))
+		e.W("  return u[1].replicas, kube.accuratePodRequirements(u[1].view)\n")
+		e.W("end\n\n")
 		rules = append(rules, "replicaResource")
 	}
 	if len(bearing) > 0 {
-		e.w("function GetComponents(obj)\n  local out, seen = {}, {}\n")
+		e.W("function GetComponents(obj)\n  local out, seen = {}, {}\n")
 		for _, c := range bearing {
-			e.w("  for _, u in ipairs(units_%d(obj, true)) do\n", c.Index)
+			e.W("  for _, u in ipairs(units_%d(obj, true)) do\n", c.Index)
 			if c.InstanceIDPath != "" {
-				e.w("    local name = u.id\n")
+				e.W("    local name = u.id\n")
 			} else {
-				e.w("    local name = %s\n", jqlua.LuaString(c.Name))
+				e.W("    local name = %s\n", jqlua.LuaString(c.Name))
 			}
-			e.w("    if string.len(name) > %d then error(\"GetComponents: the component name \" .. name .. \" is longer than %d characters\") end\n", maxComponentName, maxComponentName)
-			e.w("    if seen[name] then error(\"GetComponents: the component name \" .. name .. \" is already used\") end\n")
-			e.w("    seen[name] = true\n")
-			e.w("    out[#out+1] = {name = name, replicas = u.replicas, replicaRequirements = kube.accuratePodRequirements(u.view)}\n")
-			e.w("  end\n")
+			e.W("    if string.len(name) > %d then error(\"GetComponents: the component name \" .. name .. \" is longer than %d characters\") end\n", maxComponentName, maxComponentName)
+			e.W("    if seen[name] then error(\"GetComponents: the component name \" .. name .. \" is already used\") end\n")
+			e.W("    seen[name] = true\n")
+			e.W("    out[#out+1] = {name = name, replicas = u.replicas, replicaRequirements = kube.accuratePodRequirements(u.view)}\n")
+			e.W("  end\n")
 		}
-		e.w("  return out\nend\n\n")
+		e.W("  return out\nend\n\n")
 		rules = append(rules, "componentResource")
 	}
-	if c := e.model.ReplicaComponent; c != nil {
-		if err := e.reviseReplica(c); err != nil {
+	if c := e.Model.ReplicaComponent; c != nil {
+		if err := reviseReplica(e, c); err != nil {
 			return "", nil, err
 		}
 		rules = append(rules, "replicaRevision")
 	}
-	e.w(`function ReflectStatus(obj)
+	e.W(`function ReflectStatus(obj)
   if type(obj.status) == "table" and obj.status[1] == nil then return obj.status end
   return {}
 end
@@ -176,20 +137,20 @@ end
 `)
 	rules = append(rules, "statusReflection", "healthInterpretation", "statusAggregation")
 	if len(bearing) > 0 {
-		e.w("function GetDependencies(obj)\n  local ns = nil\n")
-		e.w("  if type(obj.metadata) == \"table\" then ns = obj.metadata.namespace end\n")
-		e.w("  local out, seen = {}, {}\n")
+		e.W("function GetDependencies(obj)\n  local ns = nil\n")
+		e.W("  if type(obj.metadata) == \"table\" then ns = obj.metadata.namespace end\n")
+		e.W("  local out, seen = {}, {}\n")
 		for _, c := range bearing {
-			e.w("  for _, u in ipairs(units_%d(obj, false)) do\n", c.Index)
-			e.w("    for _, d in ipairs(kube.getPodDependencies(u.view, ns) or {}) do\n")
-			e.w("      local key = depKey(d)\n")
-			e.w("      if not seen[key] then seen[key] = true; out[#out+1] = d end\n")
-			e.w("    end\n  end\n")
+			e.W("  for _, u in ipairs(units_%d(obj, false)) do\n", c.Index)
+			e.W("    for _, d in ipairs(kube.getPodDependencies(u.view, ns) or {}) do\n")
+			e.W("      local key = depKey(d)\n")
+			e.W("      if not seen[key] then seen[key] = true; out[#out+1] = d end\n")
+			e.W("    end\n  end\n")
 		}
-		e.w("  table.sort(out, function(a, b) return depKey(a) < depKey(b) end)\n  return out\nend\n")
+		e.W("  table.sort(out, function(a, b) return depKey(a) < depKey(b) end)\n  return out\nend\n")
 		rules = append(rules, "dependencyInterpretation")
 	}
-	overrides, retain, err := exportOverrides(in)
+	overrides, retain, err := exportOverrides(e)
 	if err != nil {
 		return "", nil, err
 	}
@@ -197,40 +158,27 @@ end
 		rules = append([]string{"retention"}, rules...)
 	}
 
-	body.WriteString("-- Generated by karta from Karta " + luaEscape(in.Name()) + ": self-contained Lua for Karmada's runtime.\n")
-	body.WriteString("-- The jq runtime (jqlua's portable runtime), then the Karta's jq expressions.\n")
-	body.WriteString(jqlua.PortablePrelude)
-	body.WriteString("\n")
-	body.WriteString(e.u.Lua())
-	body.WriteString("\n")
-	body.WriteString(exportPrelude)
-	body.WriteString("local E = {}\n")
-	for i, x := range e.exprs {
-		fmt.Fprintf(&body, "E[%d] = function(ins) return run(%s, ins[1], %s) end\n", i+1, x.ref, jqlua.LuaString(x.field))
-	}
-	body.WriteString("\n")
-	body.WriteString(e.b.String())
-	body.WriteString(overrides)
-	return body.String(), rules, nil
+	header := "-- Generated by karta from Karta " + luaexport.Escape(e.In.Name()) + ": self-contained Lua for Karmada's runtime.\n"
+	return e.Chunk(header, "local kube = require(\"kube\")\n") + overrides, rules, nil
 }
 
 // units emits units_<index>(obj, scaled): the present instances of c as
 // {id, replicas, view}, replicas including the scaled ancestors' (SPEC
 // §10.1), computed only when scaled.
-func (e *exporter) units(c *programapi.Component) error {
+func units(e *luaexport.Exporter, c *programapi.Component) error {
 	name := c.Name
 	ids := func(cm *programapi.Component) (string, error) {
 		if cm.InstanceIDPath == "" {
 			return "{\"\"}", nil
 		}
-		f, err := e.expr(fmt.Sprintf("component %q: instanceIdPath", cm.Name), cm.InstanceIDPath)
+		f, err := e.Expr(fmt.Sprintf("component %q: instanceIdPath", cm.Name), cm.InstanceIDPath)
 		if err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("instanceIDs(%s({W(obj)}), %s)", f, jqlua.LuaString(cm.Name)), nil
 	}
-	e.w("function units_%d(obj, scaled)\n  local factor = 1\n", c.Index)
-	e.w("  if scaled then\n")
+	e.W("function units_%d(obj, scaled)\n  local factor = 1\n", c.Index)
+	e.W("  if scaled then\n")
 	for a := c.Parent; a != nil; a = a.Parent {
 		if a.ReplicasPath == "" {
 			continue
@@ -239,194 +187,93 @@ func (e *exporter) units(c *programapi.Component) error {
 		if err != nil {
 			return err
 		}
-		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", a.Name), a.ReplicasPath)
+		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", a.Name), a.ReplicasPath)
 		if err != nil {
 			return err
 		}
-		e.w("    do\n      local ids = %s\n", aids)
-		e.w("      local r = zip(%s({W(obj)}), ids, %s)\n", rf, jqlua.LuaString(a.Name+": replicasPath"))
-		e.w("      if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: its scaled ancestor %s has ", name, a.Name)))
-		e.w("      local n = scaleValue(r[1], %s)\n", jqlua.LuaString(a.Name+": replicasPath"))
-		e.w("      if n ~= nil then factor = factor * n end\n    end\n")
+		e.W("    do\n      local ids = %s\n", aids)
+		e.W("      local r = zip(%s({W(obj)}), ids, %s)\n", rf, jqlua.LuaString(a.Name+": replicasPath"))
+		e.W("      if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: its scaled ancestor %s has ", name, a.Name)))
+		e.W("      local n = scaleValue(r[1], %s)\n", jqlua.LuaString(a.Name+": replicasPath"))
+		e.W("      if n ~= nil then factor = factor * n end\n    end\n")
 	}
-	e.w("  end\n")
+	e.W("  end\n")
 	cids, err := ids(c)
 	if err != nil {
 		return err
 	}
-	e.w("  local ids = %s\n", cids)
+	e.W("  local ids = %s\n", cids)
 	if c.Style == karta.SpecStyleFragmented {
-		return e.fragmentedUnits(c)
+		return fragmentedUnits(e, c)
 	}
-	sf, err := e.expr(fmt.Sprintf("component %q: %s", name, c.Spec.Field), c.Spec.Expr)
+	sf, err := e.Expr(fmt.Sprintf("component %q: %s", name, c.Spec.Field), c.Spec.Expr)
 	if err != nil {
 		return err
 	}
-	e.w("  local specs = zip(%s({W(obj)}), ids, %s)\n", sf, jqlua.LuaString(name+": "+c.Spec.Field))
+	e.W("  local specs = zip(%s({W(obj)}), ids, %s)\n", sf, jqlua.LuaString(name+": "+c.Spec.Field))
 	if c.Metadata != nil {
-		mf, err := e.expr(fmt.Sprintf("component %q: metadataPath", name), c.Metadata.Expr)
+		mf, err := e.Expr(fmt.Sprintf("component %q: metadataPath", name), c.Metadata.Expr)
 		if err != nil {
 			return err
 		}
-		e.w("  local metas = zip(%s({W(obj)}), ids, %s)\n", mf, jqlua.LuaString(name+": metadataPath"))
+		e.W("  local metas = zip(%s({W(obj)}), ids, %s)\n", mf, jqlua.LuaString(name+": metadataPath"))
 	}
-	e.w("  local reps\n")
+	e.W("  local reps\n")
 	if c.ReplicasPath != "" {
-		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath)
+		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath)
 		if err != nil {
 			return err
 		}
-		e.w("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
+		e.W("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
 	}
-	e.w("  local out = {}\n  for i, id in ipairs(ids) do\n    local s = specs[i]\n    if s ~= NULL then\n")
-	e.w("      if JX.kind(s) ~= \"object\" then error(%s .. id .. \": not an object\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: %s of instance ", name, c.Spec.Field)))
+	e.W("  local out = {}\n  for i, id in ipairs(ids) do\n    local s = specs[i]\n    if s ~= NULL then\n")
+	e.W("      if JX.kind(s) ~= \"object\" then error(%s .. id .. \": not an object\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: %s of instance ", name, c.Spec.Field)))
 	if c.Style == karta.SpecStylePodTemplateSpec {
-		e.w("      local view = JX.plain(s)\n")
+		e.W("      local view = JX.plain(s)\n")
 	} else {
-		e.w("      local view = {spec = JX.plain(s)}\n")
+		e.W("      local view = {spec = JX.plain(s)}\n")
 		if c.Metadata != nil {
-			e.w("      if metas[i] ~= NULL then\n")
-			e.w("        if JX.kind(metas[i]) ~= \"object\" then error(%s .. id .. \": not an object\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: metadataPath of instance ", name)))
-			e.w("        view.metadata = JX.plain(metas[i])\n      end\n")
+			e.W("      if metas[i] ~= NULL then\n")
+			e.W("        if JX.kind(metas[i]) ~= \"object\" then error(%s .. id .. \": not an object\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: metadataPath of instance ", name)))
+			e.W("        view.metadata = JX.plain(metas[i])\n      end\n")
 		}
 	}
-	e.w("      local n = 1\n")
-	e.w("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", jqlua.LuaString(name+": replicasPath"))
-	e.w("      out[#out+1] = {id = id, replicas = n * factor, view = view}\n")
-	e.w("    end\n  end\n  return out\nend\n\n")
-	return nil
-}
-
-// status emits statusOf(obj), the generic status of SPEC §5, and RANK.
-func (e *exporter) status() error {
-	sd := e.in.Karta().Spec.StructureDefinition.RootComponent.StatusDefinition
-	e.w("function statusOf(obj)\n  local phase = nil\n")
-	if sd != nil && sd.PhaseDefinition != nil && sd.PhaseDefinition.Path != "" {
-		f, err := e.expr("phaseDefinition.path", sd.PhaseDefinition.Path)
-		if err != nil {
-			return err
-		}
-		e.w("  local po = %s({W(obj)})\n", f)
-		e.w("  if po[1] ~= nil and po[1] ~= NULL then\n")
-		e.w("    if type(po[1]) ~= \"string\" then error(\"InterpretStatus: the phase is not a string\") end\n")
-		e.w("    phase = po[1]\n  end\n")
-	}
-	e.w("  local conds = {}\n")
-	if sd != nil && sd.ConditionsDefinition != nil && sd.ConditionsDefinition.Path != "" {
-		cd := sd.ConditionsDefinition
-		f, err := e.expr("conditionsDefinition.path", cd.Path)
-		if err != nil {
-			return err
-		}
-		e.w("  conds = conditionsOf(%s({W(obj)}), %s, %s, %s, %s)\n", f,
-			jqlua.LuaString(cd.TypeFieldName), jqlua.LuaString(cd.StatusFieldName), jqlua.LuaString(cd.ReasonFieldName), jqlua.LuaString(cd.MessageFieldName))
-	}
-	e.w("  local matched = {}\n")
-	var mappings []karta.StatusMapping
-	if sd != nil {
-		mappings = sd.StatusMappings.InPrecedence()
-	}
-	for _, m := range mappings {
-		if len(m.Matchers) == 0 {
-			continue
-		}
-		var any []string
-		for i, mt := range m.Matchers {
-			var all []string
-			if mt.ByPhase != "" {
-				all = append(all, fmt.Sprintf("(phase ~= nil and phase == %s)", jqlua.LuaString(mt.ByPhase)))
-			}
-			for _, c := range mt.ByConditions {
-				all = append(all, fmt.Sprintf("condition(conds, %s, %s, %s)", jqlua.LuaString(c.Type), jqlua.LuaString(c.Status), jqlua.LuaString(c.Reason)))
-			}
-			if x := mt.ByExpression; x != nil {
-				f, err := e.expr(fmt.Sprintf("statusMappings.%s[%d].byExpression.expression", m.Key, i), x.Expression)
-				if err != nil {
-					return err
-				}
-				all = append(all, fmt.Sprintf("expression(%s({W(obj)}), %s)", f, jqlua.LuaString(x.ExpectedResult)))
-			}
-			if len(all) == 0 {
-				all = []string{"true"}
-			}
-			any = append(any, "("+strings.Join(all, " and ")+")")
-		}
-		// Every matcher is evaluated, as InterpretStatus evaluates them, so
-		// that an error anywhere is an error here too.
-		e.w("  do\n    local hold = false\n")
-		for _, a := range any {
-			e.w("    if %s then hold = true end\n", a)
-		}
-		e.w("    if hold then matched[#matched+1] = %s end\n  end\n", jqlua.LuaString(string(m.Status)))
-	}
-	e.w("  return matched[1] or \"Undefined\"\nend\n\nRANK = {")
-	for i, s := range karta.StatusPrecedence {
-		e.w("%s = %d, ", s, i)
-	}
-	e.w("%s = %d}\n\n", karta.StatusUndefined, len(karta.StatusPrecedence))
+	e.W("      local n = 1\n")
+	e.W("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", jqlua.LuaString(name+": replicasPath"))
+	e.W("      out[#out+1] = {id = id, replicas = n * factor, view = view}\n")
+	e.W("    end\n  end\n  return out\nend\n\n")
 	return nil
 }
 
 // reviseReplica emits ReviseReplica(obj, n) for a replicasPath that is a
 // chain of fields (SPEC §6.3: it must be assignable); a component with
 // instances must have exactly one.
-func (e *exporter) reviseReplica(c *programapi.Component) error {
-	a, err := e.in.Analysis(c.ReplicasPath)
+func reviseReplica(e *luaexport.Exporter, c *programapi.Component) error {
+	a, err := e.In.Analysis(c.ReplicasPath)
 	if err != nil {
-		return e.fail(fmt.Sprintf("component %q: replicasPath", c.Name), c.ReplicasPath, err)
+		return e.Fail(fmt.Sprintf("component %q: replicasPath", c.Name), c.ReplicasPath, err)
 	}
-	fields, ok := fieldChain(a.Query)
+	fields, ok := luaexport.FieldChain(a.Query)
 	if !ok {
-		return e.fail(fmt.Sprintf("component %q: replicasPath", c.Name), c.ReplicasPath,
+		return e.Fail(fmt.Sprintf("component %q: replicasPath", c.Name), c.ReplicasPath,
 			fmt.Errorf("ReviseReplica exports only a chain of fields (.a.b.c)"))
 	}
-	e.w("function ReviseReplica(obj, n)\n")
-	e.w("  if n < 0 or n > %d then error(\"ReviseReplica: \" .. n .. \" is out of range\") end\n", e.model.MaxReplicas)
+	e.W("function ReviseReplica(obj, n)\n")
+	e.W("  if n < 0 or n > %d then error(\"ReviseReplica: \" .. n .. \" is out of range\") end\n", e.Model.MaxReplicas)
 	if c.Index > 0 && c.InstanceIDPath != "" {
-		f, err := e.expr(fmt.Sprintf("component %q: instanceIdPath", c.Name), c.InstanceIDPath)
+		f, err := e.Expr(fmt.Sprintf("component %q: instanceIdPath", c.Name), c.InstanceIDPath)
 		if err != nil {
 			return err
 		}
-		e.w("  local ids = instanceIDs(%s({W(obj)}), %s)\n", f, jqlua.LuaString(c.Name))
-		e.w("  if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", jqlua.LuaString(fmt.Sprintf("ReviseReplica: component %s has ", c.Name)))
+		e.W("  local ids = instanceIDs(%s({W(obj)}), %s)\n", f, jqlua.LuaString(c.Name))
+		e.W("  if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", jqlua.LuaString(fmt.Sprintf("ReviseReplica: component %s has ", c.Name)))
 	}
-	e.w("  local t = obj\n")
+	e.W("  local t = obj\n")
 	for _, f := range fields[:len(fields)-1] {
-		e.w("  if t[%[1]s] == nil then t[%[1]s] = {} elseif type(t[%[1]s]) ~= \"table\" or t[%[1]s][1] ~= nil then error(\"ReviseReplica: cannot index \" .. %[1]s) end\n  t = t[%[1]s]\n", jqlua.LuaString(f))
+		e.W("  if t[%[1]s] == nil then t[%[1]s] = {} elseif type(t[%[1]s]) ~= \"table\" or t[%[1]s][1] ~= nil then error(\"ReviseReplica: cannot index \" .. %[1]s) end\n  t = t[%[1]s]\n", jqlua.LuaString(f))
 	}
-	e.w("  t[%s] = n\n  return obj\nend\n\n", jqlua.LuaString(fields[len(fields)-1]))
+	e.W("  t[%s] = n\n  return obj\nend\n\n", jqlua.LuaString(fields[len(fields)-1]))
 	return nil
-}
-
-// fieldChain returns the fields of an expression of the form .a.b["c"].
-func fieldChain(q *gojq.Query) ([]string, bool) {
-	if q.Term == nil || q.Left != nil || q.Right != nil {
-		return nil, false
-	}
-	t := q.Term
-	var fields []string
-	add := func(ix *gojq.Index) bool {
-		switch {
-		case ix == nil || ix.IsSlice || ix.Start != nil || ix.End != nil:
-			return false
-		case ix.Name != "":
-			fields = append(fields, ix.Name)
-		case ix.Str != nil && len(ix.Str.Queries) == 0:
-			fields = append(fields, ix.Str.Str)
-		default:
-			return false
-		}
-		return true
-	}
-	if t.Type != gojq.TermTypeIndex || !add(t.Index) {
-		return nil, false
-	}
-	for _, s := range t.SuffixList {
-		if s.Iter || s.Optional || !add(s.Index) {
-			return nil, false
-		}
-	}
-	return fields, true
 }
 
 // karmadaHooks are the hooks Karmada calls, which an exported override may
@@ -442,119 +289,31 @@ var kartaRef = regexp.MustCompile(`\b(karta|jq)\b`)
 // exportOverrides returns the override chunks to append and whether one
 // defines Retain. An override must define only Karmada hooks and must not
 // use karta or jq, and an Argo CD health script cannot be exported.
-func exportOverrides(in programapi.Program) (string, bool, error) {
+func exportOverrides(e *luaexport.Exporter) (string, bool, error) {
 	var b strings.Builder
 	retain := false
-	for _, o := range in.Overrides() {
+	for _, o := range e.In.Overrides() {
 		if o.Argo {
-			return "", false, &ExportError{Karta: in.Name(), Reason: fmt.Sprintf("%s: an Argo CD health script is not exported", o.Chunk)}
+			return "", false, e.Refuse("%s: an Argo CD health script is not exported", o.Chunk)
 		}
 		if m := kartaRef.FindString(o.Source); m != "" {
-			return "", false, &ExportError{Karta: in.Name(), Reason: fmt.Sprintf("%s uses %s, which Karmada's runtime does not have", o.Chunk, m)}
+			return "", false, e.Refuse("%s uses %s, which Karmada's runtime does not have", o.Chunk, m)
 		}
 		for _, g := range o.Globals {
 			if interpreter.IsHook(g) && !karmadaHooks[g] {
-				return "", false, &ExportError{Karta: in.Name(), Reason: fmt.Sprintf("%s overrides %s, which the export cannot carry", o.Chunk, g)}
+				return "", false, e.Refuse("%s overrides %s, which the export cannot carry", o.Chunk, g)
 			}
 			if g == string(interpreter.HookRetain) {
 				retain = true
 			}
 		}
-		fmt.Fprintf(&b, "\n-- override: %s\n%s", luaEscape(o.Chunk), o.Source)
+		fmt.Fprintf(&b, "\n-- override: %s\n%s", luaexport.Escape(o.Chunk), o.Source)
 		if !strings.HasSuffix(o.Source, "\n") {
 			b.WriteByte('\n')
 		}
 	}
 	return b.String(), retain, nil
 }
-
-// luaEscape keeps a name fit for a Lua comment or a double-quoted string.
-func luaEscape(s string) string {
-	q := strconv.Quote(s)
-	return strings.NewReplacer("\n", " ", "\r", " ").Replace(q[1 : len(q)-1])
-}
-
-// exportPrelude is the helpers of the exported hooks, after the jq
-// runtime (J, JX, NULL) and the accessors (Q). JSON null is NULL inside
-// output lists; values handed to Karmada's kube functions go through
-// JX.plain, which leaves nulls out as Karmada's own decoding does.
-const exportPrelude = `local kube = require("kube")
-local function W(v) if v == nil then return NULL end return v end
-local function U(v) if v == NULL then return nil end return v end
-local function tname(v) if v == nil then return "null" end return JX.kind(v) end
-local function run(acc, v, what)
-  local out = {}
-  local ok, e = pcall(acc, v, out)
-  if ok then return out end
-  local m = JX.message(e)
-  if m ~= nil then error(what .. ": " .. m, 0) end
-  error(e, 0)
-end
-local function zip(outs, ids, what)
-  if #outs ~= #ids then error(what .. " yields " .. #outs .. " value(s) for " .. #ids .. " id(s)") end
-  return outs
-end
-function instanceIDs(outs, comp)
-  local ids, seen = {}, {}
-  for i, v in ipairs(outs) do
-    local id
-    if type(v) == "string" and v ~= "" then id = v
-    elseif type(v) == "number" then id = J.tostring(v)
-    else error("component " .. comp .. ": instanceIdPath output " .. i .. ": not a non-empty string or a number") end
-    if seen[id] then error("component " .. comp .. ": instanceIdPath yields duplicate id " .. id) end
-    seen[id] = true
-    ids[#ids+1] = id
-  end
-  return ids
-end
-function scaleValue(v, what)
-  if v == nil or v == NULL then return nil end
-  local n = v
-  if type(v) == "string" and string.match(v, "^[+-]?%d+$") then n = tonumber(v) end
-  if type(n) ~= "number" or n ~= math.floor(n) or n < 0 or n > 2147483647 then error(what .. ": " .. tostring(U(v)) .. " (" .. tname(U(v)) .. ") is not a replica count") end
-  return n
-end
-function conditionsOf(outs, typeField, statusField, reasonField, messageField)
-  local conds = {}
-  local function field(c, name, ty)
-    if name == "" then return nil end
-    local v = c[name]
-    if v == NULL then v = nil end
-    if v ~= nil and type(v) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
-    return v
-  end
-  for _, arr in ipairs(outs) do
-    if arr ~= NULL then
-      if type(arr) ~= "table" or (next(arr) ~= nil and arr[1] == nil) then error("conditionsDefinition.path: not an array of objects or null") end
-      for _, c in ipairs(arr) do
-        if JX.kind(c) ~= "object" then error("conditionsDefinition.path: an entry is not an object") end
-        local ty = c[typeField]
-        if type(ty) == "string" and ty ~= "" then
-          local st, rs = field(c, statusField, ty), field(c, reasonField, ty)
-          field(c, messageField, ty)
-          conds[ty] = {status = st, reason = rs}
-        end
-      end
-    end
-  end
-  return conds
-end
-function condition(conds, ty, status, reason)
-  local c = conds[ty]
-  if c == nil then return false end
-  if status ~= "" and c.status ~= status then return false end
-  if reason ~= "" and c.reason ~= reason then return false end
-  return true
-end
-function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
-end
-function depKey(d)
-  return (d.apiVersion or "") .. "\1" .. (d.kind or "") .. "\1" .. (d.namespace or "") .. "\1" .. (d.name or "")
-end
-
-`
 
 // fragmentedUnits ends units_<index> for a fragmented definition: every
 // instance is present, and its view is the PodTemplateSpec view that the
@@ -563,104 +322,78 @@ end
 // objects, and spec.containers = [main] ++ containersPath, main being
 // containerPath's object with .image and .resources taken from imagePath
 // and resourcesPath when those are defined.
-func (e *exporter) fragmentedUnits(c *programapi.Component) error {
+func fragmentedUnits(e *luaexport.Exporter, c *programapi.Component) error {
 	name := c.Name
 	vars := map[string]string{}
 	for i, f := range c.Fragments {
-		ff, err := e.expr(fmt.Sprintf("component %q: %s", name, f.Field), f.Expr)
+		ff, err := e.Expr(fmt.Sprintf("component %q: %s", name, f.Field), f.Expr)
 		if err != nil {
 			return err
 		}
 		v := fmt.Sprintf("frag%d", i)
 		vars[f.Key] = v
-		e.w("  local %s = zip(%s({W(obj)}), ids, %s)\n", v, ff, jqlua.LuaString(name+": "+f.Field))
+		e.W("  local %s = zip(%s({W(obj)}), ids, %s)\n", v, ff, jqlua.LuaString(name+": "+f.Field))
 	}
-	e.w("  local reps\n")
+	e.W("  local reps\n")
 	if c.ReplicasPath != "" {
-		rf, err := e.expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath)
+		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath)
 		if err != nil {
 			return err
 		}
-		e.w("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
+		e.W("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
 	}
-	e.w("  local out = {}\n  for i, id in ipairs(ids) do\n    local view = {}\n")
+	e.W("  local out = {}\n  for i, id in ipairs(ids) do\n    local view = {}\n")
 	for _, n := range c.Nodes {
 		// Ancestors of a defined node always exist as objects.
 		at := "view"
 		for _, k := range n.At[:len(n.At)-1] {
 			at += "." + k
-			e.w("    if %[1]s == nil then %[1]s = {} end\n", at)
+			e.W("    if %[1]s == nil then %[1]s = {} end\n", at)
 		}
 		last := n.At[len(n.At)-1]
 		if !n.Containers {
-			e.w("    if %[1]s[i] ~= NULL then %[2]s.%[3]s = JX.plain(%[1]s[i]) end\n", vars[n.Key], at, last)
+			e.W("    if %[1]s[i] ~= NULL then %[2]s.%[3]s = JX.plain(%[1]s[i]) end\n", vars[n.Key], at, last)
 			continue
 		}
-		e.w("    do\n      local main, list = nil, {}\n")
+		e.W("    do\n      local main, list = nil, {}\n")
 		if v, ok := vars["container"]; ok {
-			e.w("      if %s[i] ~= NULL then\n", v)
-			e.w("        local m = %s[i]\n", v)
-			e.w("        if JX.kind(m) ~= \"object\" then error(%s .. id .. \": containerPath yields \" .. tname(m) .. \", not an object\") end\n",
+			e.W("      if %s[i] ~= NULL then\n", v)
+			e.W("        local m = %s[i]\n", v)
+			e.W("        if JX.kind(m) ~= \"object\" then error(%s .. id .. \": containerPath yields \" .. tname(m) .. \", not an object\") end\n",
 				jqlua.LuaString(fmt.Sprintf("component %s instance ", name)))
-			e.w("        main = {}\n        for k, x in pairs(JX.plain(m)) do main[k] = x end\n      end\n")
+			e.W("        main = {}\n        for k, x in pairs(JX.plain(m)) do main[k] = x end\n      end\n")
 		}
 		for _, key := range []string{"image", "resources"} {
 			v, ok := vars[key]
 			if !ok {
 				continue
 			}
-			e.w("      if main ~= nil then main.%s = nil end\n", key)
-			e.w("      if %[1]s[i] ~= NULL then\n        if main == nil then main = {} end\n        main.%[2]s = JX.plain(%[1]s[i])\n      end\n", v, key)
+			e.W("      if main ~= nil then main.%s = nil end\n", key)
+			e.W("      if %[1]s[i] ~= NULL then\n        if main == nil then main = {} end\n        main.%[2]s = JX.plain(%[1]s[i])\n      end\n", v, key)
 		}
-		e.w("      if main ~= nil then list[1] = main end\n")
+		e.W("      if main ~= nil then list[1] = main end\n")
 		hasList := "main ~= nil"
 		if v, ok := vars["containers"]; ok {
-			e.w("      local cs = %s[i]\n      if cs ~= NULL then\n", v)
-			e.w("        if type(cs) ~= \"table\" or (next(cs) ~= nil and cs[1] == nil) then error(%s .. id .. \": containersPath yields \" .. tname(cs) .. \", not an array\") end\n",
+			e.W("      local cs = %s[i]\n      if cs ~= NULL then\n", v)
+			e.W("        if type(cs) ~= \"table\" or (next(cs) ~= nil and cs[1] == nil) then error(%s .. id .. \": containersPath yields \" .. tname(cs) .. \", not an array\") end\n",
 				jqlua.LuaString(fmt.Sprintf("component %s instance ", name)))
-			e.w("        for _, x in ipairs(cs) do list[#list+1] = JX.plain(x) end\n      end\n")
+			e.W("        for _, x in ipairs(cs) do list[#list+1] = JX.plain(x) end\n      end\n")
 			hasList += " or cs ~= NULL"
 		}
-		e.w("      if %s then %s.%s = list end\n    end\n", hasList, at, last)
+		e.W("      if %s then %s.%s = list end\n    end\n", hasList, at, last)
 	}
-	e.w("      local n = 1\n")
-	e.w("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", jqlua.LuaString(name+": replicasPath"))
-	e.w("      out[#out+1] = {id = id, replicas = n * factor, view = view}\n")
-	e.w("  end\n  return out\nend\n\n")
+	e.W("      local n = 1\n")
+	e.W("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", jqlua.LuaString(name+": replicasPath"))
+	e.W("      out[#out+1] = {id = id, replicas = n * factor, view = view}\n")
+	e.W("  end\n  return out\nend\n\n")
 	return nil
-}
-
-// The Karmada export translates every jq expression of a Karta with
-// jqlua's translator into accessors for jqlua's portable runtime, which
-// the exported chunk carries (docs/jq.md, "the jq subset and its back
-// ends"). An expression outside the translated subset, which only gojq
-// could run, is an *ExportError naming the expression.
-
-// ExportError is a Karta that cannot be exported to Karmada's runtime:
-// an expression outside the exported jq subset, or a feature the export
-// does not carry.
-type ExportError struct {
-	Karta string
-	// Field names where the expression is, e.g. `component "w":
-	// replicasPath`; empty for a feature.
-	Field string
-	// Expr is the untranslatable expression; empty for a feature.
-	Expr   string
-	Reason string
-}
-
-func (e *ExportError) Error() string {
-	if e.Expr != "" {
-		return fmt.Sprintf("karta %q: cannot export to Karmada: %s: jq %q: %s", e.Karta, e.Field, e.Expr, e.Reason)
-	}
-	return fmt.Sprintf("karta %q: cannot export to Karmada: %s", e.Karta, e.Reason)
 }
 
 // ExportCheck is a karta.ValidateOptions.CheckExpr that reports an
 // expression the Karmada export cannot carry, and why: the same
 // translation the export runs.
 func ExportCheck(a *jqexpr.Analysis) string {
-	if _, err := jqlua.NewPortableUnit().AddQuery(a.Text, a.Query); err != nil {
+	if err := luaexport.Check(a); err != nil {
 		return fmt.Sprintf("cannot be exported to Karmada: jq %q: %v", a.Text, err)
 	}
 	return ""

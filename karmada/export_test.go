@@ -49,7 +49,7 @@ func TestExportKarmadaMatchesInProcess(t *testing.T) {
 			data, err := Export(p)
 			if want, ok := exportFailures[name]; ok {
 				require.Error(t, err)
-				var ee *ExportError
+				var ee *interpreter.ExportError
 				require.ErrorAs(t, err, &ee)
 				assert.Contains(t, err.Error(), want)
 				failed = append(failed, name)
@@ -296,14 +296,14 @@ func TestExportKarmadaFailsNamingTheExpression(t *testing.T) {
 		k := progKarta(t, strings.Replace(setKarta, "replicasPath: .spec.size", "replicasPath: '"+expr+"'", 1))
 		p := progCompile(t, k, interpreter.Options{})
 		_, err := Export(p)
-		var ee *ExportError
+		var ee *interpreter.ExportError
 		require.ErrorAs(t, err, &ee, expr)
 		assert.Equal(t, expr, ee.Expr)
 		assert.Equal(t, `component "worker": replicasPath`, ee.Field)
 		assert.Contains(t, err.Error(), reason)
 		assert.Contains(t, err.Error(), strconv.Quote(expr), "the error names the expression")
 	}
-	var ee *ExportError
+	var ee *interpreter.ExportError
 
 	k := progKarta(t, strings.Replace(setKarta, "replicasPath: .spec.scale.replicas", "replicasPath: '.spec.r[0]'", 1))
 	_, err := Export(progCompile(t, k, interpreter.Options{}))
@@ -333,7 +333,7 @@ func TestExportKarmadaOverrides(t *testing.T) {
 		"function GetPodSpecs(obj) return {} end":                                       "overrides GetPodSpecs",
 	} {
 		_, err := Export(progCompile(t, progKarta(t, setKarta), interpreter.Options{Scripts: []interpreter.Script{{Name: "x.lua", Source: script}}}))
-		var ee *ExportError
+		var ee *interpreter.ExportError
 		require.ErrorAs(t, err, &ee)
 		assert.Contains(t, err.Error(), want)
 	}

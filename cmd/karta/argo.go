@@ -12,13 +12,14 @@ import (
 func newArgoCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "argo",
-		Short: "Run Argo CD health scripts and their tests",
-		Long: "Run Argo CD resource health scripts (Lua chunks that read the global obj and return\n" +
-			"{status=..., message=...}) in karta's sandbox, one object at a time or as a directory of\n" +
-			"resource customizations with their health_test.yaml files.",
+		Short: "Run Argo CD health scripts, resource actions and their tests",
+		Long: "Run Argo CD's resource customizations as Argo CD runs them, in karta's sandbox and limits:\n" +
+			"health scripts (any chunk that reads the global obj and returns {status=..., message=...}),\n" +
+			"action discovery and resource actions, one object at a time or as a directory laid out as\n" +
+			"Argo CD's resource_customizations with its tests.",
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newArgoHealthCmd(s), newArgoTestCmd(s))
+	cmd.AddCommand(newArgoHealthCmd(s), newArgoTestCmd(s), newArgoActionsCmd(s), newArgoActionCmd(s), newArgoExportCmd(s))
 	return cmd
 }
 
@@ -29,7 +30,9 @@ func newArgoHealthCmd(s streams) *cobra.Command {
 		Short: "Run an Argo CD health script on an object",
 		Long: "Run an Argo CD health script with each document of -f as the global obj and print what it\n" +
 			"returned: {\"status\": ..., \"message\": ...}. status is Healthy, Progressing, Degraded,\n" +
-			"Suspended, Missing or Unknown, or empty when the script returned nil or no status.",
+			"Suspended, Missing or Unknown; empty when the script returned nil, {} or fields of the wrong\n" +
+			"type (no assessment); Unknown with \"Lua returned an invalid health status\" for any other\n" +
+			"status word, as Argo CD reads it.",
 		Example: "  karta argo health --script resource_customizations/argoproj.io/Rollout/health.lua -f rollout.yaml\n" +
 			"  kubectl get rollout checkout -o yaml | karta argo health --script health.lua -f - -o yaml",
 		Args: cobra.NoArgs,
@@ -72,7 +75,7 @@ func newArgoHealthCmd(s streams) *cobra.Command {
 			return writeResults(s.out, format, results)
 		},
 	}
-	cmd.Flags().StringVar(&script, "script", "", "the Argo CD health script `FILE.lua` (its top level ends in return)")
+	cmd.Flags().StringVar(&script, "script", "", "the Argo CD health script `FILE.lua`")
 	cmd.Flags().StringVarP(&filename, "filename", "f", "", "the object `FILE` (YAML or JSON; one result per document; - reads standard input)")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output `FMT`: json (the default) or yaml")
 	// The flags exist: no errors.

@@ -14,12 +14,16 @@ import (
 func newArgoTestCmd(s streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "test DIR",
-		Short: "Run the health_test.yaml files of an Argo CD resource customization directory",
+		Short: "Run the tests of an Argo CD resource customization directory",
 		Long: "Run a directory laid out as Argo CD's resource_customizations: <group>/<Kind>/health.lua\n" +
-			"beside health_test.yaml, which lists tests: [{inputPath, healthStatus: {status, message}}].\n" +
-			"A \"_\" in a group or kind folder name is a wildcard; an exact folder wins over a wildcard\n" +
-			"one. Prints each failure with its expected and actual status and message, then\n" +
-			"\"N passed, M failed\"; exits 1 when any test failed.",
+			"beside health_test.yaml (tests: [{inputPath, healthStatus: {status, message}}]), and\n" +
+			"<group>/<Kind>/actions/ with discovery.lua, <action>/action.lua and action_test.yaml\n" +
+			"(discoveryTests: [{inputPath, result}], actionTests: [{action, inputPath,\n" +
+			"expectedOutputPath | expectedErrorMessage, parameters}]), compared as Argo CD's own tests\n" +
+			"compare them (timestamps an action writes are masked). A \"_\" in a folder name is a\n" +
+			"wildcard for health scripts; an exact folder wins over a wildcard one. Prints each failure,\n" +
+			"then \"N passed, M failed\" (every health, discovery and action test counts once); exits\n" +
+			"1 when any test failed.",
 		Example: "  karta argo test resource_customizations\n" +
 			"  karta argo test resource_customizations/argoproj.io/Rollout",
 		Args: cobra.ExactArgs(1),
@@ -57,11 +61,33 @@ func printReport(w io.Writer, rep *argo.Report) error {
 		if r.Script != "" {
 			fmt.Fprintf(w, " (%s)", r.Script)
 		}
-		fmt.Fprintf(w, "\n    expected: %s\n", healthText(r.Want))
-		if r.Err != nil {
-			fmt.Fprintf(w, "    error:    %s\n", oneLine(r.Err.Error()))
-		} else {
-			fmt.Fprintf(w, "    actual:   %s\n", healthText(r.Got))
+		fmt.Fprintln(w)
+		switch r.Kind {
+		case argo.TestHealth:
+			fmt.Fprintf(w, "    expected: %s\n", healthText(r.Want))
+			if r.Err != nil {
+				fmt.Fprintf(w, "    error:    %s\n", oneLine(r.Err.Error()))
+			} else {
+				fmt.Fprintf(w, "    actual:   %s\n", healthText(r.Got))
+			}
+		case argo.TestAction:
+			if r.WantError != "" {
+				fmt.Fprintf(w, "    expected error: %q\n", r.WantError)
+				if r.Err != nil {
+					fmt.Fprintf(w, "    error:    %q\n", argo.ArgoMessage(r.Err))
+				} else {
+					fmt.Fprintln(w, "    actual:   no error")
+				}
+				continue
+			}
+			fallthrough
+		default:
+			if r.Err != nil {
+				fmt.Fprintf(w, "    error:    %s\n", oneLine(r.Err.Error()))
+			}
+			for _, m := range r.Mismatches {
+				fmt.Fprintf(w, "    differs:  %s\n", oneLine(m))
+			}
 		}
 	}
 	_, err := fmt.Fprintf(w, "%d passed, %d failed\n", rep.Passed, rep.Failed)

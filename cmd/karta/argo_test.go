@@ -14,6 +14,8 @@ const (
 	rolloutLua  = argoDir + "/argoproj.io/Rollout/health.lua"
 	rolloutData = argoDir + "/argoproj.io/Rollout/testdata/"
 	gadgetDir   = "testdata/argo/failing/apps.example.com/Gadget/"
+	deployData  = argoDir + "/apps/Deployment/actions/testdata/"
+	cronData    = argoDir + "/batch/CronJob/actions/testdata/"
 )
 
 // TestGoldenArgo pins the output and exit code of karta argo, in
@@ -33,7 +35,7 @@ func TestGoldenArgo(t *testing.T) {
 		{"argo-health-lua-error", nil, []string{"argo", "health", "--script", gadgetDir + "health.lua", "-f", gadgetDir + "testdata/no-status.yaml"}},
 		{"argo-health-bad-word", nil, []string{"argo", "health", "--script", gadgetDir + "health.lua", "-f", gadgetDir + "testdata/fine.yaml"}},
 		{"argo-health-one-document-fails", []string{gadgetDir + "testdata/spinning.yaml", gadgetDir + "testdata/no-status.yaml"}, []string{"argo", "health", "--script", gadgetDir + "health.lua", "-f", "-"}},
-		{"argo-health-not-a-health-script", nil, []string{"argo", "health", "--script", "testdata/argo/not-health.lua", "-f", rolloutData + "paused.yaml"}},
+		{"argo-health-no-verdict", nil, []string{"argo", "health", "--script", "testdata/argo/not-health.lua", "-f", rolloutData + "paused.yaml"}},
 		{"argo-health-missing-script", nil, []string{"argo", "health", "--script", "testdata/argo/no-such-file.lua", "-f", rolloutData + "paused.yaml"}},
 		{"argo-health-no-script", nil, []string{"argo", "health", "-f", rolloutData + "paused.yaml"}},
 		{"argo-health-bad-output", nil, []string{"argo", "health", "--script", rolloutLua, "-f", rolloutData + "paused.yaml", "-o", "table"}},
@@ -45,6 +47,21 @@ func TestGoldenArgo(t *testing.T) {
 		{"argo-test-missing-dir", nil, []string{"argo", "test", "testdata/argo/no-such-dir"}},
 		{"argo-test-not-a-dir", nil, []string{"argo", "test", rolloutLua}},
 		{"argo-test-no-args", nil, []string{"argo", "test"}},
+
+		{"argo-actions-json", nil, []string{"argo", "actions", "-f", deployData + "deployment.yaml", "--dir", argoDir}},
+		{"argo-actions-table", nil, []string{"argo", "actions", "-f", deployData + "deployment-paused.yaml", "--dir", argoDir, "-o", "table"}},
+		{"argo-actions-stdin-yaml", []string{deployData + "deployment.yaml", cronData + "cronjob.yaml"}, []string{"argo", "actions", "-f", "-", "--dir", argoDir, "-o", "yaml"}},
+		{"argo-actions-one-folder", nil, []string{"argo", "actions", "-f", cronData + "cronjob.yaml", "--dir", argoDir + "/batch/CronJob"}},
+		{"argo-actions-no-actions", nil, []string{"argo", "actions", "-f", rolloutData + "paused.yaml", "--dir", argoDir}},
+		{"argo-actions-no-dir", nil, []string{"argo", "actions", "-f", rolloutData + "paused.yaml"}},
+		{"argo-action-pause", nil, []string{"argo", "action", "pause", "-f", deployData + "deployment.yaml", "--dir", argoDir}},
+		{"argo-action-scale-patch", nil, []string{"argo", "action", "scale", "-f", deployData + "deployment.yaml", "--dir", argoDir, "--param", "replicas=5", "-o", "patch"}},
+		{"argo-action-resume-json", nil, []string{"argo", "action", "resume", "-f", deployData + "deployment-paused.yaml", "--dir", argoDir, "-o", "json"}},
+		{"argo-action-scale-error", nil, []string{"argo", "action", "scale", "-f", deployData + "deployment.yaml", "--dir", argoDir, "--param", "replicas=many"}},
+		{"argo-action-bad-param", nil, []string{"argo", "action", "scale", "-f", deployData + "deployment.yaml", "--dir", argoDir, "--param", "replicas"}},
+		{"argo-action-unknown", nil, []string{"argo", "action", "wobble", "-f", deployData + "deployment.yaml", "--dir", argoDir}},
+		{"argo-action-patch-of-new-style", nil, []string{"argo", "action", "create-job", "-f", cronData + "cronjob.yaml", "--dir", argoDir, "-o", "patch"}},
+		{"argo-action-two-documents", []string{deployData + "deployment.yaml", cronData + "cronjob.yaml"}, []string{"argo", "action", "pause", "-f", "-", "--dir", argoDir}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,8 +80,8 @@ func TestArgoTestSummary(t *testing.T) {
 		code    int
 		summary string
 	}{
-		{argoDir, exitOK, "19 passed, 0 failed"},
-		{"testdata/argo/failing", exitInvalid, "1 passed, 6 failed"},
+		{argoDir, exitOK, "31 passed, 0 failed"},
+		{"testdata/argo/failing", exitInvalid, "1 passed, 10 failed"},
 	} {
 		stdout, stderr, code := runCLI(t, "", "argo", "test", tc.dir)
 		assert.Equal(t, tc.code, code, stderr)
@@ -75,7 +92,7 @@ func TestArgoTestSummary(t *testing.T) {
 
 func TestArgoCommandsHaveHelp(t *testing.T) {
 	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard})
-	for _, name := range []string{"health", "test"} {
+	for _, name := range []string{"health", "test", "actions", "action"} {
 		cmd, _, err := root.Find([]string{"argo", name})
 		require.NoError(t, err, name)
 		assert.NotEmpty(t, cmd.Short, name)

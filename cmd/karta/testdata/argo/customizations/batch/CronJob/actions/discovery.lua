@@ -1,0 +1,3 @@
+local actions = {}
+actions["create-job"] = {["iconClass"] = "fa fa-fw fa-play", ["displayName"] = "Create Job"}
+return actions

@@ -1,0 +1,2 @@
+obj.spec.speed = tonumber(actionParams["speed"] or "1")
+return obj

@@ -1,0 +1,197 @@
+package luaexport
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kartalua/karta/internal/jqlua"
+	"github.com/kartalua/karta/internal/third_party/gojq"
+)
+
+// FieldChain returns the fields of an expression that is a chain of
+// constant fields: .a.b, ."c" and .["d"] (an index by a constant string).
+func FieldChain(q *gojq.Query) ([]string, bool) {
+	if q.Term == nil || q.Left != nil || q.Right != nil {
+		return nil, false
+	}
+	t := q.Term
+	var fields []string
+	add := func(ix *gojq.Index) bool {
+		switch {
+		case ix == nil || ix.IsSlice || ix.End != nil:
+			return false
+		case ix.Name != "":
+			fields = append(fields, ix.Name)
+		case ix.Str != nil && len(ix.Str.Queries) == 0:
+			fields = append(fields, ix.Str.Str)
+		case ix.Start != nil && ix.End == nil && isConstString(ix.Start):
+			fields = append(fields, ix.Start.Term.Str.Str)
+		default:
+			return false
+		}
+		return true
+	}
+	if t.Type != gojq.TermTypeIndex || !add(t.Index) {
+		return nil, false
+	}
+	for _, s := range t.SuffixList {
+		if s.Iter || s.Optional || !add(s.Index) {
+			return nil, false
+		}
+	}
+	return fields, true
+}
+
+// isConstString reports whether q is a string literal without
+// interpolation: the key of .["name"].
+func isConstString(q *gojq.Query) bool {
+	return q.Left == nil && q.Right == nil && q.Term != nil && q.Term.Type == gojq.TermTypeString &&
+		q.Term.Str != nil && len(q.Term.Str.Queries) == 0 && len(q.Term.SuffixList) == 0
+}
+
+// Escape keeps a name fit for a Lua comment or a double-quoted string.
+func Escape(s string) string {
+	q := strconv.Quote(s)
+	return strings.NewReplacer("\n", " ", "\r", " ").Replace(q[1 : len(q)-1])
+}
+
+// prelude is the helpers of exported hooks, after the jq runtime (J, JX,
+// NULL) and the accessors (Q). JSON null is NULL inside output lists;
+// values handed to Karmada's kube functions go through JX.plain, which
+// leaves nulls out as Karmada's own decoding does.
+const prelude = `local function W(v) if v == nil then return NULL end return v end
+local function U(v) if v == NULL then return nil end return v end
+local function tname(v) if v == nil then return "null" end return JX.kind(v) end
+local function run(acc, v, what)
+  local out = {}
+  local ok, e = pcall(acc, v, out)
+  if ok then return out end
+  local m = JX.message(e)
+  if m ~= nil then error(what .. ": " .. m, 0) end
+  error(e, 0)
+end
+local function zip(outs, ids, what)
+  if #outs ~= #ids then error(what .. " yields " .. #outs .. " value(s) for " .. #ids .. " id(s)") end
+  return outs
+end
+function instanceIDs(outs, comp)
+  local ids, seen = {}, {}
+  for i, v in ipairs(outs) do
+    local id
+    if type(v) == "string" and v ~= "" then id = v
+    elseif type(v) == "number" then id = J.tostring(v)
+    else error("component " .. comp .. ": instanceIdPath output " .. i .. ": not a non-empty string or a number") end
+    if seen[id] then error("component " .. comp .. ": instanceIdPath yields duplicate id " .. id) end
+    seen[id] = true
+    ids[#ids+1] = id
+  end
+  return ids
+end
+function scaleValue(v, what)
+  if v == nil or v == NULL then return nil end
+  local n = v
+  if type(v) == "string" and string.match(v, "^[+-]?%d+$") then n = tonumber(v) end
+  if type(n) ~= "number" or n ~= math.floor(n) or n < 0 or n > 2147483647 then error(what .. ": " .. tostring(U(v)) .. " (" .. tname(U(v)) .. ") is not a replica count") end
+  return n
+end
+function conditionsOf(outs, typeField, statusField, reasonField, messageField)
+  local conds = {}
+  local function field(c, name, ty)
+    if name == "" then return nil end
+    local v = c[name]
+    if v == NULL then v = nil end
+    if v ~= nil and type(v) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
+    return v
+  end
+  for _, arr in ipairs(outs) do
+    if arr ~= NULL then
+      if type(arr) ~= "table" or (next(arr) ~= nil and arr[1] == nil) then error("conditionsDefinition.path: not an array of objects or null") end
+      for _, c in ipairs(arr) do
+        if JX.kind(c) ~= "object" then error("conditionsDefinition.path: an entry is not an object") end
+        local ty = c[typeField]
+        if type(ty) == "string" and ty ~= "" then
+          local st, rs = field(c, statusField, ty), field(c, reasonField, ty)
+          field(c, messageField, ty)
+          conds[ty] = {status = st, reason = rs}
+        end
+      end
+    end
+  end
+  return conds
+end
+function condition(conds, ty, status, reason)
+  local c = conds[ty]
+  if c == nil then return false end
+  if status ~= "" and c.status ~= status then return false end
+  if reason ~= "" and c.reason ~= reason then return false end
+  return true
+end
+function expression(outs, expected)
+  if #outs == 0 then return false end
+  return J.tostring(outs[1]) == expected
+end
+function depKey(d)
+  return (d.apiVersion or "") .. "\1" .. (d.kind or "") .. "\1" .. (d.namespace or "") .. "\1" .. (d.name or "")
+end
+
+`
+
+// Literal writes a JSON value as a Lua expression (objects and arrays
+// as table constructors; null as nil).
+func Literal(v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "nil", nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case string:
+		return jqlua.LuaString(x), nil
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case int:
+		return strconv.Itoa(x), nil
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			s, err := Literal(e)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = s
+		}
+		return "{" + strings.Join(parts, ", ") + "}", nil
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, 0, len(x))
+		for _, k := range keys {
+			s, err := Literal(x[k])
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, "["+jqlua.LuaString(k)+"] = "+s)
+		}
+		return "{" + strings.Join(parts, ", ") + "}", nil
+	}
+	if n, ok := numberLiteral(v); ok {
+		return n, nil
+	}
+	return "", fmt.Errorf("a %T value cannot be written in Lua", v)
+}
+
+// numberLiteral writes a json.Number or other number type.
+func numberLiteral(v any) (string, bool) {
+	if s, ok := v.(fmt.Stringer); ok {
+		if _, err := strconv.ParseFloat(s.String(), 64); err == nil {
+			return s.String(), true
+		}
+	}
+	return "", false
+}

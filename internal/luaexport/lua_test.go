@@ -1,0 +1,59 @@
+package luaexport
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/internal/third_party/gojq"
+)
+
+func TestFieldChain(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want []string // nil: not a chain of constant fields
+	}{
+		{`.spec.replicas`, []string{"spec", "replicas"}},
+		{`."spec".replicas`, []string{"spec", "replicas"}},
+		{`.spec["run.ai/suspend"]`, []string{"spec", "run.ai/suspend"}},
+		{`.["a"]["b"].c`, []string{"a", "b", "c"}},
+		{`.a[0]`, nil},
+		{`.a[]`, nil},
+		{`.a?`, nil},
+		{`.a["\(.x)"]`, nil},
+		{`.a[1:]`, nil},
+		{`.a | .b`, nil},
+		{`.a // .b`, nil},
+		{`.`, nil},
+	} {
+		q, err := gojq.Parse(tc.expr)
+		require.NoError(t, err, tc.expr)
+		got, ok := FieldChain(q)
+		assert.Equal(t, tc.want != nil, ok, tc.expr)
+		assert.Equal(t, tc.want, got, tc.expr)
+	}
+}
+
+func TestLiteral(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want string
+	}{
+		{nil, "nil"},
+		{true, "true"},
+		{"a\"b\n", `"a\"b\n"`},
+		{int64(3), "3"},
+		{1.5, "1.5"},
+		{json.Number("12"), "12"},
+		{[]any{int64(1), "x"}, `{1, "x"}`},
+		{map[string]any{"b": true, "a": nil}, `{["a"] = nil, ["b"] = true}`},
+	} {
+		got, err := Literal(tc.in)
+		require.NoError(t, err, "%v", tc.in)
+		assert.Equal(t, tc.want, got)
+	}
+	_, err := Literal(struct{}{})
+	assert.Error(t, err)
+}

@@ -1,0 +1,101 @@
+// Package luaexport writes a Karta's Program as self-contained Lua for
+// runtimes other than karta's: Karmada's (package karmada's Export) and
+// Argo CD's (package argo's Export). Both carry the same pieces, written
+// here once: jqlua's portable jq runtime, the Karta's expressions
+// translated onto it (the translator of the in-process hooks, so the jq
+// semantics are gojq's everywhere), helpers, and the Karta's generic
+// status (statusOf). An adapter adds its own entry points and assembles
+// the chunk with Chunk.
+package luaexport
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kartalua/karta/internal/jqexpr"
+	"github.com/kartalua/karta/internal/jqlua"
+	"github.com/kartalua/karta/internal/programapi"
+	"github.com/kartalua/karta/interpreter"
+)
+
+// Exporter builds one exported chunk for a Program.
+type Exporter struct {
+	In    programapi.Program
+	Model *programapi.Model
+	// target names the runtime in errors ("Karmada", "Argo CD").
+	target string
+	// u translates the Karta's jq expressions with jqlua's translator, for
+	// its portable runtime: the accessors run unchanged in the target.
+	u     *jqlua.Unit
+	exprs []exportedExpr // E[i]
+	b     strings.Builder
+}
+
+// exportedExpr is E[i]: the accessor of one expression of a field.
+type exportedExpr struct{ ref, field string }
+
+// New starts an export of p for target.
+func New(p *interpreter.Program, target string) *Exporter {
+	in := programapi.Of(p)
+	return &Exporter{In: in, Model: in.Model(), target: target, u: jqlua.NewPortableUnit()}
+}
+
+// Fail is an *interpreter.ExportError for the expression expr of field.
+func (e *Exporter) Fail(field, expr string, err error) error {
+	return &interpreter.ExportError{Karta: e.In.Name(), Target: e.target, Field: field, Expr: expr, Reason: err.Error()}
+}
+
+// Refuse is an *interpreter.ExportError for a feature the export cannot
+// carry.
+func (e *Exporter) Refuse(format string, args ...any) error {
+	return &interpreter.ExportError{Karta: e.In.Name(), Target: e.target, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Expr translates a jq path and returns the Lua name of its function of
+// the input list {W(obj)}, which returns the list of outputs (NULL for
+// null) or raises the jq error naming the field.
+func (e *Exporter) Expr(field, expr string) (string, error) {
+	a, err := e.In.Analysis(expr)
+	if err != nil {
+		return "", e.Fail(field, expr, err)
+	}
+	ref, err := e.u.AddQuery(a.Text, a.Query)
+	if err != nil {
+		return "", e.Fail(field, expr, err)
+	}
+	e.exprs = append(e.exprs, exportedExpr{ref: ref, field: field})
+	return fmt.Sprintf("E[%d]", len(e.exprs)), nil
+}
+
+// W appends to the chunk's body.
+func (e *Exporter) W(format string, args ...any) { fmt.Fprintf(&e.b, format, args...) }
+
+// Chunk assembles the chunk: header (comment lines), the portable jq
+// runtime, the accessors, imports (what the target's own modules the body
+// needs, such as Karmada's kube), the helpers, the expressions E, then the
+// body written with W.
+func (e *Exporter) Chunk(header, imports string) string {
+	var b strings.Builder
+	b.WriteString(header)
+	b.WriteString("-- The jq runtime (jqlua's portable runtime), then the Karta's jq expressions.\n")
+	b.WriteString(jqlua.PortablePrelude)
+	b.WriteString("\n")
+	b.WriteString(e.u.Lua())
+	b.WriteString("\n")
+	b.WriteString(imports)
+	b.WriteString(prelude)
+	b.WriteString("local E = {}\n")
+	for i, x := range e.exprs {
+		fmt.Fprintf(&b, "E[%d] = function(ins) return run(%s, ins[1], %s) end\n", i+1, x.ref, jqlua.LuaString(x.field))
+	}
+	b.WriteString("\n")
+	b.WriteString(e.b.String())
+	return b.String()
+}
+
+// Check reports an expression the exports cannot carry, and why: the same
+// translation they run (nil when it translates).
+func Check(a *jqexpr.Analysis) error {
+	_, err := jqlua.NewPortableUnit().AddQuery(a.Text, a.Query)
+	return err
+}

@@ -1,0 +1,81 @@
+package luaexport
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kartalua/karta/internal/jqlua"
+	"github.com/kartalua/karta/karta"
+)
+
+// Status emits statusOf(obj), the Karta's generic status (InterpretStatus's
+// rule: the mapped statuses in precedence order, the first that holds), and
+// RANK, each status's place in that precedence.
+func (e *Exporter) Status() error {
+	sd := e.In.Karta().Spec.StructureDefinition.RootComponent.StatusDefinition
+	e.W("function statusOf(obj)\n  local phase = nil\n")
+	if sd != nil && sd.PhaseDefinition != nil && sd.PhaseDefinition.Path != "" {
+		f, err := e.Expr("phaseDefinition.path", sd.PhaseDefinition.Path)
+		if err != nil {
+			return err
+		}
+		e.W("  local po = %s({W(obj)})\n", f)
+		e.W("  if po[1] ~= nil and po[1] ~= NULL then\n")
+		e.W("    if type(po[1]) ~= \"string\" then error(\"InterpretStatus: the phase is not a string\") end\n")
+		e.W("    phase = po[1]\n  end\n")
+	}
+	e.W("  local conds = {}\n")
+	if sd != nil && sd.ConditionsDefinition != nil && sd.ConditionsDefinition.Path != "" {
+		cd := sd.ConditionsDefinition
+		f, err := e.Expr("conditionsDefinition.path", cd.Path)
+		if err != nil {
+			return err
+		}
+		e.W("  conds = conditionsOf(%s({W(obj)}), %s, %s, %s, %s)\n", f,
+			jqlua.LuaString(cd.TypeFieldName), jqlua.LuaString(cd.StatusFieldName), jqlua.LuaString(cd.ReasonFieldName), jqlua.LuaString(cd.MessageFieldName))
+	}
+	e.W("  local matched = {}\n")
+	var mappings []karta.StatusMapping
+	if sd != nil {
+		mappings = sd.StatusMappings.InPrecedence()
+	}
+	for _, m := range mappings {
+		if len(m.Matchers) == 0 {
+			continue
+		}
+		var any []string
+		for i, mt := range m.Matchers {
+			var all []string
+			if mt.ByPhase != "" {
+				all = append(all, fmt.Sprintf("(phase ~= nil and phase == %s)", jqlua.LuaString(mt.ByPhase)))
+			}
+			for _, c := range mt.ByConditions {
+				all = append(all, fmt.Sprintf("condition(conds, %s, %s, %s)", jqlua.LuaString(c.Type), jqlua.LuaString(c.Status), jqlua.LuaString(c.Reason)))
+			}
+			if x := mt.ByExpression; x != nil {
+				f, err := e.Expr(fmt.Sprintf("statusMappings.%s[%d].byExpression.expression", m.Key, i), x.Expression)
+				if err != nil {
+					return err
+				}
+				all = append(all, fmt.Sprintf("expression(%s({W(obj)}), %s)", f, jqlua.LuaString(x.ExpectedResult)))
+			}
+			if len(all) == 0 {
+				all = []string{"true"}
+			}
+			any = append(any, "("+strings.Join(all, " and ")+")")
+		}
+		// Every matcher is evaluated, as InterpretStatus evaluates them, so
+		// that an error anywhere is an error here too.
+		e.W("  do\n    local hold = false\n")
+		for _, a := range any {
+			e.W("    if %s then hold = true end\n", a)
+		}
+		e.W("    if hold then matched[#matched+1] = %s end\n  end\n", jqlua.LuaString(string(m.Status)))
+	}
+	e.W("  return matched[1] or \"Undefined\"\nend\n\nRANK = {")
+	for i, s := range karta.StatusPrecedence {
+		e.W("%s = %d, ", s, i)
+	}
+	e.W("%s = %d}\n\n", karta.StatusUndefined, len(karta.StatusPrecedence))
+	return nil
+}
