@@ -50,8 +50,17 @@ func (sd *stateData) kartaModule(L *lua.LState) lua.LValue {
 	sd.generated = L.NewTable()
 	m.RawSetString("generated", luaapi.NewReadOnly(L, "karta.generated", sd.generated))
 	m.RawSetString("null", luaapi.Null(L))
-	m.RawSetString("object", L.NewFunction(func(L *lua.LState) int { L.Push(luaapi.NewObject(L)); return 1 }))
-	m.RawSetString("array", L.NewFunction(func(L *lua.LState) int { L.Push(luaapi.NewArray(L)); return 1 }))
+	// A script calls these: the table is charged like a constructor's.
+	m.RawSetString("object", L.NewFunction(func(L *lua.LState) int {
+		luaapi.ChargeTable(L)
+		L.Push(luaapi.NewObject(L))
+		return 1
+	}))
+	m.RawSetString("array", L.NewFunction(func(L *lua.LState) int {
+		luaapi.ChargeTable(L)
+		L.Push(luaapi.NewArray(L))
+		return 1
+	}))
 	m.RawSetString("jq", L.NewFunction(sd.luaJQ))
 	return m
 }
