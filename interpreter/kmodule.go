@@ -20,7 +20,7 @@ import (
 // convert a table by reflection into a map[any]any, uncharged; they return
 // marked tables that scripts calling karta.generated.<Hook> iterate, where
 // luar would return Go proxies; and they run on the Lua path of every hook,
-// where a call through luar's reflection takes 5.5× a hand-written one's
+// where a call through luar's reflection takes 5.5–5.8× a hand-written one's
 // time with 7 allocations against none (BenchmarkHelperBridge in luaapi,
 // docs/performance.md). luar is also stricter about arguments (exact
 // count, no number for a string), which would change what karta.object(x)
