@@ -127,6 +127,8 @@ var hostileScripts = []struct {
 	{"sparse table", `local t = {} t[60000000] = true`, limit(luaapi.KindMemory)},
 	{"many tables", `local T = {} for i = 1, 1e9 do T[i] = {} end`, limit(luaapi.KindMemory)},
 	{"many big strings", `local T = {} local s = string.rep("x", 2^19) for i = 1, 1e9 do T[i] = s .. i end`, limit(luaapi.KindMemory)},
+	{"many karta.object() tables", `local T = {} for i = 1, 1e9 do T[i] = karta.object() end`, limit(luaapi.KindMemory)},
+	{"many karta.array() tables", `local T = {} for i = 1, 1e9 do T[i] = karta.array() end`, limit(luaapi.KindMemory)},
 	{"many closures", `local T = {} for i = 1, 1e9 do T[i] = function() return i end end`, limit(luaapi.KindMemory)},
 	{"table.concat", `local t = {} for i = 1, 1e6 do t[i] = "0123456789" end return table.concat(t)`, limit(luaapi.KindStringSize)},
 	{"unpack", `return unpack({}, 1, 1e8)`, limit(luaapi.KindStackSize)},

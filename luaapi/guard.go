@@ -118,6 +118,13 @@ func guardTable(L *lua.LState) int {
 	return 1
 }
 
+// ChargeTable charges one empty table that a Go function makes for a
+// script (karta.object(), karta.array()) to the running call's memory
+// guard, as guardTable charges a constructor's {}, and raises a memory
+// LimitError first if that passes the limit. Outside a call it does
+// nothing.
+func ChargeTable(L *lua.LState) { chargeMemory(L, tableCost) }
+
 // guardFn charges a closure made as a value.
 func guardFn(L *lua.LState) int {
 	L.CheckFunction(1)

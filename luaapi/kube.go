@@ -32,6 +32,12 @@ const KubeModuleName = "kube"
 // Tables reach the Go types through Karmada's conversion (KubeUnmarshal);
 // a lazy view (karta's generated hooks) is accepted where a table is.
 //
+// The helpers are hand-written rather than Go functions exposed through
+// gopher-luar: Karmada's contract is in its argument checks (nil is a zero
+// quantity or the default namespace, a number is a namespace but not a
+// quantity, an exact argument count with Karmada's own messages), which
+// luar's reflective conversion does not give (TestLuarFunctionSemantics).
+//
 // KubeModule is a SandboxOptions.Modules loader:
 //
 //	luaapi.NewState(luaapi.SandboxOptions{Modules: map[string]func(*lua.LState) lua.LValue{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
+	luar "layeh.com/gopher-luar"
 )
 
 // FuzzValueBridge sends arbitrary JSON across the Go↔Lua bridge and reads
@@ -224,32 +225,20 @@ return enc(value)
 
 func walkInLua(t *testing.T, L *lua.LState, lv lua.LValue) string {
 	t.Helper()
+	// The walker's helpers are plain Go functions; gopher-luar converts
+	// their arguments and results (a lua.LValue passes through as it is).
 	L.SetGlobal("value", lv)
-	L.SetGlobal("kind", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LString(KindOf(L, L.Get(1)).String()))
-		return 1
-	}))
-	L.SetGlobal("num", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LString(formatNumber(float64(L.CheckNumber(1)))))
-		return 1
-	}))
-	L.SetGlobal("quote", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LString(strconv.Quote(L.CheckString(1))))
-		return 1
-	}))
-	L.SetGlobal("isview", L.NewFunction(func(L *lua.LState) int {
-		_, ok := ViewOf(L.Get(1))
-		L.Push(lua.LBool(ok))
-		return 1
-	}))
-	L.SetGlobal("keys", L.NewFunction(func(L *lua.LState) int {
-		v, _ := ViewOf(L.Get(1))
+	L.SetGlobal("kind", luar.New(L, func(v lua.LValue) string { return KindOf(L, v).String() }))
+	L.SetGlobal("num", luar.New(L, formatNumber))
+	L.SetGlobal("quote", luar.New(L, strconv.Quote))
+	L.SetGlobal("isview", luar.New(L, func(v lua.LValue) bool { _, ok := ViewOf(v); return ok }))
+	L.SetGlobal("keys", luar.New(L, func(v lua.LValue) *lua.LTable {
+		view, _ := ViewOf(v)
 		out := L.NewTable()
-		for k := range v.Object() {
+		for k := range view.Object() {
 			out.Append(lua.LString(k))
 		}
-		L.Push(out)
-		return 1
+		return out
 	}))
 	require.NoError(t, L.DoString(walker))
 	s := L.Get(-1).String()

@@ -18,11 +18,24 @@ import (
 // unchanged subtree handed back from Lua is the input's own value. Views
 // are read-only; nothing in karta mutates the Go values behind them.
 //
-// From Lua a view indexes like a table with the SPEC §10.4 conventions:
-// view.key on an object view (nil when absent or JSON null), view[i] on an
-// array view (1-based; a JSON null element is the null sentinel), and #view
-// on an array view. pairs and ipairs do not see views (gopher-lua has no
-// __pairs); the jq runtime iterates them.
+// From Lua a view indexes like a table with the JSON value conventions
+// (value.go): view.key on an object view (nil when absent or JSON null),
+// view[i] on an array view (1-based; a JSON null element is the null
+// sentinel, an index past the end nil), and #view on an array view. pairs
+// and ipairs do not see views (gopher-lua has no __pairs); the jq runtime
+// iterates them.
+//
+// Why not gopher-luar (luar.New on the same map[string]any), which gives
+// a lazy proxy too: it costs on this hot path and changes what scripts
+// see. BenchmarkObjectBridge (value_luar_test.go), an InterpretStatus's
+// reads of a LeaderWorkerSet, takes 1.7× the view's time through luar
+// with 75 allocations against 34 (docs/performance.md). And
+// TestLuarProxySemantics: luar's proxy is writable (obj.spec.replicas = 0
+// changes the caller's object), hands out the exported fields and methods
+// of any typed Go value in the object, raises past the end of an array,
+// reads a JSON null element as nil and a json.Number as a string, and is
+// no JSON value to FromLua, so it could not reach jq, the K helpers or a
+// result.
 type View struct {
 	obj   map[string]any
 	arr   []any
@@ -190,7 +203,7 @@ func newViewMetatable(L *lua.LState, vs *Values) *lua.LTable {
 }
 
 // viewIndex implements view[key] for Lua code: the table conventions of
-// SPEC §10.4, where an object's null member is absent.
+// JSON values (value.go), where an object's null member is absent.
 func (vs *Values) viewIndex(L *lua.LState, v *View, key lua.LValue) lua.LValue {
 	if v == nil {
 		return lua.LNil
