@@ -136,7 +136,7 @@ return {{operation = "create", resource = job}, {operation = "patch", resource =
 		})
 	}
 	t.Run("limits", func(t *testing.T) {
-		s, err := CompileWith("action.lua", "while true do end", Limits{MaxInstructions: 10_000})
+		s, err := CompileWith("action.lua", "while true do end", luaapi.Limits{MaxInstructions: 10_000})
 		require.NoError(t, err)
 		_, err = s.RunAction(context.Background(), deployment, nil)
 		var le *luaapi.LimitError

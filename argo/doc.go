@@ -37,7 +37,7 @@
 //
 // Each run gets a fresh environment over the read-only sandbox (base
 // functions, string, table, math, and os with time, date and clock;
-// require("os") and table.getn work) and karta's one limits type, Limits
+// require("os") and table.getn work) and karta's one limits type, luaapi.Limits
 // (1s, 10M instructions, call depth 200, 1 MiB strings, a 64 MiB memory
 // guard by default), the same as a Karta's and a Karmada customization's.
 // Argo CD gives built-in health scripts its whole standard library and

@@ -15,18 +15,9 @@ import (
 	"github.com/kartalua/karta/luaapi"
 )
 
-// DefaultTimeout is the wall clock per call. Argo CD gives its scripts the
-// same second.
-const DefaultTimeout = luaapi.DefaultTimeout
-
 // InvalidHealthStatus is the message Argo CD gives, with status Unknown,
 // to a health script whose status is not one of its words.
 const InvalidHealthStatus = "Lua returned an invalid health status"
-
-// Limits bound each run: karta's one limits type and defaults
-// (luaapi.Limits), the memory guard included — the same as a Karta's and
-// a Karmada customization's.
-type Limits = luaapi.Limits
 
 // Script is a compiled Argo CD script: a health.lua, a discovery.lua or
 // an action.lua. Any chunk compiles, as Argo CD runs any chunk: the result
@@ -47,11 +38,11 @@ type Script struct {
 // say) names the chunk in errors: script:NAME:3: .... A chunk that does not
 // parse is a *luaapi.SyntaxError.
 func Compile(name, source string) (*Script, error) {
-	return CompileWith(name, source, Limits{})
+	return CompileWith(name, source, luaapi.Limits{})
 }
 
 // CompileWith compiles a script with limits.
-func CompileWith(name, source string, limits Limits) (*Script, error) {
+func CompileWith(name, source string, limits luaapi.Limits) (*Script, error) {
 	chunk := "script:" + name
 	proto, err := luaapi.Compile(chunk, source)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 )
 
 // run compiles body with limits and runs it on obj.
-func run(t *testing.T, body string, limits Limits, obj map[string]any) (Health, error) {
+func run(t *testing.T, body string, limits luaapi.Limits, obj map[string]any) (Health, error) {
 	t.Helper()
 	s, err := CompileWith("t.lua", body, limits)
 	require.NoError(t, err)
@@ -65,7 +65,7 @@ local n = 0
 for _ in pairs(obj.spec) do n = n + 1 end
 table.insert(parts, tostring(n))
 return {status = "Healthy", message = table.concat(parts, " ")}
-`, Limits{}, obj)
+`, luaapi.Limits{}, obj)
 	require.NoError(t, err)
 	assert.Equal(t, "web nil 4 1 2 ac nil 4", h.Message)
 }
@@ -82,7 +82,7 @@ local parts = {
   tostring(table.getn({1, 2, 3})), tostring(t.getn(obj.items)), tostring(table.maxn({1, 2})),
 }
 return {status = "Healthy", message = table.concat(parts, " ")}
-`, Limits{}, map[string]any{"items": []any{"a", "b"}})
+`, luaapi.Limits{}, map[string]any{"items": []any{"a", "b"}})
 	require.NoError(t, err)
 	assert.Equal(t, "1970-01-02 01:00 1970 number number true 3 2 2", h.Message)
 }
@@ -98,7 +98,7 @@ func TestRunSandbox(t *testing.T) {
 		"string.dump", "kube", "karta", "jq",
 	} {
 		t.Run(name+" is absent", func(t *testing.T) {
-			h, err := run(t, fmt.Sprintf("return {status = (%s == nil) and 'Healthy' or 'Degraded'}", name), Limits{}, nil)
+			h, err := run(t, fmt.Sprintf("return {status = (%s == nil) and 'Healthy' or 'Degraded'}", name), luaapi.Limits{}, nil)
 			require.NoError(t, err)
 			assert.Equal(t, StatusHealthy, h.Status)
 		})
@@ -111,7 +111,7 @@ func TestRunSandbox(t *testing.T) {
 		{"calling os.execute", `os.execute("true") return {}`, "attempt to call"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := run(t, tc.body, Limits{}, nil)
+			_, err := run(t, tc.body, luaapi.Limits{}, nil)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.err)
 		})
@@ -128,7 +128,7 @@ func TestRunSandbox(t *testing.T) {
 	})
 	t.Run("the Go object is not written", func(t *testing.T) {
 		obj := map[string]any{"spec": map[string]any{"replicas": json.Number("1")}}
-		_, err := run(t, "obj.spec.replicas = 5\nobj.spec.extra = true\nobj.status = {}\nreturn {}", Limits{}, obj)
+		_, err := run(t, "obj.spec.replicas = 5\nobj.spec.extra = true\nobj.status = {}\nreturn {}", luaapi.Limits{}, obj)
 		require.NoError(t, err)
 		assert.Equal(t, map[string]any{"spec": map[string]any{"replicas": json.Number("1")}}, obj)
 	})
@@ -138,16 +138,16 @@ func TestRunLimits(t *testing.T) {
 	cases := []struct {
 		name   string
 		body   string
-		limits Limits
+		limits luaapi.Limits
 		kind   luaapi.LimitKind
 	}{
-		{"instructions", "while true do end return {}", Limits{MaxInstructions: 10_000}, luaapi.KindInstructions},
-		{"deadline", "while true do end return {}", Limits{Timeout: 50 * time.Millisecond, MaxInstructions: -1}, luaapi.KindDeadline},
-		{"call depth", "local function f(n) return 1 + f(n) end\nreturn {message = f(1)}", Limits{CallDepth: 50}, luaapi.KindCallDepth},
-		{"string size", `local s = string.rep("x", 2^28) return {}`, Limits{}, luaapi.KindStringSize},
-		{"a smaller string cap", `local s = string.rep("x", 2048) return {}`, Limits{MaxStringSize: 1024}, luaapi.KindStringSize},
-		{"memory", `local t = {} t[60000000] = true return {}`, Limits{}, luaapi.KindMemory},
-		{"a smaller memory guard", `local t = {} for i = 1, 1e6 do t[i] = {} end return {}`, Limits{MaxMemory: 1 << 20}, luaapi.KindMemory},
+		{"instructions", "while true do end return {}", luaapi.Limits{MaxInstructions: 10_000}, luaapi.KindInstructions},
+		{"deadline", "while true do end return {}", luaapi.Limits{Timeout: 50 * time.Millisecond, MaxInstructions: -1}, luaapi.KindDeadline},
+		{"call depth", "local function f(n) return 1 + f(n) end\nreturn {message = f(1)}", luaapi.Limits{CallDepth: 50}, luaapi.KindCallDepth},
+		{"string size", `local s = string.rep("x", 2^28) return {}`, luaapi.Limits{}, luaapi.KindStringSize},
+		{"a smaller string cap", `local s = string.rep("x", 2048) return {}`, luaapi.Limits{MaxStringSize: 1024}, luaapi.KindStringSize},
+		{"memory", `local t = {} t[60000000] = true return {}`, luaapi.Limits{}, luaapi.KindMemory},
+		{"a smaller memory guard", `local t = {} for i = 1, 1e6 do t[i] = {} end return {}`, luaapi.Limits{MaxMemory: 1 << 20}, luaapi.KindMemory},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,7 +169,7 @@ func TestRunLimits(t *testing.T) {
 	} {
 		t.Run("defaults: "+body, func(t *testing.T) {
 			start := time.Now()
-			_, err := run(t, body, Limits{}, nil)
+			_, err := run(t, body, luaapi.Limits{}, nil)
 			var le *luaapi.LimitError
 			require.ErrorAs(t, err, &le)
 			assert.Less(t, time.Since(start), 5*time.Second)
@@ -184,7 +184,7 @@ func TestRunLimits(t *testing.T) {
 		assert.ErrorIs(t, err, context.Canceled)
 	})
 	t.Run("a script that hit a limit runs again", func(t *testing.T) {
-		s, err := CompileWith("t.lua", "if obj.spin then while true do end end\nreturn {status = 'Healthy'}", Limits{MaxInstructions: 10_000})
+		s, err := CompileWith("t.lua", "if obj.spin then while true do end end\nreturn {status = 'Healthy'}", luaapi.Limits{MaxInstructions: 10_000})
 		require.NoError(t, err)
 		_, err = s.Run(context.Background(), map[string]any{"spin": true})
 		require.Error(t, err)
@@ -195,7 +195,7 @@ func TestRunLimits(t *testing.T) {
 }
 
 func TestRunUnsupportedObject(t *testing.T) {
-	_, err := run(t, "return {}", Limits{}, map[string]any{"spec": map[string]any{"ch": make(chan int)}})
+	_, err := run(t, "return {}", luaapi.Limits{}, map[string]any{"spec": map[string]any{"ch": make(chan int)}})
 	var ce *luaapi.ConvertError
 	require.True(t, errors.As(err, &ce), "got %v", err)
 	assert.Contains(t, err.Error(), "script:t.lua: obj: ")

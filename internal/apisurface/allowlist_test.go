@@ -1,0 +1,72 @@
+package apisurface
+
+// publicByDesign are the exported identifiers that no other package of the
+// module uses, with the reason an embedder needs them.
+var publicByDesign = map[string]string{
+	// Argo CD's vocabulary: the values Health.Status takes.
+	"argo.StatusHealthy":       "a value of Health.Status",
+	"argo.StatusProgressing":   "a value of Health.Status",
+	"argo.StatusDegraded":      "a value of Health.Status",
+	"argo.StatusSuspended":     "a value of Health.Status",
+	"argo.StatusMissing":       "a value of Health.Status",
+	"argo.StatusUnknown":       "a value of Health.Status",
+	"argo.Statuses":            "lists the values of Health.Status",
+	"argo.InvalidHealthStatus": "the Health.Message of an invalid status word, as Argo CD gives it",
+	"argo.CompileWith":         "compiling a health script under other limits than the defaults",
+
+	"builtin.Names": "lists the built-ins without compiling them",
+
+	"cluster.DefaultReviseAttempts": "documents the default of Revise's attempts",
+	"cluster.FieldManager":          "the field manager karta's writes carry in managedFields",
+	"cluster.ResourceInterfaceKind": "the legacy kind's name, for callers that list both",
+	"cluster/clustertest.Server":    "the URL a test's fake cluster answers on",
+
+	"controller.FieldManager":        "the field manager the controller's writes carry in managedFields",
+	"controller.DefaultResyncPeriod": "documents the default of Options.ResyncPeriod",
+	"controller.LegacyResource":      "the legacy resource the controller also watches",
+	"controller.ConditionEvaluating": "a condition type a Karta's status carries, read by users and automation",
+	"controller.ReasonCompiled":      "a reason a Karta's conditions carry, read by users and automation",
+	"controller.ReasonCompileFailed": "a reason a Karta's conditions carry, read by users and automation",
+	"controller.ReasonConflict":      "a reason a Karta's conditions carry, read by users and automation",
+	"controller.ReasonInvalid":       "a reason a Karta's conditions carry, read by users and automation",
+	"controller.ReasonLimitExceeded": "a reason a Karta's conditions carry, read by users and automation",
+	"controller.ReasonNotAccepted":   "a reason a Karta's conditions carry, read by users and automation",
+	"controller.ReasonValid":         "a reason a Karta's conditions carry, read by users and automation",
+	"controller.ReasonWithinLimits":  "a reason a Karta's conditions carry, read by users and automation",
+
+	"interpreter.CheckScript":    "a karta.ValidateOptions.CheckScript for embedders composing their own options",
+	"interpreter.CompileChecked": "compiles a Karta checked already (karta.Check), parsing nothing again",
+
+	"karmada.CustomizationKind": "the kind of the documents Load reads and Export writes",
+
+	// Kubernetes API conventions for a CRD's Go types.
+	"karta.AddToScheme":   "the API package's scheme registration, by Kubernetes convention",
+	"karta.SchemeBuilder": "the API package's scheme registration, by Kubernetes convention",
+	"karta.KartaList":     "the list type of the CRD, by Kubernetes convention",
+	"karta.Resource":      "the GroupResource helper of an API package, by Kubernetes convention",
+	"karta.LegacyGroup":   "the legacy API group Kartas may still use",
+	"karta.IsKartaGVK":    "tells a Karta document from others in a mixed stream",
+	// Loading untrusted Kartas with other caps.
+	"karta.LoadOptions":             "loading Kartas under other size and depth caps",
+	"karta.LoadWithOptions":         "loading Kartas under other size and depth caps",
+	"karta.DefaultMaxBytes":         "documents the default of LoadOptions.MaxBytes",
+	"karta.DefaultMaxDepth":         "documents the default of LoadOptions.MaxDepth",
+	"karta.DefaultMessageFieldName": "the CRD's default of conditionsDefinition.messageFieldName",
+
+	// The limits' defaults, which Limits.WithDefaults applies.
+	"luaapi.DefaultTimeout":         "documents a default of Limits",
+	"luaapi.DefaultCallStackSize":   "documents a default of Limits",
+	"luaapi.DefaultMaxInstructions": "documents a default of Limits",
+	"luaapi.DefaultMaxMemory":       "documents a default of Limits",
+	"luaapi.DefaultMaxStringSize":   "documents a default of Limits",
+	"luaapi.DefaultStackSize":       "documents a default of Limits",
+
+	"object.MaxDepth": "the nesting cap Decode applies, beside MaxBytes",
+
+	"webhook.ContextAPIVersion":  "the apiVersion of Karmada's review, request and response",
+	"webhook.ContextKind":        "the kind of Karmada's review, request and response",
+	"webhook.PatchTypeJSONPatch": "the patch type of a response, the one Karmada accepts",
+	"webhook.HealthzPath":        "the server's liveness endpoint, for probes",
+	"webhook.MetricsPath":        "the server's metrics endpoint, for scrapers",
+	"webhook.StatsBackend":       "a Backend that reports its pool to the handler's gauges",
+}
