@@ -62,10 +62,16 @@ func (a adapterView) Overrides() []programapi.Override {
 	return out
 }
 
-// Model describes the component model's shape; it is built from the
-// model on each call (adapters call it once per export).
+// Model describes the component model's shape, built once: adapters ask
+// for it on every request.
 func (a adapterView) Model() *programapi.Model {
-	m := a.p.model
+	am := &a.p.adapterModel
+	am.once.Do(func() { am.m = a.p.describeModel() })
+	return am.m
+}
+
+func (p *Program) describeModel() *programapi.Model {
+	m := p.model
 	out := &programapi.Model{MaxReplicas: maxReplicas}
 	byModel := map[*compModel]*programapi.Component{}
 	for _, c := range m.comps {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	lua "github.com/yuin/gopher-lua"
@@ -12,6 +13,7 @@ import (
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 
+	"github.com/kartalua/karta/internal/programapi"
 	"github.com/kartalua/karta/internal/statepool"
 )
 
@@ -73,6 +75,12 @@ type Program struct {
 	pool *statepool.Pool[*stateData]
 	// limitRec counts the calls that ended on a limit (LimitStats).
 	limitRec limitRecord
+	// adapterModel is the model's shape for adapters, built once on first
+	// use (adapter.go).
+	adapterModel struct {
+		once sync.Once
+		m    *programapi.Model
+	}
 	// jq caches the programs scripts run through jq(expr, value).
 	jq jqCache
 	// status is the generated InterpretStatus for direct evaluation

@@ -46,7 +46,8 @@ type Program interface {
 	// whose replicas the workload scales by (the root's, else the only
 	// pod-bearing component's), leaving the rest of obj untouched.
 	ReviseReplica(ctx context.Context, obj map[string]any, n int64) (map[string]any, error)
-	// Model is the static shape of the component model.
+	// Model is the static shape of the component model, built once per
+	// Program; callers must not change it.
 	Model() *Model
 	// Analysis is the checked form of one of the Karta's expressions.
 	Analysis(expr string) (*jqexpr.Analysis, error)
