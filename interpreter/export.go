@@ -15,9 +15,9 @@ import (
 )
 
 // ExportKarmada renders the Program as a ResourceInterpreterCustomization
-// (config.karmada.io/v1alpha1) for Karmada's own runtime (SPEC §10.4
-// Export): metadata.name karta-<name>, spec.target the root's kind, and one
-// rule per Karmada hook the Karta generates (SPEC §10.1):
+// (config.karmada.io/v1alpha1) for Karmada's own runtime: metadata.name
+// karta-<name>, spec.target the root's kind, and one rule per Karmada hook
+// the Karta generates:
 // replicaResource (one pod-bearing component), componentResource and
 // dependencyInterpretation (some pod-bearing component), replicaRevision
 // (when ReviseReplica is defined), statusReflection, healthInterpretation
@@ -28,7 +28,7 @@ import (
 // translated into it, the hooks, then the override chunks. It uses only
 // Karmada's sandbox and its kube module: no karta, jq, gsub or rep. A
 // fragmented pod spec definition is exported by building its
-// PodTemplateSpec view (SPEC §6.1) in Lua. An expression outside the
+// PodTemplateSpec view in Lua. An expression outside the
 // subset, or an override that uses karta or replaces a non-Karmada hook,
 // fails the export with an *ExportError naming it.
 func (p *Program) ExportKarmada() ([]byte, error) {
@@ -211,8 +211,8 @@ end
 }
 
 // units emits units_<index>(obj, scaled): the present instances of c as
-// {id, replicas, view}, replicas including the scaled ancestors' (SPEC
-// §10.1), computed only when scaled.
+// {id, replicas, view}, replicas including the scaled ancestors',
+// computed only when scaled.
 func (e *exporter) units(c *compModel) error {
 	name := c.c.Name
 	ids := func(cm *compModel) (string, error) {
@@ -294,7 +294,8 @@ func (e *exporter) units(c *compModel) error {
 	return nil
 }
 
-// status emits statusOf(obj), the generic status of SPEC §5, and RANK.
+// status emits statusOf(obj), the generic status InterpretStatus gives, and
+// RANK.
 func (e *exporter) status() error {
 	sd := e.p.karta.Spec.StructureDefinition.RootComponent.StatusDefinition
 	e.w("function statusOf(obj)\n  local phase = nil\n")
@@ -365,7 +366,7 @@ func (e *exporter) status() error {
 }
 
 // reviseReplica emits ReviseReplica(obj, n) for a replicasPath that is a
-// chain of fields (SPEC §6.3: it must be assignable); a component with
+// chain of fields (it must be assignable); a component with
 // instances must have exactly one.
 func (e *exporter) reviseReplica(c *compModel) error {
 	a, err := e.p.model.exprs.analysis(c.replicas.expr)
@@ -554,8 +555,8 @@ end
 `
 
 // fragmentedUnits ends units_<index> for a fragmented definition: every
-// instance is present, and its view is the PodTemplateSpec view of SPEC
-// §6.1 that the in-process hooks build (compModel.fragmentedView): each
+// instance is present, and its view is the PodTemplateSpec view that the
+// in-process hooks build (compModel.fragmentedView): each
 // defined node's non-null fragment under ancestors that always exist as
 // objects, and spec.containers = [main] ++ containersPath, main being
 // containerPath's object with .image and .resources taken from imagePath

@@ -17,10 +17,10 @@ import (
 	"github.com/kartalua/karta/luaapi"
 )
 
-// The Karmada resource interpreter hooks of a Program (SPEC §10.1), run in
-// process. Each runs on a pooled state under the Program's limits. When a
-// user chunk overrides the hook, the override is called with Karmada's
-// calling convention and its result converted by Karmada's rules
+// The Karmada resource interpreter hooks of a Program (docs/karta.md,
+// "Hooks"), run in process. Each runs on a pooled state under the Program's
+// limits. When a user chunk overrides the hook, the override is called with
+// Karmada's calling convention and its result converted by Karmada's rules
 // (luaapi.KubeUnmarshal); otherwise the Karta's own algorithm runs, with
 // kube.accuratePodRequirements and kube.getPodDependencies called through
 // the state's kube module so that results are exactly Karmada's.
@@ -152,8 +152,9 @@ func (p *Program) GetComponents(ctx context.Context, obj *unstructured.Unstructu
 	return out, nil
 }
 
-// ReviseReplica is Karmada's ReviseReplica: n written through the
-// replicasPath SPEC §6.3 picks.
+// ReviseReplica is Karmada's ReviseReplica: n written through the root's
+// replicasPath if it has one, else through that of the only pod-bearing
+// component, which must have one instance (model.replicaComponent).
 func (p *Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, n int64) (*unstructured.Unstructured, error) {
 	if p.overridden[HookReviseReplica] {
 		out := &unstructured.Unstructured{}
@@ -245,14 +246,14 @@ func (p *Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructu
 // AggregateStatus is Karmada's AggregateStatus. The rule: among the items
 // that were applied and carry a status, the member status whose generic
 // status (InterpretStatus of desired with that status) is the most
-// decisive by SPEC §5's precedence (Failed, Completed, Resuming,
+// decisive by karta.StatusPrecedence (Failed, Completed, Resuming,
 // Suspending, Suspended, Degraded, Running, Initializing, then Undefined)
 // wins, the first such item in order on a tie; the result is desired with
 // its status replaced by that member's. Without such an item, desired is
 // returned unchanged.
 func (p *Program) AggregateStatus(ctx context.Context, desired *unstructured.Unstructured, items []karmada.AggregatedStatusItem) (*unstructured.Unstructured, error) {
 	if p.overridden[HookAggregateStatus] {
-		var extra any // nil items are Lua nil (SPEC §10.1)
+		var extra any // nil items are Lua nil, as in Karmada
 		if items != nil {
 			extra = items
 		}
@@ -297,7 +298,7 @@ func (p *Program) AggregateStatus(ctx context.Context, desired *unstructured.Uns
 	return out, nil
 }
 
-// statusRank is a status's place in SPEC §5's precedence, Undefined last.
+// statusRank is a status's place in karta.StatusPrecedence, Undefined last.
 func statusRank(s karta.Status) int {
 	if i := slices.Index(karta.StatusPrecedence, s); i >= 0 {
 		return i
@@ -456,7 +457,7 @@ func (m *model) singleBearing() (*compModel, error) {
 }
 
 // emptyRequirements reports requirements that Karmada's result pipeline
-// drops (a nested empty table is deleted, SPEC §10.4): no node claim and
+// drops (it deletes a nested empty table): no node claim and
 // no resource request. The in-process hooks drop them too, so that they
 // agree with the exported customization.
 func emptyRequirements(nc *karmada.NodeClaim, rl corev1.ResourceList) bool {
