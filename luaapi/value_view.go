@@ -18,7 +18,7 @@ import (
 // unchanged subtree handed back from Lua is the input's own value. Views
 // are read-only; nothing in karta mutates the Go values behind them.
 //
-// From Lua a view indexes like a table with the SPEC §10.4 conventions:
+// From Lua a view indexes like a script's table:
 // view.key on an object view (nil when absent or JSON null), view[i] on an
 // array view (1-based; a JSON null element is the null sentinel), and #view
 // on an array view. pairs and ipairs do not see views (gopher-lua has no
@@ -190,7 +190,7 @@ func newViewMetatable(L *lua.LState, vs *Values) *lua.LTable {
 }
 
 // viewIndex implements view[key] for Lua code: the table conventions of
-// SPEC §10.4, where an object's null member is absent.
+// scripts, where an object's null member is absent.
 func (vs *Values) viewIndex(L *lua.LState, v *View, key lua.LValue) lua.LValue {
 	if v == nil {
 		return lua.LNil
