@@ -24,7 +24,7 @@ type builtinSeed struct {
 // expression and filters.
 func builtinSeeds(tb testing.TB) []builtinSeed {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "builtin", "kartas", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "builtin", "kartas", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no built-in Kartas found: %v", err)
 	}
@@ -82,7 +82,7 @@ func collectExpressions(v any, key string, out map[string]bool) {
 // exampleInputs returns the JSON of a built-in's running example and of the
 // first pod of its pods.yaml.
 func exampleInputs(tb testing.TB, name string) [][]byte {
-	dir := filepath.Join("..", "examples", name)
+	dir := filepath.Join("..", "..", "examples", name)
 	var out [][]byte
 	if data, err := os.ReadFile(filepath.Join(dir, "running.yaml")); err == nil {
 		if j, err := sigsyaml.YAMLToJSON(data); err == nil {
