@@ -87,7 +87,7 @@ return {status = "Healthy", message = table.concat(parts, " ")}
 	assert.Equal(t, "1970-01-02 01:00 1970 number number true 3 2 2", h.Message)
 }
 
-// Nothing escapes the sandbox of SPEC §10.2, and nothing a run does is
+// Nothing escapes the sandbox, and nothing a run does is
 // seen by the next.
 func TestRunSandbox(t *testing.T) {
 	for _, name := range []string{

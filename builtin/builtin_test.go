@@ -11,7 +11,7 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// The eleven built-in workloads of SPEC §11 (MPIJob in two versions).
+// The eleven built-in workloads (MPIJob in two versions).
 var wantBuiltins = []string{
 	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
 	"milvus", "mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
@@ -21,8 +21,8 @@ func TestBuiltinsAreComplete(t *testing.T) {
 	assert.Equal(t, wantBuiltins, builtin.Names())
 }
 
-// TestBuiltinsValidate: every built-in validates with no errors (SPEC §11)
-// and compiles; warnings are listed so that a new one is a visible change.
+// TestBuiltinsValidate: every built-in validates with no errors and
+// compiles; warnings are listed so that a new one is a visible change.
 func TestBuiltinsValidate(t *testing.T) {
 	all, err := builtin.All()
 	require.NoError(t, err)

@@ -178,7 +178,7 @@ func placesPods(p *interpreter.Program) bool {
 }
 
 // ownPods picks obj's pods among its namespace's: those its Karta places
-// in a component (SPEC §7) and that obj owns, directly or through
+// in a component and that obj owns, directly or through
 // intermediate owners (a JobSet's Jobs, a Deployment's ReplicaSets). The
 // placement runs first, on every pod, so that owners are read only for
 // the pods that could be obj's.

@@ -28,7 +28,7 @@ type Revised struct {
 }
 
 // GetPodSpecs returns the pod definition of each present instance of each
-// pod-bearing component (SPEC §4).
+// pod-bearing component (docs/karta.md, "Pod specs").
 func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructured) (*PodSpecs, error) {
 	if !p.overridden[HookGetPodSpecs] {
 		if res, ok := direct(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) }); ok {
@@ -55,7 +55,9 @@ func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructure
 	return &PodSpecs{Items: items}, nil
 }
 
-// InterpretStatus returns the generic status of the object (SPEC §5).
+// InterpretStatus returns the generic status of the object: the first
+// status in precedence order (karta.StatusPrecedence) whose matchers hold,
+// or Undefined; an Argo CD health script's word when an override is one.
 func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstructured) (*StatusResult, error) {
 	if p.argo != nil {
 		return p.argoStatus(ctx, obj)
@@ -76,7 +78,7 @@ func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstruc
 }
 
 // ReviseSpec applies revisions through each component's PodTemplateSpec
-// view (SPEC §6), all or nothing.
+// view (docs/karta.md, "Revisions"), all or nothing.
 func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured, revisions []Revision) (*Revised, error) {
 	if !p.overridden[HookReviseSpec] {
 		res, err := p.runGo(ctx, HookReviseSpec, func(ctx context.Context, _ evaluator) (any, error) {
@@ -97,8 +99,8 @@ func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured
 }
 
 // revisionsToLua passes revisions to a script as {component, instance,
-// patch} tables. A JSON null inside a patch is karta.null (SPEC §10.1),
-// members of objects included: it is how a merge patch removes a field,
+// patch} tables. A JSON null inside a patch is karta.null, members of
+// objects included: it is how a merge patch removes a field,
 // so it may not vanish the way a null member of an input object does.
 func revisionsToLua(L *lua.LState, revisions []Revision) (lua.LValue, error) {
 	arr := luaapi.NewArray(L)
@@ -144,12 +146,12 @@ func patchToLua(L *lua.LState, v any) (lua.LValue, error) {
 	return luaapi.ToLuaTable(L, v)
 }
 
-// Suspend applies every suspendAction (SPEC §6.3).
+// Suspend applies every component's suspendActions, in Karta order.
 func (p *Program) Suspend(ctx context.Context, obj *unstructured.Unstructured) (*Revised, error) {
 	return p.suspendOrResume(ctx, HookSuspend, obj)
 }
 
-// Resume applies every resumeAction (SPEC §6.3).
+// Resume applies every component's resumeActions, in Karta order.
 func (p *Program) Resume(ctx context.Context, obj *unstructured.Unstructured) (*Revised, error) {
 	return p.suspendOrResume(ctx, HookResume, obj)
 }
@@ -175,7 +177,7 @@ func (p *Program) suspendOrResume(ctx context.Context, h Hook, obj *unstructured
 }
 
 // reviseByScript runs a writing hook a script overrides: its result is the
-// whole revised object, applied as a diff against the input (SPEC §10.4).
+// whole revised object, applied as a diff against the input.
 func (p *Program) reviseByScript(ctx context.Context, h Hook, obj *unstructured.Unstructured, extra func(L *lua.LState) (lua.LValue, error)) (*Revised, error) {
 	var revised map[string]any
 	args := func(L *lua.LState, generated bool) ([]lua.LValue, error) {
@@ -209,11 +211,11 @@ func (p *Program) reviseByScript(ctx context.Context, h Hook, obj *unstructured.
 }
 
 // scriptRevision applies a writing hook's result as a diff against the
-// input (SPEC §10.4): the changes from obj to revised, scalars compared by
-// value (1 = 1.0, SPEC §6.2), are written onto obj, so that whatever the
-// script left alone keeps the input's own values and number spellings, and
-// the patch holds only real changes. A null member of an input object is
-// absent from the script's tables (SPEC §10.4), so its absence from the
+// input: the changes from obj to revised, scalars compared by value
+// (1 = 1.0, as ReviseSpec compares them), are written onto obj, so that
+// whatever the script left alone keeps the input's own values and number
+// spellings, and the patch holds only real changes. A null member of an
+// input object is absent from the script's tables, so its absence from the
 // result is not a change.
 func scriptRevision(obj, revised map[string]any) (map[string]any, error) {
 	changes := diff(obj, revised, nil, jsonEqual, nil)
@@ -255,7 +257,8 @@ func isNullAt(v any, loc []any) bool {
 	return v == nil
 }
 
-// GetGangGroups places every pod and groups them into gangs (SPEC §7, §8).
+// GetGangGroups places every pod and groups them into gangs (docs/karta.md,
+// "Pods" and "Gangs").
 func (p *Program) GetGangGroups(ctx context.Context, obj *unstructured.Unstructured, pods []*unstructured.Unstructured) (*GangResult, error) {
 	podObjs := make([]map[string]any, len(pods))
 	for i, pod := range pods {
@@ -299,7 +302,7 @@ func (p *Program) GetGangGroups(ctx context.Context, obj *unstructured.Unstructu
 }
 
 // PlacePod places one pod: its component, instance, replica, group and the
-// group's minMember (SPEC §7, §8.2).
+// group's minMember (docs/karta.md, "Minimum members").
 func (p *Program) PlacePod(ctx context.Context, obj, pod *unstructured.Unstructured) (*PodPlacement, error) {
 	var out *PodPlacement
 	if ev, ok := p.startDirect(ctx); ok {

@@ -11,7 +11,8 @@ import (
 	"github.com/kartalua/karta/luaapi"
 )
 
-// argoStatuses maps Argo CD health words to generic statuses (SPEC §10.3).
+// argoStatuses maps Argo CD health words to generic statuses (docs/karta.md,
+// "Overrides and the Argo CD form").
 // The words and the reading of a script's result are package argo's, so
 // that `karta argo health` and this override agree.
 var argoStatuses = map[string]karta.Status{

@@ -31,7 +31,7 @@ var ErrHookNotEnabled = errors.New("hook not enabled")
 // withState runs f on a pooled state, inside a protected Lua call that
 // carries the call's limits: the deadline (measured from here, so queueing
 // for the state is not charged), the instruction budget and the call
-// depth. A state that failed is discarded (SPEC §10.4).
+// depth. A state that failed is discarded, not pooled.
 func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Context, sd *stateData) error) error {
 	sd, err := p.pool.Get(ctx)
 	if err != nil {
@@ -73,7 +73,7 @@ func (p *Program) runGo(ctx context.Context, h Hook, f func(ctx context.Context,
 // defines one, else the generated hook — and converts its result with
 // decode while the state is still held. args builds the arguments: the
 // generated hook reads the object through a lazy view, scripts get real
-// tables (SPEC §10.4).
+// tables.
 func (p *Program) callLua(ctx context.Context, h Hook, args func(L *lua.LState, generated bool) ([]lua.LValue, error), decode func(L *lua.LState, v lua.LValue) error) error {
 	if !p.enabled[h] {
 		return &HookError{Karta: p.name, Hook: h, Err: ErrHookNotEnabled}

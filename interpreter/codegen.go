@@ -71,16 +71,16 @@ func codegen(m *model) (*generated, error) {
 	b.WriteString("\n")
 
 	g.writeInterpretStatus(&b, k)
-	g.writeGoHook(&b, HookGetPodSpecs, "obj", "one item per present instance of each pod-bearing component (SPEC §4)",
+	g.writeGoHook(&b, HookGetPodSpecs, "obj", "one item per present instance of each pod-bearing component",
 		pathsWhere(paths, func(p pathRef) bool { return p.podSpecs }))
-	g.writeGoHook(&b, HookReviseSpec, "obj, revisions", "merge patches over each instance's PodTemplateSpec view, all or nothing (SPEC §6)",
+	g.writeGoHook(&b, HookReviseSpec, "obj, revisions", "merge patches over each instance's PodTemplateSpec view, all or nothing",
 		pathsWhere(paths, func(p pathRef) bool { return p.writes }))
-	g.writeGoHook(&b, HookGetGangGroups, "obj, pods", "pods → component, instance, replica and gang groups (SPEC §7, §8)",
+	g.writeGoHook(&b, HookGetGangGroups, "obj, pods", "pods → component, instance, replica and gang groups",
 		pathsWhere(paths, func(p pathRef) bool { return p.pods || p.podSpecs }))
 	if m.hasSuspend() {
-		g.writeGoHook(&b, HookSuspend, "obj", "every suspendAction, in Karta order (SPEC §6.3)",
+		g.writeGoHook(&b, HookSuspend, "obj", "every suspendAction, in Karta order",
 			pathsWhere(paths, func(p pathRef) bool { return p.suspend }))
-		g.writeGoHook(&b, HookResume, "obj", "every resumeAction, in Karta order (SPEC §6.3)",
+		g.writeGoHook(&b, HookResume, "obj", "every resumeAction, in Karta order",
 			pathsWhere(paths, func(p pathRef) bool { return p.suspend }))
 	}
 	// The chunk hands its accessors to the Go side that loads it.
@@ -112,11 +112,11 @@ func (g *generated) writeGoHook(b *strings.Builder, h Hook, params, what string,
 	g.hooks = append(g.hooks, h)
 }
 
-// writeInterpretStatus writes InterpretStatus out in Lua (SPEC §5): the
+// writeInterpretStatus writes InterpretStatus out in Lua: the
 // phase, the conditions, then each status's matchers in precedence order.
 func (g *generated) writeInterpretStatus(b *strings.Builder, k *karta.Karta) {
 	root := k.Spec.StructureDefinition.RootComponent
-	b.WriteString("-- InterpretStatus: the generic status of the object (SPEC §5). Statuses are tried in\n")
+	b.WriteString("-- InterpretStatus: the generic status of the object. Statuses are tried in\n")
 	b.WriteString("-- precedence order; a status holds if any matcher holds, a matcher if all its criteria do.\n")
 	b.WriteString("function InterpretStatus(obj)\n")
 	var sd *karta.StatusDefinition

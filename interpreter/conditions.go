@@ -7,7 +7,7 @@ import (
 )
 
 // conditions flattens the outputs of a conditionsDefinition path into
-// conditions (SPEC §5): each output must be null or an array of objects; an
+// conditions: each output must be null or an array of objects; an
 // entry whose type field is missing or not a non-empty string is skipped;
 // status, reason and message must each be a string or null. An empty field
 // name (reason or message disabled) leaves that field nil.
@@ -91,7 +91,7 @@ func lastOfType(conds []Condition) map[string]*Condition {
 	return m
 }
 
-// conditionMatches is one byConditions entry (SPEC §5): the type exists; a
+// conditionMatches is one byConditions entry: the type exists; a
 // non-empty status must be equal; a non-empty reason requires a non-null,
 // equal reason.
 func conditionMatches(last map[string]*Condition, m karta.ConditionMatcher) bool {

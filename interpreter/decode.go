@@ -15,9 +15,9 @@ import (
 )
 
 // decodeResult converts a hook's Lua result into a typed result, checking
-// it against the result's schema: unknown keys and wrong types are errors
-// (SPEC §10.1). It goes through JSON, which is fine: it only runs for
-// scripts' results, never for the generated hooks' Go fast path.
+// it against the result's schema: unknown keys and wrong types are errors.
+// It goes through JSON, which is fine: it only runs for scripts' results,
+// never for the generated hooks' Go fast path.
 func decodeResult(L *lua.LState, v lua.LValue, dst any) error {
 	g, err := luaapi.FromLua(L, v)
 	if err != nil {
@@ -27,12 +27,12 @@ func decodeResult(L *lua.LState, v lua.LValue, dst any) error {
 }
 
 // fitEmptyTables gives the empty tables of a result the kind its schema
-// wants (SPEC §10.4: an empty table's kind comes from its marker, else the
-// result schema, else ...). FromLua makes an unmarked empty table an
-// object; where t, the Go type decoded into, has a list, it becomes an
-// empty list, so that a script may write `matched = {}` or `return {}`.
-// g is FromLua's conversion of lv (fresh maps and slices wherever lv is a
-// table), walked in step with lv and t.
+// wants: an empty table's kind comes from its marker, else from the
+// result's schema, else it is an object. FromLua makes an unmarked empty
+// table an object; where t, the Go type decoded into, has a list, it
+// becomes an empty list, so that a script may write `matched = {}` or
+// `return {}`. g is FromLua's conversion of lv (fresh maps and slices
+// wherever lv is a table), walked in step with lv and t.
 func fitEmptyTables(L *lua.LState, lv lua.LValue, g any, t reflect.Type) any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()

@@ -23,7 +23,7 @@ import (
 // The differential tests: the Program runs GetPodSpecs and GetGangGroups
 // on the generated Lua accessors (luaEvaluator); the same algorithms run on
 // gojq (gojqEvaluator) must give the same results and the same errors
-// (SPEC §2: which path runs is not observable).
+// (which path runs is not observable).
 
 // diffFixture is one Karta of a testdata directory with the objects of its
 // root kind and every pod of the directory, without two pods of one name
@@ -230,7 +230,8 @@ type diffCase struct {
 }
 
 // TestDifferentialEdges compares the two paths on objects that hit the
-// error and edge branches of SPEC §3 and §4.
+// error and edge branches of instances, zipping, presence and scale
+// values.
 func TestDifferentialEdges(t *testing.T) {
 	cases := []diffCase{{
 		name:  "PyTorchJob without a Master",
@@ -398,7 +399,7 @@ func TestDifferentialGVKPairing(t *testing.T) {
 // deadline no machine load reaches.
 var roomyLimits = Options{Limits: Limits{Timeout: 5 * time.Minute}}
 
-// diffExpressions exercise the translated jq subset of SPEC §2 (and a few
+// diffExpressions exercise the translated jq subset of docs/jq.md (and a few
 // fallbacks to gojq) on real objects, errors included.
 var diffExpressions = []string{
 	`.metadata.name`, `."metadata"."namespace"`, `.["spec"]["replicatedJobs"]`,
@@ -504,9 +505,9 @@ func strconvQuoteYAML(s string) string {
 // 1e1000 is +Inf, printed as 1.7976931348623157e+308. The generated Lua
 // accessors read numbers through the view as Lua numbers, so tostring
 // gives "3" and "100", and an infinite output fails to convert ("+Inf is
-// not a JSON number") where gojq succeeds. SPEC §2 requires exactly gojq's
-// outputs (it allows inexact integers beyond 2^53 only, which are not
-// tested here).
+// not a JSON number") where gojq succeeds. Every back end must give
+// exactly gojq's outputs (only integers beyond 2^53 may be inexact, which
+// are not tested here).
 func TestKnownBugJQNumberLiterals(t *testing.T) {
 	knownBug(t, "jqlua/luaapi: tostring and infinities differ from gojq on number literals", func(t testing.TB) {
 		exprs := []string{`.spec.replicas | tostring`, `.spec | tostring`, `.spec.exp | tostring`, `1e1000`, `[.spec.half, -1e1000]`}
@@ -536,7 +537,7 @@ func TestKnownBugJQNumberLiterals(t *testing.T) {
 }
 
 // passThrough overrides the hooks with scripts that call the generated
-// ones: the object then reaches them as real Lua tables (SPEC §10.4), not
+// ones: the object then reaches them as real Lua tables, not
 // as the lazy view the Go API passes. The results must not change.
 const passThrough = `
 function InterpretStatus(obj) return karta.generated.InterpretStatus(obj) end
@@ -614,8 +615,8 @@ func dropNullMembers(v any) any {
 }
 
 // TestKnownBugTablesKeepInputJSON: KNOWN BUG in luaapi's value bridge (not
-// owned here). SPEC §10.4: "An input table returned structurally unchanged
-// is emitted as the input's original JSON", and a generated hook reading a
+// owned here). An input table returned structurally unchanged must be
+// emitted as the input's original JSON, so that a generated hook reading a
 // view or real tables makes no observable difference. Today a table built
 // by ToLuaTable carries no link to its Go value, so a template a script
 // hands back unchanged loses its null members (creationTimestamp: null)

@@ -8,7 +8,8 @@ import (
 // evaluator runs a compiled jq program on a value. The engine's Go-side
 // algorithms (instances, pod placement, gangs) call their jq paths through
 // it, so that the same algorithm runs on the generated Lua accessors inside
-// a hook and on gojq in tests and baselines — the two must agree (SPEC §2).
+// a hook and on gojq in tests and baselines — the two must agree: which
+// one runs is not observable.
 type evaluator interface {
 	all(ctx context.Context, p *jqProgram, input any) ([]any, error)
 }

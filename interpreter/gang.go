@@ -8,7 +8,7 @@ import (
 )
 
 // reasonNoInstructions is the reason of every pod of a Karta without gang
-// instructions (SPEC §8).
+// instructions.
 const reasonNoInstructions = "no gang scheduling instructions"
 
 // podRoute is one pod's way through GetGangGroups: its placement and group
@@ -23,7 +23,7 @@ type podRoute struct {
 	reason string
 }
 
-// gangGroups computes GetGangGroups (SPEC §8). Every pod ends up exactly
+// gangGroups computes GetGangGroups. Every pod ends up exactly
 // once: in Placements and one group, or in Unmatched. Placements and
 // Unmatched keep input order; groups and their pods are sorted. Errors
 // reading the object fail the call; a pod's own problems only unmatch it.
@@ -71,7 +71,7 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 // minMember is computed for a group that holds just this pod: the pod's
 // member narrows by the pod's own instance and replica where its component
 // has them, and every other member of the definition counts all its
-// instances, as SPEC §8.2's "no pod maps to m" rule says. That equals
+// instances, as a member that no pod of its group maps to does. That equals
 // GetGangGroups' number for every valid group unless the group mixes a
 // narrowing member with others (which validation warns about); a group
 // spanning instances or replicas cannot be detected from one pod. Without
@@ -115,8 +115,8 @@ func cancelled(ctx context.Context, err error) error {
 	return err
 }
 
-// route places a pod (SPEC §7) and names its group: the v2 group, or the
-// alpha group of its effective member and keys (SPEC §8.1).
+// route places a pod and names its group: the v2 group, or the alpha
+// group of its effective member and keys.
 func (g *gangModel) route(ctx context.Context, ev evaluator, obj map[string]any, o *gangObject, pod map[string]any) podRoute {
 	// The pod's name is the caller's to set: PlacePod names a pod only
 	// when it is unmatched.
@@ -147,7 +147,7 @@ func (g *gangModel) route(ctx context.Context, ev evaluator, obj map[string]any,
 
 // effectiveMember walks from the pod's component up to the root; at each
 // step the members naming that component are tried in YAML order, and the
-// first whose filters all pass wins (SPEC §8.1 step 1). A filter that
+// first whose filters all pass wins. A filter that
 // yields something other than a boolean or null ends the walk: the Karta
 // and the pod disagree, and trying an ancestor's member would hide it.
 func (g *gangModel) effectiveMember(ctx context.Context, ev evaluator, gc *gangComp, pod map[string]any) (*gangMember, string) {
@@ -165,7 +165,7 @@ func (g *gangModel) effectiveMember(ctx context.Context, ev evaluator, gc *gangC
 	return nil, "no pod group member applies"
 }
 
-// filtersPass evaluates the member's filters (SPEC §8.1 step 2): each
+// filtersPass evaluates the member's filters: each
 // must yield exactly one output; true passes, false and null do not.
 func (gm *gangMember) filtersPass(ctx context.Context, ev evaluator, pod map[string]any) (bool, string) {
 	for _, f := range gm.filters {
@@ -187,7 +187,7 @@ func (gm *gangMember) filtersPass(ctx context.Context, ev evaluator, pod map[str
 	return true, ""
 }
 
-// keyValues evaluates the member's groupByKeyPaths (SPEC §8.1 step 3):
+// keyValues evaluates the member's groupByKeyPaths:
 // each must yield one non-empty string, number or boolean; numbers and
 // booleans go through jq tostring.
 func (gm *gangMember) keyValues(ctx context.Context, ev evaluator, pod map[string]any) ([]string, string) {
@@ -233,7 +233,7 @@ func (gm *gangMember) String() string {
 	return fmt.Sprintf("group %q member %q", gm.def.name, gm.comp.name())
 }
 
-// groupName is pg-<uid>-<definition>[-<key>…] (SPEC §8.1 step 4), not
+// groupName is pg-<uid>-<definition>[-<key>…], not
 // sanitised: the name must stay predictable from the labels.
 func groupName(uid, definition string, keys []string) string {
 	var b strings.Builder
@@ -263,7 +263,8 @@ type alphaGroup struct {
 }
 
 // alphaGroups gathers the routed pods into groups, computes each group's
-// minMember (which may unmatch pods, SPEC §8.2) and returns the groups
+// minMember (which unmatches the pods of a group that spans instances or
+// replicas of a narrowing member) and returns the groups
 // that keep a pod, sorted by name.
 func (g *gangModel) alphaGroups(ctx context.Context, ev evaluator, o *gangObject, pods []map[string]any, routes []podRoute) []Group {
 	byName := map[string]*alphaGroup{}
@@ -331,7 +332,7 @@ func placedNames(idx []int, routes []podRoute) []string {
 	return names
 }
 
-// v2Group builds the one group of the v2 form (SPEC §8.3). It exists
+// v2Group builds the one group of the v2 form. It exists
 // whatever the pods, as the group is per object: a scheduler can create
 // it before the pods. Filters and keys do not apply.
 func (g *gangModel) v2Group(o *gangObject, routes []podRoute) Group {

@@ -20,13 +20,13 @@ type gangModel struct {
 	comps []*gangComp
 	// defs are the alpha podGroups in YAML order; membersOf[i] lists the
 	// members that name component i, across groups in YAML order, which is
-	// the candidate order of SPEC §8.1 step 1.
+	// the order in which a pod's effective member is looked for.
 	defs      []*gangDef
 	membersOf [][]*gangMember
 	// v2 is the podGroup form; nil with the alpha form or no instructions.
 	v2 *gangV2
-	// definitionMode is SPEC §8.2's "some component has a scale
-	// definition"; without one, minimum members count leaves.
+	// definitionMode says some component has a scale definition; without
+	// one, minimum members count leaves.
 	definitionMode bool
 }
 
@@ -70,7 +70,7 @@ type gangV2 struct {
 	topology *karta.Topology
 	subs     []*gangSub
 	// subOf[i] is the subgroup that pods of component i join: the one of
-	// the component itself or of its nearest ancestor (SPEC §8.3); nil
+	// the component itself or of its nearest ancestor; nil
 	// when none covers it.
 	subOf []*gangSub
 }
@@ -218,7 +218,7 @@ func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
 func (g *gangModel) hasInstructions() bool { return g.v2 != nil || len(g.defs) > 0 }
 
 // gangObject is what one call reads from the object: every component's
-// instances and, in definition mode, eff(c, i) of SPEC §8.2. Calls take
+// instances and, in definition mode, eff(c, i) (effOf). Calls take
 // one from gangObjects and give it back with release once their result is
 // built (nothing of the result points into it), so that the slices are
 // reused rather than allocated on every call.
@@ -290,7 +290,8 @@ func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string
 
 // GangObjectError is an error reading the object in GetGangGroups or
 // PlacePod: an instance or scale path that fails, yields the wrong number
-// of values, or yields a value SPEC §3–4 reject. It fails the whole call.
+// of values, or yields an invalid instance id or scale value. It fails
+// the whole call.
 type GangObjectError struct {
 	Component string
 	// Instance is the instance id, "" when the error is not about one.

@@ -79,11 +79,11 @@ func runGang(t testing.TB, g *gangModel, obj map[string]any, pods []map[string]a
 	return res
 }
 
-// assertGangInvariants checks SPEC §8's invariants: every pod exactly once,
-// in Placements (in input order) and exactly one group, or in Unmatched
-// (in input order) with a reason; groups sorted by name, their pods and
-// subgroups' pods sorted; a subgroup's pods are its group's, each in at
-// most one subgroup; lists are never nil.
+// assertGangInvariants checks GetGangGroups' invariants: every pod exactly
+// once, in Placements (in input order) and exactly one group, or in
+// Unmatched (in input order) with a reason; groups sorted by name, their
+// pods and subgroups' pods sorted; a subgroup's pods are its group's, each
+// in at most one subgroup; lists are never nil.
 func assertGangInvariants(t testing.TB, pods []map[string]any, res *GangResult) {
 	t.Helper()
 	require.NotNil(t, res.Groups)
@@ -171,11 +171,11 @@ func setPodGroups(k *karta.Karta, groups ...karta.PodGroup) {
 
 const jobNameKey = `.metadata.labels["training.kubeflow.org/job-name"]`
 
-// TestGangFilters covers SPEC §8.1 steps 1–2 on a worker pod: group "all"
-// names the root and comes first in YAML, group "pinned" names the
-// worker with the filters of the row. The pod's own component is tried
-// first, so "pinned" wins when its filters pass; when one does not pass
-// the walk goes on to the root's member.
+// TestGangFilters covers effective members and filters on a worker pod:
+// group "all" names the root and comes first in YAML, group "pinned" names
+// the worker with the filters of the row. The pod's own component is tried
+// first, so "pinned" wins when its filters pass; when one does not pass the
+// walk goes on to the root's member.
 func TestGangFilters(t *testing.T) {
 	const member = `group "pinned" member "worker": `
 	cases := []struct {
@@ -248,7 +248,7 @@ func TestGangMemberOrder(t *testing.T) {
 	}
 }
 
-// TestGangKeys covers SPEC §8.1 steps 3–4 on the worker pod with replica
+// TestGangKeys covers keys and group names on the worker pod with replica
 // index 1: the row's keys replace the job's.
 func TestGangKeys(t *testing.T) {
 	const member = `group "job" member "worker": `

@@ -1,6 +1,6 @@
 package interpreter
 
-// Hook is the name of a Lua hook function (SPEC §10.1).
+// Hook is the name of a Lua hook function (docs/karta.md, "Hooks").
 type Hook string
 
 // The hooks a Karta compiles to, and Karmada's operations.
@@ -21,7 +21,7 @@ const (
 	HookGetDependencies Hook = "GetDependencies"
 )
 
-// Hooks lists every hook name, in the order of SPEC §10.1.
+// hooks lists every hook name, in the order of the table in docs/karta.md.
 var hooks = []Hook{
 	HookGetPodSpecs, HookInterpretStatus, HookReviseSpec, HookGetGangGroups,
 	HookSuspend, HookResume, HookGetReplicas, HookGetComponents,

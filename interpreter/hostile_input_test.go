@@ -488,8 +488,9 @@ func checkSpecs(t *testing.T, where string, res *interpreter.PodSpecs) {
 	}
 }
 
-// checkGang checks SPEC §8: every pod exactly once, in placements (and in
-// exactly the group named) or unmatched with a reason; minMember ≥ 1.
+// checkGang checks GetGangGroups' invariants: every pod exactly once, in
+// placements (and in exactly the group named) or unmatched with a reason;
+// minMember ≥ 1.
 func checkGang(t *testing.T, where string, pods []*unstructured.Unstructured, res *interpreter.GangResult) {
 	t.Helper()
 	require.NotNil(t, res.Groups, "%s: GetGangGroups: groups is nil", where)
@@ -555,7 +556,7 @@ func podKey(pod map[string]any) string {
 // hook calls, 40 s; minutes under -race) is -hostile.all. By default a
 // path the Karta reads (every key of it is a word of the Karta) gets
 // readSample consecutive mutations, and a number it reads also the
-// fraction (SPEC §4's case), while every otherSample-th other path gets
+// fraction (an invalid scale value), while every otherSample-th other path gets
 // one; the start rotates, so that each mutation meets many paths.
 type sampler struct{ read, other int }
 
@@ -684,11 +685,11 @@ var hostilePodMutations = []podMutation{
 	})},
 }
 
-// TestHostilePods runs GetGangGroups and PlacePod (and the other hooks)
-// on each built-in's example pods made hostile: without labels or
-// metadata, with labels of the wrong types, duplicate names (the same
-// namespace/name twice), invalid UTF-8. SPEC §8: every pod appears exactly
-// once, placed or unmatched with a reason; nothing panics.
+// TestHostilePods runs GetGangGroups and PlacePod (and the other hooks) on
+// each built-in's example pods made hostile: without labels or metadata,
+// with labels of the wrong types, duplicate names (the same namespace/name
+// twice), invalid UTF-8. Every pod appears exactly once, placed or
+// unmatched with a reason; nothing panics.
 func TestHostilePods(t *testing.T) {
 	for _, c := range hostileCases(t) {
 		t.Run(c.name, func(t *testing.T) {
@@ -710,7 +711,7 @@ func TestHostilePods(t *testing.T) {
 
 // TestDuplicatePods pins what a pod list naming a pod twice gives: each
 // entry is placed (or unmatched) like the original, so a group lists the
-// name twice, and minMember, a property of the object (SPEC §8.2), does
+// name twice, and minMember, a property of the object, does
 // not change.
 func TestDuplicatePods(t *testing.T) {
 	for _, c := range hostileCases(t) {

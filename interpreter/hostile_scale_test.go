@@ -17,14 +17,14 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// An oracle for SPEC §4's scale conversion on hostile objects: gojq runs
-// each scale path of the Karta on the mutated object, independently of the
-// interpreter. A path can turn a hostile value into a valid one (RayCluster
-// clamps replicas to maxReplicas), so the mutation alone says nothing; the
-// path's outputs do. When one of them is not a valid replica count (2.5,
-// "NaN", 1e300, a negative number) GetPodSpecs must fail; when it
-// succeeds, each number it reports is one the path yields, so that nothing
-// was truncated or rounded.
+// An oracle for the scale conversion of GetPodSpecs on hostile objects:
+// gojq runs each scale path of the Karta on the mutated object,
+// independently of the interpreter. A path can turn a hostile value into a
+// valid one (RayCluster clamps replicas to maxReplicas), so the mutation
+// alone says nothing; the path's outputs do. When one of them is not a
+// valid replica count (2.5, "NaN", 1e300, a negative number) GetPodSpecs
+// must fail; when it succeeds, each number it reports is one the path
+// yields, so that nothing was truncated or rounded.
 
 // scaleExpr is one scale path of a component, compiled with gojq.
 type scaleExpr struct {
@@ -92,7 +92,7 @@ func (c *hostileCase) checkScales(t *testing.T, where string, obj map[string]any
 			continue
 		}
 		if len(bad) > 0 && c.present(specs, e.comp) {
-			t.Errorf("%s: GetPodSpecs succeeded though the %s path of component %q yields %v (SPEC §4: an error)", where, e.field, e.comp, bad)
+			t.Errorf("%s: GetPodSpecs succeeded though the %s path of component %q yields %v (an invalid scale value: an error)", where, e.field, e.comp, bad)
 		}
 		for _, it := range specs.Items {
 			if it.Component != e.comp || it.Scale == nil {
@@ -118,7 +118,7 @@ func (c *hostileCase) present(specs *interpreter.PodSpecs, comp string) bool {
 	return false
 }
 
-// replicaCount is SPEC §4's table, written from the spec: null is no
+// replicaCount is the scale conversion, written from its rule: null is no
 // value; an integral number or a string of ASCII decimal digits with an
 // optional sign is that integer, valid within 0…2147483647; anything else
 // is invalid.

@@ -98,7 +98,7 @@ func withDeep(obj map[string]any, p valuePath, v any) map[string]any {
 }
 
 // TestDeepObjectsThroughScripts gives a script override the object as
-// real tables (SPEC §10.4), which converts all of it: nesting deeper than
+// real tables, which converts all of it: nesting deeper than
 // luaapi.MaxDepth is a clear error naming where, not a stack overflow.
 func TestDeepObjectsThroughScripts(t *testing.T) {
 	b, ok, err := builtin.Get("pytorchjob")

@@ -11,7 +11,7 @@ import (
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
-// instanceIDs converts the outputs of an instanceIdPath into ids (SPEC §3):
+// instanceIDs converts the outputs of an instanceIdPath into ids:
 // strings as they are, numbers through jq tostring; null, "", booleans,
 // arrays and objects are errors, and so is a duplicate id.
 func instanceIDs(component string, outputs []any) ([]string, error) {
@@ -82,7 +82,7 @@ func jqNumberString(v any) (string, error) {
 	return string(b), nil
 }
 
-// zipError is the error of SPEC §3 when a per-instance path yields a
+// zipError is the error when a per-instance path yields a
 // number of values other than the number of ids.
 // instanceIDList is the ids of insts, for errors.
 func instanceIDList(insts []instance) []string {

@@ -34,8 +34,8 @@ func (c *jqCache) get(expr string) (*jqProgram, error) {
 	return p, nil
 }
 
-// compileChecked compiles an expression that must pass the safety walk of
-// SPEC §9, as every jq expression of a Karta does.
+// compileChecked compiles an expression that must pass the safety walk
+// (jqexpr.Check), as every jq expression of a Karta does.
 func compileChecked(expr string) (*jqProgram, error) {
 	a, errs := jqexpr.Check(expr)
 	if len(errs) > 0 {
@@ -53,7 +53,7 @@ func (sd *stateData) luaJQ(L *lua.LState) int {
 		L.RaiseError("jq: %s", err.Error())
 	}
 	// nil is null: a null member of an object is absent from a script's
-	// tables (SPEC §10.4), so jq(expr, obj.spec.optional) must see null.
+	// tables, so jq(expr, obj.spec.optional) must see null.
 	var in any
 	if lv := L.Get(2); lv != lua.LNil {
 		var err error

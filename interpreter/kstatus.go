@@ -9,7 +9,7 @@ import (
 	"github.com/kartalua/karta/luaapi"
 )
 
-// The K helpers of the generated InterpretStatus (SPEC §5).
+// The K helpers of the generated InterpretStatus.
 
 // K.phase(outputs): the first output, a string or null; zero outputs is
 // null; any other type is an error.

@@ -11,8 +11,8 @@ package interpreter
 // k8s.io/apimachinery's jsonmergepatch) take and return encoded JSON: the
 // round trip would turn every number into float64 or re-spell its
 // literal, and rebuild untouched subtrees that must stay the object's own
-// values (SPEC §1 "same number spelling", §6.2 "only written leaves
-// change").
+// values: untouched parts keep their number spelling, and only written
+// leaves change.
 func mergePatch(target, patch any) any {
 	p, ok := patch.(map[string]any)
 	if !ok {

@@ -8,9 +8,10 @@ import (
 	"strings"
 )
 
-// Minimum members (SPEC §8.2): a property of the group, the expected pod
-// count of the scope its members name. Ancestors' scales are never
-// multiplied in, so a member names exactly the scope that is ganged.
+// Minimum members (docs/karta.md, "Minimum members"): a property of the
+// group, the expected pod count of the scope its members name. Ancestors'
+// scales are never multiplied in, so a member names exactly the scope that
+// is ganged.
 
 // narrowing is a member's scope in one group: the instance of its
 // component that the group's pods share (-1: all instances), and whether
@@ -24,7 +25,7 @@ var wholeComponent = narrowing{inst: -1}
 
 // effOf reads eff(c, i) for every instance of a scaled component:
 // minReplicas if > 0, else replicas if > 0, else 0. The scale paths zip
-// with the ids like every per-instance path (SPEC §3); an absent
+// with the ids like every per-instance path; an absent
 // instance counts 0 and its values are not converted, as GetPodSpecs
 // reports none for it. The result reuses buf's room.
 func (g *gangModel) effOf(ctx context.Context, ev evaluator, gc *gangComp, insts []instance, in any, buf []int64) ([]int64, error) {
@@ -239,7 +240,7 @@ func (g *gangModel) leafCount(o *gangObject, gc *gangComp, n narrowing) int64 {
 
 // v2MinMembers returns the v2 group's minMember and each subgroup's W(C)
 // = sub(C) × Π m(A) over C's proper ancestors, m(A) = own(A) if > 0 else
-// 1 (SPEC §8.3): the workload-wide pod count of C.
+// 1: the workload-wide pod count of C.
 func (g *gangModel) v2MinMembers(o *gangObject) (int64, []int64) {
 	var total int64
 	subs := make([]int64, len(g.v2.subs))

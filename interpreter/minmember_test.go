@@ -35,8 +35,9 @@ func assertPlaceOneAgrees(t *testing.T, g *gangModel, obj map[string]any, pods [
 	}
 }
 
-// TestMinMemberWorkedExamples is SPEC §8.2's table, row by row, on the
-// operators' real objects and pods.
+// TestMinMemberWorkedExamples is the worked examples of minMember
+// (docs/karta.md, "Minimum members"), one by one, on the operators' real
+// objects and pods.
 func TestMinMemberWorkedExamples(t *testing.T) {
 	cases := []struct {
 		name          string
@@ -83,7 +84,7 @@ func TestMinMemberWorkedExamples(t *testing.T) {
 	}
 }
 
-// TestMinMemberV2Examples is SPEC §8.3's examples: subgroups count
+// TestMinMemberV2Examples is the v2 podGroup's examples: subgroups count
 // workload-wide, the group is their sum, topologies pass through.
 func TestMinMemberV2Examples(t *testing.T) {
 	two := int64(2)
@@ -304,7 +305,7 @@ func TestMinMemberLeafCount(t *testing.T) {
 	assert.Equal(t, `instance "0" not found among [1]`, unmatchedReasons(res)["research/js-driver-0-0"])
 }
 
-// TestMinMemberDefinitionMode covers the arithmetic of SPEC §8.2 beyond
+// TestMinMemberDefinitionMode covers the arithmetic of minMember beyond
 // the worked examples: eff's fallbacks, unscaled components, an empty
 // scale definition, absent instances, and the floor of 1.
 func TestMinMemberDefinitionMode(t *testing.T) {

@@ -41,7 +41,7 @@ type compModel struct {
 	// fragments are the defined fragment paths, in Fragments() order.
 	fragments []fragModel
 	// nodes are the places of the PodTemplateSpec view the component
-	// writes through (SPEC §6.1); nil when it is not pod-bearing.
+	// writes through; nil when it is not pod-bearing.
 	nodes []viewNode
 	// replicas is the scaleDefinition's replicasPath, nil when not defined.
 	replicas *jqPath
@@ -61,8 +61,9 @@ type jqPath struct {
 	expr  string
 	value *jqProgram
 	path  *jqProgram
-	// notAssignable says why EXPR cannot be written through (SPEC §2), ""
-	// when it can. Reads do not care; writes fail with it.
+	// notAssignable says why EXPR cannot be written through
+	// (jqexpr.Assignable), "" when it can. Reads do not care; writes
+	// fail with it.
 	notAssignable string
 }
 
@@ -221,7 +222,7 @@ func (x *exprTable) path(field, expr string) (*jqPath, error) {
 // podBearing reports whether the component has a spec definition.
 func (cm *compModel) podBearing() bool { return cm.style != karta.SpecStyleNone }
 
-// instance is one instance of a component on an object (SPEC §3).
+// instance is one instance of a component on an object.
 type instance struct {
 	id      string
 	index   int
@@ -233,7 +234,7 @@ type instance struct {
 	fragments map[string]any
 }
 
-// instances resolves the instances of c on obj (SPEC §3): the ids (the
+// instances resolves the instances of c on obj: the ids (the
 // single id "" without an instanceIdPath), the spec, metadata and fragment
 // values zipped with them by position, and presence. obj must be a jq
 // value (see jqInput).

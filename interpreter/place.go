@@ -9,8 +9,8 @@ import (
 )
 
 // PodPlacement is where one pod belongs (PlacePod): its component,
-// instance and replica key (SPEC §7), its gang group and the group's
-// minimum member count (SPEC §8).
+// instance and replica key, its gang group and the group's minimum
+// member count.
 type PodPlacement struct {
 	Component string `json:"component"`
 	Instance  string `json:"instance"`
@@ -19,18 +19,18 @@ type PodPlacement struct {
 	MinMember int64  `json:"minMember"`
 }
 
-// placement is a pod placed on the component tree (SPEC §7).
+// placement is a pod placed on the component tree.
 type placement struct {
 	comp     *compModel
 	instance string
 	replica  string
 }
 
-// placePod places one pod (SPEC §7). It returns the placement, or the
-// reason the pod is unmatched. insts holds every component's resolved
-// instances, indexed by compModel.index. A jq error on the pod only
-// unmatches it: pods are not the Karta author's to control, so one odd pod
-// must not fail the call for the others.
+// placePod places one pod (docs/karta.md, "Pods"). It returns the
+// placement, or the reason the pod is unmatched. insts holds every
+// component's resolved instances, indexed by compModel.index. A jq error on
+// the pod only unmatches it: pods are not the Karta author's to control, so
+// one odd pod must not fail the call for the others.
 func (g *gangModel) placePod(ctx context.Context, ev evaluator, obj map[string]any, insts [][]instance, pod map[string]any) (placement, string) {
 	// 1. Namespace: a pod of another namespace cannot belong to the object.
 	podNS, objNS := metaString(pod, "namespace"), metaString(obj, "namespace")
@@ -58,8 +58,8 @@ func (g *gangModel) placePod(ctx context.Context, ev evaluator, obj map[string]a
 	return pl, ""
 }
 
-// podComponent is SPEC §7 step 2: the candidates are the pod-bearing
-// components with a present instance.
+// podComponent finds the pod's component: the candidates are the
+// pod-bearing components with a present instance.
 func (g *gangModel) podComponent(ctx context.Context, ev evaluator, insts [][]instance, pod map[string]any) (*gangComp, string) {
 	var candidates []*gangComp
 	for _, gc := range g.comps {
@@ -99,7 +99,7 @@ func (g *gangModel) podComponent(ctx context.Context, ev evaluator, insts [][]in
 // it is jq's (keyPath) == $value for any output, compared in Go with jq's
 // own ordering rather than by pasting the value into jq; without one any
 // non-null output matches, false included. No selector matches every pod
-// (only a lone candidate may lack one, SPEC §9).
+// (validation lets only a lone candidate lack one).
 func (gc *gangComp) selects(ctx context.Context, ev evaluator, pod map[string]any) (bool, error) {
 	if gc.typeKey == nil {
 		return true, nil
@@ -122,8 +122,8 @@ func (gc *gangComp) selects(ctx context.Context, ev evaluator, pod map[string]an
 	return false, nil
 }
 
-// podInstance reads a pod's instance of gc with gc's instance selector
-// (SPEC §7 step 3): one non-empty string or number that is a present id.
+// podInstance reads a pod's instance of gc with gc's instance selector:
+// one non-empty string or number that is a present id.
 func (g *gangModel) podInstance(ctx context.Context, ev evaluator, gc *gangComp, insts [][]instance, pod map[string]any) (string, string) {
 	outs, err := ev.all(ctx, gc.instanceID, pod)
 	if err != nil {
@@ -142,7 +142,7 @@ func (g *gangModel) podInstance(ctx context.Context, ev evaluator, gc *gangComp,
 			present = append(present, inst.id)
 		}
 	}
-	// An absent instance matches no pod (SPEC §3), so only present ids
+	// An absent instance matches no pod, so only present ids
 	// are listed.
 	return "", fmt.Sprintf("instance %q not found among [%s]", id, strings.Join(present, " "))
 }
@@ -172,9 +172,10 @@ func (g *gangModel) podReplica(ctx context.Context, ev evaluator, rc *gangComp, 
 	return key, ""
 }
 
-// singleID applies the single-value rule of SPEC §7 to a pod path's
-// outputs: exactly one non-empty string or number, numbers through jq
-// tostring. The second result says what is wrong, "" when nothing is.
+// singleID applies the single-value rule of the instance and replica
+// selectors to a pod path's outputs: exactly one non-empty string or
+// number, numbers through jq tostring. The second result says what is
+// wrong, "" when nothing is.
 func singleID(outs []any) (string, string) {
 	if len(outs) != 1 {
 		return "", fmt.Sprintf("yields %d values, want exactly one", len(outs))

@@ -95,7 +95,7 @@ func kartaComponent(k *karta.Karta, name string) *karta.Component {
 	panic("no component " + name)
 }
 
-// TestPlacePod covers SPEC §7, rule by rule.
+// TestPlacePod covers pod placement (docs/karta.md, "Pods"), rule by rule.
 func TestPlacePod(t *testing.T) {
 	type want struct{ comp, inst, replica string }
 	cases := []struct {

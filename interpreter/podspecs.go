@@ -7,7 +7,7 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// podSpecs is GetPodSpecs (SPEC §4): one item per present instance of each
+// podSpecs is GetPodSpecs: one item per present instance of each
 // pod-bearing component, components in Karta order, instances in id order.
 // Values are the object's own Go values, type-checked, never copied.
 func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any) (*PodSpecs, error) {
@@ -40,7 +40,7 @@ func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any
 }
 
 // podSpecItem builds the item of one present instance, checking the JSON
-// types SPEC §4 requires.
+// types of its values (typecheck.go).
 func podSpecItem(c *compModel, in instance) (PodSpecItem, error) {
 	item := PodSpecItem{Component: c.c.Name, Instance: in.id}
 	where := func(field string) string {
@@ -117,7 +117,7 @@ type scaleProgram struct {
 	replicas, min, max *jqProgram
 }
 
-// scales evaluates a component's scale definition per instance (SPEC §4):
+// scales evaluates a component's scale definition per instance:
 // nil without one (or with {}), else each path zipped with the ids and
 // converted by scaleValue.
 func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, insts []instance) ([]*Scale, error) {

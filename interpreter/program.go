@@ -68,8 +68,9 @@ type Program struct {
 	// the hooks defined after all chunks load.
 	overridden map[Hook]bool
 	enabled    map[Hook]bool
-	// argo is set when an override is an Argo CD health script (SPEC
-	// §10.3): it becomes InterpretStatus and InterpretHealth.
+	// argo is set when an override is an Argo CD health script (a chunk
+	// whose top level ends in return): it becomes InterpretStatus and
+	// InterpretHealth.
 	argo *override
 
 	pool *statepool.Pool[*stateData]

@@ -16,11 +16,11 @@ import (
 	"github.com/kartalua/karta/luaapi"
 )
 
-// Overrides (SPEC §10.3, §10.4): spec.luaScript and --scripts replacing
+// Overrides: spec.luaScript and --scripts replacing
 // hooks, karta.generated, jq, isolation, error naming and the Argo CD form.
 
 // deploymentKarta loads testdata/program/deployment.karta.yaml, whose
-// luaScript is SPEC §10.3's example.
+// luaScript is the override example of docs/karta.md.
 func deploymentKarta(t testing.TB) *karta.Karta {
 	t.Helper()
 	return progKartaFile(t, filepath.Join(progProgramDir, "deployment.karta.yaml"))
@@ -131,7 +131,7 @@ end
 }
 
 // TestOverrideEmptyResultTables: an empty Lua table is an object unless a
-// marker or the result's schema says otherwise (SPEC §10.4). Where a hook's
+// marker or the result's schema says otherwise. Where a hook's
 // result has a list, {} is an empty list.
 func TestOverrideEmptyResultTables(t *testing.T) {
 	p := progCompile(t, deploymentKarta(t), Options{Scripts: []Script{{Name: "empty.lua", Source: `

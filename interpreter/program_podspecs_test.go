@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// GetPodSpecs through the Program (SPEC §3, §4): instances, the three spec
+// GetPodSpecs through the Program: instances, the three spec
 // styles, type checks, scale, and aliasing.
 
 // podsKarta is a Karta of kind example.com/v1 Trainer with the given child
@@ -207,7 +207,7 @@ func TestPodSpecsZipErrors(t *testing.T) {
 			assert.Equal(t, tc.err, podSpecsErr(t, p, trainerObj(t, tc.spec)))
 		})
 	}
-	t.Run("SPEC §3's example", func(t *testing.T) {
+	t.Run("one template for two ids", func(t *testing.T) {
 		// One shared template for named workers: one value for two ids.
 		p := progFrom(t, podsKarta(`
     - name: worker

@@ -14,7 +14,7 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// InterpretStatus through the Program (SPEC §5): the generated Lua hook
+// InterpretStatus through the Program: the generated Lua hook
 // and its K helpers.
 
 // statusKarta is a Karta of kind example.com/v1 Workload whose root has
@@ -559,10 +559,11 @@ spec: {entrypoint: python job.py}`,
 }
 
 // TestKnownBugStatusNumberLiteral: KNOWN BUG in luaapi's view (not owned
-// here), the byExpression side of TestKnownBugJQNumberLiterals. SPEC §5
-// compares the first output "converted with jq tostring": gojq renders the
-// literal 3.0 as "3.0", but the generated hook sees a Lua number and
-// renders "3", so expectedResult "3.0" never matches and "3" does.
+// here), the byExpression side of TestKnownBugJQNumberLiterals.
+// byExpression compares its first output converted with jq tostring: gojq
+// renders the literal 3.0 as "3.0", but the generated hook sees a Lua
+// number and renders "3", so expectedResult "3.0" never matches and "3"
+// does.
 func TestKnownBugStatusNumberLiteral(t *testing.T) {
 	knownBug(t, "luaapi: byExpression sees number literals as Lua numbers (3.0 → \"3\")", func(t testing.TB) {
 		p := progFrom(t, statusKarta(`

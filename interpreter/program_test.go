@@ -147,7 +147,7 @@ func TestCompileRefusesInvalidAndNil(t *testing.T) {
 	_, err := Compile(nil, Options{})
 	require.Error(t, err)
 
-	// A matcher without criteria is a validation error (SPEC §9); Compile
+	// A matcher without criteria is a validation error; Compile
 	// refuses it with every problem, naming the Karta.
 	ks, err := karta.Load([]byte(`
 apiVersion: run.ai/v1alpha1
@@ -388,8 +388,8 @@ status:
 	})
 }
 
-// TestProgramLimitsMemory: SPEC §10.5's examples end promptly with the
-// limit that stops them: a huge table slot on the memory guard, doubling a
+// TestProgramLimitsMemory: hostile scripts end promptly with the limit
+// that stops them: a huge table slot on the memory guard, doubling a
 // string with .. on the string size limit.
 func TestProgramLimitsMemory(t *testing.T) {
 	good := progObjFile(t, filepath.Join(progProgramDir, "deployment.yaml"))[0]

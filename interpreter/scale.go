@@ -11,7 +11,7 @@ import (
 // replica fields).
 const maxReplicas = math.MaxInt32
 
-// scaleValue converts one output of a scale path (SPEC §4): null is nil, an
+// scaleValue converts one output of a scale path: null is nil, an
 // integral number or a string of decimal digits with an optional sign (as
 // Knative's annotations hold) is that integer; anything else, or a value
 // outside 0…2147483647, is an error.

@@ -8,7 +8,7 @@ import (
 	"github.com/kartalua/karta/luaapi"
 )
 
-// CheckScript is the luaScript part of validation (SPEC §9): the chunk must
+// CheckScript is the luaScript part of validation: the chunk must
 // compile, an Argo CD form chunk (one whose top level ends in return) may not
 // also define hooks, and globals that are not hook names are warned about,
 // since they are most often a misspelt hook that would silently never run.

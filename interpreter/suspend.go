@@ -9,7 +9,7 @@ import (
 )
 
 // suspend applies every component's suspendActions, or resumeActions when
-// resume is set, in Karta order (SPEC §6.3). Each action assigns its value
+// resume is set, in Karta order. Each action assigns its value
 // to every location its path yields, as jq's `PATH = value` does: the
 // locations come from path() on the object as the earlier actions left it,
 // and are set one after the other. A path that is not assignable, fails,
@@ -93,7 +93,7 @@ func assign(ctx context.Context, c *compModel, p *jqPath, obj map[string]any, va
 	return cur, nil
 }
 
-// reviseReplica writes the integer n through a replicasPath (SPEC §6.3):
+// reviseReplica writes the integer n through a replicasPath:
 // the root's if it has one, otherwise that of the only pod-bearing
 // component when it has a single instance. The path must be assignable
 // and yield exactly one location.

@@ -2,7 +2,7 @@ package interpreter
 
 import "fmt"
 
-// Type checks of values read from the object (SPEC §4): only JSON types
+// Type checks of values read from the object: only JSON types
 // are checked, the values themselves are returned as they are.
 
 func asObject(v any, at string) (map[string]any, error) {

@@ -1,6 +1,6 @@
 // Package karmada runs Karmada's ResourceInterpreterCustomizations
 // (config.karmada.io/v1alpha1) in karta's Lua sandbox, with the results
-// Karmada's own declarative interpreter gives (SPEC §10):
+// Karmada's own declarative interpreter gives:
 //
 //   - Load reads customizations; NewInterpreter merges them by target kind
 //     with Karmada's precedence (name order, the first script of an

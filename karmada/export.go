@@ -16,22 +16,22 @@ import (
 )
 
 // Export renders a Karta's Program as a ResourceInterpreterCustomization
-// (config.karmada.io/v1alpha1) for Karmada's own runtime (SPEC §10.4
-// Export): metadata.name karta-<name>, spec.target the root's kind, and one
-// rule per Karmada hook the Karta generates (SPEC §10.1):
+// (config.karmada.io/v1alpha1) for Karmada's own runtime: metadata.name
+// karta-<name>, spec.target the root's kind, and one rule per Karmada hook
+// the Karta generates:
 // replicaResource (one pod-bearing component), componentResource and
 // dependencyInterpretation (some pod-bearing component), replicaRevision
 // (when ReviseReplica is defined), statusReflection, healthInterpretation
 // and statusAggregation (always), retention (only from an override).
 //
 // Every luaScript is the same self-contained chunk: a small pure-Lua jq
-// runtime for the exported subset (see export_jq.go), the Karta's paths
+// runtime for the exported subset (internal/luaexport), the Karta's paths
 // translated into it, the hooks, then the override chunks. It uses only
 // Karmada's sandbox and its kube module: no karta, jq, gsub or rep. A
 // fragmented pod spec definition is exported by building its
-// PodTemplateSpec view (SPEC §6.1) in Lua. An expression outside the
+// PodTemplateSpec view in Lua. An expression outside the
 // subset, or an override that uses karta or replaces a non-Karmada hook,
-// fails the export with an *ExportError naming it.
+// fails the export with an *interpreter.ExportError naming it.
 func Export(p *interpreter.Program) ([]byte, error) {
 	e := luaexport.New(p, "Karmada")
 	in := e.In
@@ -163,8 +163,8 @@ end
 }
 
 // units emits units_<index>(obj, scaled): the present instances of c as
-// {id, replicas, view}, replicas including the scaled ancestors' (SPEC
-// §10.1), computed only when scaled.
+// {id, replicas, view}, replicas including the scaled ancestors',
+// computed only when scaled.
 func units(e *luaexport.Exporter, c *programapi.Component) error {
 	name := c.Name
 	ids := func(cm *programapi.Component) (string, error) {
@@ -246,7 +246,7 @@ func units(e *luaexport.Exporter, c *programapi.Component) error {
 }
 
 // reviseReplica emits ReviseReplica(obj, n) for a replicasPath that is a
-// chain of fields (SPEC §6.3: it must be assignable); a component with
+// chain of fields (it must be assignable); a component with
 // instances must have exactly one.
 func reviseReplica(e *luaexport.Exporter, c *programapi.Component) error {
 	a, err := e.In.Analysis(c.ReplicasPath)

@@ -19,8 +19,8 @@ import (
 )
 
 // exportFailures are the built-ins whose export fails, with the part of
-// the error that names why (SPEC §10.4: an untranslatable expression fails
-// the export and names it).
+// the error that names why (an untranslatable expression fails the export
+// and is named).
 var exportFailures = map[string]string{}
 
 // normJSON is v through JSON, so that int64, float64 and json.Number
@@ -102,9 +102,8 @@ func exampleObjects(t *testing.T, name string, p *interpreter.Program) []*unstru
 }
 
 // dropEmpty deletes nested empty objects and arrays and null members, as
-// Lua tables cannot hold nil and Karmada's result
-// pipeline does to what a script returns (SPEC §10.4 "Out of Lua: Karmada
-// operations"): status results are compared without them.
+// Lua tables cannot hold nil and Karmada's result pipeline does to what a
+// script returns: status results are compared without them.
 func dropEmpty(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -340,7 +339,7 @@ func TestExportKarmadaOverrides(t *testing.T) {
 }
 
 // fragKarta has a fragmented component whose view mixes containerPath,
-// imagePath, resourcesPath and containersPath (SPEC §6.1).
+// imagePath, resourcesPath and containersPath.
 const fragKarta = `
 apiVersion: run.ai/v1alpha1
 kind: Karta

@@ -26,8 +26,8 @@ type Options struct {
 }
 
 // Interpreter runs customizations' Lua scripts the way Karmada's
-// declarative interpreter does, in karta's sandbox (SPEC §10.2, with the
-// kube module): each call takes a state from a bounded pool, instantiates
+// declarative interpreter does, in karta's sandbox (with the kube
+// module): each call takes a state from a bounded pool, instantiates
 // the precompiled script in a fresh environment, calls the operation's
 // function under luaapi.CallProtected's limits, and converts the result by
 // Karmada's rules (luaapi.KubeUnmarshal). A state that failed is

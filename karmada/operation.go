@@ -10,7 +10,7 @@ import (
 type Operation string
 
 // The operations a ResourceInterpreterCustomization scripts, each with the
-// Lua function its script defines (SPEC §10.1).
+// Lua function its script defines.
 const (
 	OpRetain              Operation = "Retain"              // Retain(desired, observed)
 	OpInterpretReplica    Operation = "InterpretReplica"    // GetReplicas(obj)
@@ -47,7 +47,7 @@ var opInfos = map[Operation]opInfo{
 }
 
 // Hook is the Lua function the operation's script defines and Karmada
-// calls (SPEC §10.1): GetReplicas for InterpretReplica, and so on.
+// calls: GetReplicas for InterpretReplica, and so on.
 func (op Operation) Hook() string { return opInfos[op].hook }
 
 // Field is the customizations field that holds the operation's script

@@ -184,8 +184,9 @@ func (k Program) GetComponents(ctx context.Context, obj *unstructured.Unstructur
 	return out, nil
 }
 
-// ReviseReplica is Karmada's ReviseReplica: n written through the
-// replicasPath SPEC §6.3 picks.
+// ReviseReplica is Karmada's ReviseReplica: n written through the root's
+// replicasPath if it has one, else through that of the only pod-bearing
+// component, which must have one instance.
 func (k Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, n int64) (*unstructured.Unstructured, error) {
 	if k.in.Overridden(string(interpreter.HookReviseReplica)) {
 		out := &unstructured.Unstructured{}
@@ -273,14 +274,14 @@ func (k Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructur
 // AggregateStatus is Karmada's AggregateStatus. The rule: among the items
 // that were applied and carry a status, the member status whose generic
 // status (InterpretStatus of desired with that status) is the most
-// decisive by SPEC §5's precedence (Failed, Completed, Resuming,
+// decisive by karta.StatusPrecedence (Failed, Completed, Resuming,
 // Suspending, Suspended, Degraded, Running, Initializing, then Undefined)
 // wins, the first such item in order on a tie; the result is desired with
 // its status replaced by that member's. Without such an item, desired is
 // returned unchanged.
 func (k Program) AggregateStatus(ctx context.Context, desired *unstructured.Unstructured, items []AggregatedStatusItem) (*unstructured.Unstructured, error) {
 	if k.in.Overridden(string(interpreter.HookAggregateStatus)) {
-		var extra any // nil items are Lua nil (SPEC §10.1)
+		var extra any // nil items are Lua nil, as in Karmada
 		if items != nil {
 			extra = items
 		}
@@ -325,7 +326,7 @@ func (k Program) AggregateStatus(ctx context.Context, desired *unstructured.Unst
 	return out, nil
 }
 
-// statusRank is a status's place in SPEC §5's precedence, Undefined last.
+// statusRank is a status's place in karta.StatusPrecedence, Undefined last.
 func statusRank(s karta.Status) int {
 	if i := slices.Index(karta.StatusPrecedence, s); i >= 0 {
 		return i
@@ -393,7 +394,7 @@ func (k Program) GetDependencies(ctx context.Context, obj *unstructured.Unstruct
 }
 
 // emptyRequirements reports requirements that Karmada's result pipeline
-// drops (a nested empty table is deleted, SPEC §10.4): no node claim and
+// drops (it deletes a nested empty table): no node claim and
 // no resource request. The in-process hooks drop them too, so that they
 // agree with the exported customization.
 func emptyRequirements(nc *NodeClaim, rl corev1.ResourceList) bool {

@@ -16,7 +16,7 @@ import (
 	"github.com/kartalua/karta/interpreter"
 )
 
-// The in-process Karmada hooks (SPEC §10.1) on the built-in examples, with
+// The in-process Karmada hooks on the built-in examples, with
 // hand-checked expectations.
 
 func builtinProg(t *testing.T, name string) *interpreter.Program {

@@ -22,7 +22,7 @@ type Result struct {
 // rules (pkg/util/interpreter) do, and returns its named results in
 // Karmada's order. Retain needs desiredObj and observedObj; every other
 // operation exactly one of them. AggregateStatus without statusItems
-// passes nil (SPEC §10.1; Karmada's suite expects it). A status is returned as the raw
+// passes nil (Karmada's suite expects it). A status is returned as the raw
 // JSON (a *runtime.RawExtension, compared as text).
 func (in *Interpreter) RunOperation(ctx context.Context, op Operation, tc *TestCase) ([]Result, error) {
 	results, err := in.runOperation(ctx, op, tc)

@@ -3,7 +3,7 @@ package karta
 // conditionsDefaults are the CRD defaults of a conditionsDefinition's field
 // names (types.go). The API server applies them to Kartas read from a
 // cluster; Load applies them too, so that a Karta behaves the same whether
-// it comes from a file or from a cluster (SPEC §1.1).
+// it comes from a file or from a cluster.
 var conditionsDefaults = []struct{ key, value string }{
 	{"typeFieldName", DefaultTypeFieldName},
 	{"statusFieldName", DefaultStatusFieldName},

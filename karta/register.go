@@ -50,7 +50,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 
 // IsKartaGVK reports whether apiVersion/kind name a Karta document. Mixed
 // pairs of the two groups and kinds, seen in upstream examples, are
-// accepted (SPEC §1.1).
+// accepted.
 func IsKartaGVK(gvk schema.GroupVersionKind) bool {
 	groupOK := gvk.Group == Group || gvk.Group == LegacyGroup
 	kindOK := gvk.Kind == KindKarta || gvk.Kind == KindResourceInterface

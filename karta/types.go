@@ -173,7 +173,7 @@ func (c *Component) IsPodBearing() bool {
 // SpecStyle is the way a component's pod definition is expressed.
 type SpecStyle string
 
-// The spec styles of SPEC §1.1.
+// The spec styles of a SpecDefinition: at most one per component.
 const (
 	SpecStyleNone            SpecStyle = ""
 	SpecStylePodTemplateSpec SpecStyle = "podTemplateSpec"
@@ -362,7 +362,7 @@ const (
 )
 
 // StatusPrecedence is the order in which statuses are evaluated, the most
-// decisive first (SPEC §5). It departs from upstream, which let Running win
+// decisive first. It departs from upstream, which let Running win
 // over Completed.
 var StatusPrecedence = []Status{
 	StatusFailed, StatusCompleted, StatusResuming, StatusSuspending,

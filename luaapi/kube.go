@@ -13,7 +13,7 @@ import (
 // KubeModuleName is the name scripts require: local kube = require("kube").
 const KubeModuleName = "kube"
 
-// KubeModule builds the kube module of SPEC §10.2 in L: Karmada's four
+// KubeModule builds the sandbox's kube module in L: Karmada's four
 // helpers with Karmada's contracts (pkg/resourceinterpreter/customized/
 // declarative/luavm/kube.go), so Karmada's scripts run unmodified.
 //

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// LimitKind names a per-call limit of SPEC §10.5.
+// LimitKind names a per-call limit (docs/security.md, "Limits").
 type LimitKind string
 
 // The limits. Deadline, instructions, call depth, stack size, string size
@@ -35,7 +35,7 @@ type LimitError struct {
 	Cause       error
 }
 
-// Error prints SPEC §10.5's form, e.g.
+// Error prints the limit, e.g.
 // `karta "jobset": GetPodSpecs: instruction limit 10000000 exceeded`.
 func (e *LimitError) Error() string {
 	prefix := ""
@@ -61,7 +61,7 @@ func (e *LimitError) Error() string {
 // Unwrap returns the cause (ctx.Err() for a deadline).
 func (e *LimitError) Unwrap() error { return e.Cause }
 
-// formatSize prints a byte count the way limits are written in SPEC §10.5.
+// formatSize prints a byte count the way limits are written (64 MiB).
 func formatSize(n int) string { return formatSize64(int64(n)) }
 
 func formatSize64(n int64) string {

@@ -84,7 +84,7 @@ func (e *PanicError) Error() string { return "Go panic during Lua call: " + e.Ms
 // script cannot swallow them.
 //
 // After any error the state is usable again as far as gopher-lua goes (its
-// stacks are unwound), but SPEC §10.4 discards it anyway.
+// stacks are unwound), but callers discard it anyway rather than pool it.
 func CallProtected(ctx context.Context, L *lua.LState, timeout time.Duration, fn lua.LValue, nret int, args ...lua.LValue) (results []lua.LValue, err error) {
 	if ctx == nil {
 		ctx = context.Background()

@@ -6,7 +6,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// DefaultTimeout is the wall clock of one call (SPEC §10.5's second).
+// DefaultTimeout is the wall clock of one call.
 const DefaultTimeout = time.Second
 
 // Limits bound every call of untrusted Lua and jq. Kartas' hooks, Karmada

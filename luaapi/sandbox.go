@@ -11,7 +11,7 @@ import (
 
 // Defaults of SandboxOptions.
 const (
-	// DefaultCallStackSize is SPEC §10.5's call depth limit, in call frames
+	// DefaultCallStackSize is the call depth limit, in call frames
 	// (Lua and Go functions alike).
 	DefaultCallStackSize = 200
 	// DefaultStackSize is the most values the Lua data stack (gopher-lua's
@@ -20,13 +20,13 @@ const (
 	// its calls used. Karmada's states have a fixed 5120, so every script
 	// that runs there fits.
 	DefaultStackSize = 128 * 1024
-	// DefaultMaxInstructions is SPEC §10.5's per-call budget of VM
+	// DefaultMaxInstructions is the per-call budget of VM
 	// instructions (and library steps).
 	DefaultMaxInstructions = 10_000_000
-	// DefaultMaxStringSize is SPEC §10.2's cap on strings made by the
+	// DefaultMaxStringSize is the cap on strings made by the
 	// string library, table.concat and the .. operator.
 	DefaultMaxStringSize = 1 << 20
-	// DefaultMaxMemory is SPEC §10.5's memory guard: the bytes of strings,
+	// DefaultMaxMemory is the per-call memory guard: the bytes of strings,
 	// tables, table slots and closures one call may create.
 	DefaultMaxMemory = 64 << 20
 
@@ -34,7 +34,7 @@ const (
 	stackGrowStep    = 1024
 )
 
-// SandboxOptions configure NewState. The zero value gives SPEC defaults.
+// SandboxOptions configure NewState. The zero value gives the defaults.
 type SandboxOptions struct {
 	// Modules are extra Lua modules (kube, karta, jq...): installed as
 	// globals and returned by require(name). Each loader builds its module
@@ -124,20 +124,21 @@ func callConfigOf(L *lua.LState) *callConfig {
 	return noCallConfig
 }
 
-// baseNames are SPEC §10.2's base functions, plus require.
+// baseNames are the sandbox's base functions, plus require.
 var baseNames = []string{
 	"assert", "error", "ipairs", "next", "pairs", "pcall", "select",
 	"tonumber", "tostring", "type", "unpack", "xpcall",
 }
 
-// NewState returns a gopher-lua state holding the read-only sandbox of SPEC
-// §10.2. It does not run any user code.
+// NewState returns a gopher-lua state holding the read-only sandbox
+// (docs/security.md, "What a script can do"). It does not run any user
+// code.
 //
 // The sandbox is the state's global table (L.G.Global, also L.Env), holding:
-// the base functions of SPEC §10.2, require, and read-only proxies of
+// the base functions (baseNames), require, and read-only proxies of
 // string, table, math, os (time, date, clock) and each module. It holds no
 // _G and no _VERSION: _G is set in each per-call environment (NewEnv), and
-// _VERSION is not in SPEC §10.2's list, which is the whole of the sandbox.
+// _VERSION is not in the sandbox's documented list, which is the whole of it.
 //
 // Scripts never run with the sandbox as their environment: they run in a
 // NewEnv table whose __index is the sandbox, so they can read it but reach

@@ -347,11 +347,11 @@ func isIdentifier(s string) bool {
 
 // ToLuaTable converts a decoded JSON value eagerly into real Lua values for
 // user scripts: map[string]any becomes an object table and []any an array
-// table, both marked, recursively. As SPEC §10.4 has it, a null member of an
-// object is absent, and a null element of an array is Null(L); a top-level
-// nil is Null(L). Numbers are converted as by ToLuaView. Unsupported Go
-// types and NaN or ±Inf are errors of type *ConvertError naming the JSON
-// path (`value.items[0]`).
+// table, both marked, recursively. A null member of an object is absent,
+// and a null element of an array is Null(L); a top-level nil is Null(L).
+// Numbers are converted as by ToLuaView. Unsupported Go types and NaN or
+// ±Inf are errors of type *ConvertError naming the JSON path
+// (`value.items[0]`).
 func ToLuaTable(L *lua.LState, v any) (lua.LValue, error) {
 	c := toTable{L: L, vs: ValuesOf(L)}
 	return c.conv(v)

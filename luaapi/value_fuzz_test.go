@@ -15,8 +15,8 @@ import (
 )
 
 // FuzzValueBridge sends arbitrary JSON across the Go↔Lua bridge and reads
-// it back, by JSON semantics (SPEC §10.4: a null member of an object is
-// absent in Lua, numbers are float64):
+// it back, by JSON semantics (a null member of an object is absent in Lua,
+// numbers are float64):
 //
 //   - ToLuaTable, then FromLua, gives the value back;
 //   - a Lua walker that reads the tables with pairs, # and indexing, and
@@ -126,7 +126,7 @@ func allFinite(v any) bool {
 	return true
 }
 
-// canonical prints a Go JSON value with SPEC §10.4's semantics: object
+// canonical prints a Go JSON value with Lua tables' JSON semantics: object
 // members that are null are absent, keys sorted, numbers by float64 value.
 func canonical(v any) string {
 	var b strings.Builder

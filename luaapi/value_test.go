@@ -217,7 +217,7 @@ func TestToLuaTableRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, in, out)
 
-	// User scripts see null object members as absent (SPEC §10.4).
+	// User scripts see null object members as absent.
 	lv, err = ToLuaTable(L, map[string]any{"a": nil, "b": 1})
 	require.NoError(t, err)
 	assert.Equal(t, lua.LNil, lv.(*lua.LTable).RawGetString("a"))

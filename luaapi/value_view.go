@@ -18,12 +18,11 @@ import (
 // unchanged subtree handed back from Lua is the input's own value. Views
 // are read-only; nothing in karta mutates the Go values behind them.
 //
-// From Lua a view indexes like a table with the JSON value conventions
-// (value.go): view.key on an object view (nil when absent or JSON null),
-// view[i] on an array view (1-based; a JSON null element is the null
-// sentinel, an index past the end nil), and #view on an array view. pairs
-// and ipairs do not see views (gopher-lua has no __pairs); the jq runtime
-// iterates them.
+// From Lua a view indexes like a script's table:
+// view.key on an object view (nil when absent or JSON null), view[i] on an
+// array view (1-based; a JSON null element is the null sentinel), and #view
+// on an array view. pairs and ipairs do not see views (gopher-lua has no
+// __pairs); the jq runtime iterates them.
 //
 // Why not gopher-luar (luar.New on the same map[string]any), which gives
 // a lazy proxy too: it costs on this hot path and changes what scripts

@@ -3,6 +3,6 @@
 // JSON values whose numbers keep their literal spelling (json.Number), with
 // the YAML tree kept beside them so that a revised object is written back
 // with the same keys, key order and number spellings wherever it did not
-// change (SPEC conventions). Embedding programs that hold
+// change. Embedding programs that hold
 // *unstructured.Unstructured do not need this package.
 package object

@@ -19,7 +19,7 @@ func newKarmadaExportCmd(s streams) *cobra.Command {
 		Long: "Print a ResourceInterpreterCustomization (config.karmada.io/v1alpha1) whose self-contained Lua\n" +
 			"scripts reproduce the Karta's Karmada hooks in Karmada's own runtime: replicaResource,\n" +
 			"componentResource, replicaRevision, statusReflection, healthInterpretation, statusAggregation\n" +
-			"and dependencyInterpretation, as the Karta defines them (SPEC §10.1). The scripts use only\n" +
+			"and dependencyInterpretation, as the Karta defines them (docs/karta.md). The scripts use only\n" +
 			"Karmada's sandbox and kube library, with jq run by a pure-Lua runtime that computes what gojq\n" +
 			"computes. A jq expression only gojq can run (docs/jq.md; karta validate --target karmada lists\n" +
 			"them) or an override that needs karta fails the export, naming it (exit 1).\n" +

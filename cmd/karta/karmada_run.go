@@ -39,7 +39,7 @@ func newKarmadaRunCmd(s streams) *cobra.Command {
 			"  InterpretHealth      healthy\n" +
 			"  InterpretDependency  dependencies\n" +
 			"OP may also be the script's function name (GetReplicas, ReflectStatus...); case does not matter.\n" +
-			"With -k instead of -c, the Karta's in-process Karmada hook runs (SPEC §10.1; Retain is not one).",
+			"With -k instead of -c, the Karta's in-process Karmada hook runs (Retain is not one).",
 		Example: "  karta karmada run --operation InterpretHealth -f deployment.yaml -c customization.yaml\n" +
 			"  karta karmada run --operation Retain -f desired.yaml --observed observed.yaml -c customization.yaml\n" +
 			"  karta karmada run --operation ReviseReplica --replicas 5 -f job.yaml -c customization.yaml -o json",
@@ -206,10 +206,10 @@ func karmadaOutput(results []karmada.Result) map[string]any {
 }
 
 // runKartaKarmada runs op with the in-process Karmada hooks of the Karta
-// -k names (SPEC §10.1), printing what runKarmada prints.
+// -k names, printing what runKarmada prints.
 func runKartaKarmada(cmd *cobra.Command, s streams, op karmada.Operation, f *karmadaRunFlags, format string) error {
 	if op == karmada.OpRetain {
-		return usageError("-k: a Karta has no Retain hook (SPEC §10.1); use -c")
+		return usageError("-k: a Karta has no Retain hook; use -c")
 	}
 	res, err := newResolver(s, f.karta, nil, builtinRegistry)
 	if err != nil {

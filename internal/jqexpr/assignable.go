@@ -7,8 +7,7 @@ import (
 )
 
 // Assignable reports whether q can be used as a write location, i.e. with
-// jq path() (SPEC §2, "Assignable paths"). That holds when q is built only
-// from:
+// jq path(). That holds when q is built only from:
 //   - identity and field, index, slice and iteration steps, with or without
 //     `?` (the key and bound expressions inside brackets are free);
 //   - `|` and `,`;

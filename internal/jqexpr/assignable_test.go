@@ -12,7 +12,7 @@ func TestAssignable(t *testing.T) {
 		expr   string
 		reason string // "" when assignable
 	}{
-		// Assignable: SPEC §2 and the built-in Kartas (§1.2, §11).
+		// Assignable: the documented forms and the built-in Kartas' paths.
 		{expr: "."},
 		{expr: ".spec.pytorchReplicaSpecs.Worker.template"},
 		{expr: ".spec.runPolicy.suspend"},

@@ -185,7 +185,7 @@ func TestCheck(t *testing.T) {
 		{name: "local helper starting with underscore", expr: "def _helper: 1; _helper"},
 		{name: "local parameter starting with underscore", expr: "def f(_g): _g; f(.)"},
 
-		// Ordinary expressions from the SPEC.
+		// Ordinary expressions: the built-in Kartas' and other allowed jq.
 		{name: "byExpression", expr: `[.status.conditions[]? | select(.status == "True" and .type != "Created")] | length`},
 		{name: "kserve container", expr: `.spec.predictor | first((.model | select(. != null)), (.[]? | select(type == "object" and has("storageUri"))), .model)`},
 		{name: "jobset replicas", expr: "(.replicas // 1) * (.template.spec.parallelism // 1)"},

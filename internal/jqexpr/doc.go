@@ -39,5 +39,5 @@
 // risk of getting it wrong.
 //
 // Assignable answers a separate question, whether an expression can be used
-// as a write location (SPEC §2, "Assignable paths").
+// as a write location.
 package jqexpr

@@ -1,7 +1,7 @@
 // Package jqlua translates jq expressions into Lua accessor functions for
 // karta's generated hook chunk, and provides the runtime they call. An
 // expression outside the translated subset runs on a gojq program compiled
-// once; which path runs is not observable (SPEC §2): outputs, their order,
+// once; which path runs is not observable: outputs, their order,
 // and error messages are gojq's.
 //
 // # API

@@ -8,7 +8,7 @@ import (
 )
 
 // OutputLimit is the most outputs one evaluation of an expression may
-// produce (SPEC §2); one more is an error.
+// produce; one more is an error.
 const OutputLimit = 10000
 
 // TooManyOutputs is the message of the error past OutputLimit, the same on

@@ -14,8 +14,8 @@ import (
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
-// specSeeds are every jq expression of SPEC.md (§1.2, §2, §11), each with
-// the Kubernetes objects it is written for and one it is not.
+// specSeeds are the jq expressions of the built-in Kartas (and `.x // 1`),
+// each with the Kubernetes objects it is written for and one it is not.
 var specSeeds = []struct {
 	expr    string
 	objects []string // testdata/objects/<name>.json
@@ -94,7 +94,7 @@ func TestSpecExpressionsTranslate(t *testing.T) {
 		}
 	}
 	if tr, fb := u.Stats(); fb != 0 {
-		t.Errorf("%d of %d SPEC expressions fall back to gojq:\n%s", fb, tr+fb, u.Lua())
+		t.Errorf("%d of %d built-in expressions fall back to gojq:\n%s", fb, tr+fb, u.Lua())
 	}
 }
 

@@ -101,8 +101,8 @@ func referenceInput(v any) any {
 	return v
 }
 
-// gojqOutcome runs code on the reference input with the output limit of
-// SPEC §2 applied, as karta applies it.
+// gojqOutcome runs code on the reference input with the output limit
+// (OutputLimit) applied, as karta applies it.
 func gojqOutcome(ctx context.Context, code *gojq.Code, input any) outcome {
 	var o outcome
 	iter := code.RunWithContext(ctx, input)

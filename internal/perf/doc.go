@@ -5,8 +5,8 @@
 //   - GojqKarta: upstream Karta's library method. Every jq expression is
 //     parsed and compiled with gojq at every evaluation, over a copy of the
 //     object normalised by a JSON round trip (InterpretStatus, GetPodSpecs,
-//     PlacePod; enough of SPEC §3–8 for PyTorchJob, JobSet and
-//     LeaderWorkerSet).
+//     PlacePod; enough of the Karta semantics (docs/karta.md) for
+//     PyTorchJob, JobSet and LeaderWorkerSet).
 //   - HandGo: hand-written Go for the same hooks of the same three kinds,
 //     the practical limit.
 //   - KarmadaVM: Karmada's luavm method for the Karmada customization

@@ -18,9 +18,9 @@ import (
 // interpreted from its definition on every call, each jq expression parsed
 // and compiled with gojq at every evaluation, over a copy of the object
 // normalised by a JSON marshal/unmarshal round trip. It covers the parts of
-// SPEC §3–8 that PyTorchJob, JobSet and LeaderWorkerSet use (pod template
-// specs, alpha podGroups in definition mode) and returns karta's result
-// types, so that the benchmarks can assert equal results.
+// the Karta semantics that PyTorchJob, JobSet and LeaderWorkerSet use (pod
+// template specs, alpha podGroups in definition mode) and returns karta's
+// result types, so that the benchmarks can assert equal results.
 type GojqKarta struct {
 	k     *karta.Karta
 	comps []*gComp
@@ -103,7 +103,7 @@ func tostring(v any) (string, error) {
 	return string(b), err
 }
 
-// InterpretStatus is SPEC §5.
+// InterpretStatus is the generic status, by precedence.
 func (g *GojqKarta) InterpretStatus(obj *unstructured.Unstructured) (*interpreter.StatusResult, error) {
 	v, err := normalise(obj.Object)
 	if err != nil {
@@ -231,12 +231,12 @@ func matcherHolds(mt karta.StatusMatcher, res *interpreter.StatusResult, v any) 
 	return true, nil
 }
 
-// gInstance is one instance of a component (SPEC §3).
+// gInstance is one instance of a component.
 type gInstance struct {
 	id       string
 	template any
 	present  bool
-	eff      int64 // eff(c, i) of SPEC §8.2
+	eff      int64 // eff(c, i): minReplicas if > 0, else replicas if > 0, else 0
 	scale    *interpreter.Scale
 }
 
@@ -360,7 +360,7 @@ func scaleNumber(v any) (*int64, error) {
 	return &n, nil
 }
 
-// GetPodSpecs is SPEC §4 for pod template specs.
+// GetPodSpecs is GetPodSpecs, restricted to pod template specs.
 func (g *GojqKarta) GetPodSpecs(obj *unstructured.Unstructured) (*interpreter.PodSpecs, error) {
 	v, err := normalise(obj.Object)
 	if err != nil {
@@ -389,7 +389,7 @@ func (g *GojqKarta) GetPodSpecs(obj *unstructured.Unstructured) (*interpreter.Po
 	return res, nil
 }
 
-// PlacePod is SPEC §7 and §8 for one pod.
+// PlacePod is pod placement and gang grouping for one pod.
 func (g *GojqKarta) PlacePod(obj, pod *unstructured.Unstructured) (*interpreter.PodPlacement, error) {
 	v, err := normalise(obj.Object)
 	if err != nil {
@@ -504,7 +504,8 @@ func (g *GojqKarta) comp(name string) *gComp {
 	return nil
 }
 
-// sub is sub(c, I) of SPEC §8.2 in definition mode.
+// sub is sub(c, I) of minMember in definition mode (docs/karta.md,
+// "Minimum members").
 func sub(gc *gComp, insts map[*gComp][]gInstance, inst int, oneReplica bool) int64 {
 	var own int64
 	for i, in := range insts[gc] {
@@ -528,7 +529,7 @@ func sub(gc *gComp, insts map[*gComp][]gInstance, inst int, oneReplica bool) int
 	return own * s
 }
 
-// selects is the component type selector (SPEC §7.2).
+// selects is the component type selector.
 func selects(gc *gComp, pod any) (bool, error) {
 	ps := gc.c.PodSelector
 	if ps == nil || ps.ComponentTypeSelector == nil {

@@ -252,7 +252,8 @@ func lwsPods(obj map[string]any) (*interpreter.PodSpecs, error) {
 	return res, nil
 }
 
-// eff is eff(c, i) of SPEC §8.2.
+// eff is eff(c, i) of minMember: minReplicas if > 0, else replicas if > 0,
+// else 0.
 func eff(replicas int64, minReplicas *int64) int64 {
 	switch {
 	case minReplicas != nil && *minReplicas > 0:

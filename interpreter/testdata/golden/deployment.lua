@@ -39,7 +39,7 @@ Q[4] = function(v, out)
   J.emit(out, conditions)
 end
 
--- InterpretStatus: the generic status of the object (SPEC §5). Statuses are tried in
+-- InterpretStatus: the generic status of the object. Statuses are tried in
 -- precedence order; a status holds if any matcher holds, a matcher if all its criteria do.
 function InterpretStatus(obj)
   local phase = nil
@@ -65,7 +65,7 @@ function InterpretStatus(obj)
   return K.status(matched, phase, conditions)
 end
 
--- GetPodSpecs: one item per present instance of each pod-bearing component (SPEC §4).
+-- GetPodSpecs: one item per present instance of each pod-bearing component.
 -- It evaluates these paths:
 --   Q[1]   deployment.podTemplateSpecPath: .spec.template
 --   Q[2]   deployment.replicasPath: .spec.replicas // 1
@@ -73,14 +73,14 @@ function GetPodSpecs(obj)
   return K.GetPodSpecs(obj)
 end
 
--- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing (SPEC §6).
+-- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing.
 -- It evaluates these paths:
 --   Q[1]   deployment.podTemplateSpecPath: .spec.template
 function ReviseSpec(obj, revisions)
   return K.ReviseSpec(obj, revisions)
 end
 
--- GetGangGroups: pods → component, instance, replica and gang groups (SPEC §7, §8).
+-- GetGangGroups: pods → component, instance, replica and gang groups.
 -- It evaluates these paths:
 --   Q[1]   deployment.podTemplateSpecPath: .spec.template
 --   Q[2]   deployment.replicasPath: .spec.replicas // 1
@@ -88,7 +88,7 @@ function GetGangGroups(obj, pods)
   return K.GetGangGroups(obj, pods)
 end
 
--- Suspend: every suspendAction, in Karta order (SPEC §6.3).
+-- Suspend: every suspendAction, in Karta order.
 -- It evaluates these paths:
 --   Q[3]   deployment.suspendActions[0]: .spec.paused
 --   Q[3]   deployment.resumeActions[0]: .spec.paused
@@ -96,7 +96,7 @@ function Suspend(obj)
   return K.Suspend(obj)
 end
 
--- Resume: every resumeAction, in Karta order (SPEC §6.3).
+-- Resume: every resumeAction, in Karta order.
 -- It evaluates these paths:
 --   Q[3]   deployment.suspendActions[0]: .spec.paused
 --   Q[3]   deployment.resumeActions[0]: .spec.paused

@@ -233,7 +233,7 @@ Q[23] = function(v, out)
   J.emit(out, t)
 end
 
--- InterpretStatus: the generic status of the object (SPEC §5). Statuses are tried in
+-- InterpretStatus: the generic status of the object. Statuses are tried in
 -- precedence order; a status holds if any matcher holds, a matcher if all its criteria do.
 function InterpretStatus(obj)
   local phase = nil
@@ -261,7 +261,7 @@ function InterpretStatus(obj)
   return K.status(matched, phase, conditions)
 end
 
--- GetPodSpecs: one item per present instance of each pod-bearing component (SPEC §4).
+-- GetPodSpecs: one item per present instance of each pod-bearing component.
 -- It evaluates these paths:
 --   Q[2]   predictor.schedulerNamePath: .spec.predictor.schedulerName
 --   Q[3]   predictor.labelsPath: .spec.predictor.labels
@@ -285,7 +285,7 @@ function GetPodSpecs(obj)
   return K.GetPodSpecs(obj)
 end
 
--- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing (SPEC §6).
+-- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing.
 -- It evaluates these paths:
 --   Q[2]   predictor.schedulerNamePath: .spec.predictor.schedulerName
 --   Q[3]   predictor.labelsPath: .spec.predictor.labels
@@ -305,7 +305,7 @@ function ReviseSpec(obj, revisions)
   return K.ReviseSpec(obj, revisions)
 end
 
--- GetGangGroups: pods → component, instance, replica and gang groups (SPEC §7, §8).
+-- GetGangGroups: pods → component, instance, replica and gang groups.
 -- It evaluates these paths:
 --   Q[2]   predictor.schedulerNamePath: .spec.predictor.schedulerName
 --   Q[3]   predictor.labelsPath: .spec.predictor.labels
@@ -333,7 +333,7 @@ function GetGangGroups(obj, pods)
   return K.GetGangGroups(obj, pods)
 end
 
--- Suspend: every suspendAction, in Karta order (SPEC §6.3).
+-- Suspend: every suspendAction, in Karta order.
 -- It evaluates these paths:
 --   Q[1]   inferenceservice.suspendActions[0]: .metadata.annotations["serving.kserve.io/stop"]
 --   Q[1]   inferenceservice.resumeActions[0]: .metadata.annotations["serving.kserve.io/stop"]
@@ -341,7 +341,7 @@ function Suspend(obj)
   return K.Suspend(obj)
 end
 
--- Resume: every resumeAction, in Karta order (SPEC §6.3).
+-- Resume: every resumeAction, in Karta order.
 -- It evaluates these paths:
 --   Q[1]   inferenceservice.suspendActions[0]: .metadata.annotations["serving.kserve.io/stop"]
 --   Q[1]   inferenceservice.resumeActions[0]: .metadata.annotations["serving.kserve.io/stop"]

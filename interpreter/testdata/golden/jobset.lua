@@ -134,7 +134,7 @@ Q[9] = function(v, out)
   J.emit(out, b)
 end
 
--- InterpretStatus: the generic status of the object (SPEC §5). Statuses are tried in
+-- InterpretStatus: the generic status of the object. Statuses are tried in
 -- precedence order; a status holds if any matcher holds, a matcher if all its criteria do.
 function InterpretStatus(obj)
   local phase = nil
@@ -165,7 +165,7 @@ function InterpretStatus(obj)
   return K.status(matched, phase, conditions)
 end
 
--- GetPodSpecs: one item per present instance of each pod-bearing component (SPEC §4).
+-- GetPodSpecs: one item per present instance of each pod-bearing component.
 -- It evaluates these paths:
 --   Q[2]   replicatedjob.instanceIdPath: .spec.replicatedJobs[]?.name
 --   Q[3]   replicatedjob.podTemplateSpecPath: .spec.replicatedJobs[]?.template.spec.template
@@ -174,7 +174,7 @@ function GetPodSpecs(obj)
   return K.GetPodSpecs(obj)
 end
 
--- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing (SPEC §6).
+-- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing.
 -- It evaluates these paths:
 --   Q[2]   replicatedjob.instanceIdPath: .spec.replicatedJobs[]?.name
 --   Q[3]   replicatedjob.podTemplateSpecPath: .spec.replicatedJobs[]?.template.spec.template
@@ -182,7 +182,7 @@ function ReviseSpec(obj, revisions)
   return K.ReviseSpec(obj, revisions)
 end
 
--- GetGangGroups: pods → component, instance, replica and gang groups (SPEC §7, §8).
+-- GetGangGroups: pods → component, instance, replica and gang groups.
 -- It evaluates these paths:
 --   Q[2]   replicatedjob.instanceIdPath: .spec.replicatedJobs[]?.name
 --   Q[3]   replicatedjob.podTemplateSpecPath: .spec.replicatedJobs[]?.template.spec.template
@@ -195,7 +195,7 @@ function GetGangGroups(obj, pods)
   return K.GetGangGroups(obj, pods)
 end
 
--- Suspend: every suspendAction, in Karta order (SPEC §6.3).
+-- Suspend: every suspendAction, in Karta order.
 -- It evaluates these paths:
 --   Q[1]   jobset.suspendActions[0]: .spec.suspend
 --   Q[1]   jobset.resumeActions[0]: .spec.suspend
@@ -203,7 +203,7 @@ function Suspend(obj)
   return K.Suspend(obj)
 end
 
--- Resume: every resumeAction, in Karta order (SPEC §6.3).
+-- Resume: every resumeAction, in Karta order.
 -- It evaluates these paths:
 --   Q[1]   jobset.suspendActions[0]: .spec.suspend
 --   Q[1]   jobset.resumeActions[0]: .spec.suspend

@@ -109,7 +109,7 @@ Q[10] = function(v, out)
   J.emit(out, t)
 end
 
--- InterpretStatus: the generic status of the object (SPEC §5). Statuses are tried in
+-- InterpretStatus: the generic status of the object. Statuses are tried in
 -- precedence order; a status holds if any matcher holds, a matcher if all its criteria do.
 function InterpretStatus(obj)
   local phase = nil
@@ -143,7 +143,7 @@ function InterpretStatus(obj)
   return K.status(matched, phase, conditions)
 end
 
--- GetPodSpecs: one item per present instance of each pod-bearing component (SPEC §4).
+-- GetPodSpecs: one item per present instance of each pod-bearing component.
 -- It evaluates these paths:
 --   Q[2]   master.podTemplateSpecPath: .spec.pytorchReplicaSpecs.Master.template
 --   Q[3]   master.replicasPath: .spec.pytorchReplicaSpecs.Master.replicas // 1
@@ -154,7 +154,7 @@ function GetPodSpecs(obj)
   return K.GetPodSpecs(obj)
 end
 
--- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing (SPEC §6).
+-- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing.
 -- It evaluates these paths:
 --   Q[2]   master.podTemplateSpecPath: .spec.pytorchReplicaSpecs.Master.template
 --   Q[5]   worker.podTemplateSpecPath: .spec.pytorchReplicaSpecs.Worker.template
@@ -162,7 +162,7 @@ function ReviseSpec(obj, revisions)
   return K.ReviseSpec(obj, revisions)
 end
 
--- GetGangGroups: pods → component, instance, replica and gang groups (SPEC §7, §8).
+-- GetGangGroups: pods → component, instance, replica and gang groups.
 -- It evaluates these paths:
 --   Q[2]   master.podTemplateSpecPath: .spec.pytorchReplicaSpecs.Master.template
 --   Q[3]   master.replicasPath: .spec.pytorchReplicaSpecs.Master.replicas // 1
@@ -177,7 +177,7 @@ function GetGangGroups(obj, pods)
   return K.GetGangGroups(obj, pods)
 end
 
--- Suspend: every suspendAction, in Karta order (SPEC §6.3).
+-- Suspend: every suspendAction, in Karta order.
 -- It evaluates these paths:
 --   Q[1]   pytorchjob.suspendActions[0]: .spec.runPolicy.suspend
 --   Q[1]   pytorchjob.resumeActions[0]: .spec.runPolicy.suspend
@@ -185,7 +185,7 @@ function Suspend(obj)
   return K.Suspend(obj)
 end
 
--- Resume: every resumeAction, in Karta order (SPEC §6.3).
+-- Resume: every resumeAction, in Karta order.
 -- It evaluates these paths:
 --   Q[1]   pytorchjob.suspendActions[0]: .spec.runPolicy.suspend
 --   Q[1]   pytorchjob.resumeActions[0]: .spec.runPolicy.suspend

@@ -125,7 +125,7 @@ Q[10] = function(v, out)
   J.emit(out, message)
 end
 
--- InterpretStatus: the generic status of the object (SPEC §5). Statuses are tried in
+-- InterpretStatus: the generic status of the object. Statuses are tried in
 -- precedence order; a status holds if any matcher holds, a matcher if all its criteria do.
 function InterpretStatus(obj)
   -- phaseDefinition.path: .status.phase
@@ -162,7 +162,7 @@ function InterpretStatus(obj)
   return K.status(matched, phase, conditions)
 end
 
--- GetPodSpecs: one item per present instance of each pod-bearing component (SPEC §4).
+-- GetPodSpecs: one item per present instance of each pod-bearing component.
 -- It evaluates these paths:
 --   Q[1]   step.instanceIdPath: .spec.templates[]? | select(.container != null) | .name
 --   Q[2]   step.schedulerNamePath: .spec.templates[]? | select(.container != null) | .schedulerName // null
@@ -172,7 +172,7 @@ function GetPodSpecs(obj)
   return K.GetPodSpecs(obj)
 end
 
--- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing (SPEC §6).
+-- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing.
 -- It evaluates these paths:
 --   Q[1]   step.instanceIdPath: .spec.templates[]? | select(.container != null) | .name
 --   Q[2]   step.schedulerNamePath: .spec.templates[]? | select(.container != null) | .schedulerName // null
@@ -182,7 +182,7 @@ function ReviseSpec(obj, revisions)
   return K.ReviseSpec(obj, revisions)
 end
 
--- GetGangGroups: pods → component, instance, replica and gang groups (SPEC §7, §8).
+-- GetGangGroups: pods → component, instance, replica and gang groups.
 -- It evaluates these paths:
 --   Q[1]   step.instanceIdPath: .spec.templates[]? | select(.container != null) | .name
 --   Q[2]   step.schedulerNamePath: .spec.templates[]? | select(.container != null) | .schedulerName // null
