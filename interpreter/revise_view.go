@@ -3,6 +3,7 @@ package interpreter
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kartalua/karta/karta"
 )
@@ -102,16 +103,19 @@ func (cm *compModel) above(at []any) bool {
 // their ancestors, whether or not it would change anything: a patch the
 // Karta cannot carry out is wrong, not partly right. At an ancestor, null
 // (which removes every node below) and objects (which recurse) are fine;
-// any other value would replace fields that are written separately.
-func (cm *compModel) checkReach(patch map[string]any, at []any, errs []error) []error {
+// any other value would replace fields that are written separately. With
+// directives (a strategic merge patch), keys that start with $ are
+// directives, not fields, and are left to the patch.
+func (cm *compModel) checkReach(patch map[string]any, at []any, directives bool, errs []error) []error {
 	for _, k := range sortedKeys(patch) {
 		p := appendPath(at, k)
 		v := patch[k]
 		switch {
+		case directives && strings.HasPrefix(k, "$"):
 		case cm.nodeFor(p) != nil:
 		case cm.above(p):
 			if sub, ok := v.(map[string]any); ok {
-				errs = cm.checkReach(sub, p, errs)
+				errs = cm.checkReach(sub, p, directives, errs)
 			} else if v != nil {
 				errs = append(errs, &UnreachableError{Component: cm.c.Name, Path: viewPathString(p),
 					Reason: "only the fields below it are; patch it with an object or null"})

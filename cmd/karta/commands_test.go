@@ -187,9 +187,10 @@ func TestDecodeRevisions(t *testing.T) {
 	require.Len(t, revs, 1)
 	assert.Equal(t, "worker", revs[0].Component)
 	assert.Equal(t, "*", revs[0].Instance)
-	c := revs[0].Patch["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	patch := revs[0].Patch.(map[string]any)
+	c := patch["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
 	assert.Equal(t, json.Number("1.0"), c["resources"].(map[string]any)["requests"].(map[string]any)["cpu"], "a number literal keeps its spelling")
-	ann := revs[0].Patch["metadata"].(map[string]any)["annotations"].(map[string]any)
+	ann := patch["metadata"].(map[string]any)["annotations"].(map[string]any)
 	v, ok := ann["a"]
 	assert.True(t, ok, "null is kept: it removes the field")
 	assert.Nil(t, v)
@@ -197,7 +198,7 @@ func TestDecodeRevisions(t *testing.T) {
 	// JSON is YAML.
 	revs, err = decodeRevisions([]byte(`[{"component": "master", "patch": {"spec": {"priority": 0x10}}}]`))
 	require.NoError(t, err)
-	assert.Equal(t, json.Number("16"), revs[0].Patch["spec"].(map[string]any)["priority"], "YAML spellings JSON lacks become their value")
+	assert.Equal(t, json.Number("16"), revs[0].Patch.(map[string]any)["spec"].(map[string]any)["priority"], "YAML spellings JSON lacks become their value")
 
 	for input, want := range map[string]string{
 		"": "no revisions found",
