@@ -145,7 +145,7 @@ func statusWords() string {
 // DecodeRevisions reads a revisions list (CLI.md `karta revise`): a JSON
 // array of {component, instance, type, patch} objects; unknown keys are
 // errors. A revision without a type keeps Type empty: a merge patch.
-func DecodeRevisions(v any) ([]Revision, error) { return decodeRevisions(v, "") }
+func DecodeRevisions(v any) ([]Revision, error) { return decodeRevisions(v, "", true) }
 
 // DecodeRevisionsWithType is DecodeRevisions with def the type of the
 // revisions that do not say (karta revise --type). Every decoded revision
@@ -154,12 +154,15 @@ func DecodeRevisionsWithType(v any, def PatchType) ([]Revision, error) {
 	if _, err := ParsePatchType(string(def)); err != nil || def == "" {
 		return nil, fmt.Errorf("default patch type: unknown patch type %q (want merge, strategic or json)", def)
 	}
-	return decodeRevisions(v, def)
+	return decodeRevisions(v, def, true)
 }
 
 const revisionShape = "{component, instance, type, patch}"
 
-func decodeRevisions(v any, def PatchType) ([]Revision, error) {
+// decodeRevisions decodes revisions; with checkPatches, each patch is
+// checked against its type too (the Lua path leaves that to reviseSpec,
+// so that its errors are the Go path's).
+func decodeRevisions(v any, def PatchType, checkPatches bool) ([]Revision, error) {
 	list, ok := v.([]any)
 	if !ok {
 		return nil, fmt.Errorf("revisions must be a list of %s, got %s", revisionShape, describe(v))
@@ -192,6 +195,9 @@ func decodeRevisions(v any, def PatchType) ([]Revision, error) {
 			typ = PatchType(s)
 		}
 		revs[i] = Revision{Component: comp, Instance: inst, Type: typ, Patch: m["patch"]}
+		if !checkPatches {
+			continue
+		}
 		if _, err := preparePatch(&revs[i]); err != nil {
 			return nil, fmt.Errorf("revisions[%d].%w", i, err)
 		}

@@ -49,7 +49,7 @@ func (sd *stateData) luaGetGangGroups(L *lua.LState) int {
 // K.ReviseSpec(obj, revisions)
 func (sd *stateData) luaReviseSpec(L *lua.LState) int {
 	obj := objectArg(L, 1, "ReviseSpec: obj")
-	revs, err := decodeRevisions(goArg(L, 2, "ReviseSpec: revisions"), "")
+	revs, err := decodeRevisions(goArg(L, 2, "ReviseSpec: revisions"), "", false)
 	if err != nil {
 		raise(L, err)
 	}

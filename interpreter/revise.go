@@ -160,9 +160,9 @@ func (r *reviser) reviseInstance(rev int, c *compModel, inst *instance, pp prepa
 	if err != nil {
 		return []error{err}
 	}
-	rt := &router{r: r, c: c, inst: inst, fv: fv, view: v, typ: pp.typ,
+	rt := &router{r: r, c: c, inst: inst, fv: fv, view: v,
 		src: WriteRef{Revision: rev, Component: c.c.Name, Instance: inst.id}}
-	patched, err := patchView(pp, v)
+	patched, err := c.patchInstanceView(pp, v, fv)
 	if err != nil {
 		return []error{err}
 	}

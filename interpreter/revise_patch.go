@@ -269,6 +269,28 @@ func patchView(pp preparedPatch, view map[string]any) (map[string]any, error) {
 	return out, nil
 }
 
+// patchInstanceView is patchView for an instance's view; fv is how a
+// fragmented view was built (nil for the other styles). For a strategic
+// patch, the main container of a fragmented view stays first.
+func (cm *compModel) patchInstanceView(pp preparedPatch, view map[string]any, fv *fragView) (map[string]any, error) {
+	main := pp.typ == PatchStrategic && fv != nil && fv.hasMain
+	if main {
+		if err := cm.checkStrategicMain(fv, pp.obj); err != nil {
+			return nil, err
+		}
+	}
+	patched, err := patchView(pp, view)
+	if err != nil {
+		return nil, err
+	}
+	if main {
+		if err := cm.keepMainFirst(fv, patched); err != nil {
+			return nil, err
+		}
+	}
+	return patched, nil
+}
+
 // podTemplateMeta is core/v1 PodTemplateSpec's strategic merge patch
 // metadata (patch strategies and merge keys), read from its struct tags.
 var podTemplateMeta = sync.OnceValues(func() (strategicpatch.LookupPatchMeta, error) {
@@ -299,9 +321,10 @@ func strategicPatchView(view, patch map[string]any) (out map[string]any, err err
 	if err != nil {
 		return nil, fmt.Errorf("strategic merge patch: %w", err)
 	}
-	shared, _ := reuseEqual(view, res)
-	out, _ = shared.(map[string]any)
-	return out, nil
+	// res is a strategicpatch.JSONMap: a named type a type switch on
+	// map[string]any does not match.
+	shared, _ := reuseEqual(view, map[string]any(res))
+	return shared.(map[string]any), nil
 }
 
 // The strategic merge patch directives.
@@ -321,7 +344,7 @@ func checkStrategic(patch map[string]any, at []any, meta strategicpatch.LookupPa
 		v := patch[k]
 		p := appendPath(at, k)
 		if strings.HasPrefix(k, "$") {
-			if err := checkDirective(k, v, p); err != nil {
+			if err := checkDirective(k, v, at); err != nil {
 				return err
 			}
 			continue
@@ -375,22 +398,27 @@ func checkStrategic(patch map[string]any, at []any, meta strategicpatch.LookupPa
 	return nil
 }
 
+// checkDirective checks a directive k of the object at view path at.
 func checkDirective(k string, v any, at []any) error {
+	where := k
+	if len(at) > 0 {
+		where = viewPathString(at) + "." + k
+	}
 	switch {
 	case k == directivePatch:
 		if v != "replace" && v != "delete" {
-			return fmt.Errorf("%s: %s is not an object directive (want replace or delete)", viewPathString(at), describeValue(v))
+			return fmt.Errorf("%s: %s is not an object directive (want replace or delete)", where, describeValue(v))
 		}
 	case k == directiveRetainKeys:
 		if _, ok := v.([]any); !ok {
-			return fmt.Errorf("%s: must be a list of field names, not %s", viewPathString(at), describeValue(v))
+			return fmt.Errorf("%s: must be a list of field names, not %s", where, describeValue(v))
 		}
 	case strings.HasPrefix(k, prefixSetOrder), strings.HasPrefix(k, prefixDeleteFrom):
 		if _, ok := v.([]any); !ok {
-			return fmt.Errorf("%s: must be a list, not %s", viewPathString(at), describeValue(v))
+			return fmt.Errorf("%s: must be a list, not %s", where, describeValue(v))
 		}
 	default:
-		return fmt.Errorf("%s: unknown directive (want $patch, $retainKeys, $setElementOrder/FIELD or $deleteFromPrimitiveList/FIELD)", viewPathString(at))
+		return fmt.Errorf("%s: unknown directive (want $patch, $retainKeys, $setElementOrder/FIELD or $deleteFromPrimitiveList/FIELD)", where)
 	}
 	return nil
 }
@@ -571,4 +599,53 @@ func reuseEqual(old, new any) (any, bool) {
 		return old, true
 	}
 	return new, false
+}
+
+// checkStrategicMain refuses a strategic patch of spec.containers when the
+// main container of a fragmented view has no name: the patch finds
+// containers by name, and apimachinery would fail on it without saying
+// why.
+func (cm *compModel) checkStrategicMain(fv *fragView, patch map[string]any) error {
+	if _, named := fv.main["name"]; named {
+		return nil
+	}
+	spec, _ := patch["spec"].(map[string]any)
+	if spec == nil {
+		return nil
+	}
+	for k := range spec {
+		if k == "containers" || k == prefixSetOrder+"containers" {
+			return fmt.Errorf("spec.containers: a strategic merge patch finds containers by name, and the main container of component %q has none: "+
+				"change it by position with type: json (/spec/containers/0/...) or with a merge patch", cm.c.Name)
+		}
+	}
+	return nil
+}
+
+// keepMainFirst puts the main container of a fragmented view back first
+// in spec.containers after a strategic merge patch, which places the
+// containers a patch adds before those it does not name (as kubectl
+// does): in a fragmented view, the first container is the main one. A
+// patch that deleted the main container is refused.
+func (cm *compModel) keepMainFirst(fv *fragView, patched map[string]any) error {
+	name, named := fv.main["name"]
+	if !named {
+		return nil // checkStrategicMain let no patch of spec.containers through
+	}
+	spec, _ := patched["spec"].(map[string]any)
+	list, _ := spec["containers"].([]any)
+	for i, e := range list {
+		m, _ := e.(map[string]any)
+		if n, ok := m["name"]; !ok || !jsonEqual(n, name) {
+			continue
+		}
+		if i > 0 {
+			// The list and spec are the patch's own (they changed).
+			moved := make([]any, 0, len(list))
+			moved = append(append(append(moved, e), list[:i]...), list[i+1:]...)
+			spec["containers"] = moved
+		}
+		return nil
+	}
+	return fmt.Errorf("spec.containers[%s] is the main container and cannot be removed through component %q", mergeKeyString(name), cm.c.Name)
 }

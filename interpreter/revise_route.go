@@ -10,7 +10,6 @@ type router struct {
 	inst *instance
 	fv   *fragView // nil unless fragmented
 	view map[string]any
-	typ  PatchType
 	src  WriteRef
 	// errs are the revision's own errors; errors of a component path,
 	// which are no revision's fault, go to the reviser.
@@ -113,8 +112,8 @@ func (rt *router) routeContainers(ch change) {
 	}
 	if fv.hasMain || cs == nil {
 		if cs == nil && len(list) != 1 {
-			rt.fail("spec.containers must keep exactly one element through component %q (it has no containersPath); the patch gives %d%s",
-				rt.c.c.Name, len(list), rt.namelessMainHint())
+			rt.fail("spec.containers must keep exactly one element through component %q (it has no containersPath); the patch gives %d",
+				rt.c.c.Name, len(list))
 			return
 		}
 		if len(list) == 0 {
@@ -134,20 +133,6 @@ func (rt *router) routeContainers(ch change) {
 	for _, d := range diff(fv.containers, list, nil, jsonEqual, nil) {
 		rt.emit(cs, d.at, change{at: ch.at, del: d.del, value: d.value})
 	}
-}
-
-// namelessMainHint explains a strategic patch that added a container
-// instead of merging into the main one: it finds containers by name, and
-// the main container has none.
-func (rt *router) namelessMainHint() string {
-	if rt.typ != PatchStrategic || !rt.fv.hasMain {
-		return ""
-	}
-	if _, named := rt.fv.main["name"]; named {
-		return ""
-	}
-	return " (a strategic merge patch finds containers by name, and the main container has none: " +
-		"change it with type: json at /spec/containers/0, or with a merge patch)"
 }
 
 // replaceMain routes a new main container given whole: key by key against
