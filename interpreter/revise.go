@@ -61,11 +61,11 @@ func (m *model) reviseSpec(ctx context.Context, obj map[string]any, revs []Revis
 
 // reviser holds the state of one reviseSpec call.
 type reviser struct {
-	m      *model
-	ctx    context.Context
-	obj    any // the object as jq input
-	loc    *locator
-	insts  map[*compModel][]instance
+	m        *model
+	ctx      context.Context
+	obj      any // the object as jq input
+	loc      *locator
+	insts    map[*compModel][]instance
 	writes   []*write
 	errs     []error
 	warnings []ReviseWarning

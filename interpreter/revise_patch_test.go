@@ -641,10 +641,10 @@ func TestDecodeRevisionsTypes(t *testing.T) {
 	assert.EqualError(t, err, `default patch type: unknown patch type "apply" (want merge, strategic or json)`)
 
 	for text, want := range map[string]string{
-		`[{component: a, type: 1, patch: {}}]`:                     "revisions[0].type must be a string (merge, strategic or json), got 1",
-		`[{component: a, type: yaml, patch: {}}]`:                  `revisions[0].type: unknown patch type "yaml" (want merge, strategic or json)`,
+		`[{component: a, type: 1, patch: {}}]`:                       "revisions[0].type must be a string (merge, strategic or json), got 1",
+		`[{component: a, type: yaml, patch: {}}]`:                    `revisions[0].type: unknown patch type "yaml" (want merge, strategic or json)`,
 		`[{component: a, type: json, patch: [{op: add, path: /x}]}]`: "revisions[0].patch[0].value: required for add",
-		`[{component: a, typ: json, patch: []}]`:                   `revisions[0]: unknown field "typ" (want component, instance, type, patch)`,
+		`[{component: a, typ: json, patch: []}]`:                     `revisions[0]: unknown field "typ" (want component, instance, type, patch)`,
 	} {
 		_, err := DecodeRevisions(yamlValue(t, text))
 		assert.EqualError(t, err, want, text)
