@@ -28,6 +28,8 @@ const (
 	trainJob     = "../../examples/trainjob/running.yaml"
 	trainPods    = "../../examples/trainjob/pods.yaml"
 	trainRevs    = "../../examples/trainjob/revisions.yaml"
+	// pytorchRunning is the built-in PyTorchJob's running example.
+	pytorchRunning = "../../examples/pytorchjob/running.yaml"
 )
 
 // TestGoldenCommands pins the output and exit code of compile, pods,
@@ -88,6 +90,14 @@ func TestGoldenCommands(t *testing.T) {
 		{"revise-no-revisions", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob}},
 		{"revise-missing-revisions", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob, "-r", "testdata/in/no-such-file.yaml"}},
 		{"revise-table", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob, "-r", revisions, "-o", "table"}},
+		{"revise-merge-warning", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-image.yaml", "-o", "patch"}},
+		{"revise-type-strategic", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-image.yaml", "--type", "strategic", "-o", "patch"}},
+		{"revise-types-patch", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-typed.yaml", "-o", "patch"}},
+		{"revise-types-yaml", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-typed.yaml"}},
+		{"revise-types-bad-op", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-typed-bad.yaml"}},
+		{"revise-types-fail", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-typed-fail.yaml"}},
+		{"revise-type-unknown", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-image.yaml", "--type", "apply"}},
+		{"revise-types-trainjob", nil, []string{"revise", "-k", trainKarta, "-f", trainJob, "-r", "testdata/in/revisions-trainjob-typed.yaml", "-o", "patch"}},
 
 		{"gang-json", nil, []string{"gang", "-k", pytorchKarta, "-f", pytorchJob, "--pods", pytorchPods}},
 		{"gang-table", nil, []string{"gang", "-k", pytorchKarta, "-f", pytorchJob, "--pods", pytorchPods, "-o", "table"}},
@@ -182,7 +192,7 @@ func TestDecodeRevisions(t *testing.T) {
 - component: worker
   instance: "*"
   patch: {spec: {containers: [{name: c, resources: {requests: {cpu: 1.0, memory: 1.5Gi}}}]}, metadata: {annotations: {a: null}}}
-`))
+`), interpreter.PatchMerge)
 	require.NoError(t, err)
 	require.Len(t, revs, 1)
 	assert.Equal(t, "worker", revs[0].Component)
@@ -196,7 +206,7 @@ func TestDecodeRevisions(t *testing.T) {
 	assert.Nil(t, v)
 
 	// JSON is YAML.
-	revs, err = decodeRevisions([]byte(`[{"component": "master", "patch": {"spec": {"priority": 0x10}}}]`))
+	revs, err = decodeRevisions([]byte(`[{"component": "master", "patch": {"spec": {"priority": 0x10}}}]`), interpreter.PatchMerge)
 	require.NoError(t, err)
 	assert.Equal(t, json.Number("16"), revs[0].Patch.(map[string]any)["spec"].(map[string]any)["priority"], "YAML spellings JSON lacks become their value")
 
@@ -207,7 +217,7 @@ func TestDecodeRevisions(t *testing.T) {
 		"- [unclosed":                           "invalid YAML",
 		"- component: a\n  patch: {.inf: .inf}": "is not a JSON number",
 	} {
-		_, err := decodeRevisions([]byte(input))
+		_, err := decodeRevisions([]byte(input), interpreter.PatchMerge)
 		require.Error(t, err, input)
 		assert.Contains(t, err.Error(), want, input)
 	}
