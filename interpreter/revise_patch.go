@@ -503,32 +503,48 @@ func findByKey(list []any, key string, v any) map[string]any {
 const maxJSONPatchCopy = 1 << 20
 
 // jsonPatchView applies RFC 6902 operations with the evanphx/json-patch
-// library, one at a time so that an error names its operation. Array
-// indices are RFC 6901's (no negative ones), and add does not create
-// missing parents, as the API server applies a JSON Patch.
+// library. Array indices are RFC 6901's (no negative ones), and add does
+// not create missing parents, as the API server applies a JSON Patch. On
+// an error, the failing operation is found by applying prefixes of the
+// patch (a binary search, so that a long patch costs a few applications,
+// not one per operation), and named.
 func jsonPatchView(view map[string]any, ops []jsonOp) (map[string]any, error) {
 	doc, err := json.Marshal(view)
 	if err != nil {
 		return nil, fmt.Errorf("the view does not encode as JSON: %w", err)
 	}
+	raws := make([]any, len(ops))
+	for i, op := range ops {
+		raws[i] = op.raw
+	}
+	raw, err := json.Marshal(raws)
+	if err != nil {
+		return nil, fmt.Errorf("patch: %w", err)
+	}
+	p, err := jsonpatch.DecodePatch(raw)
+	if err != nil {
+		return nil, fmt.Errorf("patch: %w", err)
+	}
 	opts := jsonpatch.NewApplyOptions()
 	opts.SupportNegativeIndices = false
 	opts.AccumulatedCopySizeLimit = maxJSONPatchCopy
 	opts.EscapeHTML = false
-	for i, op := range ops {
-		raw, err := json.Marshal([]any{op.raw})
-		if err != nil {
-			return nil, fmt.Errorf("patch[%d]: %w", i, err)
+	out, err := p.ApplyWithOptions(doc, opts)
+	if err != nil {
+		// p[:lo] applies, p[:hi] fails with err.
+		lo, hi := 0, len(p)
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if _, e := p[:mid].ApplyWithOptions(doc, opts); e != nil {
+				hi, err = mid, e
+			} else {
+				lo = mid
+			}
 		}
-		p, err := jsonpatch.DecodePatch(raw)
-		if err != nil {
-			return nil, fmt.Errorf("patch[%d]: %w", i, err)
-		}
-		if doc, err = p.ApplyWithOptions(doc, opts); err != nil {
-			return nil, fmt.Errorf("patch[%d] (%s %s): %w", i, op.op, opDisplayPath(op.path), err)
-		}
+		op := ops[hi-1]
+		return nil, fmt.Errorf("patch[%d] (%s %s): %w", hi-1, op.op, opDisplayPath(op.path), err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()
 	var res any
 	if err := dec.Decode(&res); err != nil {

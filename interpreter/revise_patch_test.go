@@ -3,8 +3,10 @@ package interpreter
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -689,4 +691,20 @@ end`
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), `revisions[0] (component "worker", instance ""): type: unknown patch type "apply"`)
 	}
+}
+
+// Copies may add at most 1 MiB to a view: a few copies of a copy would
+// otherwise double it each time. The failing operation is named.
+func TestReviseSpecJSONCopyLimit(t *testing.T) {
+	m := builtinModel(t, "pytorchjob")
+	ops := []any{map[string]any{"op": "add", "path": "/metadata/annotations/big", "value": strings.Repeat("x", 300_000)}}
+	for i := range 6 {
+		ops = append(ops, map[string]any{"op": "copy", "from": "/metadata/annotations/big", "path": fmt.Sprintf("/metadata/annotations/c%d", i)})
+	}
+	_, _, err := checkedRevise(t, m, builtinObject("pytorchjob", "running")(t), []Revision{{Component: "worker", Type: PatchJSON, Patch: ops}})
+	require.Error(t, err)
+	lines := errorLines(t, err)
+	require.Len(t, lines, 1)
+	assert.Contains(t, lines[0], `revisions[0] (component "worker", instance ""): patch[4] (copy /metadata/annotations/c3): `)
+	assert.Contains(t, lines[0], "exceeding the limit 1048576")
 }
