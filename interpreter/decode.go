@@ -148,13 +148,14 @@ func statusWords() string {
 func DecodeRevisions(v any) ([]Revision, error) { return decodeRevisions(v, "", true) }
 
 // DecodeRevisionsWithType is DecodeRevisions with def the type of the
-// revisions that do not say (karta revise --type). Every decoded revision
-// has its Type set.
+// revisions that do not say (karta revise --type; "" is PatchMerge).
+// Every decoded revision has its Type set.
 func DecodeRevisionsWithType(v any, def PatchType) ([]Revision, error) {
-	if _, err := ParsePatchType(string(def)); err != nil || def == "" {
-		return nil, fmt.Errorf("default patch type: unknown patch type %q (want merge, strategic or json)", def)
+	t, err := ParsePatchType(string(def))
+	if err != nil {
+		return nil, fmt.Errorf("default patch type: %w", err)
 	}
-	return decodeRevisions(v, def, true)
+	return decodeRevisions(v, t, true)
 }
 
 const revisionShape = "{component, instance, type, patch}"

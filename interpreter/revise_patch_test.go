@@ -641,6 +641,9 @@ func TestDecodeRevisionsTypes(t *testing.T) {
 	assert.EqualError(t, err, "revisions[0].patch must be a list of JSON Patch (RFC 6902) operations over the PodTemplateSpec view, got an object")
 	_, err = DecodeRevisionsWithType(v, "apply")
 	assert.EqualError(t, err, `default patch type: unknown patch type "apply" (want merge, strategic or json)`)
+	revs, err = DecodeRevisionsWithType(v, "")
+	require.NoError(t, err)
+	assert.Equal(t, PatchMerge, revs[0].Type, `"" is merge`)
 
 	for text, want := range map[string]string{
 		`[{component: a, type: 1, patch: {}}]`:                       "revisions[0].type must be a string (merge, strategic or json), got 1",
