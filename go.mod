@@ -3,6 +3,7 @@ module github.com/kartalua/karta
 go 1.26.8
 
 require (
+	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/itchyny/gojq v0.12.20
 	github.com/itchyny/timefmt-go v0.1.9
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2

@@ -49,6 +49,9 @@ type LiveRevision struct {
 	Patch []interpreter.PatchOp
 	// Attempts is the number of rounds it took.
 	Attempts int
+	// Warnings are ReviseSpec's, of the round that patched (or found
+	// nothing to change).
+	Warnings []interpreter.ReviseWarning
 }
 
 // ConflictError is an object that changed between read and patch in every
@@ -105,7 +108,7 @@ func (c *Client) Revise(ctx context.Context, k *Kind, p *interpreter.Program, na
 			return nil, err
 		}
 		if len(revised.Patch) == 0 {
-			return &LiveRevision{Object: obj, Patch: []interpreter.PatchOp{}, Attempts: attempt}, nil
+			return &LiveRevision{Object: obj, Patch: []interpreter.PatchOp{}, Attempts: attempt, Warnings: revised.Warnings}, nil
 		}
 		patch := append([]interpreter.PatchOp{{Op: "test", Path: "/metadata/resourceVersion", Value: obj.GetResourceVersion()}}, revised.Patch...)
 		data, err := json.Marshal(patch)
@@ -123,7 +126,7 @@ func (c *Client) Revise(ctx context.Context, k *Kind, p *interpreter.Program, na
 		}
 		out, err := r.Patch(ctx, name, types.JSONPatchType, data, po)
 		if err == nil {
-			return &LiveRevision{Object: out, Patch: patch, Attempts: attempt}, nil
+			return &LiveRevision{Object: out, Patch: patch, Attempts: attempt, Warnings: revised.Warnings}, nil
 		}
 		if !maybeConflict(err) {
 			return nil, fmt.Errorf("patching %s %s: %w", gr, name, c.reach(err))

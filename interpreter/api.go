@@ -25,6 +25,9 @@ import (
 type Revised struct {
 	Object *unstructured.Unstructured
 	Patch  []PatchOp
+	// Warnings are ReviseSpec's: merge patches that replace lists whose
+	// elements lose fields a strategic merge patch would keep.
+	Warnings []ReviseWarning
 }
 
 // GetPodSpecs returns the pod definition of each present instance of each
@@ -78,30 +81,43 @@ func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstruc
 }
 
 // ReviseSpec applies revisions through each component's PodTemplateSpec
-// view (docs/karta.md, "Revisions"), all or nothing.
+// view (docs/revisions.md), all or nothing: each revision's patch, of its Type
+// (merge, strategic or json), gives the patched view, and the difference
+// is written back through the component's paths.
 func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured, revisions []Revision) (*Revised, error) {
 	if !p.overridden[HookReviseSpec] {
 		res, err := p.runGo(ctx, HookReviseSpec, func(ctx context.Context, _ evaluator) (any, error) {
-			revised, ops, err := p.model.reviseSpec(ctx, obj.Object, revisions)
+			revised, ops, warnings, err := p.model.reviseSpec(ctx, obj.Object, revisions)
 			if err != nil {
 				return nil, err
 			}
-			return &Revised{Object: &unstructured.Unstructured{Object: revised}, Patch: ops}, nil
+			return &Revised{Object: &unstructured.Unstructured{Object: revised}, Patch: ops, Warnings: warnings}, nil
 		})
 		if err != nil {
 			return nil, err
 		}
 		return res.(*Revised), nil
 	}
-	return p.reviseByScript(ctx, HookReviseSpec, obj, func(L *lua.LState) (lua.LValue, error) {
+	// The script may call the generated ReviseSpec (K.ReviseSpec): its
+	// warnings come back through the sink.
+	sink := &warningSink{}
+	res, err := p.reviseByScript(context.WithValue(ctx, warningsKey{}, sink), HookReviseSpec, obj, func(L *lua.LState) (lua.LValue, error) {
 		return revisionsToLua(L, revisions)
 	})
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = sink.ws
+	return res, nil
 }
 
 // revisionsToLua passes revisions to a script as {component, instance,
-// patch} tables. A JSON null inside a patch is karta.null, members of
-// objects included: it is how a merge patch removes a field,
-// so it may not vanish the way a null member of an input object does.
+// type, patch} tables, type always set ("merge" when the revision does not
+// say), so that a script handing them to karta.generated.ReviseSpec gets
+// the same revision. A JSON null inside a patch is karta.null (as in
+// every script), members of objects included: it is how a merge patch removes a
+// field, so it may not vanish the way a null member of an input object
+// does.
 func revisionsToLua(L *lua.LState, revisions []Revision) (lua.LValue, error) {
 	arr := luaapi.NewArray(L)
 	for i, r := range revisions {
@@ -112,6 +128,11 @@ func revisionsToLua(L *lua.LState, revisions []Revision) (lua.LValue, error) {
 		t := luaapi.NewObject(L)
 		t.RawSetString("component", lua.LString(r.Component))
 		t.RawSetString("instance", lua.LString(r.Instance))
+		typ := r.Type
+		if typ == "" {
+			typ = PatchMerge
+		}
+		t.RawSetString("type", lua.LString(typ))
 		t.RawSetString("patch", patch)
 		arr.RawSetInt(i+1, t)
 	}
@@ -132,6 +153,13 @@ func patchToLua(L *lua.LState, v any) (lua.LValue, error) {
 			t.RawSetString(k, lv)
 		}
 		return t, nil
+	case []map[string]any:
+		// A json revision's operations, as a Go caller may build them.
+		list := make([]any, len(x))
+		for i, m := range x {
+			list[i] = m
+		}
+		return patchToLua(L, list)
 	case []any:
 		t := luaapi.NewArray(L)
 		for i, e := range x {

@@ -73,7 +73,7 @@ func codegen(m *model) (*generated, error) {
 	g.writeInterpretStatus(&b, k)
 	g.writeGoHook(&b, HookGetPodSpecs, "obj", "one item per present instance of each pod-bearing component",
 		pathsWhere(paths, func(p pathRef) bool { return p.podSpecs }))
-	g.writeGoHook(&b, HookReviseSpec, "obj, revisions", "merge patches over each instance's PodTemplateSpec view, all or nothing",
+	g.writeGoHook(&b, HookReviseSpec, "obj, revisions", "merge, strategic or json patches over each instance's PodTemplateSpec view, all or nothing",
 		pathsWhere(paths, func(p pathRef) bool { return p.writes }))
 	g.writeGoHook(&b, HookGetGangGroups, "obj, pods", "pods → component, instance, replica and gang groups",
 		pathsWhere(paths, func(p pathRef) bool { return p.pods || p.podSpecs }))

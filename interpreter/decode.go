@@ -143,23 +143,40 @@ func statusWords() string {
 }
 
 // DecodeRevisions reads a revisions list (CLI.md `karta revise`): a JSON
-// array of {component, instance, patch} objects; unknown keys are errors.
-func DecodeRevisions(v any) ([]Revision, error) { return decodeRevisions(v) }
+// array of {component, instance, type, patch} objects; unknown keys are
+// errors. A revision without a type keeps Type empty: a merge patch.
+func DecodeRevisions(v any) ([]Revision, error) { return decodeRevisions(v, "", true) }
 
-func decodeRevisions(v any) ([]Revision, error) {
+// DecodeRevisionsWithType is DecodeRevisions with def the type of the
+// revisions that do not say (karta revise --type; "" is PatchMerge).
+// Every decoded revision has its Type set.
+func DecodeRevisionsWithType(v any, def PatchType) ([]Revision, error) {
+	t, err := ParsePatchType(string(def))
+	if err != nil {
+		return nil, fmt.Errorf("default patch type: %w", err)
+	}
+	return decodeRevisions(v, t, true)
+}
+
+const revisionShape = "{component, instance, type, patch}"
+
+// decodeRevisions decodes revisions; with checkPatches, each patch is
+// checked against its type too (the Lua path leaves that to reviseSpec,
+// so that its errors are the Go path's).
+func decodeRevisions(v any, def PatchType, checkPatches bool) ([]Revision, error) {
 	list, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("revisions must be a list of {component, instance, patch}, got %s", describe(v))
+		return nil, fmt.Errorf("revisions must be a list of %s, got %s", revisionShape, describe(v))
 	}
 	revs := make([]Revision, len(list))
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("revisions[%d] must be an object {component, instance, patch}, got %s", i, describe(e))
+			return nil, fmt.Errorf("revisions[%d] must be an object %s, got %s", i, revisionShape, describe(e))
 		}
-		for k := range m {
-			if k != "component" && k != "instance" && k != "patch" {
-				return nil, fmt.Errorf("revisions[%d]: unknown field %q (want component, instance, patch)", i, k)
+		for _, k := range sortedKeys(m) {
+			if k != "component" && k != "instance" && k != "type" && k != "patch" {
+				return nil, fmt.Errorf("revisions[%d]: unknown field %q (want component, instance, type, patch)", i, k)
 			}
 		}
 		comp, ok := m["component"].(string)
@@ -170,11 +187,21 @@ func decodeRevisions(v any) ([]Revision, error) {
 		if !ok && m["instance"] != nil {
 			return nil, fmt.Errorf("revisions[%d].instance must be a string (\"\", an instance id, or \"*\"), got %s", i, describe(m["instance"]))
 		}
-		patch, ok := m["patch"].(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("revisions[%d].patch must be an object: a JSON merge patch over the PodTemplateSpec view, got %s", i, describe(m["patch"]))
+		typ := def
+		if t, present := m["type"]; present && t != nil {
+			s, ok := t.(string)
+			if !ok {
+				return nil, fmt.Errorf("revisions[%d].type must be a string (merge, strategic or json), got %s", i, describe(t))
+			}
+			typ = PatchType(s)
 		}
-		revs[i] = Revision{Component: comp, Instance: inst, Patch: patch}
+		revs[i] = Revision{Component: comp, Instance: inst, Type: typ, Patch: m["patch"]}
+		if !checkPatches {
+			continue
+		}
+		if _, err := preparePatch(&revs[i]); err != nil {
+			return nil, fmt.Errorf("revisions[%d].%w", i, err)
+		}
 	}
 	return revs, nil
 }

@@ -49,14 +49,15 @@ func (sd *stateData) luaGetGangGroups(L *lua.LState) int {
 // K.ReviseSpec(obj, revisions)
 func (sd *stateData) luaReviseSpec(L *lua.LState) int {
 	obj := objectArg(L, 1, "ReviseSpec: obj")
-	revs, err := decodeRevisions(goArg(L, 2, "ReviseSpec: revisions"))
+	revs, err := decodeRevisions(goArg(L, 2, "ReviseSpec: revisions"), "", false)
 	if err != nil {
 		raise(L, err)
 	}
-	revised, _, err := sd.p.model.reviseSpec(L.Context(), obj, revs)
+	revised, _, warnings, err := sd.p.model.reviseSpec(L.Context(), obj, revs)
 	if err != nil {
 		raise(L, err)
 	}
+	noteWarnings(L.Context(), warnings)
 	return sd.deliver(L, HookReviseSpec, func() (any, error) { return revised, nil })
 }
 

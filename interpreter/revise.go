@@ -15,9 +15,14 @@ type Revision struct {
 	// Instance is "" (a component without instanceIdPath), an instance id,
 	// or "*" for every present instance.
 	Instance string `json:"instance"`
-	// Patch is an RFC 7386 merge patch over the instance's PodTemplateSpec
-	// view; a JSON null in it is Go nil.
-	Patch map[string]any `json:"patch"`
+	// Type is how Patch applies to the instance's PodTemplateSpec view:
+	// PatchMerge (also when empty), PatchStrategic or PatchJSON.
+	Type PatchType `json:"type,omitempty"`
+	// Patch is, for merge and strategic, an object over the view
+	// (map[string]any; a JSON null in it is Go nil); for json, a list of
+	// RFC 6902 operations ([]any of map[string]any) whose paths are JSON
+	// pointers into the view.
+	Patch any `json:"patch"`
 }
 
 // PatchOp is one RFC 6902 JSON Patch operation from the input object to a
@@ -27,15 +32,19 @@ type PatchOp = jsonpatch.Operation
 // The instance name that selects every present instance.
 const allInstances = "*"
 
-// reviseSpec applies revisions to obj (SPEC §6.1, §6.2), all or nothing.
-// It returns the revised object and the RFC 6902 operations from obj to
-// it. obj is not modified; the result shares every untouched subtree with
-// it, and only the maps and slices on the way to a written leaf are
-// copied. Written values are the patches' own, as they are. On error (a
-// *ReviseError holding every error found) it returns no object.
-func (m *model) reviseSpec(ctx context.Context, obj map[string]any, revs []Revision) (map[string]any, []PatchOp, error) {
+// reviseSpec applies revisions to obj (docs/karta.md, "The PodTemplateSpec view"; docs/karta.md, "Writes: all or nothing"), all or nothing.
+// Each revision's patch, of its type, gives the patched view of each
+// instance it names; the differences from the view are written back
+// through the component's paths. It returns the revised object, the RFC
+// 6902 operations from obj to it, and the warnings of merge patches that
+// drop list elements' fields. obj is not modified; the result shares
+// every untouched subtree with it, and only the maps and slices on the way
+// to a written leaf are copied. Written values are the patches' own, as
+// they are. On error (a *ReviseError holding every error found) it
+// returns no object and no warnings.
+func (m *model) reviseSpec(ctx context.Context, obj map[string]any, revs []Revision) (map[string]any, []PatchOp, []ReviseWarning, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	r := &reviser{m: m, ctx: ctx, obj: jqvalue.Input(obj), insts: map[*compModel][]instance{}}
 	r.loc = &locator{ctx: ctx, obj: r.obj, cache: map[*jqPath]locResult{}}
@@ -46,20 +55,21 @@ func (m *model) reviseSpec(ctx context.Context, obj map[string]any, revs []Revis
 	result, applyErrs := applyWrites(obj, writes)
 	r.errs = append(r.errs, applyErrs...)
 	if len(r.errs) > 0 {
-		return nil, nil, newReviseError(r.errs)
+		return nil, nil, nil, newReviseError(r.errs)
 	}
-	return result, diffOps(obj, result), nil
+	return result, diffOps(obj, result), r.warnings, nil
 }
 
 // reviser holds the state of one reviseSpec call.
 type reviser struct {
-	m      *model
-	ctx    context.Context
-	obj    any // the object as jq input
-	loc    *locator
-	insts  map[*compModel][]instance
-	writes []*write
-	errs   []error
+	m        *model
+	ctx      context.Context
+	obj      any // the object as jq input
+	loc      *locator
+	insts    map[*compModel][]instance
+	writes   []*write
+	errs     []error
+	warnings []ReviseWarning
 }
 
 // revision turns one revision into located writes.
@@ -76,7 +86,12 @@ func (r *reviser) revision(i int, rev *Revision) {
 		fail(rev.Instance, fmt.Errorf("component %q is not pod-bearing (it has no specDefinition)", rev.Component))
 		return
 	}
-	if errs := c.checkReach(rev.Patch, nil, nil); len(errs) > 0 {
+	pp, err := preparePatch(rev)
+	if err != nil {
+		fail(rev.Instance, err)
+		return
+	}
+	if errs := c.checkPatchReach(pp); len(errs) > 0 {
 		for _, err := range errs {
 			fail(rev.Instance, err)
 		}
@@ -95,7 +110,7 @@ func (r *reviser) revision(i int, rev *Revision) {
 		return
 	}
 	for _, inst := range selected {
-		for _, err := range r.reviseInstance(i, c, inst, rev.Patch) {
+		for _, err := range r.reviseInstance(i, c, inst, pp) {
 			fail(inst.id, err)
 		}
 	}
@@ -113,7 +128,7 @@ func (r *reviser) instancesOf(c *compModel) ([]instance, error) {
 	return insts, nil
 }
 
-// selectInstances resolves a revision's instance (SPEC §6.1).
+// selectInstances resolves a revision's instance (docs/karta.md, "The PodTemplateSpec view").
 func selectInstances(c *compModel, insts []instance, name string) ([]*instance, error) {
 	if name == allInstances {
 		var out []*instance
@@ -141,14 +156,20 @@ func selectInstances(c *compModel, insts []instance, name string) ([]*instance, 
 
 // reviseInstance diffs the instance's view against the patched view and
 // locates each change.
-func (r *reviser) reviseInstance(rev int, c *compModel, inst *instance, patch map[string]any) []error {
+func (r *reviser) reviseInstance(rev int, c *compModel, inst *instance, pp preparedPatch) []error {
 	v, fv, err := c.view(inst)
 	if err != nil {
 		return []error{err}
 	}
 	rt := &router{r: r, c: c, inst: inst, fv: fv, view: v,
 		src: WriteRef{Revision: rev, Component: c.c.Name, Instance: inst.id}}
-	patched := mergePatch(v, patch)
+	patched, err := c.patchInstanceView(pp, v, fv)
+	if err != nil {
+		return []error{err}
+	}
+	if pp.typ == PatchMerge {
+		r.warnings = append(r.warnings, mergeWarnings(v, pp.obj, rt.src)...)
+	}
 	for _, ch := range diff(v, patched, nil, jsonEqual, nil) {
 		rt.route(ch)
 	}

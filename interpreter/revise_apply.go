@@ -11,7 +11,7 @@ import (
 // resolveConflicts sorts the writes into JSON-pointer order, merges
 // identical ones (same location, both deletes or sets of equal values) and
 // reports every other pair whose locations are equal or prefix-related
-// (SPEC §6.2 step 3). It returns the writes left to apply: no two of them
+// (docs/karta.md, "Writes: all or nothing", step 3). It returns the writes left to apply: no two of them
 // have prefix-related locations.
 func resolveConflicts(ws []*write, errs *[]error) []*write {
 	slices.SortStableFunc(ws, func(a, b *write) int { return compareLoc(a.loc, b.loc) })

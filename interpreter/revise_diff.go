@@ -21,7 +21,7 @@ type change struct {
 	value any
 }
 
-// diff appends the changes from old to new at path at (SPEC §6.2 step 1):
+// diff appends the changes from old to new at path at (docs/karta.md, "Writes: all or nothing", step 1):
 // objects key by key, equal-length arrays element by element, anything
 // else (an array whose length changed, a type change, a scalar) as one
 // set when eq says the values differ. Untouched subtrees are the same Go

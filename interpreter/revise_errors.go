@@ -55,7 +55,7 @@ func (e *RevisionError) Error() string {
 func (e *RevisionError) Unwrap() error { return e.Err }
 
 // UnreachableError is a patch field that no path of the component writes
-// (SPEC §6.1): spec.tolerations is not reachable through component
+// (docs/karta.md, "The PodTemplateSpec view"): spec.tolerations is not reachable through component
 // "predictor".
 type UnreachableError struct {
 	Component string
@@ -73,8 +73,8 @@ func (e *UnreachableError) Error() string {
 	return msg
 }
 
-// PathError is a component path that a write cannot go through (SPEC
-// §6.2 step 2): it is not assignable (Err is nil and Reason says why), or
+// PathError is a component path that a write cannot go through (docs/karta.md, "Writes: all or nothing",
+// step 2): it is not assignable (Err is nil and Reason says why), or
 // jq path() fails on the object (Err is gojq's error).
 type PathError struct {
 	Component string
@@ -114,7 +114,7 @@ func (w WriteRef) String() string {
 	return fmt.Sprintf("revisions[%d] (component %q, instance %q) %s", w.Revision, w.Component, w.Instance, w.ViewPath)
 }
 
-// ConflictError is two writes that cannot both be carried out (SPEC §6.2
+// ConflictError is two writes that cannot both be carried out (docs/karta.md, "Writes: all or nothing",
 // step 3): different writes to one location, or writes to locations one
 // of which is a prefix of the other.
 type ConflictError struct {
@@ -131,7 +131,7 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("conflicting writes: %s and %s write %s", e.First, e.Second, at)
 }
 
-// WriteError is a located write that the object cannot take (SPEC §6.2
+// WriteError is a located write that the object cannot take (docs/karta.md, "Writes: all or nothing",
 // step 4), e.g. through a missing array index or into a string.
 type WriteError struct {
 	Source WriteRef
@@ -144,8 +144,8 @@ func (e *WriteError) Error() string {
 	return fmt.Sprintf("%s: cannot write %s: %s", e.Source, e.Location, e.Msg)
 }
 
-// NotDefinedError says a write operation does not exist for a Karta (SPEC
-// §6.3): no suspendDefinition anywhere, or no replicasPath ReviseReplica
+// NotDefinedError says a write operation does not exist for a Karta (docs/karta.md,
+// "ReviseReplica, Suspend and Resume"): no suspendDefinition anywhere, or no replicasPath ReviseReplica
 // can use.
 type NotDefinedError struct {
 	Karta  string

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,12 +22,12 @@ type fuzzFixture struct {
 	obj map[string]any
 }
 
-// FuzzReviseSpec revises fixed objects with merge patches made from the
-// fuzzer's bytes. Whatever the patch: no panic; the input is never
-// modified; on error there is no result; on success the operations applied
-// to a copy of the input give the result, untouched subtrees are shared,
-// and (for one revision over a view without aliasing) every revised
-// instance's view is the merge patch of its old view.
+// FuzzReviseSpec revises fixed objects with patches of every type (merge,
+// strategic, json) made from the fuzzer's bytes. Whatever the patch: no
+// panic; the input is never modified; on error there is no result; on
+// success the operations applied to a copy of the input give the result,
+// untouched subtrees are shared, and (for one revision over a view without
+// aliasing) every revised instance's view is the patch of its old view.
 func FuzzReviseSpec(f *testing.F) {
 	fixtures := []fuzzFixture{
 		{fixtureModel(f, "pytorchjob"), fixtureObject(f, "pytorchjob")},
@@ -40,6 +41,16 @@ func FuzzReviseSpec(f *testing.F) {
 	// picks the fixture, so these come after the fixtures above.
 	builtins := builtinFixtures(f)
 	fixtures = append(fixtures, builtins...)
+	// A fragmented view whose named main container and sidecars a
+	// strategic patch merges by name (revise_patch_test.go).
+	pool := byte(len(fixtures))
+	fixtures = append(fixtures, fuzzFixture{modelFrom(f, poolKarta), objectFrom(f, poolObject)})
+	for _, seed := range [][]byte{
+		{pool, 0, 0, 2, 1, 0, 1, 2, 3, 5, 1},
+		{pool, 0, 1, 1, 2, 5, 0, 3, 1, 2, 0, 0, 1},
+	} {
+		f.Add(seed)
+	}
 	for i := range builtins {
 		b := byte(6 + i)
 		for _, seed := range [][]byte{
@@ -69,6 +80,19 @@ func FuzzReviseSpec(f *testing.F) {
 		[]byte("90117%1(71%1)"),
 		append([]byte{4}, "0117%1(71%"...), // first found as "X0117%1(71%" among 6 fixtures
 		append([]byte{5}, "0Y1Z%181"...),   // and "A0Y1Z%181"
+		// Strategic and json revisions that write, on template, fragmented
+		// and aliased views.
+		{0, 0, 2, 1, 0, 1, 2, 3, 5, 1},
+		{0, 3, 5, 6, 8, 9, 10, 0, 9, 7, 8, 9, 9},
+		{1, 9, 9, 5, 7, 4, 0, 8, 11, 5, 9, 7, 8, 5, 9},
+		{2, 6, 2, 5, 5, 0, 7, 5, 2, 0, 2, 6, 3, 2, 4, 11, 4, 1, 6},
+		{0, 3, 4, 5, 6, 8, 4, 1, 6, 2, 6, 5, 4, 3, 9, 9},
+		{3, 6, 1, 1, 0, 0, 9, 1, 9, 11, 0},
+		{3, 3, 2, 0, 0, 6, 2, 11, 2, 8, 1, 6, 8, 11},
+		{4, 3, 1, 9, 10, 0, 4, 9, 6, 1, 8, 7, 7, 6},
+		{4, 6, 7, 1, 0, 0, 0, 9, 9, 10, 8},
+		{5, 0, 11, 5, 6, 1, 10, 1, 11, 9, 6, 11, 2, 2, 1},
+		{5, 9, 5, 5, 0, 0, 3, 3, 5, 1, 8},
 	} {
 		f.Add(seed)
 	}
@@ -115,9 +139,13 @@ func checkViews(t *testing.T, m *model, before, after map[string]any, rev Revisi
 		if !old[i].present || (rev.Instance != allInstances && rev.Instance != old[i].id) {
 			continue
 		}
-		v, _, err := c.view(&old[i])
+		v, fv, err := c.view(&old[i])
 		require.NoError(t, err)
-		want := mergePatch(v, rev.Patch)
+		pp, err := preparePatch(&rev)
+		require.NoError(t, err)
+		patched, err := c.patchInstanceView(pp, v, fv)
+		require.NoError(t, err)
+		var want any = patched
 		gotView, _, err := c.view(&revised[i])
 		require.NoError(t, err)
 		var got any = gotView
@@ -192,7 +220,65 @@ func (g *patchGen) revision(m *model, obj map[string]any) Revision {
 	if g.next()%8 == 7 {
 		rev.Component = "unknown"
 	}
+	// Past the end of data this reads 0: the seeds of merge patches stay
+	// merge patches.
+	switch g.next() % 4 {
+	case 1, 3:
+		rev.Type = PatchStrategic
+	case 2:
+		rev.Type = PatchJSON
+		rev.Patch = g.ops(rev.Patch.(map[string]any))
+	}
 	return rev
+}
+
+// fuzzOps are the operations, a malformed one last; a byte picks one of
+// the first 16 slots, so that it comes up rarely.
+var fuzzOps = []string{"add", "add", "add", "replace", "replace", "replace", "remove", "remove", "move", "copy", "test",
+	"add", "replace", "remove", "add", "rplace"}
+
+// ops turns a generated object into JSON Patch operations: each of its
+// values is the value of an operation whose path the bytes spell. One in
+// eight operations lacks its value or from, to check those errors.
+func (g *patchGen) ops(obj map[string]any) []any {
+	if len(obj) == 0 {
+		obj = map[string]any{fuzzKeys[g.next()%len(fuzzKeys)]: g.value(1)}
+	}
+	var out []any
+	for _, k := range sortedKeys(obj) {
+		name := fuzzOps[g.next()%len(fuzzOps)]
+		op := map[string]any{"op": name, "path": g.pointer(k)}
+		complete := g.next()%8 != 0
+		switch name {
+		case "move", "copy":
+			if complete {
+				op["from"] = g.pointer(fuzzKeys[g.next()%len(fuzzKeys)])
+			}
+		case "remove":
+		default:
+			if complete {
+				op["value"] = obj[k]
+			}
+		}
+		out = append(out, op)
+	}
+	return out
+}
+
+// fuzzParents are places of views where operations are likely to apply.
+var fuzzParents = []string{"", "/metadata", "/metadata/labels", "/metadata/annotations", "/spec", "/spec/containers",
+	"/spec/containers/0", "/spec/containers/1", "/spec/containers/0/resources", "/spec/affinity", "/spec/tolerations"}
+
+// pointer spells a JSON pointer: a likely parent, then k or an index.
+func (g *patchGen) pointer(k string) string {
+	parent := fuzzParents[g.next()%len(fuzzParents)]
+	switch g.next() % 5 {
+	case 0:
+		return parent + "/" + strconv.Itoa(g.next()%3)
+	case 1:
+		return parent + "/-"
+	}
+	return parent + "/" + k
 }
 
 func (g *patchGen) object(depth int) map[string]any {

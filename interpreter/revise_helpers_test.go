@@ -76,7 +76,9 @@ func revisionsFrom(t testing.TB, text string) []Revision {
 		m := e.(map[string]any)
 		revs[i].Component, _ = m["component"].(string)
 		revs[i].Instance, _ = m["instance"].(string)
-		revs[i].Patch, _ = m["patch"].(map[string]any)
+		t, _ := m["type"].(string)
+		revs[i].Type = PatchType(t)
+		revs[i].Patch = m["patch"]
 	}
 	return revs
 }
@@ -112,7 +114,7 @@ func errorLines(t testing.TB, err error) []string {
 }
 
 // checkedWrite runs a write operation and checks the invariants every
-// write holds (SPEC §6.2): the input is not modified; on error there is no
+// write holds (docs/karta.md, "Writes: all or nothing"): the input is not modified; on error there is no
 // result; on success, the operations applied to a copy of the input give
 // the result, and every subtree the operations do not touch is the
 // input's own value.
@@ -135,9 +137,24 @@ func checkedWrite(t testing.TB, obj map[string]any, run func() (map[string]any, 
 
 func checkedRevise(t testing.TB, m *model, obj map[string]any, revs []Revision) (map[string]any, []PatchOp, error) {
 	t.Helper()
-	return checkedWrite(t, obj, func() (map[string]any, []PatchOp, error) {
-		return m.reviseSpec(context.Background(), obj, revs)
+	out, ops, _, err := checkedReviseWarnings(t, m, obj, revs)
+	return out, ops, err
+}
+
+// checkedReviseWarnings is checkedRevise that also returns the warnings,
+// which an error comes without.
+func checkedReviseWarnings(t testing.TB, m *model, obj map[string]any, revs []Revision) (map[string]any, []PatchOp, []ReviseWarning, error) {
+	t.Helper()
+	var warnings []ReviseWarning
+	out, ops, err := checkedWrite(t, obj, func() (map[string]any, []PatchOp, error) {
+		out, ops, ws, err := m.reviseSpec(context.Background(), obj, revs)
+		warnings = ws
+		return out, ops, err
 	})
+	if err != nil {
+		require.Nil(t, warnings, "an error comes without warnings")
+	}
+	return out, ops, warnings, err
 }
 
 // assertShared checks that every map and slice of in that no operation

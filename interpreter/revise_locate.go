@@ -7,7 +7,7 @@ import (
 	"math"
 )
 
-// write is one located write (SPEC §6.2): set value at loc, or delete it.
+// write is one located write (docs/karta.md, "Writes: all or nothing"): set value at loc, or delete it.
 type write struct {
 	src   WriteRef
 	loc   []any // string keys and int indices, resolved (see resolveLoc)
@@ -67,7 +67,7 @@ func (l *locator) eval(c *compModel, p *jqPath, insts []instance) ([][]any, erro
 	return locs, nil
 }
 
-// pathFailure is the error of a failing path() (SPEC §6.2 step 2).
+// pathFailure is the error of a failing path() (docs/karta.md, "Writes: all or nothing", step 2).
 func pathFailure(c *compModel, p *jqPath, err error) error {
 	var jqErr *JQError
 	if errors.As(err, &jqErr) {

@@ -3,7 +3,7 @@ package interpreter
 import "fmt"
 
 // router locates the view changes of one (revision, instance) through the
-// component's nodes (SPEC §6.1, §6.2 step 2).
+// component's nodes (docs/karta.md, "The PodTemplateSpec view"; docs/karta.md, "Writes: all or nothing", step 2).
 type router struct {
 	r    *reviser
 	c    *compModel

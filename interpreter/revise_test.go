@@ -669,14 +669,14 @@ func TestReviseSpecConcurrent(t *testing.T) {
 - component: replicatedjob
   instance: "*"
   patch: {metadata: {labels: {team: a}}, spec: {schedulerName: kai-scheduler}}`)
-	want, wantOps, err := m.reviseSpec(context.Background(), obj, revs)
+	want, wantOps, _, err := m.reviseSpec(context.Background(), obj, revs)
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, ops, err := m.reviseSpec(context.Background(), obj, revs)
+			out, ops, _, err := m.reviseSpec(context.Background(), obj, revs)
 			assert.NoError(t, err)
 			assert.Equal(t, want, out)
 			assert.Equal(t, wantOps, ops)
@@ -688,7 +688,7 @@ func TestReviseSpecConcurrent(t *testing.T) {
 func TestReviseErrorTypes(t *testing.T) {
 	m := fixtureModel(t, "inferenceservice")
 	obj := fixtureObject(t, "inferenceservice")
-	_, _, err := m.reviseSpec(context.Background(), obj, revisionsFrom(t, `
+	_, _, _, err := m.reviseSpec(context.Background(), obj, revisionsFrom(t, `
 - component: predictor
   patch: {spec: {tolerations: []}}
 - component: transformer
@@ -705,7 +705,7 @@ func TestReviseErrorTypes(t *testing.T) {
 	assert.Equal(t, WriteRef{Revision: 1, Component: "transformer", Instance: "transformer", ViewPath: "metadata.labels.x"}, conflict.First)
 	assert.Equal(t, "/spec/transformer/labels/x", conflict.SecondLocation)
 
-	_, _, err = modelFrom(t, edgeKarta).reviseSpec(context.Background(), objectFrom(t, edgeObject),
+	_, _, _, err = modelFrom(t, edgeKarta).reviseSpec(context.Background(), objectFrom(t, edgeObject),
 		[]Revision{{Component: "direct", Patch: map[string]any{"spec": map[string]any{"x": "y"}}}})
 	var pathErr *PathError
 	require.ErrorAs(t, err, &pathErr)
@@ -713,7 +713,7 @@ func TestReviseErrorTypes(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _, err = m.reviseSpec(ctx, obj, nil)
+	_, _, _, err = m.reviseSpec(ctx, obj, nil)
 	assert.True(t, errors.Is(err, context.Canceled))
 }
 

@@ -3,11 +3,12 @@ package interpreter
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kartalua/karta/karta"
 )
 
-// viewNode is a place of the PodTemplateSpec view (SPEC §6.1) and the path
+// viewNode is a place of the PodTemplateSpec view (docs/karta.md, "The PodTemplateSpec view") and the path
 // it is written through. Nodes never nest: a view path is under at most
 // one node.
 type viewNode struct {
@@ -25,7 +26,7 @@ type viewNode struct {
 	object bool
 }
 
-// The fragmented view nodes of SPEC §6.1 that map one fragment each.
+// The fragmented view nodes (docs/karta.md, "The PodTemplateSpec view") that map one fragment each.
 var fragmentNodes = []struct {
 	key string
 	at  []any
@@ -102,16 +103,19 @@ func (cm *compModel) above(at []any) bool {
 // their ancestors, whether or not it would change anything: a patch the
 // Karta cannot carry out is wrong, not partly right. At an ancestor, null
 // (which removes every node below) and objects (which recurse) are fine;
-// any other value would replace fields that are written separately.
-func (cm *compModel) checkReach(patch map[string]any, at []any, errs []error) []error {
+// any other value would replace fields that are written separately. With
+// directives (a strategic merge patch), keys that start with $ are
+// directives, not fields, and are left to the patch.
+func (cm *compModel) checkReach(patch map[string]any, at []any, directives bool, errs []error) []error {
 	for _, k := range sortedKeys(patch) {
 		p := appendPath(at, k)
 		v := patch[k]
 		switch {
+		case directives && strings.HasPrefix(k, "$"):
 		case cm.nodeFor(p) != nil:
 		case cm.above(p):
 			if sub, ok := v.(map[string]any); ok {
-				errs = cm.checkReach(sub, p, errs)
+				errs = cm.checkReach(sub, p, directives, errs)
 			} else if v != nil {
 				errs = append(errs, &UnreachableError{Component: cm.c.Name, Path: viewPathString(p),
 					Reason: "only the fields below it are; patch it with an object or null"})
@@ -140,7 +144,7 @@ type fragView struct {
 	containers []any
 }
 
-// view builds the PodTemplateSpec view of a present instance (SPEC §6.1).
+// view builds the PodTemplateSpec view of a present instance (docs/karta.md, "The PodTemplateSpec view").
 // It shares the object's values; mergePatch copies what it changes.
 func (cm *compModel) view(inst *instance) (map[string]any, *fragView, error) {
 	switch cm.style {

@@ -143,3 +143,122 @@ func TestItemsExpandsLists(t *testing.T) {
 		assert.Equal(t, name, items[i]["metadata"].(map[string]any)["name"])
 	}
 }
+
+// A value written over an existing one keeps the old nodes of what it
+// repeats: the elements of a list replaced to add or drop one, the keys of
+// an object replaced to change one.
+func TestApplyToTreeGraftsOverOldValues(t *testing.T) {
+	const in = `spec:
+  containers:
+  - name: trainer # the main one
+    image: pytorch:2.4
+    env:
+    - {name: HF_HOME, value: /cache}
+    - {name: WORLD_SIZE, value: "8"}
+    resources:
+      limits: {nvidia.com/gpu: 1, cpu: 1.0}
+  volumes: [{name: cache, emptyDir: {}}]
+`
+	env := func(kv ...string) []any {
+		var out []any
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, map[string]any{"name": kv[i], "value": kv[i+1]})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		op   Op
+		want string
+	}{{
+		name: "an element added before the others",
+		op:   Op{Op: "replace", Path: "/spec/containers/0/env", Value: env("NCCL_DEBUG", "INFO", "HF_HOME", "/cache", "WORLD_SIZE", "8")},
+		want: `spec:
+  containers:
+  - name: trainer # the main one
+    image: pytorch:2.4
+    env:
+    - {name: NCCL_DEBUG, value: INFO}
+    - {name: HF_HOME, value: /cache}
+    - {name: WORLD_SIZE, value: "8"}
+    resources:
+      limits: {nvidia.com/gpu: 1, cpu: 1.0}
+  volumes: [{name: cache, emptyDir: {}}]
+`,
+	}, {
+		name: "an element dropped",
+		op:   Op{Op: "replace", Path: "/spec/containers/0/env", Value: env("WORLD_SIZE", "8")},
+		want: `spec:
+  containers:
+  - name: trainer # the main one
+    image: pytorch:2.4
+    env:
+    - {name: WORLD_SIZE, value: "8"}
+    resources:
+      limits: {nvidia.com/gpu: 1, cpu: 1.0}
+  volumes: [{name: cache, emptyDir: {}}]
+`,
+	}, {
+		name: "an object replaced keeps its key order and comments, new keys last",
+		op: Op{Op: "replace", Path: "/spec/containers/0", Value: map[string]any{
+			"resources": map[string]any{"limits": map[string]any{"nvidia.com/gpu": json.Number("2"), "cpu": json.Number("1.0")}},
+			"name":      "trainer", "image": "pytorch:2.5", "args": []any{"--epochs=3"},
+			"env": env("HF_HOME", "/cache", "WORLD_SIZE", "8"),
+		}},
+		want: `spec:
+  containers:
+  - name: trainer # the main one
+    image: pytorch:2.5
+    env:
+    - {name: HF_HOME, value: /cache}
+    - {name: WORLD_SIZE, value: "8"}
+    resources:
+      limits: {nvidia.com/gpu: 2, cpu: 1.0}
+    args:
+    - --epochs=3
+  volumes: [{name: cache, emptyDir: {}}]
+`,
+	}, {
+		name: "a number spelled anew is a new node, an equal one is the old",
+		op: Op{Op: "replace", Path: "/spec/containers/0/resources/limits", Value: map[string]any{
+			"nvidia.com/gpu": int64(1), "cpu": json.Number("1"),
+		}},
+		want: `spec:
+  containers:
+  - name: trainer # the main one
+    image: pytorch:2.4
+    env:
+    - {name: HF_HOME, value: /cache}
+    - {name: WORLD_SIZE, value: "8"}
+    resources:
+      limits: {nvidia.com/gpu: 1, cpu: 1}
+  volumes: [{name: cache, emptyDir: {}}]
+`,
+	}, {
+		name: "a new element takes its siblings' style and key order",
+		op: Op{Op: "replace", Path: "/spec/volumes", Value: []any{
+			map[string]any{"name": "cache", "emptyDir": map[string]any{}},
+			map[string]any{"persistentVolumeClaim": map[string]any{"claimName": "ckpt"}, "name": "checkpoints"},
+		}},
+		want: `spec:
+  containers:
+  - name: trainer # the main one
+    image: pytorch:2.4
+    env:
+    - {name: HF_HOME, value: /cache}
+    - {name: WORLD_SIZE, value: "8"}
+    resources:
+      limits: {nvidia.com/gpu: 1, cpu: 1.0}
+  volumes: [{name: cache, emptyDir: {}}, {name: checkpoints, persistentVolumeClaim: {claimName: ckpt}}]
+`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			docs, err := Decode([]byte(in), "pod.yaml")
+			require.NoError(t, err)
+			require.NoError(t, docs[0].ApplyToTree([]Op{tc.op}))
+			y, err := docs[0].YAML()
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(y))
+		})
+	}
+}

@@ -17,8 +17,10 @@ type Op struct {
 
 // ApplyToTree applies operations to the document's YAML tree, so that the
 // tree renders the revised object while every untouched node keeps its
-// key order, number spelling and comments. Object is not changed: callers
-// keep the revised Go value they computed.
+// key order, number spelling and comments. A value written over an
+// existing one keeps the old nodes of what it repeats (see graft): a list
+// replaced whole to add one element keeps the others as they were written.
+// Object is not changed: callers keep the revised Go value they computed.
 func (d *Document) ApplyToTree(ops []Op) error {
 	for _, op := range ops {
 		if err := applyOp(d.node, op); err != nil {
@@ -45,11 +47,7 @@ func applyOp(root *yaml.Node, op Op) error {
 	last := tokens[len(tokens)-1]
 	switch op.Op {
 	case "add", "replace":
-		vn, err := valueNode(op.Value)
-		if err != nil {
-			return err
-		}
-		return set(parent, last, vn, op.Op == "add")
+		return set(parent, last, op.Value, op.Op == "add")
 	case "remove":
 		return remove(parent, last)
 	}
@@ -89,26 +87,38 @@ func child(n *yaml.Node, tok string) (*yaml.Node, error) {
 	return nil, fmt.Errorf("cannot descend into a scalar at %q", tok)
 }
 
-func set(parent *yaml.Node, tok string, v *yaml.Node, add bool) error {
+func set(parent *yaml.Node, tok string, value any, add bool) error {
 	parent = deref(parent)
 	switch parent.Kind {
 	case yaml.MappingNode:
 		if i := keyIndex(parent, tok); i >= 0 {
-			parent.Content[i+1] = v
+			vn, err := graft(parent.Content[i+1], value)
+			if err != nil {
+				return err
+			}
+			parent.Content[i+1] = vn
 			return nil
 		}
 		if !add {
 			return fmt.Errorf("no key %q to replace", tok)
 		}
+		vn, err := valueNode(value)
+		if err != nil {
+			return err
+		}
 		k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: tok}
-		parent.Content = append(parent.Content, k, v)
+		parent.Content = append(parent.Content, k, vn)
 		return nil
 	case yaml.SequenceNode:
 		i, err := index(parent, tok)
 		if err != nil {
 			return err
 		}
-		parent.Content[i] = v
+		vn, err := graft(parent.Content[i], value)
+		if err != nil {
+			return err
+		}
+		parent.Content[i] = vn
 		return nil
 	}
 	return fmt.Errorf("cannot set %q in a scalar", tok)

@@ -28,6 +28,8 @@ const (
 	trainJob     = "../../examples/trainjob/running.yaml"
 	trainPods    = "../../examples/trainjob/pods.yaml"
 	trainRevs    = "../../examples/trainjob/revisions.yaml"
+	// pytorchRunning is the built-in PyTorchJob's running example.
+	pytorchRunning = "../../examples/pytorchjob/running.yaml"
 )
 
 // TestGoldenCommands pins the output and exit code of compile, pods,
@@ -88,6 +90,14 @@ func TestGoldenCommands(t *testing.T) {
 		{"revise-no-revisions", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob}},
 		{"revise-missing-revisions", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob, "-r", "testdata/in/no-such-file.yaml"}},
 		{"revise-table", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob, "-r", revisions, "-o", "table"}},
+		{"revise-merge-warning", nil, []string{"revise", "-f", pytorchRunning, "-r", "../../examples/revisions/pytorchjob-image.yaml", "-o", "patch"}},
+		{"revise-type-strategic", nil, []string{"revise", "-f", pytorchRunning, "-r", "../../examples/revisions/pytorchjob-image.yaml", "--type", "strategic", "-o", "patch"}},
+		{"revise-types-patch", nil, []string{"revise", "-f", pytorchRunning, "-r", "../../examples/revisions/pytorchjob-typed.yaml", "-o", "patch"}},
+		{"revise-types-yaml", nil, []string{"revise", "-f", pytorchRunning, "-r", "../../examples/revisions/pytorchjob-typed.yaml"}},
+		{"revise-types-bad-op", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-typed-bad.yaml"}},
+		{"revise-types-fail", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-typed-fail.yaml"}},
+		{"revise-type-unknown", nil, []string{"revise", "-f", pytorchRunning, "-r", "../../examples/revisions/pytorchjob-image.yaml", "--type", "apply"}},
+		{"revise-types-trainjob", nil, []string{"revise", "-k", trainKarta, "-f", trainJob, "-r", "../../examples/trainjob/revisions-typed.yaml", "-o", "patch"}},
 
 		{"gang-json", nil, []string{"gang", "-k", pytorchKarta, "-f", pytorchJob, "--pods", pytorchPods}},
 		{"gang-table", nil, []string{"gang", "-k", pytorchKarta, "-f", pytorchJob, "--pods", pytorchPods, "-o", "table"}},
@@ -182,22 +192,23 @@ func TestDecodeRevisions(t *testing.T) {
 - component: worker
   instance: "*"
   patch: {spec: {containers: [{name: c, resources: {requests: {cpu: 1.0, memory: 1.5Gi}}}]}, metadata: {annotations: {a: null}}}
-`))
+`), interpreter.PatchMerge)
 	require.NoError(t, err)
 	require.Len(t, revs, 1)
 	assert.Equal(t, "worker", revs[0].Component)
 	assert.Equal(t, "*", revs[0].Instance)
-	c := revs[0].Patch["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	patch := revs[0].Patch.(map[string]any)
+	c := patch["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
 	assert.Equal(t, json.Number("1.0"), c["resources"].(map[string]any)["requests"].(map[string]any)["cpu"], "a number literal keeps its spelling")
-	ann := revs[0].Patch["metadata"].(map[string]any)["annotations"].(map[string]any)
+	ann := patch["metadata"].(map[string]any)["annotations"].(map[string]any)
 	v, ok := ann["a"]
 	assert.True(t, ok, "null is kept: it removes the field")
 	assert.Nil(t, v)
 
 	// JSON is YAML.
-	revs, err = decodeRevisions([]byte(`[{"component": "master", "patch": {"spec": {"priority": 0x10}}}]`))
+	revs, err = decodeRevisions([]byte(`[{"component": "master", "patch": {"spec": {"priority": 0x10}}}]`), interpreter.PatchMerge)
 	require.NoError(t, err)
-	assert.Equal(t, json.Number("16"), revs[0].Patch["spec"].(map[string]any)["priority"], "YAML spellings JSON lacks become their value")
+	assert.Equal(t, json.Number("16"), revs[0].Patch.(map[string]any)["spec"].(map[string]any)["priority"], "YAML spellings JSON lacks become their value")
 
 	for input, want := range map[string]string{
 		"": "no revisions found",
@@ -206,7 +217,7 @@ func TestDecodeRevisions(t *testing.T) {
 		"- [unclosed":                           "invalid YAML",
 		"- component: a\n  patch: {.inf: .inf}": "is not a JSON number",
 	} {
-		_, err := decodeRevisions([]byte(input))
+		_, err := decodeRevisions([]byte(input), interpreter.PatchMerge)
 		require.Error(t, err, input)
 		assert.Contains(t, err.Error(), want, input)
 	}
@@ -264,38 +275,49 @@ func TestCommandsHaveHelp(t *testing.T) {
 // table (and JSON elsewhere).
 var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true}
 
-// The README's console examples are real output: each block that runs
-// `go run ./cmd/karta` and is not cut short (…) must print what it shows.
-// The README shows a terminal, where the default output is a table.
+// The console examples of the README and of docs/ are real output: each
+// block that runs `go run ./cmd/karta` and is not cut short (…) must print
+// what it shows. They show a terminal, where the default output is a
+// table. A command that ends in >/dev/null shows its standard error.
 func TestREADMEExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	docs, err := filepath.Glob("../../docs/*.md")
 	require.NoError(t, err)
-	blocks := strings.Split(string(readme), "```console\n")[1:]
-	checked := 0
-	for _, block := range blocks {
-		block = block[:strings.Index(block, "```")]
-		command, want, _ := strings.Cut(block, "\n")
-		args, ok := strings.CutPrefix(command, "$ go run ./cmd/karta ")
-		if !ok || strings.Contains(want, "…") {
-			continue
-		}
-		t.Run(args, func(t *testing.T) {
-			argv := strings.Fields(args)
-			for i, a := range argv {
-				if _, err := os.Stat(filepath.Join("../..", a)); err == nil && strings.Contains(a, "/") {
-					argv[i] = filepath.Join("../..", a) // the README runs from the repository root
+	for _, file := range append([]string{"../../README.md"}, docs...) {
+		text, err := os.ReadFile(file)
+		require.NoError(t, err)
+		checked := 0
+		for _, block := range strings.Split(string(text), "```console\n")[1:] {
+			block = block[:strings.Index(block, "```")]
+			command, want, _ := strings.Cut(block, "\n")
+			args, ok := strings.CutPrefix(command, "$ go run ./cmd/karta ")
+			if !ok || strings.Contains(want, "…") {
+				continue
+			}
+			t.Run(filepath.Base(file)+": "+args, func(t *testing.T) {
+				args, stderrOnly := strings.CutSuffix(args, " >/dev/null")
+				argv := strings.Fields(args)
+				for i, a := range argv {
+					if _, err := os.Stat(filepath.Join("../..", a)); err == nil && strings.Contains(a, "/") {
+						argv[i] = filepath.Join("../..", a) // the docs run from the repository root
+					}
 				}
-			}
-			if terminalTable[argv[0]] && !strings.Contains(args, " -o ") {
-				argv = append(argv, "-o", "table")
-			}
-			stdout, stderr, code := runCLI(t, "", argv...)
-			require.Equal(t, exitOK, code, stderr)
-			assert.Equal(t, want, stdout)
-		})
-		checked++
+				if terminalTable[argv[0]] && !strings.Contains(args, " -o ") {
+					argv = append(argv, "-o", "table")
+				}
+				stdout, stderr, code := runCLI(t, "", argv...)
+				require.Equal(t, exitOK, code, stderr)
+				if stderrOnly {
+					assert.Equal(t, want, strings.ReplaceAll(stderr, "../../", ""))
+					return
+				}
+				assert.Equal(t, want, stdout)
+			})
+			checked++
+		}
+		if file == "../../README.md" {
+			assert.GreaterOrEqual(t, checked, 4, "the README's examples were found")
+		}
 	}
-	assert.GreaterOrEqual(t, checked, 4, "the README's examples were found")
 }
 
 // A -k file with several Kartas serves each document with the Karta for its

@@ -55,6 +55,8 @@ type result struct {
 	doc *object.Document
 	// where names the document: FILE or FILE (document N).
 	where string
+	// warnings are printed on standard error, each after where.
+	warnings []string
 	// object names the object: Kind namespace/name.
 	object string
 }
@@ -90,6 +92,9 @@ func eachObject(ctx context.Context, s streams, f *objectFlags, format string, f
 			continue
 		}
 		r.where, r.object = where, objectName(doc.Object)
+		for _, w := range r.warnings {
+			fmt.Fprintf(s.err, "%s: %s\n", where, oneLine(w))
+		}
 		results = append(results, r)
 	}
 	if failed {
@@ -238,13 +243,14 @@ func readScripts(s streams, files []string) ([]interpreter.Script, error) {
 	return scripts, nil
 }
 
-// readRevisions reads -r: one YAML or JSON list of revisions.
-func readRevisions(s streams, file string) ([]interpreter.Revision, error) {
+// readRevisions reads -r: one YAML or JSON list of revisions; typ is the
+// type of those that do not say (--type).
+func readRevisions(s streams, file string, typ interpreter.PatchType) ([]interpreter.Revision, error) {
 	data, source, err := readInput(s, file)
 	if err != nil {
 		return nil, err
 	}
-	revs, err := decodeRevisions(data)
+	revs, err := decodeRevisions(data, typ)
 	if err != nil {
 		fmt.Fprintf(s.err, "%s: %s\n", source, oneLine(err.Error()))
 		return nil, invalid()
@@ -252,15 +258,15 @@ func readRevisions(s streams, file string) ([]interpreter.Revision, error) {
 	return revs, nil
 }
 
-func decodeRevisions(data []byte) ([]interpreter.Revision, error) {
+func decodeRevisions(data []byte, typ interpreter.PatchType) ([]interpreter.Revision, error) {
 	v, err := object.DecodeValue(data)
 	switch {
 	case errors.Is(err, object.ErrEmpty):
-		return nil, errors.New("no revisions found (the input is empty); want a list of {component, instance, patch}")
+		return nil, errors.New("no revisions found (the input is empty); want a list of {component, instance, type, patch}")
 	case err != nil:
-		return nil, fmt.Errorf("%w; want a single list of {component, instance, patch}", err)
+		return nil, fmt.Errorf("%w; want a single list of {component, instance, type, patch}", err)
 	}
-	return interpreter.DecodeRevisions(v)
+	return interpreter.DecodeRevisionsWithType(v, typ)
 }
 
 // perObject is the RunE of a command that runs one hook on each document of

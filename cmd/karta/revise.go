@@ -12,26 +12,34 @@ import (
 
 func newReviseCmd(s streams) *cobra.Command {
 	var f objectFlags
-	var revisionsFile string
+	var revisionsFile, patchType string
 	var live *liveFlags
 	cmd := &cobra.Command{
 		Use:   "revise [-k REF] (-f OBJECT | --live KIND/NAME) -r REVISIONS",
 		Short: "Apply revisions to the pod definitions of a workload object (ReviseSpec)",
-		Long: "Apply a list of revisions, each an RFC 7386 JSON merge patch over a component's\n" +
-			"PodTemplateSpec view, to the object, and print the revised object (-o yaml, the default,\n" +
-			"or -o json) or the RFC 6902 JSON Patch from the input to it (-o patch). Only the fields\n" +
-			"the patches name change: the rest keeps its key order, comments and number spellings.\n" +
-			"REVISIONS is a YAML or JSON list:\n\n" +
+		Long: "Apply a list of revisions, each a patch over a component's PodTemplateSpec view, to the\n" +
+			"object, and print the revised object (-o yaml, the default, or -o json) or the RFC 6902\n" +
+			"JSON Patch from the input to it (-o patch). Only the fields the patches change are\n" +
+			"written: the rest keeps its key order, comments and number spellings. REVISIONS is a YAML\n" +
+			"or JSON list:\n\n" +
 			"  - component: worker   # a pod-bearing component\n" +
 			"    instance: \"*\"       # \"\" (one instance), an instance id, or \"*\" for all\n" +
-			"    patch: {spec: {schedulerName: kai-scheduler}, metadata: {labels: {team: a}}}\n\n" +
-			"A null in a patch removes the field. Revisions are all or nothing: on any error, every\n" +
-			"error is reported and nothing is printed.\n\n" +
+			"    type: strategic     # merge, strategic or json; --type when left out\n" +
+			"    patch: {spec: {containers: [{name: pytorch, image: pytorch:2.5}]}}\n\n" +
+			"The types are kubectl patch's: merge is an RFC 7386 JSON merge patch (a null removes the\n" +
+			"field, a list replaces the whole list); strategic is a Kubernetes strategic merge patch\n" +
+			"with core/v1's merge keys (containers, env and volumes by name, volumeMounts by mountPath,\n" +
+			"ports by containerPort) and $patch directives; json is a list of RFC 6902 operations\n" +
+			"({op: replace, path: /spec/containers/0/image, value: ...}) with paths into the view. A\n" +
+			"merge patch that replaces a list whose elements lose fields is reported as a warning on\n" +
+			"standard error. Revisions are all or nothing: on any error, every error is reported and\n" +
+			"nothing is printed.\n\n" +
 			"With --live KIND/NAME (instead of -f) the object is read from the cluster, revised, and\n" +
 			"patched with the JSON Patch, guarded by a test of the resourceVersion read: when the\n" +
 			"object changed in between, karta reads it again and recomputes the patch. The output\n" +
 			"is the object the server returned; --dry-run=server stores nothing.",
 		Example: "  karta revise -k examples/kartas/pytorchjob.yaml -f pytorchjob.yaml -r revisions.yaml\n" +
+			"  karta revise -f pytorchjob.yaml -r image-bump.yaml --type strategic\n" +
 			"  karta revise -k pytorchjob.yaml -f pytorchjob.yaml -r revisions.yaml -o patch\n" +
 			"  karta revise --live pytorchjob/mistral-7b-sft -n nlp -r revisions.yaml --dry-run=server",
 		Args: cobra.NoArgs,
@@ -45,13 +53,17 @@ func newReviseCmd(s streams) *cobra.Command {
 			if err := live.check(f.filename); err != nil {
 				return err
 			}
+			typ, err := interpreter.ParsePatchType(patchType)
+			if err != nil {
+				return usageError("--type %s: want merge, strategic or json", patchType)
+			}
 			if live.target != "" {
-				return reviseLive(cmd.Context(), s, &f, live, revisionsFile, format)
+				return reviseLive(cmd.Context(), s, &f, live, revisionsFile, typ, format)
 			}
 			if f.filename == "-" && revisionsFile == "-" {
 				return usageError("-f and -r cannot both read standard input")
 			}
-			revs, err := readRevisions(s, revisionsFile)
+			revs, err := readRevisions(s, revisionsFile, typ)
 			if err != nil {
 				return err
 			}
@@ -61,7 +73,8 @@ func newReviseCmd(s streams) *cobra.Command {
 		},
 	}
 	f.addObject(cmd, "yaml, json, or patch (the RFC 6902 JSON Patch)")
-	cmd.Flags().StringVarP(&revisionsFile, "revisions", "r", "", "the revisions `FILE`: a YAML or JSON list of {component, instance, patch} (- reads standard input)")
+	cmd.Flags().StringVarP(&revisionsFile, "revisions", "r", "", "the revisions `FILE`: a YAML or JSON list of {component, instance, type, patch} (- reads standard input)")
+	cmd.Flags().StringVar(&patchType, "type", string(interpreter.PatchMerge), "the patch `TYPE` of revisions that do not say: merge (RFC 7386), strategic (Kubernetes strategic merge patch) or json (RFC 6902)")
 	_ = cmd.MarkFlagRequired("revisions") // the flag exists: no error
 	live = addLiveFlags(cmd)
 	return cmd
@@ -85,5 +98,15 @@ func revise(ctx context.Context, p *interpreter.Program, doc *object.Document, r
 	if patch == nil {
 		patch = []interpreter.PatchOp{}
 	}
-	return result{value: patch, doc: doc}, nil
+	return result{value: patch, doc: doc, warnings: warningLines(res.Warnings)}, nil
+}
+
+// warningLines renders ReviseSpec's warnings as validate prints its own:
+// the place, "warning:", the message.
+func warningLines(ws []interpreter.ReviseWarning) []string {
+	lines := make([]string, len(ws))
+	for i, w := range ws {
+		lines[i] = w.Where() + ": warning: " + w.Message()
+	}
+	return lines
 }

@@ -62,11 +62,11 @@ func (l *liveFlags) check(filename string) error {
 
 // reviseLive is revise --live: the revisions are applied to the object in
 // the cluster, and the printed object is the one the server returned.
-func reviseLive(ctx context.Context, s streams, f *objectFlags, l *liveFlags, revisionsFile, format string) error {
+func reviseLive(ctx context.Context, s streams, f *objectFlags, l *liveFlags, revisionsFile string, typ interpreter.PatchType, format string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	kindArg, name, _ := strings.Cut(l.target, "/")
-	revs, err := readRevisions(s, revisionsFile)
+	revs, err := readRevisions(s, revisionsFile, typ)
 	if err != nil {
 		return err
 	}
@@ -98,6 +98,9 @@ func reviseLive(ctx context.Context, s streams, f *objectFlags, l *liveFlags, re
 	if err != nil {
 		reportError(s, where, err)
 		return invalid()
+	}
+	for _, w := range warningLines(out.Warnings) {
+		fmt.Fprintf(s.err, "%s: %s\n", where, w)
 	}
 	// Through YAML, so that -o yaml prints block YAML, as kubectl does.
 	data, err := yaml.Marshal(out.Object.Object)

@@ -73,7 +73,7 @@ function GetPodSpecs(obj)
   return K.GetPodSpecs(obj)
 end
 
--- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing.
+-- ReviseSpec: merge, strategic or json patches over each instance's PodTemplateSpec view, all or nothing.
 -- It evaluates these paths:
 --   Q[1]   deployment.podTemplateSpecPath: .spec.template
 function ReviseSpec(obj, revisions)

@@ -285,7 +285,7 @@ function GetPodSpecs(obj)
   return K.GetPodSpecs(obj)
 end
 
--- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing.
+-- ReviseSpec: merge, strategic or json patches over each instance's PodTemplateSpec view, all or nothing.
 -- It evaluates these paths:
 --   Q[2]   predictor.schedulerNamePath: .spec.predictor.schedulerName
 --   Q[3]   predictor.labelsPath: .spec.predictor.labels

@@ -174,7 +174,7 @@ function GetPodSpecs(obj)
   return K.GetPodSpecs(obj)
 end
 
--- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing.
+-- ReviseSpec: merge, strategic or json patches over each instance's PodTemplateSpec view, all or nothing.
 -- It evaluates these paths:
 --   Q[2]   replicatedjob.instanceIdPath: .spec.replicatedJobs[]?.name
 --   Q[3]   replicatedjob.podTemplateSpecPath: .spec.replicatedJobs[]?.template.spec.template

@@ -154,7 +154,7 @@ function GetPodSpecs(obj)
   return K.GetPodSpecs(obj)
 end
 
--- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing.
+-- ReviseSpec: merge, strategic or json patches over each instance's PodTemplateSpec view, all or nothing.
 -- It evaluates these paths:
 --   Q[2]   master.podTemplateSpecPath: .spec.pytorchReplicaSpecs.Master.template
 --   Q[5]   worker.podTemplateSpecPath: .spec.pytorchReplicaSpecs.Worker.template

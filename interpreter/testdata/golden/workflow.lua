@@ -172,7 +172,7 @@ function GetPodSpecs(obj)
   return K.GetPodSpecs(obj)
 end
 
--- ReviseSpec: merge patches over each instance's PodTemplateSpec view, all or nothing.
+-- ReviseSpec: merge, strategic or json patches over each instance's PodTemplateSpec view, all or nothing.
 -- It evaluates these paths:
 --   Q[1]   step.instanceIdPath: .spec.templates[]? | select(.container != null) | .name
 --   Q[2]   step.schedulerNamePath: .spec.templates[]? | select(.container != null) | .schedulerName // null
