@@ -53,7 +53,7 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
 
-## bench: perf/'s benchmarks and their baselines in one run (docs/performance.md), then
+## bench: internal/perf's benchmarks and their baselines in one run (docs/performance.md), then
 ## benchreport: medians over BENCHCOUNT samples, GOMAXPROCS scaling, memory, the targets,
 ## and last one BENCH line per comparison. About 15 minutes; raw output in BENCHOUT.
 bench:
