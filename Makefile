@@ -53,15 +53,15 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
 
-## bench: perf/'s benchmarks and their baselines in one run (docs/performance.md), then
+## bench: internal/perf's benchmarks and their baselines in one run (docs/performance.md), then
 ## benchreport: medians over BENCHCOUNT samples, GOMAXPROCS scaling, memory, the targets,
 ## and last one BENCH line per comparison. About 15 minutes; raw output in BENCHOUT.
 bench:
 	@mkdir -p $(dir $(BENCHOUT))
 	@echo "benchmarking (-count $(BENCHCOUNT), -benchtime $(BENCHTIME)); raw output in $(BENCHOUT)"
-	$(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./internal/perf/ > $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
+	$(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada|Argo)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./internal/perf/ > $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	$(GO) test -run '^$$' -bench '^BenchmarkParallel$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -cpu 1,2 ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
-	$(GO) test -run '^$$' -bench '^Benchmark(PoolState|MillionCalls|KarmadaCases)$$' -benchtime 1x -count 3 -timeout 30m ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
+	$(GO) test -run '^$$' -bench '^Benchmark(PoolState|MillionCalls|KarmadaCases|ArgoCases)$$' -benchtime 1x -count 3 -timeout 30m ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	@$(GO) run ./internal/perf/cmd/benchreport $(BENCHOUT)
 
 ## golden: regenerate the examples' golden outputs; review the diff before committing.

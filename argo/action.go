@@ -92,33 +92,52 @@ func actionsOf(v lua.LValue) ([]Action, error) {
 	if v.Type() != lua.LTTable {
 		return nil, wrongResult("table", v)
 	}
-	data, err := encodeJSON(v)
+	x, err := fromLua(v)
 	if err != nil {
 		return nil, fmt.Errorf("error in converting to lua table: %w", err)
 	}
 	actions := []Action{}
-	if string(data) == "[]" {
+	if arr, ok := x.([]any); ok && len(arr) == 0 {
 		return actions, nil
 	}
-	var byName map[string]any
-	if err := json.Unmarshal(data, &byName); err != nil {
-		return nil, fmt.Errorf("error unmarshaling action table: %w", err)
+	byName, ok := x.(map[string]any)
+	if !ok {
+		// What encoding/json says of an array that is not a map.
+		data, err := json.Marshal(x)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(data, &byName); err != nil {
+			return nil, fmt.Errorf("error unmarshaling action table: %w", err)
+		}
 	}
 	for name, value := range byName {
 		a := Action{Name: name, Disabled: disabled(value)}
-		if _, isArray := value.([]any); !isArray {
-			b, err := json.Marshal(value)
-			if err != nil {
-				return nil, fmt.Errorf("error marshaling resource action: %w", err)
-			}
-			if err := json.Unmarshal(b, &a); err != nil {
-				return nil, fmt.Errorf("error unmarshaling resource action: %w", err)
+		if !actionDirect(value, &a) {
+			if err := actionJSON(value, &a); err != nil {
+				return nil, err
 			}
 		}
 		actions = append(actions, a)
 	}
 	sort.Slice(actions, func(i, j int) bool { return actions[i].Name < actions[j].Name })
 	return actions, nil
+}
+
+// actionJSON reads a discovered action's value into a through its JSON
+// text, as Argo CD does; an array (an empty table) leaves a as it is.
+func actionJSON(value any, a *Action) error {
+	if _, isArray := value.([]any); isArray {
+		return nil
+	}
+	b, err := json.Marshal(value)
+	if err != nil {
+		return fmt.Errorf("error marshaling resource action: %w", err)
+	}
+	if err := json.Unmarshal(b, a); err != nil {
+		return fmt.Errorf("error unmarshaling resource action: %w", err)
+	}
+	return nil
 }
 
 // disabled is Argo CD's isActionDisabled: a boolean disabled field.
@@ -162,7 +181,29 @@ func actionResultOf(v lua.LValue, source map[string]any) (*ActionResult, error) 
 	if v.Type() != lua.LTTable {
 		return nil, wrongResult("table", v)
 	}
-	data, err := encodeJSON(v)
+	x, err := fromLua(v)
+	if err != nil {
+		return nil, err
+	}
+	res, ok := actionResultDirect(x)
+	if !ok {
+		if res, err = actionResultJSON(x); err != nil {
+			return nil, err
+		}
+	}
+	for i, r := range res.Resources {
+		if r.Operation == OperationPatch && r.Object != nil {
+			res.Resources[i].Object = cleanObject(r.Object, source)
+		}
+	}
+	return res, nil
+}
+
+// actionResultJSON reads an action's result as Argo CD does: encoded to
+// JSON and unmarshaled, a list of ImpactedResources when it is an array,
+// else an Unstructured.
+func actionResultJSON(x any) (*ActionResult, error) {
+	data, err := json.Marshal(x)
 	if err != nil {
 		return nil, err
 	}
@@ -189,11 +230,6 @@ func actionResultOf(v lua.LValue, source map[string]any) (*ActionResult, error) 
 		}
 		res.OldStyle = true
 		res.Resources = []ImpactedResource{{Operation: OperationPatch, Object: u.Object}}
-	}
-	for i, r := range res.Resources {
-		if r.Operation == OperationPatch && r.Object != nil {
-			res.Resources[i].Object = cleanObject(r.Object, source)
-		}
 	}
 	return res, nil
 }

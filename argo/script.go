@@ -99,7 +99,20 @@ func healthOf(v lua.LValue) (Health, error) {
 	default:
 		return Health{}, wrongResult("table", v)
 	}
-	data, err := encodeJSON(v)
+	x, err := fromLua(v)
+	if err != nil {
+		return Health{}, err
+	}
+	if h, ok := healthDirect(x); ok {
+		return h, nil
+	}
+	return healthJSON(x)
+}
+
+// healthJSON reads the JSON value x into a Health through its JSON text,
+// as Argo CD does.
+func healthJSON(x any) (Health, error) {
+	data, err := json.Marshal(x)
 	if err != nil {
 		return Health{}, err
 	}
@@ -124,15 +137,6 @@ func validStatus(word string) bool {
 		}
 	}
 	return false
-}
-
-// encodeJSON is gopher-json's Encode of a result.
-func encodeJSON(v lua.LValue) ([]byte, error) {
-	x, err := fromLua(v)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(x)
 }
 
 // wrongResult is Argo CD's error for a result of the wrong type.

@@ -3,16 +3,8 @@ package apisurface
 // publicByDesign are the exported identifiers that no other package of the
 // module uses, with the reason an embedder needs them.
 var publicByDesign = map[string]string{
-	// Argo CD's vocabulary: the values Health.Status takes.
-	"argo.StatusHealthy":       "a value of Health.Status",
-	"argo.StatusProgressing":   "a value of Health.Status",
-	"argo.StatusDegraded":      "a value of Health.Status",
-	"argo.StatusSuspended":     "a value of Health.Status",
-	"argo.StatusMissing":       "a value of Health.Status",
-	"argo.StatusUnknown":       "a value of Health.Status",
-	"argo.Statuses":            "lists the values of Health.Status",
-	"argo.InvalidHealthStatus": "the Health.Message of an invalid status word, as Argo CD gives it",
-	"argo.CompileWith":         "compiling a health script under other limits than the defaults",
+	"argo.Statuses":    "lists the values of Health.Status",
+	"argo.CompileWith": "compiling a health script under other limits than the defaults",
 
 	"builtin.Names": "lists the built-ins without compiling them",
 

@@ -54,12 +54,30 @@ var portableRuntimeProto = sync.OnceValues(func() (*lua.FunctionProto, error) {
 // loadPortable loads the chunk of a portable unit in a fresh Karmada-like
 // state. Close the state when done.
 func loadPortable(ctx context.Context, u *Unit) (*portableState, error) {
-	L := newKarmadaLikeState()
 	rt, err := portableRuntimeProto()
 	if err != nil {
-		L.Close()
 		return nil, fmt.Errorf("the portable runtime does not compile: %w", err)
 	}
+	return loadPortableOn(ctx, u, rt)
+}
+
+// shakenRoots are what the harness itself uses of the runtime: Go builds
+// input values with J.array, J.object and J.null, and reads outputs with
+// JX.kind.
+const shakenRoots = "\nJ.array J.object J.null JX.kind\n"
+
+// loadShaken is loadPortable on the runtime ShakePortable keeps for the
+// unit, as an export's chunk carries it.
+func loadShaken(ctx context.Context, u *Unit) (*portableState, error) {
+	rt, err := luaapi.Compile("jqlua-portable-shaken", ShakePortable(u.Lua()+portableRunner+shakenRoots)+"return J, JX\n")
+	if err != nil {
+		return nil, fmt.Errorf("the shaken runtime does not compile: %w", err)
+	}
+	return loadPortableOn(ctx, u, rt)
+}
+
+func loadPortableOn(ctx context.Context, u *Unit, rt *lua.FunctionProto) (*portableState, error) {
+	L := newKarmadaLikeState()
 	proto, err := luaapi.Compile("jqlua-portable", "local J, JX = ...\nlocal NULL = J.null\nlocal Q = {}\n"+u.Lua()+portableRunner)
 	if err != nil {
 		L.Close()
@@ -262,6 +280,17 @@ func differPortable(ctx context.Context, expr string, raw any, inputJSON []byte,
 			return fmt.Sprintf("%s on %s (portable, %s):\n  gojq:     %v\n  portable: %v\n%s",
 				expr, inputJSON, in.name, want, got, u.Lua()), nil
 		}
+	}
+	// The same on the runtime an export carries: only what the unit uses.
+	sp, err := loadShaken(ctx, u)
+	if err != nil {
+		return fmt.Sprintf("%s: %v\n%s", expr, err, u.Lua()), nil
+	}
+	defer sp.L.Close()
+	got := sp.outcome(ctx, sp.Q.RawGetInt(1), sp.value(raw))
+	if !got.timedOut && !got.equal(want) {
+		return fmt.Sprintf("%s on %s (portable, shaken runtime):\n  gojq:     %v\n  portable: %v\n%s",
+			expr, inputJSON, want, got, u.Lua()), nil
 	}
 	return "", nil
 }

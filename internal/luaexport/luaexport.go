@@ -71,25 +71,30 @@ func (e *Exporter) Expr(field, expr string) (string, error) {
 func (e *Exporter) W(format string, args ...any) { fmt.Fprintf(&e.b, format, args...) }
 
 // Chunk assembles the chunk: header (comment lines), the portable jq
-// runtime, the accessors, imports (what the target's own modules the body
+// runtime (only what the rest of the chunk uses: jqlua.ShakePortable), the
+// accessors, imports (what the target's own modules the body
 // needs, such as Karmada's kube), the helpers, the expressions E, then the
 // body written with W.
 func (e *Exporter) Chunk(header, imports string) string {
+	var rest strings.Builder
+	rest.WriteString(strings.TrimPrefix(jqlua.PortablePrelude, jqlua.PortableRuntime))
+	rest.WriteString("\n")
+	rest.WriteString(e.u.Lua())
+	rest.WriteString("\n")
+	rest.WriteString(imports)
+	rest.WriteString(prelude)
+	rest.WriteString("local E = {}\n")
+	for i, x := range e.exprs {
+		fmt.Fprintf(&rest, "E[%d] = function(ins) return run(%s, ins[1], %s) end\n", i+1, x.ref, jqlua.LuaString(x.field))
+	}
+	rest.WriteString("\n")
+	rest.WriteString(e.b.String())
 	var b strings.Builder
 	b.WriteString(header)
-	b.WriteString("-- The jq runtime (jqlua's portable runtime), then the Karta's jq expressions.\n")
-	b.WriteString(jqlua.PortablePrelude)
-	b.WriteString("\n")
-	b.WriteString(e.u.Lua())
-	b.WriteString("\n")
-	b.WriteString(imports)
-	b.WriteString(prelude)
-	b.WriteString("local E = {}\n")
-	for i, x := range e.exprs {
-		fmt.Fprintf(&b, "E[%d] = function(ins) return run(%s, ins[1], %s) end\n", i+1, x.ref, jqlua.LuaString(x.field))
-	}
-	b.WriteString("\n")
-	b.WriteString(e.b.String())
+	b.WriteString("-- The jq runtime (the parts of jqlua's portable runtime this chunk uses), then the\n")
+	b.WriteString("-- Karta's jq expressions.\n")
+	b.WriteString(jqlua.ShakePortable(rest.String()))
+	b.WriteString(rest.String())
 	return b.String()
 }
 

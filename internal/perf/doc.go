@@ -12,8 +12,14 @@
 //   - KarmadaVM: Karmada's luavm method for the Karmada customization
 //     corpus: a state from a pool of 10, the script parsed and compiled on
 //     every call, objects marshalled to JSON and decoded into Lua tables.
+//   - ArgoVM: Argo CD's util/lua method for the Argo corpus (karta's own
+//     directories in Argo CD's resource-customization layout, ArgoCase): a
+//     fresh state per call with Argo CD's libraries, the compiled script
+//     from an LRU cache keyed by its text, the object decoded into Lua
+//     tables by Argo CD's decodeValue, results through gopher-json's
+//     encoding and encoding/json.
 //
 // The benchmarks are in the _test files; `make bench` runs them and
-// perf/cmd/benchreport turns the output into medians, ratios and the BENCH
+// internal/perf/cmd/benchreport turns the output into medians, ratios and the BENCH
 // lines (docs/performance.md).
 package perf

@@ -110,13 +110,21 @@ type row struct {
 	name                   string
 	ns, allocs             float64
 	gojq, goRatio, karmada float64
-	corpus                 bool
+	argocd                 float64
+	// corpus is set for a row of the Karmada or the Argo corpus, whose
+	// figures are per case; corpusBaseline names its baseline (karmada,
+	// argocd).
+	corpus         bool
+	corpusBaseline string
 }
 
 func (r row) String() string {
 	s := fmt.Sprintf("BENCH %s ns/op=%s allocs/op=%s vs-gojq=%s vs-go=%s", r.name, num(r.ns), num(r.allocs), ratio(r.gojq), ratio(r.goRatio))
-	if r.corpus {
+	switch r.corpusBaseline {
+	case "karmada":
 		s += " vs-karmada=" + ratio(r.karmada)
+	case "argocd":
+		s += " vs-argocd=" + ratio(r.argocd)
 	}
 	return s
 }
@@ -142,11 +150,12 @@ func ratio(v float64) string {
 
 // rows builds the BENCH lines: first Hooks/<hook>/<workload>/karta against
 // .../gojq and .../go, then Karmada/<op>/karmada-corpus/karta against
-// .../karmada, per case (the "cases" metric divides), then Compile/<name>
-// alone; each group in the order its benchmarks ran.
+// .../karmada and Argo/<op>/argo-corpus/karta against .../argocd, per case
+// (the "cases" metric divides), then Compile/<name> alone; each group in
+// the order its benchmarks ran.
 func (r *results) rows() []row {
 	var out []row
-	for _, group := range []string{"Hooks", "Karmada", "Compile"} {
+	for _, group := range []string{"Hooks", "Karmada", "Argo", "Compile"} {
 		for _, k := range r.order {
 			parts := strings.Split(k.name, "/")
 			if parts[0] != group {
@@ -157,11 +166,13 @@ func (r *results) rows() []row {
 			}
 			switch {
 			case group == "Hooks" && len(parts) == 4 && parts[3] == "karta":
-				out = append(out, r.compareRow(k, parts[1]+"/"+parts[2], false))
+				out = append(out, r.compareRow(k, parts[1]+"/"+parts[2], ""))
 			case group == "Karmada" && len(parts) == 4 && parts[3] == "karta":
-				out = append(out, r.compareRow(k, parts[1]+"/"+parts[2], true))
+				out = append(out, r.compareRow(k, parts[1]+"/"+parts[2], "karmada"))
+			case group == "Argo" && len(parts) == 4 && parts[3] == "karta":
+				out = append(out, r.compareRow(k, parts[1]+"/"+parts[2], "argocd"))
 			case group == "Compile" && len(parts) == 2:
-				out = append(out, r.compareRow(k, k.name, false))
+				out = append(out, r.compareRow(k, k.name, ""))
 			}
 		}
 	}
@@ -169,17 +180,20 @@ func (r *results) rows() []row {
 }
 
 // compareRow is the row of karta benchmark k; baselines are its siblings
-// at the same GOMAXPROCS.
-func (r *results) compareRow(k key, name string, corpus bool) row {
+// at the same GOMAXPROCS. corpusBaseline, for a corpus row, names the
+// corpus's baseline.
+func (r *results) compareRow(k key, name string, corpusBaseline string) row {
 	ns, _ := r.median(k, "ns/op")
 	allocs, _ := r.median(k, "allocs/op")
+	corpus := corpusBaseline != ""
 	per := 1.0
 	if corpus {
 		if cases, ok := r.median(k, "cases"); ok && cases > 0 {
 			per = cases
 		}
 	}
-	rw := row{name: name, ns: ns / per, allocs: allocs / per, gojq: math.NaN(), goRatio: math.NaN(), karmada: math.NaN(), corpus: corpus}
+	rw := row{name: name, ns: ns / per, allocs: allocs / per, gojq: math.NaN(), goRatio: math.NaN(), karmada: math.NaN(), argocd: math.NaN(),
+		corpus: corpus, corpusBaseline: corpusBaseline}
 	base := strings.TrimSuffix(k.name, "karta")
 	against := func(impl string) float64 {
 		bk, ok := r.find(base+impl, k.procs)
@@ -193,8 +207,11 @@ func (r *results) compareRow(k key, name string, corpus bool) row {
 		return bns / ns
 	}
 	rw.gojq, rw.goRatio = against("gojq"), against("go")
-	if corpus {
+	switch corpusBaseline {
+	case "karmada":
 		rw.karmada = against("karmada")
+	case "argocd":
+		rw.argocd = against("argocd")
 	}
 	return rw
 }
@@ -249,6 +266,8 @@ func (r *results) metricLines() []string {
 			prefix, units = "MEMORY million-calls pytorchjob", []string{"heap-B", "heap-delta-B"}
 		case k.name == "KarmadaCases":
 			prefix, units = "KARMADA-CASES vs-karmada", []string{"cases", "min-ratio", "p10-ratio", "median-ratio"}
+		case k.name == "ArgoCases":
+			prefix, units = "ARGO-CASES vs-argocd", []string{"cases", "min-ratio", "p10-ratio", "median-ratio"}
 		default:
 			continue
 		}
@@ -307,6 +326,11 @@ func (r *results) targets(rows []row, scales []scaling) []target {
 	if k, ok := r.find("KarmadaCases", 0); ok {
 		if v, ok := r.median(k, "min-ratio"); ok {
 			add("every Karmada corpus case >= 10x faster than karmada", v >= 10, "min "+ratio(v))
+		}
+	}
+	for _, rw := range rows {
+		if rw.corpus && !math.IsNaN(rw.argocd) {
+			add(rw.name+" >= 5x faster than argocd (mean per case)", rw.argocd >= 5, ratio(rw.argocd))
 		}
 	}
 	for _, s := range scales {

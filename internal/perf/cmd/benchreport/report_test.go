@@ -11,8 +11,9 @@ import (
 )
 
 // sample is `make bench` output in miniature: three counts of a hook with
-// both baselines, a hook without any, a compile, a corpus operation (after
-// the compile, as the BENCH lines must not be), a parallel benchmark at
+// both baselines, a hook without any, a compile, a Karmada corpus operation
+// and two Argo corpus operations (after the compile, as the BENCH lines
+// must not be), a parallel benchmark at
 // GOMAXPROCS 1 and 2, the memory benchmarks, and the noise go test prints
 // around them.
 const sample = `goos: linux
@@ -32,6 +33,10 @@ BenchmarkHooks/ReviseSpec/mpijob-v1/karta-2         	   20000	     45678 ns/op	 
 BenchmarkCompile/jobset-2                           	     300	   3500000 ns/op	 2000000 B/op	   30000 allocs/op
 BenchmarkKarmada/InterpretReplica/karmada-corpus/karta-2   	    1000	    400000 ns/op	  100000 B/op	    2000 allocs/op	        40.00 cases
 BenchmarkKarmada/InterpretReplica/karmada-corpus/karmada-2 	     100	  12000000 ns/op	 9000000 B/op	  120000 allocs/op	        40.00 cases
+BenchmarkArgo/Health/argo-corpus/karta-2   	    1000	   1000000 ns/op	  100000 B/op	    2000 allocs/op	        50.00 cases
+BenchmarkArgo/Health/argo-corpus/argocd-2  	     100	   8000000 ns/op	 9000000 B/op	  120000 allocs/op	        50.00 cases
+BenchmarkArgo/Action/argo-corpus/karta-2   	    1000	   2000000 ns/op	  100000 B/op	    4000 allocs/op	        40.00 cases
+BenchmarkArgo/Action/argo-corpus/argocd-2  	     100	   6000000 ns/op	 9000000 B/op	  120000 allocs/op	        40.00 cases
 PASS
 ok  	github.com/kartalua/karta/internal/perf	12.3s
 BenchmarkParallel/InterpretStatus/pytorchjob/karta  	  400000	      3000 ns/op	     416 B/op	      15 allocs/op	      2950 cpu-ns/op
@@ -39,6 +44,7 @@ BenchmarkParallel/InterpretStatus/pytorchjob/karta-2	  800000	      1600 ns/op	 
 BenchmarkPoolState/jobset-2                         	       1	 900000000 ns/op	    180000 B/state	    210000 B/state-used
 BenchmarkMillionCalls-2                             	       1	3000000000 ns/op	  5000000 heap-B	     2048 heap-delta-B
 BenchmarkKarmadaCases-2                             	       1	5000000000 ns/op	       564.0 cases	        12.50 min-ratio	        20.00 p10-ratio	        35.00 median-ratio
+BenchmarkArgoCases-2                                	       1	2000000000 ns/op	       180.0 cases	         2.50 min-ratio	         6.00 p10-ratio	        12.00 median-ratio
     bench_karmada_test.go:98: 12.5x argoproj.io/v1alpha1/Workflow/retain-test.yaml#x (Retain)
 `
 
@@ -110,6 +116,9 @@ func TestBenchLines(t *testing.T) {
 		"BENCH ReviseSpec/mpijob-v1 ns/op=45678 allocs/op=321 vs-gojq=- vs-go=-",
 		// Per case: 400000/40 ns and 2000/40 allocs; 12000000/400000 = 30x.
 		"BENCH InterpretReplica/karmada-corpus ns/op=10000 allocs/op=50 vs-gojq=- vs-go=- vs-karmada=30x",
+		// Per case: 1000000/50 ns; 8000000/1000000 = 8x. 6000000/2000000 = 3x.
+		"BENCH Health/argo-corpus ns/op=20000 allocs/op=40 vs-gojq=- vs-go=- vs-argocd=8.00x",
+		"BENCH Action/argo-corpus ns/op=50000 allocs/op=100 vs-gojq=- vs-go=- vs-argocd=3.00x",
 		"BENCH Compile/jobset ns/op=3500000 allocs/op=30000 vs-gojq=- vs-go=-",
 	}, got)
 }
@@ -135,6 +144,9 @@ func TestReport(t *testing.T) {
 	assert.Contains(t, lines, "MEMORY pool-state jobset B/state=180000 B/state-used=210000")
 	assert.Contains(t, lines, "MEMORY million-calls pytorchjob heap-B=5000000 heap-delta-B=2048")
 	assert.Contains(t, lines, "KARMADA-CASES vs-karmada cases=564 min-ratio=12.5 p10-ratio=20 median-ratio=35")
+	assert.Contains(t, lines, "ARGO-CASES vs-argocd cases=180 min-ratio=2.5 p10-ratio=6 median-ratio=12")
+	assert.Contains(t, lines, "TARGET met: Health/argo-corpus >= 5x faster than argocd (mean per case) (8.00x)")
+	assert.Contains(t, lines, "TARGET MISSED: Action/argo-corpus >= 5x faster than argocd (mean per case) (3.00x)")
 	assert.Contains(t, lines, "TARGET MISSED: InterpretStatus pytorchjob <= 3000 ns and <= 40 allocs (3100 ns, 15 allocs)")
 	assert.Contains(t, lines, "TARGET met: InterpretStatus pytorchjob >= 20x faster than gojq (97x)")
 	assert.Contains(t, lines, "TARGET met: InterpretStatus pytorchjob within 10x of Go (0.16x)")
@@ -144,11 +156,11 @@ func TestReport(t *testing.T) {
 	assert.Contains(t, lines, "TARGET met: a pooled state of jobset retains <= 300 KB (205 KB)")
 	assert.Contains(t, lines, "TARGET met: a million calls leave the heap where it was (within 1 MiB) (2 KB)")
 	// The output ends with the BENCH lines, one per comparison.
-	tail := lines[len(lines)-4:]
+	tail := lines[len(lines)-6:]
 	for _, l := range tail {
 		assert.True(t, strings.HasPrefix(l, "BENCH "), l)
 	}
-	for _, l := range lines[:len(lines)-4] {
+	for _, l := range lines[:len(lines)-6] {
 		assert.False(t, strings.HasPrefix(l, "BENCH "), l)
 	}
 }

@@ -1,0 +1,223 @@
+package jqlua
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/yuin/gopher-lua/ast"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// ShakePortable returns PortableRuntime with only the parts that code —
+// the rest of a chunk that begins with the runtime — needs: the J and JX
+// functions code names (J.index, JX.message...), and, transitively, the
+// locals and functions those use. A chunk that runs a handful of
+// primitives then builds a handful of closures on every run instead of the
+// whole runtime's, which is most of the cost of running an exported script
+// on a small object.
+//
+// The runtime's top level (the body of the function that builds J and JX)
+// is a list of definitions: local declarations, local functions, J.name
+// and JX.name functions and assignments. A definition is kept when a kept
+// part names what it defines; a statement that defines nothing is always
+// kept. Names are found by scanning tokens, so a name that only a nested
+// scope's own local shadows keeps its definition too: the result may keep
+// more than it needs, never less. The runtime never indexes J or JX with
+// a computed key, which is what makes the scan complete.
+func ShakePortable(code string) string {
+	rt, err := portableParts()
+	if err != nil {
+		// The runtime is fixed at build time; TestShakePortable checks
+		// that it can be analysed.
+		return PortableRuntime
+	}
+	needed := map[string]bool{"J": true, "JX": true}
+	for _, ref := range references(code) {
+		if strings.HasPrefix(ref, "J.") || strings.HasPrefix(ref, "JX.") {
+			needed[ref] = true
+		}
+	}
+	kept := make([]bool, len(rt.parts))
+	for changed := true; changed; {
+		changed = false
+		for i, p := range rt.parts {
+			if kept[i] {
+				continue
+			}
+			keep := len(p.defines) == 0
+			for _, d := range p.defines {
+				keep = keep || needed[d]
+			}
+			if !keep {
+				continue
+			}
+			kept[i], changed = true, true
+			for _, r := range p.refs {
+				needed[r] = true
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString(rt.head)
+	for i, p := range rt.parts {
+		if kept[i] {
+			b.WriteString(p.text)
+		}
+	}
+	b.WriteString(rt.tail)
+	return b.String()
+}
+
+// portablePart is a top-level statement of the runtime's body with the
+// comment lines above it.
+type portablePart struct {
+	text    string
+	defines []string // locals, and J.name and JX.name fields
+	refs    []string
+}
+
+type portableRuntime struct {
+	head, tail string
+	parts      []portablePart
+}
+
+var portableParts = sync.OnceValues(func() (*portableRuntime, error) {
+	return splitPortable(PortableRuntime)
+})
+
+// splitPortable splits a runtime written as `local J, JX = (function()
+// ... end)()` into the statements of the function's body.
+func splitPortable(src string) (*portableRuntime, error) {
+	chunk, err := parse.Parse(strings.NewReader(src), "portable")
+	if err != nil {
+		return nil, err
+	}
+	if len(chunk) != 1 {
+		return nil, fmt.Errorf("want one statement, local J, JX = (function() ... end)(), found %d", len(chunk))
+	}
+	decl, ok := chunk[0].(*ast.LocalAssignStmt)
+	if !ok || len(decl.Exprs) != 1 {
+		return nil, errors.New("the runtime is not local J, JX = (function() ... end)()")
+	}
+	call, ok := decl.Exprs[0].(*ast.FuncCallExpr)
+	if !ok {
+		return nil, errors.New("the runtime is not local J, JX = (function() ... end)()")
+	}
+	fn, ok := call.Func.(*ast.FunctionExpr)
+	if !ok || len(fn.Stmts) == 0 {
+		return nil, errors.New("the runtime is not local J, JX = (function() ... end)()")
+	}
+	lines := strings.SplitAfter(src, "\n")
+	// The line of "end)()", which closes the body (0-based).
+	end := len(lines) - 1
+	for end >= 0 && strings.TrimSpace(lines[end]) != "end)()" {
+		end--
+	}
+	// Where each statement's text starts: its first line, moved up over
+	// the comment and blank lines right above it (0-based).
+	starts := make([]int, len(fn.Stmts))
+	for i, st := range fn.Stmts {
+		s := st.Line() - 1
+		if i > 0 && s <= fn.Stmts[i-1].Line()-1 {
+			return nil, fmt.Errorf("line %d: two statements start on one line", st.Line())
+		}
+		floor := decl.Line() // the line after `local J, JX = (function()`
+		if i > 0 {
+			floor = fn.Stmts[i-1].Line()
+		}
+		for s-1 >= floor && commentOrBlank(lines[s-1]) {
+			s--
+		}
+		starts[i] = s
+	}
+	if end <= starts[len(starts)-1] {
+		return nil, errors.New(`no "end)()" after the runtime's body`)
+	}
+	rt := &portableRuntime{
+		head: strings.Join(lines[:starts[0]], ""),
+		tail: strings.Join(lines[end:], ""),
+	}
+	for i, st := range fn.Stmts {
+		stop := end
+		if i+1 < len(starts) {
+			stop = starts[i+1]
+		}
+		text := strings.Join(lines[starts[i]:stop], "")
+		rt.parts = append(rt.parts, portablePart{text: text, defines: defines(st), refs: references(text)})
+	}
+	return rt, nil
+}
+
+func commentOrBlank(line string) bool {
+	t := strings.TrimSpace(line)
+	return t == "" || (strings.HasPrefix(t, "--") && !strings.HasPrefix(t, "--[["))
+}
+
+// defines is what a top-level statement of the runtime's body defines.
+func defines(st ast.Stmt) []string {
+	switch s := st.(type) {
+	case *ast.LocalAssignStmt:
+		return s.Names
+	case *ast.FuncDefStmt:
+		if s.Name.Func != nil {
+			if n := target(s.Name.Func); n != "" {
+				return []string{n}
+			}
+		}
+	case *ast.AssignStmt:
+		var out []string
+		for _, lhs := range s.Lhs {
+			if n := target(lhs); n != "" {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// target names an assignment's target: a variable, or J.name and
+// JX.name; "" for anything else.
+func target(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.IdentExpr:
+		return x.Value
+	case *ast.AttrGetExpr:
+		obj, ok := x.Object.(*ast.IdentExpr)
+		key, isString := x.Key.(*ast.StringExpr)
+		if ok && isString && (obj.Value == "J" || obj.Value == "JX") {
+			return obj.Value + "." + key.Value
+		}
+	}
+	return ""
+}
+
+// references lists the names Lua source text mentions: every identifier
+// that is not a field name, and J.name and JX.name for the fields of J and
+// JX. Comments and strings are skipped. Text that does not scan yields
+// what was read before the error.
+func references(text string) []string {
+	sc := parse.NewScanner(strings.NewReader(text), "portable")
+	lx := &parse.Lexer{}
+	var out []string
+	var prev, prev2 ast.Token
+	for {
+		tok, err := sc.Scan(lx)
+		if err != nil || tok.Type <= 0 {
+			return out
+		}
+		lx.PrevTokenType = tok.Type
+		if tok.Type == parse.TIdent {
+			switch {
+			case prev.Type == '.' && prev2.Type == parse.TIdent && (prev2.Str == "J" || prev2.Str == "JX"):
+				out = append(out, prev2.Str+"."+tok.Str)
+			case prev.Type == '.' || prev.Type == ':':
+			default:
+				out = append(out, tok.Str)
+			}
+		}
+		prev2, prev = prev, tok
+	}
+}

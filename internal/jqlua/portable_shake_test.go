@@ -1,0 +1,118 @@
+package jqlua
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kartalua/karta/luaapi"
+)
+
+// TestShakePortableSplitsTheRuntime: the runtime splits into its body's
+// statements without losing a byte, and every primitive is defined by one
+// of them.
+func TestShakePortableSplitsTheRuntime(t *testing.T) {
+	rt, err := portableParts()
+	require.NoError(t, err)
+	var b strings.Builder
+	b.WriteString(rt.head)
+	defined := map[string]bool{}
+	for _, p := range rt.parts {
+		b.WriteString(p.text)
+		for _, d := range p.defines {
+			defined[d] = true
+		}
+	}
+	b.WriteString(rt.tail)
+	assert.Equal(t, PortableRuntime, b.String())
+	assert.Greater(t, len(rt.parts), 100)
+	for _, name := range Primitives {
+		assert.True(t, defined["J."+name], "J.%s is defined", name)
+	}
+	for _, name := range []string{"J.null", "J.array", "J.object", "JX.kind", "JX.message", "JX.plain"} {
+		assert.True(t, defined[name], name)
+	}
+}
+
+// topLevel is every name the runtime's body defines, with the parts that
+// define it.
+func topLevel(t *testing.T) map[string]bool {
+	rt, err := portableParts()
+	require.NoError(t, err)
+	out := map[string]bool{}
+	for _, p := range rt.parts {
+		for _, d := range p.defines {
+			out[d] = true
+		}
+	}
+	return out
+}
+
+// TestShakePortableIsClosed: for each primitive alone, the shaken runtime
+// defines every top-level name its text mentions (a local left out would
+// turn into a nil global at run time), compiles, and builds a J holding
+// the primitive.
+func TestShakePortableIsClosed(t *testing.T) {
+	all := topLevel(t)
+	var roots []string
+	for name := range all {
+		if strings.HasPrefix(name, "J.") || strings.HasPrefix(name, "JX.") {
+			roots = append(roots, name)
+		}
+	}
+	sort.Strings(roots)
+	require.NotEmpty(t, roots)
+	L := luaapi.NewState(luaapi.SandboxOptions{})
+	defer L.Close()
+	for _, root := range roots {
+		shaken := ShakePortable("local x = " + root + "\n")
+		split, err := splitPortable(shaken)
+		require.NoError(t, err, root)
+		kept := map[string]bool{}
+		for _, p := range split.parts {
+			for _, d := range p.defines {
+				kept[d] = true
+			}
+		}
+		assert.True(t, kept[root], "%s is kept", root)
+		for _, p := range split.parts {
+			for _, r := range p.refs {
+				if all[r] && !kept[r] {
+					t.Errorf("%s: %q is used but left out", root, r)
+				}
+			}
+		}
+		proto, err := luaapi.Compile("shaken", shaken+"return J, JX\n")
+		require.NoError(t, err, root)
+		res, err := luaapi.CallProtected(context.Background(), L, time.Second, luaapi.Instantiate(L, proto, luaapi.NewEnv(L)), 2)
+		require.NoError(t, err, root)
+		table, field, _ := strings.Cut(root, ".")
+		tb := res[0].(*lua.LTable)
+		if table == "JX" {
+			tb = res[1].(*lua.LTable)
+		}
+		assert.NotEqual(t, lua.LNil, tb.RawGetString(field), root)
+	}
+}
+
+// TestShakePortableShrinks: a chunk that uses a few primitives carries a
+// part of the runtime; one that uses none keeps J and JX.
+func TestShakePortableShrinks(t *testing.T) {
+	few := ShakePortable("local NULL = J.null\nJ.emit(out, J.index(v, \"status\"))\nlocal m = JX.message(e)\n")
+	// index's errors preview values (jq's "Cannot index ... with ..."), so
+	// it keeps the encoder and the number formatting.
+	assert.Less(t, len(few), len(PortableRuntime)*6/10, "index, emit and message keep 60%% of the runtime at most")
+	for _, want := range []string{"function J.index(", "function J.emit(", "function JX.message(", "return J, JX"} {
+		assert.Contains(t, few, want)
+	}
+	assert.NotContains(t, few, "function J.splits(")
+	none := ShakePortable("")
+	assert.Contains(t, none, "local J, JX = {}, {}")
+	assert.Contains(t, none, "return J, JX")
+}
