@@ -24,15 +24,15 @@ type KindMismatchError struct {
 }
 
 func (e *KindMismatchError) Error() string {
-	got := "an object without apiVersion and kind"
+	got := "has no apiVersion and kind"
 	if e.Got != (schema.GroupVersionKind{}) {
-		got = "a " + describeGVK(e.Got)
+		got = "is " + describeGVK(e.Got)
 	}
 	prefix := fmt.Sprintf("karta %q: ", e.Karta)
 	if e.Hook != "" {
 		prefix += string(e.Hook) + ": "
 	}
-	return fmt.Sprintf("%sthe object is %s, not the %s this Karta describes", prefix, got, describeGVK(e.Want))
+	return fmt.Sprintf("%sthe object %s; this Karta describes %s", prefix, got, describeGVK(e.Want))
 }
 
 // describeGVK renders a kind as apiVersion and kind, as a manifest says it:

@@ -42,13 +42,13 @@ func TestHooksRefuseAnotherKind(t *testing.T) {
 		msg              string
 	}{
 		{"another kind", "batch.volcano.sh/v1alpha1", "Job", schema.GroupVersionKind{Group: "batch.volcano.sh", Version: "v1alpha1", Kind: "Job"},
-			`karta "pytorchjob": InterpretStatus: the object is a batch.volcano.sh/v1alpha1 Job, not the kubeflow.org/v1 PyTorchJob this Karta describes`},
+			`karta "pytorchjob": InterpretStatus: the object is batch.volcano.sh/v1alpha1 Job; this Karta describes kubeflow.org/v1 PyTorchJob`},
 		{"another version", "kubeflow.org/v2", "PyTorchJob", schema.GroupVersionKind{Group: "kubeflow.org", Version: "v2", Kind: "PyTorchJob"},
-			`karta "pytorchjob": InterpretStatus: the object is a kubeflow.org/v2 PyTorchJob, not the kubeflow.org/v1 PyTorchJob this Karta describes`},
+			`karta "pytorchjob": InterpretStatus: the object is kubeflow.org/v2 PyTorchJob; this Karta describes kubeflow.org/v1 PyTorchJob`},
 		{"a List", "v1", "List", schema.GroupVersionKind{Version: "v1", Kind: "List"},
-			`karta "pytorchjob": InterpretStatus: the object is a v1 List, not the kubeflow.org/v1 PyTorchJob this Karta describes`},
+			`karta "pytorchjob": InterpretStatus: the object is v1 List; this Karta describes kubeflow.org/v1 PyTorchJob`},
 		{"no kind", "", "", schema.GroupVersionKind{},
-			`karta "pytorchjob": InterpretStatus: the object is an object without apiVersion and kind, not the kubeflow.org/v1 PyTorchJob this Karta describes`},
+			`karta "pytorchjob": InterpretStatus: the object has no apiVersion and kind; this Karta describes kubeflow.org/v1 PyTorchJob`},
 	}
 	ctx := context.Background()
 	for _, tc := range cases {

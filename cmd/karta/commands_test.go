@@ -57,6 +57,8 @@ func TestGoldenCommands(t *testing.T) {
 		{"pods-one-document-fails", []string{pytorchJob, "testdata/in/pytorchjob-bad-replicas.yaml"}, []string{"pods", "-k", pytorchKarta, "-f", "-"}},
 		{"pods-no-filename", nil, []string{"pods", "-k", pytorchKarta}},
 		{"pods-unknown-flag", nil, []string{"pods", "-k", pytorchKarta, "-f", pytorchJob, "--frobnicate"}},
+		{"pods-list", nil, []string{"pods", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-o", "table"}},
+		{"pods-kind-mismatch", nil, []string{"pods", "-k", pytorchKarta, "-f", trainJob}},
 
 		{"status-json", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob}},
 		{"status-table", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob, "-o", "table"}},
@@ -76,6 +78,13 @@ func TestGoldenCommands(t *testing.T) {
 		{"status-missing-script", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob, "--script", "testdata/in/no-such-file.lua"}},
 		{"status-bad-output", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob, "-o", "xml"}},
 		{"status-not-an-object", nil, []string{"status", "-k", pytorchKarta, "-f", "testdata/in/truncated.yaml"}},
+		{"status-kind-mismatch", nil, []string{"status", "-k", "jobset", "-f", pytorchJob}},
+		{"status-kind-mismatch-file", nil, []string{"status", "-k", trainKarta, "-f", pytorchJob}},
+		{"status-kind-mismatch-allowed", nil, []string{"status", "-k", "jobset", "-f", pytorchJob, "--allow-kind-mismatch", "-o", "json"}},
+		{"status-list", nil, []string{"status", "-f", "testdata/in/pytorchjob-list.yaml", "-o", "table"}},
+		{"status-list-and-document", []string{"testdata/in/pytorchjob-list.yaml", pytorchJob}, []string{"status", "-k", "pytorchjob", "-f", "-", "-o", "json"}},
+		{"status-duplicate-key", nil, []string{"status", "-f", "testdata/in/pytorchjob-duplicate-key.yaml"}},
+		{"status-misspelt-hook", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob, "--script", "testdata/in/misspelt-hook.lua", "-o", "table"}},
 
 		{"revise-yaml", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob, "-r", revisions}},
 		{"revise-json", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob, "-r", revisions, "-o", "json"}},
@@ -88,6 +97,9 @@ func TestGoldenCommands(t *testing.T) {
 		{"revise-no-revisions", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob}},
 		{"revise-missing-revisions", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob, "-r", "testdata/in/no-such-file.yaml"}},
 		{"revise-table", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob, "-r", revisions, "-o", "table"}},
+		{"revise-list-patch", nil, []string{"revise", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-r", revisions, "-o", "patch"}},
+		{"revise-list-yaml", nil, []string{"revise", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-r", revisions}},
+		{"revise-kind-mismatch", nil, []string{"revise", "-k", "jobset", "-f", pytorchJob, "-r", revisions}},
 
 		{"gang-json", nil, []string{"gang", "-k", pytorchKarta, "-f", pytorchJob, "--pods", pytorchPods}},
 		{"gang-table", nil, []string{"gang", "-k", pytorchKarta, "-f", pytorchJob, "--pods", pytorchPods, "-o", "table"}},
@@ -95,6 +107,8 @@ func TestGoldenCommands(t *testing.T) {
 		{"gang-trainjob-table", nil, []string{"gang", "-k", trainKarta, "-f", trainJob, "--pods", trainPods, "-o", "table"}},
 		{"gang-pods-stdin", []string{trainPods}, []string{"gang", "-k", trainKarta, "-f", trainJob, "--pods", "-", "-o", "table"}},
 		{"gang-no-pods", nil, []string{"gang", "-k", pytorchKarta, "-f", pytorchJob}},
+		{"gang-kind-mismatch", nil, []string{"gang", "-k", trainKarta, "-f", pytorchJob, "--pods", pytorchPods}},
+		{"gang-pods-list", nil, []string{"gang", "-k", trainKarta, "-f", trainJob, "--pods", "testdata/in/trainjob-pods-list.yaml", "-o", "table"}},
 		{"gang-both-stdin", nil, []string{"gang", "-k", pytorchKarta, "-f", "-", "--pods", "-"}},
 	}
 	for _, tc := range cases {
