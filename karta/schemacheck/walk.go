@@ -551,7 +551,7 @@ var objectMeta = func() *structuralschema.Structural {
 			"name": str, "namespace": str, "generateName": str, "uid": str, "resourceVersion": str,
 			"creationTimestamp": str, "deletionTimestamp": str, "generation": integer,
 			"deletionGracePeriodSeconds": integer, "labels": stringMap, "annotations": stringMap,
-			"finalizers": {Generic: structuralschema.Generic{Type: "array"}, Items: &str},
+			"finalizers":      {Generic: structuralschema.Generic{Type: "array"}, Items: &str},
 			"ownerReferences": {Generic: structuralschema.Generic{Type: "array"}, Items: &anyObject},
 			"managedFields":   {Generic: structuralschema.Generic{Type: "array"}, Items: &anyObject},
 		},
