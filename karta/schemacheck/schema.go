@@ -84,11 +84,12 @@ func FromCRD(crd *apiextensionsv1.CustomResourceDefinition) ([]*Schema, error) {
 type Set struct {
 	byGVK  map[schema.GroupVersionKind]*Schema
 	byKind map[schema.GroupKind][]string // the versions of each kind
+	crd    map[schema.GroupKind]string   // the CRD of each kind
 }
 
 // NewSet indexes the schemas of the CRDs.
 func NewSet(crds ...*apiextensionsv1.CustomResourceDefinition) (*Set, error) {
-	s := &Set{byGVK: map[schema.GroupVersionKind]*Schema{}, byKind: map[schema.GroupKind][]string{}}
+	s := &Set{byGVK: map[schema.GroupVersionKind]*Schema{}, byKind: map[schema.GroupKind][]string{}, crd: map[schema.GroupKind]string{}}
 	for _, crd := range crds {
 		schemas, err := FromCRD(crd)
 		if err != nil {
@@ -98,6 +99,7 @@ func NewSet(crds ...*apiextensionsv1.CustomResourceDefinition) (*Set, error) {
 		if _, seen := s.byKind[gk]; !seen {
 			s.byKind[gk] = []string{}
 		}
+		s.crd[gk] = crd.Name
 		for _, sc := range schemas {
 			s.byGVK[sc.GVK] = sc
 			s.byKind[gk] = append(s.byKind[gk], sc.GVK.Version)
@@ -111,7 +113,7 @@ var ErrNoCRD = errors.New("no CRD defines the kind")
 
 // ErrNoVersion is a version the kind's CRD does not have (or has without a
 // schema).
-var ErrNoVersion = errors.New("the CRD has no schema for the version")
+var ErrNoVersion = errors.New("no such version")
 
 // Lookup returns the schema of gvk, or an error wrapping ErrNoCRD or
 // ErrNoVersion.
@@ -125,7 +127,7 @@ func (s *Set) Lookup(gvk schema.GroupVersionKind) (*Schema, error) {
 	}
 	sorted := append([]string(nil), versions...)
 	sort.Strings(sorted)
-	return nil, fmt.Errorf("%w %s of %s (has: %s)", ErrNoVersion, gvk.Version, gvk.GroupKind(), strings.Join(sorted, ", "))
+	return nil, fmt.Errorf("CRD %s: %w %s (it has: %s)", s.crd[gvk.GroupKind()], ErrNoVersion, gvk.Version, strings.Join(sorted, ", "))
 }
 
 // DecodeCRDs reads CustomResourceDefinitions (apiextensions.k8s.io/v1) from
