@@ -471,7 +471,7 @@ func (w *walker) iterate(v value) []value {
 		if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil {
 			out = append(out, value{s: s.AdditionalProperties.Structural, path: joinPath(v.path, "*")})
 		}
-		if s.XPreserveUnknownFields || (s.AdditionalProperties != nil && s.AdditionalProperties.Bool) {
+		if s.XPreserveUnknownFields || (s.AdditionalProperties != nil && s.AdditionalProperties.Structural == nil && s.AdditionalProperties.Bool) {
 			out = append(out, unknown(preserveWhy(v)))
 		}
 		return out
