@@ -227,8 +227,8 @@ func TestLookupAndDecode(t *testing.T) {
 	assert.Len(t, crds, 1)
 
 	for in, want := range map[string]string{
-		"":                                "x.yaml: no CustomResourceDefinition found",
-		"apiVersion: v1\nkind: Pod\n":     `x.yaml (document 1): not an apiextensions.k8s.io/v1 CustomResourceDefinition: found apiVersion "v1" and kind "Pod"`,
+		"":                            "x.yaml: no CustomResourceDefinition found",
+		"apiVersion: v1\nkind: Pod\n": `x.yaml (document 1): not an apiextensions.k8s.io/v1 CustomResourceDefinition: found apiVersion "v1" and kind "Pod"`,
 		"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {grup: x}\n": `x.yaml (document 1): error unmarshaling JSON: while decoding JSON: json: unknown field "grup"`,
 	} {
 		_, err := schemacheck.DecodeCRDs([]byte(in), "x.yaml")
