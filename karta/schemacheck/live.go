@@ -27,7 +27,20 @@ func Served(ctx context.Context, crds apiextensionsclientv1.CustomResourceDefini
 			match = append(match, crd)
 		}
 	}
-	set, err := NewSet(match...)
+	return servedSchema(gvk, match...)
+}
+
+// ServedIn returns the schema of gvk from one CRD, as Served does.
+func ServedIn(crd *apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVersionKind) (*Schema, error) {
+	if crd.Spec.Group != gvk.Group || crd.Spec.Names.Kind != gvk.Kind {
+		return nil, fmt.Errorf("%w %s: CRD %s defines %s", ErrNoCRD, gvk.GroupKind(), crd.Name,
+			schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind})
+	}
+	return servedSchema(gvk, crd)
+}
+
+func servedSchema(gvk schema.GroupVersionKind, crds ...*apiextensionsv1.CustomResourceDefinition) (*Schema, error) {
+	set, err := NewSet(crds...)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +49,7 @@ func Served(ctx context.Context, crds apiextensionsclientv1.CustomResourceDefini
 		return nil, err
 	}
 	if !s.Served {
-		return nil, fmt.Errorf("%w: %s of CRD %s", ErrNotServed, gvk.Version, s.CRD)
+		return nil, fmt.Errorf("CRD %s: %w: %s", s.CRD, ErrNotServed, gvk.Version)
 	}
 	return s, nil
 }
