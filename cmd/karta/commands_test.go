@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -278,38 +279,56 @@ func TestCommandsHaveHelp(t *testing.T) {
 // table (and JSON elsewhere).
 var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true}
 
-// The README's console examples are real output: each block that runs
-// `go run ./cmd/karta` and is not cut short (…) must print what it shows.
-// The README shows a terminal, where the default output is a table.
+// The console examples of the README and docs/*.md are real output: each
+// block that runs `go run ./cmd/karta` and is not cut short (…) must print
+// what it shows. The docs show a terminal, where the default output is a
+// table. A block that ends in `exit status N` (what go run prints when the
+// program fails) shows a failure: standard error, then that line, and the
+// command must exit N.
 func TestREADMEExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	docs, err := filepath.Glob("../../docs/*.md")
 	require.NoError(t, err)
-	blocks := strings.Split(string(readme), "```console\n")[1:]
 	checked := 0
-	for _, block := range blocks {
-		block = block[:strings.Index(block, "```")]
-		command, want, _ := strings.Cut(block, "\n")
-		args, ok := strings.CutPrefix(command, "$ go run ./cmd/karta ")
-		if !ok || strings.Contains(want, "…") {
-			continue
-		}
-		t.Run(args, func(t *testing.T) {
-			argv := strings.Fields(args)
-			for i, a := range argv {
-				if _, err := os.Stat(filepath.Join("../..", a)); err == nil && strings.Contains(a, "/") {
-					argv[i] = filepath.Join("../..", a) // the README runs from the repository root
+	for _, file := range append([]string{"../../README.md"}, docs...) {
+		text, err := os.ReadFile(file)
+		require.NoError(t, err)
+		blocks := strings.Split(string(text), "```console\n")[1:]
+		for _, block := range blocks {
+			block = block[:strings.Index(block, "```")]
+			command, want, _ := strings.Cut(block, "\n")
+			args, ok := strings.CutPrefix(command, "$ go run ./cmd/karta ")
+			if !ok || strings.Contains(want, "…") {
+				continue
+			}
+			t.Run(strings.TrimPrefix(file, "../../")+": "+args, func(t *testing.T) {
+				argv := strings.Fields(args)
+				for i, a := range argv {
+					if _, err := os.Stat(filepath.Join("../..", a)); err == nil && strings.Contains(a, "/") {
+						argv[i] = filepath.Join("../..", a) // the docs run from the repository root
+					}
 				}
-			}
-			if terminalTable[argv[0]] && !strings.Contains(args, " -o ") {
-				argv = append(argv, "-o", "table")
-			}
-			stdout, stderr, code := runCLI(t, "", argv...)
-			require.Equal(t, exitOK, code, stderr)
-			assert.Equal(t, want, stdout)
-		})
-		checked++
+				if terminalTable[argv[0]] && !strings.Contains(args, " -o ") {
+					argv = append(argv, "-o", "table")
+				}
+				stdout, stderr, code := runCLI(t, "", argv...)
+				wantCode := exitOK
+				lines := strings.Split(strings.TrimSuffix(want, "\n"), "\n")
+				if n, found := strings.CutPrefix(lines[len(lines)-1], "exit status "); found {
+					wantCode, err = strconv.Atoi(n)
+					require.NoError(t, err)
+					want = strings.Join(lines[:len(lines)-1], "\n") + "\n"
+					// Paths print as the command got them: from the root.
+					stderr = strings.ReplaceAll(stderr, "../../", "")
+					assert.Equal(t, want, stdout+stderr)
+				} else {
+					assert.Equal(t, want, stdout)
+				}
+				require.Equal(t, wantCode, code, stderr)
+			})
+			checked++
+		}
 	}
-	assert.GreaterOrEqual(t, checked, 4, "the README's examples were found")
+	assert.GreaterOrEqual(t, checked, 8, "the docs' examples were found")
 }
 
 // A -k file with several Kartas serves each document with the Karta for its
