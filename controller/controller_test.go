@@ -110,7 +110,7 @@ func TestLoadProblemsHaveFieldPaths(t *testing.T) {
 	startController(t, f, interpreter.NewRegistry(), Options{})
 
 	accepted := f.waitCondition(t, "typo", ConditionAccepted, metav1.ConditionFalse, ReasonInvalid)
-	assert.Equal(t, `spec.structureDefinition.rootComponent.statusDefintion: unknown field "statusDefintion"`, accepted.Message)
+	assert.Equal(t, `spec.structureDefinition.rootComponent.statusDefintion: unknown field "statusDefintion"; did you mean "statusDefinition"?`, accepted.Message)
 }
 
 func TestCompileFailure(t *testing.T) {

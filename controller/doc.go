@@ -12,8 +12,14 @@
 //   - Compiled: the Karta's Program is registered for its kind. False with
 //     the compile error (CompileFailed), or when the Karta is not accepted
 //     (NotAccepted, Conflict).
+//   - SchemaChecked (with Options.CRDs): the accepted Karta's paths fit the
+//     openAPIV3Schema of the CRD its kind is served from (karta/schemacheck,
+//     as karta validate --live checks them). False lists every refuted path
+//     with the Karta's field path and the schema path (SchemaMismatch);
+//     Unknown when no CRD serves the kind (CRDNotServed) or it could not be
+//     read (CRDUnreadable).
 //
-// Both carry observedGeneration, as does status.observedGeneration.
+// They carry observedGeneration, as does status.observedGeneration.
 //
 // The Programs in the registry when New is called are the base (the
 // `karta controller` command puts the built-ins there): a valid Karta

@@ -51,6 +51,11 @@ type entry struct {
 	// or compile; gvk is its kind.
 	program *interpreter.Program
 	gvk     schema.GroupVersionKind
+	// checked is the Karta's checked form, nil when it did not load.
+	checked *karta.Checked
+	// schema is the SchemaChecked condition (Options.CRDs), set on an
+	// entry with a Program before it is stored.
+	schema verdict
 
 	accepted verdict
 	// compiled is the Compiled condition when the Karta does not compile
@@ -74,6 +79,7 @@ func build(k key, obj *unstructured.Unstructured, prev *entry, opts interpreter.
 	e.doc = doc
 	if prev != nil && bytes.Equal(prev.doc, doc) {
 		e.program, e.gvk, e.accepted, e.compiled, e.outcome = prev.program, prev.gvk, prev.accepted, prev.compiled, prev.outcome
+		e.checked = prev.checked
 		return e
 	}
 	ks, err := karta.Load(doc, k.String())
@@ -86,7 +92,7 @@ func build(k key, obj *unstructured.Unstructured, prev *entry, opts interpreter.
 		return e
 	}
 	kt := ks[0]
-	problems := karta.ValidateWithOptions(kt, interpreter.ValidateOptions())
+	checked, problems := karta.Analyze(kt, interpreter.ValidateOptions())
 	if problems.HasErrors() {
 		e.invalid(problemLines(problems))
 		return e
@@ -95,7 +101,8 @@ func build(k key, obj *unstructured.Unstructured, prev *entry, opts interpreter.
 	if len(problems) > 0 {
 		e.accepted.message = "the Karta is valid, with warnings:\n" + problemLines(problems)
 	}
-	p, err := interpreter.Compile(kt, opts)
+	e.checked = checked
+	p, err := interpreter.CompileChecked(checked, opts)
 	if err != nil {
 		e.compiled = verdict{status: metav1.ConditionFalse, reason: ReasonCompileFailed, message: err.Error()}
 		e.outcome = resultCompileFailed

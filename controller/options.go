@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	apiextensionsclientv1 "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/interpreter"
@@ -40,6 +41,14 @@ type Options struct {
 	// resourceinterfaces, which are then watched too. Without it only
 	// run.ai/v1alpha1 kartas are watched.
 	Discovery Discoverer
+
+	// CRDs, when set, lets the controller check every accepted Karta
+	// against the openAPIV3Schema of the CRD its kind is served from
+	// (karta/schemacheck, as karta validate --live does) and report it in
+	// the SchemaChecked condition. The CRD is found through Discovery when
+	// it is set. A CRD change shows at the next reconcile of the Karta
+	// (its next change, or the resync).
+	CRDs apiextensionsclientv1.CustomResourceDefinitionInterface
 
 	// LabelSelector, when set, restricts the controller to the Kartas
 	// whose labels match it (e.g. "karta.run.ai/shard=a"); the others are

@@ -36,8 +36,18 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		// Compiling happens outside the lock; the queue never hands the
 		// same key to two workers, so prev is still this key's entry.
 		next = build(k, obj, prev, c.opts.Compile)
+		if c.opts.CRDs != nil && next.program != nil {
+			next.schema = c.schemaVerdict(ctx, next)
+		}
 	}
 	conds, drop := c.commit(k, prev, next)
+	if next != nil && c.opts.CRDs != nil {
+		if next.program != nil {
+			conds = append(conds, schemaCondition(next))
+		} else {
+			drop = append(drop, ConditionSchemaChecked)
+		}
+	}
 	if next == nil {
 		if prev != nil {
 			c.metrics.reconciles.WithLabelValues(resultDeleted).Inc()

@@ -33,6 +33,9 @@ type Revised struct {
 // GetPodSpecs returns the pod definition of each present instance of each
 // pod-bearing component (docs/karta.md, "Pod specs").
 func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructured) (*PodSpecs, error) {
+	if err := p.checkKind(HookGetPodSpecs, obj); err != nil {
+		return nil, err
+	}
 	if !p.overridden[HookGetPodSpecs] {
 		if res, ok := direct(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) }); ok {
 			return res, nil
@@ -62,6 +65,9 @@ func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructure
 // status in precedence order (karta.StatusPrecedence) whose matchers hold,
 // or Undefined; an Argo CD health script's word when an override is one.
 func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstructured) (*StatusResult, error) {
+	if err := p.checkKind(HookInterpretStatus, obj); err != nil {
+		return nil, err
+	}
 	if p.argo != nil {
 		return p.argoStatus(ctx, obj)
 	}
@@ -85,6 +91,9 @@ func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstruc
 // (merge, strategic or json), gives the patched view, and the difference
 // is written back through the component's paths.
 func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured, revisions []Revision) (*Revised, error) {
+	if err := p.checkKind(HookReviseSpec, obj); err != nil {
+		return nil, err
+	}
 	if !p.overridden[HookReviseSpec] {
 		res, err := p.runGo(ctx, HookReviseSpec, func(ctx context.Context, _ evaluator) (any, error) {
 			revised, ops, warnings, err := p.model.reviseSpec(ctx, obj.Object, revisions)
@@ -185,6 +194,9 @@ func (p *Program) Resume(ctx context.Context, obj *unstructured.Unstructured) (*
 }
 
 func (p *Program) suspendOrResume(ctx context.Context, h Hook, obj *unstructured.Unstructured) (*Revised, error) {
+	if err := p.checkKind(h, obj); err != nil {
+		return nil, err
+	}
 	if !p.enabled[h] {
 		return nil, &HookError{Karta: p.name, Hook: h, Err: ErrHookNotEnabled}
 	}
@@ -288,6 +300,9 @@ func isNullAt(v any, loc []any) bool {
 // GetGangGroups places every pod and groups them into gangs (docs/karta.md,
 // "Pods" and "Gangs").
 func (p *Program) GetGangGroups(ctx context.Context, obj *unstructured.Unstructured, pods []*unstructured.Unstructured) (*GangResult, error) {
+	if err := p.checkKind(HookGetGangGroups, obj); err != nil {
+		return nil, err
+	}
 	podObjs := make([]map[string]any, len(pods))
 	for i, pod := range pods {
 		podObjs[i] = pod.Object
@@ -332,6 +347,9 @@ func (p *Program) GetGangGroups(ctx context.Context, obj *unstructured.Unstructu
 // PlacePod places one pod: its component, instance, replica, group and the
 // group's minMember (docs/karta.md, "Minimum members").
 func (p *Program) PlacePod(ctx context.Context, obj, pod *unstructured.Unstructured) (*PodPlacement, error) {
+	if err := p.checkKind("PlacePod", obj); err != nil {
+		return nil, err
+	}
 	var out *PodPlacement
 	if ev, ok := p.startDirect(ctx); ok {
 		pl, reason, err := p.gang.placeOne(ctx, ev, obj.Object, pod.Object)

@@ -448,7 +448,10 @@ func checkHookError(t *testing.T, karta, where string, hook interpreter.Hook, er
 	}
 	var he *interpreter.HookError
 	var le *luaapi.LimitError
+	var ke *interpreter.KindMismatchError
 	switch {
+	case errors.As(err, &ke):
+		assert.Equal(t, karta, ke.Karta, "%s: %s: KindMismatchError names the Karta", where, hook)
 	case errors.As(err, &le):
 		assert.Equal(t, karta, le.Karta, "%s: %s: LimitError names the Karta", where, hook)
 		assert.Equal(t, string(hook), le.Hook, "%s: %s: LimitError names the hook", where, hook)

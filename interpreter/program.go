@@ -42,6 +42,10 @@ type Options struct {
 	// negative for none; at most PoolSize), so that a server's first calls
 	// do not pay for building them.
 	Prewarm int
+	// AllowKindMismatch lets the hooks run on objects of any kind. By
+	// default an object whose apiVersion and kind are not the Karta's root
+	// kind is refused with a *KindMismatchError (see Program.CheckKind).
+	AllowKindMismatch bool
 }
 
 // Program is a compiled Karta: its generated hooks and overrides, compiled
@@ -53,7 +57,11 @@ type Program struct {
 	// warnings are the checked Karta's validation warnings.
 	warnings karta.Problems
 	gvk      schema.GroupVersionKind
-	limits   Limits
+	// apiVersion is gvk's group/version, as objects spell it.
+	apiVersion string
+	// allowKindMismatch is Options.AllowKindMismatch.
+	allowKindMismatch bool
+	limits            Limits
 
 	model *model
 	gang  *gangModel
@@ -128,9 +136,10 @@ func CompileChecked(checked *karta.Checked, opts Options) (*Program, error) {
 		return nil, fmt.Errorf("compile: no Karta")
 	}
 	k := checked.Karta
-	p := &Program{karta: k, name: k.Name, limits: opts.Limits.WithDefaults(), warnings: checked.Warnings}
+	p := &Program{karta: k, name: k.Name, limits: opts.Limits.WithDefaults(), warnings: checked.Warnings, allowKindMismatch: opts.AllowKindMismatch}
 	if root := k.Spec.StructureDefinition.RootComponent; root != nil && root.Kind != nil {
 		p.gvk = root.Kind.GVK()
+		p.apiVersion = p.gvk.GroupVersion().String()
 	}
 	var err error
 	if p.model, err = newModel(checked); err != nil {

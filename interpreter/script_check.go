@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kartalua/karta/internal/suggest"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 )
@@ -38,11 +39,13 @@ func CheckScript(script string) karta.Problems {
 				"use one form or the other", strings.Join(hooks, ", ")),
 		})
 	}
+	names := hookNames()
 	for _, g := range others {
-		problems = append(problems, karta.Problem{
-			Severity: karta.SeverityWarning,
-			Message:  fmt.Sprintf("global %q is not a hook name and is never called (hooks: %s)", g, hookList()),
-		})
+		msg := fmt.Sprintf("global %q is not a hook name and is never called (hooks: %s)", g, hookList())
+		if h, ok := suggest.Closest(g, names, 2); ok {
+			msg = fmt.Sprintf("global %q is not a hook name and is never called; did you mean %s?", g, h)
+		}
+		problems = append(problems, karta.Problem{Severity: karta.SeverityWarning, Message: msg})
 	}
 	return problems
 }
@@ -53,10 +56,12 @@ func ValidateOptions() karta.ValidateOptions {
 	return karta.ValidateOptions{CheckScript: CheckScript}
 }
 
-func hookList() string {
+func hookList() string { return strings.Join(hookNames(), ", ") }
+
+func hookNames() []string {
 	names := make([]string, len(hooks))
 	for i, h := range hooks {
 		names[i] = string(h)
 	}
-	return strings.Join(names, ", ")
+	return names
 }

@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/kartalua/karta/internal/suggest"
 )
 
 // This file turns one checked document into a Karta: YAML node → generic
@@ -250,7 +252,53 @@ func strictError(root *yaml.Node, err error) *LoadError {
 		return &LoadError{Field: flat, Line: root.Line, Message: fmt.Sprintf("%s field %q", kind, name), err: err}
 	}
 	_, line := nodeAt(root, path)
-	return &LoadError{Field: path.String(), Line: line, Message: fmt.Sprintf("%s field %q", kind, path.last()), err: err}
+	msg := fmt.Sprintf("%s field %q", kind, path.last())
+	if kind == "unknown" {
+		msg += didYouMean(path.last(), fieldNamesAt(reflect.TypeFor[Karta](), flat))
+	}
+	return &LoadError{Field: path.String(), Line: line, Message: msg, err: err}
+}
+
+// didYouMean suggests the field closest to an unknown one: within half its
+// length in edits (at least two), so that ownerName finds ownerRef and
+// fragmentedPodDefinition finds fragmentedPodSpecDefinition, but an
+// unrelated word suggests nothing.
+func didYouMean(name string, fields []string) string {
+	if f, ok := suggest.Closest(name, fields, max(2, len(name)/2)); ok {
+		return fmt.Sprintf("; did you mean %q?", f)
+	}
+	return ""
+}
+
+// fieldNamesAt returns the JSON field names of the struct that holds the
+// last step of a strict decoder's field path (a.b[1].c), starting from t.
+func fieldNamesAt(t reflect.Type, flat string) []string {
+	steps := strings.Split(flat, ".")
+	for _, step := range steps[:len(steps)-1] {
+		name, _, _ := strings.Cut(step, "[")
+		if t = elem(t); t.Kind() != reflect.Struct {
+			return nil
+		}
+		if _, t = jsonFieldPosition(t, name); t == nil {
+			return nil
+		}
+	}
+	if t = elem(t); t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []string
+	for _, f := range jsonFields(t) {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// elem strips pointers, slices and maps down to the element type.
+func elem(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	return t
 }
 
 // typeError describes the error that stopped typed decoding: a value of

@@ -221,11 +221,11 @@ func TestLoadMultiDocument(t *testing.T) {
 		assert.Equal(t, 2, e.Document)
 		assert.True(t, e.MultiDoc)
 		assert.Equal(t, "spec.structureDefinition.rootComponent.ownerName", e.Field)
-		assert.Equal(t, `unknown field "ownerName"`, e.Message)
+		assert.Equal(t, `unknown field "ownerName"; did you mean "ownerRef"?`, e.Message)
 		// "---" (1), "---" (2), doc 1 (3-16), "---" (17), doc 2 from 18;
 		// ownerName is its 9th line.
 		assert.Equal(t, 26, e.Line)
-		assert.Equal(t, `in.yaml (document 2): spec.structureDefinition.rootComponent.ownerName: unknown field "ownerName" (line 26)`, e.Error())
+		assert.Equal(t, `in.yaml (document 2): spec.structureDefinition.rootComponent.ownerName: unknown field "ownerName"; did you mean "ownerRef"? (line 26)`, e.Error())
 	})
 	t.Run("all documents are reported", func(t *testing.T) {
 		in := "apiVersion: apps/v1\nkind: Deployment\n---\n" + minimal("ok") + "---\n" + header + "spec: {bogus: 1}\n"
@@ -366,9 +366,9 @@ extra: 1
 		field, msg string
 		line       int
 	}{
-		{"spec.structureDefinition.rootComponent.ownerName", `unknown field "ownerName"`, 8},
-		{"spec.structureDefinition.childComponents[1].specDefinition.fragmentedPodDefinition", `unknown field "fragmentedPodDefinition"`, 15},
-		{"spec.luaScrip", `unknown field "luaScrip"`, 16},
+		{"spec.structureDefinition.rootComponent.ownerName", `unknown field "ownerName"; did you mean "ownerRef"?`, 8},
+		{"spec.structureDefinition.childComponents[1].specDefinition.fragmentedPodDefinition", `unknown field "fragmentedPodDefinition"; did you mean "fragmentedPodSpecDefinition"?`, 15},
+		{"spec.luaScrip", `unknown field "luaScrip"; did you mean "luaScript"?`, 16},
 		{"extra", `unknown field "extra"`, 17},
 	}
 	for i, w := range want {
@@ -378,7 +378,7 @@ extra: 1
 		assert.Equal(t, 1, errs[i].Document)
 		assert.False(t, errs[i].MultiDoc)
 	}
-	assert.Equal(t, `in.yaml: spec.structureDefinition.rootComponent.ownerName: unknown field "ownerName" (line 8)`, errs[0].Error())
+	assert.Equal(t, `in.yaml: spec.structureDefinition.rootComponent.ownerName: unknown field "ownerName"; did you mean "ownerRef"? (line 8)`, errs[0].Error())
 
 	t.Run("keys with dots keep their path", func(t *testing.T) {
 		errs := loadErrs(t, header+"spec:\n  a.b: 1\n  structureDefinition: {rootComponent: {name: r, \"x[0]\": 2}}\n")

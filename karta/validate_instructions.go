@@ -36,6 +36,7 @@ func (v *validator) gangScheduling(p *field.Path, gs *GangScheduling) {
 		v.errorf(p, "empty: set podGroups (alpha) or podGroup (v2)")
 	}
 	v.podGroups(p.Child("podGroups"), gs.PodGroups)
+	v.gangTraps(p.Child("podGroups"), gs.PodGroups)
 	if gs.PodGroup != nil {
 		v.podGroupV2(p.Child("podGroup"), gs.PodGroup)
 	}
@@ -159,4 +160,105 @@ func (v *validator) topology(p *field.Path, t *Topology) {
 	if t != nil && t.TopologyName == "" {
 		v.errorf(p.Child("topologyName"), "required: the name of the topology to place the pods in")
 	}
+}
+
+// gangTraps warns about alpha groups that validate but cannot work at run
+// time (SPEC §8.1, §8.2):
+//   - a group whose only member narrows to one replica (replicaSelector) or
+//     one instance (instanceIdPath), with no groupByKeyPaths entry reading
+//     the replica key or the instance id: the pods of every replica or
+//     instance fall into one group, which spans them and is refused, so
+//     every pod is unmatched;
+//   - a member whose component has a descendant that another member names
+//     (in this group or another, without filters): that member claims the
+//     descendant's pods first, yet the outer member's minMember counts them,
+//     so its group waits for pods it never gets.
+//
+// Both need a sound tree; member names that resolve nothing are errors
+// already and are skipped.
+func (v *validator) gangTraps(p *field.Path, groups []PodGroup) {
+	if !v.treeOK {
+		return
+	}
+	type claim struct {
+		at    *field.Path
+		group string
+	}
+	claims := map[*compRef][]claim{} // the unfiltered members naming each component
+	for i, g := range groups {
+		for j, m := range g.Members {
+			if c := v.byName[m.ComponentName]; c != nil && len(m.Filters) == 0 {
+				claims[c] = append(claims[c], claim{p.Index(i).Child("members").Index(j), g.Name})
+			}
+		}
+	}
+	for i, g := range groups {
+		mp := p.Index(i).Child("members")
+		if len(g.Members) == 1 {
+			v.unseparated(mp.Index(0), g.Name, g.Members[0])
+		}
+		for j, m := range g.Members {
+			c := v.byName[m.ComponentName]
+			if c == nil {
+				continue
+			}
+			for _, d := range v.comps {
+				if d == c || !isAncestor(c, d) {
+					continue
+				}
+				for _, cl := range claims[d] {
+					if cl.group == g.Name {
+						v.warnf(mp.Index(j).Child("componentName"),
+							"the minimum of group %q can never be reached: member %q counts the pods of its descendant %q, "+
+								"which %s counts again; name only one of the two", g.Name, c.c.Name, d.c.Name, cl.at)
+						continue
+					}
+					v.warnf(mp.Index(j).Child("componentName"),
+						"the minimum of group %q can never be reached: member %q counts the pods of its descendant %q, "+
+							"but %s (group %q) claims them first; name only one of the two, or give that member filters",
+						g.Name, c.c.Name, d.c.Name, cl.at, cl.group)
+				}
+			}
+		}
+	}
+}
+
+// unseparated warns about the only member of a group when it narrows to one
+// replica or instance and no key separates them.
+func (v *validator) unseparated(p *field.Path, group string, m PodGroupMember) {
+	c := v.byName[m.ComponentName]
+	if c == nil || c.c.PodSelector == nil {
+		return
+	}
+	keys := map[string]bool{}
+	for _, k := range m.GroupByKeyPaths {
+		keys[v.canonical(k)] = true
+	}
+	sel := c.c.PodSelector
+	if rs := sel.ReplicaSelector; rs != nil && v.parsed(rs.KeyPath) && !keys[v.canonical(rs.KeyPath)] {
+		v.warnf(p, "group %q has one member, %q, whose replicaSelector counts one replica in minMember, but no groupByKeyPaths "+
+			"entry separates the replicas: their pods fall into one group that spans replicas, and every pod is unmatched "+
+			"at run time; add the replica key %s to groupByKeyPaths", group, c.c.Name, rs.KeyPath)
+	}
+	if is := sel.ComponentInstanceSelector; c.c.InstanceIDPath != "" && is != nil && v.parsed(is.IDPath) && !keys[v.canonical(is.IDPath)] {
+		v.warnf(p, "group %q has one member, %q, whose instances each count alone in minMember, but no groupByKeyPaths "+
+			"entry separates the instances: their pods fall into one group that spans instances, and every pod is "+
+			"unmatched at run time; add the instance id %s to groupByKeyPaths", group, c.c.Name, is.IDPath)
+	}
+}
+
+// parsed reports whether expr passed the jq checks.
+func (v *validator) parsed(expr string) bool {
+	r, ok := v.exprs[expr]
+	return ok && r.query != nil
+}
+
+// canonical is an expression as gojq prints its syntax tree, so that
+// spacing differences do not hide equal paths; the text
+// itself when it did not parse.
+func (v *validator) canonical(expr string) string {
+	if r, ok := v.exprs[expr]; ok && r.query != nil {
+		return r.query.String()
+	}
+	return expr
 }

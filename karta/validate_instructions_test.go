@@ -119,8 +119,11 @@ func TestValidateInstructions(t *testing.T) {
 				g := gangOf(k)
 				g.PodGroups[0].Members = append(g.PodGroups[0].Members, PodGroupMember{ComponentName: "jobset"})
 			},
-			want: []wantProblem{warnAt(fGroup0+".members",
-				`group "replicatedjob" mixes narrowing member "replicatedjob" (instances) with other members`)},
+			want: []wantProblem{
+				warnAt(fGroup0+".members", `group "replicatedjob" mixes narrowing member "replicatedjob" (instances) with other members`),
+				warnAt(fGroup0+".members[1].componentName", `the minimum of group "replicatedjob" can never be reached: member "jobset" `+
+					`counts the pods of its descendant "replicatedjob", which `+fGroup0+`.members[0] counts again`),
+			},
 		},
 		{
 			name: "group mixing a member with a replicaSelector",
@@ -129,7 +132,11 @@ func TestValidateInstructions(t *testing.T) {
 				g := gangOf(k)
 				g.PodGroups[0].Members = append(g.PodGroups[0].Members, PodGroupMember{ComponentName: "leader"})
 			},
-			want: []wantProblem{warnAt(fGroup0+".members", `group "group" mixes narrowing member "group" (replicaSelector)`)},
+			want: []wantProblem{
+				warnAt(fGroup0+".members", `group "group" mixes narrowing member "group" (replicaSelector)`),
+				warnAt(fGroup0+".members[0].componentName", `the minimum of group "group" can never be reached: member "group" `+
+					`counts the pods of its descendant "leader", which `+fGroup0+`.members[1] counts again`),
+			},
 		},
 		{
 			name: "narrowing member alone",
@@ -214,6 +221,74 @@ func TestValidateInstructions(t *testing.T) {
 				childOf(t, k, "leader").OwnerRef = ptrTo("nobody")
 			},
 			want: []wantProblem{errAt("spec.structureDefinition.childComponents[1].ownerRef", `ownerRef "nobody" does not name a component`)},
+		},
+	})
+}
+
+// Gang traps: groups that validate but cannot work at run time.
+func TestValidateGangTraps(t *testing.T) {
+	runValidateCases(t, []validateCase{
+		{
+			name: "replicaSelector on the only member without the replica key",
+			base: fixtureLWS,
+			mutate: func(t *testing.T, k *Karta) {
+				m := &gangOf(k).PodGroups[0].Members[0]
+				m.GroupByKeyPaths = m.GroupByKeyPaths[:1]
+			},
+			want: []wantProblem{warnAt(fGroup0+".members[0]", `group "group" has one member, "group", whose replicaSelector counts one `+
+				`replica in minMember, but no groupByKeyPaths entry separates the replicas: their pods fall into one group that `+
+				`spans replicas, and every pod is unmatched at run time; add the replica key `+
+				`.metadata.labels["leaderworkerset.sigs.k8s.io/group-index"] to groupByKeyPaths`)},
+		},
+		{
+			name: "replicaSelector on the only member without any key",
+			base: fixtureLWS,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups[0].Members[0].GroupByKeyPaths = nil
+			},
+			want: []wantProblem{warnAt(fGroup0+".members[0]", `no groupByKeyPaths entry separates the replicas`)},
+		},
+		{
+			name: "the replica key spaced another way",
+			base: fixtureLWS,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups[0].Members[0].GroupByKeyPaths[1] = `.metadata .labels[ "leaderworkerset.sigs.k8s.io/group-index" ]`
+			},
+		},
+		{
+			name: "instances on the only member without the id key",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				m := &gangOf(k).PodGroups[0].Members[0]
+				m.GroupByKeyPaths = m.GroupByKeyPaths[:1]
+			},
+			want: []wantProblem{warnAt(fGroup0+".members[0]", `group "replicatedjob" has one member, "replicatedjob", whose instances `+
+				`each count alone in minMember, but no groupByKeyPaths entry separates the instances`)},
+		},
+		{
+			name: "a descendant claimed by another group",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				g := gangOf(k)
+				g.PodGroups = append(g.PodGroups, PodGroup{Name: "whole", Members: []PodGroupMember{{ComponentName: "pytorchjob"}}})
+			},
+			want: []wantProblem{
+				warnAt(fGang+".podGroups[1].members[0].componentName", `the minimum of group "whole" can never be reached: member "pytorchjob" `+
+					`counts the pods of its descendant "master", but `+fGroup0+`.members[0] (group "job") claims them first; `+
+					`name only one of the two, or give that member filters`),
+				warnAt(fGang+".podGroups[1].members[0].componentName", `counts the pods of its descendant "worker", but `+fGroup0+`.members[1] (group "job")`),
+			},
+		},
+		{
+			name: "a descendant whose member filters may pass its pods on",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				g := gangOf(k)
+				for i := range g.PodGroups[0].Members {
+					g.PodGroups[0].Members[i].Filters = []string{`.metadata.labels["gang"] == "split"`}
+				}
+				g.PodGroups = append(g.PodGroups, PodGroup{Name: "whole", Members: []PodGroupMember{{ComponentName: "pytorchjob"}}})
+			},
 		},
 	})
 }

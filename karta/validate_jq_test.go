@@ -50,9 +50,11 @@ func exprLocations() map[string]exprLocation {
 		}},
 		"componentInstanceSelector.idPath": {fixtureJobSet, fJSChild + ".podSelector.componentInstanceSelector.idPath", func(t *testing.T, k *Karta, e string) {
 			childOf(t, k, "replicatedjob").PodSelector.ComponentInstanceSelector.IDPath = e
+			k.Spec.Instructions = nil // its key reads the old id path (gangTraps)
 		}},
 		"replicaSelector.keyPath": {fixtureLWS, "spec.structureDefinition.childComponents[0].podSelector.replicaSelector.keyPath", func(t *testing.T, k *Karta, e string) {
 			childOf(t, k, "group").PodSelector.ReplicaSelector.KeyPath = e
+			k.Spec.Instructions = nil // its key reads the old replica key (gangTraps)
 		}},
 		"groupByKeyPaths": {fixturePyTorchJob, fGroup0 + ".members[1].groupByKeyPaths[0]", func(t *testing.T, k *Karta, e string) {
 			gangOf(k).PodGroups[0].Members[1].GroupByKeyPaths[0] = e

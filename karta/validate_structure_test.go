@@ -155,6 +155,8 @@ func TestValidateStructure(t *testing.T) {
 			name:   "child owned by a sibling",
 			base:   fixturePyTorchJob,
 			mutate: func(t *testing.T, k *Karta) { childOf(t, k, "worker").OwnerRef = ptrTo("master") },
+			// Valid; only the gang now counts the workers twice.
+			want: []wantProblem{warnAt(fGroup0+".members[0].componentName", `member "master" counts the pods of its descendant "worker"`)},
 		},
 		{
 			name:   "child kind is optional",

@@ -26,6 +26,9 @@ const MaxDepth = 200
 type Document struct {
 	// Index is the 1-based number of the document in its input.
 	Index int
+	// Item is the 1-based number of the item when the document is an item
+	// of a List (see Expand), 0 otherwise.
+	Item int
 	// Line is where the document starts.
 	Line int
 	// Object is the document as Go JSON values: map[string]any, []any,
@@ -113,6 +116,7 @@ func (c *converter) toValue(n *yaml.Node, depth int) (any, error) {
 		return v, err
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
+		var lines map[string]int // where each key was first seen
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Tag == "!!merge" {
@@ -121,11 +125,20 @@ func (c *converter) toValue(n *yaml.Node, depth int) (any, error) {
 			if k.Kind != yaml.ScalarNode || k.Tag == "!!null" {
 				return nil, fmt.Errorf("line %d: a map key must be a string", k.Line)
 			}
+			if _, dup := m[k.Value]; dup {
+				// As a Karta's loader (and sigs.k8s.io/yaml's strict
+				// mode) refuses it: the last value would silently win.
+				return nil, fmt.Errorf("line %d: duplicate key %q (first at line %d)", k.Line, k.Value, lines[k.Value])
+			}
 			val, err := c.toValue(v, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			m[k.Value] = val
+			if lines == nil {
+				lines = map[string]int{}
+			}
+			lines[k.Value] = k.Line
 		}
 		return m, nil
 	case yaml.SequenceNode:

@@ -58,6 +58,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"a: \xff\n", "x.yaml: input is not valid UTF-8 (byte offset 3)"},
 		{"a: 1\n---\n? [a]\n: 1\n", "x.yaml (document 2): line 3: a map key must be a string"},
 		{"a: &x {b: 1}\nc:\n  <<: *x\n", "x.yaml (document 1): line 3: YAML merge keys (<<) are not supported"},
+		{"spec:\n  replicas: 3\n  template: {}\n  replicas: 7\n", "x.yaml (document 1): line 4: duplicate key \"replicas\" (first at line 2)"},
+		{`{"kind": "Pod", "metadata": {"name": "a", "name": "b"}}`, "x.yaml (document 1): line 1: duplicate key \"name\" (first at line 1)"},
 		{"a: .inf\n", "x.yaml (document 1): line 1: .inf is not a JSON number"},
 		{strings.Repeat("[", 300) + strings.Repeat("]", 300), ""},
 	}
@@ -261,4 +263,48 @@ func TestApplyToTreeGraftsOverOldValues(t *testing.T) {
 			assert.Equal(t, tc.want, string(y))
 		})
 	}
+}
+
+// kubectl get -o yaml prints a v1 List: Expand takes it item by item, each
+// item rendering and patching from its own part of the input.
+func TestExpandList(t *testing.T) {
+	in := `apiVersion: v1
+kind: List
+items:
+- apiVersion: kubeflow.org/v1
+  kind: PyTorchJob
+  metadata: {name: a}   # first
+  spec: {x: 1}
+- apiVersion: kubeflow.org/v1
+  kind: PyTorchJob
+  metadata: {name: b}
+  spec: {x: 2.50}
+metadata:
+  resourceVersion: ""
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+`
+	docs, err := Decode([]byte(in), "list.yaml")
+	require.NoError(t, err)
+	require.Len(t, docs, 2)
+	items := Expand(docs)
+	require.Len(t, items, 3)
+	assert.Equal(t, []int{1, 1, 2}, []int{items[0].Index, items[1].Index, items[2].Index})
+	assert.Equal(t, []int{1, 2, 0}, []int{items[0].Item, items[1].Item, items[2].Item})
+	assert.Equal(t, []int{4, 8, 15}, []int{items[0].Line, items[1].Line, items[2].Line})
+	assert.Same(t, docs[1], items[2], "a document that is not a List is itself")
+
+	y, err := items[1].YAML()
+	require.NoError(t, err)
+	assert.Equal(t, "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: b}\nspec: {x: 2.50}\n", string(y))
+	require.NoError(t, items[0].ApplyToTree([]Op{{Op: "replace", Path: "/spec/x", Value: json.Number("3")}}))
+	y, err = items[0].YAML()
+	require.NoError(t, err)
+	assert.Equal(t, "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: a} # first\nspec: {x: 3}\n", string(y))
+
+	assert.Len(t, Items(docs), 3)
+	assert.True(t, isList(docs[0].Object))
+	assert.False(t, isList(map[string]any{"kind": "List"}), "a List has items")
 }

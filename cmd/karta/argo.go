@@ -51,7 +51,7 @@ func newArgoHealthCmd(s streams) *cobra.Command {
 			if err != nil {
 				return reported(s, err)
 			}
-			docs, source, err := readObjects(s, filename)
+			objs, err := readObjects(s, filename)
 			if err != nil {
 				return err
 			}
@@ -59,8 +59,8 @@ func newArgoHealthCmd(s streams) *cobra.Command {
 			// partial answer.
 			var results []result
 			failed := false
-			for i, doc := range docs {
-				where := documentLabel(source, i, len(docs))
+			for _, doc := range objs.items {
+				where := objs.label(doc)
 				h, err := sc.Run(cmd.Context(), doc.Object)
 				if err != nil {
 					reportError(s, where, err)

@@ -76,15 +76,15 @@ func newArgoActionsCmd(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			docs, source, err := readObjects(s, filename)
+			objs, err := readObjects(s, filename)
 			if err != nil {
 				return err
 			}
 			var results []result
 			failed := false
 			scripts := map[string]*argo.Script{}
-			for i, doc := range docs {
-				where := documentLabel(source, i, len(docs))
+			for _, doc := range objs.items {
+				where := objs.label(doc)
 				actions, err := discover(cmd, dir, doc, scripts)
 				if err != nil {
 					reportError(s, where, err)
@@ -99,7 +99,7 @@ func newArgoActionsCmd(s streams) *cobra.Command {
 			return writeResults(s.out, format, results)
 		},
 	}
-	cmd.Flags().StringVarP(&filename, "filename", "f", "", "the object `FILE` (YAML or JSON; one result per document; - reads standard input)")
+	cmd.Flags().StringVarP(&filename, "filename", "f", "", "the object `FILE` (YAML or JSON; one result per document, and per item of a List; - reads standard input)")
 	cmd.Flags().StringVar(&dir, "dir", "", "the resource customization `DIR` (Argo CD's resource_customizations layout)")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output `FMT`: json, yaml or table (default: table on a terminal, json otherwise)")
 	_ = cmd.MarkFlagRequired("filename")
@@ -168,14 +168,14 @@ func newArgoActionCmd(s streams) *cobra.Command {
 				}
 				values[k] = v
 			}
-			docs, source, err := readObjects(s, filename)
+			objs, err := readObjects(s, filename)
 			if err != nil {
 				return err
 			}
-			if len(docs) != 1 {
-				return usageError("-f %s: want one object, found %d documents", source, len(docs))
+			if len(objs.items) != 1 {
+				return usageError("-f %s: want one object, found %d objects", objs.source, len(objs.items))
 			}
-			obj := docs[0].Object
+			obj := objs.items[0].Object
 			folder, err := actionsFolder(dir, obj)
 			if err != nil {
 				return reported(s, err)
@@ -211,7 +211,7 @@ func newArgoActionCmd(s streams) *cobra.Command {
 				}
 				value = list
 			}
-			return writeResults(s.out, format, []result{{value: value, where: documentLabel(source, 0, 1), object: objectName(obj)}})
+			return writeResults(s.out, format, []result{{value: value, where: objs.label(objs.items[0]), object: objectName(obj)}})
 		},
 	}
 	cmd.Flags().StringVarP(&filename, "filename", "f", "", "the object `FILE` (YAML or JSON, one document; - reads standard input)")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,6 +60,8 @@ func TestGoldenCommands(t *testing.T) {
 		{"pods-one-document-fails", []string{pytorchJob, "testdata/in/pytorchjob-bad-replicas.yaml"}, []string{"pods", "-k", pytorchKarta, "-f", "-"}},
 		{"pods-no-filename", nil, []string{"pods", "-k", pytorchKarta}},
 		{"pods-unknown-flag", nil, []string{"pods", "-k", pytorchKarta, "-f", pytorchJob, "--frobnicate"}},
+		{"pods-list", nil, []string{"pods", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-o", "table"}},
+		{"pods-kind-mismatch", nil, []string{"pods", "-k", pytorchKarta, "-f", trainJob}},
 
 		{"status-json", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob}},
 		{"status-table", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob, "-o", "table"}},
@@ -78,6 +81,13 @@ func TestGoldenCommands(t *testing.T) {
 		{"status-missing-script", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob, "--script", "testdata/in/no-such-file.lua"}},
 		{"status-bad-output", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob, "-o", "xml"}},
 		{"status-not-an-object", nil, []string{"status", "-k", pytorchKarta, "-f", "testdata/in/truncated.yaml"}},
+		{"status-kind-mismatch", nil, []string{"status", "-k", "jobset", "-f", pytorchJob}},
+		{"status-kind-mismatch-file", nil, []string{"status", "-k", trainKarta, "-f", pytorchJob}},
+		{"status-kind-mismatch-allowed", nil, []string{"status", "-k", "jobset", "-f", pytorchJob, "--allow-kind-mismatch", "-o", "json"}},
+		{"status-list", nil, []string{"status", "-f", "testdata/in/pytorchjob-list.yaml", "-o", "table"}},
+		{"status-list-and-document", []string{"testdata/in/pytorchjob-list.yaml", pytorchJob}, []string{"status", "-k", "pytorchjob", "-f", "-", "-o", "json"}},
+		{"status-duplicate-key", nil, []string{"status", "-f", "testdata/in/pytorchjob-duplicate-key.yaml"}},
+		{"status-misspelt-hook", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob, "--script", "testdata/in/misspelt-hook.lua", "-o", "table"}},
 
 		{"revise-yaml", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob, "-r", revisions}},
 		{"revise-json", nil, []string{"revise", "-k", pytorchKarta, "-f", pytorchJob, "-r", revisions, "-o", "json"}},
@@ -98,6 +108,9 @@ func TestGoldenCommands(t *testing.T) {
 		{"revise-types-fail", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-typed-fail.yaml"}},
 		{"revise-type-unknown", nil, []string{"revise", "-f", pytorchRunning, "-r", "../../examples/revisions/pytorchjob-image.yaml", "--type", "apply"}},
 		{"revise-types-trainjob", nil, []string{"revise", "-k", trainKarta, "-f", trainJob, "-r", "../../examples/trainjob/revisions-typed.yaml", "-o", "patch"}},
+		{"revise-list-patch", nil, []string{"revise", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-r", revisions, "-o", "patch"}},
+		{"revise-list-yaml", nil, []string{"revise", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-r", revisions}},
+		{"revise-kind-mismatch", nil, []string{"revise", "-k", "jobset", "-f", pytorchJob, "-r", revisions}},
 
 		{"gang-json", nil, []string{"gang", "-k", pytorchKarta, "-f", pytorchJob, "--pods", pytorchPods}},
 		{"gang-table", nil, []string{"gang", "-k", pytorchKarta, "-f", pytorchJob, "--pods", pytorchPods, "-o", "table"}},
@@ -105,6 +118,8 @@ func TestGoldenCommands(t *testing.T) {
 		{"gang-trainjob-table", nil, []string{"gang", "-k", trainKarta, "-f", trainJob, "--pods", trainPods, "-o", "table"}},
 		{"gang-pods-stdin", []string{trainPods}, []string{"gang", "-k", trainKarta, "-f", trainJob, "--pods", "-", "-o", "table"}},
 		{"gang-no-pods", nil, []string{"gang", "-k", pytorchKarta, "-f", pytorchJob}},
+		{"gang-kind-mismatch", nil, []string{"gang", "-k", trainKarta, "-f", pytorchJob, "--pods", pytorchPods}},
+		{"gang-pods-list", nil, []string{"gang", "-k", trainKarta, "-f", trainJob, "--pods", "testdata/in/trainjob-pods-list.yaml", "-o", "table"}},
 		{"gang-both-stdin", nil, []string{"gang", "-k", pytorchKarta, "-f", "-", "--pods", "-"}},
 	}
 	for _, tc := range cases {
@@ -275,25 +290,29 @@ func TestCommandsHaveHelp(t *testing.T) {
 // table (and JSON elsewhere).
 var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true}
 
-// The console examples of the README and of docs/ are real output: each
+// The console examples of the README and docs/*.md are real output: each
 // block that runs `go run ./cmd/karta` and is not cut short (…) must print
-// what it shows. They show a terminal, where the default output is a
-// table. A command that ends in >/dev/null shows its standard error.
+// what it shows. The docs show a terminal, where the default output is a
+// table. A command that ends in >/dev/null shows its standard error. A
+// block that ends in `exit status N` (what go run prints when the program
+// fails) shows a failure: standard error, then that line, and the command
+// must exit N.
 func TestREADMEExamples(t *testing.T) {
 	docs, err := filepath.Glob("../../docs/*.md")
 	require.NoError(t, err)
+	checked := 0
 	for _, file := range append([]string{"../../README.md"}, docs...) {
 		text, err := os.ReadFile(file)
 		require.NoError(t, err)
-		checked := 0
-		for _, block := range strings.Split(string(text), "```console\n")[1:] {
+		blocks := strings.Split(string(text), "```console\n")[1:]
+		for _, block := range blocks {
 			block = block[:strings.Index(block, "```")]
 			command, want, _ := strings.Cut(block, "\n")
 			args, ok := strings.CutPrefix(command, "$ go run ./cmd/karta ")
 			if !ok || strings.Contains(want, "…") {
 				continue
 			}
-			t.Run(filepath.Base(file)+": "+args, func(t *testing.T) {
+			t.Run(strings.TrimPrefix(file, "../../")+": "+args, func(t *testing.T) {
 				args, stderrOnly := strings.CutSuffix(args, " >/dev/null")
 				argv := strings.Fields(args)
 				for i, a := range argv {
@@ -305,19 +324,29 @@ func TestREADMEExamples(t *testing.T) {
 					argv = append(argv, "-o", "table")
 				}
 				stdout, stderr, code := runCLI(t, "", argv...)
-				require.Equal(t, exitOK, code, stderr)
+				// Paths print as the command got them: from the root.
+				stderr = strings.ReplaceAll(stderr, "../../", "")
 				if stderrOnly {
-					assert.Equal(t, want, strings.ReplaceAll(stderr, "../../", ""))
+					require.Equal(t, exitOK, code, stderr)
+					assert.Equal(t, want, stderr)
 					return
 				}
-				assert.Equal(t, want, stdout)
+				wantCode := exitOK
+				lines := strings.Split(strings.TrimSuffix(want, "\n"), "\n")
+				if n, found := strings.CutPrefix(lines[len(lines)-1], "exit status "); found {
+					wantCode, err = strconv.Atoi(n)
+					require.NoError(t, err)
+					want = strings.Join(lines[:len(lines)-1], "\n") + "\n"
+					assert.Equal(t, want, stdout+stderr)
+				} else {
+					assert.Equal(t, want, stdout)
+				}
+				require.Equal(t, wantCode, code, stderr)
 			})
 			checked++
 		}
-		if file == "../../README.md" {
-			assert.GreaterOrEqual(t, checked, 4, "the README's examples were found")
-		}
 	}
+	assert.GreaterOrEqual(t, checked, 8, "the docs' examples were found")
 }
 
 // A -k file with several Kartas serves each document with the Karta for its

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
@@ -105,6 +106,10 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	if err != nil {
 		return reported(s, fmt.Errorf("kubeconfig: %w", err))
 	}
+	crds, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return reported(s, fmt.Errorf("kubeconfig: %w", err))
+	}
 	reg := interpreter.NewRegistry()
 	if f.builtins {
 		// The default pool size: the controller's registry answers
@@ -117,6 +122,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	metrics := newControllerMetrics()
 	ctrl, err := controller.New(dyn, reg, controller.Options{
 		Discovery:     disco,
+		CRDs:          crds.ApiextensionsV1().CustomResourceDefinitions(),
 		Logger:        log,
 		Registerer:    metrics,
 		Standby:       f.leaderElect,

@@ -27,6 +27,8 @@ type objectFlags struct {
 	scripts  []string
 	filename string
 	output   string
+	// allowKindMismatch runs the Karta on objects of another kind.
+	allowKindMismatch bool
 }
 
 // kartaHelp is -k's help for the commands that interpret an object.
@@ -41,6 +43,7 @@ func (f *objectFlags) addObject(cmd *cobra.Command, outputHelp string) {
 	f.addKarta(cmd, kartaHelp)
 	cmd.Flags().StringVarP(&f.filename, "filename", "f", "", "the workload object `FILE` (YAML or JSON; one result per document; - reads standard input)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "", "output `FMT`: "+outputHelp)
+	cmd.Flags().BoolVar(&f.allowKindMismatch, "allow-kind-mismatch", false, "run the Karta on objects whose apiVersion and kind are not its root kind (refused by default)")
 	_ = cmd.MarkFlagRequired("filename") // the flag exists: no error
 }
 
@@ -77,14 +80,15 @@ func eachObject(ctx context.Context, s streams, f *objectFlags, format string, f
 	if err != nil {
 		return err
 	}
-	docs, source, err := readObjects(s, f.filename)
+	res.allowKindMismatch = f.allowKindMismatch
+	objs, err := readObjects(s, f.filename)
 	if err != nil {
 		return err
 	}
 	var results []result
 	failed := false
-	for i, doc := range docs {
-		where := documentLabel(source, i, len(docs))
+	for _, doc := range objs.items {
+		where := objs.label(doc)
 		r, err := runOne(ctx, res, doc, fn)
 		if err != nil {
 			reportError(s, where, err)
@@ -119,6 +123,11 @@ func reportError(s streams, where string, err error) {
 	var ee *exitError
 	if errors.As(err, &ee) && ee.msg == "" {
 		return // printed already
+	}
+	var ke *interpreter.KindMismatchError
+	if errors.As(err, &ke) {
+		fmt.Fprintf(s.err, "%s: %s (--allow-kind-mismatch runs it anyway)\n", where, oneLine(err.Error()))
+		return
 	}
 	var re *interpreter.ReviseError
 	if errors.As(err, &re) && len(re.Errors) > 0 {
@@ -196,18 +205,45 @@ func cannotRead(s streams, source string, err error) error {
 	return &exitError{code: exitUsage}
 }
 
-// readObjects decodes the documents of -f.
-func readObjects(s streams, file string) ([]*object.Document, string, error) {
+// objects are the objects of -f: each document, and each item of a List
+// (as kubectl get -o yaml prints) on its own.
+type objects struct {
+	source string
+	// docs is the number of documents in the input.
+	docs  int
+	items []*object.Document
+}
+
+// label names an object in messages: the file alone for a single document,
+// "FILE (document N)" among several, and "FILE (item M)" or
+// "FILE (document N, item M)" for the items of a List.
+func (o *objects) label(d *object.Document) string {
+	switch {
+	case d.Item > 0 && o.docs > 1:
+		return fmt.Sprintf("%s (document %d, item %d)", o.source, d.Index, d.Item)
+	case d.Item > 0:
+		return fmt.Sprintf("%s (item %d)", o.source, d.Item)
+	}
+	return documentLabel(o.source, d.Index-1, o.docs)
+}
+
+// readObjects decodes the objects of -f.
+func readObjects(s streams, file string) (*objects, error) {
 	data, source, err := readInput(s, file)
 	if err != nil {
-		return nil, source, err
+		return nil, err
 	}
 	docs, err := object.Decode(data, source)
 	if err != nil {
 		fmt.Fprintln(s.err, oneLine(err.Error()))
-		return nil, source, invalid()
+		return nil, invalid()
 	}
-	return docs, source, nil
+	items := object.Expand(docs)
+	if len(items) == 0 {
+		fmt.Fprintf(s.err, "%s: no object found (the List has no items)\n", source)
+		return nil, invalid()
+	}
+	return &objects{source: source, docs: len(docs), items: items}, nil
 }
 
 // readPods reads --pods: Pods in a List, in several documents, or both.
@@ -237,6 +273,12 @@ func readScripts(s streams, files []string) ([]interpreter.Script, error) {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return nil, cannotRead(s, file, err)
+		}
+		// A global that is not a hook (a misspelt InterpretStatus, say) is
+		// never called: warn, as validate does for spec.luaScript. Errors
+		// (a chunk that does not compile) are the compiler's to report.
+		for _, p := range interpreter.CheckScript(string(data)).Warnings() {
+			fmt.Fprintf(s.err, "%s: %s\n", file, p.String())
 		}
 		scripts = append(scripts, interpreter.Script{Name: filepath.Base(file), Source: string(data)})
 	}

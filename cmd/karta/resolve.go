@@ -32,6 +32,9 @@ type resolver struct {
 	named *interpreter.Program
 
 	compiled map[*karta.Karta]compileResult
+	// allowKindMismatch compiles every Program with
+	// Options.AllowKindMismatch (--allow-kind-mismatch).
+	allowKindMismatch bool
 }
 
 // compileResult is a Karta compiled with the scripts, or why it was not.
@@ -169,10 +172,10 @@ func (r *resolver) compile(i int) (*interpreter.Program, error) {
 	return r.build(k)
 }
 
-// withScripts recompiles a built-in with the --script overrides; without
-// scripts the registered Program serves as it is.
+// withScripts recompiles a built-in with the --script overrides (or to
+// allow a kind mismatch); otherwise the registered Program serves as it is.
 func (r *resolver) withScripts(p *interpreter.Program) (*interpreter.Program, error) {
-	if len(r.scripts) == 0 {
+	if len(r.scripts) == 0 && !r.allowKindMismatch {
 		return p, nil
 	}
 	if c, ok := r.compiled[p.Karta()]; ok {
@@ -209,7 +212,7 @@ func (r *resolver) build(k *karta.Karta) (*interpreter.Program, error) {
 // options compiles for one call at a time: the command runs the documents
 // one after another, so one pooled Lua state is enough.
 func (r *resolver) options() interpreter.Options {
-	return interpreter.Options{Scripts: r.scripts, PoolSize: 1}
+	return interpreter.Options{Scripts: r.scripts, PoolSize: 1, AllowKindMismatch: r.allowKindMismatch}
 }
 
 // describe lists the file's Kartas with the kinds they are for.

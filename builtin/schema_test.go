@@ -1,0 +1,152 @@
+package builtin_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karta"
+	"github.com/kartalua/karta/karta/schemacheck"
+	"github.com/kartalua/karta/object"
+)
+
+// noPublishedCRD are the built-ins whose operators' CRDs are not in
+// testdata/crds (see its README): the module proxy serves no version of
+// their Go modules.
+var noPublishedCRD = []string{"dynamographdeployment", "milvus", "nimservice"}
+
+// operatorCRDs loads every CRD of testdata/crds, and the made-up ones of
+// the examples (examples/trainjob/crd.yaml).
+func operatorCRDs(t *testing.T) *schemacheck.Set {
+	t.Helper()
+	files, err := filepath.Glob("testdata/crds/*/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	made, err := filepath.Glob("../examples/*/crd.yaml")
+	require.NoError(t, err)
+	files = append(files, made...)
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		got, err := schemacheck.DecodeCRDs(data, f)
+		require.NoError(t, err)
+		crds = append(crds, got...)
+	}
+	set, err := schemacheck.NewSet(crds...)
+	require.NoError(t, err)
+	return set
+}
+
+// builtinSchemaWarnings are what the schemas cannot decide about the
+// built-ins, pinned so that a new warning is looked at. Knative keeps its
+// scale in string annotations, which count when they hold digits.
+var builtinSchemaWarnings = map[string][]string{
+	"knative-service": {
+		"spec.structureDefinition.childComponents[0].scaleDefinition.replicasPath: warning: spec.template.metadata.annotations.* is a string; it counts as replicas only when it holds decimal digits (schema: serving.knative.dev/v1 Service spec.template.metadata.annotations.*)",
+		"spec.structureDefinition.childComponents[0].scaleDefinition.minReplicasPath: warning: spec.template.metadata.annotations.* is a string; it counts as replicas only when it holds decimal digits (schema: serving.knative.dev/v1 Service spec.template.metadata.annotations.*)",
+		"spec.structureDefinition.childComponents[0].scaleDefinition.maxReplicasPath: warning: spec.template.metadata.annotations.* is a string; it counts as replicas only when it holds decimal digits (schema: serving.knative.dev/v1 Service spec.template.metadata.annotations.*)",
+	},
+}
+
+// Every built-in Karta passes schema-aware validation against its
+// operator's own CRD: no path the schema refutes, and only the pinned
+// warnings.
+func TestBuiltinsMatchTheirOperatorsCRDs(t *testing.T) {
+	set := operatorCRDs(t)
+	all, err := builtin.All()
+	require.NoError(t, err)
+	var unchecked []string
+	for _, b := range all {
+		t.Run(b.Name, func(t *testing.T) {
+			gvk := b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK()
+			s, err := set.Lookup(gvk)
+			if errors.Is(err, schemacheck.ErrNoCRD) {
+				unchecked = append(unchecked, b.Name)
+				return
+			}
+			require.NoError(t, err, "the CRD has the version the Karta names")
+			checked, err := karta.Check(b.Karta, interpreter.ValidateOptions())
+			require.NoError(t, err)
+			var got []string
+			for _, p := range schemacheck.Check(checked, s) {
+				got = append(got, p.String())
+			}
+			assert.Equal(t, builtinSchemaWarnings[b.Name], got)
+		})
+	}
+	sort.Strings(unchecked)
+	assert.Equal(t, noPublishedCRD, unchecked, "the built-ins without a CRD in testdata/crds")
+}
+
+// Every example object is valid for its operator's CRD as the API server
+// judges it: the schema's validation (apiextensions-apiserver's validator)
+// passes, and pruning drops no field (a field the schema does not know
+// would silently vanish on the way into the cluster).
+func TestExamplesMatchTheirOperatorsCRDs(t *testing.T) {
+	set := operatorCRDs(t)
+	files, err := filepath.Glob("../examples/*/*.yaml")
+	require.NoError(t, err)
+	checked := 0
+	for _, file := range files {
+		base := filepath.Base(file)
+		if notStates[base] || base == "crd.yaml" || strings.HasPrefix(base, "revisions") || filepath.Base(filepath.Dir(file)) == "revisions" {
+			continue // revision files (examples/revisions, revisions*.yaml) hold no objects
+		}
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		docs, err := object.Decode(data, file)
+		require.NoError(t, err)
+		for _, doc := range object.Expand(docs) {
+			kind, _ := doc.Object["kind"].(string)
+			apiVersion, _ := doc.Object["apiVersion"].(string)
+			if kind == "" || kind == "Karta" {
+				continue
+			}
+			obj := toAPIValues(t, doc.Object)
+			name := file + ": " + apiVersion + " " + kind
+			gvk := schema.FromAPIVersionAndKind(apiVersion, kind)
+			s, err := set.Lookup(gvk)
+			if errors.Is(err, schemacheck.ErrNoCRD) {
+				continue
+			}
+			t.Run(strings.TrimPrefix(file, "../examples/"), func(t *testing.T) {
+				require.NoError(t, err, name)
+				v, _, err := apiservervalidation.NewSchemaValidator(s.Internal)
+				require.NoError(t, err)
+				errs := apiservervalidation.ValidateCustomResource(field.NewPath(""), obj, v)
+				assert.Empty(t, errs.ToAggregate(), "%s: the API server would refuse it", name)
+				pruned := pruning.PruneWithOptions(obj, s.Structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+				assert.Empty(t, pruned, "%s: the API server would drop these fields", name)
+			})
+			checked++
+		}
+	}
+	assert.GreaterOrEqual(t, checked, 40, "the examples of the nine built-ins with CRDs, and the TrainJob, were found")
+}
+
+// toAPIValues converts a decoded object to the values the API server
+// validates: int64 and float64 numbers, as its JSON decoder makes them.
+func toAPIValues(t *testing.T, obj map[string]any) map[string]any {
+	t.Helper()
+	data, err := utiljson.Marshal(obj)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, utiljson.Unmarshal(data, &out))
+	return out
+}

@@ -1,0 +1,3 @@
+function InterpretStatu(obj)
+  return {status = "Running"}
+end

@@ -1,0 +1,249 @@
+package schemacheck_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karta"
+	"github.com/kartalua/karta/karta/schemacheck"
+)
+
+func loadSchema(t *testing.T, file string, gvk schema.GroupVersionKind) *schemacheck.Schema {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	crds, err := schemacheck.DecodeCRDs(data, file)
+	require.NoError(t, err)
+	set, err := schemacheck.NewSet(crds...)
+	require.NoError(t, err)
+	s, err := set.Lookup(gvk)
+	require.NoError(t, err)
+	return s
+}
+
+var widget = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
+
+// widgetKarta is a Karta for the Widget CRD with the paths under test set.
+func widgetKarta(t *testing.T, component, status string) *karta.Checked {
+	t.Helper()
+	text := `apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: widget}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: widget
+      kind: {group: example.com, version: v1, kind: Widget}
+      statusDefinition:
+` + status + `
+    childComponents:
+    - name: role
+      ownerRef: widget
+` + component
+	if strings.Contains(component, "instanceIdPath") {
+		text += "      podSelector: {componentInstanceSelector: {idPath: '.metadata.labels.role'}}\n"
+	}
+	ks, err := karta.Load([]byte(text), "widget.yaml")
+	require.NoError(t, err)
+	c, problems := karta.Analyze(ks[0], interpreter.ValidateOptions())
+	require.Empty(t, problems.Errors(), "the Karta itself is valid")
+	return c
+}
+
+const okStatus = `        statusMappings:
+          running: [{byExpression: {expression: '.status.state == "Busy"', expectedResult: "true"}}]`
+
+func TestCheckPaths(t *testing.T) {
+	s := loadSchema(t, "testdata/widget-crd.yaml", widget)
+	const comp = "spec.structureDefinition.childComponents[0]"
+	cases := []struct {
+		name      string
+		component string
+		status    string
+		want      []string
+	}{
+		{"fitting paths", `
+      instanceIdPath: .spec.roles[]?.name
+      specDefinition: {podTemplateSpecPath: '.spec.roles[]? | .template'}
+      scaleDefinition:
+        replicasPath: .spec.roles[]? | (.replicas // 1) * 2
+        minReplicasPath: .spec.roles[]?.index
+`, okStatus, nil},
+		{"a typo", `
+      scaleDefinition: {replicasPath: '.spec.role[0].replicas'}
+`, okStatus, []string{comp + `.scaleDefinition.replicasPath: spec has no field "role"; did you mean "roles"? ` +
+			`(it has: child, extra, paused, pools, roles, scale, size) (schema: example.com/v1 Widget spec)`}},
+		{"a field of an array", `
+      scaleDefinition: {replicasPath: .spec.roles.replicas}
+`, okStatus, []string{comp + `.scaleDefinition.replicasPath: spec.roles is an array, not an object: it has no field "replicas" (schema: example.com/v1 Widget spec.roles)`}},
+		{"iterating a scalar", `
+      instanceIdPath: .spec.paused[]
+`, okStatus, []string{comp + `.instanceIdPath: spec.paused is a boolean, not an array: it cannot be iterated with [] (schema: example.com/v1 Widget spec.paused)`}},
+		{"indexing an object by number", `
+      instanceIdPath: .spec.pools[0]
+`, okStatus, []string{comp + `.instanceIdPath: spec.pools is an object, not an array: it cannot be indexed by a number (schema: example.com/v1 Widget spec.pools)`}},
+		{"replicas from a string", `
+      scaleDefinition: {replicasPath: '.spec.roles[0].name'}
+`, okStatus, []string{comp + `.scaleDefinition.replicasPath: spec.roles[*].name is a string, but the path must yield replica counts (integers, or int-or-string) (schema: example.com/v1 Widget spec.roles[*].name)`}},
+		{"replicas from int-or-string, a map, a literal", `
+      scaleDefinition:
+        replicasPath: .spec.size
+        minReplicasPath: '.spec.pools[]?.count'
+        maxReplicasPath: '.spec.pools["gpu"].count // 4'
+`, okStatus, nil},
+		{"replicas from a number", `
+      scaleDefinition: {replicasPath: .spec.scale}
+`, okStatus, []string{comp + `.scaleDefinition.replicasPath: warning: spec.scale is a number that may be a fraction; replica counts are integers (schema: example.com/v1 Widget spec.scale)`}},
+		{"into preserve-unknown-fields", `
+      scaleDefinition: {replicasPath: .spec.extra.count}
+      instanceIdPath: .spec.child.metadata.name
+`, okStatus, []string{comp + `.scaleDefinition.replicasPath: warning: cannot tell whether the path yields replica counts (integers, or int-or-string): enters x-kubernetes-preserve-unknown-fields at spec.extra (schema: example.com/v1 Widget the object)`}},
+		{"a pod template that is a pod spec", `
+      specDefinition: {podTemplateSpecPath: '.spec.roles[0].template.spec'}
+`, okStatus, []string{comp + `.specDefinition.podTemplateSpecPath: spec.roles[*].template.spec is a pod spec (it has containers), not a pod template; use podSpecPath (schema: example.com/v1 Widget spec.roles[*].template.spec)`}},
+		{"a pod spec that is a pod template", `
+      specDefinition: {podSpecPath: '.spec.roles[0].template'}
+`, okStatus, []string{comp + `.specDefinition.podSpecPath: spec.roles[*].template is a pod template (it has spec.containers), not a pod spec; use podTemplateSpecPath (schema: example.com/v1 Widget spec.roles[*].template)`}},
+		{"a pod template without containers", `
+      specDefinition: {podTemplateSpecPath: '.spec.pools.a'}
+`, okStatus, []string{comp + `.specDefinition.podTemplateSpecPath: spec.pools.*: it has no spec; a pod template is {metadata, spec} (schema: example.com/v1 Widget spec.pools.*)`}},
+		{"the template's bare metadata is ObjectMeta", `
+      specDefinition:
+        fragmentedPodSpecDefinition:
+          labelsPath: '.spec.roles[0].template.metadata.labels'
+          imagePath: '.spec.roles[0].template.metadata.labels["app"]'
+          containersPath: '.spec.roles[0].template.spec.containers'
+          schedulerNamePath: '.metadata.annotations["scheduler"] // "default-scheduler"'
+`, okStatus, nil},
+		{"fragments of the wrong type", `
+      specDefinition:
+        fragmentedPodSpecDefinition:
+          labelsPath: '.spec.roles'
+          imagePath: '.spec.paused'
+`, okStatus, []string{
+			comp + `.specDefinition.fragmentedPodSpecDefinition.labelsPath: spec.roles is an array, but the path must yield objects (schema: example.com/v1 Widget spec.roles)`,
+			comp + `.specDefinition.fragmentedPodSpecDefinition.imagePath: spec.paused is a boolean, but the path must yield strings (schema: example.com/v1 Widget spec.paused)`,
+		}},
+		{"select narrows by type and key", `
+      specDefinition:
+        fragmentedPodSpecDefinition:
+          containerPath: 'first(.spec[] | select(type == "object" and has("count")))'
+          podAffinityPath: '.spec | to_entries[0].value'
+`, okStatus, []string{comp + `.specDefinition.fragmentedPodSpecDefinition.podAffinityPath: warning: cannot tell whether the path yields objects: computed values are not checked (schema: example.com/v1 Widget the object)`}},
+		{"nested arrays and variables", `
+      instanceIdPath: '.status.history[][]'
+      scaleDefinition: {replicasPath: '.spec.roles | length', minReplicasPath: '.spec as $s | $s.size'}
+`, okStatus, []string{comp + `.scaleDefinition.minReplicasPath: warning: cannot tell whether the path yields replica counts (integers, or int-or-string): the variable $s (schema: example.com/v1 Widget the object)`}},
+		{"paths inside expressions and conditions", ``, `        conditionsDefinition: {path: .status.conditions, typeFieldName: kind, statusFieldName: state, messageFieldName: "", reasonFieldName: ""}
+        phaseDefinition: {path: .status.state}
+        statusMappings:
+          running: [{byPhase: Busy}]
+          failed: [{byPhase: Failed}]
+          degraded: [{byExpression: {expression: '[.status.conditions[]? | select(.kind == "X" and .reason == "Y")] | length', expectedResult: "1"}}]`,
+			[]string{
+				`spec.structureDefinition.rootComponent.statusDefinition.statusMappings.failed[0].byPhase: "Failed" is not a phase the schema allows (status.state: Broken, Busy, Idle) (schema: example.com/v1 Widget status.state)`,
+				`spec.structureDefinition.rootComponent.statusDefinition.statusMappings.degraded[0].byExpression.expression: status.conditions[*] has no field "reason" (it has: kind, state) (schema: example.com/v1 Widget status.conditions[*])`,
+			}},
+		{"conditions without the named fields", ``, `        conditionsDefinition: {path: .status.conditions}
+        statusMappings:
+          running: [{byConditions: [{type: Ready}]}]`,
+			[]string{
+				`spec.structureDefinition.rootComponent.statusDefinition.conditionsDefinition.typeFieldName: the conditions at status.conditions have no field "type" (they have: kind, state) (schema: example.com/v1 Widget status.conditions[*])`,
+				`spec.structureDefinition.rootComponent.statusDefinition.conditionsDefinition.statusFieldName: the conditions at status.conditions have no field "status" (they have: kind, state) (schema: example.com/v1 Widget status.conditions[*])`,
+				`spec.structureDefinition.rootComponent.statusDefinition.conditionsDefinition.messageFieldName: warning: the conditions at status.conditions have no field "message" (they have: kind, state); set it to "" if they have none (schema: example.com/v1 Widget status.conditions[*])`,
+				`spec.structureDefinition.rootComponent.statusDefinition.conditionsDefinition.reasonFieldName: warning: the conditions at status.conditions have no field "reason" (they have: kind, state); set it to "" if they have none (schema: example.com/v1 Widget status.conditions[*])`,
+			}},
+		{"conditions that are not a list", ``, `        conditionsDefinition: {path: .status.state}
+        statusMappings:
+          running: [{byConditions: [{type: Ready}]}]`,
+			[]string{`spec.structureDefinition.rootComponent.statusDefinition.conditionsDefinition.path: status.state is a string, but the path must yield condition lists (arrays of objects) (schema: example.com/v1 Widget status.state)`}},
+		{"suspend values against their fields", `
+      suspendDefinition:
+        suspendActions: [{path: .spec.paused, value: "true"}, {path: .spec.size, value: '"2"'}, {path: .spec.scale, value: "1"}]
+        resumeActions: [{path: .spec.paused, value: "1"}]
+`, okStatus, []string{comp + `.suspendDefinition.resumeActions[0].value: the value is an integer, but spec.paused is a boolean (schema: example.com/v1 Widget spec.paused)`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := widgetKarta(t, tc.component, tc.status)
+			var got []string
+			for _, p := range schemacheck.Check(c, s) {
+				got = append(got, p.String())
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// The problems carry the schema path apart from the message.
+func TestCheckSchemaPath(t *testing.T) {
+	s := loadSchema(t, "testdata/widget-crd.yaml", widget)
+	c := widgetKarta(t, "      instanceIdPath: .spec.roles[].nam\n", okStatus)
+	got := schemacheck.Check(c, s)
+	require.Len(t, got, 1)
+	assert.Equal(t, "spec.roles[*]", got[0].SchemaPath)
+	assert.Equal(t, "spec.structureDefinition.childComponents[0].instanceIdPath", got[0].Field)
+	assert.Equal(t, karta.SeverityError, got[0].Severity)
+	assert.Equal(t, got.Karta()[0], got[0].Problem)
+}
+
+// The examples' TrainJob Karta fits the TrainJob CRD, and the drifted copy
+// does not.
+func TestCheckTrainJob(t *testing.T) {
+	s := loadSchema(t, "../../examples/trainjob/crd.yaml", schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"})
+	for file, errors := range map[string]int{"../../examples/kartas/trainjob.yaml": 0, "../../examples/kartas/trainjob-drifted.yaml": 4} {
+		ks, err := karta.LoadFile(file)
+		require.NoError(t, err)
+		c, err := karta.Check(ks[0], interpreter.ValidateOptions())
+		require.NoError(t, err)
+		problems := schemacheck.Check(c, s).Karta()
+		assert.Len(t, problems.Errors(), errors, "%s: %v", file, problems)
+		assert.Empty(t, problems.Warnings(), file)
+	}
+}
+
+func TestLookupAndDecode(t *testing.T) {
+	data, err := os.ReadFile("testdata/widget-crd.yaml")
+	require.NoError(t, err)
+	crds, err := schemacheck.DecodeCRDs(append([]byte("# leading comment only\n---\n"), data...), "w.yaml")
+	require.NoError(t, err)
+	set, err := schemacheck.NewSet(crds...)
+	require.NoError(t, err)
+	_, err = set.Lookup(schema.GroupVersionKind{Group: "example.com", Version: "v2", Kind: "Widget"})
+	assert.ErrorIs(t, err, schemacheck.ErrNoVersion)
+	assert.EqualError(t, err, "CRD widgets.example.com: no such version v2 (it has: v1)")
+	_, err = set.Lookup(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Gadget"})
+	assert.ErrorIs(t, err, schemacheck.ErrNoCRD)
+
+	list := "apiVersion: v1\nkind: List\nitems:\n- " + indent(string(data)) + "\n"
+	crds, err = schemacheck.DecodeCRDs([]byte(list), "list.yaml")
+	require.NoError(t, err)
+	assert.Len(t, crds, 1)
+
+	for in, want := range map[string]string{
+		"":                            "x.yaml: no CustomResourceDefinition found",
+		"apiVersion: v1\nkind: Pod\n": `x.yaml (document 1): not an apiextensions.k8s.io/v1 CustomResourceDefinition: found apiVersion "v1" and kind "Pod"`,
+		"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {grup: x}\n": `x.yaml (document 1): error unmarshaling JSON: while decoding JSON: json: unknown field "grup"`,
+	} {
+		_, err := schemacheck.DecodeCRDs([]byte(in), "x.yaml")
+		assert.EqualError(t, err, want)
+	}
+}
+
+// indent makes a YAML document a list item's body.
+func indent(s string) string {
+	out := []byte{}
+	for i := 0; i < len(s); i++ {
+		out = append(out, s[i])
+		if s[i] == '\n' && i+1 < len(s) {
+			out = append(out, ' ', ' ')
+		}
+	}
+	return string(out)
+}
