@@ -1,0 +1,9 @@
+// Package helm tests the karta Helm chart (charts/karta) and the image
+// recipe (Dockerfile): rendering and linting with Helm's own Go library,
+// offline; and, with the build tag "integration", installing the rendered
+// objects on the test cluster and running `karta controller` as the
+// chart's ServiceAccount.
+//
+// It is a module of its own so that karta's module does not depend on Helm.
+// `make test` and `make test-integration` run it after the main module.
+package helm
