@@ -35,7 +35,7 @@ image:
 ## then the chart's and the image recipe's tests (test/helm).
 test: fmt-check vet
 	$(GO) test -race ./...
-	cd $(CHART_TEST) && $(GO) test -race ./...
+	cd $(CHART_TEST) && $(GO) test -race -timeout 30m ./...
 
 ## test-integration: every test, integration-tagged ones included, against a real
 ## cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok fake nodes)
@@ -46,7 +46,7 @@ test-integration:
 	@trap 'hack/testenv.sh stop' EXIT; trap 'exit 130' INT TERM; \
 	hack/testenv.sh start && eval "$$(hack/testenv.sh env)" && \
 	$(GO) test -race -tags integration -count=1 ./... && \
-	(cd $(CHART_TEST) && $(GO) test -race -tags integration -count=1 ./...)
+	(cd $(CHART_TEST) && $(GO) test -race -tags integration -count=1 -timeout 30m ./...)
 
 fmt-check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

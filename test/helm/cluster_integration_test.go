@@ -111,7 +111,7 @@ leaderElection: {leaseDuration: 8s, renewDeadline: 6s, retryPeriod: 1s}
 	// Every rendered object, applied as Helm would, in its install order.
 	ap := newApplier(t, cfg)
 	for _, o := range objs {
-		ap.apply(t, o)
+		ap.install(t, o)
 	}
 
 	// The pods pass the restricted Pod Security Standard and run (on kwok's
@@ -324,14 +324,22 @@ func (a *applier) resource(t *testing.T, obj *unstructured.Unstructured) (dynami
 	return a.dyn.Resource(m.Resource), false
 }
 
-// apply applies obj. Cluster-scoped objects are deleted when the test ends,
-// but for the CRD, which the cluster's other tests share.
+// apply applies obj.
 func (a *applier) apply(t *testing.T, obj *unstructured.Unstructured) {
 	t.Helper()
-	client, namespaced := a.resource(t, obj)
+	client, _ := a.resource(t, obj)
 	// Not t.Context(): cleanups apply too, after it is cancelled.
 	_, err := client.Apply(context.Background(), obj.GetName(), obj, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
 	require.NoError(t, err, "applying %s/%s", obj.GetKind(), obj.GetName())
+}
+
+// install applies obj as `helm install` creates it. Cluster-scoped objects
+// are deleted when the test ends (the namespace takes the others with it),
+// but for the CRD, which the cluster's other tests share.
+func (a *applier) install(t *testing.T, obj *unstructured.Unstructured) {
+	t.Helper()
+	a.apply(t, obj)
+	client, namespaced := a.resource(t, obj)
 	if !namespaced && obj.GetKind() != "CustomResourceDefinition" {
 		t.Cleanup(func() {
 			err := client.Delete(context.Background(), obj.GetName(), metav1.DeleteOptions{})
