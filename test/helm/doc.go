@@ -5,5 +5,8 @@
 // chart's ServiceAccount.
 //
 // It is a module of its own so that karta's module does not depend on Helm.
-// `make test` and `make test-integration` run it after the main module.
+// `make test` and `make test-integration` run it after the main module,
+// with -count=1: its tests read the chart, the Dockerfile and the Makefile,
+// which lie outside this module, and go test's cache does not watch such
+// files.
 package helm

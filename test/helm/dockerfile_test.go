@@ -178,6 +178,48 @@ func TestStampedVariablesExist(t *testing.T) {
 	}
 }
 
+// The build context keeps every directory of the packages karta is built
+// from: .dockerignore drops only what the build does not read.
+func TestDockerignore(t *testing.T) {
+	var ignored []string
+	for _, line := range strings.Split(string(readRepoFile(t, ".dockerignore")), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			ignored = append(ignored, line)
+		}
+	}
+	require.Contains(t, ignored, ".git", "the repository's history stays out of the image's context")
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{range .EmbedFiles}} {{$.Dir}}/{{.}}{{end}}{{end}}", "./cmd/karta")
+	cmd.Dir = repoRoot
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	root, err := filepath.Abs(repoRoot)
+	require.NoError(t, err)
+	checked := 0
+	for _, path := range strings.Fields(string(out)) {
+		rel, err := filepath.Rel(root, path)
+		require.NoError(t, err)
+		if strings.HasPrefix(rel, "..") {
+			continue // a module outside the repository
+		}
+		checked++
+		for _, pattern := range ignored {
+			// "name" is a path from the context's root; "**/name" a name at any depth.
+			anyDepth, deep := strings.CutPrefix(pattern, "**/")
+			for p := rel; p != "."; p = filepath.Dir(p) {
+				hit := p == pattern
+				if deep {
+					hit, err = filepath.Match(anyDepth, filepath.Base(p))
+					require.NoError(t, err)
+				}
+				if hit {
+					t.Errorf(".dockerignore's %q drops %s, which karta is built from", pattern, rel)
+				}
+			}
+		}
+	}
+	assert.Greater(t, checked, 10, "karta's own packages were listed")
+}
+
 // make build gives what the image has: a static binary that prints the
 // stamped version and commit.
 func TestMakeBuild(t *testing.T) {
