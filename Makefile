@@ -6,21 +6,37 @@ BENCHCOUNT ?= 6
 BENCHTIME ?= 500ms
 BENCHOUT  ?= bin/bench.txt
 CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.19.0
+# What `karta version` prints: stamped by `make build` and the Dockerfile (cmd/karta/version.go).
+VERSION   ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null || echo devel)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+IMAGE     ?= karta:$(VERSION)
+DOCKER    ?= docker
+# The Helm chart's tests: a module of their own, so that karta's does not depend on Helm.
+CHART_TEST := test/helm
 
 # Fuzz targets as package:Target; `go test -fuzz` takes one target per run.
 FUZZ_TARGETS := ./karta:FuzzLoad ./internal/jqexpr:FuzzCheck ./internal/jqlua:FuzzJQ ./interpreter:FuzzReviseSpec ./interpreter:FuzzBackends \
 	./luaapi:FuzzValueBridge ./object:FuzzDecode
 
-.PHONY: all build test test-integration fmt-check vet lint fuzz bench golden generate tidy-check clean
+.PHONY: all build image test test-integration fmt-check vet lint fuzz bench golden generate tidy-check clean
 
 all: build test
 
+## build: a static bin/karta with the version and commit stamped in, as the image has it.
 build:
-	$(GO) build -o $(BIN) ./cmd/karta
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/karta
 
-## test: formatting, vet, then every test with the race detector (fuzz seed corpora included).
+## image: the container image (Dockerfile) where Docker is; make image IMAGE=registry/karta:v1.2.3
+image:
+	$(DOCKER) build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
+
+## test: formatting, vet, then every test with the race detector (fuzz seed corpora included),
+## then the chart's and the image recipe's tests (test/helm; -count=1: they read files outside
+## their module, which go test's cache does not watch).
 test: fmt-check vet
 	$(GO) test -race -timeout 30m ./...
+	cd $(CHART_TEST) && $(GO) test -race -count=1 -timeout 30m ./...
 
 ## test-integration: every test, integration-tagged ones included, against a real
 ## cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok fake nodes)
@@ -30,7 +46,8 @@ test: fmt-check vet
 test-integration:
 	@trap 'hack/testenv.sh stop' EXIT; trap 'exit 130' INT TERM; \
 	hack/testenv.sh start && eval "$$(hack/testenv.sh env)" && \
-	$(GO) test -race -timeout 30m -tags integration -count=1 ./...
+	$(GO) test -race -timeout 30m -tags integration -count=1 ./... && \
+	(cd $(CHART_TEST) && $(GO) test -race -tags integration -count=1 -timeout 30m ./...)
 
 fmt-check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -38,12 +55,14 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+	cd $(CHART_TEST) && $(GO) vet ./... && $(GO) vet -tags integration ./...
 
 ## lint: test's static checks plus a go.mod that is tidy.
 lint: fmt-check vet tidy-check
 
 tidy-check:
 	$(GO) mod tidy -diff
+	cd $(CHART_TEST) && $(GO) mod tidy -diff
 
 ## fuzz: run each fuzz target for FUZZTIME (e.g. make fuzz FUZZTIME=10m).
 fuzz:
@@ -68,12 +87,14 @@ bench:
 golden:
 	$(GO) test ./builtin -run TestExamples -update
 
-## generate: DeepCopy methods and the CRD from the Go types (controller-gen), and the
+## generate: DeepCopy methods and the CRD from the Go types (controller-gen), the chart's copy
+## of the CRD, and the
 ## built-ins' bundled scripts: scripts/karmada/NAME.yaml (a ResourceInterpreterCustomization)
 ## and scripts/argocd/<group>/<Kind>/ (an Argo CD customization with its tests).
 generate:
 	$(CONTROLLER_GEN) object paths=./karta/...
 	$(CONTROLLER_GEN) crd paths=./karta/... output:crd:artifacts:config=karta/crd
+	cp karta/crd/run.ai_kartas.yaml charts/karta/files/run.ai_kartas.yaml
 	$(GO) build -o bin/karta-generate ./cmd/karta
 	rm -rf scripts/karmada scripts/argocd && mkdir -p scripts/karmada scripts/argocd
 	@for name in $$(bin/karta-generate builtin list | tail -n +2 | cut -d' ' -f1); do \

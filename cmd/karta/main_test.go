@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -103,8 +104,25 @@ func TestCRDCommandPrintsEmbeddedManifest(t *testing.T) {
 	assert.Equal(t, string(crd.Manifest), stdout)
 }
 
+// The Helm chart installs and upgrades the CRD `karta crd` prints, byte for
+// byte (make generate copies it).
+func TestCRDCommandMatchesTheChart(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "crd")
+	require.Equal(t, exitOK, code, stderr)
+	chart, err := os.ReadFile("../../charts/karta/files/run.ai_kartas.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, stdout, string(chart), "charts/karta/files/run.ai_kartas.yaml differs from `karta crd`: run make generate")
+}
+
 func TestVersionCommand(t *testing.T) {
 	stdout, _, code := runCLI(t, "", "version")
 	require.Equal(t, exitOK, code)
-	assert.Regexp(t, `^karta \S+ \(go[0-9.]+\S*, [a-z0-9]+/[a-z0-9]+\)\n$`, stdout)
+	assert.Regexp(t, `^karta \S+ \(commit \S+, go[0-9.]+\S*, [a-z0-9]+/[a-z0-9]+\)\n$`, stdout)
+
+	// What -ldflags "-X main.version=... -X main.commit=..." stamps (make build, the Dockerfile).
+	defer func(v, c string) { version, commit = v, c }(version, commit)
+	version, commit = "v1.2.3", "0123456789abcdef0123456789abcdef01234567"
+	stdout, _, code = runCLI(t, "", "version")
+	require.Equal(t, exitOK, code)
+	assert.Equal(t, "karta v1.2.3 (commit 0123456789abcdef0123456789abcdef01234567, "+runtime.Version()+", "+runtime.GOOS+"/"+runtime.GOARCH+")\n", stdout)
 }

@@ -8,16 +8,21 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=v1.2.3".
-var version = ""
+// Stamped at build time by `make build` and the Dockerfile:
+//
+//	-ldflags "-X main.version=v1.2.3 -X main.commit=<git commit>"
+var (
+	version = ""
+	commit  = ""
+)
 
 func newVersionCmd(s streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the karta version",
+		Short: "Print the karta version, the commit it was built from and the Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(s.out, "karta %s (%s, %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintf(s.out, "karta %s (commit %s, %s, %s/%s)\n", buildVersion(), buildCommit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err
 		},
 	}
@@ -33,4 +38,30 @@ func buildVersion() string {
 		return bi.Main.Version
 	}
 	return "devel"
+}
+
+// buildCommit is the -X commit, else the revision go build recorded from
+// the VCS (with "-dirty" for uncommitted changes), else "unknown".
+func buildCommit() string {
+	if commit != "" {
+		return commit
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if rev != "" {
+			if modified == "true" {
+				rev += "-dirty"
+			}
+			return rev
+		}
+	}
+	return "unknown"
 }
