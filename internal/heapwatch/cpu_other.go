@@ -4,5 +4,5 @@ package heapwatch
 
 import "time"
 
-// processCPU is not reported on this platform: Measure uses wall time.
-func processCPU() (time.Duration, bool) { return 0, false }
+// ProcessCPU is not reported on this platform: Measure uses wall time.
+func ProcessCPU() (time.Duration, bool) { return 0, false }

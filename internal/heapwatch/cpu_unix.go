@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// processCPU is the process's user plus system time so far.
-func processCPU() (time.Duration, bool) {
+// ProcessCPU is the CPU time the process has used so far, user and system,
+// GC workers included; ok is false where the platform does not report it.
+func ProcessCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false

@@ -56,11 +56,11 @@ func Measure(f func()) Cost {
 			}
 		}
 	})
-	cpu0, cpuOK := processCPU()
+	cpu0, cpuOK := ProcessCPU()
 	start := time.Now()
 	f()
 	wall := time.Since(start)
-	cpu1, _ := processCPU()
+	cpu1, _ := ProcessCPU()
 	close(done)
 	wg.Wait()
 	c := Cost{Wall: wall, CPU: wall, Growth: max(peak, read()) - base}

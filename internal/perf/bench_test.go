@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/kartalua/karta/internal/heapwatch"
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -117,7 +118,7 @@ func BenchmarkParallel(b *testing.B) {
 	} {
 		b.Run(c.name+"/karta", func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0, ok := processCPU()
+			cpu0, ok := heapwatch.ProcessCPU()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					if _, err := c.f(); err != nil {
@@ -126,7 +127,7 @@ func BenchmarkParallel(b *testing.B) {
 					}
 				}
 			})
-			if cpu1, ok1 := processCPU(); ok && ok1 {
+			if cpu1, ok1 := heapwatch.ProcessCPU(); ok && ok1 {
 				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 			}
 		})
