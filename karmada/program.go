@@ -189,18 +189,7 @@ func (k Program) GetComponents(ctx context.Context, obj *unstructured.Unstructur
 // component, which must have one instance.
 func (k Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, n int64) (*unstructured.Unstructured, error) {
 	if k.in.Overridden(string(interpreter.HookReviseReplica)) {
-		out := &unstructured.Unstructured{}
-		err := k.callOverride(ctx, interpreter.HookReviseReplica, obj, []any{n}, 1, func(L *lua.LState, res []lua.LValue) error {
-			tb, ok := res[0].(*lua.LTable)
-			if !ok {
-				return fmt.Errorf("result: %s is not a table", res[0].Type())
-			}
-			return luaapi.KubeUnmarshal(L, tb, out, obj.Object)
-		})
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
+		return k.callObjectOverride(ctx, interpreter.HookReviseReplica, obj, []any{n}, obj.Object)
 	}
 	revised, err := k.in.ReviseReplica(ctx, obj.Object, n)
 	if err != nil {
@@ -285,18 +274,7 @@ func (k Program) AggregateStatus(ctx context.Context, desired *unstructured.Unst
 		if items != nil {
 			extra = items
 		}
-		out := &unstructured.Unstructured{}
-		err := k.callOverride(ctx, interpreter.HookAggregateStatus, desired, []any{extra}, 1, func(L *lua.LState, res []lua.LValue) error {
-			tb, ok := res[0].(*lua.LTable)
-			if !ok {
-				return fmt.Errorf("result: %s is not a table", res[0].Type())
-			}
-			return luaapi.KubeUnmarshal(L, tb, out)
-		})
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
+		return k.callObjectOverride(ctx, interpreter.HookAggregateStatus, desired, []any{extra})
 	}
 	best, bestRank := map[string]any(nil), -1
 	for i, it := range items {
@@ -485,6 +463,24 @@ func (k Program) callOverride(ctx context.Context, h interpreter.Hook, obj *unst
 	})
 }
 
+// callObjectOverride is callOverride for an operation whose result is an
+// object (ReviseReplica, AggregateStatus, Retain): a table, converted by
+// Karmada's rules against references (luaapi.KubeUnmarshal).
+func (k Program) callObjectOverride(ctx context.Context, h interpreter.Hook, obj *unstructured.Unstructured, extra []any, references ...any) (*unstructured.Unstructured, error) {
+	out := &unstructured.Unstructured{}
+	err := k.callOverride(ctx, h, obj, extra, 1, func(L *lua.LState, res []lua.LValue) error {
+		tb, ok := res[0].(*lua.LTable)
+		if !ok {
+			return fmt.Errorf("result: %s is not a table", res[0].Type())
+		}
+		return luaapi.KubeUnmarshal(L, tb, out, references...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // decodeKarmadaList decodes a script's list result (components,
 // dependencies) as Karmada does: nil is none, a table goes through
 // Karmada's result pipeline, anything else is an error.
@@ -511,16 +507,5 @@ func (k Program) Retain(ctx context.Context, desired, observed *unstructured.Uns
 	if !k.in.Overridden(string(interpreter.HookRetain)) {
 		return nil, &interpreter.HookError{Karta: k.in.Name(), Hook: interpreter.HookRetain, Err: interpreter.ErrHookNotEnabled}
 	}
-	out := &unstructured.Unstructured{}
-	err := k.callOverride(ctx, interpreter.HookRetain, desired, []any{observed.Object}, 1, func(L *lua.LState, res []lua.LValue) error {
-		tb, ok := res[0].(*lua.LTable)
-		if !ok {
-			return fmt.Errorf("result: %s is not a table", res[0].Type())
-		}
-		return luaapi.KubeUnmarshal(L, tb, out)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return k.callObjectOverride(ctx, interpreter.HookRetain, desired, []any{observed.Object})
 }
