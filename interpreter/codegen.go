@@ -76,7 +76,7 @@ func codegen(m *model) (*generated, error) {
 	g.writeGoHook(&b, HookReviseSpec, "obj, revisions", "merge, strategic or json patches over each instance's PodTemplateSpec view, all or nothing",
 		pathsWhere(paths, func(p pathRef) bool { return p.writes }))
 	g.writeGoHook(&b, HookGetGangGroups, "obj, pods", "pods → component, instance, replica and gang groups",
-		pathsWhere(paths, func(p pathRef) bool { return p.pods || p.podSpecs }))
+		pathsWhere(paths, func(p pathRef) bool { return p.pods || p.podSpecs || p.gang }))
 	if m.hasSuspend() {
 		g.writeGoHook(&b, HookSuspend, "obj", "every suspendAction, in Karta order",
 			pathsWhere(paths, func(p pathRef) bool { return p.suspend }))
@@ -182,6 +182,8 @@ type pathRef struct {
 	expr                           string
 	podSpecs, writes, pods, status bool
 	suspend                        bool
+	// gang: read on the object by GetGangGroups only (minMemberPath).
+	gang bool
 }
 
 // collectPaths lists every jq expression of the Karta in document order.
@@ -249,6 +251,7 @@ func collectPaths(k *karta.Karta) []pathRef {
 	}
 	if ins := k.Spec.EffectiveInstructions(); ins != nil && ins.GangScheduling != nil {
 		for gi, pg := range ins.GangScheduling.PodGroups {
+			addRef(pathRef{field: fmt.Sprintf("podGroups[%d].minMemberPath", gi), expr: pg.MinMemberPath, gang: true})
 			for mi, mem := range pg.Members {
 				for ki, kp := range mem.GroupByKeyPaths {
 					addRef(pathRef{field: fmt.Sprintf("podGroups[%d].members[%d].groupByKeyPaths[%d]", gi, mi, ki), expr: kp, pods: true})
@@ -257,6 +260,9 @@ func collectPaths(k *karta.Karta) []pathRef {
 					addRef(pathRef{field: fmt.Sprintf("podGroups[%d].members[%d].filters[%d]", gi, mi, fi), expr: f, pods: true})
 				}
 			}
+		}
+		if v2 := ins.GangScheduling.PodGroup; v2 != nil {
+			addRef(pathRef{field: "podGroup.minMemberPath", expr: v2.MinMemberPath, gang: true})
 		}
 	}
 	return out
