@@ -12,8 +12,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/internal/textdiff"
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/object"
 )
 
