@@ -9,13 +9,13 @@ import (
 )
 
 const (
-	pgJobSet = "../../examples/jobset/running.yaml"
-	pgJobSetPods    = "../../examples/jobset/pods.yaml"
-	lwsRunning    = "../../examples/leaderworkerset/running.yaml"
-	lwsPods       = "../../examples/leaderworkerset/pods.yaml"
-	rayRunning    = "../../examples/raycluster/running.yaml"
-	rayPods       = "../../examples/raycluster/pods.yaml"
-	examplePods   = "../../examples/pytorchjob/pods.yaml"
+	pgJobSet     = "../../examples/jobset/running.yaml"
+	pgJobSetPods = "../../examples/jobset/pods.yaml"
+	lwsRunning   = "../../examples/leaderworkerset/running.yaml"
+	lwsPods      = "../../examples/leaderworkerset/pods.yaml"
+	rayRunning   = "../../examples/raycluster/running.yaml"
+	rayPods      = "../../examples/raycluster/pods.yaml"
+	examplePods  = "../../examples/pytorchjob/pods.yaml"
 )
 
 // TestGoldenPodGroups pins podgroups' output and exit code for every
