@@ -44,11 +44,13 @@ type unit struct {
 
 // role names a unit among its group's: its component, and instance when
 // it has one.
-func (u *unit) role() string {
-	if u.item.Instance == "" {
-		return u.item.Component
+func (u *unit) role() string { return roleName(u.item.Component, u.item.Instance) }
+
+func roleName(component, instance string) string {
+	if instance == "" {
+		return component
 	}
-	return u.item.Component + "-" + u.item.Instance
+	return component + "-" + instance
 }
 
 // model is the Karta's component tree and the object's units.

@@ -58,7 +58,7 @@ func (b *builder) plans() []*plan {
 				// A pod's role is its Volcano task; KAI has subgroups only
 				// for a v2 group.
 				if pl.Group == g.Name && b.target == Volcano {
-					b.roleOf[pl.Pod] = labelName((&unit{item: &interpreter.PodSpecItem{Component: pl.Component, Instance: pl.Instance}}).role())
+					b.roleOf[pl.Pod] = labelName(roleName(pl.Component, pl.Instance))
 				}
 			}
 		} else {
