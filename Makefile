@@ -83,9 +83,11 @@ bench:
 	$(GO) test -run '^$$' -bench '^Benchmark(PoolState|MillionCalls|KarmadaCases|ArgoCases)$$' -benchtime 1x -count 3 -timeout 30m ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	@$(GO) run ./internal/perf/cmd/benchreport $(BENCHOUT)
 
-## golden: regenerate the examples' golden outputs; review the diff before committing.
+## golden: regenerate the examples' golden outputs (and the gang schedulers' objects for them,
+## podgroups/testdata/golden); review the diff before committing.
 golden:
 	$(GO) test ./builtin -run TestExamples -update
+	$(GO) test ./podgroups -run TestExamples -update
 
 ## generate: DeepCopy methods and the CRD from the Go types (controller-gen), the chart's copy
 ## of the CRD, and the

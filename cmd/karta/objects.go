@@ -56,6 +56,8 @@ type result struct {
 	// doc, when set, is the revised object: YAML and JSON render from its
 	// tree, so that its untouched parts keep their key order and spelling.
 	doc *object.Document
+	// docs, when set, print as YAML one document each (podgroups' objects).
+	docs []any
 	// where names the document: FILE or FILE (document N).
 	where string
 	// warnings are printed on standard error, each after where.

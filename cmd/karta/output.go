@@ -82,6 +82,18 @@ func render(w io.Writer, format string, r result) error {
 		return r.table(w)
 	case format == formatYAML && r.doc != nil:
 		return writeBytes(w, r.doc.YAML)
+	case format == formatYAML && r.docs != nil:
+		for i, d := range r.docs {
+			if i > 0 {
+				if _, err := io.WriteString(w, "---\n"); err != nil {
+					return err
+				}
+			}
+			if err := writeYAML(w, d); err != nil {
+				return err
+			}
+		}
+		return nil
 	case format == formatYAML:
 		return writeYAML(w, r.value)
 	case format == formatJSON && r.doc != nil:
