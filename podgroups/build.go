@@ -57,6 +57,13 @@ type Options struct {
 	// alpha TopologyAwareWorkloadScheduling feature gate; without it the
 	// constraint is left out, with a warning.
 	TopologyAwareWorkloadScheduling bool
+	// AllowNoGroups makes a workload whose groups are not known yet (its
+	// alpha definitions form them from pods, and none is placed) a result
+	// rather than a *NoGroupsError: the objects that exist without groups,
+	// which is the Workload API's Workload (each template's minCount 1
+	// until its groups are known), and none for the other targets. A
+	// controller writes that much before the pods exist.
+	AllowNoGroups bool
 }
 
 // Result is what Build made.
@@ -133,7 +140,8 @@ func definitions(k *karta.Karta) []string {
 
 // Build makes target's objects for the gangs of in. It fails with
 // ErrNoGangInstructions, a *NoGroupsError when no pod belongs to a group
-// (and there is no v2 group, which exists without pods), an
+// (and there is no v2 group, which exists without pods; unless
+// Options.AllowNoGroups), an
 // *UnknownTargetError, or an *InvalidError when an object would break
 // its API's limits.
 func Build(in Input, target Target, opts Options) (*Result, error) {
@@ -144,12 +152,16 @@ func Build(in Input, target Target, opts Options) (*Result, error) {
 	if len(defs) == 0 {
 		return nil, fmt.Errorf("karta %q: %w", in.Karta.Name, ErrNoGangInstructions)
 	}
-	if len(in.Gangs.Groups) == 0 {
+	if len(in.Gangs.Groups) == 0 && !opts.AllowNoGroups {
 		return nil, &NoGroupsError{Definitions: defs, Pods: len(in.Pods), Unmatched: in.Gangs.Unmatched}
 	}
 	b, err := newBuilder(in, target, opts)
 	if err != nil {
 		return nil, err
+	}
+	if len(in.Gangs.Groups) == 0 && target != WorkloadAPI {
+		b.res.Unlinked = append(b.res.Unlinked, in.Gangs.Unmatched...)
+		return &b.res, nil // AllowNoGroups: nothing exists without groups
 	}
 	switch target {
 	case WorkloadAPI:

@@ -20,6 +20,11 @@ const (
 	// KAIQueueLabel is KAI-Scheduler's queue label (on the workload, its
 	// pods, and the PodGroup).
 	KAIQueueLabel = "kai.scheduler/queue"
+	// KAISkipPodGrouperAnnotation, "true" on a pod (or an owner of it),
+	// tells KAI-Scheduler's podgrouper to leave the pod's PodGroup to
+	// someone else: without it the podgrouper writes a PodGroup of its own
+	// for the pod and rewrites its pod-group-name.
+	KAISkipPodGrouperAnnotation = "kai.scheduler/skip-podgrouper"
 	// VolcanoGroupAnnotation is the annotation Volcano's scheduler reads a
 	// pod's PodGroup from (v1beta1.KubeGroupNameAnnotationKey).
 	VolcanoGroupAnnotation = "scheduling.k8s.io/group-name"
@@ -89,7 +94,7 @@ func (b *builder) podPatch(pod *unstructured.Unstructured, obj, role string) ([]
 			ops = append(ops, jsonpatch.Operation{Op: "add", Path: "/spec/schedulingGroup", Value: map[string]any{"podGroupName": obj}})
 		}
 	case KAI:
-		ops = setEntries(ops, pod, "annotations", map[string]string{PodGroupNameAnnotation: obj})
+		ops = setEntries(ops, pod, "annotations", map[string]string{PodGroupNameAnnotation: obj, KAISkipPodGrouperAnnotation: "true"})
 		if role != "" {
 			ops = setEntries(ops, pod, "labels", map[string]string{KAISubGroupLabel: role})
 		}

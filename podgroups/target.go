@@ -6,6 +6,10 @@ import (
 	"sort"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -28,6 +32,26 @@ const (
 
 // Targets lists every target, in the order the docs present them.
 func Targets() []Target { return []Target{WorkloadAPI, KAI, Volcano, Coscheduling} }
+
+// Kinds are the kinds of the objects Build writes for target, in the
+// order it writes them (the Workload API's Workload before its
+// PodGroups); nil for an unknown target. A controller watches them.
+func Kinds(target Target) []schema.GroupVersionKind {
+	podGroup := func(gvk metav1.GroupVersionKind) schema.GroupVersionKind {
+		return schema.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}
+	}
+	switch target {
+	case WorkloadAPI:
+		return []schema.GroupVersionKind{workloadGV.WithKind("Workload"), workloadGV.WithKind("PodGroup")}
+	case KAI:
+		return []schema.GroupVersionKind{podGroup(kaiGVK)}
+	case Volcano:
+		return []schema.GroupVersionKind{volcanov1beta1.SchemeGroupVersion.WithKind("PodGroup")}
+	case Coscheduling:
+		return []schema.GroupVersionKind{podGroup(coschedulingGVK)}
+	}
+	return nil
+}
 
 // ParseTarget reads a target's name; an unknown one is an
 // *UnknownTargetError.
