@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/discovery"
@@ -41,6 +42,16 @@ type controllerFlags struct {
 	leaseRetry      time.Duration
 	identity        string
 	limitInterval   time.Duration
+
+	// The gang output (controller_gang.go).
+	gangOutput   string
+	gangSkip     []string
+	gangSelector string
+	gangQueue    string
+	podWebhook   bool
+
+	// flags are the command's, to tell a flag given from its default.
+	flags *pflag.FlagSet
 }
 
 func newControllerCmd(s streams) *cobra.Command {
@@ -57,16 +68,21 @@ func newControllerCmd(s streams) *cobra.Command {
 			"keeps its registry current. /healthz answers while the process runs, /readyz once the\n" +
 			"registry reflects the cluster (\"ok: leader\" or \"ok: standby\"), /metrics serves Prometheus\n" +
 			"metrics. --serve also serves Karmada's resource interpreter webhook from the live registry.\n" +
-			"SIGINT or SIGTERM stops it and releases the lease.",
+			"--gang-output TARGET keeps a gang scheduler's objects (the Kubernetes Workload API's, or\n" +
+			"KAI-Scheduler's, Volcano's or coscheduling's PodGroups) in step with every workload a Karta\n" +
+			"describes, and --pod-webhook links each new pod to its group (served on --serve's port at\n" +
+			"/mutate-pods). SIGINT or SIGTERM stops it and releases the lease.",
 		Example: "  karta controller\n" +
 			"  karta controller --kubeconfig ~/.kube/config --context prod --leader-election-namespace karta-system\n" +
-			"  karta controller --leader-elect=false --serve :8443 --tls-cert tls.crt --tls-key tls.key",
+			"  karta controller --leader-elect=false --serve :8443 --tls-cert tls.crt --tls-key tls.key\n" +
+			"  karta controller --gang-output volcano --pod-webhook --serve :8443 --tls-cert tls.crt --tls-key tls.key",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runController(cmd.Context(), s, &f)
 		},
 	}
 	fl := cmd.Flags()
+	f.flags = fl
 	f.config.AddFlags(fl, false)
 	// Kartas are cluster-scoped: the namespace is only the Lease's.
 	fl.Lookup("namespace").Usage = "the `NAMESPACE` of the Lease when --leader-election-namespace is not given (default the context's namespace, or \"default\")"
@@ -86,6 +102,7 @@ func newControllerCmd(s streams) *cobra.Command {
 	fl.StringVar(&f.serve, "serve", "", "also serve Karmada's resource interpreter webhook on `ADDR` from the live registry")
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "the PEM certificate `FILE` of --serve (with --tls-key: HTTPS)")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
+	addGangFlags(fl, &f)
 	return cmd
 }
 
@@ -120,7 +137,12 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	}
 	log := slog.New(slog.NewTextHandler(s.err, nil))
 	metrics := newControllerMetrics()
+	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics)
+	if err != nil {
+		return reported(s, err)
+	}
 	ctrl, err := controller.New(dyn, reg, controller.Options{
+		OnChange:      gang.kindChanged,
 		Discovery:     disco,
 		CRDs:          crds.ApiextensionsV1().CustomResourceDefinitions(),
 		Logger:        log,
@@ -133,13 +155,17 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	if err != nil {
 		return reported(s, err)
 	}
+	lead := leaders{ctrl}
+	if gang.ctrl != nil {
+		lead = append(lead, gang.ctrl)
+	}
 	var elect *election
 	if f.leaderElect {
-		if elect, err = newElection(f, cfg, ctrl, log); err != nil {
+		if elect, err = newElection(f, cfg, lead, log); err != nil {
 			return reported(s, err)
 		}
 	}
-	servers, err := listenController(s, f, ctrl, reg, metrics)
+	servers, err := listenController(s, f, ctrl, gang, reg, metrics)
 	if err != nil {
 		return err
 	}
@@ -149,7 +175,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	failed := make(chan error, len(servers)+1)
+	failed := make(chan error, len(servers)+2)
 	for _, srv := range servers {
 		log.Info("serving "+srv.what, "addr", srv.ln.Addr().String())
 		wg.Go(func() {
@@ -163,6 +189,14 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 			failed <- err
 		}
 	})
+	if gang.ctrl != nil {
+		wg.Go(func() {
+			if err := gang.ctrl.Run(ctx); err != nil {
+				failed <- err
+			}
+		})
+	}
+	defer gang.stop()
 	if elect != nil {
 		wg.Go(func() { elect.run(ctx) })
 	}
@@ -209,7 +243,7 @@ func (f *controllerFlags) check() error {
 			return usageError("--leader-election-name must not be empty")
 		}
 	}
-	return nil
+	return f.checkGang()
 }
 
 // limitInterval is --limit-interval as controller.Options.LimitInterval,

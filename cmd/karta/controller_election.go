@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
-	"github.com/kartalua/karta/controller"
 )
 
 // election runs leader election with a Lease and switches the
@@ -23,7 +22,26 @@ type election struct {
 	log    *slog.Logger
 }
 
-func newElection(f *controllerFlags, cfg *rest.Config, ctrl *controller.Controller, log *slog.Logger) (*election, error) {
+// leader is what leader election switches: the Karta controller's status
+// writes and the gang output's writes.
+type leader interface {
+	SetLeading(bool)
+	Leading() bool
+}
+
+// leaders switch together.
+type leaders []leader
+
+func (l leaders) SetLeading(leading bool) {
+	for _, x := range l {
+		x.SetLeading(leading)
+	}
+}
+
+// Leading reports whether the first (the Karta controller) leads.
+func (l leaders) Leading() bool { return l[0].Leading() }
+
+func newElection(f *controllerFlags, cfg *rest.Config, ctrl leader, log *slog.Logger) (*election, error) {
 	ns := f.leaseNamespace
 	if ns == "" {
 		var err error

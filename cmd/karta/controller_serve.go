@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/gangoutput"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/webhook"
 )
@@ -47,8 +48,9 @@ func newControllerMetrics() *prometheus.Registry {
 }
 
 // probes serves /healthz (the process answers) and /readyz (the registry
-// reflects the cluster; the body says whether this replica leads).
-func probes(ctrl *controller.Controller) http.Handler {
+// reflects the cluster, and the gang output's caches, when there is one,
+// are synced; the body says whether this replica leads).
+func probes(ctrl *controller.Controller, gang *gangRun) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc(healthzPath, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -59,6 +61,11 @@ func probes(ctrl *controller.Controller) http.Handler {
 		if !ctrl.HasSynced() {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = io.WriteString(w, "not ready: the Kartas are not synced yet")
+			return
+		}
+		if !gang.synced() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "not ready: the gang output's caches are not synced yet")
 			return
 		}
 		role := "standby"
@@ -73,18 +80,24 @@ func probes(ctrl *controller.Controller) http.Handler {
 // listenController opens the listeners of the probe, metrics and (with
 // --serve) webhook servers, so that a busy port fails the command before
 // anything runs.
-func listenController(s streams, f *controllerFlags, ctrl *controller.Controller, reg *interpreter.Registry, metrics *prometheus.Registry) ([]*controllerServer, error) {
+func listenController(s streams, f *controllerFlags, ctrl *controller.Controller, gang *gangRun, reg *interpreter.Registry, metrics *prometheus.Registry) ([]*controllerServer, error) {
 	type want struct {
 		what, flag, addr string
 		handler          http.Handler
 	}
 	wants := []want{
-		{"health probes", "--health-addr", f.healthAddr, probes(ctrl)},
+		{"health probes", "--health-addr", f.healthAddr, probes(ctrl, gang)},
 		{"metrics", "--metrics-addr", f.metricsAddr, promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})},
 	}
 	if f.serve != "" {
-		wants = append(wants, want{"the interpreter webhook", "--serve", f.serve,
-			webhook.New(webhook.Options{}, webhook.Kartas{Registry: reg})})
+		var h http.Handler = webhook.New(webhook.Options{}, webhook.Kartas{Registry: reg})
+		if f.podWebhook {
+			mux := http.NewServeMux()
+			mux.Handle(gangoutput.WebhookPath, gang.ctrl.Webhook())
+			mux.Handle("/", h)
+			h = mux
+		}
+		wants = append(wants, want{"the interpreter webhook", "--serve", f.serve, h})
 	}
 	var servers []*controllerServer
 	closeAll := func() {

@@ -15,12 +15,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	metadatafake "k8s.io/client-go/metadata/fake"
 
 	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/gangoutput"
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/podgroups"
 )
 
 // controllerKubeconfig writes a kubeconfig for a server at url.
@@ -61,6 +65,14 @@ func TestControllerUsageErrors(t *testing.T) {
 		{"limit interval", []string{"controller", "--limit-interval", "-1s"}, "karta: --limit-interval must not be negative, not -1s"},
 		{"selector", []string{"controller", "-l", "shard in (a"}, "karta: --selector: "},
 		{"lease name", []string{"controller", "--leader-election-name", ""}, "karta: --leader-election-name must not be empty"},
+		{"gang target", []string{"controller", "--gang-output", "yunikorn"}, `karta: --gang-output: unknown target "yunikorn" (want workload-api, kai, volcano, coscheduling)`},
+		{"pod webhook without gang output", []string{"controller", "--pod-webhook"}, "karta: --pod-webhook needs --gang-output: it links pods to the target's groups"},
+		{"pod webhook without serve", []string{"controller", "--gang-output", "kai", "--pod-webhook"}, "karta: --pod-webhook is served on --serve's port: give --serve (and its certificate)"},
+		{"skip without gang output", []string{"controller", "--gang-output-skip", "PyTorchJob.kubeflow.org"}, "karta: --gang-output-skip is for --gang-output"},
+		{"queue without gang output", []string{"controller", "--gang-output-queue", "research"}, "karta: --gang-output-queue is for --gang-output"},
+		{"skip kinds", []string{"controller", "--gang-output", "kai", "--gang-output-skip", "kubeflow.org/v1 PyTorchJob"},
+			`karta: --gang-output-skip: "kubeflow.org/v1 PyTorchJob" is not a kind: write Kind.group, e.g. PyTorchJob.kubeflow.org`},
+		{"gang selector", []string{"controller", "--gang-output", "kai", "--gang-output-selector", "team in (a"}, "karta: --gang-output-selector: "},
 		{"durations", []string{"controller", "--kubeconfig", kubeconfig, "--leader-election-retry-period", "20s"},
 			"karta: leader election: renewDeadline must be greater than retryPeriod*JitterFactor"},
 	}
@@ -79,6 +91,34 @@ func TestControllerKubeconfigMissing(t *testing.T) {
 	assert.Equal(t, exitInvalid, code)
 	assert.Contains(t, stderr, "kubeconfig: ")
 	assert.Contains(t, stderr, "no such file or directory")
+}
+
+// With a gang output, /readyz also waits for its caches.
+func TestControllerProbesWaitForTheGangOutput(t *testing.T) {
+	listKinds := map[schema.GroupVersionResource]string{controller.KartaResource: "KartaList"}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
+	ctrl, err := controller.New(dyn, interpreter.NewRegistry(), controller.Options{})
+	require.NoError(t, err)
+	gang, err := gangoutput.New(dyn, metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme()), meta.NewDefaultRESTMapper(nil),
+		interpreter.NewRegistry(), gangoutput.Options{Target: podgroups.Volcano})
+	require.NoError(t, err)
+	srv := httptest.NewServer(probes(ctrl, &gangRun{ctrl: gang}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { assert.NoError(t, ctrl.Run(ctx)) })
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	require.Eventually(t, ctrl.HasSynced, time.Minute, 10*time.Millisecond)
+	resp, err := http.Get(srv.URL + readyzPath)
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, "not ready: the gang output's caches are not synced yet", string(body))
 }
 
 // A cluster without the Karta CRD: the command says so and fails at once
@@ -114,7 +154,7 @@ func TestControllerProbes(t *testing.T) {
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
 	ctrl, err := controller.New(dyn, interpreter.NewRegistry(), controller.Options{Standby: true})
 	require.NoError(t, err)
-	srv := httptest.NewServer(probes(ctrl))
+	srv := httptest.NewServer(probes(ctrl, &gangRun{}))
 	defer srv.Close()
 	get := func(path string) (int, string) {
 		t.Helper()
