@@ -248,6 +248,7 @@ func (c *Controller) leave(ctx context.Context, k rootKey, obj *unstructured.Uns
 		if why == "" {
 			why = "its Karta has no gang instructions"
 		}
+		c.log.Info("gang output: left alone", "workload", k.String(), "deleted", deleted, "why", why)
 		c.event(obj, corev1.EventTypeNormal, ReasonDeleted, "%s (left alone: %s)", strings.Join(deleted, ", "), why)
 	}
 	return nil
@@ -295,7 +296,9 @@ func (c *Controller) applyAll(ctx context.Context, set *watchSet, objs []*unstru
 		c.mu.Lock()
 		same := c.applied[key] == sum
 		c.mu.Unlock()
-		if same && cached != nil && covers(cached.Object, o.Object) {
+		// Applied already, and still so: in the cache, or not there yet
+		// (a delete clears applied, see changed).
+		if same && (cached == nil || covers(cached.Object, o.Object)) {
 			continue
 		}
 		op := "update"

@@ -334,6 +334,11 @@ func (c *Controller) handler(w *watch) cache.ResourceEventHandler {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
+			if u, ok := obj.(*unstructured.Unstructured); ok && w.role == roleTarget {
+				c.mu.Lock()
+				delete(c.applied, keyOf(u)) // to be written again
+				c.mu.Unlock()
+			}
 			c.changed(w, nil, obj, false)
 		},
 	}

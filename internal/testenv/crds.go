@@ -24,8 +24,9 @@ import (
 )
 
 // crdFiles are stand-ins for the CRDs of the workload kinds the built-in
-// Kartas describe: real group, versions, names and scope, a status
-// subresource, and a schema that keeps any spec and status.
+// Kartas describe and of the gang schedulers' PodGroups the gang output
+// writes: real group, versions, names and scope, a status subresource,
+// and a schema that keeps any spec and status.
 //
 //go:embed crds/*.yaml
 var crdFiles embed.FS
@@ -74,8 +75,8 @@ func decodeCRD(data []byte, name string) (*apiextensionsv1.CustomResourceDefinit
 	return crd, nil
 }
 
-// InstallCRDs creates or updates the Karta CRD and the CRDs of every
-// built-in workload kind, then waits until each is Established and listed
+// InstallCRDs creates or updates the Karta CRD, the CRDs of every
+// built-in workload kind and the gang schedulers' PodGroups, then waits until each is Established and listed
 // by discovery, so a test can use them right away. Idempotent, and safe to
 // call from tests of several packages running at once against one cluster.
 func InstallCRDs(t testing.TB, cfg *rest.Config) {

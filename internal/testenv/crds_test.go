@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/podgroups"
 )
 
 // TestCRDsCoverBuiltinKinds fails when a built-in Karta names a custom kind
@@ -46,6 +47,28 @@ func TestCRDsCoverBuiltinKinds(t *testing.T) {
 				continue
 			}
 			assert.Contains(t, served, gvk, "built-in %s uses %s, which no CRD in crds/ serves", b.Name, gvk)
+		}
+	}
+}
+
+// TestCRDsCoverGangTargets fails when a gang output target's third-party
+// kind has no stand-in (the Workload API's are the API server's own).
+func TestCRDsCoverGangTargets(t *testing.T) {
+	crds, err := loadCRDs()
+	require.NoError(t, err)
+	served := map[schema.GroupVersionKind]bool{}
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			served[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = v.Served
+		}
+	}
+	for _, target := range podgroups.Targets() {
+		for _, gvk := range podgroups.Kinds(target) {
+			if target == podgroups.WorkloadAPI {
+				assert.Equal(t, "scheduling.k8s.io", gvk.Group)
+				continue
+			}
+			assert.True(t, served[gvk], "target %s writes %s, which no CRD in crds/ serves", target, gvk)
 		}
 	}
 }
