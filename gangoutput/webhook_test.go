@@ -62,7 +62,7 @@ func webhookEnv(t testing.TB, target podgroups.Target, skip []schema.GroupKind) 
 	e.owner(replicaSetGVK, jobSetNS, "llama3-tensorboard-6d9c7b8f5", "40fb47b2-44df-43c0-9fd8-154b86d4b380", deploy, deploymentGVK)
 	broken := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Broken",
 		"metadata": map[string]any{"name": "broken", "namespace": "ml", "uid": "b0000000-0000-4000-8000-000000000001"},
-		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "w", "image": "w"}}}}}}}
+		"spec":     map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "w", "image": "w"}}}}}}}
 	e.create(broken)
 	// Everything is cached before a case asks.
 	require.Eventually(t, func() bool {
@@ -128,9 +128,9 @@ type webhookCase struct {
 	skip []schema.GroupKind
 	// pod is the pod created: examples/EXAMPLE/pods.yaml's NAME, edited.
 	example, pod string
-	edit        func(pod *unstructured.Unstructured, req *admissionv1.AdmissionRequest)
-	result      string
-	reason      string
+	edit         func(pod *unstructured.Unstructured, req *admissionv1.AdmissionRequest)
+	result       string
+	reason       string
 }
 
 var noSkip = []schema.GroupKind{}
