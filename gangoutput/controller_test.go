@@ -349,3 +349,13 @@ func TestOptions(t *testing.T) {
 	assert.Empty(t, DefaultSkip(podgroups.WorkloadAPI))
 	assert.NotNil(t, DefaultSkip(podgroups.WorkloadAPI), "empty, not nil: nothing is skipped")
 }
+
+// Two built-ins describe two versions of MPIJob, which one CRD serves: the
+// version the cluster prefers is watched, and its Karta interprets.
+func TestPreferredVersion(t *testing.T) {
+	e := newEnv(t)
+	e.start(podgroups.Volcano, Options{Skip: []schema.GroupKind{}})
+	w := e.ctrl.set.Load().roots[schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}]
+	require.NotNil(t, w)
+	assert.Equal(t, "v2beta1", w.gvk.Version)
+}

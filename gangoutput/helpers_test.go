@@ -98,7 +98,8 @@ func newEnv(t testing.TB) *env {
 	require.NoError(t, err)
 	reg.Put(p)
 
-	mapper := meta.NewDefaultRESTMapper(nil)
+	// The MPIJob CRD serves v2beta1 (its storage version) and v1.
+	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Group: "kubeflow.org", Version: "v2beta1"}})
 	listKinds := map[schema.GroupVersionResource]string{}
 	add := func(gvk schema.GroupVersionKind) {
 		mapper.Add(gvk, meta.RESTScopeNamespace)

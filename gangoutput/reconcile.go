@@ -437,10 +437,13 @@ func number(v any) float64 {
 
 var nan = func() float64 { var z float64; return z / z }()
 
-// setState records a workload's state.
+// setState records a workload's state, and logs a change.
 func (c *Controller) setState(k rootKey, state string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.states[k] != state {
+		c.log.Info("gang output: workload", "workload", k.String(), "state", state)
+	}
 	c.states[k] = state
 	c.countStates()
 }

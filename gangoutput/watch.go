@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
@@ -232,6 +233,11 @@ func (c *Controller) syncWatches(ctx context.Context, reset bool) {
 			c.log.Warn("gang output: a cluster-scoped workload kind has no namespace for its gang objects; left alone", "kind", e.GVK.String())
 			continue
 		}
+		if prev, ok := roots[e.GVK.GroupKind()]; ok && !c.preferred(k.gvk, prev.gvk) {
+			// Two Kartas for two versions of a kind the cluster serves
+			// both of (one CRD): the version it prefers is watched.
+			continue
+		}
 		roots[e.GVK.GroupKind()] = k
 		sd := p.Karta().Spec.StructureDefinition
 		for _, comp := range sd.Components() {
@@ -305,6 +311,17 @@ func sortedKinds(m map[schema.GroupKind]kindWant) []schema.GroupKind {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out
+}
+
+// preferred reports whether the cluster prefers a's version of a kind to
+// b's (its preferred version, else the newer by Kubernetes' ordering).
+func (c *Controller) preferred(a, b schema.GroupVersionKind) bool {
+	if m, err := c.mapper.RESTMapping(a.GroupKind()); err == nil {
+		if m.GroupVersionKind.Version == a.Version || m.GroupVersionKind.Version == b.Version {
+			return m.GroupVersionKind.Version == a.Version
+		}
+	}
+	return version.CompareKubeAwareVersionStrings(a.Version, b.Version) > 0
 }
 
 // mapKind maps gvk to its resource; false when the cluster does not serve

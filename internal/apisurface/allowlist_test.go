@@ -64,12 +64,9 @@ var publicByDesign = map[string]string{
 	"gangoutput.ReasonDeleted":           "an event reason on workloads, read by users and automation",
 	"gangoutput.ReasonFailed":            "an event reason on workloads, read by users and automation",
 	"gangoutput.ReasonLeftAlone":         "an event reason on workloads, read by users and automation",
-	"gangoutput.ReasonWritten":           "an event reason on workloads, read by users and automation",
-	"gangoutput.SwitchAnnotation":        "the annotation users put on a Karta or a workload to turn the gang output on or off",
 
 	"podgroups.Build":                       "the pure builder a controller or an admission webhook calls with the GangResult it holds",
 	"podgroups.Input":                       "Build's argument",
-	"podgroups.ObjectName":                  "the name of a group's object, for a webhook that links one pod",
 	"podgroups.GroupAnnotation":             "a key the built objects carry, to find them by group",
 	"podgroups.VolcanoQueueAnnotation":      "the workload annotation Volcano's queue is read from",
 	"podgroups.KAISkipPodGrouperAnnotation": "the pod annotation that keeps KAI's podgrouper off a pod linked to an external PodGroup",

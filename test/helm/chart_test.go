@@ -2,7 +2,12 @@ package helm
 
 import (
 	"encoding/base64"
+	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -17,12 +22,16 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/gangoutput"
 	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/podgroups"
 )
 
 // caBundle is a base64 PEM bundle as a user would pass it.
@@ -35,12 +44,22 @@ var valueSets = map[string]string{
 	"webhook from a Secret, Karmada, gang output": `
 webhook: {enabled: true, tls: {secretName: karta-webhook-tls}, caBundle: ` + caBundle + `}
 karmada: {webhookConfiguration: true}
-gangOutput: {enabled: true}
+gangOutput:
+  enabled: true
+  target: volcano
+  skip: [PyTorchJob.kubeflow.org, Job.batch.volcano.sh]
+  selector: team=ml
+  queue: research
+  extraResources: [{apiGroup: example.com, resources: [trainjobs]}]
+  podWebhook: {namespaceSelector: {matchLabels: {gangs: "on"}, matchExpressions: [{key: tier, operator: Exists}]}}
 `,
 	"webhook from cert-manager, ServiceMonitor, gang output": `
 webhook: {enabled: true, certManager: {enabled: true}}
 metrics: {serviceMonitor: {enabled: true, labels: {release: prometheus}}}
-gangOutput: {enabled: true}
+gangOutput: {enabled: true, target: workload-api, skip: []}
+`,
+	"gang output without the pod webhook": `
+gangOutput: {enabled: true, target: kai, podWebhook: {enabled: false}}
 `,
 	"cert-manager with an issuer, Karmada at a URL": `
 webhook: {enabled: true, certManager: {enabled: true, issuerRef: {kind: ClusterIssuer, name: corp-ca}}, caBundle: ` + caBundle + `}
@@ -327,10 +346,12 @@ func TestKarmadaWebhookConfiguration(t *testing.T) {
 	assert.Equal(t, "https://karta.example.com/interpret", hook["clientConfig"].(map[string]any)["url"])
 }
 
-// The pods MutatingWebhookConfiguration of gang outputs fails open and
-// points at the webhook Service.
+// The pods MutatingWebhookConfiguration of the gang output fails open,
+// points at the webhook Service's /mutate-pods (where --pod-webhook serves
+// it) and never sees the controller's own namespace nor kube-system.
 func TestPodWebhook(t *testing.T) {
 	assert.NotContains(t, names(mustRender(t, "")), "MutatingWebhookConfiguration/karta-pods", "off by default")
+	assert.NotContains(t, names(mustRender(t, valueSets["gang output without the pod webhook"])), "MutatingWebhookConfiguration/karta-pods")
 	objs := mustRender(t, valueSets["webhook from a Secret, Karmada, gang output"])
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
 	strictDecode(t, find(t, objs, "MutatingWebhookConfiguration", "karta-pods"), mwc)
@@ -338,16 +359,55 @@ func TestPodWebhook(t *testing.T) {
 	w := mwc.Webhooks[0]
 	assert.Equal(t, admissionregistrationv1.Ignore, *w.FailurePolicy)
 	assert.Equal(t, admissionregistrationv1.SideEffectClassNone, *w.SideEffects)
+	assert.Equal(t, admissionregistrationv1.NeverReinvocationPolicy, *w.ReinvocationPolicy)
 	assert.Equal(t, []string{"v1"}, w.AdmissionReviewVersions)
 	assert.Equal(t, "karta-webhook", w.ClientConfig.Service.Name)
 	assert.Equal(t, "karta-system", w.ClientConfig.Service.Namespace)
-	assert.Equal(t, "/mutate-pods", *w.ClientConfig.Service.Path)
+	assert.Equal(t, gangoutput.WebhookPath, *w.ClientConfig.Service.Path)
 	assert.Equal(t, int32(443), *w.ClientConfig.Service.Port)
+	assert.Equal(t, int32(2), *w.TimeoutSeconds)
 	assert.Equal(t, caBundle, base64.StdEncoding.EncodeToString(w.ClientConfig.CABundle))
 	require.Len(t, w.Rules, 1)
 	assert.Equal(t, []string{"pods"}, w.Rules[0].Resources)
 	assert.Equal(t, []admissionregistrationv1.OperationType{admissionregistrationv1.Create}, w.Rules[0].Operations)
-	assert.Equal(t, "kube-system", w.NamespaceSelector.MatchExpressions[0].Values[0])
+	assert.Equal(t, &metav1.LabelSelector{
+		MatchLabels: map[string]string{"gangs": "on"},
+		MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system", "karta-system"}},
+			{Key: "tier", Operator: metav1.LabelSelectorOpExists},
+		},
+	}, w.NamespaceSelector, "the user's selector, and never kube-system or the release's namespace")
+	assert.Nil(t, w.ObjectSelector)
+
+	// The controller serves it.
+	c := deployment(t, objs).Spec.Template.Spec.Containers[0]
+	assert.Contains(t, c.Args, "--pod-webhook")
+}
+
+// The gang output's arguments: the target, the skip list as given (none
+// given: the controller's default; empty: nothing skipped), the selector,
+// the queue, the pod webhook.
+func TestGangOutputArgs(t *testing.T) {
+	for name, tc := range map[string]struct {
+		values string
+		want   []string
+	}{
+		"everything": {valueSets["webhook from a Secret, Karmada, gang output"], []string{"--gang-output=volcano",
+			"--gang-output-skip=PyTorchJob.kubeflow.org,Job.batch.volcano.sh", "--gang-output-selector=team=ml", "--gang-output-queue=research", "--pod-webhook"}},
+		"nothing skipped": {valueSets["webhook from cert-manager, ServiceMonitor, gang output"], []string{"--gang-output=workload-api", "--gang-output-skip=", "--pod-webhook"}},
+		"no pod webhook":  {valueSets["gang output without the pod webhook"], []string{"--gang-output=kai"}},
+		"off":             {"", nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, a := range deployment(t, mustRender(t, tc.values)).Spec.Template.Spec.Containers[0].Args {
+				if strings.HasPrefix(a, "--gang-output") || a == "--pod-webhook" {
+					got = append(got, a)
+				}
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
 }
 
 // The ServiceMonitor scrapes the metrics Service's port.
@@ -415,6 +475,106 @@ func TestRBAC(t *testing.T) {
 	assert.Nil(t, d.Spec.Template.Spec.Affinity.PodAntiAffinity, "the user's affinity replaces the default")
 }
 
+// The gang output's RBAC: list and watch the target's objects, write them
+// (server-side apply: create and patch) and delete them; list and watch
+// the pods and every workload and owner kind the built-ins name (and the
+// extra ones given); write events. The integration test proves each rule
+// is needed.
+func TestGangOutputRBAC(t *testing.T) {
+	list, write := []string{"list", "watch"}, []string{"create", "patch"}
+	base := []rbacv1.PolicyRule{
+		{APIGroups: []string{"run.ai"}, Resources: []string{"kartas"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"run.ai"}, Resources: []string{"kartas/status"}, Verbs: []string{"update"}},
+	}
+	workloads := builtinWorkloadRules(t)
+	for _, target := range []string{"workload-api", "kai", "volcano", "coscheduling"} {
+		t.Run(target, func(t *testing.T) {
+			vals := parseValues(t, valueSets["webhook from a Secret, Karmada, gang output"])
+			vals["gangOutput"].(map[string]any)["target"] = target
+			values, err := yaml.Marshal(vals)
+			require.NoError(t, err)
+			objs := mustRender(t, string(values))
+			cr := &rbacv1.ClusterRole{}
+			strictDecode(t, find(t, objs, "ClusterRole", "karta"), cr)
+			var group string
+			var resources []string
+			for _, gvk := range podgroups.Kinds(podgroups.Target(target)) {
+				group = gvk.Group
+				resources = append(resources, strings.ToLower(gvk.Kind)+"s")
+			}
+			sort.Strings(resources)
+			want := append(append([]rbacv1.PolicyRule{}, base...),
+				rbacv1.PolicyRule{APIGroups: []string{group}, Resources: resources, Verbs: list},
+				rbacv1.PolicyRule{APIGroups: []string{group}, Resources: resources, Verbs: write},
+				rbacv1.PolicyRule{APIGroups: []string{group}, Resources: resources, Verbs: []string{"delete"}},
+				rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: list})
+			want = append(want, workloads...)
+			want = append(want,
+				rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"trainjobs"}, Verbs: list},
+				rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: write})
+			assert.Equal(t, want, cr.Rules)
+		})
+	}
+}
+
+// builtinWorkloadRules are the rules the gang output needs to watch the
+// built-ins' workload kinds (those with gang instructions), the child
+// kinds they name and the default owner kinds: list and watch, one rule
+// per API group, resources sorted. Plurals come from the test cluster's
+// CRD stand-ins (real names) and Kubernetes' own for its groups.
+func builtinWorkloadRules(t *testing.T) []rbacv1.PolicyRule {
+	t.Helper()
+	plural := map[schema.GroupKind]string{
+		{Group: "apps", Kind: "Deployment"}: "deployments", {Group: "apps", Kind: "ReplicaSet"}: "replicasets",
+		{Group: "apps", Kind: "StatefulSet"}: "statefulsets", {Group: "batch", Kind: "Job"}: "jobs",
+	}
+	files, err := filepath.Glob(filepath.Join(repoRoot, "internal/testenv/crds/*.yaml"))
+	require.NoError(t, err)
+	for _, f := range files {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, yaml.Unmarshal(data, crd))
+		plural[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = crd.Spec.Names.Plural
+	}
+	byGroup := map[string]map[string]bool{}
+	add := func(gvk schema.GroupVersionKind) {
+		if gvk.Group == "" { // pods: a rule of their own
+			return
+		}
+		res, ok := plural[gvk.GroupKind()]
+		require.True(t, ok, "no plural for %s", gvk)
+		if byGroup[gvk.Group] == nil {
+			byGroup[gvk.Group] = map[string]bool{}
+		}
+		byGroup[gvk.Group][res] = true
+	}
+	all, err := builtin.All()
+	require.NoError(t, err)
+	for _, b := range all {
+		if !podgroups.HasGangInstructions(b.Karta) {
+			continue
+		}
+		sd := b.Karta.Spec.StructureDefinition
+		for _, c := range sd.Components() {
+			if c.Kind != nil {
+				add(c.Kind.GVK())
+			}
+		}
+		for _, k := range sd.AdditionalChildKinds {
+			add(k.GVK())
+		}
+	}
+	for _, gvk := range gangoutput.DefaultOwnerKinds() {
+		add(gvk)
+	}
+	var out []rbacv1.PolicyRule
+	for _, g := range slices.Sorted(maps.Keys(byGroup)) {
+		out = append(out, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: slices.Sorted(maps.Keys(byGroup[g])), Verbs: []string{"list", "watch"}})
+	}
+	return out
+}
+
 // The CRD the chart installs and upgrades is the one `karta crd` prints
 // (files/run.ai_kartas.yaml; cmd/karta's TestCRDCommandMatchesTheChart
 // keeps the file identical), with the release's labels and, by default,
@@ -455,9 +615,11 @@ func TestInvalidValues(t *testing.T) {
 		"Karmada without the webhook":   {"karmada: {webhookConfiguration: true}", "karmada.webhookConfiguration needs webhook.enabled"},
 		"Karmada without a CA": {"webhook: {enabled: true, tls: {secretName: s}}\nkarmada: {webhookConfiguration: true}",
 			"karmada.webhookConfiguration needs webhook.caBundle"},
-		"gang output without the webhook": {"gangOutput: {enabled: true}", "gangOutput.enabled needs webhook.enabled"},
-		"gang output without a CA": {"webhook: {enabled: true, tls: {secretName: s}}\ngangOutput: {enabled: true}",
-			"gangOutput.enabled without cert-manager needs webhook.caBundle"},
+		"gang output without a target":    {"gangOutput: {enabled: true}", `gangOutput.target "": want workload-api, kai, volcano or coscheduling`},
+		"gang output of another target":   {"gangOutput: {enabled: true, target: yunikorn}", `gangOutput.target "yunikorn": want`},
+		"pod webhook without the webhook": {"gangOutput: {enabled: true, target: kai}", "gangOutput.podWebhook.enabled needs webhook.enabled"},
+		"pod webhook without a CA": {"webhook: {enabled: true, tls: {secretName: s}}\ngangOutput: {enabled: true, target: kai}",
+			"gangOutput.podWebhook.enabled without cert-manager needs webhook.caBundle"},
 		"replicas without leader election": {"leaderElection: {enabled: false}", "replicaCount > 1 needs leaderElection.enabled"},
 		"no ServiceAccount to use":         {"serviceAccount: {create: false}", "serviceAccount.name: name an existing ServiceAccount"},
 	} {

@@ -30,8 +30,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -39,6 +41,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -50,7 +53,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/gangoutput"
 	"github.com/kartalua/karta/internal/testenv"
+	"github.com/kartalua/karta/podgroups"
 	"github.com/kartalua/karta/webhook"
 )
 
@@ -94,23 +99,33 @@ func TestIntegrationChart(t *testing.T) {
 
 	// The Kartas of this test only: other tests share the cluster.
 	testLabel := "karta.run.ai/test"
+	// The gang output looks after this test's workloads only.
 	values := fmt.Sprintf(`
 webhook: {enabled: true, tls: {secretName: webhook-tls}, caBundle: %s}
 controller: {labelSelector: "%s=%s"}
 leaderElection: {leaseDuration: 8s, renewDeadline: 6s, retryPeriod: 1s}
-`, base64.StdEncoding.EncodeToString(ca.pem), testLabel, ns)
+gangOutput: {enabled: true, target: volcano, selector: "%s=%s"}
+`, base64.StdEncoding.EncodeToString(ca.pem), testLabel, ns, testLabel, ns)
 	objs, err := render(t, release, ns, values)
 	require.NoError(t, err)
 	require.Equal(t, []string{
 		"PodDisruptionBudget/" + fullname, "ServiceAccount/" + fullname, "CustomResourceDefinition/kartas.run.ai",
 		"ClusterRole/" + fullname, "ClusterRoleBinding/" + fullname, "Role/" + fullname + "-leader-election",
 		"RoleBinding/" + fullname + "-leader-election", "Service/" + fullname + "-metrics", "Service/" + fullname + "-webhook",
-		"Deployment/" + fullname,
+		"Deployment/" + fullname, "MutatingWebhookConfiguration/" + fullname + "-pods",
 	}, names(objs))
 
-	// Every rendered object, applied as Helm would, in its install order.
+	// Every rendered object, applied as Helm would, in its install order;
+	// but the pods webhook configuration, which the API server would call
+	// for every pod of the cluster while the controller runs out of it:
+	// the server validates it (a dry run), and the test calls the webhook
+	// itself.
 	ap := newApplier(t, cfg)
 	for _, o := range objs {
+		if o.GetKind() == "MutatingWebhookConfiguration" {
+			ap.dryRun(t, o)
+			continue
+		}
 		ap.install(t, o)
 	}
 
@@ -131,12 +146,6 @@ leaderElection: {leaseDuration: 8s, renewDeadline: 6s, retryPeriod: 1s}
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "violates PodSecurity")
 
-	// The pods MutatingWebhookConfiguration of gang outputs is valid too
-	// (server-side dry run: it is not served yet, and would see every pod).
-	gang, err := render(t, release, ns, values+"gangOutput: {enabled: true}\n")
-	require.NoError(t, err)
-	ap.dryRun(t, find(t, gang, "MutatingWebhookConfiguration", fullname+"-pods"))
-
 	sa := "system:serviceaccount:" + ns + ":" + fullname
 	run := &controllerRun{
 		t: t, bin: bin, container: d.Spec.Template.Spec.Containers[0], volumes: d.Spec.Template.Spec.Volumes,
@@ -145,6 +154,7 @@ leaderElection: {leaseDuration: 8s, renewDeadline: 6s, retryPeriod: 1s}
 
 	kartas := dyn.Resource(controller.KartaResource)
 	karta := trainJobKarta(t, ns, testLabel)
+	gang := &gangFixture{cs: cs, dyn: dyn, ns: ns, label: testLabel}
 	group := ns + ".example.com"
 
 	t.Run("lifecycle", func(t *testing.T) {
@@ -195,6 +205,32 @@ leaderElection: {leaseDuration: 8s, renewDeadline: 6s, retryPeriod: 1s}
 		// Deleted: forgotten.
 		require.NoError(t, kartas.Delete(ctx, karta.GetName(), metav1.DeleteOptions{}))
 		require.Eventually(t, func() bool { return !p.interpret(t, group).Successful }, time.Minute, 100*time.Millisecond)
+
+		// The gang output: the pods the Job controller makes for a
+		// JobSet's Job form a gang; its Volcano PodGroup is written, owned
+		// by the JobSet, ...
+		gang.create(t)
+		pg := gang.waitPodGroup(t, p)
+		n, _, _ := unstructured.NestedInt64(pg.Object, "spec", "minMember")
+		assert.Equal(t, int64(2), n)
+		assert.Equal(t, "JobSet", pg.GetOwnerReferences()[0].Kind)
+		// ... the pod webhook (HTTPS, the Secret's certificate) links a pod
+		// to it from the caches of the ServiceAccount's informers ...
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=train-workers-0"})
+		require.NoError(t, err)
+		require.NotEmpty(t, pods.Items)
+		resp := p.admit(t, &pods.Items[0])
+		assert.True(t, resp.Allowed)
+		assert.Contains(t, string(resp.Patch), `"value":"`+pg.GetName()+`"`)
+		// ... the JobSet tells, and when it is left alone the PodGroup goes.
+		gang.waitEvent(t, gangoutput.ReasonWritten)
+		gang.setSwitch(t, "false")
+		gang.waitGone(t, p)
+		gang.setSwitch(t, "")
+		gang.waitPodGroup(t, p)
+		_, metrics = p.get(t, "metrics", "/metrics")
+		assert.Contains(t, metrics, "karta_gang_output_synced 1")
+		assert.Contains(t, metrics, `karta_pod_webhook_admissions_total{result="linked"} 1`)
 
 		// Stopped: the Lease is released.
 		p.stop(t)
@@ -256,6 +292,77 @@ leaderElection: {leaseDuration: 8s, renewDeadline: 6s, retryPeriod: 1s}
 			forbidden: `cannot get resource "leases" in API group "coordination.k8s.io" in the namespace "` + ns + `"`,
 			symptom:   standby,
 		},
+	}
+	// The gang output's rules.
+	gangNotReady := func(t *testing.T, p *controllerProcess) {
+		time.Sleep(2 * time.Second)
+		code, body := p.get(t, "health probes", "/readyz")
+		assert.Equal(t, http.StatusServiceUnavailable, code)
+		assert.Equal(t, "not ready: the gang output's caches are not synced yet", body)
+	}
+	noPodGroup := func(t *testing.T, p *controllerProcess) {
+		p.waitReady(t, "ok: leader")
+		time.Sleep(3 * time.Second)
+		assert.Nil(t, gang.podGroup(t), "no PodGroup is written")
+	}
+	failures["scheduling.volcano.sh podgroups list,watch"] = failure{
+		forbidden: `cannot list resource "podgroups" in API group "scheduling.volcano.sh" at the cluster scope`,
+		symptom:   gangNotReady,
+	}
+	failures["scheduling.volcano.sh podgroups create,patch"] = failure{
+		forbidden: `cannot patch resource "podgroups" in API group "scheduling.volcano.sh" in the namespace "` + ns + `"`,
+		setup:     gang.deletePodGroup,
+		symptom:   noPodGroup,
+	}
+	failures["scheduling.volcano.sh podgroups delete"] = failure{
+		forbidden: `cannot delete resource "podgroups" in API group "scheduling.volcano.sh" in the namespace "` + ns + `"`,
+		setup: func(t *testing.T) {
+			gang.ensurePodGroup(t)
+			gang.setSwitch(t, "false")
+			t.Cleanup(func() { gang.setSwitch(t, "") })
+		},
+		symptom: func(t *testing.T, p *controllerProcess) {
+			p.waitReady(t, "ok: leader")
+			time.Sleep(3 * time.Second)
+			assert.NotNil(t, gang.podGroup(t), "the PodGroup of a workload left alone stays")
+		},
+	}
+	failures[" pods list,watch"] = failure{
+		forbidden: `cannot list resource "pods" in API group "" at the cluster scope`,
+		symptom:   gangNotReady,
+	}
+	failures[" events create,patch"] = failure{
+		forbidden: `cannot create resource "events" in API group "" in the namespace "` + ns + `"`,
+		setup: func(t *testing.T) {
+			gang.deletePodGroup(t)
+			gang.deleteEvents(t)
+		},
+		symptom: func(t *testing.T, p *controllerProcess) {
+			gang.waitPodGroup(t, p)
+			time.Sleep(2 * time.Second)
+			assert.Empty(t, gang.events(t), "no event on the JobSet")
+		},
+	}
+	// One rule per API group of workload and owner kinds: without it the
+	// kind is not watched. The JobSet's own chain (jobsets, then the Jobs
+	// its pods come from) also loses its PodGroup.
+	for _, rule := range find(t, objs, "ClusterRole", fullname).Object["rules"].([]any) {
+		r := &rbacv1.PolicyRule{}
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rule.(map[string]any), r))
+		if _, ok := failures[ruleName(r)]; ok || r.APIGroups[0] == "run.ai" {
+			continue
+		}
+		f := failure{forbidden: fmt.Sprintf(`cannot list resource "%s" in API group "%s" at the cluster scope`, r.Resources[0], r.APIGroups[0])}
+		switch r.APIGroups[0] {
+		case "jobset.x-k8s.io", "batch":
+			f.setup, f.symptom = gang.deletePodGroup, noPodGroup
+		default:
+			f.symptom = func(t *testing.T, p *controllerProcess) {
+				p.waitReady(t, "ok: leader")
+				p.waitStderr(t, "gang output: cannot watch "+r.Resources[0]+"."+r.APIGroups[0])
+			}
+		}
+		failures[ruleName(r)] = f
 	}
 	rbac := rbacClient{cs: cs, ns: ns, sa: sa}
 	for _, role := range []*unstructured.Unstructured{find(t, objs, "ClusterRole", fullname), find(t, objs, "Role", fullname+"-leader-election")} {
@@ -532,6 +639,171 @@ func (p *controllerProcess) interpret(t *testing.T, group string) *webhook.Resou
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
 	require.NotNil(t, out.Response)
 	return out.Response
+}
+
+// admit asks the pod webhook, over HTTPS, about pod's creation.
+func (p *controllerProcess) admit(t *testing.T, pod *corev1.Pod) *admissionv1.AdmissionResponse {
+	t.Helper()
+	raw, err := json.Marshal(pod)
+	require.NoError(t, err)
+	req, err := json.Marshal(&admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{UID: "review-1", Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"},
+			Resource: metav1.GroupVersionResource{Version: "v1", Resource: "pods"}, Namespace: pod.Namespace, Name: pod.Name,
+			Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}},
+	})
+	require.NoError(t, err)
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: p.run.ca, ServerName: p.run.webhookHost, MinVersion: tls.VersionTLS12},
+	}}
+	resp, err := client.Post("https://"+p.addrs["the interpreter webhook"]+gangoutput.WebhookPath, "application/json", bytes.NewReader(req))
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var out admissionv1.AdmissionReview
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	require.NotNil(t, out.Response)
+	return out.Response
+}
+
+// gangFixture is the gang output's part of the test: a JobSet labelled
+// for the controller, and the Job the JobSet controller would make (none
+// runs here), whose pods the Job controller makes.
+type gangFixture struct {
+	cs           kubernetes.Interface
+	dyn          dynamic.Interface
+	ns, label    string
+	jobSetUID    types.UID
+	podGroupName string
+}
+
+var (
+	jobSetGVR   = schema.GroupVersionResource{Group: "jobset.x-k8s.io", Version: "v1alpha2", Resource: "jobsets"}
+	podGroupGVR = schema.GroupVersionResource{Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "podgroups"}
+)
+
+func (g *gangFixture) create(t *testing.T) {
+	t.Helper()
+	key, value, _ := strings.Cut(g.label, "=")
+	js := &unstructured.Unstructured{}
+	require.NoError(t, yaml.Unmarshal([]byte(fmt.Sprintf(`
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train, namespace: %s, labels: {%q: %q}}
+spec:
+  replicatedJobs:
+  - name: workers
+    replicas: 1
+    template: {spec: {parallelism: 2, completions: 2, template: {spec: {containers: [{name: train, image: registry.example.com/train:1}]}}}}
+`, g.ns, key, value)), &js.Object))
+	js, err := g.dyn.Resource(jobSetGVR).Namespace(g.ns).Create(t.Context(), js, metav1.CreateOptions{})
+	require.NoError(t, err)
+	g.jobSetUID = js.GetUID()
+	g.podGroupName = fmt.Sprintf("pg-%s-replicatedjob-train-workers", js.GetUID())
+	yes, no, two := true, false, int32(2)
+	nonRoot := int64(1000)
+	labels := map[string]string{"jobset.sigs.k8s.io/jobset-name": "train", "jobset.sigs.k8s.io/replicatedjob-name": "workers"}
+	_, err = g.cs.BatchV1().Jobs(g.ns).Create(t.Context(), &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "train-workers-0", Labels: labels, OwnerReferences: []metav1.OwnerReference{
+			{APIVersion: "jobset.x-k8s.io/v1alpha2", Kind: "JobSet", Name: "train", UID: js.GetUID(), Controller: &yes, BlockOwnerDeletion: &yes}}},
+		Spec: batchv1.JobSpec{Parallelism: &two, Completions: &two, Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+				SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: &yes, RunAsUser: &nonRoot, SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+				Containers: []corev1.Container{{Name: "train", Image: "registry.example.com/train:1",
+					SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: &no, Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}}}},
+		}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
+// podGroup is the JobSet's PodGroup, nil when there is none.
+func (g *gangFixture) podGroup(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	pg, err := g.dyn.Resource(podGroupGVR).Namespace(g.ns).Get(context.Background(), g.podGroupName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	return pg
+}
+
+func (g *gangFixture) waitPodGroup(t *testing.T, p *controllerProcess) *unstructured.Unstructured {
+	t.Helper()
+	var pg *unstructured.Unstructured
+	require.Eventually(t, func() bool {
+		pg = g.podGroup(t)
+		return pg != nil
+	}, 2*time.Minute, 100*time.Millisecond, "PodGroup %s; stderr: %s", g.podGroupName, p.stderr.String())
+	return pg
+}
+
+func (g *gangFixture) waitGone(t *testing.T, p *controllerProcess) {
+	t.Helper()
+	require.Eventually(t, func() bool { return g.podGroup(t) == nil }, 2*time.Minute, 100*time.Millisecond, "PodGroup deleted; stderr: %s", p.stderr.String())
+}
+
+// ensurePodGroup makes the JobSet's PodGroup, as karta writes it, when
+// there is none.
+func (g *gangFixture) ensurePodGroup(t *testing.T) {
+	t.Helper()
+	if g.podGroup(t) != nil {
+		return
+	}
+	yes := true
+	pg := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "spec": map[string]any{"minMember": int64(2)}}}
+	pg.SetName(g.podGroupName)
+	pg.SetLabels(map[string]string{podgroups.ManagedByLabel: "karta"})
+	pg.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "jobset.x-k8s.io/v1alpha2", Kind: "JobSet", Name: "train", UID: g.jobSetUID, Controller: &yes, BlockOwnerDeletion: &yes}})
+	_, err := g.dyn.Resource(podGroupGVR).Namespace(g.ns).Create(context.Background(), pg, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
+func (g *gangFixture) deletePodGroup(t *testing.T) {
+	t.Helper()
+	err := g.dyn.Resource(podGroupGVR).Namespace(g.ns).Delete(context.Background(), g.podGroupName, metav1.DeleteOptions{})
+	if !apierrors.IsNotFound(err) {
+		require.NoError(t, err)
+	}
+}
+
+// setSwitch sets the JobSet's karta.run.ai/gang-output annotation ("":
+// none).
+func (g *gangFixture) setSwitch(t *testing.T, value string) {
+	t.Helper()
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, gangoutput.SwitchAnnotation, value)
+	if value == "" {
+		patch = fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, gangoutput.SwitchAnnotation)
+	}
+	_, err := g.dyn.Resource(jobSetGVR).Namespace(g.ns).Patch(context.Background(), "train", types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	require.NoError(t, err)
+}
+
+// events are the JobSet's events.
+func (g *gangFixture) events(t *testing.T) []corev1.Event {
+	t.Helper()
+	evs, err := g.cs.CoreV1().Events(g.ns).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=train"})
+	require.NoError(t, err)
+	return evs.Items
+}
+
+func (g *gangFixture) waitEvent(t *testing.T, reason string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		for _, e := range g.events(t) {
+			if e.Reason == reason {
+				return true
+			}
+		}
+		return false
+	}, time.Minute, 100*time.Millisecond, "event %s on the JobSet", reason)
+}
+
+func (g *gangFixture) deleteEvents(t *testing.T) {
+	t.Helper()
+	for _, e := range g.events(t) {
+		require.NoError(t, g.cs.CoreV1().Events(g.ns).Delete(context.Background(), e.Name, metav1.DeleteOptions{}))
+	}
 }
 
 // waitCondition waits for a condition of the Karta with the status and

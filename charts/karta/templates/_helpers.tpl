@@ -81,7 +81,42 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if and .Values.karmada.webhookConfiguration (not .Values.webhook.enabled) }}
 {{- fail "karmada.webhookConfiguration needs webhook.enabled: Karmada calls the controller's webhook" }}
 {{- end }}
-{{- if and .Values.gangOutput.enabled (not .Values.webhook.enabled) }}
-{{- fail "gangOutput.enabled needs webhook.enabled: the pod webhook is served on the webhook's port" }}
+{{- if .Values.gangOutput.enabled }}
+{{- if not (has .Values.gangOutput.target (list "workload-api" "kai" "volcano" "coscheduling")) }}
+{{- fail (printf "gangOutput.target %q: want workload-api, kai, volcano or coscheduling" .Values.gangOutput.target) }}
 {{- end }}
+{{- if and .Values.gangOutput.podWebhook.enabled (not .Values.webhook.enabled) }}
+{{- fail "gangOutput.podWebhook.enabled needs webhook.enabled: the pod webhook is served on the webhook's port (or set gangOutput.podWebhook.enabled=false)" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The gang output's target objects: their API group and resources. */}}
+{{- define "karta.gangTarget" -}}
+{{- $t := .Values.gangOutput.target -}}
+{{- if eq $t "workload-api" }}{apiGroups: [scheduling.k8s.io], resources: [podgroups, workloads]}
+{{- else if eq $t "kai" }}{apiGroups: [scheduling.run.ai], resources: [podgroups]}
+{{- else if eq $t "volcano" }}{apiGroups: [scheduling.volcano.sh], resources: [podgroups]}
+{{- else }}{apiGroups: [scheduling.x-k8s.io], resources: [podgroups]}
+{{- end }}
+{{- end }}
+
+{{/*
+The workload kinds of the built-in Kartas and the kinds between them and their pods (their child kinds,
+and ReplicaSets, Deployments, StatefulSets, Jobs), by API group: the gang output watches them (test/helm
+keeps the list equal to what the built-ins name).
+*/}}
+{{- define "karta.gangWorkloads" -}}
+apps: [deployments, replicasets, statefulsets]
+apps.nvidia.com: [nimservices]
+batch: [jobs]
+grove.io: [podcliques, podcliquescalinggroups, podcliquesets]
+jobset.x-k8s.io: [jobsets]
+kubeflow.org: [mpijobs, pytorchjobs]
+leaderworkerset.x-k8s.io: [leaderworkersets]
+milvus.io: [milvuses]
+nvidia.com: [dynamocomponentdeployments, dynamographdeployments]
+ray.io: [rayclusters, rayjobs]
+serving.knative.dev: [revisions, services]
+serving.kserve.io: [inferenceservices]
 {{- end }}
