@@ -115,6 +115,9 @@ func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.Discove
 		events.Shutdown()
 		return nil, err
 	}
+	if f.gangOutput == string(podgroups.WorkloadAPI) && !f.podWebhook {
+		log.Warn("gang output workload-api without --pod-webhook: a pod's spec.schedulingGroup can only be set at its creation, so no pod will be linked to its PodGroup")
+	}
 	log.Info("gang output", "target", f.gangOutput, "skip", strings.Join(gangoutput.FormatKinds(orDefault(skip, f.gangOutput)), ","), "podWebhook", f.podWebhook)
 	return &gangRun{ctrl: gang, events: events}, nil
 }
