@@ -154,7 +154,7 @@ gangOutput: {enabled: true, target: volcano, selector: "%s=%s"}
 
 	kartas := dyn.Resource(controller.KartaResource)
 	karta := trainJobKarta(t, ns, testLabel)
-	gang := &gangFixture{cs: cs, dyn: dyn, ns: ns, label: testLabel}
+	gang := &gangFixture{cs: cs, dyn: dyn, ns: ns, label: testLabel + "=" + ns}
 	group := ns + ".example.com"
 
 	t.Run("lifecycle", func(t *testing.T) {
@@ -221,7 +221,7 @@ gangOutput: {enabled: true, target: volcano, selector: "%s=%s"}
 		require.NotEmpty(t, pods.Items)
 		resp := p.admit(t, &pods.Items[0])
 		assert.True(t, resp.Allowed)
-		assert.Contains(t, string(resp.Patch), `"value":"`+pg.GetName()+`"`)
+		assert.Contains(t, string(resp.Patch), `"scheduling.k8s.io/group-name":"`+pg.GetName()+`"`)
 		// ... the JobSet tells, and when it is left alone the PodGroup goes.
 		gang.waitEvent(t, gangoutput.ReasonWritten)
 		gang.setSwitch(t, "false")
