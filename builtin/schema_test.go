@@ -31,7 +31,7 @@ import (
 var noPublishedCRD = []string{"dynamographdeployment", "milvus", "nimservice"}
 
 // operatorCRDs loads every CRD of testdata/crds, and the made-up ones of
-// the examples (examples/trainjob/crd.yaml).
+// the examples (examples/tutorial-trainjob/crd.yaml).
 func operatorCRDs(t *testing.T) *schemacheck.Set {
 	t.Helper()
 	files, err := filepath.Glob("testdata/crds/*/*.yaml")

@@ -118,11 +118,11 @@ func TestLiveClusterKarta(t *testing.T) {
 		_ = dyn.Resource(schema.GroupVersionResource{Group: "run.ai", Version: "v1alpha1", Resource: "kartas"}).Delete(context.Background(), created.GetName(), metav1.DeleteOptions{})
 	})
 
-	job := clustertest.Read(t, "../examples/trainjob/running.yaml")[0]
+	job := clustertest.Read(t, "../examples/tutorial-trainjob/running.yaml")[0]
 	job.SetAPIVersion(gvk.GroupVersion().String())
 	c.Mapper.Reset() // the CRD is new: discover again
 	obj := clustertest.CreateWithStatus(t, dyn, c.Mapper, job, ns)
-	for _, pod := range clustertest.Read(t, "../examples/trainjob/pods.yaml") {
+	for _, pod := range clustertest.Read(t, "../examples/tutorial-trainjob/pods.yaml") {
 		clustertest.CreatePod(t, dyn, pod, obj, ns, node)
 	}
 

@@ -26,9 +26,9 @@ const (
 	pytorchPods  = "testdata/in/pytorchjob-pods.yaml"
 	jobStates    = "testdata/in/pytorchjob-states.yaml"
 	revisions    = "testdata/in/revisions.yaml"
-	trainJob     = "../../examples/trainjob/running.yaml"
-	trainPods    = "../../examples/trainjob/pods.yaml"
-	trainRevs    = "../../examples/trainjob/revisions.yaml"
+	trainJob     = "../../examples/tutorial-trainjob/running.yaml"
+	trainPods    = "../../examples/tutorial-trainjob/pods.yaml"
+	trainRevs    = "../../examples/tutorial-trainjob/revisions.yaml"
 	// pytorchRunning is the built-in PyTorchJob's running example.
 	pytorchRunning = "../../examples/pytorchjob/running.yaml"
 )
@@ -71,7 +71,7 @@ func TestGoldenCommands(t *testing.T) {
 		{"status-script", nil, []string{"status", "-k", pytorchKarta, "-f", jobStates, "--script", "testdata/in/degraded.lua", "-o", "table"}},
 		{"status-stdin", []string{pytorchJob}, []string{"status", "-k", pytorchKarta, "-f", "-", "-o", "table"}},
 		{"status-trainjob-table", nil, []string{"status", "-k", trainKarta, "-f", trainJob, "-o", "table"}},
-		{"status-no-registered-karta", nil, []string{"status", "-f", "../../examples/trainjob/running.yaml"}},
+		{"status-no-registered-karta", nil, []string{"status", "-f", "../../examples/tutorial-trainjob/running.yaml"}},
 		{"status-builtin-by-kind", nil, []string{"status", "-f", pytorchJob}},
 		{"status-unknown-builtin", nil, []string{"status", "-k", "no-such-workload", "-f", pytorchJob}},
 		{"status-builtin-by-name", nil, []string{"status", "-k", "pytorchjob", "-f", pytorchJob}},
@@ -107,7 +107,7 @@ func TestGoldenCommands(t *testing.T) {
 		{"revise-types-bad-op", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-typed-bad.yaml"}},
 		{"revise-types-fail", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-typed-fail.yaml"}},
 		{"revise-type-unknown", nil, []string{"revise", "-f", pytorchRunning, "-r", "../../examples/revisions/pytorchjob-image.yaml", "--type", "apply"}},
-		{"revise-types-trainjob", nil, []string{"revise", "-k", trainKarta, "-f", trainJob, "-r", "../../examples/trainjob/revisions-typed.yaml", "-o", "patch"}},
+		{"revise-types-trainjob", nil, []string{"revise", "-k", trainKarta, "-f", trainJob, "-r", "../../examples/tutorial-trainjob/revisions-typed.yaml", "-o", "patch"}},
 		{"revise-list-patch", nil, []string{"revise", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-r", revisions, "-o", "patch"}},
 		{"revise-list-yaml", nil, []string{"revise", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-r", revisions}},
 		{"revise-kind-mismatch", nil, []string{"revise", "-k", "jobset", "-f", pytorchJob, "-r", revisions}},

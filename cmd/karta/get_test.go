@@ -68,11 +68,11 @@ func trainJobCluster(t *testing.T) []*unstructured.Unstructured {
 // trainJobObjects is the TrainJob example with its Karta stored in the cluster.
 func trainJobObjects(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
-	objs := clustertest.Read(t, "../../examples/kartas/trainjob.yaml", "../../examples/trainjob/running.yaml")
+	objs := clustertest.Read(t, "../../examples/kartas/trainjob.yaml", "../../examples/tutorial-trainjob/running.yaml")
 	job := objs[1]
 	job.SetCreationTimestamp(metav1.NewTime(clusterNow.Add(-90 * time.Minute)))
 	job.SetResourceVersion("5150")
-	for _, pod := range clustertest.Read(t, "../../examples/trainjob/pods.yaml") {
+	for _, pod := range clustertest.Read(t, "../../examples/tutorial-trainjob/pods.yaml") {
 		pod.SetOwnerReferences([]metav1.OwnerReference{clustertest.OwnerRef(job)})
 		objs = append(objs, pod)
 	}

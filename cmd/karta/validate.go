@@ -32,7 +32,7 @@ func newValidateCmd(s streams) *cobra.Command {
 			"exist, [] and [n] step into arrays, and each path yields what its role needs. A path the\n" +
 			"schema refutes is an error, one it cannot decide a warning; each names the schema path.",
 		Example: "  karta validate my-karta.yaml\n  karta validate --target karmada my-karta.yaml\n" +
-			"  karta validate --crd examples/trainjob/crd.yaml examples/kartas/trainjob.yaml\n" +
+			"  karta validate --crd examples/tutorial-trainjob/crd.yaml examples/kartas/trainjob.yaml\n" +
 			"  karta validate --live --context prod my-karta.yaml",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {

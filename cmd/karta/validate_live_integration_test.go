@@ -19,7 +19,7 @@ import (
 )
 
 // validate --live against a real API server: the TrainJob CRD installed
-// from examples/trainjob/crd.yaml refutes the drifted Karta's paths; the
+// from examples/tutorial-trainjob/crd.yaml refutes the drifted Karta's paths; the
 // test cluster's stand-in PyTorchJob CRD keeps any field, so its Karta's
 // paths can only be warned about.
 func TestLiveValidate(t *testing.T) {
@@ -27,7 +27,7 @@ func TestLiveValidate(t *testing.T) {
 	testenv.InstallCRDs(t, cfg)
 	cs, err := apiextensionsclient.NewForConfig(cfg)
 	require.NoError(t, err)
-	data, err := os.ReadFile("../../examples/trainjob/crd.yaml")
+	data, err := os.ReadFile("../../examples/tutorial-trainjob/crd.yaml")
 	require.NoError(t, err)
 	crds, err := schemacheck.DecodeCRDs(data, "crd.yaml")
 	require.NoError(t, err)

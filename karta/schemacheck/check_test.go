@@ -196,7 +196,7 @@ func TestCheckSchemaPath(t *testing.T) {
 // The examples' TrainJob Karta fits the TrainJob CRD, and the drifted copy
 // does not.
 func TestCheckTrainJob(t *testing.T) {
-	s := loadSchema(t, "../../examples/trainjob/crd.yaml", schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"})
+	s := loadSchema(t, "../../examples/tutorial-trainjob/crd.yaml", schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"})
 	for file, errors := range map[string]int{"../../examples/kartas/trainjob.yaml": 0, "../../examples/kartas/trainjob-drifted.yaml": 4} {
 		ks, err := karta.LoadFile(file)
 		require.NoError(t, err)
