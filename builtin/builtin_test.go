@@ -13,8 +13,9 @@ import (
 
 // The eleven built-in workloads (MPIJob in two versions).
 var wantBuiltins = []string{
-	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
-	"milvus", "mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"dynamographdeployment", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
+	"milvus", "mpijob", "mpijob-v1", "nimservice", "notebook", "paddlejob", "pytorchjob", "raycluster", "rayjob",
+	"sparkapplication", "tfjob", "trainjob", "xgboostjob",
 }
 
 func TestBuiltinsAreComplete(t *testing.T) {
