@@ -20,8 +20,9 @@ func TestKindsMatch(t *testing.T) {
 		arg  string
 		want []string // Karta names
 	}{
-		{"", []string{"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
-			"milvus", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob"}},
+		{"", []string{"dynamographdeployment", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
+			"milvus", "mpijob-v1", "nimservice", "notebook", "paddlejob", "pytorchjob", "raycluster", "rayjob",
+			"sparkapplication", "tfjob", "trainjob", "xgboostjob"}},
 		{"PyTorchJob", []string{"pytorchjob"}},
 		{"pytorchjobs", []string{"pytorchjob"}},
 		{"PYTORCHJOB", []string{"pytorchjob"}},
@@ -74,5 +75,5 @@ func TestKindsNotServed(t *testing.T) {
 	_, err = c.Kinds(reg, "deployments")
 	var unknown *cluster.UnknownKindError
 	require.ErrorAs(t, err, &unknown)
-	assert.Contains(t, err.Error(), "deployments: no Karta for this kind (known: dynamographdeployment, inferenceservice, jobset,")
+	assert.Contains(t, err.Error(), "deployments: no Karta for this kind (known: dynamographdeployment, inferenceservice, jaxjob, jobset,")
 }

@@ -64,8 +64,11 @@ func TestListBuiltinExamples(t *testing.T) {
 		got = append(got, row(w))
 	}
 	assert.Equal(t, []string{
+		"SparkApplication data-eng/clickstream-etl Running [driver 1/1 executor 4/4] [5/1]",
 		"DynamoGraphDeployment dynamo-inference/llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
 		"LeaderWorkerSet inference/vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
+		"Notebook kubeflow-user-alice/alice-pytorch Running [server 1/1] [1/1]",
+		"TrainJob llm-team/llama32-3b-alpaca Running [dataset-initializer 1/1 model-initializer 1/1 launcher 0/0 node 1/1] [3/3]",
 		"Service media/thumbnailer Running [revision 3/3] [3/2]",
 		"JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
 		"RayCluster ml-research/llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
@@ -73,7 +76,11 @@ func TestListBuiltinExamples(t *testing.T) {
 		"RayJob ml-training/resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
 		"NIMService nim-service/meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
 		"PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
+		"PaddleJob nlp-cn/ernie-finetune Running [worker 4/4] [4/4]",
+		"TFJob recsys/wide-deep-ctr Running [chief 1/1 ps 2/2 worker 4/4 evaluator 1/1] [8/7]",
+		"JAXJob research/llama2-7b-maxtext Running [worker 4/4] [4/4]",
 		"MPIJob research-apac/imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
+		"XGBoostJob risk/fraud-gbdt Running [master 1/1 worker 3/3] [4/4]",
 		"Milvus vector-db/milvus-prod Running [proxy 2/2 mixcoord 1/1 querynode 2/? datanode 1/1 indexnode 0/0 streamingnode 1/1] [7/7]",
 		"InferenceService vision-serving/mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
 	}, got)

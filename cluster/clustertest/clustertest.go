@@ -162,7 +162,7 @@ func Examples(t testing.TB, root string, names ...string) []*unstructured.Unstru
 
 // owners makes the owners the pods name that objs do not hold. Workloads
 // (the root kinds of the built-ins) are not made up, but for a RayJob's
-// RayCluster.
+// RayCluster; nor are pods that own pods (a Spark driver, its executors').
 func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	all, err := builtin.All()
 	require.NoError(t, err)
@@ -173,6 +173,11 @@ func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructur
 	known := map[types.UID]bool{}
 	for _, o := range objs {
 		known[o.GetUID()] = true
+	}
+	// A pod owned by another pod of the examples (a Spark executor by its
+	// driver) needs no made-up owner: the owner is there.
+	for _, p := range pods {
+		known[p.GetUID()] = true
 	}
 	var out []*unstructured.Unstructured
 	for _, pod := range pods {

@@ -23,8 +23,9 @@ var clusterNow = time.Date(2025, 9, 4, 12, 0, 0, 0, time.UTC)
 
 // exampleNames are the examples of the built-in Kartas.
 var exampleNames = []string{
-	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset", "milvus",
-	"mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"dynamographdeployment", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset", "milvus",
+	"mpijob", "mpijob-v1", "nimservice", "notebook", "paddlejob", "pytorchjob", "raycluster", "rayjob",
+	"sparkapplication", "tfjob", "trainjob", "xgboostjob",
 }
 
 var trainJobResource = clustertest.Resource{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"}, Namespaced: true}
@@ -105,10 +106,10 @@ func TestGoldenGet(t *testing.T) {
 				return append(clustertest.Examples(t, "../..", "pytorchjob"), clustertest.Read(t, badJob)...)
 			}},
 		{name: "get-cluster-karta", args: []string{"get", "-n", "ml", "-o", "table"}, objs: trainJobCluster, more: []clustertest.Resource{trainJobResource}},
-		{name: "get-cluster-karta-json", args: []string{"get", "trainjob/llm-finetune", "-n", "ml", "-o", "json"}, objs: trainJobCluster, more: []clustertest.Resource{trainJobResource}},
+		{name: "get-cluster-karta-json", args: []string{"get", "example-trainjob/llm-finetune", "-n", "ml", "-o", "json"}, objs: trainJobCluster, more: []clustertest.Resource{trainJobResource}},
 		{name: "get-not-found", args: []string{"get", "pytorchjob/nope"}},
 		{name: "get-unknown-kind", args: []string{"get", "deployments"}},
-		{name: "get-not-served", args: []string{"get", "trainjob", "-n", "ml"}, objs: trainJobObjects},
+		{name: "get-not-served", args: []string{"get", "example-trainjob", "-n", "ml"}, objs: trainJobObjects},
 		{name: "get-name-all-namespaces", args: []string{"get", "pytorchjob/mistral-7b-sft", "-A"}},
 		{name: "get-empty-name", args: []string{"get", "pytorchjob/"}},
 		{name: "get-too-many-args", args: []string{"get", "pytorchjob", "a", "b"}},
