@@ -80,16 +80,23 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 	assert.Equal(t, []string{
 		"DynamoGraphDeployment llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
 		"InferenceService mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
+		"JAXJob llama2-7b-maxtext Running [worker 4/4] [4/4]",
 		"JobSet llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
 		"LeaderWorkerSet vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
 		"MPIJob imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
 		"MPIJob resnet50-horovod Running [launcher 0/1 worker 0/4] []",
 		"Milvus milvus-prod Running [proxy 2/2 mixcoord 1/1 querynode 2/? datanode 1/1 indexnode 0/0 streamingnode 1/1] [7/7]",
 		"NIMService meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
+		"Notebook alice-pytorch Running [server 1/1] [1/1]",
+		"PaddleJob ernie-finetune Running [worker 4/4] [4/4]",
 		"PyTorchJob mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
 		"RayCluster llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
 		"RayJob resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
 		"Service thumbnailer Running [revision 3/3] [3/2]",
+		"SparkApplication clickstream-etl Running [driver 1/1 executor 4/4] [5/1]",
+		"TFJob wide-deep-ctr Running [chief 1/1 ps 2/2 worker 4/4 evaluator 1/1] [8/7]",
+		"TrainJob llama32-3b-alpaca Running [dataset-initializer 1/1 model-initializer 1/1 launcher 0/0 node 1/1] [3/3]",
+		"XGBoostJob fraud-gbdt Running [master 1/1 worker 3/3] [4/4]",
 	}, got)
 
 	// Naming the Karta picks its version.

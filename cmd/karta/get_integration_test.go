@@ -60,16 +60,23 @@ func TestLiveGetCommand(t *testing.T) {
 	assert.Equal(t, map[string]string{
 		"DynamoGraphDeployment/llama3-70b-disagg": "Running",
 		"InferenceService/mnist-classifier":       "Running",
+		"JAXJob/llama2-7b-maxtext":                "Running",
 		"JobSet/llama3-pretrain":                  "Running",
 		"LeaderWorkerSet/vllm-llama3-405b":        "Running",
 		"MPIJob/imdb-horovod":                     "Running",
 		"MPIJob/resnet50-horovod":                 "Running",
 		"Milvus/milvus-prod":                      "Running",
 		"NIMService/meta-llama3-8b-instruct":      "Running",
+		"Notebook/alice-pytorch":                  "Running",
+		"PaddleJob/ernie-finetune":                "Running",
 		"PyTorchJob/mistral-7b-sft":               "Running",
 		"RayCluster/llm-train":                    "Running",
 		"RayJob/resnet-train":                     "Running",
 		"Service/thumbnailer":                     "Running",
+		"SparkApplication/clickstream-etl":        "Running",
+		"TFJob/wide-deep-ctr":                     "Running",
+		"TrainJob/llama32-3b-alpaca":              "Running",
+		"XGBoostJob/fraud-gbdt":                   "Running",
 	}, statuses)
 
 	stdout, stderr, code = runCLI(t, "", "get", "pytorchjobs", "-n", ns, "-o", "table", "--kubeconfig", kubeconfig)
