@@ -1,7 +1,9 @@
 // Package builtin holds the Kartas karta ships for well-known workload
 // kinds (JobSet, PyTorchJob, MPIJob, RayCluster, RayJob, KServe
 // InferenceService, Knative Service, NIMService, LeaderWorkerSet, Milvus,
-// DynamoGraphDeployment), embedded in the binary and registered by the GVK
+// DynamoGraphDeployment, Kubeflow's TFJob, XGBoostJob, JAXJob, PaddleJob and
+// Notebook, Kubeflow Trainer's TrainJob, the Spark operator's
+// SparkApplication), embedded in the binary and registered by the GVK
 // of their root component, each with its bundled script (package scripts)
 // when it has one.
 package builtin

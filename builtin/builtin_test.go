@@ -11,7 +11,7 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// The eleven built-in workloads (MPIJob in two versions).
+// The built-in workloads (MPIJob in two versions).
 var wantBuiltins = []string{
 	"dynamographdeployment", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
 	"milvus", "mpijob", "mpijob-v1", "nimservice", "notebook", "paddlejob", "pytorchjob", "raycluster", "rayjob",
