@@ -99,7 +99,7 @@ generate:
 	cp karta/crd/run.ai_kartas.yaml charts/karta/files/run.ai_kartas.yaml
 	$(GO) build -o bin/karta-generate ./cmd/karta
 	rm -rf scripts/karmada scripts/argocd && mkdir -p scripts/karmada scripts/argocd
-	@for name in $$(bin/karta-generate builtin list | tail -n +2 | cut -d' ' -f1); do \
+	@for name in $$(bin/karta-generate builtin list -o table | tail -n +2 | cut -d' ' -f1); do \
 		if bin/karta-generate karmada export -k $$name > scripts/karmada/$$name.yaml 2>/dev/null; then :; \
 		else rm -f scripts/karmada/$$name.yaml; echo "skipped: $$name does not export to Karmada"; fi; \
 	done
