@@ -2,7 +2,7 @@ package interpreter
 
 import "github.com/kartalua/karta/karta"
 
-// The typed results of the hooks. Their JSON is CLI.md's contract: lists are
+// The typed results of the hooks. Their JSON is docs/cli.md's contract: lists are
 // never null, and values copied from the object are the object's own Go
 // values (see the package documentation on aliasing).
 

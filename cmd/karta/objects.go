@@ -21,7 +21,7 @@ import (
 const stdinSource = "<stdin>"
 
 // objectFlags are the flags of the commands that interpret an object
-// (CLI.md "Common flags").
+// (docs/cli.md, "What every command shares").
 type objectFlags struct {
 	karta    string
 	scripts  []string
@@ -156,7 +156,7 @@ func reported(s streams, err error) error {
 	return invalid()
 }
 
-// oneLine keeps a problem on one line (CLI.md): a Lua error may quote the
+// oneLine keeps a problem on one line (docs/cli.md): a Lua error may quote the
 // user's multi-line text.
 func oneLine(msg string) string {
 	return strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\n`).Replace(strings.TrimRight(msg, "\n"))

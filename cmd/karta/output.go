@@ -35,7 +35,7 @@ func outputFormat(value string, offered []string, def string) (string, error) {
 }
 
 // defaultFormat is table for a person at a terminal and JSON for a pipe or
-// a file (CLI.md). golang.org/x/term is not a direct dependency; a
+// a file (docs/cli.md). golang.org/x/term is not a direct dependency; a
 // character device is what a terminal looks like to Stat.
 func defaultFormat(w io.Writer) string {
 	if f, ok := w.(*os.File); ok {

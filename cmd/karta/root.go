@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes of CLI.md.
+// Exit codes of docs/cli.md.
 const (
 	exitOK      = 0
 	exitInvalid = 1 // the input was understood but is invalid
