@@ -114,3 +114,11 @@ func TestBuiltinList(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "unknown output format")
 }
+
+// TestVersionFlag: --version prints what karta version -o table does.
+func TestVersionFlag(t *testing.T) {
+	flag, _, code := runCLI(t, "", "--version")
+	require.Equal(t, 0, code)
+	cmd, _, _ := runCLI(t, "", "version", "-o", "table")
+	assert.Equal(t, cmd, flag)
+}
