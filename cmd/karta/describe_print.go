@@ -95,9 +95,16 @@ func (d *describer) component(indent int, c *workload.Node, root bool) {
 		}
 	}
 	inner := indent + 1
-	if root && len(insts) == 0 {
+	switch {
+	case root && len(insts) == 0:
 		inner = indent
-	} else {
+	case len(c.Children) == 0:
+		// A pod-bearing component whose instances are all absent (a
+		// PyTorchJob without a Master, Milvus's standalone in cluster
+		// mode).
+		d.kv(indent, c.Name, "<no instances>")
+		return
+	default:
 		d.title(indent, c.Name)
 	}
 	for _, inst := range insts {
