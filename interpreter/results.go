@@ -99,6 +99,13 @@ type SubGroup struct {
 	Topology  *karta.Topology `json:"topology,omitempty"`
 }
 
+// PlacementResult is the result of PlacePods. Every pod appears exactly
+// once: in Placements (with Group empty), or in Unmatched.
+type PlacementResult struct {
+	Placements []Placement `json:"placements"`
+	Unmatched  []Unmatched `json:"unmatched"`
+}
+
 // Placement says where one pod belongs.
 type Placement struct {
 	Pod       string `json:"pod"`

@@ -288,7 +288,7 @@ func TestCommandsHaveHelp(t *testing.T) {
 
 // terminalTable are the commands whose default output on a terminal is a
 // table (and JSON elsewhere).
-var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true, "podgroups": true}
+var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true, "podgroups": true, "describe": true}
 
 // The console examples of the README and docs/*.md are real output: each
 // block that runs `go run ./cmd/karta` and is not cut short (…) must print
