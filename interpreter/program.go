@@ -148,13 +148,21 @@ func CompileChecked(checked *karta.Checked, opts Options) (*Program, error) {
 	if p.gang, err = newGangModel(p.model); err != nil {
 		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}
-	if p.gen, err = codegen(p.model); err != nil {
+	if p.gen, err = codegen(p.model, false); err != nil {
 		return nil, err
 	}
-	p.fallbacks = p.gen.unit.Fallbacks()
 	if p.genProto, err = luaapi.CompileTrusted(p.chunkName("generated"), p.gen.source); err != nil {
-		return nil, fmt.Errorf("karta %q: the generated chunk does not compile (a karta bug): %w", k.Name, err)
+		// Some translation broke a limit of the Lua compiler (registers,
+		// constants): generate again, checking each accessor alone, so
+		// that those run on gojq.
+		if p.gen, err = codegen(p.model, true); err != nil {
+			return nil, err
+		}
+		if p.genProto, err = luaapi.CompileTrusted(p.chunkName("generated"), p.gen.source); err != nil {
+			return nil, fmt.Errorf("karta %q: the generated chunk does not compile (a karta bug): %w", k.Name, err)
+		}
 	}
+	p.fallbacks = p.gen.unit.Fallbacks()
 	if err := p.compileOverrides(k.Spec.LuaScript, opts.Scripts); err != nil {
 		return nil, err
 	}
