@@ -11,10 +11,12 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// The eleven built-in workloads (MPIJob in two versions).
+// The built-in workloads (MPIJob, LLMInferenceService and
+// DynamoGraphDeployment in two versions each).
 var wantBuiltins = []string{
-	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
-	"milvus", "mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
+	"llminferenceservice", "llminferenceservice-v1alpha1",
+	"milvus", "mpijob", "mpijob-v1", "nimcache", "nimservice", "podcliqueset", "pytorchjob", "raycluster", "rayjob",
 }
 
 func TestBuiltinsAreComplete(t *testing.T) {
