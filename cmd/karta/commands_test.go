@@ -46,6 +46,7 @@ func TestGoldenCommands(t *testing.T) {
 		{"compile", nil, []string{"compile", "-k", pytorchKarta}},
 		{"compile-script", nil, []string{"compile", "-k", pytorchKarta, "--script", "testdata/in/degraded.lua"}},
 		{"compile-no-karta", nil, []string{"compile"}},
+		{"builtin-list", nil, []string{"builtin", "list"}},
 		{"compile-several-kartas", nil, []string{"compile", "-k", "testdata/in/multi.yaml"}},
 		{"compile-unknown-builtin", nil, []string{"compile", "-k", "no-such-workload"}},
 		{"compile-builtin", nil, []string{"compile", "-k", "pytorchjob"}},
