@@ -1,7 +1,8 @@
 // Package builtin holds the Kartas karta ships for well-known workload
 // kinds (JobSet, PyTorchJob, MPIJob, RayCluster, RayJob, KServe
-// InferenceService, Knative Service, NIMService, LeaderWorkerSet, Milvus,
-// DynamoGraphDeployment), embedded in the binary and registered by the GVK
+// InferenceService and LLMInferenceService, Knative Service, NIMService,
+// NIMCache, LeaderWorkerSet, Milvus, DynamoGraphDeployment, Grove's
+// PodCliqueSet, …), embedded in the binary and registered by the GVK
 // of their root component, each with its bundled script (package scripts)
 // when it has one.
 package builtin
