@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"path"
 	"sort"
-	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -220,13 +219,4 @@ func registryFrom(idx []*indexed, opts interpreter.Options) (*interpreter.Regist
 		})
 	}
 	return r, nil
-}
-
-// Components lists a Karta's component names, root first, for listings.
-func Components(k *karta.Karta) string {
-	var names []string
-	for _, c := range k.Spec.StructureDefinition.Components() {
-		names = append(names, c.Name)
-	}
-	return strings.Join(names, ", ")
 }

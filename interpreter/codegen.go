@@ -50,7 +50,11 @@ func codegen(m *model, checked bool) (*generated, error) {
 			err = aerr
 			return ""
 		}
-		ref, err = g.unit.AddQuery(a.Text, a.Query)
+		if a.Code != nil && len(a.Vars) == 0 {
+			ref, err = g.unit.AddCompiled(a.Text, a.Query, a.Code)
+		} else {
+			ref, err = g.unit.AddQuery(a.Text, a.Query)
+		}
 		if err == nil {
 			g.slots[expr] = slotOf(ref)
 		}

@@ -29,6 +29,7 @@ spec:
           running: [{byExpression: {expression: '`+big+`', expectedResult: "300"}}]
           completed: [{byExpression: {expression: '.spec.n', expectedResult: "7"}}]
 `)
+	require.NoError(t, p.buildLua())
 	require.Len(t, p.fallbacks, 1, "the too-big translation runs on gojq")
 	assert.Contains(t, p.gen.source, "runs on gojq: its translation is too big")
 	st, err := p.InterpretStatus(context.Background(), progObj(t, `{apiVersion: example.com/v1, kind: Wide, metadata: {name: w}, spec: {n: 1}}`))

@@ -75,6 +75,16 @@ func (u *Unit) AddQuery(expr string, q *gojq.Query) (ref string, err error) {
 	if err != nil {
 		return "", err
 	}
+	return u.AddCompiled(expr, q, code)
+}
+
+// AddCompiled is AddQuery for an expression whose gojq program the caller
+// has compiled already (with no variables): code is q's, run by the
+// accessor when the expression falls back to gojq.
+func (u *Unit) AddCompiled(expr string, q *gojq.Query, code *gojq.Code) (ref string, err error) {
+	if i, ok := u.byExpr[expr]; ok {
+		return accessorRef(i), nil
+	}
 	slot := len(u.accessors) + 1
 	reason := untranslatable(q)
 	if u.gojqOnly && reason == "" {
