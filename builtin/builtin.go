@@ -1,9 +1,10 @@
 // Package builtin holds the Kartas karta ships for well-known workload
 // kinds (JobSet, PyTorchJob, MPIJob, RayCluster, RayJob, KServe
-// InferenceService, Knative Service, NIMService, LeaderWorkerSet, Milvus,
-// DynamoGraphDeployment, Kubeflow's TFJob, XGBoostJob, JAXJob, PaddleJob and
+// InferenceService and LLMInferenceService, Knative Service, NIMService,
+// NIMCache, LeaderWorkerSet, Milvus, DynamoGraphDeployment, Grove's
+// PodCliqueSet, Kubeflow's TFJob, XGBoostJob, JAXJob, PaddleJob and
 // Notebook, Kubeflow Trainer's TrainJob, the Spark operator's
-// SparkApplication), embedded in the binary and registered by the GVK
+// SparkApplication, …), embedded in the binary and registered by the GVK
 // of their root component, each with its bundled script (package scripts)
 // when it has one.
 package builtin

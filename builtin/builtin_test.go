@@ -11,10 +11,12 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// The built-in workloads (MPIJob in two versions).
+// The built-in workloads (MPIJob, LLMInferenceService and
+// DynamoGraphDeployment in two versions each).
 var wantBuiltins = []string{
-	"dynamographdeployment", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
-	"milvus", "mpijob", "mpijob-v1", "nimservice", "notebook", "paddlejob", "pytorchjob", "raycluster", "rayjob",
+	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
+	"llminferenceservice", "llminferenceservice-v1alpha1",
+	"milvus", "mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob", "podcliqueset", "pytorchjob", "raycluster", "rayjob",
 	"sparkapplication", "tfjob", "trainjob", "xgboostjob",
 }
 

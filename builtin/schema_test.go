@@ -28,7 +28,7 @@ import (
 // noPublishedCRD are the built-ins whose operators' CRDs are not in
 // testdata/crds (see its README): the module proxy serves no version of
 // their Go modules.
-var noPublishedCRD = []string{"dynamographdeployment", "milvus", "nimservice", "notebook", "sparkapplication"}
+var noPublishedCRD = []string{"dynamographdeployment", "dynamographdeployment-v1beta1", "milvus", "nimcache", "nimservice", "notebook", "podcliqueset", "sparkapplication"}
 
 // operatorCRDs loads every CRD of testdata/crds, and the made-up ones of
 // the examples (examples/tutorial-trainjob/crd.yaml).

@@ -20,8 +20,8 @@ func TestKindsMatch(t *testing.T) {
 		arg  string
 		want []string // Karta names
 	}{
-		{"", []string{"dynamographdeployment", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
-			"milvus", "mpijob-v1", "nimservice", "notebook", "paddlejob", "pytorchjob", "raycluster", "rayjob",
+		{"", []string{"dynamographdeployment-v1beta1", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
+			"llminferenceservice", "milvus", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob", "podcliqueset", "pytorchjob", "raycluster", "rayjob",
 			"sparkapplication", "tfjob", "trainjob", "xgboostjob"}},
 		{"PyTorchJob", []string{"pytorchjob"}},
 		{"pytorchjobs", []string{"pytorchjob"}},
@@ -39,6 +39,12 @@ func TestKindsMatch(t *testing.T) {
 		{"mpijobs", []string{"mpijob-v1"}},
 		{"mpijob-v1", []string{"mpijob-v1"}},
 		{"mpijob", []string{"mpijob"}},
+		{"llmisvc", []string{"llminferenceservice"}},
+		{"llminferenceservice-v1alpha1", []string{"llminferenceservice-v1alpha1"}},
+		{"dgd", []string{"dynamographdeployment-v1beta1"}},
+		{"dynamographdeployment", []string{"dynamographdeployment"}},
+		{"pcs", []string{"podcliqueset"}},
+		{"nimcaches", []string{"nimcache"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.arg, func(t *testing.T) {
