@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/internal/exampledir"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/karta/schemacheck"
@@ -117,7 +118,7 @@ func TestExamplesMatchTheirOperatorsCRDs(t *testing.T) {
 	checked := 0
 	for _, file := range files {
 		base := filepath.Base(file)
-		if notStates[base] || base == "crd.yaml" || strings.HasPrefix(base, "revisions") || filepath.Base(filepath.Dir(file)) == "revisions" {
+		if !exampledir.IsState(base) || filepath.Base(filepath.Dir(file)) == "revisions" {
 			continue // revision files (examples/revisions, revisions*.yaml) hold no objects
 		}
 		data, err := os.ReadFile(file)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kartalua/karta/internal/exampledir"
 	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/luaapi"
 )
@@ -45,10 +46,10 @@ func directKinds(t *testing.T) []directKind {
 		sort.Strings(ex)
 		dk := directKind{name: name}
 		for _, e := range ex {
-			switch filepath.Base(e) {
-			case "pods.yaml":
+			switch {
+			case filepath.Base(e) == "pods.yaml":
 				dk.pods = progObjFile(t, e)
-			case "revisions.yaml", "karta_test.yaml":
+			case !exampledir.IsState(filepath.Base(e)):
 			default:
 				objs := progObjFile(t, e)
 				dk.states = append(dk.states, objs...)
