@@ -295,3 +295,33 @@ spec:
 		})
 	}
 }
+
+// any/all and the *_by builtins run their condition on the elements, not
+// on the input: a field of the elements is found, a misspelt one refuted.
+func TestCheckElementwiseBuiltins(t *testing.T) {
+	s := loadSchema(t, "testdata/widget-crd.yaml", widget)
+	comp := "spec.structureDefinition.childComponents[0]"
+	for _, tc := range []struct {
+		expr string
+		want string
+	}{
+		{`any(.spec.roles[]; .name == "x")`, ""},
+		{`all(.spec.roles[]; .replicas > 0)`, ""},
+		{`.spec.roles | any(.index == 0)`, ""},
+		{`.spec.roles | sort_by(.index) | length`, ""},
+		{`any(.spec.roles[]; .nam == "x")`, `spec.roles[*] has no field "nam"`},
+		{`.spec.roles | max_by(.indx) | length`, `spec.roles[*] has no field "indx"`},
+	} {
+		t.Run(tc.expr, func(t *testing.T) {
+			c := widgetKarta(t, "      scaleDefinition: {replicasPath: '"+tc.expr+" | if . then 1 else 0 end'}\n", okStatus)
+			got := schemacheck.Check(c, s).Karta().Errors()
+			if tc.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1, "%v", got)
+			assert.Equal(t, comp+".scaleDefinition.replicasPath", got[0].Field)
+			assert.Contains(t, got[0].Message, tc.want)
+		})
+	}
+}
