@@ -11,10 +11,12 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// The eleven built-in workloads (MPIJob in two versions).
+// The built-in workloads (MPIJob in two versions), sorted by name.
 var wantBuiltins = []string{
-	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
-	"milvus", "mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"cronjob", "daemonset", "deployment",
+	"dynamographdeployment", "inferenceservice", "job", "jobset", "knative-service", "leaderworkerset",
+	"milvus", "mpijob", "mpijob-v1", "nimservice", "pod", "pytorchjob", "raycluster", "rayjob",
+	"replicaset", "statefulset",
 }
 
 func TestBuiltinsAreComplete(t *testing.T) {
