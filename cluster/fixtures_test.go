@@ -18,6 +18,7 @@ import (
 var builtinExamples = []string{
 	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset", "milvus",
 	"mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"cronjob", "daemonset", "deployment", "job", "pod", "replicaset", "statefulset",
 }
 
 // examples reads the running object and the pods of each example, with

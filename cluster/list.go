@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // PodResource is where pods live.
@@ -21,6 +22,13 @@ type ListOptions struct {
 	Namespace string
 	// Name, when set, selects one object; List then takes one kind.
 	Name string
+	// HideOwned leaves out the objects that another listed object owns,
+	// directly or through owners in between: a Deployment's ReplicaSets and
+	// their pods, a CronJob's Jobs, the pods of any workload, a RayJob's
+	// RayCluster. They are part of that object's row. karta get sets it when
+	// no KIND is named, so that every kind listed at once shows each
+	// workload once, at its top. Ignored with a Name.
+	HideOwned bool
 	// Warn receives one line per problem that does not stop the listing
 	// (an owner of pods that cannot be read); nil drops them.
 	Warn func(line string)
@@ -49,19 +57,32 @@ func (c *Client) List(ctx context.Context, kinds []*Kind, opts ListOptions) ([]W
 		return nil, fmt.Errorf("a name selects one object of one kind; %d kinds given", len(kinds))
 	}
 	var objs []object
+	// allPods are the pods when Pods are one of the kinds listed: that list
+	// serves as every namespace's pods too.
+	var allPods []*unstructured.Unstructured
+	allPodsListed := false
 	for _, k := range kinds {
 		got, err := c.objectsOf(ctx, k, opts)
 		if err != nil {
 			return nil, err
 		}
 		objs = append(objs, got...)
+		if k.Mapping.Resource == PodResource && opts.Name == "" {
+			allPodsListed = true
+			for _, o := range got {
+				allPods = append(allPods, o.obj)
+			}
+		}
 	}
 	own := newOwners(c, opts.Warn)
 	pods := map[string][]*unstructured.Unstructured{}
+	for _, pod := range allPods {
+		pods[pod.GetNamespace()] = append(pods[pod.GetNamespace()], pod)
+	}
 	for _, o := range objs {
 		own.learn(o.obj)
 		ns := o.obj.GetNamespace()
-		if _, listed := pods[ns]; listed || ns == "" {
+		if _, listed := pods[ns]; listed || ns == "" || allPodsListed {
 			continue
 		}
 		list, err := c.Dynamic.Resource(PodResource).Namespace(ns).List(ctx, metav1.ListOptions{})
@@ -75,6 +96,12 @@ func (c *Client) List(ctx context.Context, kinds []*Kind, opts ListOptions) ([]W
 		}
 		pods[ns] = nsPods
 	}
+	if opts.HideOwned && opts.Name == "" {
+		var err error
+		if objs, err = dropOwned(ctx, objs, kinds, own); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]Workload, 0, len(objs))
 	for _, o := range objs {
 		w, err := summarize(ctx, o.kind.Program, o.obj, pods[o.obj.GetNamespace()], own)
@@ -85,6 +112,52 @@ func (c *Client) List(ctx context.Context, kinds []*Kind, opts ListOptions) ([]W
 	}
 	sortWorkloads(out)
 	return out, nil
+}
+
+// dropOwned keeps the objects that no other listed object owns
+// (ListOptions.HideOwned). An object is owned when its controller is of a
+// kind being listed (one of listedKinds) (a Deployment's ReplicaSet, a ReplicaSet's pod, a
+// MPIJob's launcher Job: shown in its controller's row, whichever version
+// lists it), or when a listed object is above it in its owner chain
+// through owners of other kinds (a Knative Revision's Deployment under its
+// Service). The owners' uids come from all of objs, the dropped ones
+// included, so a chain folds into its top whatever the order.
+func dropOwned(ctx context.Context, objs []object, listedKinds []*Kind, own *owners) ([]object, error) {
+	listed := make(map[types.UID]bool, len(objs))
+	for _, o := range objs {
+		if uid := o.obj.GetUID(); uid != "" {
+			listed[uid] = true
+		}
+	}
+	kinds := make(map[schema.GroupKind]bool, len(listedKinds))
+	for _, k := range listedKinds {
+		kinds[k.GVK().GroupKind()] = true
+	}
+	out := make([]object, 0, len(objs))
+	for _, o := range objs {
+		if controlledByKind(o.obj, kinds) {
+			continue
+		}
+		owned, err := own.ownedByAny(ctx, o.obj, listed)
+		if err != nil {
+			return nil, err
+		}
+		if !owned {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// controlledByKind reports an object whose controller reference names one
+// of kinds.
+func controlledByKind(obj *unstructured.Unstructured, kinds map[schema.GroupKind]bool) bool {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil {
+		return false
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	return err == nil && kinds[gv.WithKind(ref.Kind).GroupKind()]
 }
 
 // object is a workload object with its kind.

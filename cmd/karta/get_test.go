@@ -25,6 +25,7 @@ var clusterNow = time.Date(2025, 9, 4, 12, 0, 0, 0, time.UTC)
 var exampleNames = []string{
 	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset", "milvus",
 	"mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"cronjob", "daemonset", "deployment", "job", "pod", "replicaset", "statefulset",
 }
 
 var trainJobResource = clustertest.Resource{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"}, Namespaced: true}
@@ -107,7 +108,7 @@ func TestGoldenGet(t *testing.T) {
 		{name: "get-cluster-karta", args: []string{"get", "-n", "ml", "-o", "table"}, objs: trainJobCluster, more: []clustertest.Resource{trainJobResource}},
 		{name: "get-cluster-karta-json", args: []string{"get", "trainjob/llm-finetune", "-n", "ml", "-o", "json"}, objs: trainJobCluster, more: []clustertest.Resource{trainJobResource}},
 		{name: "get-not-found", args: []string{"get", "pytorchjob/nope"}},
-		{name: "get-unknown-kind", args: []string{"get", "deployments"}},
+		{name: "get-unknown-kind", args: []string{"get", "configmaps"}},
 		{name: "get-not-served", args: []string{"get", "trainjob", "-n", "ml"}, objs: trainJobObjects},
 		{name: "get-name-all-namespaces", args: []string{"get", "pytorchjob/mistral-7b-sft", "-A"}},
 		{name: "get-empty-name", args: []string{"get", "pytorchjob/"}},
