@@ -27,9 +27,17 @@ type generated struct {
 // accessors (pod specs, placement, gangs, writes) call the engine's Go side
 // through K, and list the jq paths they use in their comments. The output is
 // deterministic: equal Kartas give byte-identical chunks.
-func codegen(m *model) (*generated, error) {
+//
+// With checked, every accessor is compiled alone as it is added, and one
+// that breaks a limit of the Lua compiler runs on gojq; without, the caller
+// compiles the chunk and comes back with checked only if that fails.
+func codegen(m *model, checked bool) (*generated, error) {
 	k := m.karta
-	g := &generated{unit: jqlua.NewUnit(), slots: map[string]int{}}
+	unit := jqlua.NewUncheckedUnit()
+	if checked {
+		unit = jqlua.NewUnit()
+	}
+	g := &generated{unit: unit, slots: map[string]int{}}
 	var b strings.Builder
 	var err error
 	add := func(expr string) string {
@@ -42,7 +50,11 @@ func codegen(m *model) (*generated, error) {
 			err = aerr
 			return ""
 		}
-		ref, err = g.unit.AddQuery(a.Text, a.Query)
+		if a.Code != nil && len(a.Vars) == 0 {
+			ref, err = g.unit.AddCompiled(a.Text, a.Query, a.Code)
+		} else {
+			ref, err = g.unit.AddQuery(a.Text, a.Query)
+		}
 		if err == nil {
 			g.slots[expr] = slotOf(ref)
 		}
@@ -76,7 +88,7 @@ func codegen(m *model) (*generated, error) {
 	g.writeGoHook(&b, HookReviseSpec, "obj, revisions", "merge, strategic or json patches over each instance's PodTemplateSpec view, all or nothing",
 		pathsWhere(paths, func(p pathRef) bool { return p.writes }))
 	g.writeGoHook(&b, HookGetGangGroups, "obj, pods", "pods → component, instance, replica and gang groups",
-		pathsWhere(paths, func(p pathRef) bool { return p.pods || p.podSpecs }))
+		pathsWhere(paths, func(p pathRef) bool { return p.pods || p.podSpecs || p.gang }))
 	if m.hasSuspend() {
 		g.writeGoHook(&b, HookSuspend, "obj", "every suspendAction, in Karta order",
 			pathsWhere(paths, func(p pathRef) bool { return p.suspend }))
@@ -182,6 +194,8 @@ type pathRef struct {
 	expr                           string
 	podSpecs, writes, pods, status bool
 	suspend                        bool
+	// gang: read on the object by GetGangGroups only (minMemberPath).
+	gang bool
 }
 
 // collectPaths lists every jq expression of the Karta in document order.
@@ -249,6 +263,7 @@ func collectPaths(k *karta.Karta) []pathRef {
 	}
 	if ins := k.Spec.EffectiveInstructions(); ins != nil && ins.GangScheduling != nil {
 		for gi, pg := range ins.GangScheduling.PodGroups {
+			addRef(pathRef{field: fmt.Sprintf("podGroups[%d].minMemberPath", gi), expr: pg.MinMemberPath, gang: true})
 			for mi, mem := range pg.Members {
 				for ki, kp := range mem.GroupByKeyPaths {
 					addRef(pathRef{field: fmt.Sprintf("podGroups[%d].members[%d].groupByKeyPaths[%d]", gi, mi, ki), expr: kp, pods: true})
@@ -257,6 +272,9 @@ func collectPaths(k *karta.Karta) []pathRef {
 					addRef(pathRef{field: fmt.Sprintf("podGroups[%d].members[%d].filters[%d]", gi, mi, fi), expr: f, pods: true})
 				}
 			}
+		}
+		if v2 := ins.GangScheduling.PodGroup; v2 != nil {
+			addRef(pathRef{field: "podGroup.minMemberPath", expr: v2.MinMemberPath, gang: true})
 		}
 	}
 	return out

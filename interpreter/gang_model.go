@@ -37,6 +37,9 @@ type gangComp struct {
 	// typeValue its value, nil when the selector tests existence.
 	typeKey   *jqProgram
 	typeValue *string
+	// matchLabels are the selector's matchLabels, nil without; a pod must
+	// carry every pair (and match typeKey too when both are set).
+	matchLabels map[string]string
 	// instanceID is the componentInstanceSelector's idPath, replicaKey the
 	// replicaSelector's keyPath; nil when not defined.
 	instanceID *jqProgram
@@ -52,7 +55,10 @@ func (gc *gangComp) name() string { return gc.cm.c.Name }
 // gangDef is one alpha podGroups entry.
 type gangDef struct {
 	name    string
+	index   int
 	members []*gangMember
+	// minMember is the definition's minMemberPath, nil without one.
+	minMember *jqProgram
 }
 
 // gangMember is one member of an alpha definition with its compiled keys
@@ -69,6 +75,8 @@ type gangV2 struct {
 	name     string
 	topology *karta.Topology
 	subs     []*gangSub
+	// minMember is the group's minMemberPath, nil without one.
+	minMember *jqProgram
 	// subOf[i] is the subgroup that pods of component i join: the one of
 	// the component itself or of its nearest ancestor; nil
 	// when none covers it.
@@ -120,10 +128,15 @@ func newGangComp(cm *compModel) (*gangComp, error) {
 	var err error
 	if ps := cm.c.PodSelector; ps != nil {
 		if ts := ps.ComponentTypeSelector; ts != nil {
-			if gc.typeKey, err = cm.exprs.compile(ts.KeyPath); err != nil {
-				return nil, fmt.Errorf("podSelector.componentTypeSelector.keyPath: %w", err)
+			if ts.KeyPath != "" {
+				if gc.typeKey, err = cm.exprs.compile(ts.KeyPath); err != nil {
+					return nil, fmt.Errorf("podSelector.componentTypeSelector.keyPath: %w", err)
+				}
+				gc.typeValue = ts.Value
 			}
-			gc.typeValue = ts.Value
+			if len(ts.MatchLabels) > 0 {
+				gc.matchLabels = ts.MatchLabels
+			}
 		}
 		if is := ps.ComponentInstanceSelector; is != nil {
 			if gc.instanceID, err = cm.exprs.compile(is.IDPath); err != nil {
@@ -160,7 +173,14 @@ func (g *gangModel) comp(name string) (*gangComp, error) {
 func (g *gangModel) compileAlpha(groups []karta.PodGroup) error {
 	for i := range groups {
 		pg := &groups[i]
-		def := &gangDef{name: pg.Name}
+		def := &gangDef{name: pg.Name, index: i}
+		if pg.MinMemberPath != "" {
+			p, err := g.m.exprs.compile(pg.MinMemberPath)
+			if err != nil {
+				return fmt.Errorf("podGroups[%d].minMemberPath: %w", i, err)
+			}
+			def.minMember = p
+		}
 		for j := range pg.Members {
 			mem := &pg.Members[j]
 			field := fmt.Sprintf("podGroups[%d].members[%d]", i, j)
@@ -193,6 +213,13 @@ func (g *gangModel) compileAlpha(groups []karta.PodGroup) error {
 
 func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
 	v2 := &gangV2{name: pg.Name, topology: pg.Topology, subOf: make([]*gangSub, len(g.comps))}
+	if pg.MinMemberPath != "" {
+		p, err := g.m.exprs.compile(pg.MinMemberPath)
+		if err != nil {
+			return nil, fmt.Errorf("podGroup.minMemberPath: %w", err)
+		}
+		v2.minMember = p
+	}
 	own := make([]*gangSub, len(g.comps))
 	for i := range pg.SubGroups {
 		gc, err := g.comp(pg.SubGroups[i].ComponentName)
@@ -229,6 +256,11 @@ type gangObject struct {
 	eff   [][]int64
 	// uid names the groups: metadata.uid, else metadata.name.
 	uid string
+	// minOf[d] is alpha definition d's minimum read with its
+	// minMemberPath, 0 when it has none or the path yields null or 0 (the
+	// computed minimum applies); v2Min likewise for the v2 group.
+	minOf []int64
+	v2Min int64
 }
 
 var gangObjects = sync.Pool{New: func() any { return new(gangObject) }}
@@ -252,6 +284,8 @@ func (o *gangObject) release() {
 		o.eff[i] = o.eff[i][:0]
 	}
 	o.uid = ""
+	o.minOf = o.minOf[:0]
+	o.v2Min = 0
 	gangObjects.Put(o)
 }
 
@@ -285,7 +319,48 @@ func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string
 	if o.uid == "" {
 		o.uid = metaString(obj, "name")
 	}
+	for _, d := range g.defs {
+		n, err := readMinMember(ctx, ev, d.minMember, in, fmt.Sprintf("podGroups[%d].minMemberPath", d.index))
+		if err != nil {
+			o.release()
+			return nil, err
+		}
+		o.minOf = append(o.minOf, n)
+	}
+	if g.v2 != nil {
+		var err error
+		if o.v2Min, err = readMinMember(ctx, ev, g.v2.minMember, in, "podGroup.minMemberPath"); err != nil {
+			o.release()
+			return nil, err
+		}
+	}
 	return o, nil
+}
+
+// readMinMember evaluates a minMemberPath on the object: no output, null
+// and 0 give 0 (the computed minimum applies); one positive integer (or
+// decimal string, as scale paths take) is the group's minimum; anything
+// else fails the call, like a broken scale path.
+func readMinMember(ctx context.Context, ev evaluator, p *jqProgram, in any, field string) (int64, error) {
+	if p == nil {
+		return 0, nil
+	}
+	outs, err := ev.all(ctx, p, in)
+	if err != nil {
+		return 0, &GangObjectError{Field: field, Err: err}
+	}
+	switch len(outs) {
+	case 0:
+		return 0, nil
+	case 1:
+	default:
+		return 0, &GangObjectError{Field: field, Err: fmt.Errorf("yields %d values, want at most one", len(outs))}
+	}
+	n, _, err := scaleInt(outs[0])
+	if err != nil {
+		return 0, &GangObjectError{Field: field, Err: err}
+	}
+	return n, nil
 }
 
 // GangObjectError is an error reading the object in GetGangGroups or
@@ -293,6 +368,8 @@ func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string
 // of values, or yields an invalid instance id or scale value. It fails
 // the whole call.
 type GangObjectError struct {
+	// Component is the component whose path failed; "" for a group's
+	// minMemberPath (Field names it).
 	Component string
 	// Instance is the instance id, "" when the error is not about one.
 	Instance string
@@ -305,6 +382,9 @@ type GangObjectError struct {
 func (e *GangObjectError) Error() string {
 	if e.Field == "" {
 		return e.Err.Error()
+	}
+	if e.Component == "" {
+		return fmt.Sprintf("%s: %v", e.Field, e.Err)
 	}
 	if e.Instance == "" {
 		return fmt.Sprintf("component %q: %s: %v", e.Component, e.Field, e.Err)

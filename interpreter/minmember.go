@@ -81,6 +81,11 @@ func (g *gangModel) effOf(ctx context.Context, ev evaluator, gc *gangComp, insts
 // whose pods span several instances or replicas of one member is invalid:
 // all its pods are unmatched (the count would describe no real scope).
 func (g *gangModel) groupMinMember(ctx context.Context, ev evaluator, o *gangObject, ag *alphaGroup, pods []map[string]any, routes []podRoute) int64 {
+	if n := o.minOf[ag.def.index]; n > 0 {
+		// The object states the minimum (minMemberPath): it names the
+		// group's scope itself, so there is nothing to narrow.
+		return n
+	}
 	var total int64
 	for _, gm := range ag.def.members {
 		n, invalid := g.narrow(ctx, ev, o, ag, gm, pods, routes)
@@ -240,7 +245,8 @@ func (g *gangModel) leafCount(o *gangObject, gc *gangComp, n narrowing) int64 {
 
 // v2MinMembers returns the v2 group's minMember and each subgroup's W(C)
 // = sub(C) × Π m(A) over C's proper ancestors, m(A) = own(A) if > 0 else
-// 1: the workload-wide pod count of C.
+// 1: the workload-wide pod count of C. The group's minMember is their sum,
+// unless the object states it (podGroup.minMemberPath).
 func (g *gangModel) v2MinMembers(o *gangObject) (int64, []int64) {
 	var total int64
 	subs := make([]int64, len(g.v2.subs))
@@ -253,6 +259,9 @@ func (g *gangModel) v2MinMembers(o *gangObject) (int64, []int64) {
 		}
 		subs[i] = w
 		total = satAdd(total, w)
+	}
+	if o.v2Min > 0 {
+		total = o.v2Min
 	}
 	return total, subs
 }

@@ -98,9 +98,13 @@ func (g *gangModel) podComponent(ctx context.Context, ev evaluator, insts [][]in
 // selects evaluates the component's type selector on a pod. With a value
 // it is jq's (keyPath) == $value for any output, compared in Go with jq's
 // own ordering rather than by pasting the value into jq; without one any
-// non-null output matches, false included. No selector matches every pod
-// (validation lets only a lone candidate lack one).
+// non-null output matches, false included. matchLabels must hold as well.
+// No selector matches every pod (validation lets only a lone candidate
+// lack one).
 func (gc *gangComp) selects(ctx context.Context, ev evaluator, pod map[string]any) (bool, error) {
+	if gc.matchLabels != nil && !hasLabels(pod, gc.matchLabels) {
+		return false, nil
+	}
 	if gc.typeKey == nil {
 		return true, nil
 	}
@@ -120,6 +124,22 @@ func (gc *gangComp) selects(ctx context.Context, ev evaluator, pod map[string]an
 		}
 	}
 	return false, nil
+}
+
+// hasLabels tells whether the pod's metadata.labels hold every pair of
+// want, as a Kubernetes label selector's matchLabels do: a label that is
+// missing, or is not that string, fails the match. It reads the decoded
+// pod in place: labels.SelectorFromSet would need the pod's labels copied
+// into a labels.Set on every placement, on the hot path of GetGangGroups.
+func hasLabels(pod map[string]any, want map[string]string) bool {
+	meta, _ := pod["metadata"].(map[string]any)
+	labels, _ := meta["labels"].(map[string]any)
+	for k, v := range want {
+		if got, ok := labels[k].(string); !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // podInstance reads a pod's instance of gc with gc's instance selector:

@@ -7,6 +7,7 @@ import "github.com/kartalua/karta/internal/jqexpr"
 // the warnings validation found. Nothing after Check parses an expression
 // of the Karta again (cel-go's Env.Compile → Ast → Program has the same
 // shape: Check is the Ast step).
+// +kubebuilder:object:generate=false
 type Checked struct {
 	// Karta is the checked Karta. It must not be changed afterwards.
 	Karta *Karta

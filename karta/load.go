@@ -26,6 +26,7 @@ const (
 const maxProblems = 1000
 
 // LoadOptions bound what Load accepts. Zero values mean the defaults.
+// +kubebuilder:object:generate=false
 type LoadOptions struct {
 	// MaxBytes is the largest input accepted (default DefaultMaxBytes). A
 	// larger input is one clear error; LoadReader reads no further than

@@ -6,6 +6,7 @@ import (
 )
 
 // LoadError is one problem found while loading.
+// +kubebuilder:object:generate=false
 type LoadError struct {
 	// Source is the file name ("<input>" when the caller gave none).
 	Source string
@@ -60,6 +61,7 @@ func (e *LoadError) Unwrap() error { return e.err }
 
 // LoadErrors is every problem of an input. Load returns it whenever
 // anything is wrong.
+// +kubebuilder:object:generate=false
 type LoadErrors []*LoadError
 
 // Error joins the problems with newlines, one problem per line.

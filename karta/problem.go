@@ -17,6 +17,7 @@ const (
 )
 
 // Problem is one validation finding.
+// +kubebuilder:object:generate=false
 type Problem struct {
 	Severity Severity
 	// Field is the JSON field path of the offending value, e.g.
@@ -42,6 +43,7 @@ func (p Problem) String() string {
 }
 
 // Problems is the result of validating a Karta, in document order.
+// +kubebuilder:object:generate=false
 type Problems []Problem
 
 // Errors returns the problems of severity error.
@@ -85,6 +87,7 @@ func (ps Problems) ErrFor(karta string) error {
 }
 
 // ValidationError is a Karta that failed validation.
+// +kubebuilder:object:generate=false
 type ValidationError struct {
 	// Karta is the Karta's metadata.name, "" when unknown.
 	Karta string

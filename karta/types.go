@@ -454,11 +454,18 @@ type PodSelector struct {
 }
 
 // ComponentTypeSelector tells whether a pod belongs to the component: with
-// Value, (KeyPath) == Value; without, KeyPath yields a non-null value.
+// Value, (KeyPath) == Value; without, KeyPath yields a non-null value; with
+// MatchLabels, the pod's metadata.labels hold every pair. A selector needs
+// KeyPath or MatchLabels; with both, both must match.
 type ComponentTypeSelector struct {
-	KeyPath string `json:"keyPath"`
+	// +optional
+	KeyPath string `json:"keyPath,omitempty"`
 	// +optional
 	Value *string `json:"value,omitempty"`
+	// MatchLabels are labels every pod of the component carries, as a
+	// Kubernetes label selector's matchLabels: all pairs must be present.
+	// +optional
+	MatchLabels map[string]string `json:"matchLabels,omitempty"`
 }
 
 // ComponentInstanceSelector yields the instance id of a pod.
@@ -511,6 +518,13 @@ type GangScheduling struct {
 type PodGroup struct {
 	Name    string           `json:"name"`
 	Members []PodGroupMember `json:"members"`
+	// MinMemberPath is a jq expression on the root object whose positive
+	// integer replaces the computed minMember of every group of this
+	// definition (Volcano Job's .spec.minAvailable, the Kubeflow jobs'
+	// .spec.runPolicy.schedulingPolicy.minAvailable); null, absent or 0
+	// keeps the computed one.
+	// +optional
+	MinMemberPath string `json:"minMemberPath,omitempty"`
 }
 
 // PodGroupMember puts the pods of a component (and its descendants) into a
@@ -527,6 +541,11 @@ type PodGroupMember struct {
 type PodGroupV2 struct {
 	Name      string     `json:"name"`
 	SubGroups []SubGroup `json:"subGroups"`
+	// MinMemberPath is a jq expression on the root object whose positive
+	// integer replaces the group's computed minMember (the subgroups keep
+	// theirs); null, absent or 0 keeps the computed one.
+	// +optional
+	MinMemberPath string `json:"minMemberPath,omitempty"`
 	// +optional
 	Topology *Topology `json:"topology,omitempty"`
 }

@@ -11,6 +11,7 @@ import (
 
 // ValidateOptions lets layers above this package add checks it cannot do
 // itself (it knows nothing of Lua).
+// +kubebuilder:object:generate=false
 type ValidateOptions struct {
 	// CheckScript, when set, is called with spec.luaScript when it is not
 	// empty. It returns problems whose Field is relative to the script (""

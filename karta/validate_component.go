@@ -1,7 +1,11 @@
 package karta
 
 import (
+	"sort"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // specDefinition checks the spec style, metadataPath and the spec paths,
@@ -81,13 +85,42 @@ func (v *validator) podSelector(c *compRef) {
 		return
 	}
 	if s := ps.ComponentTypeSelector; s != nil {
-		v.requiredExpr(p.Child("componentTypeSelector", "keyPath"), s.KeyPath, "the path, evaluated on a pod, that tells whether it belongs to the component")
+		v.typeSelector(p.Child("componentTypeSelector"), s)
 	}
 	if s := ps.ComponentInstanceSelector; s != nil {
 		v.requiredExpr(p.Child("componentInstanceSelector", "idPath"), s.IDPath, "the path, evaluated on a pod, that yields its instance id")
 	}
 	if s := ps.ReplicaSelector; s != nil {
 		v.requiredExpr(p.Child("replicaSelector", "keyPath"), s.KeyPath, "the path, evaluated on a pod, that yields its replica key")
+	}
+}
+
+// typeSelector checks one componentTypeSelector: keyPath or matchLabels
+// (or both), value only with keyPath, and matchLabels that are labels a
+// pod can carry (the API server's rules for label keys and values).
+func (v *validator) typeSelector(p *field.Path, s *ComponentTypeSelector) {
+	if s.KeyPath == "" && len(s.MatchLabels) == 0 {
+		v.errorf(p, "required: keyPath (a path, evaluated on a pod, that tells whether it belongs to the component) or matchLabels (labels every pod of the component carries)")
+		return
+	}
+	if s.KeyPath != "" {
+		v.requiredExpr(p.Child("keyPath"), s.KeyPath, "the path, evaluated on a pod, that tells whether it belongs to the component")
+	} else if s.Value != nil {
+		v.errorf(p.Child("value"), "value needs keyPath: it is compared with what keyPath yields; to match a label use matchLabels")
+	}
+	keys := make([]string, 0, len(s.MatchLabels))
+	for k := range s.MatchLabels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		kp := p.Child("matchLabels").Key(k)
+		for _, msg := range validation.IsQualifiedName(k) {
+			v.errorf(kp, "invalid label key %q: %s", k, msg)
+		}
+		for _, msg := range validation.IsValidLabelValue(s.MatchLabels[k]) {
+			v.errorf(kp, "invalid label value %q: %s", s.MatchLabels[k], msg)
+		}
 	}
 }
 

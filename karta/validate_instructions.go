@@ -71,6 +71,7 @@ func (v *validator) podGroups(p *field.Path, groups []PodGroup) {
 			}
 		}
 		v.narrowingMix(mp, g.Name, members)
+		v.optionalExpr(gp.Child("minMemberPath"), g.MinMemberPath)
 	}
 }
 
@@ -125,6 +126,7 @@ func (v *validator) podGroupV2(p *field.Path, g *PodGroupV2) {
 		v.errorf(p.Child("name"), "required: the group definition's name, used in the pod group name")
 	}
 	v.topology(p.Child("topology"), g.Topology)
+	v.optionalExpr(p.Child("minMemberPath"), g.MinMemberPath)
 	sp := p.Child("subGroups")
 	if len(g.SubGroups) == 0 {
 		v.errorf(sp, "must not be empty: list the components that form subgroups")

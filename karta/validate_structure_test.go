@@ -335,6 +335,36 @@ func TestValidateSpecDefinitions(t *testing.T) {
 			},
 		},
 		{
+			name: "matchLabels alone selects",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				childOf(t, k, "worker").PodSelector.ComponentTypeSelector = &ComponentTypeSelector{
+					MatchLabels: map[string]string{"training.kubeflow.org/replica-type": "worker"}}
+			},
+		},
+		{
+			name: "a type selector needs keyPath or matchLabels",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				childOf(t, k, "worker").PodSelector.ComponentTypeSelector = &ComponentTypeSelector{}
+			},
+			want: []wantProblem{errAt(fWorker+".podSelector.componentTypeSelector", "required: keyPath (a path, evaluated on a pod, "+
+				"that tells whether it belongs to the component) or matchLabels (labels every pod of the component carries)")},
+		},
+		{
+			name: "value without keyPath, labels a pod cannot carry",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				childOf(t, k, "worker").PodSelector.ComponentTypeSelector = &ComponentTypeSelector{Value: ptrTo("worker"),
+					MatchLabels: map[string]string{"bad key!": "worker", "ok": "not a value"}}
+			},
+			want: []wantProblem{
+				errAt(fWorker+".podSelector.componentTypeSelector.value", "value needs keyPath"),
+				errAt(fWorker+".podSelector.componentTypeSelector.matchLabels[bad key!]", `invalid label key "bad key!"`),
+				errAt(fWorker+".podSelector.componentTypeSelector.matchLabels[ok]", `invalid label value "not a value"`),
+			},
+		},
+		{
 			name:   "a single pod-bearing component needs no type selector",
 			base:   fixtureJobSet,
 			mutate: func(t *testing.T, k *Karta) { childOf(t, k, "replicatedjob").PodSelector.ComponentTypeSelector = nil },
@@ -352,7 +382,7 @@ func TestValidateSpecDefinitions(t *testing.T) {
 			},
 			want: []wantProblem{
 				errAt("spec.structureDefinition.childComponents[0].podSelector.replicaSelector.keyPath", "required"),
-				errAt("spec.structureDefinition.childComponents[1].podSelector.componentTypeSelector.keyPath", "required"),
+				errAt("spec.structureDefinition.childComponents[1].podSelector.componentTypeSelector", "required: keyPath"),
 			},
 		},
 		{

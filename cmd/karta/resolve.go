@@ -63,8 +63,11 @@ func newResolver(s streams, ref string, scripts []interpreter.Script, reg func()
 	if err != nil {
 		return nil, err
 	}
-	p, ok := registry.ByName(ref)
-	if !ok {
+	p, err := registry.LookupName(ref)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
 		return nil, usageError("-k %s: no such file and no built-in Karta of that name", ref)
 	}
 	r.named = p
@@ -115,8 +118,11 @@ func (r *resolver) program(gvk schema.GroupVersionKind) (*interpreter.Program, e
 	if err != nil {
 		return nil, err
 	}
-	p, ok := registry.Get(gvk)
-	if !ok {
+	p, err := registry.Lookup(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
 		return nil, fmt.Errorf("no Karta registered for %s; pass -k FILE", gvk)
 	}
 	return r.withScripts(p)

@@ -101,7 +101,7 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	if len(custs) == 0 && len(kartas.Registry.List()) == 0 {
+	if len(custs) == 0 && kartas.Registry.Len() == 0 {
 		return usageError("nothing to serve: give -c CUSTOMIZATION or -k KARTA, or keep --builtins")
 	}
 
@@ -164,14 +164,17 @@ func serveKartas(s streams, f *serveFlags) (webhook.Kartas, error) {
 	reg := interpreter.NewRegistry()
 	if f.builtins {
 		// Compiled here with the default pool size: a server answers
-		// concurrent requests, unlike the one-shot commands.
+		// concurrent requests, unlike the one-shot commands; and all of
+		// them at start, so that a server fails now rather than on a
+		// request and its first requests do not pay for compilation.
 		b, err := builtin.Registry(interpreter.Options{})
+		if err == nil {
+			err = b.CompileAll()
+		}
 		if err != nil {
 			return webhook.Kartas{}, reported(s, err)
 		}
-		for _, p := range b.List() {
-			reg.Put(p)
-		}
+		reg = b
 	}
 	for _, file := range f.kartas {
 		ks, err := karta.LoadFile(file)

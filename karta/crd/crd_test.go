@@ -142,6 +142,12 @@ func compareType(t reflect.Type, s *structuralschema.Structural, path string, pr
 			return
 		}
 		compareType(t.Elem(), s.Items, path+"[]", problems)
+	case reflect.Map:
+		if s.Type != "object" || s.AdditionalProperties == nil || s.AdditionalProperties.Structural == nil {
+			add("want an object with additionalProperties, got " + s.Type)
+			return
+		}
+		compareType(t.Elem(), s.AdditionalProperties.Structural, path+"{}", problems)
 	case reflect.Struct:
 		if s.Type != "object" {
 			add("want object, got " + s.Type)

@@ -65,7 +65,8 @@ var roleWhat = map[role]string{
 // Check checks every path of the checked Karta that reads the workload
 // object against s: existence, array steps, and the type each path's role
 // needs; byPhase values against the phase's enum; suspend and resume
-// values against their fields' types. Refutations are errors, paths the
+// values against their fields' types; gang minMemberPaths as counts.
+// Refutations are errors, paths the
 // schema cannot decide (x-kubernetes-preserve-unknown-fields, values the
 // walk cannot type) warnings. Paths evaluated on pods (podSelector, gang
 // keys and filters) are not checked: a CRD's schema does not describe
@@ -82,6 +83,19 @@ func Check(c *karta.Checked, s *Schema) Problems {
 	}
 	for i := range sd.ChildComponents {
 		ch.component(base.Child("childComponents").Index(i), &sd.ChildComponents[i])
+	}
+	if ins := c.Karta.Spec.EffectiveInstructions(); ins != nil && ins.GangScheduling != nil {
+		block := "instructions"
+		if c.Karta.Spec.Instructions == nil {
+			block = "optimizationInstructions"
+		}
+		gp := field.NewPath("spec", block, "gangScheduling")
+		for i, g := range ins.GangScheduling.PodGroups {
+			ch.path(gp.Child("podGroups").Index(i).Child("minMemberPath"), g.MinMemberPath, roleReplicas)
+		}
+		if g := ins.GangScheduling.PodGroup; g != nil {
+			ch.path(gp.Child("podGroup", "minMemberPath"), g.MinMemberPath, roleReplicas)
+		}
 	}
 	return ch.problems
 }

@@ -247,3 +247,51 @@ func indent(s string) string {
 	}
 	return string(out)
 }
+
+// A gang's minMemberPath reads the object, so it is checked as a count.
+func TestCheckGangMinMemberPath(t *testing.T) {
+	s := loadSchema(t, "testdata/widget-crd.yaml", widget)
+	checked := func(gang string) *karta.Checked {
+		text := `apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: widget}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: widget
+      kind: {group: example.com, version: v1, kind: Widget}
+      statusDefinition:
+` + okStatus + `
+    childComponents:
+    - name: role
+      ownerRef: widget
+      specDefinition: {podTemplateSpecPath: '.spec.roles[0].template'}
+  instructions:
+    gangScheduling:
+` + gang
+		ks, err := karta.Load([]byte(text), "widget.yaml")
+		require.NoError(t, err)
+		c, problems := karta.Analyze(ks[0], interpreter.ValidateOptions())
+		require.Empty(t, problems.Errors(), "the Karta itself is valid")
+		return c
+	}
+	cases := []struct {
+		name, gang string
+		want       []string
+	}{
+		{"int-or-string fits", `      podGroups: [{name: all, minMemberPath: .spec.size, members: [{componentName: role}]}]`, nil},
+		{"a string does not", `      podGroups: [{name: all, minMemberPath: .status.state, members: [{componentName: role}]}]`,
+			[]string{`spec.instructions.gangScheduling.podGroups[0].minMemberPath: status.state is a string, but the path must yield replica counts (integers, or int-or-string) (schema: example.com/v1 Widget status.state)`}},
+		{"v2: a field the schema does not have", `      podGroup: {name: all, minMemberPath: .spec.sise, subGroups: [{componentName: role}]}`,
+			[]string{`spec.instructions.gangScheduling.podGroup.minMemberPath: spec has no field "sise"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := schemacheck.Check(checked(tc.gang), s)
+			require.Len(t, got, len(tc.want), "%v", got)
+			for i, w := range tc.want {
+				assert.Contains(t, got[i].Field+": "+got[i].Message, w)
+			}
+		})
+	}
+}
