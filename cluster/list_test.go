@@ -72,24 +72,24 @@ func TestListBuiltinExamples(t *testing.T) {
 	assert.Equal(t, []string{
 		"DynamoGraphDeployment dynamo-inference/llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
 		"Pod dynamo-inference/aiperf-llama3-70b Initializing [pod 1/1] [1/1]",
-		"DaemonSet gpu-monitoring/dcgm-exporter Running [pod 4/4] [4/4]",
+		"DaemonSet gpu-monitoring/dcgm-exporter Running [pod 4/4] [4/1]",
 		"Pod gpu-monitoring/gpu-burn Running [pod 1/1] [1/1]",
 		"Pod gpu-validation/nccl-tests-gpu-h100-05 Running [pod 1/1] [1/1]",
 		"Pod gpu-validation/nccl-tests-gpu-h100-06 Running [pod 1/1] [1/1]",
 		"Pod gpu-validation-staging/nccl-tests-gpu-h100-05 Running [pod 1/1] [1/1]",
-		"Deployment inference/vllm-llama3-8b Running [pod 3/3] [1/3,1/3,1/3]",
+		"Deployment inference/vllm-llama3-8b Running [pod 3/3] [1/1,1/1,1/1]",
 		"LeaderWorkerSet inference/vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
 		"Pod inference/curl-debug Running [pod 1/1] [1/1]",
 		"Service media/thumbnailer Running [revision 3/3] [3/2]",
-		"Job ml-eval/llm-eval-harness Running [pod 4/4] [4/4]",
-		"CronJob ml-platform/model-eval-nightly Running [pod 2/2] [2/2]",
+		"Job ml-eval/llm-eval-harness Running [pod 4/4] [4/1]",
+		"CronJob ml-platform/model-eval-nightly Running [pod 2/2] [2/1]",
 		"JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
 		"RayCluster ml-research/llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
 		"RayJob ml-training/resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
 		"NIMService nim-service/meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
 		"PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
 		"MPIJob research-apac/imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
-		"StatefulSet search/qdrant Running [pod 3/3] [3/3]",
+		"StatefulSet search/qdrant Running [pod 3/3] [3/1]",
 		"Milvus vector-db/milvus-prod Running [proxy 2/2 mixcoord 1/1 querynode 2/? datanode 1/1 indexnode 0/0 streamingnode 1/1] [7/7]",
 		"InferenceService vision-serving/mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
 		"Pod vision-serving/mnist-loadtest Initializing [pod 1/1] [1/1]",
@@ -112,16 +112,16 @@ func TestListHideOwned(t *testing.T) {
 		return got
 	}
 	assert.Equal(t, []string{
-		"Deployment inference/vllm-llama3-8b Running [pod 3/3] [1/3,1/3,1/3]",
+		"Deployment inference/vllm-llama3-8b Running [pod 3/3] [1/1,1/1,1/1]",
 		"Pod inference/curl-debug Running [pod 1/1] [1/1]",
-		"CronJob ml-platform/model-eval-nightly Running [pod 2/2] [2/2]",
+		"CronJob ml-platform/model-eval-nightly Running [pod 2/2] [2/1]",
 	}, rows(list(t, c, "", cluster.ListOptions{HideOwned: true})),
 		"the Deployment's ReplicaSet and pods, the CronJob's Jobs and their pods fold into their rows; "+
 			"the ReplicaSet of a Deployment the fixtures lack, and its pods, are not listed either")
 
 	assert.Equal(t, []string{
 		"ReplicaSet inference/vllm-llama3-8b-6b8f9c7d54 Initializing [] []",
-		"ReplicaSet serving/triton-resnet50-7c9d5b8f64 Running [pod 2/2] [2/2]",
+		"ReplicaSet serving/triton-resnet50-7c9d5b8f64 Running [pod 2/2] [2/1]",
 	}, rows(list(t, c, "replicasets", cluster.ListOptions{HideOwned: true})),
 		"a KIND named lists all of its objects (get sets HideOwned only without KIND; one kind owns none of its own)")
 
