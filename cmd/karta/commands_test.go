@@ -293,7 +293,8 @@ func TestCommandsHaveHelp(t *testing.T) {
 // table (and JSON elsewhere).
 var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true}
 
-// The console examples of the README and docs/*.md are real output: each
+// The console examples of the README, docs/*.md and examples/*/README.md
+// are real output: each
 // block that runs `go run ./cmd/karta` and is not cut short (…) must print
 // what it shows. The docs show a terminal, where the default output is a
 // table. A command that ends in >/dev/null shows its standard error. A
@@ -303,6 +304,10 @@ var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true}
 func TestREADMEExamples(t *testing.T) {
 	docs, err := filepath.Glob("../../docs/*.md")
 	require.NoError(t, err)
+	// The examples' READMEs too.
+	examples, err := filepath.Glob("../../examples/*/README.md")
+	require.NoError(t, err)
+	docs = append(docs, examples...)
 	checked := 0
 	for _, file := range append([]string{"../../README.md"}, docs...) {
 		text, err := os.ReadFile(file)
@@ -329,6 +334,9 @@ func TestREADMEExamples(t *testing.T) {
 				stdout, stderr, code := runCLI(t, "", argv...)
 				// Paths print as the command got them: from the root.
 				stderr = strings.ReplaceAll(stderr, "../../", "")
+				// A document keeps no blank at the end of a line (a table's
+				// last column, a message that ends in one).
+				stdout, stderr, want = trimLineEnds(stdout), trimLineEnds(stderr), trimLineEnds(want)
 				if stderrOnly {
 					require.Equal(t, exitOK, code, stderr)
 					assert.Equal(t, want, stderr)
@@ -350,6 +358,15 @@ func TestREADMEExamples(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, checked, 8, "the docs' examples were found")
+}
+
+// trimLineEnds drops the blanks at the end of every line.
+func trimLineEnds(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // A -k file with several Kartas serves each document with the Karta for its
