@@ -1,5 +1,6 @@
 // Package builtin holds the Kartas karta ships for well-known workload
-// kinds (JobSet, PyTorchJob, MPIJob, RayCluster, RayJob, KServe
+// kinds (Kubernetes' Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet,
+// Job and CronJob; JobSet, PyTorchJob, MPIJob, RayCluster, RayJob, KServe
 // InferenceService, Knative Service, NIMService, LeaderWorkerSet, Milvus,
 // DynamoGraphDeployment), embedded in the binary and registered by the GVK
 // of their root component, each with its bundled script (package scripts)
