@@ -147,10 +147,12 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 		return got
 	}
 	// The controllers and kwok settle in their own time.
-	_ = wait.PollUntilContextTimeout(t.Context(), time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+	_ = wait.PollUntilContextTimeout(t.Context(), 2*time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
 		return reflect.DeepEqual(want(ctx), rows()), nil
 	})
-	assert.Equal(t, want(t.Context()), rows())
+	if !assert.Equal(t, want(t.Context()), rows()) {
+		clustertest.LogPods(t, dyn, ns)
+	}
 
 	// Naming the Karta picks its version.
 	ws := liveListNamed(t, c, "mpijob", ns)

@@ -1,6 +1,8 @@
 package clustertest
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -8,7 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kartalua/karta/cluster"
 )
 
 // NativeExamples are the examples of the built-ins for the API server's
@@ -144,4 +149,36 @@ func runtimeCopy(v any) any {
 		return out
 	}
 	return v
+}
+
+// LogPods logs the nodes and the pods of namespace ns, a line each (name,
+// phase, node, Ready), for a test that waited for controllers in vain.
+func LogPods(t testing.TB, dyn dynamic.Interface, ns string) {
+	t.Helper()
+	ready := func(u unstructured.Unstructured) string {
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			if c, ok := c.(map[string]any); ok && c["type"] == "Ready" {
+				return fmt.Sprint(c["status"])
+			}
+		}
+		return "-"
+	}
+	nodes, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}).List(context.Background(), metav1.ListOptions{})
+	if err == nil {
+		for _, n := range nodes.Items {
+			taints, _, _ := unstructured.NestedSlice(n.Object, "spec", "taints")
+			t.Logf("node %s ready=%s taints=%v", n.GetName(), ready(n), taints)
+		}
+	}
+	pods, err := dyn.Resource(cluster.PodResource).Namespace(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Logf("listing the pods of %s: %v", ns, err)
+		return
+	}
+	for _, p := range pods.Items {
+		phase, _, _ := unstructured.NestedString(p.Object, "status", "phase")
+		node, _, _ := unstructured.NestedString(p.Object, "spec", "nodeName")
+		t.Logf("pod %s phase=%s node=%s ready=%s", p.GetName(), phase, node, ready(p))
+	}
 }

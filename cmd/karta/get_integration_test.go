@@ -55,7 +55,7 @@ func liveCluster(t *testing.T, examples ...string) (kubeconfig, ns string, dyn d
 // settled (the Job's pods complete; the CronJob waits for 02:00). get -n
 // KIND shows the table.
 func TestLiveGetCommand(t *testing.T) {
-	kubeconfig, ns, _, _ := liveCluster(t, exampleNames...)
+	kubeconfig, ns, dyn, _ := liveCluster(t, exampleNames...)
 
 	want := map[string]string{
 		"CronJob/model-eval-nightly":              "Running",
@@ -93,10 +93,12 @@ func TestLiveGetCommand(t *testing.T) {
 		}
 		return got
 	}
-	_ = wait.PollUntilContextTimeout(t.Context(), time.Second, 3*time.Minute, true, func(context.Context) (bool, error) {
+	_ = wait.PollUntilContextTimeout(t.Context(), 3*time.Second, 3*time.Minute, true, func(context.Context) (bool, error) {
 		return reflect.DeepEqual(want, statuses()), nil
 	})
-	assert.Equal(t, want, statuses())
+	if !assert.Equal(t, want, statuses()) {
+		clustertest.LogPods(t, dyn, ns)
+	}
 
 	stdout, stderr, code := runCLI(t, "", "get", "pytorchjobs", "-n", ns, "-o", "table", "--kubeconfig", kubeconfig)
 	require.Equal(t, exitOK, code, stderr)
