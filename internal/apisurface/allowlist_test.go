@@ -6,8 +6,6 @@ var publicByDesign = map[string]string{
 	"argo.Statuses":    "lists the values of Health.Status",
 	"argo.CompileWith": "compiling a health script under other limits than the defaults",
 
-	"builtin.Names": "lists the built-ins without compiling them",
-
 	"cluster.DefaultReviseAttempts": "documents the default of Revise's attempts",
 	"cluster.FieldManager":          "the field manager karta's writes carry in managedFields",
 	"cluster.ResourceInterfaceKind": "the legacy kind's name, for callers that list both",
