@@ -1,8 +1,9 @@
 // Package builtin holds the Kartas karta ships for well-known workload
 // kinds (Kubernetes' Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet,
 // Job and CronJob; JobSet, PyTorchJob, MPIJob, RayCluster, RayJob, KServe
-// InferenceService, Knative Service, NIMService, LeaderWorkerSet, Milvus,
-// DynamoGraphDeployment), embedded in the binary and registered by the GVK
+// InferenceService and LLMInferenceService, Knative Service, NIMService,
+// NIMCache, LeaderWorkerSet, Milvus, DynamoGraphDeployment, Grove's
+// PodCliqueSet, …), embedded in the binary and registered by the GVK
 // of their root component, each with its bundled script (package scripts)
 // when it has one.
 package builtin
@@ -12,7 +13,6 @@ import (
 	"fmt"
 	"path"
 	"sort"
-	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -220,13 +220,4 @@ func registryFrom(idx []*indexed, opts interpreter.Options) (*interpreter.Regist
 		})
 	}
 	return r, nil
-}
-
-// Components lists a Karta's component names, root first, for listings.
-func Components(k *karta.Karta) string {
-	var names []string
-	for _, c := range k.Spec.StructureDefinition.Components() {
-		names = append(names, c.Name)
-	}
-	return strings.Join(names, ", ")
 }

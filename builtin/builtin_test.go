@@ -11,11 +11,13 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// The built-in workloads (MPIJob in two versions), sorted by name.
+// The built-in workloads (MPIJob, LLMInferenceService and
+// DynamoGraphDeployment in two versions each), sorted by name.
 var wantBuiltins = []string{
 	"cronjob", "daemonset", "deployment",
-	"dynamographdeployment", "inferenceservice", "job", "jobset", "knative-service", "leaderworkerset",
-	"milvus", "mpijob", "mpijob-v1", "nimservice", "pod", "pytorchjob", "raycluster", "rayjob",
+	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "job", "jobset", "knative-service", "leaderworkerset",
+	"llminferenceservice", "llminferenceservice-v1alpha1",
+	"milvus", "mpijob", "mpijob-v1", "nimcache", "nimservice", "pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob",
 	"replicaset", "statefulset",
 }
 

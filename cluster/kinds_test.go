@@ -20,9 +20,9 @@ func TestKindsMatch(t *testing.T) {
 		arg  string
 		want []string // Karta names
 	}{
-		{"", []string{"cronjob", "daemonset", "deployment", "dynamographdeployment", "inferenceservice", "job", "jobset",
-			"knative-service", "leaderworkerset", "milvus", "mpijob-v1", "nimservice", "pod", "pytorchjob", "raycluster",
-			"rayjob", "replicaset", "statefulset"}},
+		{"", []string{"cronjob", "daemonset", "deployment", "dynamographdeployment-v1beta1", "inferenceservice", "job", "jobset",
+			"knative-service", "leaderworkerset", "llminferenceservice", "milvus", "mpijob-v1", "nimcache", "nimservice", "pod",
+			"podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset", "statefulset"}},
 		{"PyTorchJob", []string{"pytorchjob"}},
 		{"pytorchjobs", []string{"pytorchjob"}},
 		{"PYTORCHJOB", []string{"pytorchjob"}},
@@ -50,6 +50,12 @@ func TestKindsMatch(t *testing.T) {
 		{"mpijobs", []string{"mpijob-v1"}},
 		{"mpijob-v1", []string{"mpijob-v1"}},
 		{"mpijob", []string{"mpijob"}},
+		{"llmisvc", []string{"llminferenceservice"}},
+		{"llminferenceservice-v1alpha1", []string{"llminferenceservice-v1alpha1"}},
+		{"dgd", []string{"dynamographdeployment-v1beta1"}},
+		{"dynamographdeployment", []string{"dynamographdeployment"}},
+		{"pcs", []string{"podcliqueset"}},
+		{"nimcaches", []string{"nimcache"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.arg, func(t *testing.T) {

@@ -58,20 +58,30 @@ func list(t *testing.T, c *cluster.Client, kind string, opts cluster.ListOptions
 // ReplicaSet, a StatefulSet or a Job (a tensorboard, a notebook, an
 // evaluation Job, the staging copies in other namespaces) are part of
 // their owners' rows, which the fixtures do not hold; the bare ones are
-// Pods of their own (a load test, a debugging pod, a GPU burn-in). A
-// RayJob's RayCluster and the ReplicaSet of a Deployment are part of their
-// owners' rows; the fake cluster serves MPIJob in v1 only, so the v2beta1
-// example is not listed.
+// Pods of their own (load tests, a debugging pod, a GPU burn-in, a finished
+// volume initialiser). A RayJob's RayCluster and the ReplicaSet of a
+// Deployment are part of their owners' rows. The fake cluster serves each
+// kind in one version (MPIJob v1, DynamoGraphDeployment v1beta1,
+// LLMInferenceService v1alpha2), so the examples written in the other
+// version are not listed, and the pods of the v1alpha1
+// DynamoGraphDeployment, under Grove's PodCliques (a kind not listed),
+// show as Pods.
 func TestListBuiltinExamples(t *testing.T) {
 	c, _ := fakeCluster(t, examples(t, builtinExamples...)...)
-	ws := list(t, c, "", cluster.ListOptions{HideOwned: true})
+	ws := list(t, c, "", cluster.ListOptions{TopLevel: true})
 	var got []string
 	for _, w := range ws {
 		got = append(got, row(w))
 	}
 	assert.Equal(t, []string{
-		"DynamoGraphDeployment dynamo-inference/llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
+		"DynamoGraphDeployment dynamo-inference/qwen3-32b-disagg Running [component/frontend 1/1 component/decode 4/4 component/prefill 2/2] [5/4,2/2]",
 		"Pod dynamo-inference/aiperf-llama3-70b Initializing [pod 1/1] [1/1]",
+		"Pod dynamo-inference/aiperf-qwen3-32b Initializing [pod 1/1] [1/1]",
+		"Pod dynamo-inference/llama3-70b-disagg-0-frontend-q7x2k Running [pod 1/1] [1/1]",
+		"Pod dynamo-inference/llama3-70b-disagg-0-vllmdecodeworker-0-vllmdecodeworker-ldr-m4n8q Running [pod 1/1] [1/1]",
+		"Pod dynamo-inference/llama3-70b-disagg-0-vllmdecodeworker-0-vllmdecodeworker-wkr-c2v6b Running [pod 1/1] [1/1]",
+		"Pod dynamo-inference/llama3-70b-disagg-0-vllmprefillworker-f9d3s Running [pod 1/1] [1/1]",
+		"Pod dynamo-inference/llama3-70b-disagg-0-vllmprefillworker-r5t1w Running [pod 1/1] [1/1]",
 		"DaemonSet gpu-monitoring/dcgm-exporter Running [pod 4/4] [4/1]",
 		"Pod gpu-monitoring/gpu-burn Running [pod 1/1] [1/1]",
 		"Pod gpu-validation/nccl-tests-gpu-h100-05 Running [pod 1/1] [1/1]",
@@ -80,12 +90,17 @@ func TestListBuiltinExamples(t *testing.T) {
 		"Deployment inference/vllm-llama3-8b Running [pod 3/3] [1/1,1/1,1/1]",
 		"LeaderWorkerSet inference/vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
 		"Pod inference/curl-debug Running [pod 1/1] [1/1]",
+		"Pod inference/sglang-loadgen Initializing [pod 1/1] [1/1]",
+		"PodCliqueSet inference/sglang-disagg Running [clique/router 2/2 clique/decode 2/2 clique/pleader 2/2 clique/pworker 2/2] [6/5,2/2]",
+		"LLMInferenceService llm/llama-3-3-70b Running [main 2/2 prefill 2/2 scheduler 1/1] [2/1,1/1,2/1]",
+		"Pod llm-d/pvc-init-deepseek Completed [pod 1/1] [1/1]",
 		"Service media/thumbnailer Running [revision 3/3] [3/2]",
 		"Job ml-eval/llm-eval-harness Running [pod 4/4] [4/1]",
 		"CronJob ml-platform/model-eval-nightly Running [pod 2/2] [2/1]",
 		"JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
 		"RayCluster ml-research/llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
 		"RayJob ml-training/resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
+		"NIMCache nim-service/nemotron-super-49b Running [nimcache 1/1] [1/1]",
 		"NIMService nim-service/meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
 		"PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
 		"MPIJob research-apac/imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
@@ -100,9 +115,9 @@ func TestListBuiltinExamples(t *testing.T) {
 	}
 }
 
-// HideOwned folds what a listed workload owns into its row, and only when
+// TopLevel folds what a listed workload owns into its row, and only when
 // every kind is listed: the kind named, each of its objects is a row.
-func TestListHideOwned(t *testing.T) {
+func TestListTopLevelFoldsOwned(t *testing.T) {
 	c, _ := fakeCluster(t, examples(t, "deployment", "cronjob", "replicaset")...)
 	rows := func(ws []cluster.Workload) []string {
 		var got []string
@@ -115,15 +130,15 @@ func TestListHideOwned(t *testing.T) {
 		"Deployment inference/vllm-llama3-8b Running [pod 3/3] [1/1,1/1,1/1]",
 		"Pod inference/curl-debug Running [pod 1/1] [1/1]",
 		"CronJob ml-platform/model-eval-nightly Running [pod 2/2] [2/1]",
-	}, rows(list(t, c, "", cluster.ListOptions{HideOwned: true})),
+	}, rows(list(t, c, "", cluster.ListOptions{TopLevel: true})),
 		"the Deployment's ReplicaSet and pods, the CronJob's Jobs and their pods fold into their rows; "+
 			"the ReplicaSet of a Deployment the fixtures lack, and its pods, are not listed either")
 
 	assert.Equal(t, []string{
 		"ReplicaSet inference/vllm-llama3-8b-6b8f9c7d54 Initializing [] []",
 		"ReplicaSet serving/triton-resnet50-7c9d5b8f64 Running [pod 2/2] [2/1]",
-	}, rows(list(t, c, "replicasets", cluster.ListOptions{HideOwned: true})),
-		"a KIND named lists all of its objects (get sets HideOwned only without KIND; one kind owns none of its own)")
+	}, rows(list(t, c, "replicasets", cluster.ListOptions{TopLevel: true})),
+		"a KIND named lists all of its objects (get sets TopLevel only without KIND; one kind owns none of its own)")
 
 	jobs := rows(list(t, c, "jobs", cluster.ListOptions{Namespace: "ml-platform"}))
 	assert.Equal(t, []string{
@@ -276,7 +291,7 @@ func TestListReadsPodsOncePerNamespace(t *testing.T) {
 	assert.Equal(t, map[string]int{"ml-research": 1, "nlp": 1}, podLists(dyn))
 
 	c, dyn = fakeCluster(t, fixtures...)
-	ws = list(t, c, "", cluster.ListOptions{HideOwned: true})
+	ws = list(t, c, "", cluster.ListOptions{TopLevel: true})
 	assert.Len(t, ws, 3, "the fixtures' other pods belong to StatefulSets and ReplicaSets: not listed on their own")
 	assert.Equal(t, map[string]int{"": 1}, podLists(dyn))
 }
@@ -287,7 +302,7 @@ func TestListHookError(t *testing.T) {
 	objs := examples(t, "pytorchjob")
 	bad := clustertest.Read(t, "../cmd/karta/testdata/in/pytorchjob-bad-replicas.yaml")
 	c, _ := fakeCluster(t, append(objs, bad...)...)
-	ws := list(t, c, "", cluster.ListOptions{HideOwned: true})
+	ws := list(t, c, "", cluster.ListOptions{TopLevel: true})
 	require.Len(t, ws, 2)
 	assert.Equal(t, "PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]", row(ws[0]))
 	assert.Equal(t, cluster.StatusError, ws[1].Status)

@@ -77,22 +77,25 @@ func (o *owners) owns(ctx context.Context, pod *unstructured.Unstructured, owner
 	return false, nil
 }
 
-// ownedByAny reports whether one of the objects whose uids are in set is
-// above obj in its owner chain (obj itself does not count).
-func (o *owners) ownedByAny(ctx context.Context, obj *unstructured.Unstructured, set map[types.UID]bool) (bool, error) {
+// controlledByAny reports whether obj's controller is one of the objects
+// whose uids are in set, or one of them is above its controller in the
+// owner chain (obj itself does not count).
+func (o *owners) controlledByAny(ctx context.Context, obj *unstructured.Unstructured, set map[types.UID]bool) (bool, error) {
 	o.learn(obj)
-	for _, ref := range obj.GetOwnerReferences() {
-		if set[ref.UID] {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.UID == obj.GetUID() {
+		return false, nil
+	}
+	if set[ref.UID] {
+		return true, nil
+	}
+	up, err := o.above(ctx, obj.GetNamespace(), *ref, 1)
+	if err != nil {
+		return false, err
+	}
+	for uid := range up {
+		if set[uid] && uid != obj.GetUID() {
 			return true, nil
-		}
-		up, err := o.above(ctx, obj.GetNamespace(), ref, 1)
-		if err != nil {
-			return false, err
-		}
-		for uid := range up {
-			if set[uid] && uid != obj.GetUID() {
-				return true, nil
-			}
 		}
 	}
 	return false, nil

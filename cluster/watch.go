@@ -249,7 +249,7 @@ func (w *watcher) summaries(ctx context.Context, ns string) ([]Workload, error) 
 			objs = append(objs, object{kind: w.kinds[i], obj: obj})
 		}
 	}
-	if w.opts.HideOwned && w.opts.Name == "" {
+	if w.opts.TopLevel && w.opts.Name == "" {
 		var err error
 		if objs, err = w.dropOwned(ctx, ns, objs); err != nil {
 			return nil, err

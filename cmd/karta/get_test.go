@@ -23,8 +23,9 @@ var clusterNow = time.Date(2025, 9, 4, 12, 0, 0, 0, time.UTC)
 
 // exampleNames are the examples of the built-in Kartas.
 var exampleNames = []string{
-	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset", "milvus",
-	"mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
+	"llminferenceservice", "llminferenceservice-v1alpha1", "milvus",
+	"mpijob", "mpijob-v1", "nimcache", "nimservice", "podcliqueset", "pytorchjob", "raycluster", "rayjob",
 	"cronjob", "daemonset", "deployment", "job", "pod", "replicaset", "statefulset",
 }
 
@@ -95,6 +96,8 @@ func TestGoldenGet(t *testing.T) {
 		{name: "get-all-json", args: []string{"get", "-A", "-o", "json"}},
 		{name: "get-namespace-table", args: []string{"get", "-o", "table"}},
 		{name: "get-kind-table", args: []string{"get", "RayClusters", "-n", "ml-research", "-o", "table"}},
+		{name: "get-top-level-table", args: []string{"get", "-n", "ml-training", "-o", "table"}},
+		{name: "get-owned-by-kind-table", args: []string{"get", "rayclusters", "-n", "ml-training", "-o", "table"}},
 		{name: "get-short-name-table", args: []string{"get", "isvc", "-A", "-o", "table"}},
 		{name: "get-karta-name-table", args: []string{"get", "mpijob", "-A", "-o", "table"}},
 		{name: "get-name-json", args: []string{"get", "pytorchjob/mistral-7b-sft", "-o", "json"}},

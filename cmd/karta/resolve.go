@@ -14,7 +14,7 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// resolver finds the Program for an object (CLI.md -k): the Karta of the
+// resolver finds the Program for an object (docs/cli.md -k): the Karta of the
 // -k file (the one whose root kind is the object's when the file holds
 // several), the built-in -k names, or, without -k, the built-in registered
 // for the object's kind. Each Karta is validated and compiled once per

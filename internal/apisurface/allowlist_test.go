@@ -57,6 +57,17 @@ var publicByDesign = map[string]string{
 
 	"object.MaxDepth": "the nesting cap Decode applies, beside MaxBytes",
 
+	"podgroups.Build":                  "the pure builder a controller or an admission webhook calls with the GangResult it holds",
+	"podgroups.Input":                  "Build's argument",
+	"podgroups.HasGangInstructions":    "tells whether a Karta gangs pods before building for it",
+	"podgroups.ObjectName":             "the name of a group's object, for a webhook that links one pod",
+	"podgroups.Targets":                "lists the targets",
+	"podgroups.GroupAnnotation":        "a key the built objects carry, to find them by group",
+	"podgroups.KartaAnnotation":        "a key the built objects carry, to find them by Karta",
+	"podgroups.ManagedByLabel":         "a label the built objects carry, to select karta's",
+	"podgroups.KAIQueueLabel":          "the workload label KAI's queue is read from",
+	"podgroups.VolcanoQueueAnnotation": "the workload annotation Volcano's queue is read from",
+
 	"webhook.ContextAPIVersion":  "the apiVersion of Karmada's review, request and response",
 	"webhook.ContextKind":        "the kind of Karmada's review, request and response",
 	"webhook.PatchTypeJSONPatch": "the patch type of a response, the one Karmada accepts",
