@@ -66,8 +66,8 @@ var shortNames = map[string][]string{
 	"LLMInferenceService":   {"llmisvc"},
 	"DynamoGraphDeployment": {"dgd"},
 	"PodCliqueSet":          {"pcs"},
-	"DaemonSet":        {"ds"},
-	"CronJob":          {"cj"},
+	"DaemonSet":             {"ds"},
+	"CronJob":               {"cj"},
 }
 
 // Builtins are the root kinds of the built-in Kartas, all namespaced, but
