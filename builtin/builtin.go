@@ -1,5 +1,6 @@
 // Package builtin holds the Kartas karta ships for well-known workload
-// kinds (JobSet, PyTorchJob, MPIJob, RayCluster, RayJob, KServe
+// kinds (Kubernetes' Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet,
+// Job and CronJob; JobSet, PyTorchJob, MPIJob, RayCluster, RayJob, KServe
 // InferenceService and LLMInferenceService, Knative Service, NIMService,
 // NIMCache, LeaderWorkerSet, Milvus, DynamoGraphDeployment, Grove's
 // PodCliqueSet, Kubeflow's TFJob, XGBoostJob, JAXJob, PaddleJob and

@@ -12,12 +12,13 @@ import (
 )
 
 // The built-in workloads (MPIJob, LLMInferenceService and
-// DynamoGraphDeployment in two versions each).
+// DynamoGraphDeployment in two versions each), sorted by name.
 var wantBuiltins = []string{
-	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
-	"llminferenceservice", "llminferenceservice-v1alpha1",
-	"milvus", "mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob", "podcliqueset", "pytorchjob", "raycluster", "rayjob",
-	"sparkapplication", "tfjob", "trainjob", "xgboostjob",
+	"cronjob", "daemonset", "deployment", "dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice",
+	"jaxjob", "job", "jobset", "knative-service", "leaderworkerset", "llminferenceservice",
+	"llminferenceservice-v1alpha1", "milvus", "mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob",
+	"pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset", "sparkapplication", "statefulset", "tfjob",
+	"trainjob", "xgboostjob",
 }
 
 func TestBuiltinsAreComplete(t *testing.T) {

@@ -1,6 +1,8 @@
 package builtin_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
@@ -20,6 +25,7 @@ import (
 
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/internal/exampledir"
+	"github.com/kartalua/karta/internal/kartatest"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/karta/schemacheck"
@@ -30,6 +36,22 @@ import (
 // testdata/crds (see its README): the module proxy serves no version of
 // their Go modules.
 var noPublishedCRD = []string{"dynamographdeployment", "dynamographdeployment-v1beta1", "milvus", "nimcache", "nimservice", "notebook", "podcliqueset", "sparkapplication"}
+
+// coreKinds are the built-ins of Kubernetes' own workload kinds. The API
+// server serves them natively: there is no CRD, so no structural schema to
+// check their Kartas' paths against, and they are skipped here.
+// TestCoreExamplesMatchTheAPITypes decodes their examples strictly into the
+// k8s.io/api types instead, and the integration tests create them on a
+// real API server (and validate every example there with a dry run).
+var coreKinds = map[string]schema.GroupVersionKind{
+	"cronjob":     {Group: "batch", Version: "v1", Kind: "CronJob"},
+	"daemonset":   {Group: "apps", Version: "v1", Kind: "DaemonSet"},
+	"deployment":  {Group: "apps", Version: "v1", Kind: "Deployment"},
+	"job":         {Group: "batch", Version: "v1", Kind: "Job"},
+	"pod":         {Version: "v1", Kind: "Pod"},
+	"replicaset":  {Group: "apps", Version: "v1", Kind: "ReplicaSet"},
+	"statefulset": {Group: "apps", Version: "v1", Kind: "StatefulSet"},
+}
 
 // operatorCRDs loads every CRD of testdata/crds, and the made-up ones of
 // the examples (examples/tutorial-trainjob/crd.yaml).
@@ -88,6 +110,10 @@ func TestBuiltinsMatchTheirOperatorsCRDs(t *testing.T) {
 	for _, b := range all {
 		t.Run(b.Name, func(t *testing.T) {
 			gvk := b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK()
+			if want, core := coreKinds[b.Name]; core {
+				require.Equal(t, want, gvk)
+				t.Skipf("%s is served natively by the API server: no CRD, no structural schema to check the Karta against (its examples are checked against the k8s.io/api types)", gvk)
+			}
 			s, err := set.Lookup(gvk)
 			if errors.Is(err, schemacheck.ErrNoCRD) {
 				unchecked = append(unchecked, b.Name)
@@ -162,4 +188,51 @@ func toAPIValues(t *testing.T, obj map[string]any) map[string]any {
 	var out map[string]any
 	require.NoError(t, utiljson.Unmarshal(data, &out))
 	return out
+}
+
+// coreTypes are the k8s.io/api types of the kinds the core examples hold:
+// the workloads, and the pods of pods.yaml.
+var coreTypes = map[schema.GroupVersionKind]func() any{
+	{Version: "v1", Kind: "Pod"}:                        func() any { return &corev1.Pod{} },
+	{Group: "apps", Version: "v1", Kind: "Deployment"}:  func() any { return &appsv1.Deployment{} },
+	{Group: "apps", Version: "v1", Kind: "ReplicaSet"}:  func() any { return &appsv1.ReplicaSet{} },
+	{Group: "apps", Version: "v1", Kind: "StatefulSet"}: func() any { return &appsv1.StatefulSet{} },
+	{Group: "apps", Version: "v1", Kind: "DaemonSet"}:   func() any { return &appsv1.DaemonSet{} },
+	{Group: "batch", Version: "v1", Kind: "Job"}:        func() any { return &batchv1.Job{} },
+	{Group: "batch", Version: "v1", Kind: "CronJob"}:    func() any { return &batchv1.CronJob{} },
+}
+
+// Every object of the core kinds' examples (states, pods.yaml) decodes
+// strictly into its k8s.io/api type: no field the API does not have (it
+// would be dropped on the way into the cluster), no value of the wrong type.
+// What the API server's validation adds is checked by the integration tests,
+// which create every example with a dry run.
+func TestCoreExamplesMatchTheAPITypes(t *testing.T) {
+	checked := 0
+	for name := range coreKinds {
+		files, err := filepath.Glob(filepath.Join("..", "examples", name, "*.yaml"))
+		require.NoError(t, err)
+		for _, file := range files {
+			if base := filepath.Base(file); strings.HasPrefix(base, "revisions") || base == kartatest.FileName {
+				continue
+			}
+			data, err := os.ReadFile(file)
+			require.NoError(t, err)
+			docs, err := object.Decode(data, file)
+			require.NoError(t, err)
+			for _, item := range object.Items(docs) {
+				apiVersion, _ := item["apiVersion"].(string)
+				kind, _ := item["kind"].(string)
+				newTyped, ok := coreTypes[schema.FromAPIVersionAndKind(apiVersion, kind)]
+				require.True(t, ok, "%s: %s %s is not a core workload kind or a Pod", file, apiVersion, kind)
+				js, err := json.Marshal(item)
+				require.NoError(t, err)
+				dec := json.NewDecoder(bytes.NewReader(js))
+				dec.DisallowUnknownFields()
+				assert.NoError(t, dec.Decode(newTyped()), "%s: %s %s", file, kind, item["metadata"].(map[string]any)["name"])
+				checked++
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, checked, 50, "the core kinds' examples were found")
 }

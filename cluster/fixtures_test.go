@@ -18,8 +18,9 @@ import (
 var builtinExamples = []string{
 	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
 	"llminferenceservice", "llminferenceservice-v1alpha1", "milvus",
-	"mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob", "podcliqueset", "pytorchjob", "raycluster", "rayjob",
-	"sparkapplication", "tfjob", "trainjob", "xgboostjob",
+	"cronjob", "daemonset", "deployment", "job", "mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob",
+	"pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset", "sparkapplication", "statefulset", "tfjob",
+	"trainjob", "xgboostjob",
 }
 
 // examples reads the running object and the pods of each example, with

@@ -25,10 +25,16 @@ type ListOptions struct {
 	// Warn receives one line per problem that does not stop the listing
 	// (an owner of pods that cannot be read); nil drops them.
 	Warn func(line string)
-	// TopLevel leaves out the objects that another of the objects listed
-	// controls (an ownerReference with controller: true and its uid): a
-	// RayJob's RayCluster, a TrainJob's JobSet. Listed together, each
-	// workload appears once, through the object a user made.
+	// TopLevel leaves out the objects that another listed object controls
+	// (an ownerReference with controller: true: a RayJob's RayCluster, a
+	// TrainJob's JobSet, a Deployment's ReplicaSets and a ReplicaSet's pods,
+	// a CronJob's Jobs, the pods of any workload), whose controller is of a
+	// kind listed, or whose controller a listed object is above in the owner
+	// chain, through objects of kinds not listed (a Knative Revision's
+	// Deployment, under its Service). They are part of that object's row:
+	// listed together, each workload appears once, through the object a
+	// user made. karta get sets it when no KIND is named. Ignored with a
+	// Name.
 	TopLevel bool
 }
 
@@ -55,22 +61,32 @@ func (c *Client) List(ctx context.Context, kinds []*Kind, opts ListOptions) ([]W
 		return nil, fmt.Errorf("a name selects one object of one kind; %d kinds given", len(kinds))
 	}
 	var objs []object
+	// allPods are the pods when Pods are one of the kinds listed: that list
+	// serves as every namespace's pods too.
+	var allPods []*unstructured.Unstructured
+	allPodsListed := false
 	for _, k := range kinds {
 		got, err := c.objectsOf(ctx, k, opts)
 		if err != nil {
 			return nil, err
 		}
 		objs = append(objs, got...)
-	}
-	if opts.TopLevel {
-		objs = topLevel(objs)
+		if k.Mapping.Resource == PodResource && opts.Name == "" {
+			allPodsListed = true
+			for _, o := range got {
+				allPods = append(allPods, o.obj)
+			}
+		}
 	}
 	own := newOwners(c, opts.Warn)
 	pods := map[string][]*unstructured.Unstructured{}
+	for _, pod := range allPods {
+		pods[pod.GetNamespace()] = append(pods[pod.GetNamespace()], pod)
+	}
 	for _, o := range objs {
 		own.learn(o.obj)
 		ns := o.obj.GetNamespace()
-		if _, listed := pods[ns]; listed || ns == "" {
+		if _, listed := pods[ns]; listed || ns == "" || allPodsListed {
 			continue
 		}
 		list, err := c.Dynamic.Resource(PodResource).Namespace(ns).List(ctx, metav1.ListOptions{})
@@ -84,6 +100,12 @@ func (c *Client) List(ctx context.Context, kinds []*Kind, opts ListOptions) ([]W
 		}
 		pods[ns] = nsPods
 	}
+	if opts.TopLevel && opts.Name == "" {
+		var err error
+		if objs, err = dropOwned(ctx, objs, kinds, own); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]Workload, 0, len(objs))
 	for _, o := range objs {
 		w, err := summarize(ctx, o.kind.Program, o.obj, pods[o.obj.GetNamespace()], own)
@@ -94,6 +116,58 @@ func (c *Client) List(ctx context.Context, kinds []*Kind, opts ListOptions) ([]W
 	}
 	sortWorkloads(out)
 	return out, nil
+}
+
+// dropOwned keeps the objects that no other listed object owns
+// (ListOptions.TopLevel): an object is owned when its controller (an
+// ownerReference with controller: true) is one of objs or of one of
+// listedKinds, or when one of objs is above its controller in the owner
+// chain, through objects of kinds not listed (a Knative Revision's
+// Deployment: the Revision, then its Configuration, then the Service). A
+// controller of a kind listed that is not among objs is being deleted (the
+// garbage collector deletes what it controlled next), or is a fixture's
+// that a test left out; its dependents are its, not rows of their own. An
+// owner that is not a controller, or a controller of a kind not listed that
+// nothing listed is above, hides nothing. The uids come from all of objs,
+// the dropped ones included, so a chain of listed objects (a Deployment,
+// its ReplicaSet, the ReplicaSet's pods) folds into its top whatever the
+// order.
+func dropOwned(ctx context.Context, objs []object, listedKinds []*Kind, own *owners) ([]object, error) {
+	listed := make(map[types.UID]bool, len(objs))
+	for _, o := range objs {
+		if uid := o.obj.GetUID(); uid != "" {
+			listed[uid] = true
+		}
+	}
+	kinds := make(map[schema.GroupKind]bool, len(listedKinds))
+	for _, k := range listedKinds {
+		kinds[k.GVK().GroupKind()] = true
+	}
+	out := make([]object, 0, len(objs))
+	for _, o := range objs {
+		if controlledByKind(o.obj, kinds) {
+			continue
+		}
+		owned, err := own.controlledByAny(ctx, o.obj, listed)
+		if err != nil {
+			return nil, err
+		}
+		if !owned {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// controlledByKind reports an object whose controller reference names one
+// of kinds.
+func controlledByKind(obj *unstructured.Unstructured, kinds map[schema.GroupKind]bool) bool {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.UID == obj.GetUID() {
+		return false
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	return err == nil && kinds[gv.WithKind(ref.Kind).GroupKind()]
 }
 
 // object is a workload object with its kind.
@@ -124,22 +198,6 @@ func (c *Client) objectsOf(ctx context.Context, k *Kind, opts ListOptions) ([]ob
 		out[i] = object{kind: k, obj: &list.Items[i]}
 	}
 	return out, nil
-}
-
-// topLevel drops the objects whose controller is another of objs.
-func topLevel(objs []object) []object {
-	uids := make(map[types.UID]bool, len(objs))
-	for _, o := range objs {
-		uids[o.obj.GetUID()] = true
-	}
-	out := objs[:0:0]
-	for _, o := range objs {
-		if ref := metav1.GetControllerOf(o.obj); ref != nil && ref.UID != o.obj.GetUID() && uids[ref.UID] {
-			continue
-		}
-		out = append(out, o)
-	}
-	return out
 }
 
 // Get reads the object NAME of a kind, in namespace ns when the kind is

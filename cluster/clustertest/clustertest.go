@@ -56,7 +56,7 @@ func Core() []Resource {
 }
 
 // shortNames are those of the real CRDs of the built-in kinds that have
-// some.
+// some, and of the API server's own kinds.
 var shortNames = map[string][]string{
 	"InferenceService": {"isvc"},
 	"Service":          {"kservice", "ksvc"},
@@ -66,16 +66,26 @@ var shortNames = map[string][]string{
 	"LLMInferenceService":   {"llmisvc"},
 	"DynamoGraphDeployment": {"dgd"},
 	"PodCliqueSet":          {"pcs"},
+	"DaemonSet":             {"ds"},
+	"CronJob":               {"cj"},
 }
 
-// Builtins are the root kinds of the built-in Kartas, all namespaced.
+// Builtins are the root kinds of the built-in Kartas, all namespaced, but
+// those Core serves already (Pod, Job, ReplicaSet, Deployment, StatefulSet).
 func Builtins(t testing.TB) []Resource {
 	t.Helper()
 	all, err := builtin.All()
 	require.NoError(t, err)
+	core := map[schema.GroupVersionKind]bool{}
+	for _, r := range Core() {
+		core[r.GVK] = true
+	}
 	var out []Resource
 	for _, b := range all {
 		gvk := b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK()
+		if core[gvk] {
+			continue
+		}
 		out = append(out, Resource{GVK: gvk, Namespaced: true, ShortNames: shortNames[gvk.Kind]})
 	}
 	return out
@@ -163,7 +173,9 @@ func Read(t testing.TB, files ...string) []*unstructured.Unstructured {
 // workload of its namespace whose name it is or starts with (operators
 // name what they create after the workload), and the RayCluster of a RayJob,
 // made of the RayJob's rayClusterSpec as KubeRay makes it. Owners that
-// belong to no workload of the examples exist too, owned by nobody.
+// belong to no workload of the examples exist too, owned by nobody, unless
+// they are of a built-in's kind. A pod that is an example's object itself
+// (the Pod example's running.yaml) is read once.
 func Examples(t testing.TB, root string, names ...string) []*unstructured.Unstructured {
 	t.Helper()
 	var objs, pods []*unstructured.Unstructured
@@ -171,13 +183,25 @@ func Examples(t testing.TB, root string, names ...string) []*unstructured.Unstru
 		objs = append(objs, Read(t, filepath.Join(root, "examples", n, "running.yaml"))...)
 		pods = append(pods, Read(t, filepath.Join(root, "examples", n, "pods.yaml"))...)
 	}
-	out := append(append([]*unstructured.Unstructured{}, objs...), pods...)
+	seen := map[types.UID]bool{}
+	for _, o := range objs {
+		seen[o.GetUID()] = true
+	}
+	out := append([]*unstructured.Unstructured{}, objs...)
+	for _, p := range pods {
+		if !seen[p.GetUID()] {
+			out = append(out, p)
+		}
+	}
 	return append(out, owners(t, pods, objs)...)
 }
 
-// owners makes the owners the pods name that objs do not hold. Workloads
-// (the root kinds of the built-ins) are not made up, but for a RayJob's
-// RayCluster; nor are pods that own pods (a Spark driver, its executors').
+// owners makes the owners the pods name that objs do not hold. Objects of
+// a built-in's root kind are made up only between a workload of the
+// examples and its pods (a Deployment's ReplicaSet, a JobSet's or a
+// CronJob's Jobs, a LeaderWorkerSet's StatefulSets, a RayJob's RayCluster):
+// anywhere else they would be workloads of their own.
+// Pods that own pods (a Spark driver, its executors) need no made-up owner.
 func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	all, err := builtin.All()
 	require.NoError(t, err)
@@ -204,13 +228,18 @@ func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructur
 			w := workloadOf(objs, pod.GetNamespace(), ref.Name)
 			owner := &unstructured.Unstructured{Object: map[string]any{}}
 			if workloadKinds[ref.Kind] {
-				if ref.Kind != "RayCluster" || w == nil || w.GetKind() != "RayJob" {
+				if w == nil || w.GetKind() == ref.Kind {
 					continue
 				}
-				spec, _, err := unstructured.NestedMap(w.Object, "spec", "rayClusterSpec")
-				require.NoError(t, err)
-				owner.Object["spec"] = spec
-				owner.Object["status"] = map[string]any{"state": "ready"}
+				if ref.Kind == "RayCluster" {
+					if w.GetKind() != "RayJob" {
+						continue
+					}
+					spec, _, err := unstructured.NestedMap(w.Object, "spec", "rayClusterSpec")
+					require.NoError(t, err)
+					owner.Object["spec"] = spec
+					owner.Object["status"] = map[string]any{"state": "ready"}
+				}
 			}
 			owner.SetAPIVersion(ref.APIVersion)
 			owner.SetKind(ref.Kind)

@@ -63,6 +63,9 @@ func TestGoldenCommands(t *testing.T) {
 		{"pods-unknown-flag", nil, []string{"pods", "-k", pytorchKarta, "-f", pytorchJob, "--frobnicate"}},
 		{"pods-list", nil, []string{"pods", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-o", "table"}},
 		{"pods-kind-mismatch", nil, []string{"pods", "-k", pytorchKarta, "-f", trainJob}},
+		// A Karta of one's own for a built-in's kind: -k wins; without -k the built-in.
+		{"pods-own-karta-for-builtin-kind", nil, []string{"pods", "-k", "testdata/in/deployment-karta.yaml", "-f", "../../examples/deployment/running.yaml", "-o", "table"}},
+		{"pods-builtin-for-the-same-kind", nil, []string{"pods", "-f", "../../examples/deployment/running.yaml", "-o", "table"}},
 
 		{"status-json", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob}},
 		{"status-table", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob, "-o", "table"}},

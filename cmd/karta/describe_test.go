@@ -106,7 +106,7 @@ func TestGoldenDescribeLive(t *testing.T) {
 		{name: "describe-live-unplaced", args: []string{"describe", "jobsets/llama3-pretrain", "-n", "ml-research", "-o", "table"}, objs: jobSetWithStray},
 		{name: "describe-live-karta-file", args: []string{"describe", "trainjob.example.com/llm-finetune", "-n", "ml", "-k", trainKarta, "-o", "table"}, objs: trainJobObjects},
 		{name: "describe-live-not-found", args: []string{"describe", "pytorchjob/nope"}},
-		{name: "describe-live-unknown-kind", args: []string{"describe", "deployment/web"}},
+		{name: "describe-live-unknown-kind", args: []string{"describe", "configmap/web"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

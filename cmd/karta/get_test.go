@@ -25,8 +25,9 @@ var clusterNow = time.Date(2025, 9, 4, 12, 0, 0, 0, time.UTC)
 var exampleNames = []string{
 	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
 	"llminferenceservice", "llminferenceservice-v1alpha1", "milvus",
-	"mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob", "podcliqueset", "pytorchjob", "raycluster", "rayjob",
-	"sparkapplication", "tfjob", "trainjob", "xgboostjob",
+	"cronjob", "daemonset", "deployment", "job", "mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob",
+	"pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset", "sparkapplication", "statefulset", "tfjob",
+	"trainjob", "xgboostjob",
 }
 
 var trainJobResource = clustertest.Resource{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"}, Namespaced: true}
@@ -111,7 +112,7 @@ func TestGoldenGet(t *testing.T) {
 		{name: "get-cluster-karta", args: []string{"get", "-n", "ml", "-o", "table"}, objs: trainJobCluster, more: []clustertest.Resource{trainJobResource}},
 		{name: "get-cluster-karta-json", args: []string{"get", "example-trainjob/llm-finetune", "-n", "ml", "-o", "json"}, objs: trainJobCluster, more: []clustertest.Resource{trainJobResource}},
 		{name: "get-not-found", args: []string{"get", "pytorchjob/nope"}},
-		{name: "get-unknown-kind", args: []string{"get", "deployments"}},
+		{name: "get-unknown-kind", args: []string{"get", "configmaps"}},
 		{name: "get-not-served", args: []string{"get", "example-trainjob", "-n", "ml"}, objs: trainJobObjects},
 		{name: "get-name-all-namespaces", args: []string{"get", "pytorchjob/mistral-7b-sft", "-A"}},
 		{name: "get-empty-name", args: []string{"get", "pytorchjob/"}},

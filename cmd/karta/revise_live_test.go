@@ -30,7 +30,7 @@ func TestGoldenReviseLive(t *testing.T) {
 			objs: func(t *testing.T) []*unstructured.Unstructured { return trainJobObjects(t)[1:] }, more: []clustertest.Resource{trainJobResource}},
 		{name: "revise-live-unknown-component", args: []string{"revise", "--live", "pytorchjob/mistral-7b-sft", "-r", "testdata/in/revisions-unknown.yaml"}},
 		{name: "revise-live-not-found", args: []string{"revise", "--live", "pytorchjob/nope", "-r", pytorchRevisions}},
-		{name: "revise-live-unknown-kind", args: []string{"revise", "--live", "deployment/web", "-r", pytorchRevisions}},
+		{name: "revise-live-unknown-kind", args: []string{"revise", "--live", "configmap/web", "-r", pytorchRevisions}},
 		{name: "revise-live-and-filename", args: []string{"revise", "--live", "pytorchjob/mistral-7b-sft", "-f", pytorchJob, "-r", pytorchRevisions}},
 		{name: "revise-live-no-name", args: []string{"revise", "--live", "pytorchjob", "-r", pytorchRevisions}},
 		{name: "revise-live-client-dry-run", args: []string{"revise", "--live", "pytorchjob/mistral-7b-sft", "--dry-run=client", "-r", pytorchRevisions}},
