@@ -146,7 +146,7 @@ func loadHostileCases(t *testing.T) []*hostileCase {
 		}
 		data, err := os.ReadFile(filepath.Join(dir, "revisions.yaml"))
 		require.NoError(t, err)
-		v, err := object.DecodeValue(data)
+		v, err := object.DecodeValue(data, "revisions.yaml")
 		require.NoError(t, err)
 		c.revs, err = interpreter.DecodeRevisions(v)
 		require.NoError(t, err)

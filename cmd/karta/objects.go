@@ -294,23 +294,33 @@ func readRevisions(s streams, file string, typ interpreter.PatchType) ([]interpr
 	if err != nil {
 		return nil, err
 	}
-	revs, err := decodeRevisions(data, typ)
+	revs, err := decodeRevisions(data, source, typ)
 	if err != nil {
-		fmt.Fprintf(s.err, "%s: %s\n", source, oneLine(err.Error()))
+		fmt.Fprintln(s.err, oneLine(err.Error()))
 		return nil, invalid()
 	}
 	return revs, nil
 }
 
-func decodeRevisions(data []byte, typ interpreter.PatchType) ([]interpreter.Revision, error) {
-	v, err := object.DecodeValue(data)
+// decodeRevisions decodes a list of revisions; its errors name the source
+// (and the line, when the YAML is at fault).
+func decodeRevisions(data []byte, source string, typ interpreter.PatchType) ([]interpreter.Revision, error) {
+	v, err := object.DecodeValue(data, source)
+	var de *object.DecodeError
 	switch {
 	case errors.Is(err, object.ErrEmpty):
-		return nil, errors.New("no revisions found (the input is empty); want a list of {component, instance, type, patch}")
+		return nil, &object.DecodeError{Source: source, Message: "no revisions found (the input is empty); want a list of {component, instance, type, patch}"}
+	case errors.As(err, &de):
+		de.Message += "; want a single list of {component, instance, type, patch}"
+		return nil, de
 	case err != nil:
-		return nil, fmt.Errorf("%w; want a single list of {component, instance, type, patch}", err)
+		return nil, err
 	}
-	return interpreter.DecodeRevisionsWithType(v, typ)
+	revs, err := interpreter.DecodeRevisionsWithType(v, typ)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return revs, nil
 }
 
 // perObject is the RunE of a command that runs one hook on each document of
