@@ -160,3 +160,14 @@ func isSeparator(line []byte) bool {
 	rest := line[3:]
 	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r'
 }
+
+// Plain drops the wrapping sigs.k8s.io/yaml and encoding/json put around
+// a decoding error ("error unmarshaling JSON: while decoding JSON: json:
+// "), which says twice that YAML went through JSON and tells the reader
+// nothing.
+func Plain(msg string) string {
+	for _, p := range []string{"error converting YAML to JSON: ", "error unmarshaling JSON: ", "while decoding JSON: ", "json: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
+}
