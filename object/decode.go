@@ -319,12 +319,12 @@ func DecodeValue(data []byte, source string) (any, error) {
 	if err != nil {
 		return nil, syntaxError(data, source, 1, err)
 	}
-	if extra, err := yamlerr.Next(dec); !errors.Is(err, io.EOF) {
-		line := 0
-		if extra != nil {
-			line = extra.Line
-		}
-		return nil, &DecodeError{Source: source, Line: line, Message: "more than one document"}
+	switch extra, err := yamlerr.Next(dec); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, syntaxError(data, source, 2, err)
+	default:
+		return nil, &DecodeError{Source: source, Line: yamlerr.Resolve(extra).Line, Message: "more than one document"}
 	}
 	if len(doc.Content) == 0 {
 		return nil, &DecodeError{Source: source, Message: ErrEmpty.Error(), err: ErrEmpty}

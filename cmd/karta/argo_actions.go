@@ -156,7 +156,7 @@ func newArgoActionCmd(s streams) *cobra.Command {
 			"  karta argo action scale -f deployment.yaml --dir resource_customizations --param replicas=5 -o patch",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := outputFormat(output, []string{formatYAML, formatJSON, formatPatch}, formatYAML)
+			format, err := outputFormat(output, []string{formatYAML, formatJSON, formatPatch}, objectFormat(s.out))
 			if err != nil {
 				return err
 			}
@@ -217,7 +217,7 @@ func newArgoActionCmd(s streams) *cobra.Command {
 	cmd.Flags().StringVarP(&filename, "filename", "f", "", "the object `FILE` (YAML or JSON, one document; - reads standard input)")
 	cmd.Flags().StringVar(&dir, "dir", "", "the resource customization `DIR` (Argo CD's resource_customizations layout)")
 	cmd.Flags().StringArrayVar(&params, "param", nil, "an action parameter `KEY=VALUE` (repeatable); the script reads actionParams[KEY]")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "output `FMT`: yaml (the default), json, or patch (the JSON Patch of an old-style action)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output `FMT`: yaml, json, or patch (the JSON Patch of an old-style action) (default: yaml on a terminal, else json)")
 	_ = cmd.MarkFlagRequired("filename")
 	_ = cmd.MarkFlagRequired("dir")
 	return cmd

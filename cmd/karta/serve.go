@@ -84,7 +84,7 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 	}
 	var custs []*karmada.Customization
 	for _, file := range f.customizations {
-		data, source, err := readInput(s, file)
+		data, source, err := readInput(s, file, "the customizations")
 		if err != nil {
 			return err
 		}
