@@ -37,7 +37,7 @@ func newKarmadaTestCmd(s streams) *cobra.Command {
 			"then \"N passed, M failed\"; exits 1 when any case failed.",
 		Example: "  karta karmada test cmd/karta/testdata/karmada/pass\n" +
 			"  karta karmada test cmd/karta/testdata/karmada/pass/example.io/v1/Gizmo",
-		Args:    cobra.ExactArgs(1),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			report, err := karmada.RunTestDir(cmd.Context(), dir)
