@@ -35,8 +35,8 @@ func newArgoHealthCmd(s streams) *cobra.Command {
 			"Suspended, Missing or Unknown; empty when the script returned nil, {} or fields of the wrong\n" +
 			"type (no assessment); Unknown with \"Lua returned an invalid health status\" for any other\n" +
 			"status word, as Argo CD reads it.",
-		Example: "  karta argo health --script resource_customizations/argoproj.io/Rollout/health.lua -f rollout.yaml\n" +
-			"  kubectl get rollout checkout -o yaml | karta argo health --script health.lua -f - -o yaml",
+		Example: "  karta argo health --script scripts/argocd/kubeflow.org/PyTorchJob/health.lua -f examples/pytorchjob/running.yaml\n" +
+			"  kubectl get pytorchjob mistral-7b-sft -o yaml | karta argo health --script scripts/argocd/kubeflow.org/PyTorchJob/health.lua -f - -o yaml",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			format, err := outputFormat(output, []string{formatJSON, formatYAML, formatTable}, defaultFormat(s.out))

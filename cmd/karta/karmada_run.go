@@ -51,9 +51,12 @@ func newKarmadaRunCmd(s streams) *cobra.Command {
 			"Each document of -f (and each item of a List) is a case of its own, with one result each;\n" +
 			"Retain takes one. -o table (the default on a terminal) prints each result for people: a\n" +
 			"value as KEY: value, components and dependencies as tables, objects as indented YAML.",
-		Example: "  karta karmada run --operation InterpretHealth -f deployment.yaml -c customization.yaml\n" +
-			"  karta karmada run --operation Retain -f desired.yaml --observed observed.yaml -c customization.yaml\n" +
-			"  karta karmada run --operation ReviseReplica --replicas 5 -f job.yaml -c customization.yaml -o json",
+		Example: "  karta karmada run --operation InterpretComponent -f examples/pytorchjob/running.yaml -c scripts/karmada/pytorchjob.yaml\n" +
+			"  karta karmada run --operation InterpretHealth -f examples/jobset/running.yaml -k jobset -o table\n" +
+			"  karta karmada run --operation Retain -f cmd/karta/testdata/karmada/gizmo.yaml \\\n" +
+			"    --observed cmd/karta/testdata/karmada/gizmo-observed.yaml -c cmd/karta/testdata/karmada/pass/example.io/v1/Gizmo/customizations.yaml\n" +
+			"  karta karmada run --operation ReviseReplica --replicas 5 -f cmd/karta/testdata/karmada/gizmo.yaml \\\n" +
+			"    -c cmd/karta/testdata/karmada/pass/example.io/v1/Gizmo/customizations.yaml -o yaml",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runKarmada(cmd, s, &f)

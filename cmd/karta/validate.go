@@ -34,9 +34,10 @@ func newValidateCmd(s streams) *cobra.Command {
 			"is also checked against the openAPIV3Schema of the version the Karta names: the fields\n" +
 			"exist, [] and [n] step into arrays, and each path yields what its role needs. A path the\n" +
 			"schema refutes is an error, one it cannot decide a warning; each names the schema path.",
-		Example: "  karta validate my-karta.yaml\n  karta validate --target karmada my-karta.yaml\n" +
+		Example: "  karta validate examples/kartas/trainjob.yaml examples/kartas/pytorchjob.yaml\n" +
+			"  karta validate --target karmada examples/kartas/pytorchjob.yaml\n" +
 			"  karta validate --crd examples/trainjob/crd.yaml examples/kartas/trainjob.yaml\n" +
-			"  karta validate --live --context prod my-karta.yaml",
+			"  karta validate --live --context prod examples/kartas/trainjob.yaml",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			opts := interpreter.ValidateOptions()
