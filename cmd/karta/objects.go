@@ -266,15 +266,10 @@ func readPods(s streams, file string) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, err := object.Decode(data, source)
+	pods, err := object.DecodeObjects(data, source)
 	if err != nil {
 		fmt.Fprintln(s.err, oneLine(err.Error()))
 		return nil, invalid()
-	}
-	items := object.Items(docs)
-	pods := make([]*unstructured.Unstructured, len(items))
-	for i, it := range items {
-		pods[i] = asUnstructured(it)
 	}
 	return pods, nil
 }
