@@ -9,6 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/kartalua/karta/internal/yamlerr"
 )
 
 // TestCase is one document of a Karmada test file
@@ -40,6 +42,11 @@ func LoadTestCases(path string) ([]*TestCase, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Syntax errors are reported as every reader of karta's inputs
+	// reports them, at their line in the file.
+	if _, err := yamlerr.Parse(data, path); err != nil {
+		return nil, err
+	}
 	// Each document is decoded straight into the case, as Karmada's
 	// harness does: sigs.k8s.io/yaml then turns a YAML scalar such as 123
 	// into the string a string field wants.
@@ -52,7 +59,7 @@ func LoadTestCases(path string) ([]*TestCase, error) {
 			return cases, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s (document %d): %v", path, doc, err)
+			return nil, fmt.Errorf("%s: %v", yamlerr.Where(path, 0, doc), err)
 		}
 		if tc.isEmpty() {
 			continue

@@ -211,7 +211,7 @@ func TestDecodeRevisions(t *testing.T) {
 - component: worker
   instance: "*"
   patch: {spec: {containers: [{name: c, resources: {requests: {cpu: 1.0, memory: 1.5Gi}}}]}, metadata: {annotations: {a: null}}}
-`), interpreter.PatchMerge)
+`), "r.yaml", interpreter.PatchMerge)
 	require.NoError(t, err)
 	require.Len(t, revs, 1)
 	assert.Equal(t, "worker", revs[0].Component)
@@ -225,7 +225,7 @@ func TestDecodeRevisions(t *testing.T) {
 	assert.Nil(t, v)
 
 	// JSON is YAML.
-	revs, err = decodeRevisions([]byte(`[{"component": "master", "patch": {"spec": {"priority": 0x10}}}]`), interpreter.PatchMerge)
+	revs, err = decodeRevisions([]byte(`[{"component": "master", "patch": {"spec": {"priority": 0x10}}}]`), "r.yaml", interpreter.PatchMerge)
 	require.NoError(t, err)
 	assert.Equal(t, json.Number("16"), revs[0].Patch.(map[string]any)["spec"].(map[string]any)["priority"], "YAML spellings JSON lacks become their value")
 
@@ -236,7 +236,7 @@ func TestDecodeRevisions(t *testing.T) {
 		"- [unclosed":                           "invalid YAML",
 		"- component: a\n  patch: {.inf: .inf}": "is not a JSON number",
 	} {
-		_, err := decodeRevisions([]byte(input), interpreter.PatchMerge)
+		_, err := decodeRevisions([]byte(input), "r.yaml", interpreter.PatchMerge)
 		require.Error(t, err, input)
 		assert.Contains(t, err.Error(), want, input)
 	}

@@ -123,7 +123,7 @@ var beforeLivePatch func(ctx context.Context, attempt int) error
 // errors. The Kartas of a -k file take part: they may be for kinds no
 // other Karta is.
 func liveKind(c *cluster.Client, res *resolver, reg *interpreter.Registry, arg, label string) (*cluster.Kind, error) {
-	if res.file != "" {
+	if res.file != nil {
 		withFile := interpreter.NewRegistry()
 		for _, p := range reg.List() {
 			withFile.Put(p)

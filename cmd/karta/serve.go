@@ -55,8 +55,8 @@ func newServeCmd(s streams) *cobra.Command {
 			"It logs every kind it serves, and what answers for it, on standard error.\n" +
 			"SIGINT or SIGTERM stops it, after the requests in flight finish.",
 		Example: "  karta serve --listen :8443 --tls-cert tls.crt --tls-key tls.key\n" +
-			"  karta serve --listen :8443 --tls-cert tls.crt --tls-key tls.key -c customizations.yaml -k trainjob.yaml\n" +
-			"  karta serve --listen 127.0.0.1:8080 -c widget.yaml -c gadget.yaml\n" +
+			"  karta serve --listen :8443 --tls-cert tls.crt --tls-key tls.key -c scripts/karmada/jobset.yaml -k examples/kartas/trainjob.yaml\n" +
+			"  karta serve --listen 127.0.0.1:8080 -c cmd/karta/testdata/karmada/pass/example.io/v1/Gizmo/customizations.yaml\n" +
 			"  karta serve --listen 127.0.0.1:8080 --builtins=false -k pytorchjob -k examples/kartas/trainjob.yaml",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -84,7 +84,7 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 	}
 	var custs []*karmada.Customization
 	for _, file := range f.customizations {
-		data, source, err := readInput(s, file)
+		data, source, err := readInput(s, file, "the customizations")
 		if err != nil {
 			return err
 		}

@@ -19,7 +19,8 @@ import (
 // kinds, and on the 64-pod gangs; the benchmarks check again, on exactly
 // what they time.
 
-// exampleStates reads every state of examples/NAME (not pods or revisions).
+// exampleStates reads every state of examples/NAME (not pods, revisions or
+// the test file).
 func exampleStates(t *testing.T, name string) map[string]*unstructured.Unstructured {
 	t.Helper()
 	files, err := exampledir.States(filepath.Join(examplesDir, name))

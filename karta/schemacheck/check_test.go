@@ -228,8 +228,8 @@ func TestLookupAndDecode(t *testing.T) {
 
 	for in, want := range map[string]string{
 		"":                            "x.yaml: no CustomResourceDefinition found",
-		"apiVersion: v1\nkind: Pod\n": `x.yaml (document 1): not an apiextensions.k8s.io/v1 CustomResourceDefinition: found apiVersion "v1" and kind "Pod"`,
-		"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {grup: x}\n": `x.yaml (document 1): error unmarshaling JSON: while decoding JSON: json: unknown field "grup"`,
+		"apiVersion: v1\nkind: Pod\n": `x.yaml: not an apiextensions.k8s.io/v1 CustomResourceDefinition: found apiVersion "v1" and kind "Pod"`,
+		"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {grup: x}\n": `x.yaml: unknown field "grup"`,
 	} {
 		_, err := schemacheck.DecodeCRDs([]byte(in), "x.yaml")
 		assert.EqualError(t, err, want)
