@@ -26,6 +26,7 @@ import (
 
 	"github.com/kartalua/karta/cluster"
 	"github.com/kartalua/karta/cluster/clustertest"
+	"github.com/kartalua/karta/internal/exampledir"
 	"github.com/kartalua/karta/internal/testenv"
 )
 
@@ -196,8 +197,8 @@ func TestLiveNativeExamplesAreValid(t *testing.T) {
 		require.NoError(t, err)
 		for _, file := range files {
 			base := filepath.Base(file)
-			if base == "pods.yaml" || strings.HasPrefix(base, "revisions") {
-				continue // the controllers' pods name service accounts and claims the namespace lacks
+			if !exampledir.IsState(base) {
+				continue // pods (which name service accounts and claims the namespace lacks), revisions, the karta test
 			}
 			for _, obj := range clustertest.Read(t, file) {
 				t.Run(name+"/"+base, func(t *testing.T) {
