@@ -90,16 +90,17 @@ golden:
 	$(GO) test ./podgroups -run TestExamples -update
 
 ## generate: DeepCopy methods and the CRD from the Go types (controller-gen), the chart's copy
-## of the CRD, and the
+## of the CRD, the command reference docs/cli.md (from the commands' help), and the
 ## built-ins' bundled scripts: scripts/karmada/NAME.yaml (a ResourceInterpreterCustomization)
 ## and scripts/argocd/<group>/<Kind>/ (an Argo CD customization with its tests).
 generate:
 	$(CONTROLLER_GEN) object paths=./karta/...
 	$(CONTROLLER_GEN) crd paths=./karta/... output:crd:artifacts:config=karta/crd
 	cp karta/crd/run.ai_kartas.yaml charts/karta/files/run.ai_kartas.yaml
+	$(GO) test ./cmd/karta -run '^TestCLIDoc$$' -update
 	$(GO) build -o bin/karta-generate ./cmd/karta
 	rm -rf scripts/karmada scripts/argocd && mkdir -p scripts/karmada scripts/argocd
-	@for name in $$(bin/karta-generate builtin list | tail -n +2 | cut -d' ' -f1); do \
+	@for name in $$(bin/karta-generate builtin list -o table | tail -n +2 | cut -d' ' -f1); do \
 		if bin/karta-generate karmada export -k $$name > scripts/karmada/$$name.yaml 2>/dev/null; then :; \
 		else rm -f scripts/karmada/$$name.yaml; echo "skipped: $$name does not export to Karmada"; fi; \
 	done

@@ -14,6 +14,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kartalua/karta/internal/yamlerr"
 	"github.com/kartalua/karta/object"
 )
 
@@ -239,8 +240,14 @@ func (r *runner) readTests(rel string, into any, rep *Report) bool {
 		rep.Problems = append(rep.Problems, Problem{rel, cleanPathError(err)})
 		return false
 	}
-	if err := yaml.Unmarshal(data, into); err != nil {
+	// Syntax errors are reported as every reader of karta's inputs
+	// reports them, at their line in the file.
+	if _, err := yamlerr.Parse(data, rel); err != nil {
 		rep.Problems = append(rep.Problems, Problem{rel, err})
+		return false
+	}
+	if err := yaml.Unmarshal(data, into); err != nil {
+		rep.Problems = append(rep.Problems, Problem{rel, errors.New(yamlerr.Plain(err.Error()))})
 		return false
 	}
 	return true
@@ -383,6 +390,9 @@ func readExpected(file, source string) ([]map[string]any, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read: %w", source, cleanPathError(err))
+	}
+	if _, err := yamlerr.Parse(data, source); err != nil {
+		return nil, err
 	}
 	if len(data) > 0 && data[0] == '-' {
 		var list []map[string]any

@@ -206,7 +206,7 @@ func TestRunTestDirLayoutProblems(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{
 		"bad.example.com/Lonely/health_test.yaml": "no health.lua beside it",
-		"bad.example.com/Yaml/health_test.yaml":   "error converting YAML to JSON: yaml: line 1: did not find expected node content",
+		"bad.example.com/Yaml/health_test.yaml":   "bad.example.com/Yaml/health_test.yaml:2: invalid YAML: did not find expected node content",
 	}, problems)
 
 	errs := map[string]string{}

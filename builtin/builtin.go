@@ -1,7 +1,11 @@
 // Package builtin holds the Kartas karta ships for well-known workload
-// kinds (JobSet, PyTorchJob, MPIJob, RayCluster, RayJob, KServe
-// InferenceService, Knative Service, NIMService, LeaderWorkerSet, Milvus,
-// DynamoGraphDeployment), embedded in the binary and registered by the GVK
+// kinds (Kubernetes' Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet,
+// Job and CronJob; JobSet, PyTorchJob, MPIJob, RayCluster, RayJob, KServe
+// InferenceService and LLMInferenceService, Knative Service, NIMService,
+// NIMCache, LeaderWorkerSet, Milvus, DynamoGraphDeployment, Grove's
+// PodCliqueSet, Kubeflow's TFJob, XGBoostJob, JAXJob, PaddleJob and
+// Notebook, Kubeflow Trainer's TrainJob, the Spark operator's
+// SparkApplication, …), embedded in the binary and registered by the GVK
 // of their root component, each with its bundled script (package scripts)
 // when it has one.
 package builtin
@@ -11,7 +15,6 @@ import (
 	"fmt"
 	"path"
 	"sort"
-	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -219,13 +222,4 @@ func registryFrom(idx []*indexed, opts interpreter.Options) (*interpreter.Regist
 		})
 	}
 	return r, nil
-}
-
-// Components lists a Karta's component names, root first, for listings.
-func Components(k *karta.Karta) string {
-	var names []string
-	for _, c := range k.Spec.StructureDefinition.Components() {
-		names = append(names, c.Name)
-	}
-	return strings.Join(names, ", ")
 }

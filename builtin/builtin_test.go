@@ -11,10 +11,14 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// The eleven built-in workloads (MPIJob in two versions).
+// The built-in workloads (MPIJob, LLMInferenceService and
+// DynamoGraphDeployment in two versions each), sorted by name.
 var wantBuiltins = []string{
-	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
-	"milvus", "mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"cronjob", "daemonset", "deployment", "dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice",
+	"jaxjob", "job", "jobset", "knative-service", "leaderworkerset", "llminferenceservice",
+	"llminferenceservice-v1alpha1", "milvus", "mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob",
+	"pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset", "sparkapplication", "statefulset", "tfjob",
+	"trainjob", "xgboostjob",
 }
 
 func TestBuiltinsAreComplete(t *testing.T) {

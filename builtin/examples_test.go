@@ -5,7 +5,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,15 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/internal/exampledir"
 	"github.com/kartalua/karta/internal/kartatest"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/object"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden outputs of the examples (make golden)")
-
-// Files of an example folder that are not workload objects in some state.
-var notStates = map[string]bool{"pods.yaml": true, "revisions.yaml": true, kartatest.FileName: true}
 
 // TestExamples runs `karta test` on every built-in's example folder
 // (examples/<name>/karta_test.yaml: status and pod definitions of every
@@ -37,16 +34,9 @@ func TestExamples(t *testing.T) {
 	for _, name := range names {
 		dir := filepath.Join("..", "examples", name)
 		t.Run(name, func(t *testing.T) {
-			states, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+			objects, err := exampledir.States(dir)
 			require.NoError(t, err)
-			var objects []string
-			for _, s := range states {
-				if !notStates[filepath.Base(s)] {
-					objects = append(objects, s)
-				}
-			}
 			require.NotEmpty(t, objects, "every built-in ships examples in %s", dir)
-			sort.Strings(objects)
 			for _, file := range objects {
 				obj := loadObject(t, file)
 				p, ok := reg.Get(obj.GroupVersionKind())

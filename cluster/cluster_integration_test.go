@@ -5,6 +5,8 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +26,7 @@ import (
 
 	"github.com/kartalua/karta/cluster"
 	"github.com/kartalua/karta/cluster/clustertest"
+	"github.com/kartalua/karta/internal/exampledir"
 	"github.com/kartalua/karta/internal/testenv"
 )
 
@@ -42,60 +45,170 @@ func live(t *testing.T) (*rest.Config, *cluster.Client, dynamic.Interface) {
 	return cfg, c, dyn
 }
 
-// liveList lists a namespace as karta get -n does.
+// liveList lists a namespace as karta get -n [KIND] does: without KIND,
+// what a listed workload owns is part of its row.
 func liveList(t *testing.T, c *cluster.Client, kind, ns string) []cluster.Workload {
 	t.Helper()
 	reg, err := c.Registry(t.Context(), cluster.RegistryOptions{Base: builtins(t), Warn: func(l string) { t.Log("warning: " + l) }})
 	require.NoError(t, err)
 	kinds, err := c.Kinds(reg, kind)
 	require.NoError(t, err)
-	ws, err := c.List(t.Context(), kinds, cluster.ListOptions{Namespace: ns, Warn: func(l string) { t.Error(l) }})
+	ws, err := c.List(t.Context(), kinds, cluster.ListOptions{Namespace: ns, TopLevel: kind == "", Warn: func(l string) { t.Error(l) }})
 	require.NoError(t, err)
 	return ws
 }
 
-// Every built-in kind, created as a user would and driven to Running
-// through the status subresource as its operator would, with its pods on a
-// kwok node, labelled and owned as the operator makes them: get shows
-// each with its status, its pods per component and its gangs. All share
-// one namespace, so the pods of one workload must not count for another
-// of a kind that places them (PyTorchJob and MPIJob v1, RayCluster and
-// RayJob).
+// liveListNamed lists the objects of one named kind (or Karta) in a
+// namespace, as karta get KIND -n does.
+func liveListNamed(t *testing.T, c *cluster.Client, kind, ns string) []cluster.Workload {
+	t.Helper()
+	require.NotEmpty(t, kind)
+	return liveList(t, c, kind, ns)
+}
+
+// Every built-in kind, created as a user would, with its pods on kwok's
+// fake nodes: get shows each with its status, its pods per component and
+// its gangs. The operators' kinds are driven to Running through the status
+// subresource as their operators would, with their pods labelled and owned
+// as the operators make them. The API server's own kinds (Deployment,
+// ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, Pod) are run by the
+// real controllers: their ReplicaSets, Jobs and pods, and what kwok makes
+// of the pods (Running and Ready; a Job's pods complete). The CronJob runs
+// once, every minute's schedule, and is suspended after. All share one
+// namespace, so the pods of one workload must not count for another of a
+// kind that places them (PyTorchJob and MPIJob v1, RayCluster and RayJob),
+// and what a workload owns (a Deployment's ReplicaSet, the CronJob's Job,
+// every pod) is part of its row, not a row of its own.
 func TestLiveGetEveryBuiltinKind(t *testing.T) {
 	cfg, c, dyn := live(t)
 	ns := testenv.Namespace(t, cfg)
 	node := testenv.FakeNode(t, cfg)
 	for _, name := range builtinExamples {
-		clustertest.Deploy(t, dyn, c.Mapper, "..", name, ns, node)
+		if !clustertest.IsNative(name) {
+			clustertest.Deploy(t, dyn, c.Mapper, "..", name, ns, node)
+			continue
+		}
+		obj := clustertest.Submit(clustertest.Read(t, "../examples/"+name+"/running.yaml")[0])
+		clustertest.ForFakeNodes(obj)
+		if name == "cronjob" {
+			// A run now, not at 02:00: every minute, until it has run once.
+			require.NoError(t, unstructured.SetNestedField(obj.Object, "* * * * *", "spec", "schedule"))
+		}
+		clustertest.Create(t, dyn, c.Mapper, obj, ns, false)
 	}
+	cronJobs := dyn.Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "cronjobs"}).Namespace(ns)
+	err := wait.PollUntilContextTimeout(t.Context(), time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		cj, err := cronJobs.Get(ctx, "model-eval-nightly", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		_, ran, _ := unstructured.NestedString(cj.Object, "status", "lastSuccessfulTime")
+		return ran, nil
+	})
+	require.NoError(t, err, "the CronJob never completed a run")
+	_, err = cronJobs.Patch(t.Context(), "model-eval-nightly", types.MergePatchType, []byte(`{"spec":{"suspend":true}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
 
-	ws := liveList(t, c, "", ns)
-	var got []string
-	for _, w := range ws {
-		got = append(got, strings.Replace(row(w), ns+"/", "", 1))
-	}
 	// Both MPIJobs are listed through the version the cluster prefers
 	// (v1: GA before beta), so with the mpijob-v1 Karta, whose selector
-	// label the mpi-operator's pods of resnet50-horovod do not carry.
-	assert.Equal(t, []string{
-		"DynamoGraphDeployment llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
-		"InferenceService mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
-		"JobSet llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
-		"LeaderWorkerSet vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
-		"MPIJob imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
-		"MPIJob resnet50-horovod Running [launcher 0/1 worker 0/4] []",
-		"Milvus milvus-prod Running [proxy 2/2 mixcoord 1/1 querynode 2/? datanode 1/1 indexnode 0/0 streamingnode 1/1] [7/7]",
-		"NIMService meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
-		"PyTorchJob mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
-		"RayCluster llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
-		"RayJob resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
-		"Service thumbnailer Running [revision 3/3] [3/2]",
-	}, got)
+	// label the mpi-operator's pods of resnet50-horovod do not carry. Both
+	// DynamoGraphDeployments likewise through v1beta1: the stand-in CRD
+	// converts nothing, so llama3-70b-disagg, written as v1alpha1, has
+	// services and no components there. Both LLMInferenceServices read the
+	// same through v1alpha2. The Job of the CronJob's run and the pods of
+	// both Jobs finished: their pods no longer count.
+	want := func(ctx context.Context) []string {
+		ds, err := dyn.Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}).Namespace(ns).Get(ctx, "dcgm-exporter", metav1.GetOptions{})
+		require.NoError(t, err)
+		nodes, _, _ := unstructured.NestedInt64(ds.Object, "status", "desiredNumberScheduled")
+		return []string{
+			"CronJob model-eval-nightly Suspended [pod 0/0] []",
+			fmt.Sprintf("DaemonSet dcgm-exporter Running [pod %d/%d] [%d/1]", nodes, nodes, nodes),
+			"Deployment vllm-llama3-8b Running [pod 3/3] [1/1,1/1,1/1]",
+			"DynamoGraphDeployment llama3-70b-disagg Running [] []",
+			"DynamoGraphDeployment qwen3-32b-disagg Running [component/frontend 1/1 component/decode 4/4 component/prefill 2/2] [5/4,2/2]",
+			"InferenceService mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
+			"JAXJob llama2-7b-maxtext Running [worker 4/4] [4/4]",
+			"Job llm-eval-harness Completed [pod 0/4] []",
+			"JobSet llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
+			"LLMInferenceService deepseek-r1-0528 Running [leader 1/1 worker 1/1 scheduler 1/1] [2/2,1/1]",
+			"LLMInferenceService llama-3-3-70b Running [main 2/2 prefill 2/2 scheduler 1/1] [2/1,1/1,2/1]",
+			"LeaderWorkerSet vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
+			"MPIJob imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
+			"MPIJob resnet50-horovod Running [launcher 0/1 worker 0/4] []",
+			"Milvus milvus-prod Running [proxy 2/2 mixcoord 1/1 querynode 2/? datanode 1/1 indexnode 0/0 streamingnode 1/1] [7/7]",
+			"NIMCache nemotron-super-49b Running [nimcache 1/1] [1/1]",
+			"NIMService meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
+			"Notebook alice-pytorch Running [server 1/1] [1/1]",
+			"PaddleJob ernie-finetune Running [worker 4/4] [4/4]",
+			"Pod nccl-tests-gpu-h100-05 Running [pod 1/1] [1/1]",
+			"PodCliqueSet sglang-disagg Running [clique/router 2/2 clique/decode 2/2 clique/pleader 2/2 clique/pworker 2/2] [6/5,2/2]",
+			"PyTorchJob mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
+			"RayCluster llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
+			"RayJob resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
+			"ReplicaSet triton-resnet50-7c9d5b8f64 Running [pod 2/2] [2/1]",
+			"Service thumbnailer Running [revision 3/3] [3/2]",
+			"SparkApplication clickstream-etl Running [driver 1/1 executor 4/4] [5/1]",
+			"StatefulSet qdrant Running [pod 3/3] [3/1]",
+			"TFJob wide-deep-ctr Running [chief 1/1 ps 2/2 worker 4/4 evaluator 1/1] [8/7]",
+			"TrainJob llama32-3b-alpaca Running [dataset-initializer 1/1 model-initializer 1/1 launcher 0/0 node 1/1] [3/3]",
+			"XGBoostJob fraud-gbdt Running [master 1/1 worker 3/3] [4/4]",
+		}
+	}
+	rows := func() []string {
+		var got []string
+		for _, w := range liveList(t, c, "", ns) {
+			got = append(got, strings.Replace(row(w), ns+"/", "", 1))
+		}
+		return got
+	}
+	// The controllers and kwok settle in their own time.
+	_ = wait.PollUntilContextTimeout(t.Context(), 2*time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		return reflect.DeepEqual(want(ctx), rows()), nil
+	})
+	if !assert.Equal(t, want(t.Context()), rows()) {
+		clustertest.LogPods(t, dyn, ns)
+	}
 
 	// Naming the Karta picks its version.
-	ws = liveList(t, c, "mpijob", ns)
+	ws := liveListNamed(t, c, "mpijob", ns)
 	require.Len(t, ws, 2)
 	assert.Equal(t, "MPIJob resnet50-horovod Running [launcher 1/1 worker 4/4] [5/5]", strings.Replace(row(ws[1]), ns+"/", "", 1))
+
+	// Named, a kind lists what other workloads own too: the CronJob's Job.
+	ws = liveListNamed(t, c, "jobs", ns)
+	var jobs []string
+	for _, w := range ws {
+		jobs = append(jobs, w.Name)
+	}
+	assert.Contains(t, jobs, "llm-eval-harness")
+	assert.Len(t, jobs, 2, "the Job of the example and the one run of the CronJob: %v", jobs)
+}
+
+// Every state of the examples of the API server's own kinds is an object
+// the API server accepts as a user would submit it (a dry run: validated
+// and admitted, not stored).
+func TestLiveNativeExamplesAreValid(t *testing.T) {
+	cfg, c, dyn := live(t)
+	ns := testenv.Namespace(t, cfg)
+	checked := 0
+	for _, name := range clustertest.NativeExamples {
+		files, err := filepath.Glob(filepath.Join("..", "examples", name, "*.yaml"))
+		require.NoError(t, err)
+		for _, file := range files {
+			base := filepath.Base(file)
+			if !exampledir.IsState(base) {
+				continue // pods (which name service accounts and claims the namespace lacks), revisions, the karta test
+			}
+			for _, obj := range clustertest.Read(t, file) {
+				t.Run(name+"/"+base, func(t *testing.T) {
+					clustertest.Create(t, dyn, c.Mapper, clustertest.Submit(obj), ns, true)
+				})
+				checked++
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, checked, 30)
 }
 
 // A Karta stored in the cluster makes a kind get knows: here a made-up
@@ -118,11 +231,11 @@ func TestLiveClusterKarta(t *testing.T) {
 		_ = dyn.Resource(schema.GroupVersionResource{Group: "run.ai", Version: "v1alpha1", Resource: "kartas"}).Delete(context.Background(), created.GetName(), metav1.DeleteOptions{})
 	})
 
-	job := clustertest.Read(t, "../examples/trainjob/running.yaml")[0]
+	job := clustertest.Read(t, "../examples/tutorial-trainjob/running.yaml")[0]
 	job.SetAPIVersion(gvk.GroupVersion().String())
 	c.Mapper.Reset() // the CRD is new: discover again
 	obj := clustertest.CreateWithStatus(t, dyn, c.Mapper, job, ns)
-	for _, pod := range clustertest.Read(t, "../examples/trainjob/pods.yaml") {
+	for _, pod := range clustertest.Read(t, "../examples/tutorial-trainjob/pods.yaml") {
 		clustertest.CreatePod(t, dyn, pod, obj, ns, node)
 	}
 

@@ -16,8 +16,11 @@ import (
 // builtinExamples are the examples of the built-in Kartas: each has a
 // running.yaml and the pods.yaml of that object.
 var builtinExamples = []string{
-	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset", "milvus",
-	"mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
+	"llminferenceservice", "llminferenceservice-v1alpha1", "milvus",
+	"cronjob", "daemonset", "deployment", "job", "mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob",
+	"pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset", "sparkapplication", "statefulset", "tfjob",
+	"trainjob", "xgboostjob",
 }
 
 // examples reads the running object and the pods of each example, with

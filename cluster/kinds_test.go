@@ -20,8 +20,10 @@ func TestKindsMatch(t *testing.T) {
 		arg  string
 		want []string // Karta names
 	}{
-		{"", []string{"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
-			"milvus", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob"}},
+		{"", []string{"cronjob", "daemonset", "deployment", "dynamographdeployment-v1beta1", "inferenceservice", "jaxjob",
+			"job", "jobset", "knative-service", "leaderworkerset", "llminferenceservice", "milvus", "mpijob-v1", "nimcache",
+			"nimservice", "notebook", "paddlejob", "pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset",
+			"sparkapplication", "statefulset", "tfjob", "trainjob", "xgboostjob"}},
 		{"PyTorchJob", []string{"pytorchjob"}},
 		{"pytorchjobs", []string{"pytorchjob"}},
 		{"PYTORCHJOB", []string{"pytorchjob"}},
@@ -33,11 +35,28 @@ func TestKindsMatch(t *testing.T) {
 		{"milvuses", []string{"milvus"}},
 		{"jobset", []string{"jobset"}},
 		{"knative-service", []string{"knative-service"}},
+		// The API server's own kinds, by kubectl's names.
+		{"pods", []string{"pod"}},
+		{"po", []string{"pod"}},
+		{"deploy", []string{"deployment"}},
+		{"deployments.apps", []string{"deployment"}},
+		{"rs", []string{"replicaset"}},
+		{"sts", []string{"statefulset"}},
+		{"ds", []string{"daemonset"}},
+		{"jobs", []string{"job"}},
+		{"jobs.batch", []string{"job"}},
+		{"cj", []string{"cronjob"}},
 		// One resource, two Kartas: the cluster's preferred version,
 		// unless a Karta is named.
 		{"mpijobs", []string{"mpijob-v1"}},
 		{"mpijob-v1", []string{"mpijob-v1"}},
 		{"mpijob", []string{"mpijob"}},
+		{"llmisvc", []string{"llminferenceservice"}},
+		{"llminferenceservice-v1alpha1", []string{"llminferenceservice-v1alpha1"}},
+		{"dgd", []string{"dynamographdeployment-v1beta1"}},
+		{"dynamographdeployment", []string{"dynamographdeployment"}},
+		{"pcs", []string{"podcliqueset"}},
+		{"nimcaches", []string{"nimcache"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.arg, func(t *testing.T) {
@@ -61,8 +80,13 @@ func TestKindsNotServed(t *testing.T) {
 
 	kinds, err := c.Kinds(reg, "")
 	require.NoError(t, err)
-	require.Len(t, kinds, 1)
-	assert.Equal(t, "pytorchjob", kinds[0].Program.Name())
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.Program.Name())
+	}
+	// Core serves Pods, Jobs, ReplicaSets, Deployments and StatefulSets
+	// (not DaemonSets or CronJobs).
+	assert.ElementsMatch(t, []string{"deployment", "job", "pod", "pytorchjob", "replicaset", "statefulset"}, names)
 
 	for _, arg := range []string{"jobset", "JobSets", "jobsets.jobset.x-k8s.io"} {
 		_, err = c.Kinds(reg, arg)
@@ -71,8 +95,13 @@ func TestKindsNotServed(t *testing.T) {
 		assert.EqualError(t, err, arg+": the cluster does not serve jobset (jobset.x-k8s.io/v1alpha2, Kind=JobSet); is its CRD installed?")
 	}
 
-	_, err = c.Kinds(reg, "deployments")
+	_, err = c.Kinds(reg, "cronjobs")
+	var notServed *cluster.NotServedError
+	require.ErrorAs(t, err, &notServed)
+	assert.EqualError(t, err, "cronjobs: the cluster does not serve cronjob (batch/v1, Kind=CronJob); is its CRD installed?")
+
+	_, err = c.Kinds(reg, "configmaps")
 	var unknown *cluster.UnknownKindError
 	require.ErrorAs(t, err, &unknown)
-	assert.Contains(t, err.Error(), "deployments: no Karta for this kind (known: dynamographdeployment, inferenceservice, jobset,")
+	assert.Contains(t, err.Error(), "configmaps: no Karta for this kind (known: cronjob, daemonset, deployment, dynamographdeployment, inferenceservice, jaxjob, job, jobset,")
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/kartalua/karta/cluster"
@@ -53,34 +54,109 @@ func list(t *testing.T, c *cluster.Client, kind string, opts cluster.ListOptions
 
 // Every built-in example, listed together as get -A lists them: each
 // workload with its status, the pods it owns per component instance and
-// its gang groups. The fixtures' other pods (a notebook, an evaluation
-// Job, the staging copies in other namespaces, a tensorboard) count
-// nowhere.
+// its gang groups. The fixtures' other pods count nowhere: those of a
+// ReplicaSet, a StatefulSet or a Job (a tensorboard, a notebook, an
+// evaluation Job, the staging copies in other namespaces) are part of
+// their owners' rows, which the fixtures do not hold; the bare ones are
+// Pods of their own (load tests, a debugging pod, a GPU burn-in, a finished
+// volume initialiser). A RayJob's RayCluster and the ReplicaSet of a
+// Deployment are part of their owners' rows. The fake cluster serves each
+// kind in one version (MPIJob v1, DynamoGraphDeployment v1beta1,
+// LLMInferenceService v1alpha2), so the examples written in the other
+// version are not listed, and the pods of the v1alpha1
+// DynamoGraphDeployment, under Grove's PodCliques (a kind not listed),
+// show as Pods.
 func TestListBuiltinExamples(t *testing.T) {
 	c, _ := fakeCluster(t, examples(t, builtinExamples...)...)
-	ws := list(t, c, "", cluster.ListOptions{})
+	ws := list(t, c, "", cluster.ListOptions{TopLevel: true})
 	var got []string
 	for _, w := range ws {
 		got = append(got, row(w))
 	}
 	assert.Equal(t, []string{
-		"DynamoGraphDeployment dynamo-inference/llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
+		"SparkApplication data-eng/clickstream-etl Running [driver 1/1 executor 4/4] [5/1]",
+		"DynamoGraphDeployment dynamo-inference/qwen3-32b-disagg Running [component/frontend 1/1 component/decode 4/4 component/prefill 2/2] [5/4,2/2]",
+		"Pod dynamo-inference/aiperf-llama3-70b Initializing [pod 1/1] [1/1]",
+		"Pod dynamo-inference/aiperf-qwen3-32b Initializing [pod 1/1] [1/1]",
+		"Pod dynamo-inference/llama3-70b-disagg-0-frontend-q7x2k Running [pod 1/1] [1/1]",
+		"Pod dynamo-inference/llama3-70b-disagg-0-vllmdecodeworker-0-vllmdecodeworker-ldr-m4n8q Running [pod 1/1] [1/1]",
+		"Pod dynamo-inference/llama3-70b-disagg-0-vllmdecodeworker-0-vllmdecodeworker-wkr-c2v6b Running [pod 1/1] [1/1]",
+		"Pod dynamo-inference/llama3-70b-disagg-0-vllmprefillworker-f9d3s Running [pod 1/1] [1/1]",
+		"Pod dynamo-inference/llama3-70b-disagg-0-vllmprefillworker-r5t1w Running [pod 1/1] [1/1]",
+		"DaemonSet gpu-monitoring/dcgm-exporter Running [pod 4/4] [4/1]",
+		"Pod gpu-monitoring/gpu-burn Running [pod 1/1] [1/1]",
+		"Pod gpu-validation/nccl-tests-gpu-h100-05 Running [pod 1/1] [1/1]",
+		"Pod gpu-validation/nccl-tests-gpu-h100-06 Running [pod 1/1] [1/1]",
+		"Pod gpu-validation-staging/nccl-tests-gpu-h100-05 Running [pod 1/1] [1/1]",
+		"Deployment inference/vllm-llama3-8b Running [pod 3/3] [1/1,1/1,1/1]",
 		"LeaderWorkerSet inference/vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
+		"Pod inference/curl-debug Running [pod 1/1] [1/1]",
+		"Pod inference/sglang-loadgen Initializing [pod 1/1] [1/1]",
+		"PodCliqueSet inference/sglang-disagg Running [clique/router 2/2 clique/decode 2/2 clique/pleader 2/2 clique/pworker 2/2] [6/5,2/2]",
+		"Notebook kubeflow-user-alice/alice-pytorch Running [server 1/1] [1/1]",
+		"Pod kubeflow-user-alice/xgboost-eval-7xk2q-system-container-impl-3318457204 Running [pod 1/1] [1/1]",
+		"LLMInferenceService llm/llama-3-3-70b Running [main 2/2 prefill 2/2 scheduler 1/1] [2/1,1/1,2/1]",
+		"Pod llm-d/pvc-init-deepseek Completed [pod 1/1] [1/1]",
+		"TrainJob llm-team/llama32-3b-alpaca Running [dataset-initializer 1/1 model-initializer 1/1 launcher 0/0 node 1/1] [3/3]",
 		"Service media/thumbnailer Running [revision 3/3] [3/2]",
+		"Job ml-eval/llm-eval-harness Running [pod 4/4] [4/1]",
+		"CronJob ml-platform/model-eval-nightly Running [pod 2/2] [2/1]",
 		"JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
 		"RayCluster ml-research/llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
-		"RayCluster ml-training/resnet-train-raycluster-7bq8l Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
 		"RayJob ml-training/resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
+		"NIMCache nim-service/nemotron-super-49b Running [nimcache 1/1] [1/1]",
 		"NIMService nim-service/meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
 		"PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
+		"PaddleJob nlp-cn/ernie-finetune Running [worker 4/4] [4/4]",
+		"TFJob recsys/wide-deep-ctr Running [chief 1/1 ps 2/2 worker 4/4 evaluator 1/1] [8/7]",
+		"JAXJob research/llama2-7b-maxtext Running [worker 4/4] [4/4]",
+		"Pod research/maxtext-dev Running [pod 1/1] [1/1]",
 		"MPIJob research-apac/imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
+		"XGBoostJob risk/fraud-gbdt Running [master 1/1 worker 3/3] [4/4]",
+		"StatefulSet search/qdrant Running [pod 3/3] [3/1]",
 		"Milvus vector-db/milvus-prod Running [proxy 2/2 mixcoord 1/1 querynode 2/? datanode 1/1 indexnode 0/0 streamingnode 1/1] [7/7]",
 		"InferenceService vision-serving/mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
+		"Pod vision-serving/mnist-loadtest Initializing [pod 1/1] [1/1]",
 	}, got)
 	for _, w := range ws {
 		assert.NotEmpty(t, w.Karta, w.Name)
 		assert.Empty(t, w.Error, w.Name)
 	}
+}
+
+// TopLevel folds what a listed workload owns into its row, and only when
+// every kind is listed: the kind named, each of its objects is a row.
+func TestListTopLevelFoldsOwned(t *testing.T) {
+	c, _ := fakeCluster(t, examples(t, "deployment", "cronjob", "replicaset")...)
+	rows := func(ws []cluster.Workload) []string {
+		var got []string
+		for _, w := range ws {
+			got = append(got, row(w))
+		}
+		return got
+	}
+	assert.Equal(t, []string{
+		"Deployment inference/vllm-llama3-8b Running [pod 3/3] [1/1,1/1,1/1]",
+		"Pod inference/curl-debug Running [pod 1/1] [1/1]",
+		"CronJob ml-platform/model-eval-nightly Running [pod 2/2] [2/1]",
+	}, rows(list(t, c, "", cluster.ListOptions{TopLevel: true})),
+		"the Deployment's ReplicaSet and pods, the CronJob's Jobs and their pods fold into their rows; "+
+			"the ReplicaSet of a Deployment the fixtures lack, and its pods, are not listed either")
+
+	assert.Equal(t, []string{
+		"ReplicaSet inference/vllm-llama3-8b-6b8f9c7d54 Initializing [] []",
+		"ReplicaSet serving/triton-resnet50-7c9d5b8f64 Running [pod 2/2] [2/1]",
+	}, rows(list(t, c, "replicasets", cluster.ListOptions{TopLevel: true})),
+		"a KIND named lists all of its objects (get sets TopLevel only without KIND; one kind owns none of its own)")
+
+	jobs := rows(list(t, c, "jobs", cluster.ListOptions{Namespace: "ml-platform"}))
+	assert.Equal(t, []string{
+		"Job ml-platform/model-eval-nightly-29279640 Initializing [] []",
+		"Job ml-platform/model-eval-nightly-29281080 Initializing [] []",
+	}, jobs, "the fixtures' Jobs of the CronJob are made up, without a spec")
+
+	pods := list(t, c, "pods", cluster.ListOptions{Namespace: "inference"})
+	assert.Len(t, pods, 5, "every pod of the namespace, the Deployment's evicted one included")
 }
 
 // A pod counts for the workload that owns it: two PyTorchJobs in one
@@ -195,18 +271,38 @@ func TestListByName(t *testing.T) {
 	assert.EqualError(t, err, `pytorchjobs.kubeflow.org "nope" not found in namespace "nlp"`)
 }
 
-// The pods of a namespace are listed once, however many workloads it has.
+// The pods of a namespace are listed once, however many workloads it has;
+// when Pods are one of the kinds listed, their list serves for every
+// namespace.
 func TestListReadsPodsOncePerNamespace(t *testing.T) {
-	c, dyn := fakeCluster(t, examples(t, "jobset", "raycluster", "pytorchjob")...)
-	ws := list(t, c, "", cluster.ListOptions{})
-	require.Len(t, ws, 3)
-	podLists := map[string]int{}
-	for _, a := range dyn.Actions() {
-		if a.GetVerb() == "list" && a.GetResource().Resource == "pods" {
-			podLists[a.GetNamespace()]++
+	podLists := func(dyn *dynamicfake.FakeDynamicClient) map[string]int {
+		got := map[string]int{}
+		for _, a := range dyn.Actions() {
+			if a.GetVerb() == "list" && a.GetResource().Resource == "pods" {
+				got[a.GetNamespace()]++
+			}
 		}
+		return got
 	}
-	assert.Equal(t, map[string]int{"ml-research": 1, "nlp": 1}, podLists)
+	fixtures := examples(t, "jobset", "raycluster", "pytorchjob")
+
+	c, dyn := fakeCluster(t, fixtures...)
+	reg := builtins(t)
+	var kinds []*cluster.Kind
+	for _, kind := range []string{"jobsets", "rayclusters", "pytorchjobs"} {
+		k, err := c.Kinds(reg, kind)
+		require.NoError(t, err)
+		kinds = append(kinds, k...)
+	}
+	ws, err := c.List(context.Background(), kinds, cluster.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, ws, 3)
+	assert.Equal(t, map[string]int{"ml-research": 1, "nlp": 1}, podLists(dyn))
+
+	c, dyn = fakeCluster(t, fixtures...)
+	ws = list(t, c, "", cluster.ListOptions{TopLevel: true})
+	assert.Len(t, ws, 3, "the fixtures' other pods belong to StatefulSets and ReplicaSets: not listed on their own")
+	assert.Equal(t, map[string]int{"": 1}, podLists(dyn))
 }
 
 // A hook that fails makes its row an Error, with the reason, and the other
@@ -215,7 +311,7 @@ func TestListHookError(t *testing.T) {
 	objs := examples(t, "pytorchjob")
 	bad := clustertest.Read(t, "../cmd/karta/testdata/in/pytorchjob-bad-replicas.yaml")
 	c, _ := fakeCluster(t, append(objs, bad...)...)
-	ws := list(t, c, "", cluster.ListOptions{})
+	ws := list(t, c, "", cluster.ListOptions{TopLevel: true})
 	require.Len(t, ws, 2)
 	assert.Equal(t, "PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]", row(ws[0]))
 	assert.Equal(t, cluster.StatusError, ws[1].Status)

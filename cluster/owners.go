@@ -58,8 +58,12 @@ func (o *owners) learn(obj *unstructured.Unstructured) {
 	}
 }
 
-// owns reports whether owner is above pod in its owner chain.
+// owns reports whether owner is above pod in its owner chain, or is the
+// pod itself (a Pod workload).
 func (o *owners) owns(ctx context.Context, pod *unstructured.Unstructured, owner types.UID) (bool, error) {
+	if pod.GetUID() == owner && owner != "" {
+		return true, nil
+	}
 	o.learn(pod)
 	for _, ref := range pod.GetOwnerReferences() {
 		if ref.UID == owner {
@@ -68,6 +72,30 @@ func (o *owners) owns(ctx context.Context, pod *unstructured.Unstructured, owner
 		up, err := o.above(ctx, pod.GetNamespace(), ref, 1)
 		if err != nil || up[owner] {
 			return up[owner], err
+		}
+	}
+	return false, nil
+}
+
+// controlledByAny reports whether obj's controller is one of the objects
+// whose uids are in set, or one of them is above its controller in the
+// owner chain (obj itself does not count).
+func (o *owners) controlledByAny(ctx context.Context, obj *unstructured.Unstructured, set map[types.UID]bool) (bool, error) {
+	o.learn(obj)
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.UID == obj.GetUID() {
+		return false, nil
+	}
+	if set[ref.UID] {
+		return true, nil
+	}
+	up, err := o.above(ctx, obj.GetNamespace(), *ref, 1)
+	if err != nil {
+		return false, err
+	}
+	for uid := range up {
+		if set[uid] && uid != obj.GetUID() {
+			return true, nil
 		}
 	}
 	return false, nil

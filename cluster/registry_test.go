@@ -2,6 +2,8 @@ package cluster_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/kartalua/karta/cluster"
 	"github.com/kartalua/karta/cluster/clustertest"
+	"github.com/kartalua/karta/interpreter"
 )
 
 var trainJobKind = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"}
@@ -103,4 +106,105 @@ func TestRegistryResourceInterfaces(t *testing.T) {
 	reg, err = bare.Registry(context.Background(), cluster.RegistryOptions{Base: builtins(t)})
 	require.NoError(t, err)
 	assert.Len(t, reg.List(), len(builtins(t).List()))
+}
+
+// userDeploymentKarta is a team's own Karta for apps/v1 Deployment: one
+// pod-bearing component, Running once every replica is available.
+const userDeploymentKarta = `apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata:
+  name: web-deployments
+spec:
+  structureDefinition:
+    rootComponent:
+      name: web
+      kind: {group: apps, version: v1, kind: Deployment}
+      specDefinition: {podTemplateSpecPath: .spec.template}
+      scaleDefinition: {replicasPath: .spec.replicas}
+      podSelector:
+        componentTypeSelector: {keyPath: '.metadata.labels["pod-template-hash"]'}
+      statusDefinition:
+        statusMappings:
+          running:
+          - byExpression: {expression: '.status.availableReplicas == .spec.replicas', expectedResult: "true"}
+  instructions:
+    gangScheduling:
+      podGroups:
+      - name: all
+        members: [{componentName: web}]
+`
+
+// userJobKarta is a Karta named "job", like the built-in for batch/v1 Job,
+// for another kind of Job.
+const userJobKarta = `apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata:
+  name: job
+spec:
+  structureDefinition:
+    rootComponent:
+      name: job
+      kind: {group: example.com, version: v1, kind: Job}
+      specDefinition: {podTemplateSpecPath: .spec.template}
+      statusDefinition:
+        statusMappings:
+          running: [{byExpression: {expression: .status.running, expectedResult: "true"}}]
+`
+
+// A Karta of the cluster for a built-in's kind replaces the built-in for
+// that kind, in every command: a team's own Deployment Karta is what get
+// uses for Deployments, by any of their names, and the built-in's name
+// then means nothing. A cluster Karta that takes a built-in's name for
+// another kind takes the name too (the latest registered wins it, as it
+// wins a kind), while the built-in keeps its kind.
+func TestRegistryUserKartaForABuiltinKind(t *testing.T) {
+	read := func(text, name string) *unstructured.Unstructured {
+		file := filepath.Join(t.TempDir(), name+".yaml")
+		require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+		return kartaObject(t, file, name)
+	}
+	exampleJob := clustertest.Resource{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Job"}, Namespaced: true}
+	objs := append(examples(t, "deployment"), read(userDeploymentKarta, "web-deployments"), read(userJobKarta, "job"))
+	c, _ := clustertest.New(t, append(append(clustertest.Core(), clustertest.Builtins(t)...), exampleJob), objs...)
+	base := builtins(t)
+	var warnings []string
+	reg, err := c.Registry(context.Background(), cluster.RegistryOptions{Base: base, Warn: func(l string) { warnings = append(warnings, l) }})
+	require.NoError(t, err)
+	assert.Empty(t, warnings)
+
+	deployments := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	p, ok := reg.Get(deployments)
+	require.True(t, ok)
+	assert.Equal(t, "web-deployments", p.Name())
+	builtinDeployment, ok := base.Get(deployments)
+	require.True(t, ok)
+	assert.Equal(t, "deployment", builtinDeployment.Name(), "the built-ins are left alone")
+	for _, arg := range []string{"deployments", "deploy", "Deployment", "deployment", "web-deployments"} {
+		kinds, err := c.Kinds(reg, arg)
+		require.NoError(t, err, arg)
+		require.Len(t, kinds, 1, arg)
+		assert.Equal(t, "web-deployments", kinds[0].Program.Name(), "%s: the cluster's Karta, even by the built-in's name (now the kind's name only)", arg)
+	}
+	ws, err := c.List(context.Background(), mustKinds(t, c, reg, "deployments"), cluster.ListOptions{Namespace: "inference"})
+	require.NoError(t, err)
+	require.Len(t, ws, 1)
+	assert.Equal(t, "web-deployments", ws[0].Karta)
+	assert.Equal(t, "Deployment inference/vllm-llama3-8b Running [web 4/3] [4/3]", row(ws[0]),
+		"the team's Karta counts the evicted pod the built-in leaves out, and makes one gang")
+
+	kinds := mustKinds(t, c, reg, "job")
+	require.Len(t, kinds, 1)
+	assert.Equal(t, exampleJob.GVK, kinds[0].GVK(), "the name job means the cluster's Karta")
+	kinds = mustKinds(t, c, reg, "jobs.batch")
+	require.Len(t, kinds, 1)
+	assert.Equal(t, "job", kinds[0].Program.Name())
+	assert.Equal(t, schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}, kinds[0].GVK(), "the built-in keeps its kind")
+	assert.Len(t, mustKinds(t, c, reg, "jobs"), 2, "the plural names both kinds")
+}
+
+func mustKinds(t *testing.T, c *cluster.Client, reg *interpreter.Registry, arg string) []*cluster.Kind {
+	t.Helper()
+	kinds, err := c.Kinds(reg, arg)
+	require.NoError(t, err, arg)
+	return kinds
 }

@@ -30,7 +30,7 @@ func kaiRevisions(t *testing.T) []interpreter.Revision {
 	t.Helper()
 	data, err := os.ReadFile("../examples/pytorchjob/revisions.yaml")
 	require.NoError(t, err)
-	v, err := object.DecodeValue(data)
+	v, err := object.DecodeValue(data, "../examples/pytorchjob/revisions.yaml")
 	require.NoError(t, err)
 	revs, err := interpreter.DecodeRevisions(v)
 	require.NoError(t, err)

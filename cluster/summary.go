@@ -183,6 +183,17 @@ func placesPods(p *interpreter.Program) bool {
 // placement runs first, on every pod, so that owners are read only for
 // the pods that could be obj's.
 func ownPods(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstructured, pods []*unstructured.Unstructured, own *owners) ([]*unstructured.Unstructured, error) {
+	if isPod(obj) {
+		// A pod's only pod is itself: what it owns (a LeaderWorkerSet
+		// leader's StatefulSet of workers) belongs to a workload of its own.
+		var self []*unstructured.Unstructured
+		for _, pod := range pods {
+			if pod.GetUID() == obj.GetUID() && pod.GetUID() != "" {
+				self = append(self, pod)
+			}
+		}
+		pods = self
+	}
 	if len(pods) == 0 {
 		return nil, nil
 	}
@@ -208,6 +219,11 @@ func ownPods(ctx context.Context, p *interpreter.Program, obj *unstructured.Unst
 		}
 	}
 	return mine, nil
+}
+
+// isPod reports a workload object that is a Pod itself.
+func isPod(obj *unstructured.Unstructured) bool {
+	return obj.GetAPIVersion() == "v1" && obj.GetKind() == "Pod"
 }
 
 // podKey is how hook results name a pod: namespace/name.

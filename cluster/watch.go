@@ -249,6 +249,12 @@ func (w *watcher) summaries(ctx context.Context, ns string) ([]Workload, error) 
 			objs = append(objs, object{kind: w.kinds[i], obj: obj})
 		}
 	}
+	if w.opts.TopLevel && w.opts.Name == "" {
+		var err error
+		if objs, err = w.dropOwned(ctx, ns, objs); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]Workload, 0, len(objs))
 	for _, o := range objs {
 		s, err := summarize(ctx, o.kind.Program, o.obj, pods, w.own)
@@ -258,6 +264,35 @@ func (w *watcher) summaries(ctx context.Context, ns string) ([]Workload, error) 
 		out = append(out, s)
 	}
 	sortWorkloads(out)
+	return out, nil
+}
+
+// dropOwned is List's dropOwned for the objects of one namespace: their
+// owners are in the namespace or cluster-scoped, so the cluster-scoped
+// objects the informers hold count as listed owners too.
+func (w *watcher) dropOwned(ctx context.Context, ns string, objs []object) ([]object, error) {
+	if ns == "" {
+		return dropOwned(ctx, objs, w.kinds, w.own)
+	}
+	all := append([]object(nil), objs...)
+	for i, inf := range w.informers {
+		if w.kinds[i].Namespaced() {
+			continue
+		}
+		for _, obj := range byNamespace(inf, "") {
+			all = append(all, object{kind: w.kinds[i], obj: obj})
+		}
+	}
+	kept, err := dropOwned(ctx, all, w.kinds, w.own)
+	if err != nil {
+		return nil, err
+	}
+	out := kept[:0]
+	for _, o := range kept {
+		if o.obj.GetNamespace() == ns {
+			out = append(out, o)
+		}
+	}
 	return out, nil
 }
 

@@ -42,7 +42,7 @@ func TestWatch(t *testing.T) {
 	changed := make(chan cluster.Workload, 16)
 	done := make(chan error, 1)
 	go func() {
-		done <- c.Watch(ctx, kinds, cluster.WatchOptions{Namespace: "nlp"},
+		done <- c.Watch(ctx, kinds, cluster.WatchOptions{Namespace: "nlp", TopLevel: true},
 			func(ws []cluster.Workload) error { initial <- ws; return nil },
 			func(w cluster.Workload) error { changed <- w; return nil })
 	}()

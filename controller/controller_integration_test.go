@@ -130,10 +130,10 @@ func runLive(t *testing.T, dyn dynamic.Interface, reg *interpreter.Registry, opt
 	return c
 }
 
-// liveStatus asks the registry for the status of examples/trainjob/running.yaml
+// liveStatus asks the registry for the status of examples/tutorial-trainjob/running.yaml
 // moved to the test's group.
 func (l *liveKartas) liveStatus(reg *interpreter.Registry) (karta.Status, bool) {
-	obj := readYAML(l.t, "examples/trainjob/running.yaml")
+	obj := readYAML(l.t, "examples/tutorial-trainjob/running.yaml")
 	obj.SetAPIVersion(l.group + "/v1")
 	p, ok := reg.Get(obj.GroupVersionKind())
 	if !ok {

@@ -56,7 +56,7 @@ func TestValidKartaIsRegistered(t *testing.T) {
 	assert.EqualValues(t, 1, readStatus(f.get(t, "trainjob")).ObservedGeneration)
 
 	assert.Equal(t, "trainjob", programName(reg, trainJobGVK))
-	assert.Equal(t, karta.StatusRunning, interpretStatus(t, reg, "examples/trainjob/running.yaml"))
+	assert.Equal(t, karta.StatusRunning, interpretStatus(t, reg, "examples/tutorial-trainjob/running.yaml"))
 }
 
 func TestInvalidKartaLifecycle(t *testing.T) {
@@ -85,7 +85,7 @@ func TestInvalidKartaLifecycle(t *testing.T) {
 	f.waitCondition(t, "broken", ConditionCompiled, metav1.ConditionTrue, ReasonCompiled)
 	assert.EqualValues(t, 2, readStatus(f.get(t, "broken")).ObservedGeneration)
 	assert.Equal(t, "broken", programName(reg, trainJobGVK))
-	assert.Equal(t, karta.StatusRunning, interpretStatus(t, reg, "examples/trainjob/running.yaml"))
+	assert.Equal(t, karta.StatusRunning, interpretStatus(t, reg, "examples/tutorial-trainjob/running.yaml"))
 
 	// Broken again: the Program goes.
 	f.updateSpec(t, "broken", readYAML(t, "examples/kartas/broken.yaml"))

@@ -33,7 +33,7 @@ func TestKartaUpdatesDoNotLeakPrograms(t *testing.T) {
 		f.waitCondition(t, "trainjob", ConditionCompiled, metav1.ConditionTrue, ReasonCompiled)
 		p, ok := reg.Get(trainJobGVK)
 		require.True(t, ok)
-		_, err := p.InterpretStatus(t.Context(), readYAML(t, "examples/trainjob/running.yaml"))
+		_, err := p.InterpretStatus(t.Context(), readYAML(t, "examples/tutorial-trainjob/running.yaml"))
 		require.NoError(t, err)
 		// The fake client records every action it serves; that is the
 		// fake's memory, not the controller's.

@@ -113,7 +113,7 @@ func TestLimitErrorsOnTheKarta(t *testing.T) {
 	f.waitCondition(t, "hostile", ConditionAccepted, metav1.ConditionTrue, ReasonValid)
 	f.waitCondition(t, "hostile", ConditionCompiled, metav1.ConditionTrue, ReasonCompiled)
 	f.waitCondition(t, "trainjob", ConditionEvaluating, metav1.ConditionTrue, ReasonWithinLimits)
-	assert.Equal(t, karta.StatusRunning, interpretStatus(t, reg, "examples/trainjob/running.yaml"))
+	assert.Equal(t, karta.StatusRunning, interpretStatus(t, reg, "examples/tutorial-trainjob/running.yaml"))
 	assert.Equal(t, karta.StatusRunning, interpretStatus(t, reg, "examples/pytorchjob/running.yaml"))
 
 	// The next interval counts its own.

@@ -21,7 +21,7 @@ import (
 // trainJobCRD is the examples' TrainJob CRD.
 func trainJobCRD(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "examples", "trainjob", "crd.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "examples", "tutorial-trainjob", "crd.yaml"))
 	require.NoError(t, err)
 	crds, err := schemacheck.DecodeCRDs(data, "crd.yaml")
 	require.NoError(t, err)

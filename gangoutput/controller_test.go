@@ -134,7 +134,7 @@ func TestWrittenBeforePods(t *testing.T) {
 		t.Run(string(c.target), func(t *testing.T) {
 			e := newEnv(t)
 			e.start(c.target, Options{})
-			tj := example(t, "trainjob", "running.yaml")[0]
+			tj := example(t, "tutorial-trainjob", "running.yaml")[0]
 			e.create(tj)
 			pg := e.waitObjects(c.gvk, "ml", group)[group]
 			assert.Equal(t, "TrainJob", pg.GetOwnerReferences()[0].Kind)
@@ -278,7 +278,7 @@ func TestForeignLinks(t *testing.T) {
 func TestStandby(t *testing.T) {
 	e := newEnv(t)
 	c := e.start(podgroups.KAI, Options{Standby: true})
-	e.create(example(t, "trainjob", "running.yaml")[0])
+	e.create(example(t, "tutorial-trainjob", "running.yaml")[0])
 	assert.Never(t, func() bool { return len(e.objects(kaiPGGVK, "ml")) > 0 }, 300*time.Millisecond, tick)
 	c.SetLeading(true)
 	e.waitObjects(kaiPGGVK, "ml", "pg-3f6b2a90-7c1d-4e8f-a2b3-c4d5e6f7a8b9-gang")
@@ -293,7 +293,7 @@ func TestWriteFailures(t *testing.T) {
 	e.mu.Lock()
 	e.failApply = apierrors.NewForbidden(schema.GroupResource{Group: "scheduling.run.ai", Resource: "podgroups"}, "x", errors.New("RBAC"))
 	e.mu.Unlock()
-	tj := example(t, "trainjob", "running.yaml")[0]
+	tj := example(t, "tutorial-trainjob", "running.yaml")[0]
 	e.create(tj)
 	ev := e.waitEvent("Warning " + ReasonFailed)
 	assert.Contains(t, ev, "kai: apply of PodGroup pg-3f6b2a90-7c1d-4e8f-a2b3-c4d5e6f7a8b9-gang")
@@ -358,4 +358,22 @@ func TestPreferredVersion(t *testing.T) {
 	w := e.ctrl.set.Load().roots[schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}]
 	require.NotNil(t, w)
 	assert.Equal(t, "v2beta1", w.gvk.Version)
+}
+
+// Kubernetes' own kinds are owners, not workloads, unless their Karta
+// switches them on; a bare Pod never is a workload.
+func TestKubernetesKindsOffUnlessSwitchedOn(t *testing.T) {
+	e := newEnv(t)
+	// Copies of the built-ins for Job and Pod, switched on, replace them.
+	kartaWith(t, e.reg, jobGVK, map[string]string{SwitchAnnotation: "true"})
+	kartaWith(t, e.reg, podGVK, map[string]string{SwitchAnnotation: "true"})
+	e.start(podgroups.Volcano, Options{Skip: []schema.GroupKind{}})
+	set := e.ctrl.set.Load()
+	for _, gk := range KubernetesKinds() {
+		_, root := set.roots[gk]
+		assert.Equal(t, gk == jobGVK.GroupKind(), root, "%s watched as a workload", gk)
+	}
+	for _, gvk := range []schema.GroupVersionKind{replicaSetGVK, deploymentGVK, statefulSetGVK} {
+		assert.NotNil(t, set.owners[gvk.GroupKind()], "%s watched as an owner", gvk.Kind)
+	}
 }

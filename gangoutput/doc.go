@@ -26,7 +26,8 @@
 // DefaultSkip) unless a SwitchAnnotation on its Karta or on it says
 // otherwise, when it belongs to another workload a Karta describes (the
 // topmost one decides), and when its pods are linked to an object of the
-// target's kind that karta did not write.
+// target's kind that karta did not write. Kubernetes' own kinds are not
+// workloads here unless their Karta switches them on (KubernetesKinds).
 //
 // The Webhook answers admission reviews of pod creation: it resolves the
 // pod's owner chain from the informers' caches to its workload, places the

@@ -137,9 +137,10 @@ func period(d, def time.Duration) time.Duration {
 //     the same for scheduler-plugins' PodGroup;
 //   - workload-api: none (no operator of a built-in writes Workloads).
 //
-// Operators that link their pods themselves are also noticed at run time:
-// a workload whose pods name an object of the target's kind that karta
-// did not write is left alone.
+// Kubernetes' own kinds are not on it: they are off unless their Karta
+// switches them on (KubernetesKinds). Operators that link their pods
+// themselves are also noticed at run time: a workload whose pods name an
+// object of the target's kind that karta did not write is left alone.
 func DefaultSkip(target podgroups.Target) []schema.GroupKind {
 	kubeflow := []schema.GroupKind{{Group: "kubeflow.org", Kind: "PyTorchJob"}, {Group: "kubeflow.org", Kind: "MPIJob"}}
 	switch target {
@@ -157,6 +158,27 @@ func DefaultSkip(target podgroups.Target) []schema.GroupKind {
 		return kubeflow
 	}
 	return []schema.GroupKind{}
+}
+
+// KubernetesKinds are Kubernetes' own workload kinds that karta has
+// built-in Kartas for. Their built-ins make every pod a gang of one (a
+// Job's too, unless KAI's kai.scheduler/batch-min-member says otherwise):
+// nothing for a scheduler to hold together, and KAI's podgrouper and
+// Volcano's PodGroup controller group such pods themselves. So the gang
+// output does not watch them as workloads unless their Karta carries
+// SwitchAnnotation "true" (a team's Karta that gangs a Job's pods); they
+// stay owner kinds, watched by their metadata, so a JobSet's Jobs still
+// lead to the JobSet. A bare Pod is never a workload of the gang output.
+func KubernetesKinds() []schema.GroupKind {
+	return []schema.GroupKind{
+		{Kind: "Pod"},
+		{Group: "apps", Kind: "Deployment"},
+		{Group: "apps", Kind: "ReplicaSet"},
+		{Group: "apps", Kind: "StatefulSet"},
+		{Group: "apps", Kind: "DaemonSet"},
+		{Group: "batch", Kind: "Job"},
+		{Group: "batch", Kind: "CronJob"},
+	}
 }
 
 // DefaultOwnerKinds are the owners between a pod and its workload that

@@ -78,15 +78,17 @@ func (c *Controller) reconcile(ctx context.Context, k rootKey) error {
 	if !ok || !podgroups.HasGangInstructions(p.Karta()) {
 		return c.leave(ctx, k, obj, "", "")
 	}
-	if on, why := c.enabled(p, obj); !on {
-		return c.leave(ctx, k, obj, stateSkipped, why)
-	}
+	// Nested first: a workload another one owns (a JobSet's Job) is that
+	// one's part, whatever the skip list says of its kind.
 	parent, err := c.rootOf(ctx, obj.GetNamespace(), obj.GetOwnerReferences(), true)
 	if err != nil {
 		return c.failed(k, obj, fmt.Errorf("reading the workload's owners: %w", err))
 	}
 	if parent != nil {
 		return c.leave(ctx, k, obj, stateNested, fmt.Sprintf("it belongs to %s %s, whose Karta gangs its pods", parent.obj.GetKind(), parent.obj.GetName()))
+	}
+	if on, why := c.enabled(p, obj); !on {
+		return c.leave(ctx, k, obj, stateSkipped, why)
 	}
 	pods, err := c.podsOf(ctx, set, obj)
 	if err != nil {
@@ -162,7 +164,7 @@ func (c *Controller) enabled(p *interpreter.Program, obj *unstructured.Unstructu
 	}
 	gk := obj.GroupVersionKind().GroupKind()
 	if c.skip[gk] {
-		return false, fmt.Sprintf("%s is on the skip list (its operator writes its %s objects)", gk, c.opts.Target)
+		return false, fmt.Sprintf("%s is on the skip list (--gang-output-skip)", gk)
 	}
 	return true, ""
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/podgroups"
 )
 
@@ -211,6 +212,26 @@ type kindWant struct {
 	namespaced bool
 }
 
+// watchedAsWorkload says whether the kind of p's Karta is watched as a
+// workload: not a Pod, and not Kubernetes' other kinds unless their Karta
+// switches them on (KubernetesKinds says why).
+func (c *Controller) watchedAsWorkload(p *interpreter.Program) bool {
+	gk := p.GVK().GroupKind()
+	if gk == podGVK.GroupKind() {
+		return false
+	}
+	return !isKubernetesKind(gk) || p.Karta().Annotations[SwitchAnnotation] == "true"
+}
+
+func isKubernetesKind(gk schema.GroupKind) bool {
+	for _, k := range KubernetesKinds() {
+		if k == gk {
+			return true
+		}
+	}
+	return false
+}
+
 // syncWatches watches the workload kinds the registry has gang
 // instructions for and the owner kinds, as far as the cluster serves
 // them; reset asks discovery afresh first.
@@ -222,7 +243,7 @@ func (c *Controller) syncWatches(ctx context.Context, reset bool) {
 	var ownerKinds []schema.GroupVersionKind
 	for _, e := range c.registry.Entries() {
 		p, err := c.registry.Lookup(e.GVK)
-		if err != nil || p == nil || !podgroups.HasGangInstructions(p.Karta()) {
+		if err != nil || p == nil || !podgroups.HasGangInstructions(p.Karta()) || !c.watchedAsWorkload(p) {
 			continue
 		}
 		k, ok := c.mapKind(e.GVK)

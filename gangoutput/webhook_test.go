@@ -44,7 +44,7 @@ func webhookEnv(t testing.TB, target podgroups.Target, skip []schema.GroupKind) 
 	e.start(target, Options{Skip: skip})
 	e.jobSet()
 	e.create(example(t, "pytorchjob", "running.yaml")[0])
-	e.create(example(t, "trainjob", "running.yaml")[0])
+	e.create(example(t, "tutorial-trainjob", "running.yaml")[0])
 	lws := example(t, "leaderworkerset", "running.yaml")[0]
 	e.create(lws)
 	lwsPods := example(t, "leaderworkerset", "pods.yaml")
@@ -149,7 +149,7 @@ func webhookCases() []webhookCase {
 	return []webhookCase{
 		{name: "pytorchjob-volcano-master", target: podgroups.Volcano, skip: noSkip, example: "pytorchjob", pod: "mistral-7b-sft-master-0", result: resultLinked},
 		{name: "jobset-coscheduling-worker", target: podgroups.Coscheduling, example: "jobset", pod: "llama3-pretrain-workers-1-2-jzfnb", edit: asCreated, result: resultLinked},
-		{name: "trainjob-kai-worker", target: podgroups.KAI, example: "trainjob", pod: "llm-finetune-worker-2", edit: ownedByTrainJob, result: resultLinked},
+		{name: "trainjob-kai-worker", target: podgroups.KAI, example: "tutorial-trainjob", pod: "llm-finetune-worker-2", edit: ownedByTrainJob, result: resultLinked},
 		{name: "leaderworkerset-workload-api-worker", target: podgroups.WorkloadAPI, example: "leaderworkerset", pod: "vllm-llama3-405b-0-3", result: resultLinked},
 		{name: "pytorchjob-volcano-skipped", target: podgroups.Volcano, example: "pytorchjob", pod: "mistral-7b-sft-worker-0", result: resultSkipped},
 		{name: "jobset-volcano-already-linked", target: podgroups.Volcano, example: "jobset", pod: "llama3-pretrain-workers-0-0-7mrfl", result: resultAlreadyLinked},
@@ -174,7 +174,7 @@ func webhookCases() []webhookCase {
 			yes := true
 			pod.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "unreadable", UID: "00000000-0000-4000-8000-0000000000cf", Controller: &yes}})
 		}, result: resultFailOpen, reason: reasonLookupFailed},
-		{name: "fail-open-hook-error", target: podgroups.Coscheduling, example: "trainjob", pod: "llm-finetune-worker-2", edit: func(pod *unstructured.Unstructured, _ *admissionv1.AdmissionRequest) {
+		{name: "fail-open-hook-error", target: podgroups.Coscheduling, example: "tutorial-trainjob", pod: "llm-finetune-worker-2", edit: func(pod *unstructured.Unstructured, _ *admissionv1.AdmissionRequest) {
 			yes := true
 			pod.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "example.com/v1", Kind: "Broken", Name: "broken", UID: "b0000000-0000-4000-8000-000000000001", Controller: &yes}})
 		}, result: resultFailOpen, reason: reasonHookError},

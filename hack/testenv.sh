@@ -400,6 +400,12 @@ start_apiserver() {
 # The controller-manager and scheduler get no authentication/authorization
 # kubeconfig: only their /healthz is used, which is always allowed, and
 # delegated authentication would need a request-header CA nobody uses here.
+#
+# --node-monitor-grace-period: on a loaded machine kwok's node lease can lag
+# past the default 50 s. The node lifecycle controller then marks every pod
+# of the node not Ready, and kwok (whose stages only make Pending pods
+# Ready) never makes them Ready again: the Deployments, StatefulSets and
+# DaemonSets the real controllers run would never be available again.
 start_controller_manager() {
   launch kube-controller-manager \
     --kubeconfig="${KUBECONFIG_FILE}" \
@@ -407,6 +413,7 @@ start_controller_manager() {
     --secure-port="${CONTROLLER_MANAGER_PORT}" \
     --controllers='*' \
     --leader-elect=false \
+    --node-monitor-grace-period=10m \
     --service-account-private-key-file="${RUN_DIR}/pki/sa.key" \
     --root-ca-file="${RUN_DIR}/pki/apiserver.crt" \
     --use-service-account-credentials=false \

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -21,7 +22,20 @@ type HookError struct {
 	Err   error
 }
 
-func (e *HookError) Error() string { return fmt.Sprintf("karta %q: %s: %v", e.Karta, e.Hook, e.Err) }
+// Error is `karta "NAME": HOOK: cause`, naming the Karta and the hook once:
+// a cause that names them itself (an error of the same Karta wrapped on
+// its way out of a nested call) is printed without them.
+func (e *HookError) Error() string {
+	prefix := fmt.Sprintf("karta %q: ", e.Karta)
+	msg := strings.ReplaceAll(e.Err.Error(), prefix, "")
+	if rest, ok := strings.CutPrefix(msg, string(e.Hook)+": "); ok {
+		msg = rest
+	} else if strings.HasPrefix(msg, string(e.Hook)+" ") {
+		return prefix + msg // "ReviseReplica is not defined: ..."
+	}
+	return prefix + string(e.Hook) + ": " + msg
+}
+
 func (e *HookError) Unwrap() error { return e.Err }
 
 // ErrHookNotEnabled is returned for a hook no chunk defines (Suspend on a
@@ -157,6 +171,15 @@ func (p *Program) hookError(h Hook, err error) error {
 	var he *HookError
 	if errors.As(err, &he) {
 		return he
+	}
+	// These name the Karta and the hook themselves.
+	var nd *NotDefinedError
+	if errors.As(err, &nd) && nd.Karta == p.name {
+		return nd
+	}
+	var km *KindMismatchError
+	if errors.As(err, &km) && km.Karta == p.name {
+		return km
 	}
 	return &HookError{Karta: p.name, Hook: h, Err: err}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kartalua/karta/internal/exampledir"
 	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/luaapi"
 )
@@ -45,10 +46,10 @@ func directKinds(t *testing.T) []directKind {
 		sort.Strings(ex)
 		dk := directKind{name: name}
 		for _, e := range ex {
-			switch filepath.Base(e) {
-			case "pods.yaml":
+			switch {
+			case filepath.Base(e) == "pods.yaml":
 				dk.pods = progObjFile(t, e)
-			case "revisions.yaml":
+			case !exampledir.IsState(filepath.Base(e)):
 			default:
 				objs := progObjFile(t, e)
 				dk.states = append(dk.states, objs...)
@@ -134,6 +135,9 @@ func TestDirectHooksAgreeWithLua(t *testing.T) {
 				gotGang, gotErr := fast.GetGangGroups(ctx, obj, pods)
 				wantGang, wantErr := lua.GetGangGroups(ctx, obj, pods)
 				assertSameResult(t, wantGang, wantErr, gotGang, gotErr, "%s object %d: GetGangGroups", dk.name, i)
+				gotPlaced, gotErr := fast.PlacePods(ctx, obj, pods)
+				wantPlaced, wantErr := lua.PlacePods(ctx, obj, pods)
+				assertSameResult(t, wantPlaced, wantErr, gotPlaced, gotErr, "%s object %d: PlacePods", dk.name, i)
 				for j, pod := range pods {
 					got, gotErr := fast.PlacePod(ctx, obj, pod)
 					want, wantErr := lua.PlacePod(ctx, obj, pod)

@@ -12,7 +12,7 @@ import (
 // and PlacePod evaluate on pods (type, instance and replica selectors,
 // member keys and filters), plus the scale paths that minimum members read
 // on the object. They are compiled once, by newGangModel, so that nothing
-// is parsed per pod (DESIGN.md). A gangModel is immutable and safe for
+// is parsed per pod (docs/architecture.md, "The jq core"). A gangModel is immutable and safe for
 // concurrent use.
 type gangModel struct {
 	m *model

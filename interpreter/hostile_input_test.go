@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/internal/stutter"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/luaapi"
 	"github.com/kartalua/karta/object"
@@ -145,7 +146,7 @@ func loadHostileCases(t *testing.T) []*hostileCase {
 		}
 		data, err := os.ReadFile(filepath.Join(dir, "revisions.yaml"))
 		require.NoError(t, err)
-		v, err := object.DecodeValue(data)
+		v, err := object.DecodeValue(data, "revisions.yaml")
 		require.NoError(t, err)
 		c.revs, err = interpreter.DecodeRevisions(v)
 		require.NoError(t, err)
@@ -466,9 +467,12 @@ func checkHookError(t *testing.T, karta, where string, hook interpreter.Hook, er
 	if !strings.HasPrefix(msg, prefix) || len(strings.TrimSpace(strings.TrimPrefix(msg, prefix))) < 5 {
 		t.Errorf("%s: %s: the error does not say what is wrong after %q: %q", where, hook, prefix, msg)
 	}
+	if s := stutter.Find(msg); s != "" {
+		t.Errorf("%s: %s: the error says %q twice: %q", where, hook, s, msg)
+	}
 }
 
-// checkSpecs checks CLI.md's shape of a GetPodSpecs result.
+// checkSpecs checks docs/cli.md's shape of a GetPodSpecs result.
 func checkSpecs(t *testing.T, where string, res *interpreter.PodSpecs) {
 	t.Helper()
 	require.NotNil(t, res.Items, "%s: GetPodSpecs: items is nil", where)

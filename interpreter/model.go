@@ -12,7 +12,8 @@ import (
 // model is the compiled Go form of a Karta that the write engine
 // (ReviseSpec, ReviseReplica, Suspend, Resume) runs on. Every jq program it
 // needs, in value and in path() form, is compiled once by newModel, so that
-// nothing is parsed on the evaluation path (DESIGN.md). A model is
+// nothing is parsed on the evaluation path (docs/architecture.md, "The jq
+// core"). A model is
 // immutable and safe for concurrent use.
 type model struct {
 	karta *karta.Karta

@@ -18,8 +18,16 @@ import (
 // compiles its Program on first use, once, so that a process that asks for
 // one kind of a large catalog pays for that one. Entries lists what is
 // registered without compiling anything.
+//
+// A GVK has one Program; a name may have several (a user's Karta named
+// "job" for a Volcano Job beside the built-in "job" for batch/v1 Job). The
+// name then means the most recently registered of them, as a GVK means
+// its most recent Put: what is added over a base (the cluster's Kartas
+// over the built-ins, -k files over them in karta serve) wins by name as
+// it does by kind.
 type Registry struct {
 	mu   sync.Mutex // serialises writers
+	seq  uint64     // the last entry's sequence number; guarded by mu
 	byGV atomic.Pointer[map[schema.GroupVersionKind]*entry]
 }
 
@@ -35,6 +43,8 @@ type Entry struct {
 // so a Program compiled through one is compiled for all.
 type entry struct {
 	Entry
+	// seq orders registrations: a later one has a higher number.
+	seq     uint64
 	once    sync.Once
 	done    atomic.Bool // once has run: p and err are final
 	compile func() (*Program, error)
@@ -116,6 +126,8 @@ func (r *Registry) update(gvk schema.GroupVersionKind, e *entry) *entry {
 	if e == nil {
 		delete(next, gvk)
 	} else {
+		r.seq++
+		e.seq = r.seq
 		next[gvk] = e
 	}
 	r.byGV.Store(&next)
@@ -140,15 +152,20 @@ func (r *Registry) Get(gvk schema.GroupVersionKind) (*Program, bool) {
 	return p, err == nil && p != nil
 }
 
-// LookupName returns the Program whose Karta has the given name, compiling
-// it first if it is lazy; nil and no error when there is none.
+// LookupName returns the Program whose Karta has the given name (of
+// several, the most recently registered), compiling it first if it is
+// lazy; nil and no error when there is none.
 func (r *Registry) LookupName(name string) (*Program, error) {
+	var found *entry
 	for _, e := range *r.byGV.Load() {
-		if e.Name == name {
-			return e.program()
+		if e.Name == name && (found == nil || e.seq > found.seq) {
+			found = e
 		}
 	}
-	return nil, nil
+	if found == nil {
+		return nil, nil
+	}
+	return found.program()
 }
 
 // ByName returns the Program whose Karta has the given name; false when
@@ -158,14 +175,25 @@ func (r *Registry) ByName(name string) (*Program, bool) {
 	return p, err == nil && p != nil
 }
 
-// Entries lists what is registered, sorted by name, compiling nothing.
+// Entries lists what is registered, sorted by name, the most recently
+// registered first among entries of one name (the one LookupName finds),
+// compiling nothing.
 func (r *Registry) Entries() []Entry {
 	m := *r.byGV.Load()
-	out := make([]Entry, 0, len(m))
+	all := make([]*entry, 0, len(m))
 	for _, e := range m {
-		out = append(out, e.Entry)
+		all = append(all, e)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Name != all[j].Name {
+			return all[i].Name < all[j].Name
+		}
+		return all[i].seq > all[j].seq
+	})
+	out := make([]Entry, len(all))
+	for i, e := range all {
+		out[i] = e.Entry
+	}
 	return out
 }
 
@@ -183,7 +211,7 @@ func (r *Registry) List() []*Program {
 			out = append(out, p)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	sortPrograms(out)
 	return out
 }
 
@@ -196,7 +224,7 @@ func (r *Registry) Compiled() []*Program {
 			out = append(out, p)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	sortPrograms(out)
 	return out
 }
 
@@ -216,11 +244,24 @@ func (r *Registry) CompileAll() error {
 // not show in the other, but a lazy entry compiled through one is compiled
 // for both.
 func (r *Registry) Clone() *Registry {
-	c := &Registry{}
+	r.mu.Lock()
+	c := &Registry{seq: r.seq}
+	r.mu.Unlock()
 	m := make(map[schema.GroupVersionKind]*entry, r.Len())
 	for k, v := range *r.byGV.Load() {
 		m[k] = v
 	}
 	c.byGV.Store(&m)
 	return c
+}
+
+// sortPrograms orders Programs by name, then by GVK (two Kartas of one name
+// for two kinds).
+func sortPrograms(ps []*Program) {
+	sort.Slice(ps, func(i, j int) bool {
+		if ps[i].Name() != ps[j].Name() {
+			return ps[i].Name() < ps[j].Name()
+		}
+		return ps[i].GVK().String() < ps[j].GVK().String()
+	})
 }

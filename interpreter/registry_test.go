@@ -111,3 +111,35 @@ func TestRegistryLazy(t *testing.T) {
 	r.PutLazy(never, "never", func() (*Program, error) { t.Fatal("must not compile"); return nil, nil })
 	assert.Nil(t, r.Put(&Program{name: "never", gvk: never}))
 }
+
+// Two Kartas of one name for two kinds (a user's "job" for a Volcano Job
+// beside the built-in "job"): each kind keeps its own, and the name means
+// the one registered last, in a clone too; deleting it gives the name back.
+func TestRegistrySharedName(t *testing.T) {
+	batchJob := schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}
+	volcanoJob := schema.GroupVersionKind{Group: "batch.volcano.sh", Version: "v1alpha1", Kind: "Job"}
+	builtin := &Program{name: "job", gvk: batchJob}
+	users := &Program{name: "job", gvk: volcanoJob}
+	other := &Program{name: "a", gvk: schema.GroupVersionKind{Group: "x", Version: "v1", Kind: "A"}}
+	r := NewRegistry()
+	r.Put(builtin)
+	r.Put(other)
+	clone := r.Clone()
+	for _, reg := range []*Registry{r, clone} {
+		reg.Put(users)
+		got, ok := reg.ByName("job")
+		require.True(t, ok)
+		assert.Same(t, users, got, "the name means the Karta registered last")
+		got, _ = reg.Get(batchJob)
+		assert.Same(t, builtin, got, "each kind keeps its own")
+		assert.Equal(t, []Entry{{Name: "a", GVK: other.gvk}, {Name: "job", GVK: volcanoJob}, {Name: "job", GVK: batchJob}}, reg.Entries(),
+			"of one name, the one the name means first")
+		assert.Equal(t, []*Program{other, users, builtin}, reg.List(), "by name, then kind (batch.volcano.sh/… sorts before batch/…)")
+	}
+	r.Put(builtin)
+	got, _ := r.ByName("job")
+	assert.Same(t, builtin, got, "registered again, the built-in is the latest")
+	r.Delete(batchJob)
+	got, _ = r.ByName("job")
+	assert.Same(t, users, got)
+}

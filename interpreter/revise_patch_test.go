@@ -506,7 +506,7 @@ func TestReviseSpecPatchTypesFragmented(t *testing.T) {
 func TestReviseSpecStrategicNamelessMain(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "examples", "kartas", "trainjob.yaml"))
 	require.NoError(t, err)
-	runPatchCases(t, modelFrom(t, string(data)), builtinObject("trainjob", "running"), []patchCase{{
+	runPatchCases(t, modelFrom(t, string(data)), builtinObject("tutorial-trainjob", "running"), []patchCase{{
 		name: "strategic of spec.containers is refused with what to do",
 		revs: `
 - component: worker

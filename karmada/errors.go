@@ -3,6 +3,8 @@ package karmada
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kartalua/karta/internal/yamlerr"
 )
 
 // ErrNotEnabled is the error (wrapped in *NotEnabledError) of an operation
@@ -23,20 +25,23 @@ func (e *NotEnabledError) Error() string {
 // Unwrap makes errors.Is(err, ErrNotEnabled) hold.
 func (e *NotEnabledError) Unwrap() error { return ErrNotEnabled }
 
-// LoadError is a customization document that cannot be used.
+// LoadError is an input (a customization, an object, status items) that
+// cannot be used. It prints as every reader of karta's inputs prints a
+// problem: `SOURCE:LINE: document N: message`.
 type LoadError struct {
 	// Source is the file (or other source) and Document the 1-based
-	// document within it (0 when the source as a whole is at fault).
+	// document within it, 0 when the source as a whole is at fault or
+	// holds one document.
 	Source   string
 	Document int
-	Msg      string
+	// Line is the 1-based line of the problem, or of the start of the
+	// document at fault; 0 when unknown.
+	Line int
+	Msg  string
 }
 
 func (e *LoadError) Error() string {
-	if e.Document > 0 {
-		return fmt.Sprintf("%s (document %d): %s", e.Source, e.Document, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Source, e.Msg)
+	return yamlerr.Format(e.Source, e.Line, e.Document, "", e.Msg)
 }
 
 // CallError is an operation that failed in a script: a Lua error, a limit

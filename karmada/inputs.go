@@ -12,15 +12,15 @@ import (
 // JSON decoding (integers are int64, other numbers float64; a kind is
 // required). Empty documents are skipped.
 func LoadObjects(data []byte, source string) ([]*unstructured.Unstructured, error) {
-	docs, err := decodeDocuments(data)
+	docs, err := decodeDocuments(data, source)
 	if err != nil {
-		return nil, &LoadError{Source: source, Msg: err.Error()}
+		return nil, err
 	}
-	out := make([]*unstructured.Unstructured, 0, len(docs))
-	for i, doc := range docs {
+	out := make([]*unstructured.Unstructured, 0, len(docs.json))
+	for i, doc := range docs.json {
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(doc); err != nil {
-			return nil, &LoadError{Source: source, Document: docNumber(i, len(docs)), Msg: err.Error()}
+			return nil, docs.error(i, err.Error())
 		}
 		out = append(out, u)
 	}
@@ -30,15 +30,15 @@ func LoadObjects(data []byte, source string) ([]*unstructured.Unstructured, erro
 // LoadStatusItems reads a list of AggregatedStatusItem (YAML or JSON), the
 // statusItems of an AggregateStatus call.
 func LoadStatusItems(data []byte, source string) ([]AggregatedStatusItem, error) {
-	docs, err := decodeDocuments(data)
+	docs, err := decodeDocuments(data, source)
 	if err != nil {
-		return nil, &LoadError{Source: source, Msg: err.Error()}
+		return nil, err
 	}
-	if len(docs) != 1 {
-		return nil, &LoadError{Source: source, Msg: fmt.Sprintf("want one document holding a list of status items, found %d", len(docs))}
+	if len(docs.json) != 1 {
+		return nil, &LoadError{Source: source, Msg: fmt.Sprintf("want one document holding a list of status items, found %d", len(docs.json))}
 	}
 	var items []AggregatedStatusItem
-	if err := json.Unmarshal(docs[0], &items); err != nil {
+	if err := json.Unmarshal(docs.json[0], &items); err != nil {
 		return nil, &LoadError{Source: source, Msg: fmt.Sprintf("not a list of status items: %v", err)}
 	}
 	if items == nil {

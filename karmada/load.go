@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/kartalua/karta/internal/yamlerr"
 )
 
 // Load reads ResourceInterpreterCustomization documents (YAML or JSON, one
@@ -23,51 +25,88 @@ import (
 // kind. Scripts are compiled by NewInterpreter, not here. Errors are
 // *LoadError.
 func Load(data []byte, source string) ([]*Customization, error) {
-	docs, err := decodeDocuments(data)
+	docs, err := decodeDocuments(data, source)
 	if err != nil {
-		return nil, &LoadError{Source: source, Msg: err.Error()}
+		return nil, err
 	}
 	var out []*Customization
-	for i, doc := range docs {
-		where := source
-		if len(docs) > 1 {
-			where = fmt.Sprintf("%s (document %d)", source, i+1)
-		}
+	for i, doc := range docs.json {
+		where := yamlerr.Where(source, docs.line(i), docs.number(i))
 		custs, err := loadDocument(doc, where)
 		if err != nil {
-			return nil, &LoadError{Source: source, Document: docNumber(i, len(docs)), Msg: err.Error()}
+			return nil, docs.error(i, err.Error())
 		}
 		out = append(out, custs...)
 	}
 	return out, nil
 }
 
-// docNumber is the 1-based document number, or 0 for a single document
+// documents are the JSON documents of an input, with where each starts.
+type documents struct {
+	source string
+	json   []json.RawMessage
+	// lines are the documents' first lines, when the YAML parser counted
+	// the same documents (it always does but for inputs it reads
+	// differently from sigs.k8s.io/yaml).
+	lines []int
+}
+
+// number is the 1-based number of document i, or 0 for a single document
 // (errors then name the source alone).
-func docNumber(i, n int) int {
-	if n > 1 {
+func (d *documents) number(i int) int {
+	if len(d.json) > 1 {
 		return i + 1
 	}
 	return 0
 }
 
+// line is the first line of document i, 0 when unknown.
+func (d *documents) line(i int) int {
+	if len(d.lines) != len(d.json) || len(d.json) == 1 {
+		return 0 // a single document: the problem is the file's
+	}
+	return d.lines[i]
+}
+
+// error is a problem of document i.
+func (d *documents) error(i int, msg string) *LoadError {
+	return &LoadError{Source: d.source, Document: d.number(i), Line: d.line(i), Msg: msg}
+}
+
 // decodeDocuments splits data into its JSON documents, dropping empty ones.
-func decodeDocuments(data []byte) ([]json.RawMessage, error) {
+// The YAML is read as Karmada reads it (sigs.k8s.io/yaml), after a parse
+// that reports any syntax error as every reader of karta's inputs does:
+// at its line in the input, not in the document.
+func decodeDocuments(data []byte, source string) (*documents, error) {
+	nodes, err := yamlerr.Parse(data, source)
+	var ye *yamlerr.Error
+	if errors.As(err, &ye) {
+		doc := 0
+		if ye.MultiDoc {
+			doc = ye.Document
+		}
+		return nil, &LoadError{Source: source, Line: ye.Line, Document: doc, Msg: ye.Message}
+	}
+	out := &documents{source: source}
+	for _, n := range nodes {
+		if yamlerr.Resolve(n).Tag != "!!null" {
+			out.lines = append(out.lines, yamlerr.Resolve(n).Line)
+		}
+	}
 	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var docs []json.RawMessage
 	for {
 		var doc json.RawMessage
 		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
-			return docs, nil
+			return out, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, &LoadError{Source: source, Msg: err.Error()}
 		}
 		if trimmed := bytes.TrimSpace(doc); len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 			continue
 		}
-		docs = append(docs, doc)
+		out.json = append(out.json, doc)
 	}
 }
 
@@ -87,7 +126,7 @@ func loadDocument(doc json.RawMessage, where string) ([]*Customization, error) {
 	if head.Kind == customizationListKind {
 		var out []*Customization
 		for i, item := range head.Items {
-			c, err := loadCustomization(item, fmt.Sprintf("%s items[%d]", where, i))
+			c, err := loadCustomization(item, fmt.Sprintf("%s: items[%d]", where, i))
 			if err != nil {
 				return nil, fmt.Errorf("items[%d]: %w", i, err)
 			}

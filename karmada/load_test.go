@@ -36,7 +36,7 @@ func TestLoad(t *testing.T) {
 	assert.Contains(t, OpInterpretHealth.Script(&custs[0].Spec.Customizations), "function InterpretHealth")
 	assert.Contains(t, OpInterpretComponent.Script(&custs[0].Spec.Customizations), "function GetComponents")
 	assert.Equal(t, "", OpRetain.Script(&custs[0].Spec.Customizations))
-	assert.Equal(t, "custs.yaml (document 1)", custs[0].Source)
+	assert.Equal(t, "custs.yaml:2: document 1", custs[0].Source, "where the document starts")
 	assert.Equal(t, "b", custs[1].Name)
 	assert.Equal(t, CustomizationKind, custs[1].Kind, "a list item may leave its kind out")
 	assert.Contains(t, custs[1].Source, "items[0]")
@@ -46,7 +46,7 @@ func TestLoad(t *testing.T) {
 		{"apiVersion: config.karmada.io/v1alpha1\nkind: ResourceInterpreterCustomization\nspec: {target: {}}\n",
 			"missing metadata.name, spec.target.apiVersion, spec.target.kind"},
 		{"apiVersion: config.karmada.io/v1alpha1\nkind: ResourceInterpreterCustomization\nspec: [1]\n", "invalid ResourceInterpreterCustomization"},
-		{"a: [unclosed\n", "bad.yaml: "},
+		{"a: [unclosed\n", "bad.yaml:2: invalid YAML: did not find expected ',' or ']'"},
 	} {
 		_, err := Load([]byte(tc.doc), "bad.yaml")
 		require.Error(t, err, tc.doc)
@@ -55,7 +55,7 @@ func TestLoad(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want)
 	}
 	_, err = Load([]byte(widgetCustomization+"---\napiVersion: v1\nkind: Pod\n"), "two.yaml")
-	assert.EqualError(t, err, `two.yaml (document 2): apiVersion "v1", kind "Pod": want config.karmada.io/v1alpha1 ResourceInterpreterCustomization`)
+	assert.EqualError(t, err, `two.yaml:18: document 2: apiVersion "v1", kind "Pod": want config.karmada.io/v1alpha1 ResourceInterpreterCustomization`)
 }
 
 func TestParseOperation(t *testing.T) {

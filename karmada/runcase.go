@@ -89,10 +89,16 @@ func runCase(ctx context.Context, in *Interpreter, c *Customization, tc *TestCas
 	}
 	results, err := in.RunOperation(ctx, op, tc)
 	if err != nil {
-		if errors.Is(err, ErrNotEnabled) {
-			err = errors.New("rule is not enabled")
+		// The failure's heading names the customization and the
+		// operation; the message says what went wrong, once.
+		var ce *CallError
+		switch {
+		case errors.Is(err, ErrNotEnabled):
+			err = errors.New("the rule is not enabled: no customization scripts it for this kind")
+		case errors.As(err, &ce) && ce.Customization == c.Name:
+			err = ce.Err
 		}
-		return &Failure{Operation: string(op), Message: fmt.Sprintf("execute %s %s error: %v", c.Name, op, err)}
+		return &Failure{Operation: string(op), Message: fmt.Sprintf("execute: %v", err)}
 	}
 	checked := map[string]bool{}
 	for _, r := range results {

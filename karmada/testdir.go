@@ -23,6 +23,11 @@ const CustomizationsFile = "customizations.yaml"
 // (compareOutput). Every expected key must be produced; produced keys the
 // test leaves out are not checked.
 //
+// dir may be the layout's root, a folder above it (one holding several
+// layouts, or Karmada's repository: every customizations.yaml below it
+// runs, its kind read from the three folders above it), or a folder inside
+// it (a group, version or kind).
+//
 // The error is for a dir that cannot be read; everything else (a
 // customization that does not load or compile, a test file that does not
 // parse, a directory out of layout) is reported as failures.
@@ -84,7 +89,7 @@ func runKind(ctx context.Context, root, file string, report *Report) {
 	}
 	custs, err := Load(data, relPath(root, file))
 	if err == nil {
-		err = checkLayout(kind, custs)
+		err = checkLayout(layoutKind(root, kindDir), custs)
 	}
 	if err != nil {
 		failAll(cases, "", err.Error())
@@ -153,6 +158,31 @@ func checkLayout(kind string, custs []*Customization) error {
 		}
 	}
 	return nil
+}
+
+// layoutKind is the <group>/<version>/<Kind> part of a customization's
+// folder: its path below root when root is the layout's root; the last
+// three parts of it when root is a folder above the layout's root (one
+// holding several layouts, or a repository); and the last three parts of
+// its absolute path when root is inside the layout (a group, version or
+// kind folder).
+func layoutKind(root, kindDir string) string {
+	rel := relPath(root, kindDir)
+	parts := strings.Split(rel, "/")
+	if rel == "." {
+		parts = nil
+	}
+	switch {
+	case len(parts) > 3:
+		return strings.Join(parts[len(parts)-3:], "/")
+	case len(parts) < 3:
+		if abs, err := filepath.Abs(kindDir); err == nil {
+			if all := strings.Split(filepath.ToSlash(abs), "/"); len(all) >= 3 {
+				return strings.Join(all[len(all)-3:], "/")
+			}
+		}
+	}
+	return rel
 }
 
 // relPath is path relative to root, with slashes, for stable messages.

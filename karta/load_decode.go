@@ -16,6 +16,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kartalua/karta/internal/suggest"
+	"github.com/kartalua/karta/internal/yamlerr"
 )
 
 // This file turns one checked document into a Karta: YAML node → generic
@@ -25,30 +26,21 @@ import (
 // libraryPanic is a panic of the YAML library, turned into an error so that
 // Load never panics. It is kept as the LoadError's cause so that tests and
 // the fuzz target can tell it from an ordinary YAML error.
-type libraryPanic struct{ value any }
-
-func (p *libraryPanic) Error() string {
-	return fmt.Sprintf("the YAML library failed on this input (%v); please report it", p.value)
-}
+type libraryPanic = yamlerr.LibraryPanic
 
 // recoverLibrary turns a panic of the YAML library into an error. The
 // library recovers its own errors; anything else that escapes is a bug in
 // it, and the user should get an error rather than a crash.
 func recoverLibrary(err *error) {
 	if r := recover(); r != nil {
-		*err = &libraryPanic{value: r}
+		*err = &libraryPanic{Value: r}
 	}
 }
 
 // nextDocument parses the next document of the stream into a node tree.
 // It returns io.EOF after the last one.
-func nextDocument(dec *yaml.Decoder) (doc *yaml.Node, err error) {
-	defer recoverLibrary(&err)
-	var n yaml.Node
-	if err := dec.Decode(&n); err != nil {
-		return nil, err
-	}
-	return &n, nil
+func nextDocument(dec *yaml.Decoder) (*yaml.Node, error) {
+	return yamlerr.Next(dec)
 }
 
 // decodeNode decodes a node into v with the YAML library, which expands
@@ -58,49 +50,15 @@ func decodeNode(n *yaml.Node, v any) (err error) {
 	return n.Decode(v)
 }
 
-// splitYAMLError takes an error text of the YAML library apart into the
-// line it names (0 when none) and the message.
-func splitYAMLError(text string) (int, string) {
-	text = strings.TrimPrefix(text, "yaml: ")
-	if rest, ok := strings.CutPrefix(text, "line "); ok {
-		if i := strings.Index(rest, ": "); i > 0 {
-			if line, err := strconv.Atoi(rest[:i]); err == nil {
-				return line, rest[i+2:]
-			}
-		}
-	}
-	return 0, text
-}
-
-// yamlParserProblems are the messages of the YAML library's parser, as
-// opposed to its scanner (parserc.go). For these the library reports the
-// 0-based line of the construct being parsed, and no line at all when that
-// is 0 (fail in decode.go adds 1 for scanner errors only).
-var yamlParserProblems = map[string]bool{
-	"did not find expected <stream-start>":   true,
-	"did not find expected <document start>": true,
-	"did not find expected node content":     true,
-	"did not find expected '-' indicator":    true,
-	"did not find expected key":              true,
-	"did not find expected ',' or ']'":       true,
-	"did not find expected ',' or '}'":       true,
-	"found undefined tag handle":             true,
-	"found duplicate %YAML directive":        true,
-	"found incompatible YAML document":       true,
-	"found duplicate %TAG directive":         true,
-}
-
-// parseError describes an error of the YAML parser. depthLimit is the
-// nesting limit in force, used when the parser gave up on depth first.
+// parseError describes an error of the YAML parser (yamlerr owns the line
+// and the message). depthLimit is the nesting limit in force, used when
+// the parser gave up on depth first.
 func parseError(err error, depthLimit int) *LoadError {
 	var lp *libraryPanic
 	if errors.As(err, &lp) {
 		return &LoadError{Message: lp.Error(), err: err}
 	}
-	line, msg := splitYAMLError(err.Error())
-	if yamlParserProblems[msg] {
-		line++ // from the library's 0-based line to the user's 1-based one
-	}
+	line, msg := yamlerr.Split(err.Error())
 	if strings.HasPrefix(msg, "exceeded max depth") {
 		e := depthError(min(depthLimit, yamlMaxDepth), line)
 		e.err = err
@@ -117,7 +75,7 @@ func decodeErrors(err error) []*LoadError {
 	if errors.As(err, &te) {
 		out := make([]*LoadError, 0, len(te.Errors))
 		for _, text := range te.Errors {
-			l, msg := splitYAMLError(text)
+			l, msg := yamlerr.Split(text)
 			out = append(out, &LoadError{Line: l, Message: msg, err: err})
 		}
 		return out
@@ -126,7 +84,7 @@ func decodeErrors(err error) []*LoadError {
 	if errors.As(err, &lp) {
 		return []*LoadError{{Message: lp.Error(), err: err}}
 	}
-	l, msg := splitYAMLError(err.Error())
+	l, msg := yamlerr.Split(err.Error())
 	if msg == "document contains excessive aliasing" {
 		msg = "the document's aliases (*name) expand to far more than the document itself, as in an alias bomb; write the values out instead"
 	}

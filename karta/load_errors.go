@@ -1,8 +1,9 @@
 package karta
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/kartalua/karta/internal/yamlerr"
 )
 
 // LoadError is one problem found while loading.
@@ -29,31 +30,17 @@ type LoadError struct {
 	err error
 }
 
-// Error renders the problem on one line, in the format of CLI.md:
-// `SOURCE (document N): FIELD: MESSAGE (line L)`. The document part appears
-// only in multi-document inputs, the field part only when there is a field
-// and the line part only when the line is known.
+// Error renders the problem on one line, in the format of docs/cli.md:
+// `SOURCE:LINE: document N: FIELD: MESSAGE`. The line appears only when
+// it is known, the document only in multi-document inputs, the field only
+// when there is one (yamlerr.Format, which every reader of karta's inputs
+// uses).
 func (e *LoadError) Error() string {
-	var b strings.Builder
-	b.WriteString(sourceName(e.Source))
-	if e.MultiDoc && e.Document > 0 {
-		b.WriteString(" (document ")
-		b.WriteString(strconv.Itoa(e.Document))
-		b.WriteString(")")
+	doc := 0
+	if e.MultiDoc {
+		doc = e.Document
 	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
-	}
-	// A message may quote the user's text; keep the problem on one line.
-	b.WriteString(lineBreaks.Replace(e.Message))
-	if e.Line > 0 {
-		b.WriteString(" (line ")
-		b.WriteString(strconv.Itoa(e.Line))
-		b.WriteString(")")
-	}
-	return b.String()
+	return yamlerr.Format(sourceName(e.Source), e.Line, doc, e.Field, e.Message)
 }
 
 // Unwrap returns the underlying cause, if any.
@@ -82,10 +69,6 @@ func (es LoadErrors) Unwrap() []error {
 	}
 	return out
 }
-
-// lineBreaks escapes line breaks, so that every problem prints as one
-// line (CLI.md).
-var lineBreaks = strings.NewReplacer("\r\n", `\r\n`, "\n", `\n`, "\r", `\r`)
 
 // sourceName is the name used for an input in messages.
 func sourceName(source string) string {

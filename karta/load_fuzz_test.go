@@ -50,7 +50,7 @@ func FuzzLoad(f *testing.F) {
 				}
 				var lp *libraryPanic
 				if errors.As(e, &lp) {
-					t.Fatalf("the YAML library panicked: %v", lp.value)
+					t.Fatalf("the YAML library panicked: %v", lp.Value)
 				}
 			}
 			return

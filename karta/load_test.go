@@ -225,7 +225,7 @@ func TestLoadMultiDocument(t *testing.T) {
 		// "---" (1), "---" (2), doc 1 (3-16), "---" (17), doc 2 from 18;
 		// ownerName is its 9th line.
 		assert.Equal(t, 26, e.Line)
-		assert.Equal(t, `in.yaml (document 2): spec.structureDefinition.rootComponent.ownerName: unknown field "ownerName"; did you mean "ownerRef"? (line 26)`, e.Error())
+		assert.Equal(t, `in.yaml:26: document 2: spec.structureDefinition.rootComponent.ownerName: unknown field "ownerName"; did you mean "ownerRef"?`, e.Error())
 	})
 	t.Run("all documents are reported", func(t *testing.T) {
 		in := "apiVersion: apps/v1\nkind: Deployment\n---\n" + minimal("ok") + "---\n" + header + "spec: {bogus: 1}\n"
@@ -259,14 +259,14 @@ func TestLoadMultiDocument(t *testing.T) {
 		errs := loadErrs(t, "---\n"+header+"spec: {a: [1}\n")
 		require.Len(t, errs, 1)
 		assert.False(t, errs[0].MultiDoc)
-		assert.Equal(t, "in.yaml: invalid YAML: did not find expected ',' or ']' (line 5)", errs[0].Error())
+		assert.Equal(t, "in.yaml:5: invalid YAML: did not find expected ',' or ']'", errs[0].Error())
 	})
 	t.Run("a single document is not numbered", func(t *testing.T) {
 		errs := loadErrs(t, "---\n"+header+"spec: {bogus: 1}\n---\n")
 		require.Len(t, errs, 1)
 		assert.False(t, errs[0].MultiDoc)
 		assert.Equal(t, 1, errs[0].Document)
-		assert.Equal(t, "in.yaml: spec.bogus: unknown field \"bogus\" (line 5)", errs[0].Error())
+		assert.Equal(t, "in.yaml:5: spec.bogus: unknown field \"bogus\"", errs[0].Error())
 	})
 }
 
@@ -378,7 +378,7 @@ extra: 1
 		assert.Equal(t, 1, errs[i].Document)
 		assert.False(t, errs[i].MultiDoc)
 	}
-	assert.Equal(t, `in.yaml: spec.structureDefinition.rootComponent.ownerName: unknown field "ownerName"; did you mean "ownerRef"? (line 8)`, errs[0].Error())
+	assert.Equal(t, `in.yaml:8: spec.structureDefinition.rootComponent.ownerName: unknown field "ownerName"; did you mean "ownerRef"?`, errs[0].Error())
 
 	t.Run("keys with dots keep their path", func(t *testing.T) {
 		errs := loadErrs(t, header+"spec:\n  a.b: 1\n  structureDefinition: {rootComponent: {name: r, \"x[0]\": 2}}\n")
@@ -706,7 +706,7 @@ func TestLoadFile(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "bad.yaml")
 		require.NoError(t, os.WriteFile(path, []byte(header+"spec: {x: 1}\n"), 0o600))
 		_, err := LoadFile(path)
-		assert.Equal(t, path+`: spec.x: unknown field "x" (line 4)`, err.Error())
+		assert.Equal(t, path+`:4: spec.x: unknown field "x"`, err.Error())
 	})
 }
 
@@ -766,10 +766,10 @@ func TestLoadErrorFormat(t *testing.T) {
 		{"message only", LoadError{Source: "k.yaml", Message: "m"}, "k.yaml: m"},
 		{"no source", LoadError{Message: "m"}, "<input>: m"},
 		{"field", LoadError{Source: "k.yaml", Field: "spec.x", Message: "m"}, "k.yaml: spec.x: m"},
-		{"line", LoadError{Source: "k.yaml", Line: 3, Message: "m"}, "k.yaml: m (line 3)"},
-		{"single document", LoadError{Source: "k.yaml", Document: 1, Field: "spec.x", Line: 3, Message: "m"}, "k.yaml: spec.x: m (line 3)"},
-		{"multi-document", LoadError{Source: "k.yaml", Document: 2, MultiDoc: true, Field: "spec.x", Line: 3, Message: "m"}, "k.yaml (document 2): spec.x: m (line 3)"},
-		{"multi-document without field", LoadError{Source: "k.yaml", Document: 2, MultiDoc: true, Message: "m"}, "k.yaml (document 2): m"},
+		{"line", LoadError{Source: "k.yaml", Line: 3, Message: "m"}, "k.yaml:3: m"},
+		{"single document", LoadError{Source: "k.yaml", Document: 1, Field: "spec.x", Line: 3, Message: "m"}, "k.yaml:3: spec.x: m"},
+		{"multi-document", LoadError{Source: "k.yaml", Document: 2, MultiDoc: true, Field: "spec.x", Line: 3, Message: "m"}, "k.yaml:3: document 2: spec.x: m"},
+		{"multi-document without field", LoadError{Source: "k.yaml", Document: 2, MultiDoc: true, Message: "m"}, "k.yaml: document 2: m"},
 		{"outside any document", LoadError{Source: "k.yaml", MultiDoc: true, Message: "m"}, "k.yaml: m"},
 		{"line breaks are escaped", LoadError{Source: "k.yaml", Message: "a\nb\r\nc"}, `k.yaml: a\nb\r\nc`},
 	}
@@ -779,7 +779,7 @@ func TestLoadErrorFormat(t *testing.T) {
 		})
 	}
 	errs := LoadErrors{&tests[0].err, &tests[5].err}
-	assert.Equal(t, "k.yaml: m\nk.yaml (document 2): spec.x: m (line 3)", errs.Error())
+	assert.Equal(t, "k.yaml: m\nk.yaml:3: document 2: spec.x: m", errs.Error())
 	var target *LoadError
 	require.True(t, errors.As(error(errs), &target))
 	assert.Equal(t, "m", target.Message)

@@ -25,9 +25,9 @@ type ValidateOptions struct {
 	CheckExpr func(a *jqexpr.Analysis) string
 }
 
-// Validate checks a Karta against every rule of SPEC §9 and returns all
-// problems at once, errors and warnings, in document order. It is
-// ValidateWithOptions with no options.
+// Validate checks a Karta against every rule of docs/reference.md,
+// "Validation", and returns all problems at once, errors and warnings, in
+// document order. It is ValidateWithOptions with no options.
 func Validate(k *Karta) Problems { return ValidateWithOptions(k, ValidateOptions{}) }
 
 // ValidateWithOptions is Validate with checks added by the caller.

@@ -126,7 +126,7 @@ func (v *validator) typeSelector(p *field.Path, s *ComponentTypeSelector) {
 
 // typeSelectors requires a componentTypeSelector on every pod-bearing
 // component once there are several: a pod must match exactly one of them
-// (SPEC §7).
+// (docs/karta.md, "Pods: component, instance and replica").
 func (v *validator) typeSelectors() {
 	var bearing []*compRef
 	var names []string

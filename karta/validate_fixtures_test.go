@@ -11,7 +11,8 @@ import (
 // validation is tested on its own; they therefore spell out the condition
 // field names Load would default.
 
-// fixturePyTorchJob is SPEC §1.2's example with the master written out.
+// fixturePyTorchJob is the PyTorchJob Karta of the original specification,
+// with the master written out.
 const fixturePyTorchJob = `
 apiVersion: run.ai/v1alpha1
 kind: Karta

@@ -98,7 +98,7 @@ func (v *validator) memberComponent(p *field.Path, name string, seen map[string]
 
 // narrowingMix warns about a group that mixes a narrowing member (one with
 // instances or a replicaSelector, whose contribution to minMember is a
-// single instance or replica, SPEC §8.2) with other members: the other
+// single instance or replica: docs/karta.md, "Minimum members") with other members: the other
 // members count in full, so the total rarely describes one gang.
 func (v *validator) narrowingMix(p *field.Path, group string, members []*compRef) {
 	if len(members) < 2 {
@@ -165,7 +165,7 @@ func (v *validator) topology(p *field.Path, t *Topology) {
 }
 
 // gangTraps warns about alpha groups that validate but cannot work at run
-// time (SPEC §8.1, §8.2):
+// time (docs/karta.md, "Gangs"):
 //   - a group whose only member narrows to one replica (replicaSelector) or
 //     one instance (instanceIdPath), with no groupByKeyPaths entry reading
 //     the replica key or the instance id: the pods of every replica or

@@ -97,7 +97,7 @@ func (v *validator) assignedPath(p *field.Path, expr string) {
 }
 
 // reviseReplicaTarget warns when the replicasPath that ReviseReplica would
-// write (SPEC §6.3) is not assignable: the root's, else that of the only
+// write (docs/karta.md, "ReviseReplica, Suspend and Resume") is not assignable: the root's, else that of the only
 // pod-bearing component when it has a single instance.
 func (v *validator) reviseReplicaTarget() {
 	var target *compRef

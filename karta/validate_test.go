@@ -67,11 +67,11 @@ func assertProblems(t *testing.T, got Problems, want ...wantProblem) {
 
 func TestValidateFixtures(t *testing.T) {
 	for name, doc := range map[string]string{
-		"SPEC §1.2 PyTorchJob": fixturePyTorchJob,
-		"v2 podGroup":          fixturePyTorchJobV2,
-		"JobSet":               fixtureJobSet,
-		"LeaderWorkerSet":      fixtureLWS,
-		"NIMService":           fixtureNIM,
+		"the specification's PyTorchJob": fixturePyTorchJob,
+		"v2 podGroup":                    fixturePyTorchJobV2,
+		"JobSet":                         fixtureJobSet,
+		"LeaderWorkerSet":                fixtureLWS,
+		"NIMService":                     fixtureNIM,
 	} {
 		t.Run(name, func(t *testing.T) {
 			ps := Validate(mustUnmarshalKarta(t, doc))

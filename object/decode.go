@@ -8,10 +8,10 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/kartalua/karta/internal/yamlerr"
 )
 
 // MaxBytes is the largest input Decode accepts.
@@ -37,27 +37,77 @@ type Document struct {
 	node   *yaml.Node
 }
 
-// Decode reads every non-empty document of a YAML or JSON input. Each must
-// be a map. source names the input in errors.
-func Decode(data []byte, source string) ([]*Document, error) {
-	if len(data) > MaxBytes {
-		return nil, fmt.Errorf("%s: input is %d bytes, more than the %d MiB limit", source, len(data), MaxBytes>>20)
+// DecodeError is a problem in an input Decode or DecodeValue read: where
+// it is (the source, the 1-based line when known, the document when the
+// input has several) and what is wrong. It prints as every reader of
+// karta's inputs prints a problem: `SOURCE:LINE: document N: message`
+// (docs/cli.md).
+type DecodeError struct {
+	// Source names the input, as the caller gave it.
+	Source string
+	// Line is 1-based, 0 when unknown.
+	Line int
+	// Document is the 1-based number of the document, 0 when the problem
+	// is about the input as a whole; MultiDoc is set when the input has
+	// (or may have) several, and only then is the document printed.
+	Document int
+	MultiDoc bool
+	Message  string
+	err      error
+}
+
+func (e *DecodeError) Error() string {
+	doc := 0
+	if e.MultiDoc {
+		doc = e.Document
 	}
-	if !utf8.Valid(data) {
-		return nil, fmt.Errorf("%s: input is not valid UTF-8 (byte offset %d)", source, invalidUTF8Offset(data))
+	return yamlerr.Format(e.Source, e.Line, doc, "", e.Message)
+}
+
+// Unwrap returns the YAML library's error, if any.
+func (e *DecodeError) Unwrap() error { return e.err }
+
+// inputError is a problem of the input as a whole.
+func inputError(source, format string, args ...any) *DecodeError {
+	return &DecodeError{Source: source, Message: fmt.Sprintf(format, args...)}
+}
+
+// checkInput refuses an input that is too large or holds bytes YAML does
+// not allow, with their line.
+func checkInput(data []byte, source string) error {
+	if len(data) > MaxBytes {
+		return inputError(source, "input is %d bytes, more than the %d MiB limit", len(data), MaxBytes>>20)
+	}
+	if msg, line, ok := yamlerr.CheckText(data); !ok {
+		return &DecodeError{Source: source, Line: line, Message: msg}
+	}
+	return nil
+}
+
+// syntaxError is the YAML library's parse error for document doc, at its
+// line in the input (yamlerr owns the line and the message).
+func syntaxError(data []byte, source string, doc int, err error) error {
+	e := yamlerr.Syntax(data, source, doc, err)
+	return &DecodeError{Source: source, Line: e.Line, Document: doc, MultiDoc: e.MultiDoc, Message: e.Message, err: err}
+}
+
+// Decode reads every non-empty document of a YAML or JSON input. Each must
+// be a map. source names the input in errors, which are *DecodeError.
+func Decode(data []byte, source string) ([]*Document, error) {
+	if err := checkInput(data, source); err != nil {
+		return nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*Document
 	for {
-		var n yaml.Node
-		err := dec.Decode(&n)
+		n, err := yamlerr.Next(dec)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s (document %d): %w", source, len(docs)+1, err)
+			return nil, syntaxError(data, source, len(docs)+1, err)
 		}
-		root := &n
+		root := n
 		if root.Kind == yaml.DocumentNode {
 			if len(root.Content) == 0 {
 				continue
@@ -68,20 +118,41 @@ func Decode(data []byte, source string) ([]*Document, error) {
 			continue // an empty document
 		}
 		idx := len(docs) + 1
+		at := func(line int, msg string) error {
+			return &DecodeError{Source: source, Line: line, Document: idx,
+				MultiDoc: idx > 1 || yamlerr.SeparatorFrom(data, root.Line+1), Message: msg}
+		}
 		if root.Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("%s (document %d, line %d): expected an object, got %s", source, idx, root.Line, kindName(root))
+			return nil, at(root.Line, "expected an object, got "+kindName(root))
 		}
 		v, err := new(converter).toValue(root, 0)
 		if err != nil {
-			return nil, fmt.Errorf("%s (document %d): %w", source, idx, err)
+			var pe *posError
+			if errors.As(err, &pe) {
+				return nil, at(pe.line, pe.msg)
+			}
+			return nil, at(root.Line, err.Error())
 		}
 		flowNulls(root, false)
 		docs = append(docs, &Document{Index: idx, Line: root.Line, Object: v.(map[string]any), node: root})
 	}
 	if len(docs) == 0 {
-		return nil, fmt.Errorf("%s: no object found (the input is empty)", source)
+		return nil, inputError(source, "no object found (the input is empty)")
 	}
 	return docs, nil
+}
+
+// posError is a problem at a line of a document, found while converting
+// it.
+type posError struct {
+	line int
+	msg  string
+}
+
+func (e *posError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+func errorAt(line int, format string, args ...any) error {
+	return &posError{line: line, msg: fmt.Sprintf(format, args...)}
 }
 
 // converter turns one document's node tree into Go values, counting what
@@ -99,14 +170,14 @@ type converter struct {
 // literals that are valid JSON as json.Number.
 func (c *converter) toValue(n *yaml.Node, depth int) (any, error) {
 	if depth > MaxDepth {
-		return nil, fmt.Errorf("line %d: nesting deeper than %d levels", n.Line, MaxDepth)
+		return nil, errorAt(n.Line, "nesting deeper than %d levels", MaxDepth)
 	}
 	c.values++
 	if c.aliasDepth > 0 {
 		c.aliased++
 	}
 	if c.aliased > 100 && c.values > 1000 && float64(c.aliased)/float64(c.values) > allowedAliasRatio(c.values) {
-		return nil, fmt.Errorf("line %d: aliases expand to too many values (%d of the first %d), as in an alias bomb; write the values out instead", n.Line, c.aliased, c.values)
+		return nil, errorAt(n.Line, "aliases expand to too many values (%d of the first %d), as in an alias bomb; write the values out instead", c.aliased, c.values)
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
@@ -120,15 +191,15 @@ func (c *converter) toValue(n *yaml.Node, depth int) (any, error) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Tag == "!!merge" {
-				return nil, fmt.Errorf("line %d: YAML merge keys (<<) are not supported", k.Line)
+				return nil, errorAt(k.Line, "YAML merge keys (<<) are not supported")
 			}
 			if k.Kind != yaml.ScalarNode || k.Tag == "!!null" {
-				return nil, fmt.Errorf("line %d: a map key must be a string", k.Line)
+				return nil, errorAt(k.Line, "a map key must be a string")
 			}
 			if _, dup := m[k.Value]; dup {
 				// As a Karta's loader (and sigs.k8s.io/yaml's strict
 				// mode) refuses it: the last value would silently win.
-				return nil, fmt.Errorf("line %d: duplicate key %q (first at line %d)", k.Line, k.Value, lines[k.Value])
+				return nil, errorAt(k.Line, "duplicate key %q (first at line %d)", k.Value, lines[k.Value])
 			}
 			val, err := c.toValue(v, depth+1)
 			if err != nil {
@@ -154,7 +225,7 @@ func (c *converter) toValue(n *yaml.Node, depth int) (any, error) {
 	case yaml.ScalarNode:
 		return scalarValue(n)
 	}
-	return nil, fmt.Errorf("line %d: unsupported YAML node", n.Line)
+	return nil, errorAt(n.Line, "unsupported YAML node")
 }
 
 // allowedAliasRatio is the share of the values built that may come from
@@ -198,7 +269,7 @@ func scalarValue(n *yaml.Node) (any, error) {
 	case "!!bool":
 		var b bool
 		if err := n.Decode(&b); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n.Line, err)
+			return nil, errorAt(n.Line, "%v", err)
 		}
 		return b, nil
 	case "!!int", "!!float":
@@ -208,10 +279,10 @@ func scalarValue(n *yaml.Node) (any, error) {
 		// YAML spellings JSON lacks (0x1F, 1_000, .inf): use their value.
 		var f float64
 		if err := n.Decode(&f); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n.Line, err)
+			return nil, errorAt(n.Line, "%v", err)
 		}
 		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return nil, fmt.Errorf("line %d: %s is not a JSON number", n.Line, n.Value)
+			return nil, errorAt(n.Line, "%s is not a JSON number", n.Value)
 		}
 		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
 	case "!!str", "!!timestamp", "!!binary", "":
@@ -231,44 +302,39 @@ func kindName(n *yaml.Node) string {
 	return "something else"
 }
 
-func invalidUTF8Offset(b []byte) int {
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size <= 1 {
-			return i
-		}
-		i += size
-	}
-	return len(b)
-}
-
 // DecodeValue reads a single YAML or JSON document of any shape (a list of
 // revisions, say) into Go JSON values, with number literals kept as
-// json.Number as Decode keeps them. An empty input, or more than one
-// document, is an error.
-func DecodeValue(data []byte) (any, error) {
-	if len(data) > MaxBytes {
-		return nil, fmt.Errorf("input is %d bytes, more than the %d MiB limit", len(data), MaxBytes>>20)
-	}
-	if !utf8.Valid(data) {
-		return nil, fmt.Errorf("input is not valid UTF-8 (byte offset %d)", invalidUTF8Offset(data))
+// json.Number as Decode keeps them. source names the input in errors,
+// which are *DecodeError. An empty input is ErrEmpty (wrapped), more than
+// one document an error.
+func DecodeValue(data []byte, source string) (any, error) {
+	if err := checkInput(data, source); err != nil {
+		return nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, ErrEmpty
-		}
-		return nil, fmt.Errorf("invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	doc, err := yamlerr.Next(dec)
+	if errors.Is(err, io.EOF) {
+		return nil, &DecodeError{Source: source, Message: ErrEmpty.Error(), err: ErrEmpty}
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, errors.New("more than one document")
+	if err != nil {
+		return nil, syntaxError(data, source, 1, err)
+	}
+	switch extra, err := yamlerr.Next(dec); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, syntaxError(data, source, 2, err)
+	default:
+		return nil, &DecodeError{Source: source, Line: yamlerr.Resolve(extra).Line, Message: "more than one document"}
 	}
 	if len(doc.Content) == 0 {
-		return nil, ErrEmpty
+		return nil, &DecodeError{Source: source, Message: ErrEmpty.Error(), err: ErrEmpty}
 	}
-	return new(converter).toValue(doc.Content[0], 0)
+	v, err := new(converter).toValue(doc.Content[0], 0)
+	var pe *posError
+	if errors.As(err, &pe) {
+		return nil, &DecodeError{Source: source, Line: pe.line, Message: pe.msg}
+	}
+	return v, err
 }
 
 // ErrEmpty is an input without a document.

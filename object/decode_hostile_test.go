@@ -26,16 +26,16 @@ func laughs() string {
 
 func TestDecodeRefusesAliasBombs(t *testing.T) {
 	cases := []struct{ name, in, want string }{
-		{"billion laughs", laughs(), "x.yaml (document 1): line 3: aliases expand to too many values"},
+		{"billion laughs", laughs(), "x.yaml:3: aliases expand to too many values"},
 		{"an alias inside its own anchor", "spec: &s {a: *s}\n", "nesting deeper than 200 levels"},
-		{"a self-referencing list, twice per level", "spec: &s [*s, *s]\n", "x.yaml (document 1): line 1: "},
+		{"a self-referencing list, twice per level", "spec: &s [*s, *s]\n", "x.yaml:1: "},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode([]byte(tc.in), "x.yaml")
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
-			_, err = DecodeValue([]byte(tc.in))
+			_, err = DecodeValue([]byte(tc.in), "x.yaml")
 			require.Error(t, err, "DecodeValue (revisions) refuses it too")
 		})
 	}
@@ -64,7 +64,7 @@ func TestDecodeDepth(t *testing.T) {
 	_, err := Decode([]byte("x: "+strings.Repeat("[", MaxDepth)+strings.Repeat("]", MaxDepth)), "x.yaml")
 	require.NoError(t, err, "MaxDepth levels below the root")
 	_, err = Decode([]byte("x: "+strings.Repeat("[", MaxDepth+1)+strings.Repeat("]", MaxDepth+1)), "x.yaml")
-	require.EqualError(t, err, "x.yaml (document 1): line 1: nesting deeper than 200 levels")
+	require.EqualError(t, err, "x.yaml:1: nesting deeper than 200 levels")
 	_, err = Decode([]byte("x: "+strings.Repeat("[", 10_001)+strings.Repeat("]", 10_001)), "x.yaml")
 	require.Error(t, err, "yaml.v3 stops at 10 000 itself")
 	assert.Contains(t, err.Error(), "exceeded max depth")
@@ -87,6 +87,6 @@ func TestDecodeSizeLimit(t *testing.T) {
 	big := make([]byte, MaxBytes+1)
 	_, err := Decode(big, "big.yaml")
 	require.EqualError(t, err, "big.yaml: input is 67108865 bytes, more than the 64 MiB limit")
-	_, err = DecodeValue(big)
-	require.EqualError(t, err, "input is 67108865 bytes, more than the 64 MiB limit")
+	_, err = DecodeValue(big, "big.yaml")
+	require.EqualError(t, err, "big.yaml: input is 67108865 bytes, more than the 64 MiB limit")
 }

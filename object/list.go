@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // isList reports whether obj is a list of objects: kind "List" or any
@@ -73,4 +74,22 @@ func itemNodes(n *yaml.Node) []*yaml.Node {
 		}
 	}
 	return nil
+}
+
+// DecodeObjects reads every object of a YAML or JSON input as Kubernetes
+// unstructured objects, in one call: each document, and each item of a
+// List (what kubectl get -o yaml prints), in order. It is Decode followed
+// by Items: number literals are kept (json.Number), duplicate keys are
+// refused, and errors are *DecodeError, naming the source and the line.
+func DecodeObjects(data []byte, source string) ([]*unstructured.Unstructured, error) {
+	docs, err := Decode(data, source)
+	if err != nil {
+		return nil, err
+	}
+	items := Items(docs)
+	out := make([]*unstructured.Unstructured, len(items))
+	for i, it := range items {
+		out[i] = &unstructured.Unstructured{Object: it}
+	}
+	return out, nil
 }

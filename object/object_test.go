@@ -53,14 +53,17 @@ func TestDecodeDocuments(t *testing.T) {
 func TestDecodeErrors(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"", "x.yaml: no object found (the input is empty)"},
-		{"- a\n- b\n", "x.yaml (document 1, line 1): expected an object, got a list"},
-		{"a: [1, 2\n", "x.yaml (document 1): yaml: line 1: did not find expected ',' or ']'"},
-		{"a: \xff\n", "x.yaml: input is not valid UTF-8 (byte offset 3)"},
-		{"a: 1\n---\n? [a]\n: 1\n", "x.yaml (document 2): line 3: a map key must be a string"},
-		{"a: &x {b: 1}\nc:\n  <<: *x\n", "x.yaml (document 1): line 3: YAML merge keys (<<) are not supported"},
-		{"spec:\n  replicas: 3\n  template: {}\n  replicas: 7\n", "x.yaml (document 1): line 4: duplicate key \"replicas\" (first at line 2)"},
-		{`{"kind": "Pod", "metadata": {"name": "a", "name": "b"}}`, "x.yaml (document 1): line 1: duplicate key \"name\" (first at line 1)"},
-		{"a: .inf\n", "x.yaml (document 1): line 1: .inf is not a JSON number"},
+		{"- a\n- b\n", "x.yaml:1: expected an object, got a list"},
+		{"a: [1, 2\n", "x.yaml:2: invalid YAML: did not find expected ',' or ']'"},
+		{"a: \xff\n", "x.yaml:1: input is not valid UTF-8 (byte offset 3); save the file as UTF-8"},
+		{"a: 1\n---\n? [a]\n: 1\n", "x.yaml:3: document 2: a map key must be a string"},
+		{"a: &x {b: 1}\nc:\n  <<: *x\n", "x.yaml:3: YAML merge keys (<<) are not supported"},
+		{"spec:\n  replicas: 3\n  template: {}\n  replicas: 7\n", "x.yaml:4: duplicate key \"replicas\" (first at line 2)"},
+		{`{"kind": "Pod", "metadata": {"name": "a", "name": "b"}}`, "x.yaml:1: duplicate key \"name\" (first at line 1)"},
+		{"a: .inf\n", "x.yaml:1: .inf is not a JSON number"},
+		{"a: 1\n---\nb: [1, 2\n", "x.yaml:3: document 2: invalid YAML: did not find expected ',' or ']'"},
+		{"a: [1, 2\n---\nb: 1\n", "x.yaml:2: document 1: invalid YAML: did not find expected ',' or ']'"},
+		{"a: 1\n---\n- b\n", "x.yaml:3: document 2: expected an object, got a list"},
 		{strings.Repeat("[", 300) + strings.Repeat("]", 300), ""},
 	}
 	for _, tc := range cases {

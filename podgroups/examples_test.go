@@ -34,7 +34,8 @@ type example struct {
 
 // examples are every built-in with gang instructions that ships
 // examples/NAME/running.yaml and pods.yaml, and the made-up TrainJob of
-// examples/kartas/trainjob.yaml (a v2 group with subgroups and a topology).
+// examples/kartas/trainjob.yaml (a v2 group with subgroups and a topology),
+// as tutorial-trainjob.
 func examples(t *testing.T) []example {
 	t.Helper()
 	var out []example
@@ -58,7 +59,7 @@ func examples(t *testing.T) []example {
 	require.NoError(t, err)
 	p, err := interpreter.Compile(ks[0], interpreter.Options{})
 	require.NoError(t, err)
-	return append(out, example{"trainjob", p, loadOne(t, "../examples/trainjob/running.yaml"), loadAll(t, "../examples/trainjob/pods.yaml")})
+	return append(out, example{"tutorial-trainjob", p, loadOne(t, "../examples/tutorial-trainjob/running.yaml"), loadAll(t, "../examples/tutorial-trainjob/pods.yaml")})
 }
 
 // TestExamples pins, for every example and every target, the objects, the

@@ -196,7 +196,11 @@ func checkLimitAnswer(t *testing.T, c hostileCase, resp *ResourceInterpreterResp
 	}
 	assert.EqualValues(t, http.StatusInternalServerError, resp.Status.Code)
 	msg := resp.Status.Message
-	assert.Contains(t, msg, fmt.Sprintf(`karta %q: InterpretStatus: `, c.karta), "names the Karta and the hook")
+	// AggregateStatus reaches InterpretStatus through a member's status:
+	// karta "x": AggregateStatus: statusItems[0] (cluster "a"): InterpretStatus: ...
+	assert.Contains(t, msg, fmt.Sprintf(`karta %q: `, c.karta), "names the Karta")
+	assert.Equal(t, 1, strings.Count(msg, fmt.Sprintf(`karta %q`, c.karta)), "once: %s", msg)
+	assert.Contains(t, msg, "InterpretStatus: ", "names the hook that crossed the limit")
 	kind := limitKindOf(msg)
 	assert.Contains(t, c.kinds, kind, "the limit: %s", msg)
 	assert.Contains(t, msg, fmt.Sprintf("ended on the %s limit", kind))

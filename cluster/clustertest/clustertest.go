@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/version"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -55,22 +56,36 @@ func Core() []Resource {
 }
 
 // shortNames are those of the real CRDs of the built-in kinds that have
-// some.
+// some, and of the API server's own kinds.
 var shortNames = map[string][]string{
 	"InferenceService": {"isvc"},
 	"Service":          {"kservice", "ksvc"},
 	"LeaderWorkerSet":  {"lws"},
 	"RayCluster":       {"rc"},
+	// KServe v0.17, Dynamo and Grove.
+	"LLMInferenceService":   {"llmisvc"},
+	"DynamoGraphDeployment": {"dgd"},
+	"PodCliqueSet":          {"pcs"},
+	"DaemonSet":             {"ds"},
+	"CronJob":               {"cj"},
 }
 
-// Builtins are the root kinds of the built-in Kartas, all namespaced.
+// Builtins are the root kinds of the built-in Kartas, all namespaced, but
+// those Core serves already (Pod, Job, ReplicaSet, Deployment, StatefulSet).
 func Builtins(t testing.TB) []Resource {
 	t.Helper()
 	all, err := builtin.All()
 	require.NoError(t, err)
+	core := map[schema.GroupVersionKind]bool{}
+	for _, r := range Core() {
+		core[r.GVK] = true
+	}
 	var out []Resource
 	for _, b := range all {
 		gvk := b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK()
+		if core[gvk] {
+			continue
+		}
 		out = append(out, Resource{GVK: gvk, Namespaced: true, ShortNames: shortNames[gvk.Kind]})
 	}
 	return out
@@ -98,7 +113,17 @@ func New(t testing.TB, resources []Resource, objects ...*unstructured.Unstructur
 			ShortNames: r.ShortNames, Verbs: metav1.Verbs{"get", "list", "watch", "create", "update", "patch", "delete"},
 		})
 	}
-	sort.Strings(order)
+	// Groups in name order; within a group the version the API server
+	// prefers first (GA before beta before alpha, then the higher number),
+	// since fake discovery takes a group's first version as its preferred one.
+	slices.SortFunc(order, func(a, b string) int {
+		ga, _ := schema.ParseGroupVersion(a)
+		gb, _ := schema.ParseGroupVersion(b)
+		if c := strings.Compare(ga.Group, gb.Group); c != 0 {
+			return c
+		}
+		return -version.CompareKubeAwareVersionStrings(ga.Version, gb.Version)
+	})
 	disc := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{}}
 	for _, gv := range order {
 		disc.Resources = append(disc.Resources, byGV[gv])
@@ -148,7 +173,9 @@ func Read(t testing.TB, files ...string) []*unstructured.Unstructured {
 // workload of its namespace whose name it is or starts with (operators
 // name what they create after the workload), and the RayCluster of a RayJob,
 // made of the RayJob's rayClusterSpec as KubeRay makes it. Owners that
-// belong to no workload of the examples exist too, owned by nobody.
+// belong to no workload of the examples exist too, owned by nobody, unless
+// they are of a built-in's kind. A pod that is an example's object itself
+// (the Pod example's running.yaml) is read once.
 func Examples(t testing.TB, root string, names ...string) []*unstructured.Unstructured {
 	t.Helper()
 	var objs, pods []*unstructured.Unstructured
@@ -156,13 +183,25 @@ func Examples(t testing.TB, root string, names ...string) []*unstructured.Unstru
 		objs = append(objs, Read(t, filepath.Join(root, "examples", n, "running.yaml"))...)
 		pods = append(pods, Read(t, filepath.Join(root, "examples", n, "pods.yaml"))...)
 	}
-	out := append(append([]*unstructured.Unstructured{}, objs...), pods...)
+	seen := map[types.UID]bool{}
+	for _, o := range objs {
+		seen[o.GetUID()] = true
+	}
+	out := append([]*unstructured.Unstructured{}, objs...)
+	for _, p := range pods {
+		if !seen[p.GetUID()] {
+			out = append(out, p)
+		}
+	}
 	return append(out, owners(t, pods, objs)...)
 }
 
-// owners makes the owners the pods name that objs do not hold. Workloads
-// (the root kinds of the built-ins) are not made up, but for a RayJob's
-// RayCluster.
+// owners makes the owners the pods name that objs do not hold. Objects of
+// a built-in's root kind are made up only between a workload of the
+// examples and its pods (a Deployment's ReplicaSet, a JobSet's or a
+// CronJob's Jobs, a LeaderWorkerSet's StatefulSets, a RayJob's RayCluster):
+// anywhere else they would be workloads of their own.
+// Pods that own pods (a Spark driver, its executors) need no made-up owner.
 func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	all, err := builtin.All()
 	require.NoError(t, err)
@@ -174,6 +213,11 @@ func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructur
 	for _, o := range objs {
 		known[o.GetUID()] = true
 	}
+	// A pod owned by another pod of the examples (a Spark executor by its
+	// driver) needs no made-up owner: the owner is there.
+	for _, p := range pods {
+		known[p.GetUID()] = true
+	}
 	var out []*unstructured.Unstructured
 	for _, pod := range pods {
 		for _, ref := range pod.GetOwnerReferences() {
@@ -184,13 +228,18 @@ func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructur
 			w := workloadOf(objs, pod.GetNamespace(), ref.Name)
 			owner := &unstructured.Unstructured{Object: map[string]any{}}
 			if workloadKinds[ref.Kind] {
-				if ref.Kind != "RayCluster" || w == nil || w.GetKind() != "RayJob" {
+				if w == nil || w.GetKind() == ref.Kind {
 					continue
 				}
-				spec, _, err := unstructured.NestedMap(w.Object, "spec", "rayClusterSpec")
-				require.NoError(t, err)
-				owner.Object["spec"] = spec
-				owner.Object["status"] = map[string]any{"state": "ready"}
+				if ref.Kind == "RayCluster" {
+					if w.GetKind() != "RayJob" {
+						continue
+					}
+					spec, _, err := unstructured.NestedMap(w.Object, "spec", "rayClusterSpec")
+					require.NoError(t, err)
+					owner.Object["spec"] = spec
+					owner.Object["status"] = map[string]any{"state": "ready"}
+				}
 			}
 			owner.SetAPIVersion(ref.APIVersion)
 			owner.SetKind(ref.Kind)

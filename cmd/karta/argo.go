@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -33,11 +35,11 @@ func newArgoHealthCmd(s streams) *cobra.Command {
 			"Suspended, Missing or Unknown; empty when the script returned nil, {} or fields of the wrong\n" +
 			"type (no assessment); Unknown with \"Lua returned an invalid health status\" for any other\n" +
 			"status word, as Argo CD reads it.",
-		Example: "  karta argo health --script resource_customizations/argoproj.io/Rollout/health.lua -f rollout.yaml\n" +
-			"  kubectl get rollout checkout -o yaml | karta argo health --script health.lua -f - -o yaml",
+		Example: "  karta argo health --script scripts/argocd/kubeflow.org/PyTorchJob/health.lua -f examples/pytorchjob/running.yaml\n" +
+			"  kubectl get pytorchjob mistral-7b-sft -o yaml | karta argo health --script scripts/argocd/kubeflow.org/PyTorchJob/health.lua -f - -o yaml",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := outputFormat(output, []string{formatJSON, formatYAML}, formatJSON)
+			format, err := outputFormat(output, []string{formatJSON, formatYAML, formatTable}, defaultFormat(s.out))
 			if err != nil {
 				return err
 			}
@@ -67,7 +69,7 @@ func newArgoHealthCmd(s streams) *cobra.Command {
 					failed = true
 					continue
 				}
-				results = append(results, result{value: h, where: where, object: objectName(doc.Object)})
+				results = append(results, result{value: h, where: where, object: objectName(doc.Object), table: healthTable(h)})
 			}
 			if failed {
 				return invalid()
@@ -77,9 +79,18 @@ func newArgoHealthCmd(s streams) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&script, "script", "", "the Argo CD health script `FILE.lua`")
 	cmd.Flags().StringVarP(&filename, "filename", "f", "", "the object `FILE` (YAML or JSON; one result per document; - reads standard input)")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "output `FMT`: json (the default) or yaml")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output `FMT`: json, yaml or table (default: table on a terminal, else json)")
 	// The flags exist: no errors.
 	_ = cmd.MarkFlagRequired("script")
 	_ = cmd.MarkFlagRequired("filename")
 	return cmd
+}
+
+// healthTable prints a health as STATUS and MESSAGE, as the status
+// command prints its own.
+func healthTable(h argo.Health) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "STATUS: %s\nMESSAGE: %s\n", cell(string(h.Status)), cell(h.Message))
+		return err
+	}
 }

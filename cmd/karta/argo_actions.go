@@ -68,8 +68,8 @@ func newArgoActionsCmd(s streams) *cobra.Command {
 			"(DIR/<group>/<Kind>/actions/discovery.lua, or DIR/actions/discovery.lua when DIR is the\n" +
 			"kind's folder) with each document of -f as the global obj, and print the actions it offers,\n" +
 			"as Argo CD reads them: name, disabled, displayName, iconClass and params, sorted by name.",
-		Example: "  karta argo actions -f deployment.yaml --dir resource_customizations\n" +
-			"  kubectl get cronjob nightly -o yaml | karta argo actions -f - --dir resource_customizations -o table",
+		Example: "  karta argo actions -f examples/jobset/running.yaml --dir scripts/argocd\n" +
+			"  kubectl get cronjob nightly -o yaml | karta argo actions -f - --dir cmd/karta/testdata/argo/customizations -o table",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			format, err := outputFormat(output, []string{formatJSON, formatYAML, formatTable}, defaultFormat(s.out))
@@ -152,11 +152,12 @@ func newArgoActionCmd(s streams) *cobra.Command {
 			"(\"old style\"), or the list of {operation, resource} for one that returns resources to\n" +
 			"create or patch. -o patch prints the JSON Patch (RFC 6902) from the object to the patched\n" +
 			"one. -f takes one document.",
-		Example: "  karta argo action restart -f deployment.yaml --dir resource_customizations\n" +
-			"  karta argo action scale -f deployment.yaml --dir resource_customizations --param replicas=5 -o patch",
+		Example: "  karta argo action suspend -f examples/jobset/running.yaml --dir scripts/argocd -o patch\n" +
+			"  karta argo action scale -f cmd/karta/testdata/argo/customizations/apps/Deployment/actions/testdata/deployment.yaml \\\n" +
+			"    --dir cmd/karta/testdata/argo/customizations --param replicas=5 -o patch",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := outputFormat(output, []string{formatYAML, formatJSON, formatPatch}, formatYAML)
+			format, err := outputFormat(output, []string{formatYAML, formatJSON, formatPatch}, objectFormat(s.out))
 			if err != nil {
 				return err
 			}
@@ -217,7 +218,7 @@ func newArgoActionCmd(s streams) *cobra.Command {
 	cmd.Flags().StringVarP(&filename, "filename", "f", "", "the object `FILE` (YAML or JSON, one document; - reads standard input)")
 	cmd.Flags().StringVar(&dir, "dir", "", "the resource customization `DIR` (Argo CD's resource_customizations layout)")
 	cmd.Flags().StringArrayVar(&params, "param", nil, "an action parameter `KEY=VALUE` (repeatable); the script reads actionParams[KEY]")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "output `FMT`: yaml (the default), json, or patch (the JSON Patch of an old-style action)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output `FMT`: yaml, json, or patch (the JSON Patch of an old-style action) (default: yaml on a terminal, else json)")
 	_ = cmd.MarkFlagRequired("filename")
 	_ = cmd.MarkFlagRequired("dir")
 	return cmd

@@ -41,7 +41,7 @@ func newArgoExportCmd(s streams) *cobra.Command {
 			"the message is the last condition's with status True. -o argocd-cm prints the argocd-cm\n" +
 			"entries instead (health, useOpenLibs, actions). Without -k every built-in is written.",
 		Example: "  karta argo export -k jobset --dir resource_customizations\n" +
-			"  karta argo export -k my-karta.yaml -o argocd-cm",
+			"  karta argo export -k examples/kartas/trainjob.yaml --examples examples/trainjob -o argocd-cm",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "" && output != formatArgoCM {

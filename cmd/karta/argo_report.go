@@ -24,8 +24,8 @@ func newArgoTestCmd(s streams) *cobra.Command {
 			"wildcard for health scripts; an exact folder wins over a wildcard one. Prints each failure,\n" +
 			"then \"N passed, M failed\" (every health, discovery and action test counts once); exits\n" +
 			"1 when any test failed.",
-		Example: "  karta argo test resource_customizations\n" +
-			"  karta argo test resource_customizations/argoproj.io/Rollout",
+		Example: "  karta argo test scripts/argocd\n" +
+			"  karta argo test scripts/argocd/jobset.x-k8s.io/JobSet",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rep, err := argo.RunTestDir(cmd.Context(), args[0])

@@ -26,9 +26,9 @@ const (
 	pytorchPods  = "testdata/in/pytorchjob-pods.yaml"
 	jobStates    = "testdata/in/pytorchjob-states.yaml"
 	revisions    = "testdata/in/revisions.yaml"
-	trainJob     = "../../examples/trainjob/running.yaml"
-	trainPods    = "../../examples/trainjob/pods.yaml"
-	trainRevs    = "../../examples/trainjob/revisions.yaml"
+	trainJob     = "../../examples/tutorial-trainjob/running.yaml"
+	trainPods    = "../../examples/tutorial-trainjob/pods.yaml"
+	trainRevs    = "../../examples/tutorial-trainjob/revisions.yaml"
 	// pytorchRunning is the built-in PyTorchJob's running example.
 	pytorchRunning = "../../examples/pytorchjob/running.yaml"
 )
@@ -46,6 +46,7 @@ func TestGoldenCommands(t *testing.T) {
 		{"compile", nil, []string{"compile", "-k", pytorchKarta}},
 		{"compile-script", nil, []string{"compile", "-k", pytorchKarta, "--script", "testdata/in/degraded.lua"}},
 		{"compile-no-karta", nil, []string{"compile"}},
+		{"builtin-list", nil, []string{"builtin", "list"}},
 		{"compile-several-kartas", nil, []string{"compile", "-k", "testdata/in/multi.yaml"}},
 		{"compile-unknown-builtin", nil, []string{"compile", "-k", "no-such-workload"}},
 		{"compile-builtin", nil, []string{"compile", "-k", "pytorchjob"}},
@@ -62,6 +63,9 @@ func TestGoldenCommands(t *testing.T) {
 		{"pods-unknown-flag", nil, []string{"pods", "-k", pytorchKarta, "-f", pytorchJob, "--frobnicate"}},
 		{"pods-list", nil, []string{"pods", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-o", "table"}},
 		{"pods-kind-mismatch", nil, []string{"pods", "-k", pytorchKarta, "-f", trainJob}},
+		// A Karta of one's own for a built-in's kind: -k wins; without -k the built-in.
+		{"pods-own-karta-for-builtin-kind", nil, []string{"pods", "-k", "testdata/in/deployment-karta.yaml", "-f", "../../examples/deployment/running.yaml", "-o", "table"}},
+		{"pods-builtin-for-the-same-kind", nil, []string{"pods", "-f", "../../examples/deployment/running.yaml", "-o", "table"}},
 
 		{"status-json", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob}},
 		{"status-table", nil, []string{"status", "-k", pytorchKarta, "-f", pytorchJob, "-o", "table"}},
@@ -71,7 +75,7 @@ func TestGoldenCommands(t *testing.T) {
 		{"status-script", nil, []string{"status", "-k", pytorchKarta, "-f", jobStates, "--script", "testdata/in/degraded.lua", "-o", "table"}},
 		{"status-stdin", []string{pytorchJob}, []string{"status", "-k", pytorchKarta, "-f", "-", "-o", "table"}},
 		{"status-trainjob-table", nil, []string{"status", "-k", trainKarta, "-f", trainJob, "-o", "table"}},
-		{"status-no-registered-karta", nil, []string{"status", "-f", "../../examples/trainjob/running.yaml"}},
+		{"status-no-registered-karta", nil, []string{"status", "-f", "../../examples/tutorial-trainjob/running.yaml"}},
 		{"status-builtin-by-kind", nil, []string{"status", "-f", pytorchJob}},
 		{"status-unknown-builtin", nil, []string{"status", "-k", "no-such-workload", "-f", pytorchJob}},
 		{"status-builtin-by-name", nil, []string{"status", "-k", "pytorchjob", "-f", pytorchJob}},
@@ -107,7 +111,7 @@ func TestGoldenCommands(t *testing.T) {
 		{"revise-types-bad-op", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-typed-bad.yaml"}},
 		{"revise-types-fail", nil, []string{"revise", "-f", pytorchRunning, "-r", "testdata/in/revisions-typed-fail.yaml"}},
 		{"revise-type-unknown", nil, []string{"revise", "-f", pytorchRunning, "-r", "../../examples/revisions/pytorchjob-image.yaml", "--type", "apply"}},
-		{"revise-types-trainjob", nil, []string{"revise", "-k", trainKarta, "-f", trainJob, "-r", "../../examples/trainjob/revisions-typed.yaml", "-o", "patch"}},
+		{"revise-types-trainjob", nil, []string{"revise", "-k", trainKarta, "-f", trainJob, "-r", "../../examples/tutorial-trainjob/revisions-typed.yaml", "-o", "patch"}},
 		{"revise-list-patch", nil, []string{"revise", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-r", revisions, "-o", "patch"}},
 		{"revise-list-yaml", nil, []string{"revise", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "-r", revisions}},
 		{"revise-kind-mismatch", nil, []string{"revise", "-k", "jobset", "-f", pytorchJob, "-r", revisions}},
@@ -207,7 +211,7 @@ func TestDecodeRevisions(t *testing.T) {
 - component: worker
   instance: "*"
   patch: {spec: {containers: [{name: c, resources: {requests: {cpu: 1.0, memory: 1.5Gi}}}]}, metadata: {annotations: {a: null}}}
-`), interpreter.PatchMerge)
+`), "r.yaml", interpreter.PatchMerge)
 	require.NoError(t, err)
 	require.Len(t, revs, 1)
 	assert.Equal(t, "worker", revs[0].Component)
@@ -221,7 +225,7 @@ func TestDecodeRevisions(t *testing.T) {
 	assert.Nil(t, v)
 
 	// JSON is YAML.
-	revs, err = decodeRevisions([]byte(`[{"component": "master", "patch": {"spec": {"priority": 0x10}}}]`), interpreter.PatchMerge)
+	revs, err = decodeRevisions([]byte(`[{"component": "master", "patch": {"spec": {"priority": 0x10}}}]`), "r.yaml", interpreter.PatchMerge)
 	require.NoError(t, err)
 	assert.Equal(t, json.Number("16"), revs[0].Patch.(map[string]any)["spec"].(map[string]any)["priority"], "YAML spellings JSON lacks become their value")
 
@@ -232,7 +236,7 @@ func TestDecodeRevisions(t *testing.T) {
 		"- [unclosed":                           "invalid YAML",
 		"- component: a\n  patch: {.inf: .inf}": "is not a JSON number",
 	} {
-		_, err := decodeRevisions([]byte(input), interpreter.PatchMerge)
+		_, err := decodeRevisions([]byte(input), "r.yaml", interpreter.PatchMerge)
 		require.Error(t, err, input)
 		assert.Contains(t, err.Error(), want, input)
 	}
@@ -288,11 +292,12 @@ func TestCommandsHaveHelp(t *testing.T) {
 
 // terminalTable are the commands whose default output on a terminal is a
 // table (and JSON elsewhere).
-var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true, "podgroups": true}
+var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true, "podgroups": true, "describe": true}
 
-// The console examples of the README and docs/*.md are real output: each
-// block that runs `go run ./cmd/karta` and is not cut short (…) must print
-// what it shows. The docs show a terminal, where the default output is a
+// The console examples of the README, docs/*.md and the examples' READMEs
+// are real output: each block that runs `go run ./cmd/karta` and is not cut
+// short (…) must print what it shows (but the blanks that end a line, which
+// a table pads with and Markdown does not keep). The docs show a terminal, where the default output is a
 // table. A command that ends in >/dev/null shows its standard error. A
 // block that ends in `exit status N` (what go run prints when the program
 // fails) shows a failure: standard error, then that line, and the command
@@ -300,8 +305,10 @@ var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true, 
 func TestREADMEExamples(t *testing.T) {
 	docs, err := filepath.Glob("../../docs/*.md")
 	require.NoError(t, err)
+	exampleDocs, err := filepath.Glob("../../examples/*/README.md")
+	require.NoError(t, err)
 	checked := 0
-	for _, file := range append([]string{"../../README.md"}, docs...) {
+	for _, file := range append(append([]string{"../../README.md"}, docs...), exampleDocs...) {
 		text, err := os.ReadFile(file)
 		require.NoError(t, err)
 		blocks := strings.Split(string(text), "```console\n")[1:]
@@ -328,7 +335,7 @@ func TestREADMEExamples(t *testing.T) {
 				stderr = strings.ReplaceAll(stderr, "../../", "")
 				if stderrOnly {
 					require.Equal(t, exitOK, code, stderr)
-					assert.Equal(t, want, stderr)
+					assert.Equal(t, trimLineEnds(want), trimLineEnds(stderr))
 					return
 				}
 				wantCode := exitOK
@@ -337,9 +344,9 @@ func TestREADMEExamples(t *testing.T) {
 					wantCode, err = strconv.Atoi(n)
 					require.NoError(t, err)
 					want = strings.Join(lines[:len(lines)-1], "\n") + "\n"
-					assert.Equal(t, want, stdout+stderr)
+					assert.Equal(t, trimLineEnds(want), trimLineEnds(stdout+stderr))
 				} else {
-					assert.Equal(t, want, stdout)
+					assert.Equal(t, trimLineEnds(want), trimLineEnds(stdout))
 				}
 				require.Equal(t, wantCode, code, stderr)
 			})
@@ -347,6 +354,15 @@ func TestREADMEExamples(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, checked, 8, "the docs' examples were found")
+}
+
+// trimLineEnds drops the blanks at the end of every line of s.
+func trimLineEnds(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // A -k file with several Kartas serves each document with the Karta for its

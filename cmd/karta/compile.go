@@ -15,7 +15,7 @@ func newCompileCmd(s streams) *cobra.Command {
 			"from as comments, then the overrides (spec.luaScript, then each --script in order).\n" +
 			"The output is byte-identical for equal inputs, so it can be diffed and reviewed.",
 		Example: "  karta compile -k examples/kartas/pytorchjob.yaml\n" +
-			"  karta compile -k pytorchjob.yaml --script paused.lua > pytorchjob.lua",
+			"  karta compile -k examples/custom-hook/karta.yaml --script examples/custom-hook/status.lua > batchrun.lua",
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if f.karta == "" {

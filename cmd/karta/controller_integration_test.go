@@ -162,10 +162,10 @@ func TestIntegrationControllerCommand(t *testing.T) {
 	assert.NotContains(t, stderr.String(), "goroutine ")
 }
 
-// controllerTrainJob is examples/trainjob/running.yaml in group.
+// controllerTrainJob is examples/tutorial-trainjob/running.yaml in group.
 func controllerTrainJob(t *testing.T, group string) map[string]any {
 	t.Helper()
-	obj := controllerExample(t, "../../examples/trainjob/running.yaml")
+	obj := controllerExample(t, "../../examples/tutorial-trainjob/running.yaml")
 	obj.SetAPIVersion(group + "/v1")
 	return obj.Object
 }

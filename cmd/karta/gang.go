@@ -23,9 +23,9 @@ func newGangCmd(s streams) *cobra.Command {
 			"into gangs as the Karta's gangScheduling instructions say, each with the minimum number of\n" +
 			"members it needs. Every pod is either placed in exactly one group or unmatched, with\n" +
 			"the reason.",
-		Example: "  karta gang -k examples/kartas/pytorchjob.yaml -f pytorchjob.yaml --pods pods.yaml\n" +
-			"  kubectl get pods -l training.kubeflow.org/job-name=mnist -o yaml |\n" +
-			"    karta gang -k pytorchjob.yaml -f pytorchjob.yaml --pods - -o json",
+		Example: "  karta gang -k examples/kartas/pytorchjob.yaml -f examples/pytorchjob/running.yaml --pods examples/pytorchjob/pods.yaml\n" +
+			"  kubectl get pods -l training.kubeflow.org/job-name=mistral-7b-sft -o yaml |\n" +
+			"    karta gang -f examples/pytorchjob/running.yaml --pods - -o json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			format, err := outputFormat(f.output, []string{formatJSON, formatYAML, formatTable}, defaultFormat(s.out))

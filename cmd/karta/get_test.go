@@ -23,8 +23,11 @@ var clusterNow = time.Date(2025, 9, 4, 12, 0, 0, 0, time.UTC)
 
 // exampleNames are the examples of the built-in Kartas.
 var exampleNames = []string{
-	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset", "milvus",
-	"mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
+	"llminferenceservice", "llminferenceservice-v1alpha1", "milvus",
+	"cronjob", "daemonset", "deployment", "job", "mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob",
+	"pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset", "sparkapplication", "statefulset", "tfjob",
+	"trainjob", "xgboostjob",
 }
 
 var trainJobResource = clustertest.Resource{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"}, Namespaced: true}
@@ -68,11 +71,11 @@ func trainJobCluster(t *testing.T) []*unstructured.Unstructured {
 // trainJobObjects is the TrainJob example with its Karta stored in the cluster.
 func trainJobObjects(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
-	objs := clustertest.Read(t, "../../examples/kartas/trainjob.yaml", "../../examples/trainjob/running.yaml")
+	objs := clustertest.Read(t, "../../examples/kartas/trainjob.yaml", "../../examples/tutorial-trainjob/running.yaml")
 	job := objs[1]
 	job.SetCreationTimestamp(metav1.NewTime(clusterNow.Add(-90 * time.Minute)))
 	job.SetResourceVersion("5150")
-	for _, pod := range clustertest.Read(t, "../../examples/trainjob/pods.yaml") {
+	for _, pod := range clustertest.Read(t, "../../examples/tutorial-trainjob/pods.yaml") {
 		pod.SetOwnerReferences([]metav1.OwnerReference{clustertest.OwnerRef(job)})
 		objs = append(objs, pod)
 	}
@@ -94,6 +97,8 @@ func TestGoldenGet(t *testing.T) {
 		{name: "get-all-json", args: []string{"get", "-A", "-o", "json"}},
 		{name: "get-namespace-table", args: []string{"get", "-o", "table"}},
 		{name: "get-kind-table", args: []string{"get", "RayClusters", "-n", "ml-research", "-o", "table"}},
+		{name: "get-top-level-table", args: []string{"get", "-n", "ml-training", "-o", "table"}},
+		{name: "get-owned-by-kind-table", args: []string{"get", "rayclusters", "-n", "ml-training", "-o", "table"}},
 		{name: "get-short-name-table", args: []string{"get", "isvc", "-A", "-o", "table"}},
 		{name: "get-karta-name-table", args: []string{"get", "mpijob", "-A", "-o", "table"}},
 		{name: "get-name-json", args: []string{"get", "pytorchjob/mistral-7b-sft", "-o", "json"}},
@@ -105,10 +110,10 @@ func TestGoldenGet(t *testing.T) {
 				return append(clustertest.Examples(t, "../..", "pytorchjob"), clustertest.Read(t, badJob)...)
 			}},
 		{name: "get-cluster-karta", args: []string{"get", "-n", "ml", "-o", "table"}, objs: trainJobCluster, more: []clustertest.Resource{trainJobResource}},
-		{name: "get-cluster-karta-json", args: []string{"get", "trainjob/llm-finetune", "-n", "ml", "-o", "json"}, objs: trainJobCluster, more: []clustertest.Resource{trainJobResource}},
+		{name: "get-cluster-karta-json", args: []string{"get", "example-trainjob/llm-finetune", "-n", "ml", "-o", "json"}, objs: trainJobCluster, more: []clustertest.Resource{trainJobResource}},
 		{name: "get-not-found", args: []string{"get", "pytorchjob/nope"}},
-		{name: "get-unknown-kind", args: []string{"get", "deployments"}},
-		{name: "get-not-served", args: []string{"get", "trainjob", "-n", "ml"}, objs: trainJobObjects},
+		{name: "get-unknown-kind", args: []string{"get", "configmaps"}},
+		{name: "get-not-served", args: []string{"get", "example-trainjob", "-n", "ml"}, objs: trainJobObjects},
 		{name: "get-name-all-namespaces", args: []string{"get", "pytorchjob/mistral-7b-sft", "-A"}},
 		{name: "get-empty-name", args: []string{"get", "pytorchjob/"}},
 		{name: "get-too-many-args", args: []string{"get", "pytorchjob", "a", "b"}},

@@ -11,7 +11,7 @@ import (
 )
 
 // newKarmadaCmd groups the commands that run Karmada's resource interpreter
-// customizations (CLI.md "Karmada and Argo CD bridges").
+// customizations (docs/cli.md, "karta karmada").
 func newKarmadaCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "karmada",
@@ -35,8 +35,9 @@ func newKarmadaTestCmd(s streams) *cobra.Command {
 			"components in any order, fields whose expected value is {{EXCLUDE}} not at all, and every\n" +
 			"expected output key must be produced. Prints each failure with a diff (- expected, + got),\n" +
 			"then \"N passed, M failed\"; exits 1 when any case failed.",
-		Example: "  karta karmada test resourcecustomizations",
-		Args:    cobra.ExactArgs(1),
+		Example: "  karta karmada test cmd/karta/testdata/karmada/pass\n" +
+			"  karta karmada test cmd/karta/testdata/karmada/pass/example.io/v1/Gizmo",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			report, err := karmada.RunTestDir(cmd.Context(), dir)

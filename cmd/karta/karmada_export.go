@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newKarmadaExportCmd is karta karmada export (CLI.md "Karmada and Argo CD
-// bridges"): a Karta as a ResourceInterpreterCustomization for Karmada's
+// newKarmadaExportCmd is karta karmada export (docs/cli.md, "karta karmada
+// export"): a Karta as a ResourceInterpreterCustomization for Karmada's
 // own runtime.
 func newKarmadaExportCmd(s streams) *cobra.Command {
 	var f objectFlags
@@ -26,7 +26,7 @@ func newKarmadaExportCmd(s streams) *cobra.Command {
 			"Without -k, every built-in that exports is printed, one document each; the others are\n" +
 			"listed on standard error.",
 		Example: "  karta karmada export -k pytorchjob > pytorchjob-customization.yaml\n" +
-			"  karta karmada export -k my-karta.yaml --script retain.lua",
+			"  karta karmada export -k examples/kartas/trainjob.yaml",
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			scripts, err := readScripts(s, f.scripts)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/karmada"
 )
 
@@ -30,12 +31,15 @@ func TestKarmadaExportGolden(t *testing.T) {
 		{"unknown", []string{"karmada", "export", "-k", "no-such-karta"}},
 		{"args", []string{"karmada", "export", "pytorchjob"}},
 
-		{"run-components", []string{"karmada", "run", "--operation", "InterpretComponent", "-f", pytorch, "-k", "pytorchjob"}},
+		{"run-components", []string{"karmada", "run", "--operation", "InterpretComponent", "-f", pytorch, "-k", "pytorchjob", "-o", "yaml"}},
+		{"run-components-table", []string{"karmada", "run", "--operation", "InterpretComponent", "-f", pytorch, "-k", "pytorchjob", "-o", "table"}},
 		{"run-components-instances", []string{"karmada", "run", "--operation", "GetComponents", "-f", jobset, "-k", "jobset", "-o", "json"}},
 		{"run-replica-not-defined", []string{"karmada", "run", "--operation", "InterpretReplica", "-f", jobset, "-k", "jobset"}},
-		{"run-dependencies", []string{"karmada", "run", "--operation", "InterpretDependency", "-f", jobset, "-k", "jobset"}},
-		{"run-health", []string{"karmada", "run", "--operation", "InterpretHealth", "-f", pytorch, "-k", "pytorchjob"}},
-		{"run-status", []string{"karmada", "run", "--operation", "InterpretStatus", "-f", "../../examples/knative-service/running.yaml", "-k", "knative-service"}},
+		{"run-dependencies", []string{"karmada", "run", "--operation", "InterpretDependency", "-f", jobset, "-k", "jobset", "-o", "yaml"}},
+		{"run-health", []string{"karmada", "run", "--operation", "InterpretHealth", "-f", pytorch, "-k", "pytorchjob", "-o", "yaml"}},
+		{"run-status", []string{"karmada", "run", "--operation", "InterpretStatus", "-f", "../../examples/knative-service/running.yaml", "-k", "knative-service", "-o", "yaml"}},
+		{"run-states", []string{"karmada", "run", "--operation", "InterpretHealth", "-f", "testdata/in/pytorchjob-states.yaml", "-k", "pytorchjob", "-o", "table"}},
+		{"run-revise-not-defined", []string{"karmada", "run", "--operation", "ReviseReplica", "--replicas", "2", "-f", pytorch, "-k", "pytorchjob"}},
 		{"run-retain", []string{"karmada", "run", "--operation", "Retain", "-f", pytorch, "--observed", pytorch, "-k", "pytorchjob"}},
 		{"run-both", []string{"karmada", "run", "--operation", "InterpretHealth", "-f", pytorch, "-k", "pytorchjob", "-c", gizmoCust}},
 		{"run-neither", []string{"karmada", "run", "--operation", "InterpretHealth", "-f", pytorch}},
@@ -79,6 +83,8 @@ func TestKarmadaExportRoundTrip(t *testing.T) {
 	require.Equal(t, 0, code)
 	all, err := karmada.Load([]byte(stdout), "export")
 	require.NoError(t, err)
-	assert.Len(t, all, 12)
+	builtins, err := builtin.All()
+	require.NoError(t, err)
+	assert.Len(t, all, len(builtins))
 	assert.Equal(t, 0, strings.Count(stderr, "skipped: "), stderr)
 }

@@ -30,18 +30,28 @@ func TestKarmadaGolden(t *testing.T) {
 		args []string
 	}{
 		{"test-pass", []string{"karmada", "test", karmadaDir + "/pass"}},
+		{"test-folder-above", []string{"karmada", "test", karmadaDir}},
+		{"test-kind-folder", []string{"karmada", "test", karmadaDir + "/pass/example.io/v1/Gizmo"}},
 		{"test-fail", []string{"karmada", "test", karmadaFails}},
 		{"test-missing-dir", []string{"karmada", "test", karmadaDir + "/no-such-dir"}},
 		{"test-no-dir", []string{"karmada", "test"}},
 
-		{"run-replica", []string{"karmada", "run", "--operation", "InterpretReplica", "-f", gizmo, "-c", gizmoCust}},
+		{"run-replica", []string{"karmada", "run", "--operation", "InterpretReplica", "-f", gizmo, "-c", gizmoCust, "-o", "yaml"}},
+		{"run-replica-table", []string{"karmada", "run", "--operation", "InterpretReplica", "-f", gizmo, "-c", gizmoCust, "-o", "table"}},
 		{"run-replica-json", []string{"karmada", "run", "--operation", "getreplicas", "-f", gizmo, "-c", gizmoCust, "-o", "json"}},
-		{"run-components", []string{"karmada", "run", "--operation", "InterpretComponent", "-f", gizmo, "-c", gizmoCust}},
-		{"run-revise", []string{"karmada", "run", "--operation", "ReviseReplica", "--replicas", "5", "-f", gizmo, "-c", gizmoCust}},
-		{"run-retain", []string{"karmada", "run", "--operation", "Retain", "-f", gizmo, "--observed", gizmoObs, "-c", gizmoCust}},
-		{"run-status", []string{"karmada", "run", "--operation", "InterpretStatus", "-f", gizmo, "-c", gizmoCust}},
+		{"run-components", []string{"karmada", "run", "--operation", "InterpretComponent", "-f", gizmo, "-c", gizmoCust, "-o", "yaml"}},
+		{"run-components-table", []string{"karmada", "run", "--operation", "InterpretComponent", "-f", gizmo, "-c", gizmoCust, "-o", "table"}},
+		{"run-revise", []string{"karmada", "run", "--operation", "ReviseReplica", "--replicas", "5", "-f", gizmo, "-c", gizmoCust, "-o", "yaml"}},
+		{"run-retain", []string{"karmada", "run", "--operation", "Retain", "-f", gizmo, "--observed", gizmoObs, "-c", gizmoCust, "-o", "yaml"}},
+		{"run-retain-two-documents", []string{"karmada", "run", "--operation", "Retain", "-f", karmadaDir + "/gizmos.yaml", "--observed", gizmoObs, "-c", gizmoCust}},
+		{"run-status", []string{"karmada", "run", "--operation", "InterpretStatus", "-f", gizmo, "-c", gizmoCust, "-o", "yaml"}},
+		{"run-status-table", []string{"karmada", "run", "--operation", "InterpretStatus", "-f", gizmo, "-c", gizmoCust, "-o", "table"}},
+		{"run-documents", []string{"karmada", "run", "--operation", "InterpretReplica", "-f", karmadaDir + "/gizmos.yaml", "-c", gizmoCust}},
+		{"run-documents-table", []string{"karmada", "run", "--operation", "InterpretHealth", "-f", karmadaDir + "/gizmos.yaml", "-c", gizmoCust, "-o", "table"}},
+		{"run-list", []string{"karmada", "run", "--operation", "InterpretHealth", "-f", karmadaDir + "/gizmo-list.yaml", "-c", gizmoCust, "-o", "table"}},
 		{"run-health", []string{"karmada", "run", "--operation", "InterpretHealth", "-f", gizmo, "-c", gizmoCust, "-o", "json"}},
-		{"run-dependencies", []string{"karmada", "run", "--operation", "InterpretDependency", "-f", gizmo, "-c", gizmoCust}},
+		{"run-dependencies", []string{"karmada", "run", "--operation", "InterpretDependency", "-f", gizmo, "-c", gizmoCust, "-o", "yaml"}},
+		{"run-dependencies-table", []string{"karmada", "run", "--operation", "InterpretDependency", "-f", gizmo, "-c", gizmoCust, "-o", "table"}},
 
 		{"run-script-error", []string{"karmada", "run", "--operation", "InterpretHealth", "-f", karmadaDir + "/gadget.yaml", "-c", karmadaFails + "/example.io/v1/Gadget/customizations.yaml"}},
 		{"run-not-enabled", []string{"karmada", "run", "--operation", "InterpretReplica", "-f", gizmo, "-c", karmadaFails + "/example.io/v1/Gadget/customizations.yaml"}},
@@ -102,7 +112,7 @@ func TestKarmadaRunReadsStdin(t *testing.T) {
 	require.NoError(t, err)
 	stdout, stderr, code := runCLI(t, string(data), "karmada", "run", "--operation", "InterpretHealth", "-f", "-", "-c", gizmoCust)
 	require.Equal(t, exitOK, code, stderr)
-	assert.Equal(t, "healthy: true\n", stdout)
+	assert.JSONEq(t, `{"healthy": true}`, stdout, "JSON in a pipe, as every command that prints data")
 }
 
 // Karmada's own suite, through the CLI: the last line is the count.

@@ -48,13 +48,13 @@ func TestGolden(t *testing.T) {
 		{"validate-target-karmada-builtin", "", []string{"validate", "--target", "karmada", "../../examples/kartas/pytorchjob.yaml"}},
 		{"validate-target-unknown", "", []string{"validate", "--target", "argo", "testdata/in/karmada-target.yaml"}},
 		{"validate-stdin", "apiVersion: apps/v1\nkind: Deployment\n", []string{"validate", "-"}},
-		{"validate-crd", "", []string{"validate", "--crd", "../../examples/trainjob/crd.yaml", "../../examples/kartas/trainjob.yaml", "../../examples/kartas/trainjob-drifted.yaml"}},
-		{"validate-crd-other-kind", "", []string{"validate", "--crd", "../../examples/trainjob/crd.yaml", "../../examples/kartas/pytorchjob.yaml"}},
+		{"validate-crd", "", []string{"validate", "--crd", "../../examples/tutorial-trainjob/crd.yaml", "../../examples/kartas/trainjob.yaml", "../../examples/kartas/trainjob-drifted.yaml"}},
+		{"validate-crd-other-kind", "", []string{"validate", "--crd", "../../examples/tutorial-trainjob/crd.yaml", "../../examples/kartas/pytorchjob.yaml"}},
 		{"validate-crd-operator", "", []string{"validate", "--crd", "../../builtin/testdata/crds/training-operator-v1.8.1/kubeflow.org_pytorchjobs.yaml", "--crd", "../../builtin/testdata/crds/jobset-v0.8.1/jobset.x-k8s.io_jobsets.yaml", "../../examples/kartas/pytorchjob.yaml", "testdata/in/schema-broken.yaml"}},
-		{"validate-crd-wrong-version", "", []string{"validate", "--crd", "../../examples/trainjob/crd.yaml", "testdata/in/trainjob-v2.yaml"}},
-		{"validate-crd-not-a-crd", "", []string{"validate", "--crd", "../../examples/trainjob/running.yaml", "../../examples/kartas/trainjob.yaml"}},
+		{"validate-crd-wrong-version", "", []string{"validate", "--crd", "../../examples/tutorial-trainjob/crd.yaml", "testdata/in/trainjob-v2.yaml"}},
+		{"validate-crd-not-a-crd", "", []string{"validate", "--crd", "../../examples/tutorial-trainjob/running.yaml", "../../examples/kartas/trainjob.yaml"}},
 		{"validate-crd-missing", "", []string{"validate", "--crd", "testdata/in/no-such-crd.yaml", "../../examples/kartas/trainjob.yaml"}},
-		{"validate-crd-and-live", "", []string{"validate", "--crd", "../../examples/trainjob/crd.yaml", "--live", "../../examples/kartas/trainjob.yaml"}},
+		{"validate-crd-and-live", "", []string{"validate", "--crd", "../../examples/tutorial-trainjob/crd.yaml", "--live", "../../examples/kartas/trainjob.yaml"}},
 		{"validate-missing-file", "", []string{"validate", "testdata/in/no-such-file.yaml"}},
 		{"validate-no-args", "", []string{"validate"}},
 		{"unknown-flag", "", []string{"validate", "--frobnicate", "x.yaml"}},
@@ -115,14 +115,18 @@ func TestCRDCommandMatchesTheChart(t *testing.T) {
 }
 
 func TestVersionCommand(t *testing.T) {
-	stdout, _, code := runCLI(t, "", "version")
+	stdout, _, code := runCLI(t, "", "version", "-o", "table")
 	require.Equal(t, exitOK, code)
 	assert.Regexp(t, `^karta \S+ \(commit \S+, go[0-9.]+\S*, [a-z0-9]+/[a-z0-9]+\)\n$`, stdout)
 
 	// What -ldflags "-X main.version=... -X main.commit=..." stamps (make build, the Dockerfile).
 	defer func(v, c string) { version, commit = v, c }(version, commit)
 	version, commit = "v1.2.3", "0123456789abcdef0123456789abcdef01234567"
-	stdout, _, code = runCLI(t, "", "version")
+	stdout, _, code = runCLI(t, "", "version", "-o", "table")
 	require.Equal(t, exitOK, code)
 	assert.Equal(t, "karta v1.2.3 (commit 0123456789abcdef0123456789abcdef01234567, "+runtime.Version()+", "+runtime.GOOS+"/"+runtime.GOARCH+")\n", stdout)
+	// In a pipe, JSON, as every command that prints data.
+	stdout, _, code = runCLI(t, "", "version")
+	require.Equal(t, exitOK, code)
+	assert.JSONEq(t, `{"version": "v1.2.3", "commit": "0123456789abcdef0123456789abcdef01234567", "go": "`+runtime.Version()+`", "platform": "`+runtime.GOOS+"/"+runtime.GOARCH+`"}`, stdout)
 }

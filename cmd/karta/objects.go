@@ -13,15 +13,17 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kartalua/karta/internal/yamlerr"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/object"
 )
 
-// stdinSource names standard input in messages, as validate does.
+// stdinSource names standard input in every message (-f -, --pods -,
+// -r -, validate -, ...).
 const stdinSource = "<stdin>"
 
 // objectFlags are the flags of the commands that interpret an object
-// (CLI.md "Common flags").
+// (docs/cli.md, "What every command shares").
 type objectFlags struct {
 	karta    string
 	scripts  []string
@@ -156,7 +158,7 @@ func reported(s streams, err error) error {
 	return invalid()
 }
 
-// oneLine keeps a problem on one line (CLI.md): a Lua error may quote the
+// oneLine keeps a problem on one line (docs/cli.md): a Lua error may quote the
 // user's multi-line text.
 func oneLine(msg string) string {
 	return strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\n`).Replace(strings.TrimRight(msg, "\n"))
@@ -176,10 +178,12 @@ func asUnstructured(obj map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: obj}
 }
 
-// readInput reads a file named by a flag, or standard input for "-". A
-// file that cannot be read is a usage error (exit 2), reported as
+// readInput reads a file named by a flag, or standard input for "-"; what
+// names what is read ("the object", "the pods") in the hint printed when
+// standard input is a terminal, where karta would otherwise seem to hang.
+// A file that cannot be read is a usage error (exit 2), reported as
 // validate reports it.
-func readInput(s streams, file string) (data []byte, source string, err error) {
+func readInput(s streams, file, what string) (data []byte, source string, err error) {
 	r, source := s.in, stdinSource
 	if file != "-" {
 		fh, err := os.Open(file)
@@ -188,6 +192,8 @@ func readInput(s streams, file string) (data []byte, source string, err error) {
 		}
 		defer func() { _ = fh.Close() }() // read-only: a close error changes nothing
 		r, source = fh, file
+	} else if isTerminal(s.in) {
+		fmt.Fprintf(s.err, "karta: reading %s from standard input (Ctrl-D to end)\n", what)
 	}
 	// One byte over the limit is enough for object.Decode to refuse the
 	// input with a size error instead of reading an endless stream.
@@ -216,22 +222,28 @@ type objects struct {
 	items []*object.Document
 }
 
-// label names an object in messages: the file alone for a single document,
-// "FILE (document N)" among several, and "FILE (item M)" or
-// "FILE (document N, item M)" for the items of a List.
+// label names an object in messages, as yamlerr places a problem: the
+// file alone for a single document; "FILE:LINE: document N" among several
+// (LINE where the document starts); ": item M" after it for the items of a
+// List ("FILE:LINE: item M" with the item's line in a single document).
 func (o *objects) label(d *object.Document) string {
-	switch {
-	case d.Item > 0 && o.docs > 1:
-		return fmt.Sprintf("%s (document %d, item %d)", o.source, d.Index, d.Item)
-	case d.Item > 0:
-		return fmt.Sprintf("%s (item %d)", o.source, d.Item)
+	doc, line := 0, 0
+	if o.docs > 1 {
+		doc, line = d.Index, d.Line
 	}
-	return documentLabel(o.source, d.Index-1, o.docs)
+	if d.Item > 0 {
+		line = d.Line
+	}
+	where := yamlerr.Where(o.source, line, doc)
+	if d.Item > 0 {
+		where += fmt.Sprintf(": item %d", d.Item)
+	}
+	return where
 }
 
 // readObjects decodes the objects of -f.
 func readObjects(s streams, file string) (*objects, error) {
-	data, source, err := readInput(s, file)
+	data, source, err := readInput(s, file, "the object")
 	if err != nil {
 		return nil, err
 	}
@@ -250,19 +262,14 @@ func readObjects(s streams, file string) (*objects, error) {
 
 // readPods reads --pods: Pods in a List, in several documents, or both.
 func readPods(s streams, file string) ([]*unstructured.Unstructured, error) {
-	data, source, err := readInput(s, file)
+	data, source, err := readInput(s, file, "the pods")
 	if err != nil {
 		return nil, err
 	}
-	docs, err := object.Decode(data, source)
+	pods, err := object.DecodeObjects(data, source)
 	if err != nil {
 		fmt.Fprintln(s.err, oneLine(err.Error()))
 		return nil, invalid()
-	}
-	items := object.Items(docs)
-	pods := make([]*unstructured.Unstructured, len(items))
-	for i, it := range items {
-		pods[i] = asUnstructured(it)
 	}
 	return pods, nil
 }
@@ -290,27 +297,39 @@ func readScripts(s streams, files []string) ([]interpreter.Script, error) {
 // readRevisions reads -r: one YAML or JSON list of revisions; typ is the
 // type of those that do not say (--type).
 func readRevisions(s streams, file string, typ interpreter.PatchType) ([]interpreter.Revision, error) {
-	data, source, err := readInput(s, file)
+	data, source, err := readInput(s, file, "the revisions")
 	if err != nil {
 		return nil, err
 	}
-	revs, err := decodeRevisions(data, typ)
+	revs, err := decodeRevisions(data, source, typ)
 	if err != nil {
-		fmt.Fprintf(s.err, "%s: %s\n", source, oneLine(err.Error()))
+		fmt.Fprintln(s.err, oneLine(err.Error()))
 		return nil, invalid()
 	}
 	return revs, nil
 }
 
-func decodeRevisions(data []byte, typ interpreter.PatchType) ([]interpreter.Revision, error) {
-	v, err := object.DecodeValue(data)
+// decodeRevisions decodes a list of revisions; its errors name the source
+// (and the line, when the YAML is at fault).
+func decodeRevisions(data []byte, source string, typ interpreter.PatchType) ([]interpreter.Revision, error) {
+	v, err := object.DecodeValue(data, source)
+	var de *object.DecodeError
 	switch {
 	case errors.Is(err, object.ErrEmpty):
-		return nil, errors.New("no revisions found (the input is empty); want a list of {component, instance, type, patch}")
+		return nil, &object.DecodeError{Source: source, Message: "no revisions found (the input is empty); want a list of {component, instance, type, patch}"}
+	case errors.As(err, &de):
+		if !strings.HasPrefix(de.Message, "invalid YAML") {
+			de.Message += "; want a single list of {component, instance, type, patch}"
+		}
+		return nil, de
 	case err != nil:
-		return nil, fmt.Errorf("%w; want a single list of {component, instance, type, patch}", err)
+		return nil, err
 	}
-	return interpreter.DecodeRevisionsWithType(v, typ)
+	revs, err := interpreter.DecodeRevisionsWithType(v, typ)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return revs, nil
 }
 
 // perObject is the RunE of a command that runs one hook on each document of

@@ -35,21 +35,39 @@ func outputFormat(value string, offered []string, def string) (string, error) {
 }
 
 // defaultFormat is table for a person at a terminal and JSON for a pipe or
-// a file (CLI.md). golang.org/x/term is not a direct dependency; a
+// a file (docs/cli.md). golang.org/x/term is not a direct dependency; a
 // character device is what a terminal looks like to Stat.
 func defaultFormat(w io.Writer) string {
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return formatTable
-		}
+	if isTerminal(w) {
+		return formatTable
 	}
 	return formatJSON
 }
 
+// objectFormat is the default of a command that prints an object, which
+// has no table: YAML for a person at a terminal, JSON otherwise.
+func objectFormat(w io.Writer) string {
+	if isTerminal(w) {
+		return formatYAML
+	}
+	return formatJSON
+}
+
+// isTerminal reports whether a stream is a terminal: a character device,
+// as a terminal looks to Stat.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
 // writeResults prints one result per document: JSON values one after
 // another (a JSON stream), YAML documents separated by ---, tables with a
-// "==> FILE (document N): Kind namespace/name <==" heading when there are
-// several.
+// "==> FILE:LINE: document N: Kind namespace/name <==" heading when there
+// are several.
 func writeResults(w io.Writer, format string, results []result) error {
 	var buf bytes.Buffer
 	for i, r := range results {

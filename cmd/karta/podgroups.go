@@ -41,9 +41,9 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 			"the JSON Patch that sets each pod's link, and a pod that belongs to no group is reported on\n" +
 			"standard error with the reason. The groups of a Karta's alpha podGroups are formed from the\n" +
 			"pods, so those workloads need --pods. See docs/podgroups.md.",
-		Example: "  karta podgroups -f pytorchjob.yaml --pods pods.yaml --for kai -o yaml | kubectl apply -f -\n" +
-			"  karta podgroups -f jobset.yaml --pods pods.yaml --for workload-api -o patch\n" +
-			"  kubectl get pods -l ray.io/cluster=llm -o yaml | karta podgroups -f raycluster.yaml --pods - --for volcano",
+		Example: "  karta podgroups -f examples/pytorchjob/running.yaml --pods examples/pytorchjob/pods.yaml --for kai -o yaml | kubectl apply -f -\n" +
+			"  karta podgroups -f examples/jobset/running.yaml --pods examples/jobset/pods.yaml --for workload-api -o patch\n" +
+			"  kubectl get pods -l ray.io/cluster=llm -o yaml | karta podgroups -f examples/raycluster/running.yaml --pods - --for volcano",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			format, err := outputFormat(f.output, []string{formatJSON, formatYAML, formatTable, formatPatch}, defaultFormat(s.out))

@@ -20,8 +20,8 @@ func newPodsCmd(s streams) *cobra.Command {
 			"object: its pod template, pod spec (and metadata) or fragments, and its replica counts.\n" +
 			"Values are copied from the object as they are, so unknown fields and quantity spellings\n" +
 			"survive. The table shows the style and the scale; -o json or -o yaml shows everything.",
-		Example: "  karta pods -k examples/kartas/pytorchjob.yaml -f pytorchjob.yaml\n" +
-			"  kubectl get pytorchjob mnist -o yaml | karta pods -k pytorchjob.yaml -f - -o json",
+		Example: "  karta pods -k examples/kartas/pytorchjob.yaml -f examples/pytorchjob/running.yaml\n" +
+			"  kubectl get pytorchjob mistral-7b-sft -o yaml | karta pods -k examples/kartas/pytorchjob.yaml -f - -o json",
 		Args: cobra.NoArgs,
 		RunE: perObject(s, &f, func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error) {
 			res, err := p.GetPodSpecs(ctx, asUnstructured(doc.Object))

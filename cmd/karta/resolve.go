@@ -14,7 +14,7 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// resolver finds the Program for an object (CLI.md -k): the Karta of the
+// resolver finds the Program for an object (docs/cli.md -k): the Karta of the
 // -k file (the one whose root kind is the object's when the file holds
 // several), the built-in -k names, or, without -k, the built-in registered
 // for the object's kind. Each Karta is validated and compiled once per
@@ -26,7 +26,7 @@ type resolver struct {
 	reg func() (*interpreter.Registry, error)
 
 	// file and kartas are set when -k names a file.
-	file   string
+	file   *kartaFile
 	kartas []*karta.Karta
 	// named is the built-in -k names.
 	named *interpreter.Program
@@ -52,11 +52,11 @@ func newResolver(s streams, ref string, scripts []interpreter.Script, reg func()
 		return r, nil
 	}
 	if st, err := os.Stat(ref); err == nil && !st.IsDir() {
-		kartas, err := karta.LoadFile(ref)
+		kf, err := loadKartaFile(s, ref)
 		if err != nil {
-			return nil, reportLoadError(s, ref, err)
+			return nil, err
 		}
-		r.file, r.kartas = ref, kartas
+		r.file, r.kartas = kf, kf.kartas
 		return r, nil
 	}
 	registry, err := r.reg()
@@ -101,7 +101,7 @@ func (r *resolver) only() (*interpreter.Program, error) {
 	case len(r.kartas) == 1:
 		return r.compile(0)
 	}
-	return nil, fmt.Errorf("%s holds %d Kartas (%s); use a file with one", r.file, len(r.kartas), r.describe())
+	return nil, fmt.Errorf("%s holds %d Kartas (%s); use a file with one", r.file.source, len(r.kartas), r.describe())
 }
 
 // program is the Program for an object of kind gvk.
@@ -109,7 +109,7 @@ func (r *resolver) program(gvk schema.GroupVersionKind) (*interpreter.Program, e
 	switch {
 	case r.named != nil:
 		return r.withScripts(r.named)
-	case r.file != "":
+	case r.file != nil:
 		return r.fromFile(gvk)
 	case gvk.Kind == "":
 		return nil, errors.New("the object has no apiVersion and kind to look a built-in Karta up by; pass -k FILE")
@@ -148,7 +148,7 @@ func (r *resolver) fromFile(gvk schema.GroupVersionKind) (*interpreter.Program, 
 	if len(match) > 1 {
 		how = "several are"
 	}
-	return nil, fmt.Errorf("%s holds %d Kartas (%s) and %s for %s", r.file, len(r.kartas), r.describe(), how, kindName(gvk))
+	return nil, fmt.Errorf("%s holds %d Kartas (%s) and %s for %s", r.file.source, len(r.kartas), r.describe(), how, kindName(gvk))
 }
 
 // kindName names the object's kind in messages.
@@ -168,10 +168,7 @@ func (r *resolver) compile(i int) (*interpreter.Program, error) {
 	}
 	problems := karta.ValidateWithOptions(k, interpreter.ValidateOptions())
 	if problems.HasErrors() {
-		where := documentLabel(r.file, i, len(r.kartas))
-		for _, p := range problems {
-			fmt.Fprintf(r.s.err, "%s: %s\n", where, p.String())
-		}
+		r.file.printProblems(r.s.err, i, problems)
 		r.compiled[k] = compileResult{err: invalid()}
 		return nil, invalid()
 	}

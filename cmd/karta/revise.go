@@ -38,10 +38,10 @@ func newReviseCmd(s streams) *cobra.Command {
 			"patched with the JSON Patch, guarded by a test of the resourceVersion read: when the\n" +
 			"object changed in between, karta reads it again and recomputes the patch. The output\n" +
 			"is the object the server returned; --dry-run=server stores nothing.",
-		Example: "  karta revise -k examples/kartas/pytorchjob.yaml -f pytorchjob.yaml -r revisions.yaml\n" +
-			"  karta revise -f pytorchjob.yaml -r image-bump.yaml --type strategic\n" +
-			"  karta revise -k pytorchjob.yaml -f pytorchjob.yaml -r revisions.yaml -o patch\n" +
-			"  karta revise --live pytorchjob/mistral-7b-sft -n nlp -r revisions.yaml --dry-run=server",
+		Example: "  karta revise -k examples/kartas/pytorchjob.yaml -f examples/pytorchjob/running.yaml -r examples/pytorchjob/revisions.yaml\n" +
+			"  karta revise -f examples/pytorchjob/running.yaml -r examples/revisions/pytorchjob-image.yaml --type strategic\n" +
+			"  karta revise -k examples/kartas/trainjob.yaml -f examples/tutorial-trainjob/running.yaml -r examples/tutorial-trainjob/revisions.yaml -o patch\n" +
+			"  karta revise --live pytorchjob/mistral-7b-sft -n nlp -r examples/pytorchjob/revisions.yaml --dry-run=server",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// YAML is the default even on a terminal: the revised object

@@ -26,11 +26,11 @@ func TestGoldenReviseLive(t *testing.T) {
 	}{
 		{name: "revise-live-patch", args: []string{"revise", "--live", "pytorchjob/mistral-7b-sft", "-r", pytorchRevisions, "-o", "patch"}},
 		{name: "revise-live-yaml", args: []string{"revise", "--live", "pytorchjobs/mistral-7b-sft", "-n", "nlp", "-r", pytorchRevisions}},
-		{name: "revise-live-karta-file", args: []string{"revise", "--live", "trainjob/llm-finetune", "-n", "ml", "-k", trainKarta, "-r", trainRevs, "-o", "patch"},
+		{name: "revise-live-karta-file", args: []string{"revise", "--live", "trainjob.example.com/llm-finetune", "-n", "ml", "-k", trainKarta, "-r", trainRevs, "-o", "patch"},
 			objs: func(t *testing.T) []*unstructured.Unstructured { return trainJobObjects(t)[1:] }, more: []clustertest.Resource{trainJobResource}},
 		{name: "revise-live-unknown-component", args: []string{"revise", "--live", "pytorchjob/mistral-7b-sft", "-r", "testdata/in/revisions-unknown.yaml"}},
 		{name: "revise-live-not-found", args: []string{"revise", "--live", "pytorchjob/nope", "-r", pytorchRevisions}},
-		{name: "revise-live-unknown-kind", args: []string{"revise", "--live", "deployment/web", "-r", pytorchRevisions}},
+		{name: "revise-live-unknown-kind", args: []string{"revise", "--live", "configmap/web", "-r", pytorchRevisions}},
 		{name: "revise-live-and-filename", args: []string{"revise", "--live", "pytorchjob/mistral-7b-sft", "-f", pytorchJob, "-r", pytorchRevisions}},
 		{name: "revise-live-no-name", args: []string{"revise", "--live", "pytorchjob", "-r", pytorchRevisions}},
 		{name: "revise-live-client-dry-run", args: []string{"revise", "--live", "pytorchjob/mistral-7b-sft", "--dry-run=client", "-r", pytorchRevisions}},

@@ -20,9 +20,9 @@ func newStatusCmd(s streams) *cobra.Command {
 		Long: "Map the object's phase and conditions to a generic status: Failed, Completed, Resuming,\n" +
 			"Suspending, Suspended, Degraded, Running or Initializing (in that order of precedence),\n" +
 			"or Undefined when no status mapping holds. \"matched\" lists every status that holds.",
-		Example: "  karta status -k examples/kartas/pytorchjob.yaml -f pytorchjob.yaml\n" +
-			"  kubectl get pytorchjob mnist -o yaml | karta status -k pytorchjob.yaml -f - -o json\n" +
-			"  karta status -k pytorchjob.yaml --script paused.lua -f pytorchjob.yaml",
+		Example: "  karta status -k examples/kartas/pytorchjob.yaml -f examples/pytorchjob/running.yaml\n" +
+			"  kubectl get pytorchjob mistral-7b-sft -o yaml | karta status -f - -o json\n" +
+			"  karta status -k examples/custom-hook/karta.yaml --script examples/custom-hook/status.lua -f examples/custom-hook/batchrun-degraded.yaml",
 		Args: cobra.NoArgs,
 		RunE: perObject(s, &f, func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error) {
 			res, err := p.InterpretStatus(ctx, asUnstructured(doc.Object))

@@ -33,7 +33,7 @@ func newTestCmd(s streams) *cobra.Command {
 			"case counts once); exits 1 when any failed. --update writes the expectations from the\n" +
 			"current results (golden files, and the inline values a case states; a case that states\n" +
 			"none gets its status and pod count), for review.",
-		Example: "  karta test examples/tutorial-trainjob\n" +
+		Example: "  karta test examples/pytorchjob\n" +
 			"  karta test examples\n" +
 			"  karta test examples/pytorchjob --update",
 		Args: cobra.ExactArgs(1),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,4 +90,35 @@ tests:
 	stdout, _, code = runCLI(t, "", "test", dir)
 	assert.Equal(t, 0, code, stdout)
 	assert.True(t, strings.HasSuffix(stdout, "4 passed, 0 failed\n"), stdout)
+}
+
+// TestBuiltinList: a row per built-in on a table, and the same as JSON.
+func TestBuiltinList(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "builtin", "list", "-o", "table")
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `(?m)^pytorchjob +kubeflow.org/v1 +PyTorchJob +pytorchjob, master, worker$`, stdout)
+	stdout, _, code = runCLI(t, "", "builtin", "list")
+	require.Equal(t, 0, code)
+	var entries []builtinEntry
+	require.NoError(t, json.Unmarshal([]byte(stdout), &entries), "JSON in a pipe")
+	require.NotEmpty(t, entries)
+	found := false
+	for _, e := range entries {
+		if e.Name == "pytorchjob" {
+			found = true
+			assert.Equal(t, builtinEntry{Name: "pytorchjob", Group: "kubeflow.org", Version: "v1", Kind: "PyTorchJob", Components: []string{"pytorchjob", "master", "worker"}}, e)
+		}
+	}
+	assert.True(t, found)
+	_, stderr, code = runCLI(t, "", "builtin", "list", "-o", "wide")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "unknown output format")
+}
+
+// TestVersionFlag: --version prints what karta version -o table does.
+func TestVersionFlag(t *testing.T) {
+	flag, _, code := runCLI(t, "", "--version")
+	require.Equal(t, 0, code)
+	cmd, _, _ := runCLI(t, "", "version", "-o", "table")
+	assert.Equal(t, cmd, flag)
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kartalua/karta/cluster"
+	"github.com/kartalua/karta/internal/yamlerr"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/karta"
@@ -23,7 +25,8 @@ func newValidateCmd(s streams) *cobra.Command {
 		Short: "Validate Karta files, reporting every problem",
 		Long: "Validate every document of each Karta file (YAML or JSON; - reads standard input).\n" +
 			"Valid documents print \"FILE: ok\"; every problem of an invalid one prints on standard error\n" +
-			"as \"FILE (document N): FIELD.PATH: message\". Exit 1 when any document has an error.\n" +
+			"as \"FILE:LINE: FIELD.PATH: message\" (\"FILE:LINE: document N: ...\" in a file of several),\n" +
+			"LINE being where the field is. Exit 1 when any document has an error.\n" +
 			"With --target karmada, each jq expression that karta karmada export cannot carry (it needs\n" +
 			"gojq, which Karmada's runtime lacks) is reported as a warning with the reason (docs/jq.md).\n" +
 			"With --crd FILE (CustomResourceDefinition manifests, repeatable) or --live (the CRDs of the\n" +
@@ -31,9 +34,10 @@ func newValidateCmd(s streams) *cobra.Command {
 			"is also checked against the openAPIV3Schema of the version the Karta names: the fields\n" +
 			"exist, [] and [n] step into arrays, and each path yields what its role needs. A path the\n" +
 			"schema refutes is an error, one it cannot decide a warning; each names the schema path.",
-		Example: "  karta validate my-karta.yaml\n  karta validate --target karmada my-karta.yaml\n" +
-			"  karta validate --crd examples/trainjob/crd.yaml examples/kartas/trainjob.yaml\n" +
-			"  karta validate --live --context prod my-karta.yaml",
+		Example: "  karta validate examples/kartas/trainjob.yaml examples/kartas/pytorchjob.yaml\n" +
+			"  karta validate --target karmada examples/kartas/pytorchjob.yaml\n" +
+			"  karta validate --crd examples/tutorial-trainjob/crd.yaml examples/kartas/trainjob.yaml\n" +
+			"  karta validate --live --context prod examples/kartas/trainjob.yaml",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			opts := interpreter.ValidateOptions()
@@ -80,50 +84,74 @@ func newValidateCmd(s streams) *cobra.Command {
 // validateFile validates one file and returns its exit code; with a
 // schema source, each Karta is also checked against its CRD's schema.
 func validateFile(ctx context.Context, s streams, file string, opts karta.ValidateOptions, src schemaSource) int {
-	kartas, err := loadKartas(s, file)
+	kf, err := loadKartaFile(s, file)
 	if err != nil {
 		var ee *exitError
-		errors.As(reportLoadError(s, file, err), &ee)
+		errors.As(err, &ee)
 		return ee.code
 	}
 	code := exitOK
-	for i, k := range kartas {
-		where := documentLabel(file, i, len(kartas))
+	for i, k := range kf.kartas {
 		checked, problems := karta.Analyze(k, opts)
 		if src != nil && checked != nil {
 			more, err := schemaProblems(ctx, src, checked)
 			if err != nil {
-				fmt.Fprintf(s.err, "%s: %s\n", where, oneLine(err.Error()))
+				fmt.Fprintf(s.err, "%s: %s\n", kf.where(i), oneLine(err.Error()))
 				code = exitInvalid
 				continue
 			}
 			problems = append(problems, more...)
 		}
-		for _, p := range problems {
-			fmt.Fprintf(s.err, "%s: %s\n", where, p.String())
-		}
+		kf.printProblems(s.err, i, problems)
 		if problems.HasErrors() {
 			code = exitInvalid
 			continue
 		}
-		fmt.Fprintf(s.out, "%s: ok\n", where)
+		fmt.Fprintf(s.out, "%s: ok\n", kf.where(i))
 	}
 	return code
 }
 
-// loadKartas loads a file, or standard input for "-".
-func loadKartas(s streams, file string) ([]*karta.Karta, error) {
-	if file == "-" {
-		return karta.LoadReader(s.in, "<stdin>")
-	}
-	return karta.LoadFile(file)
+// kartaFile is a Karta file as read: its Kartas, and where each is.
+type kartaFile struct {
+	source string
+	kartas []*karta.Karta
+	lines  *yamlerr.Lines
 }
 
-// documentLabel names document i of n in a file as CLI.md says: the file
-// alone for a single-document file, "FILE (document N)" otherwise.
-func documentLabel(file string, i, n int) string {
-	if n <= 1 {
-		return file
+// loadKartaFile reads and loads a Karta file, or standard input for "-".
+// Its load errors are printed (exit 1); a file that cannot be read is a
+// usage error (exit 2).
+func loadKartaFile(s streams, file string) (*kartaFile, error) {
+	data, source, err := readInput(s, file, "the Karta")
+	if err != nil {
+		return nil, err
 	}
-	return fmt.Sprintf("%s (document %d)", file, i+1)
+	kartas, err := karta.Load(data, source)
+	if err != nil {
+		return nil, reportLoadError(s, source, err)
+	}
+	return &kartaFile{source: source, kartas: kartas, lines: yamlerr.NewLines(data)}, nil
+}
+
+// where names document i as every message does: the file alone for a
+// single-document file, "FILE:LINE: document N" otherwise (LINE where the
+// document starts).
+func (k *kartaFile) where(i int) string {
+	if len(k.kartas) <= 1 {
+		return k.source
+	}
+	return yamlerr.Where(k.source, k.lines.Field(i+1, ""), i+1)
+}
+
+// printProblems prints the problems of document i, one a line, each at
+// the line of its field: "FILE:LINE: document N: FIELD.PATH: message".
+func (k *kartaFile) printProblems(w io.Writer, i int, problems karta.Problems) {
+	doc := 0
+	if len(k.kartas) > 1 {
+		doc = i + 1
+	}
+	for _, p := range problems {
+		fmt.Fprintln(w, yamlerr.Format(k.source, k.lines.Field(i+1, p.Field), doc, "", p.String()))
+	}
 }

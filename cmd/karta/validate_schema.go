@@ -64,7 +64,7 @@ var newCRDClient = func(f *cluster.ConfigFlags) (apiextensionsclientv1.CustomRes
 func readCRDs(s streams, files []string) (schemaSource, error) {
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	for _, file := range files {
-		data, source, err := readInput(s, file)
+		data, source, err := readInput(s, file, "the CRDs")
 		if err != nil {
 			return nil, err
 		}

@@ -19,7 +19,7 @@ import (
 // validate --live checks a Karta against the CRD the cluster serves for
 // its kind, found by group and kind among the cluster's CRDs.
 func TestValidateLive(t *testing.T) {
-	data, err := os.ReadFile("../../examples/trainjob/crd.yaml")
+	data, err := os.ReadFile("../../examples/tutorial-trainjob/crd.yaml")
 	require.NoError(t, err)
 	crds, err := schemacheck.DecodeCRDs(data, "crd.yaml")
 	require.NoError(t, err)

@@ -43,6 +43,7 @@ var publicByDesign = map[string]string{
 	// Loading untrusted Kartas with other caps.
 	"karta.LoadOptions":             "loading Kartas under other size and depth caps",
 	"karta.LoadWithOptions":         "loading Kartas under other size and depth caps",
+	"karta.LoadReader":              "loading Kartas from a stream (standard input, a request body) with its size cap",
 	"karta.DefaultMaxBytes":         "documents the default of LoadOptions.MaxBytes",
 	"karta.DefaultMaxDepth":         "documents the default of LoadOptions.MaxDepth",
 	"karta.DefaultMessageFieldName": "the CRD's default of conditionsDefinition.messageFieldName",

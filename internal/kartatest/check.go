@@ -319,9 +319,9 @@ func (r *runner) readRevisions(file string, typ interpreter.PatchType) ([]interp
 	if err != nil {
 		return nil, err
 	}
-	v, err := object.DecodeValue(data)
+	v, err := object.DecodeValue(data, path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	revs, err := interpreter.DecodeRevisionsWithType(v, typ)
 	if err != nil {

@@ -10,9 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
+	"regexp"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kartalua/karta/internal/yamlerr"
 )
 
 // FileName is the test file `karta test DIR` looks for in DIR and below.
@@ -109,6 +111,9 @@ type ReviseCheck struct {
 	Error  string `json:"error,omitempty"`
 }
 
+// unknownField is encoding/json's strict error, with the field's path.
+var unknownField = regexp.MustCompile(`^unknown field "([^"]+)"`)
+
 // readSuite decodes a test file strictly: an unknown field is an error
 // naming it, so that a misspelt expectation does not pass unchecked.
 func readSuite(file string) (*Suite, error) {
@@ -116,15 +121,19 @@ func readSuite(file string) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Syntax errors are reported as every reader of karta's inputs
+	// reports them, at their line in the file.
+	if _, err := yamlerr.Parse(data, file); err != nil {
+		return nil, err
+	}
 	var s Suite
 	if err := yaml.UnmarshalStrict(data, &s); err != nil {
-		// sigs.k8s.io/yaml goes through JSON; its wrapping says so
-		// twice and tells the reader nothing.
-		msg := err.Error()
-		for _, p := range []string{"error unmarshaling JSON: ", "while decoding JSON: ", "json: "} {
-			msg = strings.TrimPrefix(msg, p)
+		msg := yamlerr.Plain(err.Error())
+		line := 0
+		if m := unknownField.FindStringSubmatch(msg); m != nil {
+			line = yamlerr.NewLines(data).Field(1, m[1])
 		}
-		return nil, errors.New(msg)
+		return nil, errors.New(yamlerr.Format(file, line, 0, "", msg))
 	}
 	if len(s.Tests) == 0 {
 		return nil, fmt.Errorf("no tests: list the cases under tests, each with an object")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kartalua/karta/internal/exampledir"
 	"github.com/kartalua/karta/karmada"
 )
 
@@ -18,17 +19,15 @@ import (
 // kinds, and on the 64-pod gangs; the benchmarks check again, on exactly
 // what they time.
 
-// exampleStates reads every state of examples/NAME (not pods or revisions).
+// exampleStates reads every state of examples/NAME (not pods, revisions or
+// the test file).
 func exampleStates(t *testing.T, name string) map[string]*unstructured.Unstructured {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(examplesDir, name, "*.yaml"))
+	files, err := exampledir.States(filepath.Join(examplesDir, name))
 	require.NoError(t, err)
 	out := map[string]*unstructured.Unstructured{}
 	for _, f := range files {
 		base := filepath.Base(f)
-		if base == "pods.yaml" || base == "revisions.yaml" {
-			continue
-		}
 		obj, err := LoadObject(f)
 		require.NoError(t, err)
 		out[base] = obj

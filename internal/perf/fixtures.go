@@ -46,9 +46,9 @@ func LoadWorkloads(examplesDir string) ([]*Workload, error) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := object.DecodeValue(data)
+		v, err := object.DecodeValue(data, dir+"/revisions.yaml")
 		if err != nil {
-			return nil, fmt.Errorf("%s/revisions.yaml: %w", dir, err)
+			return nil, err
 		}
 		if w.Revisions, err = interpreter.DecodeRevisions(v); err != nil {
 			return nil, fmt.Errorf("%s/revisions.yaml: %w", dir, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,6 +72,9 @@ func fresh(example *unstructured.Unstructured, namespace string) *unstructured.U
 
 // TestBuiltinKindsRoundTrip creates one real object of every built-in kind
 // and sets its status through the status subresource, as an operator would.
+// The API server's own kinds are not played so: the server defaults their
+// specs, and their controllers, which the test cluster runs, write their
+// status (cluster's and cmd/karta's integration tests run them).
 func TestBuiltinKindsRoundTrip(t *testing.T) {
 	cfg := testenv.Config(t)
 	testenv.InstallCRDs(t, cfg)
@@ -82,10 +86,13 @@ func TestBuiltinKindsRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	for _, b := range all {
 		t.Run(b.Name, func(t *testing.T) {
+			gvk := b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK()
+			if !strings.Contains(gvk.Group, ".") {
+				t.Skipf("%s is the API server's own: its controllers, not this test, write its status", gvk)
+			}
 			ctx := t.Context()
 			ns := testenv.Namespace(t, cfg)
 			example := readExample(t, b.Name)
-			gvk := b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK()
 			require.Equal(t, gvk, example.GroupVersionKind(), "example and Karta disagree on the kind")
 			mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 			require.NoError(t, err)

@@ -196,7 +196,7 @@ func TestCheckSchemaPath(t *testing.T) {
 // The examples' TrainJob Karta fits the TrainJob CRD, and the drifted copy
 // does not.
 func TestCheckTrainJob(t *testing.T) {
-	s := loadSchema(t, "../../examples/trainjob/crd.yaml", schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"})
+	s := loadSchema(t, "../../examples/tutorial-trainjob/crd.yaml", schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"})
 	for file, errors := range map[string]int{"../../examples/kartas/trainjob.yaml": 0, "../../examples/kartas/trainjob-drifted.yaml": 4} {
 		ks, err := karta.LoadFile(file)
 		require.NoError(t, err)
@@ -228,8 +228,8 @@ func TestLookupAndDecode(t *testing.T) {
 
 	for in, want := range map[string]string{
 		"":                            "x.yaml: no CustomResourceDefinition found",
-		"apiVersion: v1\nkind: Pod\n": `x.yaml (document 1): not an apiextensions.k8s.io/v1 CustomResourceDefinition: found apiVersion "v1" and kind "Pod"`,
-		"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {grup: x}\n": `x.yaml (document 1): error unmarshaling JSON: while decoding JSON: json: unknown field "grup"`,
+		"apiVersion: v1\nkind: Pod\n": `x.yaml: not an apiextensions.k8s.io/v1 CustomResourceDefinition: found apiVersion "v1" and kind "Pod"`,
+		"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {grup: x}\n": `x.yaml: unknown field "grup"`,
 	} {
 		_, err := schemacheck.DecodeCRDs([]byte(in), "x.yaml")
 		assert.EqualError(t, err, want)
@@ -292,6 +292,36 @@ spec:
 			for i, w := range tc.want {
 				assert.Contains(t, got[i].Field+": "+got[i].Message, w)
 			}
+		})
+	}
+}
+
+// any/all and the *_by builtins run their condition on the elements, not
+// on the input: a field of the elements is found, a misspelt one refuted.
+func TestCheckElementwiseBuiltins(t *testing.T) {
+	s := loadSchema(t, "testdata/widget-crd.yaml", widget)
+	comp := "spec.structureDefinition.childComponents[0]"
+	for _, tc := range []struct {
+		expr string
+		want string
+	}{
+		{`any(.spec.roles[]; .name == "x")`, ""},
+		{`all(.spec.roles[]; .replicas > 0)`, ""},
+		{`.spec.roles | any(.index == 0)`, ""},
+		{`.spec.roles | sort_by(.index) | length`, ""},
+		{`any(.spec.roles[]; .nam == "x")`, `spec.roles[*] has no field "nam"`},
+		{`.spec.roles | max_by(.indx) | length`, `spec.roles[*] has no field "indx"`},
+	} {
+		t.Run(tc.expr, func(t *testing.T) {
+			c := widgetKarta(t, "      scaleDefinition: {replicasPath: '"+tc.expr+" | if . then 1 else 0 end'}\n", okStatus)
+			got := schemacheck.Check(c, s).Karta().Errors()
+			if tc.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1, "%v", got)
+			assert.Equal(t, comp+".scaleDefinition.replicasPath", got[0].Field)
+			assert.Contains(t, got[0].Message, tc.want)
 		})
 	}
 }

@@ -34,6 +34,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kartalua/karta/internal/yamlerr"
 )
 
 // Schema is the structural openAPIV3Schema of one version of a CRD.
@@ -135,6 +137,27 @@ func (s *Set) Lookup(gvk schema.GroupVersionKind) (*Schema, error) {
 // are an error naming the source and the document, and so are unknown
 // fields (strict, as kubectl apply --validate=strict).
 func DecodeCRDs(data []byte, source string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	// Syntax errors are reported as every reader of karta's inputs
+	// reports them, at their line in the input.
+	nodes, err := yamlerr.Parse(data, source)
+	if err != nil {
+		return nil, err
+	}
+	// where names document i (1-based): the source alone when it holds
+	// one, else its first line and number.
+	where := func(i int) string {
+		if len(nodes) <= 1 {
+			return source
+		}
+		line := 0
+		if i <= len(nodes) {
+			line = yamlerr.Resolve(nodes[i-1]).Line
+		}
+		return yamlerr.Where(source, line, i)
+	}
+	fail := func(i int, err error) error {
+		return fmt.Errorf("%s: %s", where(i), yamlerr.Plain(err.Error()))
+	}
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for i := 1; ; i++ {
@@ -143,11 +166,11 @@ func DecodeCRDs(data []byte, source string) ([]*apiextensionsv1.CustomResourceDe
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s (document %d): %w", source, i, err)
+			return nil, fail(i, err)
 		}
 		var whole any
 		if err := yaml.Unmarshal(doc, &whole); err != nil {
-			return nil, fmt.Errorf("%s (document %d): %w", source, i, err)
+			return nil, fail(i, err)
 		}
 		if whole == nil { // empty, or only comments
 			i--
@@ -159,26 +182,26 @@ func DecodeCRDs(data []byte, source string) ([]*apiextensionsv1.CustomResourceDe
 			Items      []json.RawMessage `json:"items"`
 		}
 		if err := yaml.Unmarshal(doc, &head); err != nil {
-			return nil, fmt.Errorf("%s (document %d): %w", source, i, err)
+			return nil, fail(i, err)
 		}
 		switch {
 		case head.Kind == "CustomResourceDefinition" && head.APIVersion == "apiextensions.k8s.io/v1":
 			crd := &apiextensionsv1.CustomResourceDefinition{}
 			if err := yaml.UnmarshalStrict(doc, crd); err != nil {
-				return nil, fmt.Errorf("%s (document %d): %w", source, i, err)
+				return nil, fail(i, err)
 			}
 			out = append(out, crd)
 		case strings.HasSuffix(head.Kind, "List"):
 			for j, item := range head.Items {
-				crds, err := DecodeCRDs(item, fmt.Sprintf("%s (document %d, item %d)", source, i, j+1))
+				crds, err := DecodeCRDs(item, fmt.Sprintf("%s: item %d", where(i), j+1))
 				if err != nil {
 					return nil, err
 				}
 				out = append(out, crds...)
 			}
 		default:
-			return nil, fmt.Errorf("%s (document %d): not an apiextensions.k8s.io/v1 CustomResourceDefinition: found apiVersion %q and kind %q",
-				source, i, head.APIVersion, head.Kind)
+			return nil, fmt.Errorf("%s: not an apiextensions.k8s.io/v1 CustomResourceDefinition: found apiVersion %q and kind %q",
+				where(i), head.APIVersion, head.Kind)
 		}
 	}
 	if len(out) == 0 {

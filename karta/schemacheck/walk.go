@@ -256,6 +256,12 @@ var funcTypes = map[string]string{
 	"from_entries": "object", "with_entries": "object", "fromjson": "", "tostream": "array",
 }
 
+// byElement are the builtins whose argument runs on each element of the
+// input array, not on the input.
+var byElement = map[string]bool{
+	"sort_by": true, "group_by": true, "unique_by": true, "min_by": true, "max_by": true,
+}
+
 // passThrough are the builtins that output (some of) their input as it is.
 var passThrough = map[string]bool{
 	"values": true, "objects": true, "arrays": true, "strings": true, "numbers": true, "booleans": true,
@@ -294,6 +300,20 @@ func (w *walker) call(f *gojq.Func, in []value) []value {
 			out = append(out, value{typ: "array", elems: w.query(args[0], w.iterate(v))})
 		}
 		return out
+	case (name == "any" || name == "all") && len(args) == 2:
+		// any(gen; cond): cond runs on gen's outputs, not on the input.
+		w.query(args[1], w.query(args[0], in))
+		return []value{computed("boolean")}
+	case (name == "any" || name == "all") && len(args) == 1:
+		w.query(args[0], w.each(in, w.iterate))
+		return []value{computed("boolean")}
+	case byElement[name] && len(args) == 1:
+		// sort_by(f) and its kin run f on each element of the input.
+		w.query(args[0], w.each(in, w.iterate))
+		if typ := funcTypes[name]; typ != "" {
+			return []value{computed(typ)}
+		}
+		return []value{unknown(name + "'s output is not modelled")}
 	case name == "add" && len(args) == 0:
 		return w.each(in, func(v value) []value { return arith(gojq.OpAdd, w.iterate(v), nil) })
 	case name == "getpath" || name == "paths" || name == "path":

@@ -623,7 +623,7 @@ func (p *controllerProcess) waitStderr(t *testing.T, want string) {
 // Secret checked against the Service's name, for a TrainJob's health.
 func (p *controllerProcess) interpret(t *testing.T, group string) *webhook.ResourceInterpreterResponse {
 	t.Helper()
-	obj := exampleObject(t, "examples/trainjob/running.yaml")
+	obj := exampleObject(t, "examples/tutorial-trainjob/running.yaml")
 	obj.SetAPIVersion(group + "/v1")
 	req, err := json.Marshal(map[string]any{"apiVersion": "config.karmada.io/v1alpha1", "kind": "ResourceInterpreterContext",
 		"request": map[string]any{"uid": "u-1", "operation": "InterpretHealth", "object": obj.Object,
