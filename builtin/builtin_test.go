@@ -11,10 +11,11 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// The eleven built-in workloads (MPIJob in two versions).
+// The built-in workloads (MPIJob in two versions), sorted by name.
 var wantBuiltins = []string{
-	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
-	"milvus", "mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"appwrapper", "dynamographdeployment", "flinkdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
+	"milvus", "mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob", "rayservice",
+	"sandbox", "volcano-job", "workflow",
 }
 
 func TestBuiltinsAreComplete(t *testing.T) {
