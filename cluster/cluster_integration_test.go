@@ -78,8 +78,11 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 	// (v1: GA before beta), so with the mpijob-v1 Karta, whose selector
 	// label the mpi-operator's pods of resnet50-horovod do not carry.
 	assert.Equal(t, []string{
+		"AppWrapper granite-ft Running [podset/granite-ft-data 1/1 podset/granite-ft/master 1/1 podset/granite-ft/worker 3/3] [5/5]",
 		"DynamoGraphDeployment llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
+		"FlinkDeployment fraud-scoring Running [jobmanager 1/1 taskmanager 4/4] [5/1]",
 		"InferenceService mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
+		"Job bert-pretrain Running [task/master 1/1 task/worker 4/4] [5/4]",
 		"JobSet llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
 		"LeaderWorkerSet vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
 		"MPIJob imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
@@ -89,7 +92,10 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 		"PyTorchJob mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
 		"RayCluster llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
 		"RayJob resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
+		"RayService llama-serve Running [head 1/1 worker/gpu-group 2/2] [3/2]",
+		"Sandbox swe-agent-4821 Running [sandbox 1/1] [1/1]",
 		"Service thumbnailer Running [revision 3/3] [3/2]",
+		"Workflow fraud-model-9hq2w Running [step/preprocess 0/? step/train 1/? step/evaluate 0/? step/publish 0/?] [1/1]",
 	}, got)
 
 	// Naming the Karta picks its version.

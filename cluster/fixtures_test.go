@@ -18,6 +18,7 @@ import (
 var builtinExamples = []string{
 	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset", "milvus",
 	"mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"appwrapper", "flinkdeployment", "rayservice", "sandbox", "volcano-job", "workflow",
 }
 
 // examples reads the running object and the pods of each example, with

@@ -21,7 +21,8 @@ func TestKindsMatch(t *testing.T) {
 		want []string // Karta names
 	}{
 		{"", []string{"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
-			"milvus", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob"}},
+			"milvus", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+			"appwrapper", "flinkdeployment", "rayservice", "sandbox", "volcano-job", "workflow"}},
 		{"PyTorchJob", []string{"pytorchjob"}},
 		{"pytorchjobs", []string{"pytorchjob"}},
 		{"PYTORCHJOB", []string{"pytorchjob"}},
@@ -38,6 +39,14 @@ func TestKindsMatch(t *testing.T) {
 		{"mpijobs", []string{"mpijob-v1"}},
 		{"mpijob-v1", []string{"mpijob-v1"}},
 		{"mpijob", []string{"mpijob"}},
+		{"aw", []string{"appwrapper"}},
+		{"flinkdep", []string{"flinkdeployment"}},
+		{"rayservices", []string{"rayservice"}},
+		{"sandbox", []string{"sandbox"}},
+		{"wf", []string{"workflow"}},
+		// Volcano's Job is named by its group or its Karta's name.
+		{"jobs.batch.volcano.sh", []string{"volcano-job"}},
+		{"volcano-job", []string{"volcano-job"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.arg, func(t *testing.T) {
@@ -74,5 +83,5 @@ func TestKindsNotServed(t *testing.T) {
 	_, err = c.Kinds(reg, "deployments")
 	var unknown *cluster.UnknownKindError
 	require.ErrorAs(t, err, &unknown)
-	assert.Contains(t, err.Error(), "deployments: no Karta for this kind (known: dynamographdeployment, inferenceservice, jobset,")
+	assert.Contains(t, err.Error(), "deployments: no Karta for this kind (known: appwrapper, dynamographdeployment, flinkdeployment, inferenceservice, job, jobset,")
 }

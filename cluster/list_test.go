@@ -64,16 +64,26 @@ func TestListBuiltinExamples(t *testing.T) {
 		got = append(got, row(w))
 	}
 	assert.Equal(t, []string{
+		"Sandbox agents/swe-agent-4821 Running [sandbox 1/1] [1/1]",
 		"DynamoGraphDeployment dynamo-inference/llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
 		"LeaderWorkerSet inference/vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
+		// The RayService's cluster, created by KubeRay from rayClusterConfig.
+		"RayCluster inference/llama-serve-x7k2q Running [head 1/1 worker/gpu-group 2/2] [3/2]",
+		"RayService inference/llama-serve Running [head 1/1 worker/gpu-group 2/2] [3/2]",
 		"Service media/thumbnailer Running [revision 3/3] [3/2]",
+		"Job ml-batch/bert-pretrain Running [task/master 1/1 task/worker 4/4] [5/4]",
+		"Workflow ml-pipelines/fraud-model-9hq2w Running [step/preprocess 0/? step/train 1/? step/evaluate 0/? step/publish 0/?] [1/1]",
 		"JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
 		"RayCluster ml-research/llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
 		"RayCluster ml-training/resnet-train-raycluster-7bq8l Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
 		"RayJob ml-training/resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
+		"AppWrapper mlbatch-team-a/granite-ft Running [podset/granite-ft-data 1/1 podset/granite-ft/master 1/1 podset/granite-ft/worker 3/3] [5/5]",
+		// The PyTorchJob the AppWrapper wraps, made up with no status.
+		"PyTorchJob mlbatch-team-a/granite-ft Undefined [master 1/1 worker 3/3] [4/4]",
 		"NIMService nim-service/meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
 		"PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
 		"MPIJob research-apac/imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
+		"FlinkDeployment streaming/fraud-scoring Running [jobmanager 1/1 taskmanager 4/4] [5/1]",
 		"Milvus vector-db/milvus-prod Running [proxy 2/2 mixcoord 1/1 querynode 2/? datanode 1/1 indexnode 0/0 streamingnode 1/1] [7/7]",
 		"InferenceService vision-serving/mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
 	}, got)

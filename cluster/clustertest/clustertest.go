@@ -61,6 +61,9 @@ var shortNames = map[string][]string{
 	"Service":          {"kservice", "ksvc"},
 	"LeaderWorkerSet":  {"lws"},
 	"RayCluster":       {"rc"},
+	"AppWrapper":       {"aw"},
+	"FlinkDeployment":  {"flinkdep"},
+	"Workflow":         {"wf"},
 }
 
 // Builtins are the root kinds of the built-in Kartas, all namespaced.
@@ -146,9 +149,11 @@ func Read(t testing.TB, files ...string) []*unstructured.Unstructured {
 // between the workloads and their pods that the pods name: the Jobs,
 // ReplicaSets and StatefulSets an operator creates, each owned by the
 // workload of its namespace whose name it is or starts with (operators
-// name what they create after the workload), and the RayCluster of a RayJob,
-// made of the RayJob's rayClusterSpec as KubeRay makes it. Owners that
-// belong to no workload of the examples exist too, owned by nobody.
+// name what they create after the workload), the RayCluster of a RayJob or
+// a RayService, made of its rayClusterSpec or rayClusterConfig as KubeRay
+// makes it, and the objects an AppWrapper wraps, made of its components'
+// templates. Owners that belong to no workload of the examples exist too,
+// owned by nobody.
 func Examples(t testing.TB, root string, names ...string) []*unstructured.Unstructured {
 	t.Helper()
 	var objs, pods []*unstructured.Unstructured
@@ -161,14 +166,15 @@ func Examples(t testing.TB, root string, names ...string) []*unstructured.Unstru
 }
 
 // owners makes the owners the pods name that objs do not hold. Workloads
-// (the root kinds of the built-ins) are not made up, but for a RayJob's
-// RayCluster.
+// (the root kinds of the built-ins, by group and kind: a Volcano Job is
+// one, a batch/v1 Job is not) are not made up, but for the RayCluster of a
+// RayJob or a RayService and the objects an AppWrapper wraps.
 func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	all, err := builtin.All()
 	require.NoError(t, err)
-	workloadKinds := map[string]bool{}
+	workloadKinds := map[schema.GroupKind]bool{}
 	for _, b := range all {
-		workloadKinds[b.Karta.Spec.StructureDefinition.RootComponent.Kind.Kind] = true
+		workloadKinds[b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK().GroupKind()] = true
 	}
 	known := map[types.UID]bool{}
 	for _, o := range objs {
@@ -183,12 +189,11 @@ func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructur
 			known[ref.UID] = true
 			w := workloadOf(objs, pod.GetNamespace(), ref.Name)
 			owner := &unstructured.Unstructured{Object: map[string]any{}}
-			if workloadKinds[ref.Kind] {
-				if ref.Kind != "RayCluster" || w == nil || w.GetKind() != "RayJob" {
+			if workloadKinds[schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind).GroupKind()] {
+				spec := madeUpWorkloadSpec(t, ref, w)
+				if spec == nil {
 					continue
 				}
-				spec, _, err := unstructured.NestedMap(w.Object, "spec", "rayClusterSpec")
-				require.NoError(t, err)
 				owner.Object["spec"] = spec
 				owner.Object["status"] = map[string]any{"state": "ready"}
 			}
@@ -205,6 +210,39 @@ func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructur
 		}
 	}
 	return out
+}
+
+// madeUpWorkloadSpec is the spec of a workload that another workload w
+// creates and its pods name as their owner: a RayJob's or a RayService's
+// RayCluster, an object an AppWrapper wraps. It is nil for any other.
+func madeUpWorkloadSpec(t testing.TB, ref metav1.OwnerReference, w *unstructured.Unstructured) map[string]any {
+	t.Helper()
+	if w == nil {
+		return nil
+	}
+	switch {
+	case ref.Kind == "RayCluster" && w.GetKind() == "RayJob":
+		spec, _, err := unstructured.NestedMap(w.Object, "spec", "rayClusterSpec")
+		require.NoError(t, err)
+		return spec
+	case ref.Kind == "RayCluster" && w.GetKind() == "RayService":
+		spec, _, err := unstructured.NestedMap(w.Object, "spec", "rayClusterConfig")
+		require.NoError(t, err)
+		return spec
+	case w.GetKind() == "AppWrapper":
+		components, _, err := unstructured.NestedSlice(w.Object, "spec", "components")
+		require.NoError(t, err)
+		for _, c := range components {
+			tmpl, _, _ := unstructured.NestedMap(c.(map[string]any), "template")
+			if tmpl["kind"] == ref.Kind && tmpl["apiVersion"] == ref.APIVersion {
+				if name, _, _ := unstructured.NestedString(tmpl, "metadata", "name"); name == ref.Name {
+					spec, _, _ := unstructured.NestedMap(tmpl, "spec")
+					return spec
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // workloadOf is the object of namespace ns whose name the owner's name is

@@ -70,6 +70,12 @@ func TestLiveGetCommand(t *testing.T) {
 		"RayCluster/llm-train":                    "Running",
 		"RayJob/resnet-train":                     "Running",
 		"Service/thumbnailer":                     "Running",
+		"AppWrapper/granite-ft":                   "Running",
+		"FlinkDeployment/fraud-scoring":           "Running",
+		"Job/bert-pretrain":                       "Running",
+		"RayService/llama-serve":                  "Running",
+		"Sandbox/swe-agent-4821":                  "Running",
+		"Workflow/fraud-model-9hq2w":              "Running",
 	}, statuses)
 
 	stdout, stderr, code = runCLI(t, "", "get", "pytorchjobs", "-n", ns, "-o", "table", "--kubeconfig", kubeconfig)

@@ -79,6 +79,6 @@ func TestKarmadaExportRoundTrip(t *testing.T) {
 	require.Equal(t, 0, code)
 	all, err := karmada.Load([]byte(stdout), "export")
 	require.NoError(t, err)
-	assert.Len(t, all, 12)
+	assert.Len(t, all, 18)
 	assert.Equal(t, 0, strings.Count(stderr, "skipped: "), stderr)
 }
