@@ -78,26 +78,29 @@ fuzz:
 bench:
 	@mkdir -p $(dir $(BENCHOUT))
 	@echo "benchmarking (-count $(BENCHCOUNT), -benchtime $(BENCHTIME)); raw output in $(BENCHOUT)"
-	$(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada|Argo)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./internal/perf/ > $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
+	$(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada|Argo|Registry)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./internal/perf/ ./builtin/ > $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	$(GO) test -run '^$$' -bench '^BenchmarkParallel$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -cpu 1,2 ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	$(GO) test -run '^$$' -bench '^Benchmark(PoolState|MillionCalls|KarmadaCases|ArgoCases)$$' -benchtime 1x -count 3 -timeout 30m ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	@$(GO) run ./internal/perf/cmd/benchreport $(BENCHOUT)
 
-## golden: regenerate the examples' golden outputs; review the diff before committing.
+## golden: regenerate the examples' golden outputs (and the gang schedulers' objects for them,
+## podgroups/testdata/golden); review the diff before committing.
 golden:
 	$(GO) test ./builtin -run TestExamples -update
+	$(GO) test ./podgroups -run TestExamples -update
 
 ## generate: DeepCopy methods and the CRD from the Go types (controller-gen), the chart's copy
-## of the CRD, and the
+## of the CRD, the command reference docs/cli.md (from the commands' help), and the
 ## built-ins' bundled scripts: scripts/karmada/NAME.yaml (a ResourceInterpreterCustomization)
 ## and scripts/argocd/<group>/<Kind>/ (an Argo CD customization with its tests).
 generate:
 	$(CONTROLLER_GEN) object paths=./karta/...
 	$(CONTROLLER_GEN) crd paths=./karta/... output:crd:artifacts:config=karta/crd
 	cp karta/crd/run.ai_kartas.yaml charts/karta/files/run.ai_kartas.yaml
+	$(GO) test ./cmd/karta -run '^TestCLIDoc$$' -update
 	$(GO) build -o bin/karta-generate ./cmd/karta
 	rm -rf scripts/karmada scripts/argocd && mkdir -p scripts/karmada scripts/argocd
-	@for name in $$(bin/karta-generate builtin list | tail -n +2 | cut -d' ' -f1); do \
+	@for name in $$(bin/karta-generate builtin list -o table | tail -n +2 | cut -d' ' -f1); do \
 		if bin/karta-generate karmada export -k $$name > scripts/karmada/$$name.yaml 2>/dev/null; then :; \
 		else rm -f scripts/karmada/$$name.yaml; echo "skipped: $$name does not export to Karmada"; fi; \
 	done

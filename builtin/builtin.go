@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"path"
 	"sort"
-	"strings"
 	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
@@ -32,60 +34,133 @@ type Builtin struct {
 	Script string
 }
 
-var (
-	loadOnce sync.Once
-	loaded   []*Builtin
-	loadErr  error
-)
-
-// All returns every built-in, sorted by name. They are loaded and checked
-// once; a broken embedded file is a build defect reported here.
-func All() ([]*Builtin, error) {
-	loadOnce.Do(func() { loaded, loadErr = load() })
-	return loaded, loadErr
+// indexed is one embedded file as the index knows it: the Karta's name
+// and root GVK, read without validating, and the full load done on first
+// use.
+type indexed struct {
+	name string
+	gvk  schema.GroupVersionKind
+	file string
+	once sync.Once
+	b    *Builtin
+	err  error
 }
 
-func load() ([]*Builtin, error) {
+var (
+	indexOnce sync.Once
+	index     []*indexed
+	indexErr  error
+)
+
+// catalog is the index of the embedded Kartas, sorted by name: a peek at
+// each file's name and root kind (a YAML decode of a few fields, no jq),
+// so that looking one built-in up does not load and validate all of them.
+// TestIndexMatchesLoad keeps the peek and the full load in agreement.
+func catalog() ([]*indexed, error) {
+	indexOnce.Do(func() { index, indexErr = readIndex() })
+	return index, indexErr
+}
+
+// peek is the part of a Karta the index reads.
+type peek struct {
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		StructureDefinition struct {
+			RootComponent *struct {
+				Kind *karta.GroupVersionKind `json:"kind"`
+			} `json:"rootComponent"`
+		} `json:"structureDefinition"`
+	} `json:"spec"`
+}
+
+func readIndex() ([]*indexed, error) {
 	entries, err := files.ReadDir("kartas")
 	if err != nil {
 		return nil, err
 	}
-	var out []*Builtin
+	out := make([]*indexed, 0, len(entries))
 	for _, e := range entries {
 		file := path.Join("kartas", e.Name())
 		data, err := files.ReadFile(file)
 		if err != nil {
 			return nil, err
 		}
-		ks, err := karta.Load(data, "builtin/"+file)
-		if err != nil {
-			return nil, err
+		var pk peek
+		if err := yaml.Unmarshal(data, &pk); err != nil {
+			return nil, fmt.Errorf("builtin/%s: %w", file, err)
 		}
-		for _, k := range ks {
-			b := &Builtin{Name: k.Name, Karta: k}
-			src, ok, err := scripts.For(k.Name)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				b.Script = src
-			}
-			out = append(out, b)
+		root := pk.Spec.StructureDefinition.RootComponent
+		if pk.Metadata.Name == "" || root == nil || root.Kind == nil {
+			return nil, fmt.Errorf("builtin/%s: a built-in needs metadata.name and the root component's kind", file)
 		}
+		out = append(out, &indexed{name: pk.Metadata.Name, gvk: root.Kind.GVK(), file: file})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out, nil
 }
 
-// Get returns the built-in of a name.
+// load loads and checks the entry's file once; a broken embedded file is
+// a build defect reported here.
+func (x *indexed) load() (*Builtin, error) {
+	x.once.Do(func() {
+		data, err := files.ReadFile(x.file)
+		if err != nil {
+			x.err = err
+			return
+		}
+		ks, err := karta.Load(data, "builtin/"+x.file)
+		if err != nil {
+			x.err = err
+			return
+		}
+		if len(ks) != 1 || ks[0].Name != x.name {
+			x.err = fmt.Errorf("builtin/%s: holds %d Kartas; a built-in file holds exactly one, named %q", x.file, len(ks), x.name)
+			return
+		}
+		b := &Builtin{Name: x.name, Karta: ks[0]}
+		src, ok, err := scripts.For(x.name)
+		if err != nil {
+			x.err = err
+			return
+		}
+		if ok {
+			b.Script = src
+		}
+		x.b = b
+	})
+	return x.b, x.err
+}
+
+// All returns every built-in, sorted by name, loading and checking each
+// (once).
+func All() ([]*Builtin, error) {
+	idx, err := catalog()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Builtin, 0, len(idx))
+	for _, x := range idx {
+		b, err := x.load()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// Get returns the built-in of a name, loading only that one.
 func Get(name string) (*Builtin, bool, error) {
-	all, err := All()
+	idx, err := catalog()
 	if err != nil {
 		return nil, false, err
 	}
-	for _, b := range all {
-		if b.Name == name {
-			return b, true, nil
+	for _, x := range idx {
+		if x.name == name {
+			b, err := x.load()
+			return b, err == nil, err
 		}
 	}
 	return nil, false, nil
@@ -93,10 +168,10 @@ func Get(name string) (*Builtin, bool, error) {
 
 // Names lists the built-ins' names.
 func Names() []string {
-	all, _ := All()
-	names := make([]string, len(all))
-	for i, b := range all {
-		names[i] = b.Name
+	idx, _ := catalog()
+	names := make([]string, len(idx))
+	for i, x := range idx {
+		names[i] = x.name
 	}
 	return names
 }
@@ -114,31 +189,34 @@ func (b *Builtin) Compile(opts interpreter.Options) (*interpreter.Program, error
 	return p, nil
 }
 
-// Registry compiles every built-in and registers it by the GVK of its root
-// component.
+// Registry registers every built-in by the GVK of its root component. Each
+// is loaded and compiled on first use, so a process that asks for one kind
+// pays for that one (Registry.CompileAll compiles them all now). Two
+// built-ins that claim one GVK are an error here.
 func Registry(opts interpreter.Options) (*interpreter.Registry, error) {
-	all, err := All()
+	idx, err := catalog()
 	if err != nil {
 		return nil, err
 	}
-	r := interpreter.NewRegistry()
-	for _, b := range all {
-		p, err := b.Compile(opts)
-		if err != nil {
-			return nil, err
-		}
-		if old := r.Put(p); old != nil {
-			return nil, fmt.Errorf("built-ins %q and %q both claim %s", old.Name(), p.Name(), p.GVK())
-		}
-	}
-	return r, nil
+	return registryFrom(idx, opts)
 }
 
-// Components lists a Karta's component names, root first, for listings.
-func Components(k *karta.Karta) string {
-	var names []string
-	for _, c := range k.Spec.StructureDefinition.Components() {
-		names = append(names, c.Name)
+func registryFrom(idx []*indexed, opts interpreter.Options) (*interpreter.Registry, error) {
+	r := interpreter.NewRegistry()
+	claimed := map[schema.GroupVersionKind]string{}
+	for _, x := range idx {
+		if other, dup := claimed[x.gvk]; dup {
+			return nil, fmt.Errorf("built-ins %q and %q both claim %s", other, x.name, x.gvk)
+		}
+		claimed[x.gvk] = x.name
+		x := x
+		r.PutLazy(x.gvk, x.name, func() (*interpreter.Program, error) {
+			b, err := x.load()
+			if err != nil {
+				return nil, err
+			}
+			return b.Compile(opts)
+		})
 	}
-	return strings.Join(names, ", ")
+	return r, nil
 }

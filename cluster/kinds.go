@@ -17,6 +17,9 @@ import (
 type Kind struct {
 	Program *interpreter.Program
 	Mapping *meta.RESTMapping
+	// entry is the registry's entry, Program compiled from it once the
+	// kind is picked.
+	entry interpreter.Entry
 	// Resource is discovery's description: plural, singular and short
 	// names.
 	Resource metav1.APIResource
@@ -81,27 +84,30 @@ func (e *UnknownKindError) Error() string {
 // v2beta1) is listed once, through the version the cluster prefers, unless
 // arg names a Karta, which picks its own version.
 func (c *Client) Kinds(reg *interpreter.Registry, arg string) ([]*Kind, error) {
-	programs := reg.List()
+	entries := reg.Entries()
 	if arg != "" {
-		if p, ok := reg.ByName(arg); ok {
-			k, err := c.kind(p)
-			if err != nil {
-				return nil, c.notServed(arg, p.GVK(), err)
+		for _, e := range entries {
+			if e.Name != arg {
+				continue
 			}
-			return []*Kind{k}, nil
+			k, err := c.kind(e)
+			if err != nil {
+				return nil, c.notServed(arg, e.GVK, err)
+			}
+			return c.withPrograms(reg, []*Kind{k})
 		}
 	}
 	want := strings.ToLower(arg)
 	var out []*Kind
 	var notServed []schema.GroupVersionKind
-	for _, p := range programs {
-		k, err := c.kind(p)
+	for _, e := range entries {
+		k, err := c.kind(e)
 		if err != nil {
 			if !meta.IsNoMatchError(err) {
 				return nil, err
 			}
-			if arg != "" && matchesUnserved(p, want) {
-				notServed = append(notServed, p.GVK())
+			if arg != "" && matchesUnserved(e, want) {
+				notServed = append(notServed, e.GVK)
 			}
 			continue
 		}
@@ -113,19 +119,39 @@ func (c *Client) Kinds(reg *interpreter.Registry, arg string) ([]*Kind, error) {
 		if len(notServed) > 0 {
 			return nil, &NotServedError{Arg: arg, GVK: notServed[0]}
 		}
-		return nil, &UnknownKindError{Arg: arg, Known: knownKinds(programs)}
+		return nil, &UnknownKindError{Arg: arg, Known: knownKinds(entries)}
 	}
-	return c.preferred(out)
+	out, err := c.preferred(out)
+	if err != nil {
+		return nil, err
+	}
+	return c.withPrograms(reg, out)
 }
 
-// kind maps one Program's kind.
-func (c *Client) kind(p *interpreter.Program) (*Kind, error) {
-	gvk := p.GVK()
+// withPrograms compiles the Programs of the kinds picked, and only those:
+// the registry's built-ins compile on first use.
+func (c *Client) withPrograms(reg *interpreter.Registry, kinds []*Kind) ([]*Kind, error) {
+	for _, k := range kinds {
+		p, err := reg.Lookup(k.entry.GVK)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			return nil, fmt.Errorf("karta %q for %s left the registry", k.entry.Name, k.entry.GVK)
+		}
+		k.Program = p
+	}
+	return kinds, nil
+}
+
+// kind maps one registry entry's kind.
+func (c *Client) kind(e interpreter.Entry) (*Kind, error) {
+	gvk := e.GVK
 	m, err := c.mapping(gvk)
 	if err != nil {
 		return nil, err
 	}
-	k := &Kind{Program: p, Mapping: m, Resource: metav1.APIResource{Name: m.Resource.Resource, Kind: gvk.Kind}}
+	k := &Kind{entry: e, Mapping: m, Resource: metav1.APIResource{Name: m.Resource.Resource, Kind: gvk.Kind}}
 	// Discovery is cached: the mapping above read it already.
 	list, err := c.Discovery.ServerResourcesForGroupVersion(gvk.GroupVersion().String())
 	if err != nil {
@@ -149,10 +175,10 @@ func (c *Client) notServed(arg string, gvk schema.GroupVersionKind, err error) e
 // matchesUnserved is the KIND match for a kind the cluster does not
 // serve: there is no discovery entry, so only the kind itself, its
 // guessed plural and the Karta's name can match.
-func matchesUnserved(p *interpreter.Program, want string) bool {
-	gvk := p.GVK()
+func matchesUnserved(e interpreter.Entry, want string) bool {
+	gvk := e.GVK
 	plural, singular := meta.UnsafeGuessKindToResource(gvk)
-	for _, n := range []string{gvk.Kind, plural.Resource, singular.Resource, p.Name()} {
+	for _, n := range []string{gvk.Kind, plural.Resource, singular.Resource, e.Name} {
 		n = strings.ToLower(n)
 		if n == want || (gvk.Group != "" && n+"."+strings.ToLower(gvk.Group) == want) {
 			return true
@@ -212,11 +238,11 @@ func contains(list []string, s string) bool {
 }
 
 // knownKinds lists the registry's kinds for UnknownKindError, sorted.
-func knownKinds(programs []*interpreter.Program) []string {
+func knownKinds(entries []interpreter.Entry) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, p := range programs {
-		n := strings.ToLower(p.GVK().Kind)
+	for _, e := range entries {
+		n := strings.ToLower(e.GVK.Kind)
 		if !seen[n] {
 			seen[n] = true
 			out = append(out, n)

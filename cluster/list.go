@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // PodResource is where pods live.
@@ -24,6 +25,11 @@ type ListOptions struct {
 	// Warn receives one line per problem that does not stop the listing
 	// (an owner of pods that cannot be read); nil drops them.
 	Warn func(line string)
+	// TopLevel leaves out the objects that another of the objects listed
+	// controls (an ownerReference with controller: true and its uid): a
+	// RayJob's RayCluster, a TrainJob's JobSet. Listed together, each
+	// workload appears once, through the object a user made.
+	TopLevel bool
 }
 
 // NotFoundError is a named workload that does not exist.
@@ -55,6 +61,9 @@ func (c *Client) List(ctx context.Context, kinds []*Kind, opts ListOptions) ([]W
 			return nil, err
 		}
 		objs = append(objs, got...)
+	}
+	if opts.TopLevel {
+		objs = topLevel(objs)
 	}
 	own := newOwners(c, opts.Warn)
 	pods := map[string][]*unstructured.Unstructured{}
@@ -113,6 +122,66 @@ func (c *Client) objectsOf(ctx context.Context, k *Kind, opts ListOptions) ([]ob
 	out := make([]object, len(list.Items))
 	for i := range list.Items {
 		out[i] = object{kind: k, obj: &list.Items[i]}
+	}
+	return out, nil
+}
+
+// topLevel drops the objects whose controller is another of objs.
+func topLevel(objs []object) []object {
+	uids := make(map[types.UID]bool, len(objs))
+	for _, o := range objs {
+		uids[o.obj.GetUID()] = true
+	}
+	out := objs[:0:0]
+	for _, o := range objs {
+		if ref := metav1.GetControllerOf(o.obj); ref != nil && ref.UID != o.obj.GetUID() && uids[ref.UID] {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// Get reads the object NAME of a kind, in namespace ns when the kind is
+// namespaced. A missing object is a *NotFoundError.
+func (c *Client) Get(ctx context.Context, k *Kind, ns, name string) (*unstructured.Unstructured, error) {
+	objs, err := c.objectsOf(ctx, k, ListOptions{Namespace: ns, Name: name})
+	if err != nil {
+		return nil, err
+	}
+	return objs[0].obj, nil
+}
+
+// PodsOf returns the pods obj owns, directly or through the objects in
+// between (a JobSet's Jobs, a Deployment's ReplicaSets), as get counts
+// them but whether or not its Karta places them: the pods of obj's
+// namespace, in the order listed, never nil. An owner that cannot be read
+// is reported to warn (nil drops it) and ends its chain. A cluster-scoped
+// object has no pods.
+func (c *Client) PodsOf(ctx context.Context, obj *unstructured.Unstructured, warn func(line string)) ([]*unstructured.Unstructured, error) {
+	out := []*unstructured.Unstructured{}
+	ns := obj.GetNamespace()
+	if ns == "" {
+		return out, nil
+	}
+	list, err := c.Dynamic.Resource(PodResource).Namespace(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods of namespace %s: %w", ns, c.reach(err))
+	}
+	own := newOwners(c, warn)
+	own.learn(obj)
+	for i := range list.Items {
+		own.learn(&list.Items[i])
+	}
+	for i := range list.Items {
+		pod := &list.Items[i]
+		ok, err := own.owns(ctx, pod, obj.GetUID())
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, pod)
+		}
 	}
 	return out, nil
 }

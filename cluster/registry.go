@@ -55,10 +55,8 @@ func (c *Client) Registry(ctx context.Context, opts RegistryOptions) (*interpret
 			return nil, err
 		}
 	}
-	reg := interpreter.NewRegistry()
-	for _, p := range base.List() {
-		reg.Put(p)
-	}
+	// The built-ins stay lazy: a command that reads one kind compiles one.
+	reg := base.Clone()
 	warn := opts.Warn
 	if warn == nil {
 		warn = func(string) {}

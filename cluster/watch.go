@@ -249,6 +249,9 @@ func (w *watcher) summaries(ctx context.Context, ns string) ([]Workload, error) 
 			objs = append(objs, object{kind: w.kinds[i], obj: obj})
 		}
 	}
+	if w.opts.TopLevel {
+		objs = topLevel(objs)
+	}
 	out := make([]Workload, 0, len(objs))
 	for _, o := range objs {
 		s, err := summarize(ctx, o.kind.Program, o.obj, pods, w.own)

@@ -60,7 +60,7 @@ func newMetrics(c *Controller, reg prometheus.Registerer) (*metrics, error) {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "karta", Subsystem: "controller", Name: "registry_programs",
 			Help: "Programs in the registry (base Programs and Kartas').",
-		}, func() float64 { return float64(len(c.registry.List())) }),
+		}, func() float64 { return float64(c.registry.Len()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "karta", Subsystem: "controller", Name: "queue_depth",
 			Help: "Kartas waiting to be reconciled.",

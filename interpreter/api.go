@@ -378,6 +378,38 @@ func (p *Program) PlacePod(ctx context.Context, obj, pod *unstructured.Unstructu
 	return out, nil
 }
 
+// PlacePods places every pod in its component, instance and replica
+// (docs/karta.md, "Pods: component, instance and replica"): the steps
+// GetGangGroups and PlacePod take before the gang, without it, so that a
+// Karta without gang scheduling instructions places its pods too. Every
+// pod appears once: in Placements (Group empty), or in Unmatched with the
+// reason, both in input order. For a pod that GetGangGroups places, the
+// component, instance and replica are the same; a pod it leaves unmatched
+// for a reason of the gang alone (no member applies, a key is missing) is
+// placed here. Like PlacePod it runs the Karta's own selectors: a
+// script's override of GetGangGroups does not apply.
+func (p *Program) PlacePods(ctx context.Context, obj *unstructured.Unstructured, pods []*unstructured.Unstructured) (*PlacementResult, error) {
+	if err := p.checkKind("PlacePods", obj); err != nil {
+		return nil, err
+	}
+	podObjs := make([]map[string]any, len(pods))
+	for i, pod := range pods {
+		podObjs[i] = pod.Object
+	}
+	if res, ok := direct(ctx, p, func(ev evaluator) (*PlacementResult, error) {
+		return p.gang.placeAll(ctx, ev, obj.Object, podObjs)
+	}); ok {
+		return res, nil
+	}
+	res, err := p.runGo(ctx, "PlacePods", func(ctx context.Context, ev evaluator) (any, error) {
+		return p.gang.placeAll(ctx, ev, obj.Object, podObjs)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*PlacementResult), nil
+}
+
 // UnmatchedError is a pod that belongs to no group, with the reason.
 type UnmatchedError struct {
 	Pod    string

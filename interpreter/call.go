@@ -33,6 +33,9 @@ var ErrHookNotEnabled = errors.New("hook not enabled")
 // for the state is not charged), the instruction budget and the call
 // depth. A state that failed is discarded, not pooled.
 func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Context, sd *stateData) error) error {
+	if err := p.buildLua(); err != nil {
+		return &HookError{Karta: p.name, Hook: h, Err: err}
+	}
 	sd, err := p.pool.Get(ctx)
 	if err != nil {
 		return &HookError{Karta: p.name, Hook: h, Err: err}

@@ -27,9 +27,17 @@ type generated struct {
 // accessors (pod specs, placement, gangs, writes) call the engine's Go side
 // through K, and list the jq paths they use in their comments. The output is
 // deterministic: equal Kartas give byte-identical chunks.
-func codegen(m *model) (*generated, error) {
+//
+// With checked, every accessor is compiled alone as it is added, and one
+// that breaks a limit of the Lua compiler runs on gojq; without, the caller
+// compiles the chunk and comes back with checked only if that fails.
+func codegen(m *model, checked bool) (*generated, error) {
 	k := m.karta
-	g := &generated{unit: jqlua.NewUnit(), slots: map[string]int{}}
+	unit := jqlua.NewUncheckedUnit()
+	if checked {
+		unit = jqlua.NewUnit()
+	}
+	g := &generated{unit: unit, slots: map[string]int{}}
 	var b strings.Builder
 	var err error
 	add := func(expr string) string {
@@ -42,7 +50,11 @@ func codegen(m *model) (*generated, error) {
 			err = aerr
 			return ""
 		}
-		ref, err = g.unit.AddQuery(a.Text, a.Query)
+		if a.Code != nil && len(a.Vars) == 0 {
+			ref, err = g.unit.AddCompiled(a.Text, a.Query, a.Code)
+		} else {
+			ref, err = g.unit.AddQuery(a.Text, a.Query)
+		}
 		if err == nil {
 			g.slots[expr] = slotOf(ref)
 		}

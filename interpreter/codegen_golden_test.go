@@ -96,7 +96,8 @@ func TestCodegenAccessorsAndComments(t *testing.T) {
 	for name, k := range kartas {
 		t.Run(name, func(t *testing.T) {
 			p, err := Compile(k, Options{})
-			require.NoError(t, err, "the generated chunk compiles")
+			require.NoError(t, err)
+			require.NoError(t, p.buildLua(), "the generated chunk compiles")
 
 			// The chunk parses with gopher-lua on its own, too.
 			chunk, err := parse.Parse(strings.NewReader(p.gen.source), "generated")

@@ -142,7 +142,7 @@ func statusWords() string {
 	return b.String()
 }
 
-// DecodeRevisions reads a revisions list (CLI.md `karta revise`): a JSON
+// DecodeRevisions reads a revisions list (docs/cli.md `karta revise`): a JSON
 // array of {component, instance, type, patch} objects; unknown keys are
 // errors. A revision without a type keeps Type empty: a merge patch.
 func DecodeRevisions(v any) ([]Revision, error) { return decodeRevisions(v, "", true) }

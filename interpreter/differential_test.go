@@ -176,6 +176,7 @@ func TestDifferentialAccessors(t *testing.T) {
 	for _, fx := range diffFixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
 			p := progCompile(t, fx.k, roomyLimits)
+			require.NoError(t, p.buildLua())
 			exprs := make([]string, 0, len(p.gen.slots))
 			for e := range p.gen.slots {
 				exprs = append(exprs, e)

@@ -134,6 +134,9 @@ func TestDirectHooksAgreeWithLua(t *testing.T) {
 				gotGang, gotErr := fast.GetGangGroups(ctx, obj, pods)
 				wantGang, wantErr := lua.GetGangGroups(ctx, obj, pods)
 				assertSameResult(t, wantGang, wantErr, gotGang, gotErr, "%s object %d: GetGangGroups", dk.name, i)
+				gotPlaced, gotErr := fast.PlacePods(ctx, obj, pods)
+				wantPlaced, wantErr := lua.PlacePods(ctx, obj, pods)
+				assertSameResult(t, wantPlaced, wantErr, gotPlaced, gotErr, "%s object %d: PlacePods", dk.name, i)
 				for j, pod := range pods {
 					got, gotErr := fast.PlacePod(ctx, obj, pod)
 					want, wantErr := lua.PlacePod(ctx, obj, pod)

@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/internal/jqexpr"
@@ -53,9 +54,12 @@ func (x *exprTable) compile(text string) (*jqProgram, error) {
 // compileAnalysis compiles a checked expression; vars are the variable
 // names bound at evaluation, in order (e.g. "$value").
 func compileAnalysis(a *jqexpr.Analysis, vars ...string) (*jqProgram, error) {
-	code, err := gojq.Compile(a.Query, gojq.WithVariables(vars))
-	if err != nil {
-		return nil, fmt.Errorf("jq %q: %w", a.Text, err)
+	code := a.Code
+	if code == nil || !slices.Equal(a.Vars, vars) {
+		var err error
+		if code, err = gojq.Compile(a.Query, gojq.WithVariables(vars)); err != nil {
+			return nil, fmt.Errorf("jq %q: %w", a.Text, err)
+		}
 	}
 	p := &jqProgram{expr: a.Text, code: code}
 	if len(vars) == 0 {

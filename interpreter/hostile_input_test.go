@@ -468,7 +468,7 @@ func checkHookError(t *testing.T, karta, where string, hook interpreter.Hook, er
 	}
 }
 
-// checkSpecs checks CLI.md's shape of a GetPodSpecs result.
+// checkSpecs checks docs/cli.md's shape of a GetPodSpecs result.
 func checkSpecs(t *testing.T, where string, res *interpreter.PodSpecs) {
 	t.Helper()
 	require.NotNil(t, res.Items, "%s: GetPodSpecs: items is nil", where)

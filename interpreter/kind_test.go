@@ -67,6 +67,7 @@ func TestHooksRefuseAnotherKind(t *testing.T) {
 				HookResume:        func(p *Program) error { _, err := p.Resume(ctx, obj); return err },
 				HookGetGangGroups: func(p *Program) error { _, err := p.GetGangGroups(ctx, obj, pods); return err },
 				"PlacePod":        func(p *Program) error { _, err := p.PlacePod(ctx, obj, pods[0]); return err },
+				"PlacePods":       func(p *Program) error { _, err := p.PlacePods(ctx, obj, pods); return err },
 			}
 			for h, call := range hooks {
 				err := call(strict)

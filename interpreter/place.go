@@ -58,6 +58,36 @@ func (g *gangModel) placePod(ctx context.Context, ev evaluator, obj map[string]a
 	return pl, ""
 }
 
+// placeAll is PlacePods: every pod placed on the component tree, with
+// no gang. Only the instances are read from the object (the scale and
+// minimum paths are the gang's); their errors fail the call, a pod's own
+// problems only unmatch it.
+func (g *gangModel) placeAll(ctx context.Context, ev evaluator, obj map[string]any, pods []map[string]any) (*PlacementResult, error) {
+	res := &PlacementResult{Placements: []Placement{}, Unmatched: []Unmatched{}}
+	insts := make([][]instance, len(g.comps))
+	for _, gc := range g.comps {
+		var err error
+		if insts[gc.cm.index], err = g.m.instancesInto(ctx, ev, gc.cm, obj, nil); err != nil {
+			return nil, cancelled(ctx, &GangObjectError{Component: gc.name(), Err: err})
+		}
+	}
+	for _, pod := range pods {
+		pl, reason := g.placePod(ctx, ev, obj, insts, pod)
+		if reason != "" {
+			res.Unmatched = append(res.Unmatched, Unmatched{Pod: podName(pod), Reason: reason})
+			continue
+		}
+		res.Placements = append(res.Placements, Placement{Pod: podName(pod), Component: pl.comp.c.Name,
+			Instance: pl.instance, Replica: pl.replica})
+	}
+	// A cancelled call must fail rather than report every later pod as
+	// unmatched with the context's error.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
 // podComponent finds the pod's component: the candidates are the
 // pod-bearing components with a present instance.
 func (g *gangModel) podComponent(ctx context.Context, ev evaluator, insts [][]instance, pod map[string]any) (*gangComp, string) {

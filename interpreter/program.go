@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	lua "github.com/yuin/gopher-lua"
@@ -38,9 +39,12 @@ type Options struct {
 	// PoolSize is the most Lua states the Program keeps (default
 	// 2×GOMAXPROCS); calls beyond it wait for a free state.
 	PoolSize int
-	// Prewarm is how many states Compile creates up front (default 1;
-	// negative for none; at most PoolSize), so that a server's first calls
-	// do not pay for building them.
+	// Prewarm is how many states Compile creates up front (at most
+	// PoolSize), so that a server's first Lua calls do not pay for
+	// building them. With 0 (the default) or less, the generated chunk is
+	// generated and compiled, and the first state built, on the first call
+	// that needs Lua — never, for a Karta whose hooks all run direct.
+	// Scripts are compiled at Compile either way.
 	Prewarm int
 	// AllowKindMismatch lets the hooks run on objects of any kind. By
 	// default an object whose apiVersion and kind are not the Karta's root
@@ -65,12 +69,21 @@ type Program struct {
 
 	model *model
 	gang  *gangModel
-	gen   *generated
+	// The Lua side: gen, genProto, fallbacks and pool are set by
+	// buildLua, once, on first need (every path to a Lua state goes
+	// through withState, which builds it); luaBuilt says they are.
+	luaOnce  sync.Once
+	luaErr   error
+	luaBuilt atomic.Bool
+	gen      *generated
 	// genProto is the generated chunk; overrides are spec.luaScript and
-	// the scripts, in order.
+	// the scripts, in order, compiled at Compile.
 	genProto  *lua.FunctionProto
 	overrides []override
 	fallbacks []*gojq.Code
+	// poolSize and prewarm are the pool's options (Options.PoolSize,
+	// Options.Prewarm).
+	poolSize, prewarm int
 
 	// overridden are the hooks some override chunk defines; enabled are
 	// the hooks defined after all chunks load.
@@ -113,9 +126,10 @@ type override struct {
 
 // Compile validates a Karta and compiles it into a Program: the jq paths
 // become Lua accessors (or precompiled gojq programs), the hooks are
-// generated, every chunk is compiled to a prototype once, and the first
-// pooled state is built. A Karta with validation errors is refused with a
-// *karta.ValidationError listing every problem.
+// generated, every chunk is compiled to a prototype once. The generated
+// chunk and the pool's states are built on the first call that needs Lua
+// (Options.Prewarm builds them now). A Karta with validation errors is
+// refused with a *karta.ValidationError listing every problem.
 func Compile(k *karta.Karta, opts Options) (*Program, error) {
 	if k == nil {
 		return nil, fmt.Errorf("compile: no Karta")
@@ -148,27 +162,63 @@ func CompileChecked(checked *karta.Checked, opts Options) (*Program, error) {
 	if p.gang, err = newGangModel(p.model); err != nil {
 		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}
-	if p.gen, err = codegen(p.model); err != nil {
-		return nil, err
-	}
-	p.fallbacks = p.gen.unit.Fallbacks()
-	if p.genProto, err = luaapi.CompileTrusted(p.chunkName("generated"), p.gen.source); err != nil {
-		return nil, fmt.Errorf("karta %q: the generated chunk does not compile (a karta bug): %w", k.Name, err)
-	}
 	if err := p.compileOverrides(k.Spec.LuaScript, opts.Scripts); err != nil {
 		return nil, err
 	}
 	if p.argo == nil && !p.overridden[HookInterpretStatus] {
 		p.status = newStatusPlan(p.model.exprs)
 	}
-	size := opts.PoolSize
-	if size <= 0 {
-		size = 2 * runtime.GOMAXPROCS(0)
+	p.poolSize, p.prewarm = opts.PoolSize, opts.Prewarm
+	if p.poolSize <= 0 {
+		p.poolSize = 2 * runtime.GOMAXPROCS(0)
 	}
-	if p.pool, err = statepool.New(statepool.Options[*stateData]{Size: size, Prewarm: opts.Prewarm, New: p.newState, Close: closeState}); err != nil {
-		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
+	// The Lua side is built now when states are asked for up front;
+	// otherwise on the first call that takes the Lua path, which a Karta
+	// whose hooks all run direct may never make.
+	if p.prewarm > 0 {
+		if err := p.buildLua(); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
+}
+
+// buildLua builds the Lua side of the Program once: the generated chunk
+// (its accessors, hooks and gojq fallbacks), its prototype, and the pool
+// of states with its prewarmed ones. Its error is the same on every call.
+func (p *Program) buildLua() error {
+	p.luaOnce.Do(func() {
+		p.luaErr = p.generate()
+		p.luaBuilt.Store(p.luaErr == nil)
+	})
+	return p.luaErr
+}
+
+func (p *Program) generate() error {
+	var err error
+	if p.gen, err = codegen(p.model, false); err != nil {
+		return err
+	}
+	if p.genProto, err = luaapi.CompileTrusted(p.chunkName("generated"), p.gen.source); err != nil {
+		// Some translation broke a limit of the Lua compiler (registers,
+		// constants): generate again, checking each accessor alone, so
+		// that those run on gojq.
+		if p.gen, err = codegen(p.model, true); err != nil {
+			return err
+		}
+		if p.genProto, err = luaapi.CompileTrusted(p.chunkName("generated"), p.gen.source); err != nil {
+			return fmt.Errorf("karta %q: the generated chunk does not compile (a karta bug): %w", p.name, err)
+		}
+	}
+	p.fallbacks = p.gen.unit.Fallbacks()
+	prewarm := p.prewarm
+	if prewarm == 0 {
+		prewarm = 1
+	}
+	if p.pool, err = statepool.New(statepool.Options[*stateData]{Size: p.poolSize, Prewarm: prewarm, New: p.newState, Close: closeState}); err != nil {
+		return fmt.Errorf("karta %q: %w", p.name, err)
+	}
+	return nil
 }
 
 // compileOverrides compiles spec.luaScript and the scripts once and works
@@ -183,7 +233,7 @@ func (p *Program) compileOverrides(luaScript string, scripts []Script) error {
 	}
 	p.enabled = map[Hook]bool{}
 	p.overridden = map[Hook]bool{}
-	for _, h := range p.gen.hooks {
+	for _, h := range generatedHooks(p.model) {
 		p.enabled[h] = true
 	}
 	for _, c := range chunks {
@@ -235,7 +285,13 @@ func (p *Program) Karta() *karta.Karta { return p.karta }
 // inputs.
 func (p *Program) Source() string {
 	var b strings.Builder
-	b.WriteString(p.gen.source)
+	if err := p.buildLua(); err != nil {
+		// A karta bug (the generated chunk of a checked Karta compiles);
+		// shown where the chunk would be.
+		fmt.Fprintf(&b, "-- the generated chunk failed: %s\n", oneLine(err.Error()))
+	} else {
+		b.WriteString(p.gen.source)
+	}
 	for _, o := range p.overrides {
 		fmt.Fprintf(&b, "\n-- override: %s\n", o.chunk)
 		b.WriteString(o.source)
@@ -253,10 +309,25 @@ func (p *Program) HookEnabled(h Hook) bool { return p.enabled[h] }
 func (p *Program) Overridden(h Hook) bool { return p.overridden[h] }
 
 // PoolStats reports the Program's pool of Lua states.
-func (p *Program) PoolStats() PoolStats { return p.pool.Stats() }
+func (p *Program) PoolStats() PoolStats {
+	if !p.luaBuilt.Load() {
+		return PoolStats{Size: p.poolSize}
+	}
+	return p.pool.Stats()
+}
 
 // PoolStats are the counters of a Program's pool of Lua states.
 type PoolStats = statepool.Stats
+
+// generatedHooks are the hooks the generated chunk defines, in the order
+// codegen writes them (TestGeneratedHooksMatchCodegen).
+func generatedHooks(m *model) []Hook {
+	hooks := []Hook{HookInterpretStatus, HookGetPodSpecs, HookReviseSpec, HookGetGangGroups}
+	if m.hasSuspend() {
+		hooks = append(hooks, HookSuspend, HookResume)
+	}
+	return hooks
+}
 
 // hasSuspend reports whether some component has a suspendDefinition.
 func (m *model) hasSuspend() bool {

@@ -230,7 +230,7 @@ func TestPodSpecsZipErrors(t *testing.T) {
 }
 
 // TestPodSpecsStyles checks the three styles and the JSON shape of the
-// items (CLI.md `karta pods`).
+// items (docs/cli.md `karta pods`).
 func TestPodSpecsStyles(t *testing.T) {
 	p := progFrom(t, podsKarta(`
     - name: template

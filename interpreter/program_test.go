@@ -185,7 +185,7 @@ func TestProgramAccessors(t *testing.T) {
 	assert.False(t, p.HookEnabled(HookRetain), "Retain is never generated")
 	st := p.PoolStats()
 	assert.Equal(t, 3, st.Size)
-	assert.EqualValues(t, 1, st.Created, "one state is built up front")
+	assert.EqualValues(t, 0, st.Created, "no state is built up front: the Lua side is built on first need")
 }
 
 // TestProgramEndToEnd runs every hook of the example PyTorchJob Karta on a

@@ -64,3 +64,50 @@ func TestRegistryConcurrentSwap(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRegistryLazy: a lazy entry is listed without compiling, compiles
+// once on first use (shared with clones), and reports its error on every
+// lookup.
+func TestRegistryLazy(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "kubeflow.org", Version: "v1", Kind: "PyTorchJob"}
+	bad := schema.GroupVersionKind{Group: "x", Version: "v1", Kind: "Broken"}
+	wrong := schema.GroupVersionKind{Group: "x", Version: "v1", Kind: "Wrong"}
+	calls := 0
+	p := &Program{name: "pytorchjob", gvk: gvk}
+	r := NewRegistry()
+	assert.False(t, r.PutLazy(gvk, "pytorchjob", func() (*Program, error) { calls++; return p, nil }))
+	r.PutLazy(bad, "broken", func() (*Program, error) { return nil, assert.AnError })
+	r.PutLazy(wrong, "wrong", func() (*Program, error) { return p, nil })
+	assert.Equal(t, []Entry{{Name: "broken", GVK: bad}, {Name: "pytorchjob", GVK: gvk}, {Name: "wrong", GVK: wrong}}, r.Entries())
+	assert.Equal(t, 3, r.Len())
+	assert.Empty(t, r.Compiled())
+	assert.Equal(t, 0, calls, "listing compiles nothing")
+
+	c := r.Clone()
+	got, ok := c.Get(gvk)
+	require.True(t, ok)
+	assert.Same(t, p, got)
+	got, ok = r.ByName("pytorchjob")
+	require.True(t, ok)
+	assert.Same(t, p, got)
+	assert.Equal(t, 1, calls, "compiled once, for the registry and its clone")
+	assert.Equal(t, []*Program{p}, r.Compiled())
+
+	_, err := r.Lookup(bad)
+	assert.ErrorIs(t, err, assert.AnError)
+	_, ok = r.Get(bad)
+	assert.False(t, ok, "a failed compilation is not a Program")
+	_, err = r.Lookup(wrong)
+	assert.ErrorContains(t, err, `registry entry "wrong" for x/v1, Kind=Wrong compiled to Karta "pytorchjob"`)
+	assert.ErrorIs(t, r.CompileAll(), assert.AnError)
+	assert.Equal(t, []*Program{p}, r.List(), "List leaves out what does not compile")
+
+	missing, err := r.Lookup(schema.GroupVersionKind{Kind: "None"})
+	assert.NoError(t, err)
+	assert.Nil(t, missing)
+
+	// Replacing a lazy entry that never compiled returns no Program.
+	never := schema.GroupVersionKind{Group: "y", Version: "v1", Kind: "Never"}
+	r.PutLazy(never, "never", func() (*Program, error) { t.Fatal("must not compile"); return nil, nil })
+	assert.Nil(t, r.Put(&Program{name: "never", gvk: never}))
+}

@@ -2,7 +2,7 @@ package interpreter
 
 import "github.com/kartalua/karta/karta"
 
-// The typed results of the hooks. Their JSON is CLI.md's contract: lists are
+// The typed results of the hooks. Their JSON is docs/cli.md's contract: lists are
 // never null, and values copied from the object are the object's own Go
 // values (see the package documentation on aliasing).
 
@@ -97,6 +97,13 @@ type SubGroup struct {
 	MinMember int64           `json:"minMember"`
 	Pods      []string        `json:"pods"`
 	Topology  *karta.Topology `json:"topology,omitempty"`
+}
+
+// PlacementResult is the result of PlacePods. Every pod appears exactly
+// once: in Placements (with Group empty), or in Unmatched.
+type PlacementResult struct {
+	Placements []Placement `json:"placements"`
+	Unmatched  []Unmatched `json:"unmatched"`
 }
 
 // Placement says where one pod belongs.

@@ -9,7 +9,7 @@ import (
 	"github.com/kartalua/karta/internal/jsonpatch"
 )
 
-// Revision is one entry of a ReviseSpec call (CLI.md `karta revise`).
+// Revision is one entry of a ReviseSpec call (docs/cli.md `karta revise`).
 type Revision struct {
 	Component string `json:"component"`
 	// Instance is "" (a component without instanceIdPath), an instance id,

@@ -61,10 +61,3 @@ func TestCompareOutput(t *testing.T) {
 	_, err := compareOutput(expectedValue(t, `{status: {}}`), obj(nil))
 	assert.ErrorContains(t, err, "failed to unmarshal expected JSON into Unstructured", "an expected object needs a kind")
 }
-
-func TestLineDiff(t *testing.T) {
-	expected := "a\nb\nc\nd\ne\nf\ng\nh\ni"
-	actual := "a\nb\nc\nd\nE\nf\ng\nh\ni"
-	assert.Equal(t, "@@ -2,7 +2,7 @@\n b\n c\n d\n-e\n+E\n f\n g\n h\n", lineDiff(expected, actual))
-	assert.Equal(t, "@@ -1,2 +1 @@\n x\n-y\n", lineDiff("x\ny", "x"))
-}

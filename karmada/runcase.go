@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kartalua/karta/internal/textdiff"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -105,7 +106,7 @@ func runCase(ctx context.Context, in *Interpreter, c *Customization, tc *TestCas
 			return &Failure{Operation: string(op), Message: fmt.Sprintf("unexpected result for %s: %v", r.Name, err)}
 		}
 		if !cmp.equal {
-			return &Failure{Operation: string(op), Message: "unexpected result for " + r.Name, Diff: lineDiff(cmp.expected, cmp.actual)}
+			return &Failure{Operation: string(op), Message: "unexpected result for " + r.Name, Diff: textdiff.Unified(cmp.expected, cmp.actual)}
 		}
 	}
 	var missing []string

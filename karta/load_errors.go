@@ -29,7 +29,7 @@ type LoadError struct {
 	err error
 }
 
-// Error renders the problem on one line, in the format of CLI.md:
+// Error renders the problem on one line, in the format of docs/cli.md:
 // `SOURCE (document N): FIELD: MESSAGE (line L)`. The document part appears
 // only in multi-document inputs, the field part only when there is a field
 // and the line part only when the line is known.
@@ -84,7 +84,7 @@ func (es LoadErrors) Unwrap() []error {
 }
 
 // lineBreaks escapes line breaks, so that every problem prints as one
-// line (CLI.md).
+// line (docs/cli.md).
 var lineBreaks = strings.NewReplacer("\r\n", `\r\n`, "\n", `\n`, "\r", `\r`)
 
 // sourceName is the name used for an input in messages.

@@ -261,7 +261,7 @@ type Fragment struct {
 	Path string
 }
 
-// Fragments lists the fragments in output order (CLI.md), defined or not.
+// Fragments lists the fragments in output order (docs/cli.md), defined or not.
 func (f *FragmentedPodSpecDefinition) Fragments() []Fragment {
 	return []Fragment{
 		{"schedulerName", "schedulerNamePath", f.SchedulerNamePath},

@@ -119,11 +119,11 @@ func (k Kartas) GetDependencies(ctx context.Context, obj *unstructured.Unstructu
 
 var _ StatsBackend = Kartas{}
 
-// PoolStats sums the state pools of every registered Program: the most
+// PoolStats sums the state pools of every compiled Program: the most
 // Lua states they may keep and those running a call now.
 func (k Kartas) PoolStats() PoolStats {
 	var st PoolStats
-	for _, p := range k.Registry.List() {
+	for _, p := range k.Registry.Compiled() {
 		ps := p.PoolStats()
 		st.Size += ps.Size
 		st.InUse += ps.InUse

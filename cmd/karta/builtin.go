@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
+	"io"
+	"strings"
 	"sync"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +16,17 @@ var (
 	builtinReg  *interpreter.Registry
 	builtinErr  error
 )
+
+// builtinEntry is one built-in as `karta builtin list -o json` prints it.
+type builtinEntry struct {
+	Name       string   `json:"name"`
+	Group      string   `json:"group"`
+	Version    string   `json:"version"`
+	Kind       string   `json:"kind"`
+	Components []string `json:"components"`
+	// Script says the built-in has a bundled Lua script (scripts/NAME.lua).
+	Script bool `json:"script"`
+}
 
 // builtinRegistry compiles the built-in Kartas once per process and
 // registers them by GVK and name. Commands reach it only when -k is left
@@ -34,25 +45,41 @@ func newBuiltinCmd(s streams) *cobra.Command {
 		Long:  "The Kartas karta ships for well-known workload kinds, found by the object's kind or by name with -k NAME.",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(&cobra.Command{
-		Use:     "list",
-		Short:   "List the built-in Kartas: name, kind and components",
-		Long:    "List the built-in Kartas with the group/version/kind each interprets and its components (root first).",
-		Example: "  karta builtin list",
-		Args:    cobra.NoArgs,
+	var output string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the built-in Kartas: name, kind and components",
+		Long: "List the built-in Kartas with the group, version and kind each interprets, its components\n" +
+			"(root first) and whether it has a bundled script. -o table (the default on a terminal)\n" +
+			"prints one row each; -o json (the default in a pipe) or yaml a list of\n" +
+			"{name, group, version, kind, components, script}.",
+		Example: "  karta builtin list\n" +
+			"  karta builtin list -o json",
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			format, err := outputFormat(output, []string{formatJSON, formatYAML, formatTable}, defaultFormat(s.out))
+			if err != nil {
+				return err
+			}
 			all, err := builtin.All()
 			if err != nil {
 				return &exitError{code: exitInvalid, msg: err.Error()}
 			}
-			w := tabwriter.NewWriter(s.out, 0, 0, 3, ' ', 0)
-			fmt.Fprintln(w, "NAME\tGROUP/VERSION\tKIND\tCOMPONENTS")
-			for _, b := range all {
-				root := b.Karta.Spec.StructureDefinition.RootComponent
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", b.Name, root.Kind.GVK().GroupVersion(), root.Kind.Kind, builtin.Components(b.Karta))
+			entries := make([]builtinEntry, len(all))
+			rows := [][]string{{"NAME", "GROUP/VERSION", "KIND", "COMPONENTS"}}
+			for i, b := range all {
+				gvk := b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK()
+				e := builtinEntry{Name: b.Name, Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Components: []string{}, Script: b.Script != ""}
+				for _, c := range b.Karta.Spec.StructureDefinition.Components() {
+					e.Components = append(e.Components, c.Name)
+				}
+				entries[i] = e
+				rows = append(rows, []string{b.Name, gvk.GroupVersion().String(), gvk.Kind, strings.Join(e.Components, ", ")})
 			}
-			return w.Flush()
+			return writeResults(s.out, format, []result{{value: entries, table: func(w io.Writer) error { return table(w, rows) }}})
 		},
-	})
+	}
+	list.Flags().StringVarP(&output, "output", "o", "", "json, yaml or table (default: table on a terminal, else json)")
+	cmd.AddCommand(list)
 	return cmd
 }

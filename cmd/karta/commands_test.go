@@ -277,7 +277,7 @@ func TestWriteYAMLKeepsNumberLiterals(t *testing.T) {
 
 func TestCommandsHaveHelp(t *testing.T) {
 	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard})
-	for _, name := range []string{"compile", "pods", "status", "revise", "gang"} {
+	for _, name := range []string{"compile", "pods", "status", "revise", "gang", "podgroups"} {
 		cmd, _, err := root.Find([]string{name})
 		require.NoError(t, err, name)
 		assert.NotEmpty(t, cmd.Short, name)
@@ -288,7 +288,7 @@ func TestCommandsHaveHelp(t *testing.T) {
 
 // terminalTable are the commands whose default output on a terminal is a
 // table (and JSON elsewhere).
-var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true}
+var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true, "podgroups": true, "describe": true}
 
 // The console examples of the README and docs/*.md are real output: each
 // block that runs `go run ./cmd/karta` and is not cut short (…) must print

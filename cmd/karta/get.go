@@ -36,8 +36,10 @@ func newGetCmd(s streams) *cobra.Command {
 			"(GetPodSpecs replicas; a pod counts when the workload owns it and the Karta places it)\n" +
 			"and each gang group's pods as present/minMember (GetGangGroups over the live pods).\n\n" +
 			"KIND is a kind, its plural, singular or short name (optionally .GROUP), or a Karta's\n" +
-			"name; kinds the cluster does not serve are skipped unless named. -w prints the list,\n" +
-			"then a row whenever a workload or one of its pods changes, until interrupted.",
+			"name; kinds the cluster does not serve are skipped unless named. Without KIND, an object\n" +
+			"that another listed workload controls (a RayJob's RayCluster, a TrainJob's JobSet) is left\n" +
+			"out: it shows under its own kind. -w prints the list, then a row whenever a workload or\n" +
+			"one of its pods changes, until interrupted.",
 		Example: "  karta get -A\n" +
 			"  karta get pytorchjobs -n nlp\n" +
 			"  karta get pytorchjob/mistral-7b-sft -n nlp -o json\n" +
@@ -96,7 +98,9 @@ func runGet(ctx context.Context, s streams, o *getOptions) error {
 	if err != nil {
 		return clusterError(err)
 	}
-	opts := cluster.ListOptions{Namespace: ns, Name: o.name, Warn: warner(s)}
+	// Without a KIND every kind is listed: a workload another one
+	// controls (a RayJob's RayCluster) appears through its owner only.
+	opts := cluster.ListOptions{Namespace: ns, Name: o.name, Warn: warner(s), TopLevel: o.kind == ""}
 	p := &getPrinter{w: s.out, warn: warner(s), format: format, allNamespaces: o.config.AllNamespaces, one: o.name != "", now: now()}
 	if o.watch {
 		err = c.Watch(ctx, kinds, opts, p.initial, p.changed)

@@ -95,6 +95,8 @@ func TestGoldenGet(t *testing.T) {
 		{name: "get-all-json", args: []string{"get", "-A", "-o", "json"}},
 		{name: "get-namespace-table", args: []string{"get", "-o", "table"}},
 		{name: "get-kind-table", args: []string{"get", "RayClusters", "-n", "ml-research", "-o", "table"}},
+		{name: "get-top-level-table", args: []string{"get", "-n", "ml-training", "-o", "table"}},
+		{name: "get-owned-by-kind-table", args: []string{"get", "rayclusters", "-n", "ml-training", "-o", "table"}},
 		{name: "get-short-name-table", args: []string{"get", "isvc", "-A", "-o", "table"}},
 		{name: "get-karta-name-table", args: []string{"get", "mpijob", "-A", "-o", "table"}},
 		{name: "get-name-json", args: []string{"get", "pytorchjob/mistral-7b-sft", "-o", "json"}},

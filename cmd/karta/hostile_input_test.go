@@ -171,7 +171,7 @@ func TestLargeObjectFile(t *testing.T) {
 
 // TestHostilePodFiles: pods without labels, without names, and with the
 // same namespace/name twice. Every pod appears exactly once, placed or
-// unmatched (CLI.md `karta gang`).
+// unmatched (docs/cli.md `karta gang`).
 func TestHostilePodFiles(t *testing.T) {
 	dir := t.TempDir()
 	data, err := os.ReadFile(jobsetPods)

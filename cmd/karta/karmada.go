@@ -11,7 +11,7 @@ import (
 )
 
 // newKarmadaCmd groups the commands that run Karmada's resource interpreter
-// customizations (CLI.md "Karmada and Argo CD bridges").
+// customizations (docs/cli.md, "karta karmada").
 func newKarmadaCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "karmada",

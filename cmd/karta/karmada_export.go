@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newKarmadaExportCmd is karta karmada export (CLI.md "Karmada and Argo CD
-// bridges"): a Karta as a ResourceInterpreterCustomization for Karmada's
+// newKarmadaExportCmd is karta karmada export (docs/cli.md, "karta karmada
+// export"): a Karta as a ResourceInterpreterCustomization for Karmada's
 // own runtime.
 func newKarmadaExportCmd(s streams) *cobra.Command {
 	var f objectFlags

@@ -1,5 +1,5 @@
 // Command karta compiles Kartas into Lua hooks and runs them on workload
-// objects. CLI.md in the project's docs is its contract.
+// objects. docs/cli.md is its reference.
 package main
 
 import "os"

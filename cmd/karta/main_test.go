@@ -115,14 +115,18 @@ func TestCRDCommandMatchesTheChart(t *testing.T) {
 }
 
 func TestVersionCommand(t *testing.T) {
-	stdout, _, code := runCLI(t, "", "version")
+	stdout, _, code := runCLI(t, "", "version", "-o", "table")
 	require.Equal(t, exitOK, code)
 	assert.Regexp(t, `^karta \S+ \(commit \S+, go[0-9.]+\S*, [a-z0-9]+/[a-z0-9]+\)\n$`, stdout)
 
 	// What -ldflags "-X main.version=... -X main.commit=..." stamps (make build, the Dockerfile).
 	defer func(v, c string) { version, commit = v, c }(version, commit)
 	version, commit = "v1.2.3", "0123456789abcdef0123456789abcdef01234567"
-	stdout, _, code = runCLI(t, "", "version")
+	stdout, _, code = runCLI(t, "", "version", "-o", "table")
 	require.Equal(t, exitOK, code)
 	assert.Equal(t, "karta v1.2.3 (commit 0123456789abcdef0123456789abcdef01234567, "+runtime.Version()+", "+runtime.GOOS+"/"+runtime.GOARCH+")\n", stdout)
+	// In a pipe, JSON, as every command that prints data.
+	stdout, _, code = runCLI(t, "", "version")
+	require.Equal(t, exitOK, code)
+	assert.JSONEq(t, `{"version": "v1.2.3", "commit": "0123456789abcdef0123456789abcdef01234567", "go": "`+runtime.Version()+`", "platform": "`+runtime.GOOS+"/"+runtime.GOARCH+`"}`, stdout)
 }

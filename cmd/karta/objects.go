@@ -21,7 +21,7 @@ import (
 const stdinSource = "<stdin>"
 
 // objectFlags are the flags of the commands that interpret an object
-// (CLI.md "Common flags").
+// (docs/cli.md, "What every command shares").
 type objectFlags struct {
 	karta    string
 	scripts  []string
@@ -56,6 +56,8 @@ type result struct {
 	// doc, when set, is the revised object: YAML and JSON render from its
 	// tree, so that its untouched parts keep their key order and spelling.
 	doc *object.Document
+	// docs, when set, print as YAML one document each (podgroups' objects).
+	docs []any
 	// where names the document: FILE or FILE (document N).
 	where string
 	// warnings are printed on standard error, each after where.
@@ -154,7 +156,7 @@ func reported(s streams, err error) error {
 	return invalid()
 }
 
-// oneLine keeps a problem on one line (CLI.md): a Lua error may quote the
+// oneLine keeps a problem on one line (docs/cli.md): a Lua error may quote the
 // user's multi-line text.
 func oneLine(msg string) string {
 	return strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\n`).Replace(strings.TrimRight(msg, "\n"))

@@ -35,7 +35,7 @@ func outputFormat(value string, offered []string, def string) (string, error) {
 }
 
 // defaultFormat is table for a person at a terminal and JSON for a pipe or
-// a file (CLI.md). golang.org/x/term is not a direct dependency; a
+// a file (docs/cli.md). golang.org/x/term is not a direct dependency; a
 // character device is what a terminal looks like to Stat.
 func defaultFormat(w io.Writer) string {
 	if f, ok := w.(*os.File); ok {
@@ -82,6 +82,18 @@ func render(w io.Writer, format string, r result) error {
 		return r.table(w)
 	case format == formatYAML && r.doc != nil:
 		return writeBytes(w, r.doc.YAML)
+	case format == formatYAML && r.docs != nil:
+		for i, d := range r.docs {
+			if i > 0 {
+				if _, err := io.WriteString(w, "---\n"); err != nil {
+					return err
+				}
+			}
+			if err := writeYAML(w, d); err != nil {
+				return err
+			}
+		}
+		return nil
 	case format == formatYAML:
 		return writeYAML(w, r.value)
 	case format == formatJSON && r.doc != nil:

@@ -14,7 +14,7 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// resolver finds the Program for an object (CLI.md -k): the Karta of the
+// resolver finds the Program for an object (docs/cli.md -k): the Karta of the
 // -k file (the one whose root kind is the object's when the file holds
 // several), the built-in -k names, or, without -k, the built-in registered
 // for the object's kind. Each Karta is validated and compiled once per
@@ -63,8 +63,11 @@ func newResolver(s streams, ref string, scripts []interpreter.Script, reg func()
 	if err != nil {
 		return nil, err
 	}
-	p, ok := registry.ByName(ref)
-	if !ok {
+	p, err := registry.LookupName(ref)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
 		return nil, usageError("-k %s: no such file and no built-in Karta of that name", ref)
 	}
 	r.named = p
@@ -115,8 +118,11 @@ func (r *resolver) program(gvk schema.GroupVersionKind) (*interpreter.Program, e
 	if err != nil {
 		return nil, err
 	}
-	p, ok := registry.Get(gvk)
-	if !ok {
+	p, err := registry.Lookup(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
 		return nil, fmt.Errorf("no Karta registered for %s; pass -k FILE", gvk)
 	}
 	return r.withScripts(p)

@@ -82,7 +82,7 @@ func reviseLive(ctx context.Context, s streams, f *objectFlags, l *liveFlags, re
 	if err != nil {
 		return err
 	}
-	kind, err := liveKind(c, res, reg, kindArg)
+	kind, err := liveKind(c, res, reg, kindArg, "--live "+kindArg)
 	if err != nil {
 		return err
 	}
@@ -118,10 +118,11 @@ func reviseLive(ctx context.Context, s streams, f *objectFlags, l *liveFlags, re
 // nil, except in tests that play a concurrent writer.
 var beforeLivePatch func(ctx context.Context, attempt int) error
 
-// liveKind resolves --live's KIND to exactly one kind the cluster serves.
-// The Kartas of a -k file take part: they may be for kinds no other
-// Karta is.
-func liveKind(c *cluster.Client, res *resolver, reg *interpreter.Registry, arg string) (*cluster.Kind, error) {
+// liveKind resolves a live KIND (revise's --live, describe's KIND/NAME)
+// to exactly one kind the cluster serves; label names the argument in
+// errors. The Kartas of a -k file take part: they may be for kinds no
+// other Karta is.
+func liveKind(c *cluster.Client, res *resolver, reg *interpreter.Registry, arg, label string) (*cluster.Kind, error) {
 	if res.file != "" {
 		withFile := interpreter.NewRegistry()
 		for _, p := range reg.List() {
@@ -145,7 +146,7 @@ func liveKind(c *cluster.Client, res *resolver, reg *interpreter.Registry, arg s
 		for i, k := range kinds {
 			names[i] = k.Mapping.Resource.GroupResource().String()
 		}
-		return nil, &exitError{code: exitInvalid, msg: fmt.Sprintf("--live %s: KIND matches %d kinds (%s); name one as KIND.GROUP", arg, len(kinds), strings.Join(names, ", "))}
+		return nil, &exitError{code: exitInvalid, msg: fmt.Sprintf("%s: KIND matches %d kinds (%s); name one as KIND.GROUP", label, len(kinds), strings.Join(names, ", "))}
 	}
 	return kinds[0], nil
 }

@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 )
 
-// Exit codes of CLI.md.
+// Exit codes of docs/cli.md.
 const (
 	exitOK      = 0
 	exitInvalid = 1 // the input was understood but is invalid
@@ -47,20 +50,33 @@ func newRootCmd(s streams) *cobra.Command {
 			"into sandboxed Lua hooks and runs them: pod specs, status, revisions and gang groups.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints what `karta version -o table` prints.
+		Version: buildVersion(),
 	}
+	root.SetVersionTemplate(fmt.Sprintf("karta {{.Version}} (commit %s, %s, %s/%s)\n", buildCommit(), runtime.Version(), runtime.GOOS, runtime.GOARCH))
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError("%v", err)
 	})
-	root.AddCommand(newValidateCmd(s), newCRDCmd(s), newVersionCmd(s), newBuiltinCmd(s), newCompileCmd(s), newPodsCmd(s), newStatusCmd(s), newReviseCmd(s), newGangCmd(s), newArgoCmd(s), newKarmadaCmd(s), newServeCmd(s), newControllerCmd(s), newGetCmd(s))
+	root.AddCommand(newValidateCmd(s), newCRDCmd(s), newVersionCmd(s), newBuiltinCmd(s), newCompileCmd(s), newPodsCmd(s), newStatusCmd(s), newReviseCmd(s), newGangCmd(s), newPodGroupsCmd(s), newArgoCmd(s), newKarmadaCmd(s), newServeCmd(s), newControllerCmd(s), newGetCmd(s), newTestCmd(s))
+	root.AddCommand(newDescribeCmd(s))
 	return root
 }
+
+var quietClientGo sync.Once
 
 // run executes the command line and returns the exit code. Every error is
 // printed as lines on standard error; there are no stack traces.
 func run(args []string, s streams) int {
+	quietClientGo.Do(func() {
+		// client-go reports through klog (to standard error, with its own
+		// line format); karta reports every error itself, once, in its
+		// own format.
+		klog.SetOutput(io.Discard)
+		klog.LogToStderr(false)
+	})
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	err := root.Execute()

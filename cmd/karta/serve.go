@@ -10,10 +10,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sort"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/interpreter"
@@ -49,10 +52,12 @@ func newServeCmd(s streams) *cobra.Command {
 			"kind). Retain, ReviseReplica and\n" +
 			"AggregateStatus answer with a JSON Patch from the request's object to the result.\n" +
 			"With --tls-cert and --tls-key the server speaks HTTPS, as Karmada requires of webhooks.\n" +
+			"It logs every kind it serves, and what answers for it, on standard error.\n" +
 			"SIGINT or SIGTERM stops it, after the requests in flight finish.",
 		Example: "  karta serve --listen :8443 --tls-cert tls.crt --tls-key tls.key\n" +
 			"  karta serve --listen :8443 --tls-cert tls.crt --tls-key tls.key -c customizations.yaml -k trainjob.yaml\n" +
-			"  karta serve --listen 127.0.0.1:8080 -c widget.yaml -c gadget.yaml",
+			"  karta serve --listen 127.0.0.1:8080 -c widget.yaml -c gadget.yaml\n" +
+			"  karta serve --listen 127.0.0.1:8080 --builtins=false -k pytorchjob -k examples/kartas/trainjob.yaml",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd.Context(), s, &f)
@@ -63,7 +68,7 @@ func newServeCmd(s streams) *cobra.Command {
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "the PEM certificate `FILE` (with --tls-key: serve HTTPS)")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
 	fl.StringArrayVarP(&f.customizations, "customization", "c", nil, "a ResourceInterpreterCustomization `FILE` (YAML or JSON; repeatable; all are merged as Karmada merges them)")
-	fl.StringArrayVarP(&f.kartas, "karta", "k", nil, "a Karta `FILE` whose generated Karmada hooks to serve (repeatable)")
+	fl.StringArrayVarP(&f.kartas, "karta", "k", nil, "a Karta `FILE`, or a built-in's name, whose generated Karmada hooks to serve (repeatable)")
 	fl.BoolVar(&f.builtins, "builtins", true, "serve the built-in Kartas' kinds too")
 	fl.Int64Var(&f.maxRequestBytes, "max-request-bytes", webhook.DefaultMaxRequestBytes, "the largest request body `N` accepted (larger: 413)")
 	_ = cmd.MarkFlagRequired("listen") // the flag exists: no error
@@ -97,11 +102,11 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 		return reported(s, err)
 	}
 	defer in.Close()
-	kartas, err := serveKartas(s, f)
+	kartas, sources, err := serveKartas(s, f)
 	if err != nil {
 		return err
 	}
-	if len(custs) == 0 && len(kartas.Registry.List()) == 0 {
+	if len(custs) == 0 && kartas.Registry.Len() == 0 {
 		return usageError("nothing to serve: give -c CUSTOMIZATION or -k KARTA, or keep --builtins")
 	}
 
@@ -137,7 +142,11 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 			served <- srv.Serve(ln)
 		}
 	}()
-	fmt.Fprintf(s.err, "karta: serving %d kinds on %s://%s\n", len(in.Kinds()), scheme, ln.Addr())
+	kinds := servedKinds(custs, kartas, sources)
+	for _, line := range kinds {
+		fmt.Fprintf(s.err, "karta: serves %s\n", line)
+	}
+	fmt.Fprintf(s.err, "karta: serving %d kinds on %s://%s\n", len(kinds), scheme, ln.Addr())
 
 	select {
 	case err := <-served: // the listener failed
@@ -158,33 +167,89 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 }
 
 // serveKartas registers the Kartas to serve: the built-ins (unless
-// --builtins=false), then each -k file's Kartas, replacing a built-in of
-// the same kind.
-func serveKartas(s streams, f *serveFlags) (webhook.Kartas, error) {
+// --builtins=false), then each -k's Kartas — a file, or a built-in's name
+// as every -k takes — replacing a built-in of the same kind. sources says
+// where each registered Karta came from, by name, for the log.
+func serveKartas(s streams, f *serveFlags) (webhook.Kartas, map[string]string, error) {
 	reg := interpreter.NewRegistry()
+	sources := map[string]string{}
 	if f.builtins {
 		// Compiled here with the default pool size: a server answers
-		// concurrent requests, unlike the one-shot commands.
+		// concurrent requests, unlike the one-shot commands; and all of
+		// them at start, so that a server fails now rather than on a
+		// request and its first requests do not pay for compilation.
 		b, err := builtin.Registry(interpreter.Options{})
-		if err != nil {
-			return webhook.Kartas{}, reported(s, err)
+		if err == nil {
+			err = b.CompileAll()
 		}
-		for _, p := range b.List() {
-			reg.Put(p)
+		if err != nil {
+			return webhook.Kartas{}, nil, reported(s, err)
+		}
+		reg = b
+		for _, e := range b.Entries() {
+			sources[e.Name] = "built-in"
 		}
 	}
-	for _, file := range f.kartas {
-		ks, err := karta.LoadFile(file)
+	for _, ref := range f.kartas {
+		if st, err := os.Stat(ref); err != nil || st.IsDir() {
+			b, ok, berr := builtin.Get(ref)
+			if berr != nil {
+				return webhook.Kartas{}, nil, reported(s, berr)
+			}
+			if !ok {
+				return webhook.Kartas{}, nil, usageError("-k %s: no such file and no built-in Karta of that name", ref)
+			}
+			p, err := b.Compile(interpreter.Options{})
+			if err != nil {
+				return webhook.Kartas{}, nil, reported(s, err)
+			}
+			reg.Put(p)
+			sources[p.Name()] = "built-in"
+			continue
+		}
+		ks, err := karta.LoadFile(ref)
 		if err != nil {
-			return webhook.Kartas{}, reportLoadError(s, file, err)
+			return webhook.Kartas{}, nil, reportLoadError(s, ref, err)
 		}
 		for _, k := range ks {
 			p, err := interpreter.Compile(k, interpreter.Options{})
 			if err != nil {
-				return webhook.Kartas{}, reported(s, fmt.Errorf("%s: %w", file, err))
+				return webhook.Kartas{}, nil, reported(s, fmt.Errorf("%s: %w", ref, err))
 			}
-			reg.Put(p)
+			if old := reg.Put(p); old != nil {
+				delete(sources, old.Name())
+			}
+			sources[p.Name()] = ref
 		}
 	}
-	return webhook.Kartas{Registry: reg}, nil
+	return webhook.Kartas{Registry: reg}, sources, nil
+}
+
+// servedKinds lists every kind the server answers for, one line each with
+// what answers: the customizations of -c (which win for the operations
+// they script) and the Kartas.
+func servedKinds(custs []*karmada.Customization, kartas webhook.Kartas, sources map[string]string) []string {
+	byKind := map[string][]string{}
+	for _, c := range custs {
+		gv, err := schema.ParseGroupVersion(c.Spec.Target.APIVersion)
+		if err != nil {
+			continue // Load checked it
+		}
+		k := gv.WithKind(c.Spec.Target.Kind).String()
+		byKind[k] = append(byKind[k], "customization "+c.Name+" ("+c.Source+")")
+	}
+	for _, e := range kartas.Registry.Entries() {
+		src := sources[e.Name]
+		if src != "built-in" {
+			src = "from " + src
+		}
+		k := e.GVK.String()
+		byKind[k] = append(byKind[k], fmt.Sprintf("karta %q (%s)", e.Name, src))
+	}
+	lines := make([]string, 0, len(byKind))
+	for k, what := range byKind {
+		lines = append(lines, k+": "+strings.Join(what, "; "))
+	}
+	sort.Strings(lines)
+	return lines
 }

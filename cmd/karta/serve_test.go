@@ -28,6 +28,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/webhook"
 )
 
@@ -99,7 +100,7 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 	return certFile, keyFile, pool
 }
 
-var servingRE = regexp.MustCompile(`serving 1 kinds on https://(127\.0\.0\.1:\d+)`)
+var servingRE = regexp.MustCompile(`serving \d+ kinds on https://(127\.0\.0\.1:\d+)`)
 
 // karta serve answers over TLS and stops on SIGTERM.
 func TestServeEndToEnd(t *testing.T) {
@@ -348,4 +349,28 @@ func readObjectJSON(t *testing.T, file string) json.RawMessage {
 	raw, err := yaml.YAMLToJSON(data)
 	require.NoError(t, err)
 	return raw
+}
+
+// serve -k takes a built-in's name like every -k, and the log names every
+// kind served and what answers for it.
+func TestServeKartasAndLog(t *testing.T) {
+	var stderr bytes.Buffer
+	s := streams{in: strings.NewReader(""), out: io.Discard, err: &stderr}
+	kartas, sources, err := serveKartas(s, &serveFlags{kartas: []string{"pytorchjob", "../../examples/kartas/trainjob.yaml"}})
+	require.NoError(t, err, stderr.String())
+	custs, err := karmada.Load([]byte(serveCustomization), "widget.yaml")
+	require.NoError(t, err)
+	lines := servedKinds(custs, kartas, sources)
+	assert.Contains(t, lines, `kubeflow.org/v1, Kind=PyTorchJob: karta "pytorchjob" (built-in)`)
+	assert.Contains(t, lines, `example.com/v1, Kind=TrainJob: karta "trainjob" (from ../../examples/kartas/trainjob.yaml)`)
+	found := false
+	for _, l := range lines {
+		if strings.Contains(l, "customization ") {
+			found = true
+		}
+	}
+	assert.True(t, found, "the customization's kind is listed: %v", lines)
+
+	_, _, err = serveKartas(s, &serveFlags{kartas: []string{"no-such-karta"}})
+	assert.ErrorContains(t, err, "-k no-such-karta: no such file and no built-in Karta of that name")
 }

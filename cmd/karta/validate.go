@@ -119,7 +119,7 @@ func loadKartas(s streams, file string) ([]*karta.Karta, error) {
 	return karta.LoadFile(file)
 }
 
-// documentLabel names document i of n in a file as CLI.md says: the file
+// documentLabel names document i of n in a file as docs/cli.md says: the file
 // alone for a single-document file, "FILE (document N)" otherwise.
 func documentLabel(file string, i, n int) string {
 	if n <= 1 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -16,16 +17,39 @@ var (
 	commit  = ""
 )
 
+// versionInfo is what `karta version -o json` prints.
+type versionInfo struct {
+	Version  string `json:"version"`
+	Commit   string `json:"commit"`
+	Go       string `json:"go"`
+	Platform string `json:"platform"`
+}
+
 func newVersionCmd(s streams) *cobra.Command {
-	return &cobra.Command{
+	var output string
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the karta version, the commit it was built from and the Go version",
-		Args:  cobra.NoArgs,
+		Long: "Print the karta version, the commit it was built from, the Go version and the platform:\n" +
+			"one line with -o table (the default on a terminal), {version, commit, go, platform} with\n" +
+			"-o json (the default in a pipe) or yaml.",
+		Example: "  karta version\n" +
+			"  karta version -o json",
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(s.out, "karta %s (commit %s, %s, %s/%s)\n", buildVersion(), buildCommit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return err
+			format, err := outputFormat(output, []string{formatJSON, formatYAML, formatTable}, defaultFormat(s.out))
+			if err != nil {
+				return err
+			}
+			v := versionInfo{Version: buildVersion(), Commit: buildCommit(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+			return writeResults(s.out, format, []result{{value: v, table: func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "karta %s (commit %s, %s, %s)\n", v.Version, v.Commit, v.Go, v.Platform)
+				return err
+			}}})
 		},
 	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "json, yaml or table (default: table on a terminal, else json)")
+	return cmd
 }
 
 // buildVersion is the -X version, else the module version go install

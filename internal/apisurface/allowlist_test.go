@@ -6,8 +6,6 @@ var publicByDesign = map[string]string{
 	"argo.Statuses":    "lists the values of Health.Status",
 	"argo.CompileWith": "compiling a health script under other limits than the defaults",
 
-	"builtin.Names": "lists the built-ins without compiling them",
-
 	"cluster.DefaultReviseAttempts": "documents the default of Revise's attempts",
 	"cluster.FieldManager":          "the field manager karta's writes carry in managedFields",
 	"cluster.ResourceInterfaceKind": "the legacy kind's name, for callers that list both",
@@ -58,6 +56,17 @@ var publicByDesign = map[string]string{
 	"luaapi.DefaultStackSize":       "documents a default of Limits",
 
 	"object.MaxDepth": "the nesting cap Decode applies, beside MaxBytes",
+
+	"podgroups.Build":                  "the pure builder a controller or an admission webhook calls with the GangResult it holds",
+	"podgroups.Input":                  "Build's argument",
+	"podgroups.HasGangInstructions":    "tells whether a Karta gangs pods before building for it",
+	"podgroups.ObjectName":             "the name of a group's object, for a webhook that links one pod",
+	"podgroups.Targets":                "lists the targets",
+	"podgroups.GroupAnnotation":        "a key the built objects carry, to find them by group",
+	"podgroups.KartaAnnotation":        "a key the built objects carry, to find them by Karta",
+	"podgroups.ManagedByLabel":         "a label the built objects carry, to select karta's",
+	"podgroups.KAIQueueLabel":          "the workload label KAI's queue is read from",
+	"podgroups.VolcanoQueueAnnotation": "the workload annotation Volcano's queue is read from",
 
 	"webhook.ContextAPIVersion":  "the apiVersion of Karmada's review, request and response",
 	"webhook.ContextKind":        "the kind of Karmada's review, request and response",

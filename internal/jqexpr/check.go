@@ -14,6 +14,12 @@ type Analysis struct {
 	// Query is the parsed AST, nil when parsing failed. Back ends read it
 	// and never change it.
 	Query *gojq.Query
+	// Code is gojq's compiled program of Query with Vars bound, nil when
+	// it did not compile. gojq's Code is immutable and safe for concurrent
+	// runs, so back ends reuse it rather than compile the query again.
+	Code *gojq.Code
+	// Vars are the variable names Code binds, "$"-prefixed, in order.
+	Vars []string
 }
 
 // Assignable reports whether the expression can be a write location (see
@@ -41,13 +47,14 @@ func Check(expr string, vars ...string) (*Analysis, []error) {
 		return &Analysis{Text: expr}, []error{&Error{Expr: expr, Msg: "syntax error: " + err.Error()}}
 	}
 	var errs []error
+	a := &Analysis{Text: expr, Query: q, Vars: varNames(vars)}
 	// gojq.Compile does not modify the query, so the walk below sees the
 	// same tree the caller gets back.
-	if _, err := gojq.Compile(q, gojq.WithVariables(varNames(vars))); err != nil {
+	if a.Code, err = gojq.Compile(q, gojq.WithVariables(a.Vars)); err != nil {
 		errs = append(errs, &Error{Expr: expr, Msg: err.Error()})
 	}
 	errs = append(errs, walk(expr, q)...)
-	return &Analysis{Text: expr, Query: q}, errs
+	return a, errs
 }
 
 func varNames(vars []string) []string {

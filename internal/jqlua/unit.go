@@ -25,6 +25,8 @@ type Unit struct {
 	// gojqOnly runs every accessor on gojq: the tests compare the two
 	// paths with it.
 	gojqOnly bool
+	// unchecked units skip checkLua (NewUncheckedUnit).
+	unchecked bool
 	// portable units have no gojq fallback (NewPortableUnit).
 	portable bool
 }
@@ -37,6 +39,14 @@ type accessor struct {
 
 // NewUnit returns an empty Unit.
 func NewUnit() *Unit { return &Unit{byExpr: map[string]int{}} }
+
+// NewUncheckedUnit returns an empty Unit that does not compile each
+// translation alone to see whether it breaks a limit of the Lua compiler
+// (registers, constants): that check parsed every accessor twice, a
+// quarter of a Karta's compile time. The caller compiles the whole chunk
+// and, only if that fails, builds it again from a NewUnit, whose check
+// sends the offending accessors to gojq.
+func NewUncheckedUnit() *Unit { return &Unit{byExpr: map[string]int{}, unchecked: true} }
 
 // Add translates expr and returns the Lua expression naming its accessor,
 // e.g. `Q[3]`. The expression should have passed the caller's safety
@@ -65,6 +75,16 @@ func (u *Unit) AddQuery(expr string, q *gojq.Query) (ref string, err error) {
 	if err != nil {
 		return "", err
 	}
+	return u.AddCompiled(expr, q, code)
+}
+
+// AddCompiled is AddQuery for an expression whose gojq program the caller
+// has compiled already (with no variables): code is q's, run by the
+// accessor when the expression falls back to gojq.
+func (u *Unit) AddCompiled(expr string, q *gojq.Query, code *gojq.Code) (ref string, err error) {
+	if i, ok := u.byExpr[expr]; ok {
+		return accessorRef(i), nil
+	}
 	slot := len(u.accessors) + 1
 	reason := untranslatable(q)
 	if u.gojqOnly && reason == "" {
@@ -73,7 +93,7 @@ func (u *Unit) AddQuery(expr string, q *gojq.Query) (ref string, err error) {
 	var src string
 	if reason == "" {
 		src, err = generate(q, slot)
-		if err == nil {
+		if err == nil && !u.unchecked {
 			err = checkLua(src)
 		}
 		if err != nil {

@@ -224,7 +224,7 @@ func TestDockerignore(t *testing.T) {
 // stamped version and commit.
 func TestMakeBuild(t *testing.T) {
 	bin := buildKarta(t)
-	out, err := exec.Command(bin, "version").CombinedOutput()
+	out, err := exec.Command(bin, "version", "-o", "table").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, "karta "+stampVersion+" (commit "+stampCommit+", "+runtime.Version()+", "+runtime.GOOS+"/"+runtime.GOARCH+")\n", string(out))
 

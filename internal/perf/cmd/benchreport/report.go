@@ -111,6 +111,8 @@ type row struct {
 	ns, allocs             float64
 	gojq, goRatio, karmada float64
 	argocd                 float64
+	// eager is a Registry row's ratio against the eager registry.
+	eager float64
 	// corpus is set for a row of the Karmada or the Argo corpus, whose
 	// figures are per case; corpusBaseline names its baseline (karmada,
 	// argocd).
@@ -125,6 +127,8 @@ func (r row) String() string {
 		s += " vs-karmada=" + ratio(r.karmada)
 	case "argocd":
 		s += " vs-argocd=" + ratio(r.argocd)
+	case "eager":
+		s += " vs-eager=" + ratio(r.eager)
 	}
 	return s
 }
@@ -151,11 +155,12 @@ func ratio(v float64) string {
 // rows builds the BENCH lines: first Hooks/<hook>/<workload>/karta against
 // .../gojq and .../go, then Karmada/<op>/karmada-corpus/karta against
 // .../karmada and Argo/<op>/argo-corpus/karta against .../argocd, per case
-// (the "cases" metric divides), then Compile/<name> alone; each group in
-// the order its benchmarks ran.
+// (the "cases" metric divides), then Compile/<name> alone, then
+// Registry/<what>/karta against .../eager and Registry/compile-all alone;
+// each group in the order its benchmarks ran.
 func (r *results) rows() []row {
 	var out []row
-	for _, group := range []string{"Hooks", "Karmada", "Argo", "Compile"} {
+	for _, group := range []string{"Hooks", "Karmada", "Argo", "Compile", "Registry"} {
 		for _, k := range r.order {
 			parts := strings.Split(k.name, "/")
 			if parts[0] != group {
@@ -173,6 +178,10 @@ func (r *results) rows() []row {
 				out = append(out, r.compareRow(k, parts[1]+"/"+parts[2], "argocd"))
 			case group == "Compile" && len(parts) == 2:
 				out = append(out, r.compareRow(k, k.name, ""))
+			case group == "Registry" && len(parts) == 3 && parts[2] == "karta":
+				out = append(out, r.compareRow(k, "Registry/"+parts[1], "eager"))
+			case group == "Registry" && len(parts) == 2:
+				out = append(out, r.compareRow(k, k.name, ""))
 			}
 		}
 	}
@@ -185,14 +194,14 @@ func (r *results) rows() []row {
 func (r *results) compareRow(k key, name string, corpusBaseline string) row {
 	ns, _ := r.median(k, "ns/op")
 	allocs, _ := r.median(k, "allocs/op")
-	corpus := corpusBaseline != ""
+	corpus := corpusBaseline == "karmada" || corpusBaseline == "argocd"
 	per := 1.0
 	if corpus {
 		if cases, ok := r.median(k, "cases"); ok && cases > 0 {
 			per = cases
 		}
 	}
-	rw := row{name: name, ns: ns / per, allocs: allocs / per, gojq: math.NaN(), goRatio: math.NaN(), karmada: math.NaN(), argocd: math.NaN(),
+	rw := row{name: name, ns: ns / per, allocs: allocs / per, gojq: math.NaN(), goRatio: math.NaN(), karmada: math.NaN(), argocd: math.NaN(), eager: math.NaN(),
 		corpus: corpus, corpusBaseline: corpusBaseline}
 	base := strings.TrimSuffix(k.name, "karta")
 	against := func(impl string) float64 {
@@ -212,6 +221,8 @@ func (r *results) compareRow(k key, name string, corpusBaseline string) row {
 		rw.karmada = against("karmada")
 	case "argocd":
 		rw.argocd = against("argocd")
+	case "eager":
+		rw.eager = against("eager")
 	}
 	return rw
 }
@@ -332,6 +343,12 @@ func (r *results) targets(rows []row, scales []scaling) []target {
 		if rw.corpus && !math.IsNaN(rw.argocd) {
 			add(rw.name+" >= 5x faster than argocd (mean per case)", rw.argocd >= 5, ratio(rw.argocd))
 		}
+	}
+	if rw, found := byName["Registry/first-answer"]; found {
+		add("first answer for one kind from a fresh registry <= 20 ms", rw.ns <= 20e6, num(rw.ns/1e6)+" ms, "+ratio(rw.eager)+" vs eager")
+	}
+	if rw, found := byName["Registry/compile-all"]; found {
+		add("whole catalog compiled <= 300 ms", rw.ns <= 300e6, num(rw.ns/1e6)+" ms")
 	}
 	for _, s := range scales {
 		if strings.HasPrefix(s.name, "InterpretStatus/") || strings.HasPrefix(s.name, "PlacePod/") {

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// cliDocFile is the command reference, generated from the commands' own
+// help (cobra's markdown generator) so that it cannot drift from them.
+const cliDocFile = "../../docs/cli.md"
+
+// cliDocHeader is the part of docs/cli.md that no command's help holds:
+// what every command shares.
+const cliDocHeader = `# The karta command
+
+This reference is generated from the commands' own help (` + "`karta help COMMAND`" + ` prints the same); do not
+edit it by hand: ` + "`make generate`" + ` (or ` + "`go test ./cmd/karta -run TestCLIDoc -update`" + `) rewrites it.
+
+## What every command shares
+
+- **The Karta** (` + "`-k REF`" + `): a Karta file, or the name of a built-in (` + "`karta builtin list`" + `). Left out, the
+  built-in registered for each object's kind is used. An object whose apiVersion and kind are not the
+  Karta's root kind is an error unless ` + "`--allow-kind-mismatch`" + ` says it is intended.
+- **Input** (` + "`-f FILE`" + `): YAML or JSON; ` + "`-f -`" + ` reads standard input. A file of several documents gives
+  one result per document, and a ` + "`v1 List`" + ` (what ` + "`kubectl get -o yaml`" + ` prints) one result per item.
+  Duplicate keys are an error, as in a Karta.
+- **Output** (` + "`-o`" + `): ` + "`json`" + `, ` + "`yaml`" + ` or ` + "`table`" + ` on every command that prints data; a table on a
+  terminal, JSON in a pipe or a file. Several results print as a JSON stream, YAML documents separated
+  by ` + "`---`" + `, or tables under a ` + "`==> FILE (document N): Kind namespace/name <==`" + ` heading.
+- **Errors** go to standard error, one per line, naming the file (and document) and the field path.
+- **Exit codes**: ` + "`0`" + ` success; ` + "`1`" + ` the input was understood but is invalid (a Karta that does not
+  validate, a hook that fails, a test that fails); ` + "`2`" + ` usage errors (an unknown flag or output format,
+  a missing file, wrong arguments).
+
+## Commands
+
+`
+
+// TestCLIDoc checks docs/cli.md against the commands; -update rewrites it.
+func TestCLIDoc(t *testing.T) {
+	got := cliDoc(t)
+	if *update {
+		require.NoError(t, os.WriteFile(cliDocFile, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(cliDocFile)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got, "docs/cli.md is stale: run make generate")
+}
+
+// cliDoc renders every visible command, depth first in the order karta
+// help lists them, with cobra's markdown generator; links between commands
+// become anchors in the one file.
+func cliDoc(t *testing.T) string {
+	t.Helper()
+	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard})
+	root.InitDefaultHelpCmd()
+	var buf bytes.Buffer
+	buf.WriteString(cliDocHeader)
+	link := func(name string) string {
+		return "#" + strings.ReplaceAll(strings.TrimSuffix(name, ".md"), "_", "-")
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			return
+		}
+		c.DisableAutoGenTag = true
+		var one bytes.Buffer
+		require.NoError(t, doc.GenMarkdownCustom(c, &one, link))
+		// One level down: the file's title is the page's.
+		text := strings.ReplaceAll(one.String(), "\n### ", "\n#### ")
+		text = strings.Replace(text, "## ", "### ", 1)
+		buf.WriteString(text)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return buf.String()
+}

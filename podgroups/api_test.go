@@ -1,0 +1,128 @@
+package podgroups_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	"k8s.io/apimachinery/pkg/api/operation"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+
+	"github.com/kartalua/karta/podgroups"
+)
+
+// The third-party PodGroups as their published Go types declare them
+// (json names and types only), to decode the built objects strictly: a
+// misspelt or unknown field fails.
+
+// kaiPodGroup mirrors github.com/kai-scheduler/api scheduling/v2alpha2
+// PodGroup's spec (podgroup_types.go).
+type kaiPodGroup struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              struct {
+		MinMember          *int32           `json:"minMember,omitempty"`
+		MinSubGroup        *int32           `json:"minSubGroup,omitempty"`
+		Queue              string           `json:"queue,omitempty"`
+		PriorityClassName  string           `json:"priorityClassName,omitempty"`
+		Preemptibility     string           `json:"preemptibility,omitempty"`
+		TopologyConstraint *kaiTopology     `json:"topologyConstraint,omitempty"`
+		SubGroups          []kaiSubGroup    `json:"subGroups,omitempty"`
+		MarkUnschedulable  *bool            `json:"markUnschedulable,omitempty"`
+		SchedulingBackoff  *int32           `json:"schedulingBackoff,omitempty"`
+		PreemptionDelay    *metav1.Duration `json:"preemptionDelay,omitempty"`
+	} `json:"spec"`
+}
+
+type kaiSubGroup struct {
+	Name               string       `json:"name"`
+	MinMember          *int32       `json:"minMember,omitempty"`
+	MinSubGroup        *int32       `json:"minSubGroup,omitempty"`
+	Parent             *string      `json:"parent,omitempty"`
+	TopologyConstraint *kaiTopology `json:"topologyConstraint,omitempty"`
+}
+
+type kaiTopology struct {
+	PreferredTopologyLevel string `json:"preferredTopologyLevel,omitempty"`
+	RequiredTopologyLevel  string `json:"requiredTopologyLevel,omitempty"`
+	Topology               string `json:"topology,omitempty"`
+}
+
+// coschedulingPodGroup mirrors sigs.k8s.io/scheduler-plugins
+// apis/scheduling/v1alpha1 PodGroup's spec (types.go).
+type coschedulingPodGroup struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              struct {
+		MinMember              int32               `json:"minMember,omitempty"`
+		MinResources           corev1.ResourceList `json:"minResources,omitempty"`
+		ScheduleTimeoutSeconds *int32              `json:"scheduleTimeoutSeconds,omitempty"`
+	} `json:"spec"`
+}
+
+// checkObject decodes a built object strictly into its API's type and
+// checks it as that API does: the Workload API with its own declarative
+// validation; the others against their CRDs' stated limits.
+func checkObject(t *testing.T, target podgroups.Target, o *unstructured.Unstructured) {
+	t.Helper()
+	var meta *metav1.ObjectMeta
+	switch target {
+	case podgroups.WorkloadAPI:
+		require.Equal(t, "scheduling.k8s.io/v1alpha3", o.GetAPIVersion())
+		op := operation.Operation{Type: operation.Create, Options: map[string]bool{
+			"TopologyAwareWorkloadScheduling": false, "CompositePodGroup": false, "PodGroupPreemptionPolicy": false}}
+		switch o.GetKind() {
+		case "Workload":
+			var wl schedulingv1alpha3.Workload
+			strictDecode(t, o.Object, &wl)
+			assert.Empty(t, schedulingv1alpha3.Validate_Workload(context.Background(), op, nil, &wl, nil))
+			meta = &wl.ObjectMeta
+		case "PodGroup":
+			var pg schedulingv1alpha3.PodGroup
+			strictDecode(t, o.Object, &pg)
+			assert.Empty(t, schedulingv1alpha3.Validate_PodGroup(context.Background(), op, nil, &pg, nil))
+			meta = &pg.ObjectMeta
+		default:
+			t.Fatalf("unexpected kind %s", o.GetKind())
+		}
+	case podgroups.KAI:
+		require.Equal(t, "scheduling.run.ai/v2alpha2", o.GetAPIVersion())
+		var pg kaiPodGroup
+		strictDecode(t, o.Object, &pg)
+		require.NotNil(t, pg.Spec.MinMember)
+		assert.GreaterOrEqual(t, *pg.Spec.MinMember, int32(1))
+		assert.Nil(t, pg.Spec.MinSubGroup, "minMember and minSubGroup are exclusive")
+		for _, sg := range pg.Spec.SubGroups {
+			assert.Empty(t, validation.IsDNS1123Label(sg.Name), "subgroup names are DNS labels")
+			require.NotNil(t, sg.MinMember)
+			assert.GreaterOrEqual(t, *sg.MinMember, int32(0))
+		}
+		meta = &pg.ObjectMeta
+	case podgroups.Volcano:
+		require.Equal(t, "scheduling.volcano.sh/v1beta1", o.GetAPIVersion())
+		var pg volcanov1beta1.PodGroup
+		strictDecode(t, o.Object, &pg)
+		assert.GreaterOrEqual(t, pg.Spec.MinMember, int32(1))
+		for task := range pg.Spec.MinTaskMember {
+			assert.Empty(t, validation.IsDNS1123Label(task))
+		}
+		meta = &pg.ObjectMeta
+	case podgroups.Coscheduling:
+		require.Equal(t, "scheduling.x-k8s.io/v1alpha1", o.GetAPIVersion())
+		var pg coschedulingPodGroup
+		strictDecode(t, o.Object, &pg)
+		assert.GreaterOrEqual(t, pg.Spec.MinMember, int32(1))
+		assert.Empty(t, validation.IsValidLabelValue(pg.Name), "the name is the pods' label value")
+		meta = &pg.ObjectMeta
+	}
+	assert.Empty(t, apivalidation.ValidateObjectMeta(meta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata")))
+	assert.Equal(t, "karta", meta.Labels[podgroups.ManagedByLabel])
+}

@@ -1,0 +1,169 @@
+package podgroups
+
+import (
+	"context"
+	"fmt"
+
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	"k8s.io/apimachinery/pkg/api/operation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// The Workload API's version: the newest k8s.io/api carries whose types
+// come with their declarative validation (zz_generated.validations.go),
+// which checks every object built here. scheduling.k8s.io/v1beta1 has the
+// same Workload and PodGroup fields; an API server that serves both
+// converts between them.
+var workloadGV = schedulingv1alpha3.SchemeGroupVersion
+
+// workloadAPI builds the Workload (one pod group template per gang
+// definition, in Karta order) and a PodGroup per group.
+func (b *builder) workloadAPI(defs []string) error {
+	obj := b.in.Object
+	if obj.GetName() == "" {
+		return &InvalidError{Kind: "Workload", Name: "(unnamed)", Errors: []string{"metadata.name: Required value: the workload has no name to name its Workload after"}}
+	}
+	if len(defs) > schedulingv1alpha3.WorkloadMaxPodGroupTemplates {
+		return &InvalidError{Kind: "Workload", Name: obj.GetName(), Errors: []string{fmt.Sprintf(
+			"spec.podGroupTemplates: Too many: %d: must have at most %d items (one per gang definition of karta %q)",
+			len(defs), schedulingv1alpha3.WorkloadMaxPodGroupTemplates, b.in.Karta.Name)}}
+	}
+	plans := b.plans()
+	templateOf := map[string]string{}
+	wl := &schedulingv1alpha3.Workload{
+		TypeMeta:   metav1.TypeMeta{APIVersion: workloadGV.String(), Kind: "Workload"},
+		ObjectMeta: b.meta(obj.GetName(), ""),
+		Spec: schedulingv1alpha3.WorkloadSpec{
+			ControllerRef:     &schedulingv1alpha3.TypedLocalObjectReference{APIGroup: obj.GroupVersionKind().Group, Kind: obj.GetKind(), Name: obj.GetName()},
+			PodGroupTemplates: []schedulingv1alpha3.PodGroupTemplate{},
+		},
+	}
+	var groups []*schedulingv1alpha3.PodGroup
+	for _, def := range defs {
+		tmpl := schedulingv1alpha3.PodGroupTemplate{Name: labelName(def)}
+		templateOf[def] = tmpl.Name
+		// The template's minimum is the smallest of its PodGroups' (each
+		// PodGroup carries its own, which the scheduler reads); 1 when none
+		// of its groups is known yet.
+		var least int64
+		classes := map[string]bool{}
+		for _, p := range plans {
+			if p.g.Definition != def {
+				continue
+			}
+			if least == 0 || p.g.MinMember < least {
+				least = p.g.MinMember
+			}
+			classes[p.priority] = true
+		}
+		if least == 0 {
+			least = 1
+		}
+		n, err := count32("Workload", obj.GetName(), fmt.Sprintf("spec.podGroupTemplates[%s].schedulingPolicy.gang.minCount", tmpl.Name), least)
+		if err != nil {
+			return err
+		}
+		tmpl.SchedulingPolicy.Gang = &schedulingv1alpha3.GangSchedulingPolicy{MinCount: n}
+		if len(classes) == 1 {
+			for c := range classes {
+				tmpl.PriorityClassName = c
+			}
+		}
+		wl.Spec.PodGroupTemplates = append(wl.Spec.PodGroupTemplates, tmpl)
+	}
+	for i := range wl.Spec.PodGroupTemplates {
+		tmpl := &wl.Spec.PodGroupTemplates[i]
+		for _, p := range plans {
+			if templateOf[p.g.Definition] != tmpl.Name {
+				continue
+			}
+			pg, err := b.workloadPodGroup(p, wl.Name, tmpl)
+			if err != nil {
+				return err
+			}
+			tmpl.SchedulingConstraints = pg.Spec.SchedulingConstraints
+			groups = append(groups, pg)
+		}
+	}
+	op := b.workloadOperation()
+	errs := append(checkMeta(&wl.ObjectMeta), schedulingv1alpha3.Validate_Workload(context.Background(), op, nil, wl, nil)...)
+	if err := invalid("Workload", wl.Name, errs); err != nil {
+		return err
+	}
+	if err := b.add(wl); err != nil {
+		return err
+	}
+	for _, pg := range groups {
+		errs := append(checkMeta(&pg.ObjectMeta), schedulingv1alpha3.Validate_PodGroup(context.Background(), op, nil, pg, nil)...)
+		if err := invalid("PodGroup", pg.Name, errs); err != nil {
+			return err
+		}
+		if err := b.add(pg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// workloadPodGroup is the PodGroup of one group: the gang policy with the
+// group's minMember, from its template.
+func (b *builder) workloadPodGroup(p *plan, workload string, tmpl *schedulingv1alpha3.PodGroupTemplate) (*schedulingv1alpha3.PodGroup, error) {
+	n, err := count32("PodGroup", p.name, "spec.schedulingPolicy.gang.minCount", p.g.MinMember)
+	if err != nil {
+		return nil, err
+	}
+	pg := &schedulingv1alpha3.PodGroup{
+		TypeMeta:   metav1.TypeMeta{APIVersion: workloadGV.String(), Kind: "PodGroup"},
+		ObjectMeta: b.meta(p.name, p.g.Name),
+		Spec: schedulingv1alpha3.PodGroupSpec{
+			WorkloadRef:       &schedulingv1alpha3.WorkloadReference{WorkloadName: workload, TemplateName: tmpl.Name},
+			SchedulingPolicy:  schedulingv1alpha3.PodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.GangSchedulingPolicy{MinCount: n}},
+			PriorityClassName: p.priority,
+			// The API server's default (+default={"single": {}}), which its
+			// validation then requires: pods may be disrupted one by one.
+			DisruptionMode: &schedulingv1alpha3.DisruptionMode{Single: &schedulingv1alpha3.SingleDisruptionMode{}},
+		},
+	}
+	if len(p.subs) > 0 {
+		b.warn("group %s: a Workload API PodGroup has no subgroups: its minCount %d is the whole group's, and its subgroups' own minimums (%s) are not kept", p.g.Name, p.g.MinMember, subMinimums(p))
+	}
+	if t := p.g.Topology; t != nil {
+		if t.PreferredTopologyLevel != "" {
+			b.warn("group %s: the Workload API has no preferred topology: preferredTopologyLevel %q is left out", p.g.Name, t.PreferredTopologyLevel)
+		}
+		if lvl := t.RequiredTopologyLevel; lvl != "" {
+			switch {
+			case !b.opts.TopologyAwareWorkloadScheduling:
+				b.warn("group %s: requiredTopologyLevel %q is left out: schedulingConstraints needs the TopologyAwareWorkloadScheduling feature gate (Options.TopologyAwareWorkloadScheduling)", p.g.Name, lvl)
+			case len(validation.IsQualifiedName(lvl)) > 0:
+				b.warn("group %s: requiredTopologyLevel %q is no node label key: it is left out", p.g.Name, lvl)
+			default:
+				pg.Spec.SchedulingConstraints = &schedulingv1alpha3.PodGroupSchedulingConstraints{Topology: []schedulingv1alpha3.TopologyConstraint{{Key: lvl}}}
+			}
+		}
+	}
+	return pg, nil
+}
+
+// workloadOperation is a create, with the options of the feature gates
+// the types' validation names: only TopologyAwareWorkloadScheduling may
+// be on, when asked for.
+func (b *builder) workloadOperation() operation.Operation {
+	return operation.Operation{Type: operation.Create, Options: map[string]bool{
+		"TopologyAwareWorkloadScheduling": b.opts.TopologyAwareWorkloadScheduling,
+		"CompositePodGroup":               false,
+		"PodGroupPreemptionPolicy":        false,
+	}}
+}
+
+func subMinimums(p *plan) string {
+	s := ""
+	for i, sp := range p.subs {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s %d", sp.sg.Name, sp.sg.MinMember)
+	}
+	return s
+}
