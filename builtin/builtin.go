@@ -1,10 +1,11 @@
 // Package builtin holds the Kartas karta ships for well-known workload
 // kinds (JobSet, PyTorchJob, MPIJob, RayCluster, RayJob, KServe
-// InferenceService, Knative Service, NIMService, LeaderWorkerSet, Milvus,
-// DynamoGraphDeployment, RayService, AppWrapper, the agent Sandbox, Argo
-// Workflow, FlinkDeployment, Volcano Job), embedded in the binary and
-// registered by the GVK of their root component, each with its bundled
-// script (package scripts) when it has one.
+// InferenceService and LLMInferenceService, Knative Service, NIMService,
+// NIMCache, LeaderWorkerSet, Milvus, DynamoGraphDeployment, Grove's
+// PodCliqueSet, RayService, AppWrapper, the agent Sandbox, Argo Workflow,
+// FlinkDeployment, Volcano Job, …), embedded in the binary and registered
+// by the GVK of their root component, each with its bundled script
+// (package scripts) when it has one.
 package builtin
 
 import (

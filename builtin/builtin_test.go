@@ -11,10 +11,12 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// The built-in workloads (MPIJob in two versions), sorted by name.
+// The built-in workloads (MPIJob, LLMInferenceService and
+// DynamoGraphDeployment in two versions each), sorted by name.
 var wantBuiltins = []string{
-	"appwrapper", "dynamographdeployment", "flinkdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
-	"milvus", "mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob", "rayservice",
+	"appwrapper", "dynamographdeployment", "dynamographdeployment-v1beta1", "flinkdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
+	"llminferenceservice", "llminferenceservice-v1alpha1",
+	"milvus", "mpijob", "mpijob-v1", "nimcache", "nimservice", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "rayservice",
 	"sandbox", "volcano-job", "workflow",
 }
 

@@ -29,7 +29,7 @@ import (
 // testdata/crds (see its README): the module proxy serves no version of
 // their Go modules (flinkdeployment: the Flink operator is Java and
 // publishes no Go module at all).
-var noPublishedCRD = []string{"dynamographdeployment", "flinkdeployment", "milvus", "nimservice"}
+var noPublishedCRD = []string{"dynamographdeployment", "dynamographdeployment-v1beta1", "flinkdeployment", "milvus", "nimcache", "nimservice", "podcliqueset"}
 
 // operatorCRDs loads every CRD of testdata/crds, and the made-up ones of
 // the examples (examples/trainjob/crd.yaml).

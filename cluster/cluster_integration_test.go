@@ -76,19 +76,28 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 	}
 	// Both MPIJobs are listed through the version the cluster prefers
 	// (v1: GA before beta), so with the mpijob-v1 Karta, whose selector
-	// label the mpi-operator's pods of resnet50-horovod do not carry.
+	// label the mpi-operator's pods of resnet50-horovod do not carry. Both
+	// DynamoGraphDeployments likewise through v1beta1: the stand-in CRD
+	// converts nothing, so llama3-70b-disagg, written as v1alpha1, has
+	// services and no components there. Both LLMInferenceServices read the
+	// same through v1alpha2.
 	assert.Equal(t, []string{
 		"AppWrapper granite-ft Running [podset/granite-ft-data 1/1 podset/granite-ft/master 1/1 podset/granite-ft/worker 3/3] [5/5]",
-		"DynamoGraphDeployment llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
+		"DynamoGraphDeployment llama3-70b-disagg Running [] []",
+		"DynamoGraphDeployment qwen3-32b-disagg Running [component/frontend 1/1 component/decode 4/4 component/prefill 2/2] [5/4,2/2]",
 		"FlinkDeployment fraud-scoring Running [jobmanager 1/1 taskmanager 4/4] [5/1]",
 		"InferenceService mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
 		"Job bert-pretrain Running [task/master 1/1 task/worker 4/4] [5/4]",
 		"JobSet llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
+		"LLMInferenceService deepseek-r1-0528 Running [leader 1/1 worker 1/1 scheduler 1/1] [2/2,1/1]",
+		"LLMInferenceService llama-3-3-70b Running [main 2/2 prefill 2/2 scheduler 1/1] [2/1,1/1,2/1]",
 		"LeaderWorkerSet vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
 		"MPIJob imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
 		"MPIJob resnet50-horovod Running [launcher 0/1 worker 0/4] []",
 		"Milvus milvus-prod Running [proxy 2/2 mixcoord 1/1 querynode 2/? datanode 1/1 indexnode 0/0 streamingnode 1/1] [7/7]",
+		"NIMCache nemotron-super-49b Running [nimcache 1/1] [1/1]",
 		"NIMService meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
+		"PodCliqueSet sglang-disagg Running [clique/router 2/2 clique/decode 2/2 clique/pleader 2/2 clique/pworker 2/2] [6/5,2/2]",
 		"PyTorchJob mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
 		"RayCluster llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
 		"RayJob resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
@@ -102,6 +111,9 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 	ws = liveList(t, c, "mpijob", ns)
 	require.Len(t, ws, 2)
 	assert.Equal(t, "MPIJob resnet50-horovod Running [launcher 1/1 worker 4/4] [5/5]", strings.Replace(row(ws[1]), ns+"/", "", 1))
+	ws = liveList(t, c, "dynamographdeployment", ns)
+	require.Len(t, ws, 2)
+	assert.Equal(t, "DynamoGraphDeployment llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]", strings.Replace(row(ws[0]), ns+"/", "", 1))
 }
 
 // A Karta stored in the cluster makes a kind get knows: here a made-up

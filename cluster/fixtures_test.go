@@ -16,8 +16,9 @@ import (
 // builtinExamples are the examples of the built-in Kartas: each has a
 // running.yaml and the pods.yaml of that object.
 var builtinExamples = []string{
-	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset", "milvus",
-	"mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
+	"llminferenceservice", "llminferenceservice-v1alpha1", "milvus",
+	"mpijob", "mpijob-v1", "nimcache", "nimservice", "podcliqueset", "pytorchjob", "raycluster", "rayjob",
 	"appwrapper", "flinkdeployment", "rayservice", "sandbox", "volcano-job", "workflow",
 }
 

@@ -20,8 +20,8 @@ func TestKindsMatch(t *testing.T) {
 		arg  string
 		want []string // Karta names
 	}{
-		{"", []string{"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
-			"milvus", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+		{"", []string{"dynamographdeployment-v1beta1", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
+			"llminferenceservice", "milvus", "mpijob-v1", "nimcache", "nimservice", "podcliqueset", "pytorchjob", "raycluster", "rayjob",
 			"appwrapper", "flinkdeployment", "rayservice", "sandbox", "volcano-job", "workflow"}},
 		{"PyTorchJob", []string{"pytorchjob"}},
 		{"pytorchjobs", []string{"pytorchjob"}},
@@ -39,6 +39,12 @@ func TestKindsMatch(t *testing.T) {
 		{"mpijobs", []string{"mpijob-v1"}},
 		{"mpijob-v1", []string{"mpijob-v1"}},
 		{"mpijob", []string{"mpijob"}},
+		{"llmisvc", []string{"llminferenceservice"}},
+		{"llminferenceservice-v1alpha1", []string{"llminferenceservice-v1alpha1"}},
+		{"dgd", []string{"dynamographdeployment-v1beta1"}},
+		{"dynamographdeployment", []string{"dynamographdeployment"}},
+		{"pcs", []string{"podcliqueset"}},
+		{"nimcaches", []string{"nimcache"}},
 		{"aw", []string{"appwrapper"}},
 		{"flinkdep", []string{"flinkdeployment"}},
 		{"rayservices", []string{"rayservice"}},

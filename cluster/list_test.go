@@ -63,13 +63,20 @@ func TestListBuiltinExamples(t *testing.T) {
 	for _, w := range ws {
 		got = append(got, row(w))
 	}
+	// A kind served in two versions is listed through the version the
+	// cluster prefers (DynamoGraphDeployment v1beta1, LLMInferenceService
+	// v1alpha2, MPIJob v1), and the fake cluster, unlike an API server,
+	// does not convert: the other version's examples are listed below,
+	// through the Karta of their version.
 	assert.Equal(t, []string{
 		"Sandbox agents/swe-agent-4821 Running [sandbox 1/1] [1/1]",
-		"DynamoGraphDeployment dynamo-inference/llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
+		"DynamoGraphDeployment dynamo-inference/qwen3-32b-disagg Running [component/frontend 1/1 component/decode 4/4 component/prefill 2/2] [5/4,2/2]",
 		"LeaderWorkerSet inference/vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
+		"PodCliqueSet inference/sglang-disagg Running [clique/router 2/2 clique/decode 2/2 clique/pleader 2/2 clique/pworker 2/2] [6/5,2/2]",
 		// The RayService's cluster, created by KubeRay from rayClusterConfig.
 		"RayCluster inference/llama-serve-x7k2q Running [head 1/1 worker/gpu-group 2/2] [3/2]",
 		"RayService inference/llama-serve Running [head 1/1 worker/gpu-group 2/2] [3/2]",
+		"LLMInferenceService llm/llama-3-3-70b Running [main 2/2 prefill 2/2 scheduler 1/1] [2/1,1/1,2/1]",
 		"Service media/thumbnailer Running [revision 3/3] [3/2]",
 		"Job ml-batch/bert-pretrain Running [task/master 1/1 task/worker 4/4] [5/4]",
 		"Workflow ml-pipelines/fraud-model-9hq2w Running [step/preprocess 0/? step/train 1/? step/evaluate 0/? step/publish 0/?] [1/1]",
@@ -80,6 +87,7 @@ func TestListBuiltinExamples(t *testing.T) {
 		"AppWrapper mlbatch-team-a/granite-ft Running [podset/granite-ft-data 1/1 podset/granite-ft/master 1/1 podset/granite-ft/worker 3/3] [5/5]",
 		// The PyTorchJob the AppWrapper wraps, made up with no status.
 		"PyTorchJob mlbatch-team-a/granite-ft Undefined [master 1/1 worker 3/3] [4/4]",
+		"NIMCache nim-service/nemotron-super-49b Running [nimcache 1/1] [1/1]",
 		"NIMService nim-service/meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
 		"PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
 		"MPIJob research-apac/imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
@@ -87,6 +95,15 @@ func TestListBuiltinExamples(t *testing.T) {
 		"Milvus vector-db/milvus-prod Running [proxy 2/2 mixcoord 1/1 querynode 2/? datanode 1/1 indexnode 0/0 streamingnode 1/1] [7/7]",
 		"InferenceService vision-serving/mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
 	}, got)
+	for karta, want := range map[string]string{
+		"dynamographdeployment":        "DynamoGraphDeployment dynamo-inference/llama3-70b-disagg Running [service/Frontend 1/1 service/VllmDecodeWorker 2/2 service/VllmPrefillWorker 2/2] [1/1,2/2,2/2]",
+		"llminferenceservice-v1alpha1": "LLMInferenceService llm-d/deepseek-r1-0528 Running [leader 1/1 worker 1/1 scheduler 1/1] [2/2,1/1]",
+	} {
+		older := list(t, c, karta, cluster.ListOptions{})
+		if assert.Len(t, older, 1, karta) {
+			assert.Equal(t, want, row(older[0]))
+		}
+	}
 	for _, w := range ws {
 		assert.NotEmpty(t, w.Karta, w.Name)
 		assert.Empty(t, w.Error, w.Name)

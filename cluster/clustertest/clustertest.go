@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/version"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -61,9 +62,14 @@ var shortNames = map[string][]string{
 	"Service":          {"kservice", "ksvc"},
 	"LeaderWorkerSet":  {"lws"},
 	"RayCluster":       {"rc"},
-	"AppWrapper":       {"aw"},
-	"FlinkDeployment":  {"flinkdep"},
-	"Workflow":         {"wf"},
+	// KServe v0.17, Dynamo and Grove.
+	"LLMInferenceService":   {"llmisvc"},
+	"DynamoGraphDeployment": {"dgd"},
+	"PodCliqueSet":          {"pcs"},
+	// CodeFlare, Flink, Argo.
+	"AppWrapper":      {"aw"},
+	"FlinkDeployment": {"flinkdep"},
+	"Workflow":        {"wf"},
 }
 
 // Builtins are the root kinds of the built-in Kartas, all namespaced.
@@ -101,7 +107,17 @@ func New(t testing.TB, resources []Resource, objects ...*unstructured.Unstructur
 			ShortNames: r.ShortNames, Verbs: metav1.Verbs{"get", "list", "watch", "create", "update", "patch", "delete"},
 		})
 	}
-	sort.Strings(order)
+	// Groups in name order; within a group the version the API server
+	// prefers first (GA before beta before alpha, then the higher number),
+	// since fake discovery takes a group's first version as its preferred one.
+	slices.SortFunc(order, func(a, b string) int {
+		ga, _ := schema.ParseGroupVersion(a)
+		gb, _ := schema.ParseGroupVersion(b)
+		if c := strings.Compare(ga.Group, gb.Group); c != 0 {
+			return c
+		}
+		return -version.CompareKubeAwareVersionStrings(ga.Version, gb.Version)
+	})
 	disc := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{}}
 	for _, gv := range order {
 		disc.Resources = append(disc.Resources, byGV[gv])

@@ -59,6 +59,11 @@ func TestLiveGetCommand(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{
 		"DynamoGraphDeployment/llama3-70b-disagg": "Running",
+		"DynamoGraphDeployment/qwen3-32b-disagg":  "Running",
+		"LLMInferenceService/deepseek-r1-0528":    "Running",
+		"LLMInferenceService/llama-3-3-70b":       "Running",
+		"NIMCache/nemotron-super-49b":             "Running",
+		"PodCliqueSet/sglang-disagg":              "Running",
 		"InferenceService/mnist-classifier":       "Running",
 		"JobSet/llama3-pretrain":                  "Running",
 		"LeaderWorkerSet/vllm-llama3-405b":        "Running",

@@ -23,8 +23,9 @@ var clusterNow = time.Date(2025, 9, 4, 12, 0, 0, 0, time.UTC)
 
 // exampleNames are the examples of the built-in Kartas.
 var exampleNames = []string{
-	"dynamographdeployment", "inferenceservice", "jobset", "knative-service", "leaderworkerset", "milvus",
-	"mpijob", "mpijob-v1", "nimservice", "pytorchjob", "raycluster", "rayjob",
+	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jobset", "knative-service", "leaderworkerset",
+	"llminferenceservice", "llminferenceservice-v1alpha1", "milvus",
+	"mpijob", "mpijob-v1", "nimcache", "nimservice", "podcliqueset", "pytorchjob", "raycluster", "rayjob",
 	"appwrapper", "flinkdeployment", "rayservice", "sandbox", "volcano-job", "workflow",
 }
 
