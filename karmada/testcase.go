@@ -44,7 +44,8 @@ func LoadTestCases(path string) ([]*TestCase, error) {
 	}
 	// Syntax errors are reported as every reader of karta's inputs
 	// reports them, at their line in the file.
-	if _, err := yamlerr.Parse(data, path); err != nil {
+	nodes, err := yamlerr.Parse(data, path)
+	if err != nil {
 		return nil, err
 	}
 	// Each document is decoded straight into the case, as Karmada's
@@ -52,14 +53,20 @@ func LoadTestCases(path string) ([]*TestCase, error) {
 	// into the string a string field wants.
 	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	var cases []*TestCase
-	for doc := 1; ; doc++ {
+	for {
 		tc := &TestCase{}
 		err := dec.Decode(tc)
 		if errors.Is(err, io.EOF) {
 			return cases, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", yamlerr.Where(path, 0, doc), err)
+			// Every document before this one that held something is a
+			// case: this is document len(cases)+1, named among several.
+			where := path
+			if doc := len(cases) + 1; len(nodes) > 1 && doc <= len(nodes) {
+				where = yamlerr.Where(path, yamlerr.Resolve(nodes[doc-1]).Line, doc)
+			}
+			return nil, fmt.Errorf("%s: %s", where, yamlerr.Plain(err.Error()))
 		}
 		if tc.isEmpty() {
 			continue
