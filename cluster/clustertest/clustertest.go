@@ -5,6 +5,7 @@
 package clustertest
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -137,7 +138,42 @@ func New(t testing.TB, resources []Resource, objects ...*unstructured.Unstructur
 		objs[i] = o
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
-	return cluster.NewClientFrom(dyn, disc, Server), dyn
+	return cluster.NewClientFrom(dyn, orderedDiscovery{disc}, Server), dyn
+}
+
+// orderedDiscovery serves the fake's groups in a fixed order, as an API
+// server does: FakeDiscovery builds its group list from a map, and the
+// RESTMapper ranks a name several groups serve (jobs: batch's and
+// Volcano's) by that order.
+type orderedDiscovery struct{ *fakediscovery.FakeDiscovery }
+
+func (d orderedDiscovery) ServerGroups() (*metav1.APIGroupList, error) {
+	return d.ServerGroupsWithContext(context.Background())
+}
+
+func (d orderedDiscovery) ServerGroupsWithContext(ctx context.Context) (*metav1.APIGroupList, error) {
+	list, err := d.FakeDiscovery.ServerGroupsWithContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(list.Groups, func(a, b metav1.APIGroup) int { return strings.Compare(a.Name, b.Name) })
+	return list, nil
+}
+
+func (d orderedDiscovery) ServerGroupsAndResources() ([]*metav1.APIGroup, []*metav1.APIResourceList, error) {
+	return d.ServerGroupsAndResourcesWithContext(context.Background())
+}
+
+func (d orderedDiscovery) ServerGroupsAndResourcesWithContext(ctx context.Context) ([]*metav1.APIGroup, []*metav1.APIResourceList, error) {
+	list, err := d.ServerGroupsWithContext(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	groups := make([]*metav1.APIGroup, len(list.Groups))
+	for i := range list.Groups {
+		groups[i] = &list.Groups[i]
+	}
+	return groups, d.Resources, nil
 }
 
 func (r Resource) gvr() schema.GroupVersionResource {
