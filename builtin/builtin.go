@@ -5,7 +5,8 @@
 // NIMCache, LeaderWorkerSet, Milvus, DynamoGraphDeployment, Grove's
 // PodCliqueSet, Kubeflow's TFJob, XGBoostJob, JAXJob, PaddleJob and
 // Notebook, Kubeflow Trainer's TrainJob, the Spark operator's
-// SparkApplication, …), embedded in the binary and registered by the GVK
+// SparkApplication, RayService, AppWrapper, the agent Sandbox, Argo
+// Workflow, FlinkDeployment, Volcano Job, …), embedded in the binary and registered by the GVK
 // of their root component, each with its bundled script (package scripts)
 // when it has one.
 package builtin

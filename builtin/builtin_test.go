@@ -14,11 +14,11 @@ import (
 // The built-in workloads (MPIJob, LLMInferenceService and
 // DynamoGraphDeployment in two versions each), sorted by name.
 var wantBuiltins = []string{
-	"cronjob", "daemonset", "deployment", "dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice",
-	"jaxjob", "job", "jobset", "knative-service", "leaderworkerset", "llminferenceservice",
-	"llminferenceservice-v1alpha1", "milvus", "mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob",
-	"pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset", "sparkapplication", "statefulset", "tfjob",
-	"trainjob", "xgboostjob",
+	"appwrapper", "cronjob", "daemonset", "deployment", "dynamographdeployment", "dynamographdeployment-v1beta1",
+	"flinkdeployment", "inferenceservice", "jaxjob", "job", "jobset", "knative-service", "leaderworkerset",
+	"llminferenceservice", "llminferenceservice-v1alpha1", "milvus", "mpijob", "mpijob-v1", "nimcache", "nimservice",
+	"notebook", "paddlejob", "pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "rayservice", "replicaset",
+	"sandbox", "sparkapplication", "statefulset", "tfjob", "trainjob", "volcano-job", "workflow", "xgboostjob",
 }
 
 func TestBuiltinsAreComplete(t *testing.T) {

@@ -122,13 +122,16 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 		require.NoError(t, err)
 		nodes, _, _ := unstructured.NestedInt64(ds.Object, "status", "desiredNumberScheduled")
 		return []string{
+			"AppWrapper granite-ft Running [podset/granite-ft-data 1/1 podset/granite-ft/master 1/1 podset/granite-ft/worker 3/3] [5/5]",
 			"CronJob model-eval-nightly Suspended [pod 0/0] []",
 			fmt.Sprintf("DaemonSet dcgm-exporter Running [pod %d/%d] [%d/1]", nodes, nodes, nodes),
 			"Deployment vllm-llama3-8b Running [pod 3/3] [1/1,1/1,1/1]",
 			"DynamoGraphDeployment llama3-70b-disagg Running [] []",
 			"DynamoGraphDeployment qwen3-32b-disagg Running [component/frontend 1/1 component/decode 4/4 component/prefill 2/2] [5/4,2/2]",
+			"FlinkDeployment fraud-scoring Running [jobmanager 1/1 taskmanager 4/4] [5/1]",
 			"InferenceService mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
 			"JAXJob llama2-7b-maxtext Running [worker 4/4] [4/4]",
+			"Job bert-pretrain Running [task/master 1/1 task/worker 4/4] [5/4]",
 			"Job llm-eval-harness Completed [pod 0/4] []",
 			"JobSet llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
 			"LLMInferenceService deepseek-r1-0528 Running [leader 1/1 worker 1/1 scheduler 1/1] [2/2,1/1]",
@@ -146,12 +149,15 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 			"PyTorchJob mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
 			"RayCluster llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
 			"RayJob resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
+			"RayService llama-serve Running [head 1/1 worker/gpu-group 2/2] [3/2]",
 			"ReplicaSet triton-resnet50-7c9d5b8f64 Running [pod 2/2] [2/1]",
+			"Sandbox swe-agent-4821 Running [sandbox 1/1] [1/1]",
 			"Service thumbnailer Running [revision 3/3] [3/2]",
 			"SparkApplication clickstream-etl Running [driver 1/1 executor 4/4] [5/1]",
 			"StatefulSet qdrant Running [pod 3/3] [3/1]",
 			"TFJob wide-deep-ctr Running [chief 1/1 ps 2/2 worker 4/4 evaluator 1/1] [8/7]",
 			"TrainJob llama32-3b-alpaca Running [dataset-initializer 1/1 model-initializer 1/1 launcher 0/0 node 1/1] [3/3]",
+			"Workflow fraud-model-9hq2w Running [step/preprocess 0/? step/train 1/? step/evaluate 0/? step/publish 0/?] [1/1]",
 			"XGBoostJob fraud-gbdt Running [master 1/1 worker 3/3] [4/4]",
 		}
 	}

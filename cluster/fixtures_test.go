@@ -18,9 +18,10 @@ import (
 var builtinExamples = []string{
 	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
 	"llminferenceservice", "llminferenceservice-v1alpha1", "milvus",
-	"cronjob", "daemonset", "deployment", "job", "mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob",
-	"pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset", "sparkapplication", "statefulset", "tfjob",
-	"trainjob", "xgboostjob",
+	"appwrapper", "cronjob", "daemonset", "deployment", "flinkdeployment", "job", "mpijob", "mpijob-v1", "nimcache",
+	"nimservice", "notebook", "paddlejob", "pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "rayservice",
+	"replicaset", "sandbox", "sparkapplication", "statefulset", "tfjob", "trainjob", "volcano-job", "workflow",
+	"xgboostjob",
 }
 
 // examples reads the running object and the pods of each example, with

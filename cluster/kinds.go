@@ -82,7 +82,10 @@ func (e *UnknownKindError) Error() string {
 //
 // A resource several Programs map to (one CRD serving MPIJob v1 and
 // v2beta1) is listed once, through the version the cluster prefers, unless
-// arg names a Karta, which picks its own version.
+// arg names a Karta, which picks its own version. A name several groups
+// serve (jobs: batch's and Volcano's) means the group the cluster's
+// RESTMapper ranks first, as in kubectl; the others are named with their
+// group (jobs.batch.volcano.sh) or by their Karta's name.
 func (c *Client) Kinds(reg *interpreter.Registry, arg string) ([]*Kind, error) {
 	entries := reg.Entries()
 	if arg != "" {
@@ -120,6 +123,9 @@ func (c *Client) Kinds(reg *interpreter.Registry, arg string) ([]*Kind, error) {
 			return nil, &NotServedError{Arg: arg, GVK: notServed[0]}
 		}
 		return nil, &UnknownKindError{Arg: arg, Known: knownKinds(entries)}
+	}
+	if arg != "" {
+		out = c.firstGroup(out, want)
 	}
 	out, err := c.preferred(out)
 	if err != nil {
@@ -185,6 +191,34 @@ func matchesUnserved(e interpreter.Entry, want string) bool {
 		}
 	}
 	return false
+}
+
+// firstGroup keeps, of kinds matched by name from several groups, those
+// of the group the RESTMapper resolves the name to: its priority order is
+// kubectl's (the API server's own groups before the CRDs'). A name the
+// mapper does not resolve (a short name, a Karta's name) keeps them all.
+func (c *Client) firstGroup(kinds []*Kind, name string) []*Kind {
+	groups := map[string]bool{}
+	for _, k := range kinds {
+		groups[k.GVK().Group] = true
+	}
+	if len(groups) < 2 {
+		return kinds
+	}
+	gvr, err := c.Mapper.ResourceFor(schema.GroupVersionResource{Resource: name})
+	if err != nil {
+		return kinds
+	}
+	var out []*Kind
+	for _, k := range kinds {
+		if k.Mapping.Resource.GroupResource() == gvr.GroupResource() {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return kinds
+	}
+	return out
 }
 
 // preferred keeps one Kind per resource: the one of the version the

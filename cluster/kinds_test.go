@@ -20,10 +20,11 @@ func TestKindsMatch(t *testing.T) {
 		arg  string
 		want []string // Karta names
 	}{
-		{"", []string{"cronjob", "daemonset", "deployment", "dynamographdeployment-v1beta1", "inferenceservice", "jaxjob",
-			"job", "jobset", "knative-service", "leaderworkerset", "llminferenceservice", "milvus", "mpijob-v1", "nimcache",
-			"nimservice", "notebook", "paddlejob", "pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset",
-			"sparkapplication", "statefulset", "tfjob", "trainjob", "xgboostjob"}},
+		{"", []string{"appwrapper", "cronjob", "daemonset", "deployment", "dynamographdeployment-v1beta1", "flinkdeployment",
+			"inferenceservice", "jaxjob", "job", "jobset", "knative-service", "leaderworkerset", "llminferenceservice",
+			"milvus", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob", "pod", "podcliqueset", "pytorchjob",
+			"raycluster", "rayjob", "rayservice", "replicaset", "sandbox", "sparkapplication", "statefulset", "tfjob",
+			"trainjob", "volcano-job", "workflow", "xgboostjob"}},
 		{"PyTorchJob", []string{"pytorchjob"}},
 		{"pytorchjobs", []string{"pytorchjob"}},
 		{"PYTORCHJOB", []string{"pytorchjob"}},
@@ -57,6 +58,14 @@ func TestKindsMatch(t *testing.T) {
 		{"dynamographdeployment", []string{"dynamographdeployment"}},
 		{"pcs", []string{"podcliqueset"}},
 		{"nimcaches", []string{"nimcache"}},
+		{"aw", []string{"appwrapper"}},
+		{"flinkdep", []string{"flinkdeployment"}},
+		{"rayservices", []string{"rayservice"}},
+		{"sandbox", []string{"sandbox"}},
+		{"wf", []string{"workflow"}},
+		// Volcano's Job is named by its group or its Karta's name.
+		{"jobs.batch.volcano.sh", []string{"volcano-job"}},
+		{"volcano-job", []string{"volcano-job"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.arg, func(t *testing.T) {
@@ -103,5 +112,5 @@ func TestKindsNotServed(t *testing.T) {
 	_, err = c.Kinds(reg, "configmaps")
 	var unknown *cluster.UnknownKindError
 	require.ErrorAs(t, err, &unknown)
-	assert.Contains(t, err.Error(), "configmaps: no Karta for this kind (known: cronjob, daemonset, deployment, dynamographdeployment, inferenceservice, jaxjob, job, jobset,")
+	assert.Contains(t, err.Error(), "configmaps: no Karta for this kind (known: appwrapper, cronjob, daemonset, deployment, dynamographdeployment, flinkdeployment, inferenceservice, jaxjob, job, jobset,")
 }

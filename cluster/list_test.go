@@ -59,7 +59,8 @@ func list(t *testing.T, c *cluster.Client, kind string, opts cluster.ListOptions
 // evaluation Job, the staging copies in other namespaces) are part of
 // their owners' rows, which the fixtures do not hold; the bare ones are
 // Pods of their own (load tests, a debugging pod, a GPU burn-in, a finished
-// volume initialiser). A RayJob's RayCluster and the ReplicaSet of a
+// volume initialiser). A RayJob's and a RayService's RayCluster, the
+// PyTorchJob an AppWrapper wraps, a Workflow's pod and the ReplicaSet of a
 // Deployment are part of their owners' rows. The fake cluster serves each
 // kind in one version (MPIJob v1, DynamoGraphDeployment v1beta1,
 // LLMInferenceService v1alpha2), so the examples written in the other
@@ -74,6 +75,7 @@ func TestListBuiltinExamples(t *testing.T) {
 		got = append(got, row(w))
 	}
 	assert.Equal(t, []string{
+		"Sandbox agents/swe-agent-4821 Running [sandbox 1/1] [1/1]",
 		"SparkApplication data-eng/clickstream-etl Running [driver 1/1 executor 4/4] [5/1]",
 		"DynamoGraphDeployment dynamo-inference/qwen3-32b-disagg Running [component/frontend 1/1 component/decode 4/4 component/prefill 2/2] [5/4,2/2]",
 		"Pod dynamo-inference/aiperf-llama3-70b Initializing [pod 1/1] [1/1]",
@@ -93,17 +95,20 @@ func TestListBuiltinExamples(t *testing.T) {
 		"Pod inference/curl-debug Running [pod 1/1] [1/1]",
 		"Pod inference/sglang-loadgen Initializing [pod 1/1] [1/1]",
 		"PodCliqueSet inference/sglang-disagg Running [clique/router 2/2 clique/decode 2/2 clique/pleader 2/2 clique/pworker 2/2] [6/5,2/2]",
+		"RayService inference/llama-serve Running [head 1/1 worker/gpu-group 2/2] [3/2]",
 		"Notebook kubeflow-user-alice/alice-pytorch Running [server 1/1] [1/1]",
-		"Pod kubeflow-user-alice/xgboost-eval-7xk2q-system-container-impl-3318457204 Running [pod 1/1] [1/1]",
 		"LLMInferenceService llm/llama-3-3-70b Running [main 2/2 prefill 2/2 scheduler 1/1] [2/1,1/1,2/1]",
 		"Pod llm-d/pvc-init-deepseek Completed [pod 1/1] [1/1]",
 		"TrainJob llm-team/llama32-3b-alpaca Running [dataset-initializer 1/1 model-initializer 1/1 launcher 0/0 node 1/1] [3/3]",
 		"Service media/thumbnailer Running [revision 3/3] [3/2]",
+		"Job ml-batch/bert-pretrain Running [task/master 1/1 task/worker 4/4] [5/4]",
 		"Job ml-eval/llm-eval-harness Running [pod 4/4] [4/1]",
+		"Workflow ml-pipelines/fraud-model-9hq2w Running [step/preprocess 0/? step/train 1/? step/evaluate 0/? step/publish 0/?] [1/1]",
 		"CronJob ml-platform/model-eval-nightly Running [pod 2/2] [2/1]",
 		"JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
 		"RayCluster ml-research/llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
 		"RayJob ml-training/resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
+		"AppWrapper mlbatch-team-a/granite-ft Running [podset/granite-ft-data 1/1 podset/granite-ft/master 1/1 podset/granite-ft/worker 3/3] [5/5]",
 		"NIMCache nim-service/nemotron-super-49b Running [nimcache 1/1] [1/1]",
 		"NIMService nim-service/meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",
 		"PyTorchJob nlp/mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
@@ -114,6 +119,7 @@ func TestListBuiltinExamples(t *testing.T) {
 		"MPIJob research-apac/imdb-horovod Running [launcher 1/1 worker 2/2] [3/3]",
 		"XGBoostJob risk/fraud-gbdt Running [master 1/1 worker 3/3] [4/4]",
 		"StatefulSet search/qdrant Running [pod 3/3] [3/1]",
+		"FlinkDeployment streaming/fraud-scoring Running [jobmanager 1/1 taskmanager 4/4] [5/1]",
 		"Milvus vector-db/milvus-prod Running [proxy 2/2 mixcoord 1/1 querynode 2/? datanode 1/1 indexnode 0/0 streamingnode 1/1] [7/7]",
 		"InferenceService vision-serving/mnist-classifier Running [predictor 2/2 transformer 1/1] [3/3]",
 		"Pod vision-serving/mnist-loadtest Initializing [pod 1/1] [1/1]",

@@ -199,7 +199,12 @@ func TestRegistryUserKartaForABuiltinKind(t *testing.T) {
 	require.Len(t, kinds, 1)
 	assert.Equal(t, "job", kinds[0].Program.Name())
 	assert.Equal(t, schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}, kinds[0].GVK(), "the built-in keeps its kind")
-	assert.Len(t, mustKinds(t, c, reg, "jobs"), 2, "the plural names both kinds")
+	kinds = mustKinds(t, c, reg, "jobs")
+	require.Len(t, kinds, 1, "the plural means the group kubectl ranks first")
+	assert.Equal(t, "batch", kinds[0].GVK().Group)
+	kinds = mustKinds(t, c, reg, "jobs.example.com")
+	require.Len(t, kinds, 1)
+	assert.Equal(t, exampleJob.GVK, kinds[0].GVK(), "the other group by its qualified name")
 }
 
 func mustKinds(t *testing.T, c *cluster.Client, reg *interpreter.Registry, arg string) []*cluster.Kind {

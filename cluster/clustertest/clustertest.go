@@ -5,6 +5,7 @@
 package clustertest
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -68,6 +69,10 @@ var shortNames = map[string][]string{
 	"PodCliqueSet":          {"pcs"},
 	"DaemonSet":             {"ds"},
 	"CronJob":               {"cj"},
+	// CodeFlare, Flink, Argo.
+	"AppWrapper":      {"aw"},
+	"FlinkDeployment": {"flinkdep"},
+	"Workflow":        {"wf"},
 }
 
 // Builtins are the root kinds of the built-in Kartas, all namespaced, but
@@ -133,7 +138,42 @@ func New(t testing.TB, resources []Resource, objects ...*unstructured.Unstructur
 		objs[i] = o
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
-	return cluster.NewClientFrom(dyn, disc, Server), dyn
+	return cluster.NewClientFrom(dyn, orderedDiscovery{disc}, Server), dyn
+}
+
+// orderedDiscovery serves the fake's groups in a fixed order, as an API
+// server does: FakeDiscovery builds its group list from a map, and the
+// RESTMapper ranks a name several groups serve (jobs: batch's and
+// Volcano's) by that order.
+type orderedDiscovery struct{ *fakediscovery.FakeDiscovery }
+
+func (d orderedDiscovery) ServerGroups() (*metav1.APIGroupList, error) {
+	return d.ServerGroupsWithContext(context.Background())
+}
+
+func (d orderedDiscovery) ServerGroupsWithContext(ctx context.Context) (*metav1.APIGroupList, error) {
+	list, err := d.FakeDiscovery.ServerGroupsWithContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(list.Groups, func(a, b metav1.APIGroup) int { return strings.Compare(a.Name, b.Name) })
+	return list, nil
+}
+
+func (d orderedDiscovery) ServerGroupsAndResources() ([]*metav1.APIGroup, []*metav1.APIResourceList, error) {
+	return d.ServerGroupsAndResourcesWithContext(context.Background())
+}
+
+func (d orderedDiscovery) ServerGroupsAndResourcesWithContext(ctx context.Context) ([]*metav1.APIGroup, []*metav1.APIResourceList, error) {
+	list, err := d.ServerGroupsWithContext(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	groups := make([]*metav1.APIGroup, len(list.Groups))
+	for i := range list.Groups {
+		groups[i] = &list.Groups[i]
+	}
+	return groups, d.Resources, nil
 }
 
 func (r Resource) gvr() schema.GroupVersionResource {
@@ -171,11 +211,11 @@ func Read(t testing.TB, files ...string) []*unstructured.Unstructured {
 // between the workloads and their pods that the pods name: the Jobs,
 // ReplicaSets and StatefulSets an operator creates, each owned by the
 // workload of its namespace whose name it is or starts with (operators
-// name what they create after the workload), and the RayCluster of a RayJob,
-// made of the RayJob's rayClusterSpec as KubeRay makes it. Owners that
-// belong to no workload of the examples exist too, owned by nobody, unless
-// they are of a built-in's kind. A pod that is an example's object itself
-// (the Pod example's running.yaml) is read once.
+// name what they create after the workload), the RayCluster of a RayJob or
+// a RayService, made of its rayClusterSpec or rayClusterConfig as KubeRay
+// makes it, and the objects an AppWrapper wraps, made of its components'
+// templates. Owners that belong to no workload of the examples exist too,
+// owned by nobody.
 func Examples(t testing.TB, root string, names ...string) []*unstructured.Unstructured {
 	t.Helper()
 	var objs, pods []*unstructured.Unstructured
@@ -197,17 +237,19 @@ func Examples(t testing.TB, root string, names ...string) []*unstructured.Unstru
 }
 
 // owners makes the owners the pods name that objs do not hold. Objects of
-// a built-in's root kind are made up only between a workload of the
-// examples and its pods (a Deployment's ReplicaSet, a JobSet's or a
-// CronJob's Jobs, a LeaderWorkerSet's StatefulSets, a RayJob's RayCluster):
-// anywhere else they would be workloads of their own.
-// Pods that own pods (a Spark driver, its executors) need no made-up owner.
+// a built-in's root kind (by group and kind: a Volcano Job is one, and so
+// is a batch/v1 Job) are made up only between a workload of the examples
+// and its pods (a Deployment's ReplicaSet, a JobSet's or a CronJob's Jobs,
+// a LeaderWorkerSet's StatefulSets, the RayCluster of a RayJob or a
+// RayService, the objects an AppWrapper wraps): anywhere else they would
+// be workloads of their own. Pods that own pods (a Spark driver, its
+// executors) need no made-up owner.
 func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	all, err := builtin.All()
 	require.NoError(t, err)
-	workloadKinds := map[string]bool{}
+	workloadKinds := map[schema.GroupKind]bool{}
 	for _, b := range all {
-		workloadKinds[b.Karta.Spec.StructureDefinition.RootComponent.Kind.Kind] = true
+		workloadKinds[b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK().GroupKind()] = true
 	}
 	known := map[types.UID]bool{}
 	for _, o := range objs {
@@ -227,18 +269,15 @@ func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructur
 			known[ref.UID] = true
 			w := workloadOf(objs, pod.GetNamespace(), ref.Name)
 			owner := &unstructured.Unstructured{Object: map[string]any{}}
-			if workloadKinds[ref.Kind] {
+			if workloadKinds[schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind).GroupKind()] {
 				if w == nil || w.GetKind() == ref.Kind {
 					continue
 				}
-				if ref.Kind == "RayCluster" {
-					if w.GetKind() != "RayJob" {
-						continue
-					}
-					spec, _, err := unstructured.NestedMap(w.Object, "spec", "rayClusterSpec")
-					require.NoError(t, err)
+				if spec := madeUpWorkloadSpec(t, ref, w); spec != nil {
 					owner.Object["spec"] = spec
 					owner.Object["status"] = map[string]any{"state": "ready"}
+				} else if ref.Kind == "RayCluster" || w.GetKind() == "AppWrapper" {
+					continue
 				}
 			}
 			owner.SetAPIVersion(ref.APIVersion)
@@ -254,6 +293,39 @@ func owners(t testing.TB, pods, objs []*unstructured.Unstructured) []*unstructur
 		}
 	}
 	return out
+}
+
+// madeUpWorkloadSpec is the spec of a workload that another workload w
+// creates and its pods name as their owner: a RayJob's or a RayService's
+// RayCluster, an object an AppWrapper wraps. It is nil for any other.
+func madeUpWorkloadSpec(t testing.TB, ref metav1.OwnerReference, w *unstructured.Unstructured) map[string]any {
+	t.Helper()
+	if w == nil {
+		return nil
+	}
+	switch {
+	case ref.Kind == "RayCluster" && w.GetKind() == "RayJob":
+		spec, _, err := unstructured.NestedMap(w.Object, "spec", "rayClusterSpec")
+		require.NoError(t, err)
+		return spec
+	case ref.Kind == "RayCluster" && w.GetKind() == "RayService":
+		spec, _, err := unstructured.NestedMap(w.Object, "spec", "rayClusterConfig")
+		require.NoError(t, err)
+		return spec
+	case w.GetKind() == "AppWrapper":
+		components, _, err := unstructured.NestedSlice(w.Object, "spec", "components")
+		require.NoError(t, err)
+		for _, c := range components {
+			tmpl, _, _ := unstructured.NestedMap(c.(map[string]any), "template")
+			if tmpl["kind"] == ref.Kind && tmpl["apiVersion"] == ref.APIVersion {
+				if name, _, _ := unstructured.NestedString(tmpl, "metadata", "name"); name == ref.Name {
+					spec, _, _ := unstructured.NestedMap(tmpl, "spec")
+					return spec
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // workloadOf is the object of namespace ns whose name the owner's name is

@@ -84,10 +84,16 @@ func TestLiveGetCommand(t *testing.T) {
 		"RayJob/resnet-train":                     "Running",
 		"ReplicaSet/triton-resnet50-7c9d5b8f64":   "Running",
 		"Service/thumbnailer":                     "Running",
+		"AppWrapper/granite-ft":                   "Running",
+		"FlinkDeployment/fraud-scoring":           "Running",
+		"Job/bert-pretrain":                       "Running",
+		"RayService/llama-serve":                  "Running",
+		"Sandbox/swe-agent-4821":                  "Running",
 		"SparkApplication/clickstream-etl":        "Running",
 		"StatefulSet/qdrant":                      "Running",
 		"TFJob/wide-deep-ctr":                     "Running",
 		"TrainJob/llama32-3b-alpaca":              "Running",
+		"Workflow/fraud-model-9hq2w":              "Running",
 		"XGBoostJob/fraud-gbdt":                   "Running",
 	}
 	statuses := func() map[string]string {

@@ -25,9 +25,10 @@ var clusterNow = time.Date(2025, 9, 4, 12, 0, 0, 0, time.UTC)
 var exampleNames = []string{
 	"dynamographdeployment", "dynamographdeployment-v1beta1", "inferenceservice", "jaxjob", "jobset", "knative-service", "leaderworkerset",
 	"llminferenceservice", "llminferenceservice-v1alpha1", "milvus",
-	"cronjob", "daemonset", "deployment", "job", "mpijob", "mpijob-v1", "nimcache", "nimservice", "notebook", "paddlejob",
-	"pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "replicaset", "sparkapplication", "statefulset", "tfjob",
-	"trainjob", "xgboostjob",
+	"appwrapper", "cronjob", "daemonset", "deployment", "flinkdeployment", "job", "mpijob", "mpijob-v1", "nimcache",
+	"nimservice", "notebook", "paddlejob", "pod", "podcliqueset", "pytorchjob", "raycluster", "rayjob", "rayservice",
+	"replicaset", "sandbox", "sparkapplication", "statefulset", "tfjob", "trainjob", "volcano-job", "workflow",
+	"xgboostjob",
 }
 
 var trainJobResource = clustertest.Resource{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"}, Namespaced: true}
