@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/podgroups"
 )
 
@@ -212,15 +212,20 @@ type kindWant struct {
 	namespaced bool
 }
 
-// watchedAsWorkload says whether the kind of p's Karta is watched as a
-// workload: not a Pod, and not Kubernetes' other kinds unless their Karta
-// switches them on (KubernetesKinds says why).
-func (c *Controller) watchedAsWorkload(p *interpreter.Program) bool {
-	gk := p.GVK().GroupKind()
+// WatchedAsWorkload says whether the gang output watches the workloads
+// of k's kind (as well as having gang instructions, which it needs too):
+// not Pods, and not Kubernetes' other kinds unless k switches them on
+// (KubernetesKinds says why). The chart's RBAC follows it.
+func WatchedAsWorkload(k *karta.Karta) bool {
+	root := k.Spec.StructureDefinition.RootComponent
+	if root == nil || root.Kind == nil {
+		return false
+	}
+	gk := root.Kind.GVK().GroupKind()
 	if gk == podGVK.GroupKind() {
 		return false
 	}
-	return !isKubernetesKind(gk) || p.Karta().Annotations[SwitchAnnotation] == "true"
+	return !isKubernetesKind(gk) || k.Annotations[SwitchAnnotation] == "true"
 }
 
 func isKubernetesKind(gk schema.GroupKind) bool {
@@ -243,7 +248,7 @@ func (c *Controller) syncWatches(ctx context.Context, reset bool) {
 	var ownerKinds []schema.GroupVersionKind
 	for _, e := range c.registry.Entries() {
 		p, err := c.registry.Lookup(e.GVK)
-		if err != nil || p == nil || !podgroups.HasGangInstructions(p.Karta()) || !c.watchedAsWorkload(p) {
+		if err != nil || p == nil || !podgroups.HasGangInstructions(p.Karta()) || !WatchedAsWorkload(p.Karta()) {
 			continue
 		}
 		k, ok := c.mapKind(e.GVK)

@@ -558,7 +558,7 @@ func builtinWorkloadRules(t *testing.T) []rbacv1.PolicyRule {
 	all, err := builtin.All()
 	require.NoError(t, err)
 	for _, b := range all {
-		if !podgroups.HasGangInstructions(b.Karta) {
+		if !podgroups.HasGangInstructions(b.Karta) || !gangoutput.WatchedAsWorkload(b.Karta) {
 			continue
 		}
 		sd := b.Karta.Spec.StructureDefinition

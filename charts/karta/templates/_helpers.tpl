@@ -104,19 +104,27 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/*
 The workload kinds of the built-in Kartas and the kinds between them and their pods (their child kinds,
 and ReplicaSets, Deployments, StatefulSets, Jobs), by API group: the gang output watches them (test/helm
-keeps the list equal to what the built-ins name).
+keeps the list equal to what the built-ins name). Kubernetes' own kinds are owners only: the gang output
+does not watch them as workloads (gangoutput.WatchedAsWorkload).
 */}}
 {{- define "karta.gangWorkloads" -}}
+agents.x-k8s.io: [sandboxes]
 apps: [deployments, replicasets, statefulsets]
-apps.nvidia.com: [nimservices]
+apps.nvidia.com: [nimcaches, nimservices]
+argoproj.io: [workflows]
 batch: [jobs]
+batch.volcano.sh: [jobs]
+flink.apache.org: [flinkdeployments]
 grove.io: [podcliques, podcliquescalinggroups, podcliquesets]
 jobset.x-k8s.io: [jobsets]
-kubeflow.org: [mpijobs, pytorchjobs]
+kubeflow.org: [jaxjobs, mpijobs, notebooks, paddlejobs, pytorchjobs, tfjobs, xgboostjobs]
 leaderworkerset.x-k8s.io: [leaderworkersets]
 milvus.io: [milvuses]
 nvidia.com: [dynamocomponentdeployments, dynamographdeployments]
-ray.io: [rayclusters, rayjobs]
+ray.io: [rayclusters, rayjobs, rayservices]
 serving.knative.dev: [revisions, services]
-serving.kserve.io: [inferenceservices]
+serving.kserve.io: [inferenceservices, llminferenceservices]
+sparkoperator.k8s.io: [sparkapplications]
+trainer.kubeflow.org: [trainjobs]
+workload.codeflare.dev: [appwrappers]
 {{- end }}
