@@ -97,6 +97,7 @@ generate:
 	$(CONTROLLER_GEN) object paths=./karta/...
 	$(CONTROLLER_GEN) crd paths=./karta/... output:crd:artifacts:config=karta/crd
 	cp karta/crd/run.ai_kartas.yaml charts/karta/files/run.ai_kartas.yaml
+	$(GO) test ./builtin -run '^TestGeneratedIndex$$' -update
 	$(GO) test ./cmd/karta -run '^TestCLIDoc$$' -update
 	$(GO) build -o bin/karta-generate ./cmd/karta
 	rm -rf scripts/karmada scripts/argocd && mkdir -p scripts/karmada scripts/argocd
