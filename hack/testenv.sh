@@ -28,10 +28,16 @@
 set -euo pipefail
 shopt -s inherit_errexit
 
-readonly K8S_VERSION=v1.36.3
-readonly K8S_STAGING_VERSION=v0.36.3
+readonly K8S_VERSION=v1.37.2
+readonly K8S_STAGING_VERSION=v0.37.2
 readonly ETCD_VERSION=v3.6.8
 readonly KWOK_VERSION=v0.8.0
+# Kubernetes' gang scheduling (KEP-4671): the Workload API's Workload and
+# PodGroup (scheduling.k8s.io v1beta1, and v1alpha3, the version karta's
+# Workload API output is written in) and kube-scheduler's GangScheduling
+# plugin, behind the GenericWorkload gate (beta in 1.37, off by default).
+readonly FEATURE_GATES=GenericWorkload=true
+readonly RUNTIME_CONFIG=scheduling.k8s.io/v1beta1=true,scheduling.k8s.io/v1alpha3=true
 
 readonly CACHE_DIR="${KARTA_TESTENV_CACHE:-${HOME}/.cache/karta-testenv}"
 readonly RUN_DIR="${KARTA_TESTENV_DIR:-/tmp/karta-testenv}"
@@ -393,6 +399,8 @@ start_apiserver() {
     --service-account-signing-key-file="${pki}/sa.key" \
     --service-cluster-ip-range=10.96.0.0/16 \
     --endpoint-reconciler-type=none \
+    --feature-gates="${FEATURE_GATES}" \
+    --runtime-config="${RUNTIME_CONFIG}" \
     --v=1
   wait_ready kube-apiserver apiserver_ready
 }
@@ -417,6 +425,7 @@ start_controller_manager() {
     --service-account-private-key-file="${RUN_DIR}/pki/sa.key" \
     --root-ca-file="${RUN_DIR}/pki/apiserver.crt" \
     --use-service-account-credentials=false \
+    --feature-gates="${FEATURE_GATES}" \
     --v=1
   wait_ready kube-controller-manager https_healthy "${CONTROLLER_MANAGER_PORT}"
 }
@@ -427,6 +436,7 @@ start_scheduler() {
     --bind-address=127.0.0.1 \
     --secure-port="${SCHEDULER_PORT}" \
     --leader-elect=false \
+    --feature-gates="${FEATURE_GATES}" \
     --v=1
   wait_ready kube-scheduler https_healthy "${SCHEDULER_PORT}"
 }

@@ -44,9 +44,9 @@ var (
 // each is linked to its group at creation, and the group's Volcano
 // PodGroup is written, owned by the JobSet, and follows its scale. A Karta
 // annotated karta.run.ai/gang-output: "false" turns it off (the PodGroup
-// is deleted), and deleting that Karta turns it on again. The Workload API
-// is not served by the test cluster's Kubernetes (1.36: no
-// scheduling.k8s.io/v1alpha3), so that target is tested on fakes only.
+// is deleted), and deleting that Karta turns it on again. The Workload
+// API's objects meet kube-scheduler's gang scheduling in podgroups'
+// TestIntegrationGangScheduling.
 func TestIntegrationGangOutput(t *testing.T) {
 	cfg := testenv.Config(t)
 	testenv.InstallCRDs(t, cfg)

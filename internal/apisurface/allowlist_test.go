@@ -62,6 +62,8 @@ var publicByDesign = map[string]string{
 	"gangoutput.DefaultRediscoverPeriod": "documents the default of Options.RediscoverPeriod",
 	"gangoutput.DefaultResyncPeriod":     "documents the default of Options.ResyncPeriod",
 	"gangoutput.DefaultWorkers":          "documents the default of Options.Workers",
+	"gangoutput.KubernetesKinds":         "documents which kinds are off unless their Karta switches them on",
+	"gangoutput.WatchedAsWorkload":       "which workload kinds the gang output watches: what its RBAC must grant (the chart's test, in its own module, derives the chart's rules from it)",
 	"gangoutput.ReasonDeleted":           "an event reason on workloads, read by users and automation",
 	"gangoutput.ReasonFailed":            "an event reason on workloads, read by users and automation",
 	"gangoutput.ReasonLeftAlone":         "an event reason on workloads, read by users and automation",

@@ -23,10 +23,12 @@ import (
 	kartacrd "github.com/kartalua/karta/karta/crd"
 )
 
-// crdFiles are stand-ins for the CRDs of the workload kinds the built-in
-// Kartas describe and of the gang schedulers' PodGroups the gang output
-// writes: real group, versions, names and scope, a status subresource,
-// and a schema that keeps any spec and status.
+// crdFiles are the CRDs of the workload kinds the built-in Kartas describe
+// and of the gang schedulers' PodGroups the gang output writes: the
+// published ones where their projects' modules are served here (Volcano's
+// and scheduler-plugins' PodGroups; each file says where it comes from),
+// else stand-ins with the real group, versions, names and scope, a status
+// subresource, and a schema that keeps any spec and status.
 //
 //go:embed crds/*.yaml
 var crdFiles embed.FS

@@ -29,7 +29,7 @@ const (
 
 // kubeVersion is the Kubernetes version the chart is rendered for: the test
 // cluster's (hack/testenv.sh).
-var kubeVersion = chartutil.KubeVersion{Version: "v1.36.3", Major: "1", Minor: "36"}
+var kubeVersion = chartutil.KubeVersion{Version: "v1.37.2", Major: "1", Minor: "37"}
 
 // apiVersions are the optional APIs the chart's objects use, as a cluster
 // with cert-manager and prometheus-operator reports them.
