@@ -333,8 +333,8 @@ func TestTargetNotServed(t *testing.T) {
 	err = c.Run(context.Background())
 	var ns *NotServedError
 	require.ErrorAs(t, err, &ns)
-	assert.Equal(t, "gang output workload-api: the cluster does not serve scheduling.k8s.io/v1alpha3, Kind=Workload "+
-		"(it needs Kubernetes 1.37 with the GenericWorkload feature gate and --runtime-config=scheduling.k8s.io/v1alpha3=true)", err.Error())
+	assert.Equal(t, "gang output workload-api: the cluster does not serve scheduling.k8s.io/v1beta1, Kind=Workload "+
+		"(it needs Kubernetes 1.37 with the GenericWorkload feature gate and --runtime-config=scheduling.k8s.io/v1beta1=true)", err.Error())
 }
 
 func TestOptions(t *testing.T) {

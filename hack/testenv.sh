@@ -33,11 +33,11 @@ readonly K8S_STAGING_VERSION=v0.37.2
 readonly ETCD_VERSION=v3.6.8
 readonly KWOK_VERSION=v0.8.0
 # Kubernetes' gang scheduling (KEP-4671): the Workload API's Workload and
-# PodGroup (scheduling.k8s.io v1beta1, and v1alpha3, the version karta's
-# Workload API output is written in) and kube-scheduler's GangScheduling
-# plugin, behind the GenericWorkload gate (beta in 1.37, off by default).
+# PodGroup (scheduling.k8s.io/v1beta1, the version karta writes) and
+# kube-scheduler's GangScheduling plugin, behind the GenericWorkload gate
+# (beta in 1.37, off by default).
 readonly FEATURE_GATES=GenericWorkload=true
-readonly RUNTIME_CONFIG=scheduling.k8s.io/v1beta1=true,scheduling.k8s.io/v1alpha3=true
+readonly RUNTIME_CONFIG=scheduling.k8s.io/v1beta1=true
 
 readonly CACHE_DIR="${KARTA_TESTENV_CACHE:-${HOME}/.cache/karta-testenv}"
 readonly RUN_DIR="${KARTA_TESTENV_DIR:-/tmp/karta-testenv}"

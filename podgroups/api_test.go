@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/operation"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,19 +77,25 @@ func checkObject(t *testing.T, target podgroups.Target, o *unstructured.Unstruct
 	var meta *metav1.ObjectMeta
 	switch target {
 	case podgroups.WorkloadAPI:
-		require.Equal(t, "scheduling.k8s.io/v1alpha3", o.GetAPIVersion())
+		// v1beta1, validated through v1alpha3, the version k8s.io/api
+		// ships declarative validation for (the fields are the same).
+		require.Equal(t, "scheduling.k8s.io/v1beta1", o.GetAPIVersion())
 		op := operation.Operation{Type: operation.Create, Options: map[string]bool{
 			"TopologyAwareWorkloadScheduling": false, "CompositePodGroup": false, "PodGroupPreemptionPolicy": false}}
 		switch o.GetKind() {
 		case "Workload":
-			var wl schedulingv1alpha3.Workload
+			var wl schedulingv1beta1.Workload
 			strictDecode(t, o.Object, &wl)
-			assert.Empty(t, schedulingv1alpha3.Validate_Workload(context.Background(), op, nil, &wl, nil))
+			var twin schedulingv1alpha3.Workload
+			strictDecode(t, o.Object, &twin)
+			assert.Empty(t, schedulingv1alpha3.Validate_Workload(context.Background(), op, nil, &twin, nil))
 			meta = &wl.ObjectMeta
 		case "PodGroup":
-			var pg schedulingv1alpha3.PodGroup
+			var pg schedulingv1beta1.PodGroup
 			strictDecode(t, o.Object, &pg)
-			assert.Empty(t, schedulingv1alpha3.Validate_PodGroup(context.Background(), op, nil, &pg, nil))
+			var twin schedulingv1alpha3.PodGroup
+			strictDecode(t, o.Object, &twin)
+			assert.Empty(t, schedulingv1alpha3.Validate_PodGroup(context.Background(), op, nil, &twin, nil))
 			meta = &pg.ObjectMeta
 		default:
 			t.Fatalf("unexpected kind %s", o.GetKind())

@@ -3,7 +3,7 @@
 // link to its group:
 //
 //   - workload-api: Kubernetes' own gang scheduling (KEP-4671,
-//     scheduling.k8s.io/v1alpha3): one Workload per workload object, with a
+//     scheduling.k8s.io/v1beta1): one Workload per workload object, with a
 //     PodGroupTemplate per gang definition of its Karta, and one PodGroup
 //     per group; a pod links to its PodGroup by spec.schedulingGroup.
 //   - kai: KAI-Scheduler's PodGroup (scheduling.run.ai/v2alpha2) with its

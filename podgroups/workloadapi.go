@@ -1,21 +1,27 @@
 package podgroups
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/operation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// The Workload API's version: the newest k8s.io/api carries whose types
-// come with their declarative validation (zz_generated.validations.go),
-// which checks every object built here. scheduling.k8s.io/v1beta1 has the
-// same Workload and PodGroup fields; an API server that serves both
-// converts between them.
-var workloadGV = schedulingv1alpha3.SchemeGroupVersion
+// The Workload API's version: the newest k8s.io/api carries,
+// scheduling.k8s.io/v1beta1 (beta in Kubernetes 1.37, where kube-scheduler
+// reads it; a cluster that turns the API on serves it, while v1alpha3
+// must be asked for besides). k8s.io/api ships declarative validation
+// (zz_generated.validations.go) for v1alpha3 only, so each object built
+// here is checked through its v1alpha3 twin (validateAsV1alpha3): the
+// fields karta writes are the same in both versions.
+var workloadGV = schedulingv1beta1.SchemeGroupVersion
 
 // workloadAPI builds the Workload (one pod group template per gang
 // definition, in Karta order) and a PodGroup per group.
@@ -24,24 +30,24 @@ func (b *builder) workloadAPI(defs []string) error {
 	if obj.GetName() == "" {
 		return &InvalidError{Kind: "Workload", Name: "(unnamed)", Errors: []string{"metadata.name: Required value: the workload has no name to name its Workload after"}}
 	}
-	if len(defs) > schedulingv1alpha3.WorkloadMaxPodGroupTemplates {
+	if len(defs) > schedulingv1beta1.WorkloadMaxPodGroupTemplates {
 		return &InvalidError{Kind: "Workload", Name: obj.GetName(), Errors: []string{fmt.Sprintf(
 			"spec.podGroupTemplates: Too many: %d: must have at most %d items (one per gang definition of karta %q)",
-			len(defs), schedulingv1alpha3.WorkloadMaxPodGroupTemplates, b.in.Karta.Name)}}
+			len(defs), schedulingv1beta1.WorkloadMaxPodGroupTemplates, b.in.Karta.Name)}}
 	}
 	plans := b.plans()
 	templateOf := map[string]string{}
-	wl := &schedulingv1alpha3.Workload{
+	wl := &schedulingv1beta1.Workload{
 		TypeMeta:   metav1.TypeMeta{APIVersion: workloadGV.String(), Kind: "Workload"},
 		ObjectMeta: b.meta(obj.GetName(), ""),
-		Spec: schedulingv1alpha3.WorkloadSpec{
-			ControllerRef:     &schedulingv1alpha3.TypedLocalObjectReference{APIGroup: obj.GroupVersionKind().Group, Kind: obj.GetKind(), Name: obj.GetName()},
-			PodGroupTemplates: []schedulingv1alpha3.PodGroupTemplate{},
+		Spec: schedulingv1beta1.WorkloadSpec{
+			ControllerRef:     &schedulingv1beta1.TypedLocalObjectReference{APIGroup: obj.GroupVersionKind().Group, Kind: obj.GetKind(), Name: obj.GetName()},
+			PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{},
 		},
 	}
-	var groups []*schedulingv1alpha3.PodGroup
+	var groups []*schedulingv1beta1.PodGroup
 	for _, def := range defs {
-		tmpl := schedulingv1alpha3.PodGroupTemplate{Name: labelName(def)}
+		tmpl := schedulingv1beta1.PodGroupTemplate{Name: labelName(def)}
 		templateOf[def] = tmpl.Name
 		// The template's minimum is the smallest of its PodGroups' (each
 		// PodGroup carries its own, which the scheduler reads); 1 when none
@@ -64,7 +70,7 @@ func (b *builder) workloadAPI(defs []string) error {
 		if err != nil {
 			return err
 		}
-		tmpl.SchedulingPolicy.Gang = &schedulingv1alpha3.GangSchedulingPolicy{MinCount: n}
+		tmpl.SchedulingPolicy.Gang = &schedulingv1beta1.GangSchedulingPolicy{MinCount: n}
 		if len(classes) == 1 {
 			for c := range classes {
 				tmpl.PriorityClassName = c
@@ -87,7 +93,9 @@ func (b *builder) workloadAPI(defs []string) error {
 		}
 	}
 	op := b.workloadOperation()
-	errs := append(checkMeta(&wl.ObjectMeta), schedulingv1alpha3.Validate_Workload(context.Background(), op, nil, wl, nil)...)
+	errs := append(checkMeta(&wl.ObjectMeta), validateAsV1alpha3(wl, &schedulingv1alpha3.Workload{}, func(twin *schedulingv1alpha3.Workload) field.ErrorList {
+		return schedulingv1alpha3.Validate_Workload(context.Background(), op, nil, twin, nil)
+	})...)
 	if err := invalid("Workload", wl.Name, errs); err != nil {
 		return err
 	}
@@ -95,7 +103,9 @@ func (b *builder) workloadAPI(defs []string) error {
 		return err
 	}
 	for _, pg := range groups {
-		errs := append(checkMeta(&pg.ObjectMeta), schedulingv1alpha3.Validate_PodGroup(context.Background(), op, nil, pg, nil)...)
+		errs := append(checkMeta(&pg.ObjectMeta), validateAsV1alpha3(pg, &schedulingv1alpha3.PodGroup{}, func(twin *schedulingv1alpha3.PodGroup) field.ErrorList {
+			return schedulingv1alpha3.Validate_PodGroup(context.Background(), op, nil, twin, nil)
+		})...)
 		if err := invalid("PodGroup", pg.Name, errs); err != nil {
 			return err
 		}
@@ -108,21 +118,21 @@ func (b *builder) workloadAPI(defs []string) error {
 
 // workloadPodGroup is the PodGroup of one group: the gang policy with the
 // group's minMember, from its template.
-func (b *builder) workloadPodGroup(p *plan, workload string, tmpl *schedulingv1alpha3.PodGroupTemplate) (*schedulingv1alpha3.PodGroup, error) {
+func (b *builder) workloadPodGroup(p *plan, workload string, tmpl *schedulingv1beta1.PodGroupTemplate) (*schedulingv1beta1.PodGroup, error) {
 	n, err := count32("PodGroup", p.name, "spec.schedulingPolicy.gang.minCount", p.g.MinMember)
 	if err != nil {
 		return nil, err
 	}
-	pg := &schedulingv1alpha3.PodGroup{
+	pg := &schedulingv1beta1.PodGroup{
 		TypeMeta:   metav1.TypeMeta{APIVersion: workloadGV.String(), Kind: "PodGroup"},
 		ObjectMeta: b.meta(p.name, p.g.Name),
-		Spec: schedulingv1alpha3.PodGroupSpec{
-			WorkloadRef:       &schedulingv1alpha3.WorkloadReference{WorkloadName: workload, TemplateName: tmpl.Name},
-			SchedulingPolicy:  schedulingv1alpha3.PodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.GangSchedulingPolicy{MinCount: n}},
+		Spec: schedulingv1beta1.PodGroupSpec{
+			WorkloadRef:       &schedulingv1beta1.WorkloadReference{WorkloadName: workload, TemplateName: tmpl.Name},
+			SchedulingPolicy:  schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: n}},
 			PriorityClassName: p.priority,
 			// The API server's default (+default={"single": {}}), which its
 			// validation then requires: pods may be disrupted one by one.
-			DisruptionMode: &schedulingv1alpha3.DisruptionMode{Single: &schedulingv1alpha3.SingleDisruptionMode{}},
+			DisruptionMode: &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}},
 		},
 	}
 	if len(p.subs) > 0 {
@@ -139,7 +149,7 @@ func (b *builder) workloadPodGroup(p *plan, workload string, tmpl *schedulingv1a
 			case len(validation.IsQualifiedName(lvl)) > 0:
 				b.warn("group %s: requiredTopologyLevel %q is no node label key: it is left out", p.g.Name, lvl)
 			default:
-				pg.Spec.SchedulingConstraints = &schedulingv1alpha3.PodGroupSchedulingConstraints{Topology: []schedulingv1alpha3.TopologyConstraint{{Key: lvl}}}
+				pg.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: lvl}}}
 			}
 		}
 	}
@@ -166,4 +176,21 @@ func subMinimums(p *plan) string {
 		s += fmt.Sprintf("%s %d", sp.sg.Name, sp.sg.MinMember)
 	}
 	return s
+}
+
+// validateAsV1alpha3 validates a v1beta1 object through its v1alpha3 twin
+// (the same JSON decoded strictly into the v1alpha3 type: a field v1alpha3
+// lacks would be an error, not dropped), with v1alpha3's declarative
+// validation.
+func validateAsV1alpha3[T any](obj any, twin *T, validate func(*T) field.ErrorList) field.ErrorList {
+	data, err := json.Marshal(obj)
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(twin)
+	}
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, fmt.Errorf("as scheduling.k8s.io/v1alpha3: %w", err))}
+	}
+	return validate(twin)
 }
