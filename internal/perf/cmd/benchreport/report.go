@@ -279,6 +279,8 @@ func (r *results) metricLines() []string {
 			prefix, units = "KARMADA-CASES vs-karmada", []string{"cases", "min-ratio", "p10-ratio", "median-ratio"}
 		case k.name == "ArgoCases":
 			prefix, units = "ARGO-CASES vs-argocd", []string{"cases", "min-ratio", "p10-ratio", "median-ratio"}
+		case k.name == "ControllerResync":
+			prefix, units = "SCALE controller-resync", []string{"workloads", "pods", "s/resync", "heap-B/program", "heap-B/workload"}
 		default:
 			continue
 		}
@@ -359,6 +361,11 @@ func (r *results) targets(rows []row, scales []scaling) []target {
 		if strings.HasPrefix(k.name, "PoolState/") {
 			if v, ok := r.median(k, "B/state-used"); ok {
 				add("a pooled state of "+strings.TrimPrefix(k.name, "PoolState/")+" retains <= 300 KB", v <= 300*1024, num(v/1024)+" KB")
+			}
+		}
+		if k.name == "ControllerResync" {
+			if v, ok := r.median(k, "s/resync"); ok {
+				add("a full resync of 10,000 workloads and 100,000 pods <= 2 s", v <= 2, num(v)+" s")
 			}
 		}
 		if k.name == "MillionCalls" {
