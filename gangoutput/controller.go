@@ -191,6 +191,12 @@ func (c *Controller) HasSynced() bool {
 			return false
 		}
 	}
+	// Nil until the first syncWatches has started the workload and owner
+	// watches (an empty slice when there are none): the pods' and
+	// targets' caches can sync before that.
+	if set.initial == nil {
+		return false
+	}
 	for _, w := range set.initial {
 		if !w.inf.HasSynced() && !w.failed.Load() {
 			return false
