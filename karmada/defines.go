@@ -1,0 +1,74 @@
+package karmada
+
+import (
+	"github.com/kartalua/karta/internal/programapi"
+	"github.com/kartalua/karta/interpreter"
+)
+
+// Defines tells whether the Program answers op for some object of its
+// kind — what a Karmada ResourceInterpreterWebhookConfiguration should
+// send it, and what its export scripts. Karmada treats a webhook's refusal
+// as an error, not as "ask another interpreter": a PyTorchJob whose
+// InterpretReplica the webhook refuses gets no ResourceBinding. So a kind
+// is wired only for the operations its Program defines:
+//
+//   - InterpretReplica: a script's GetReplicas, or exactly one pod-bearing
+//     component, of one instance (neither it nor an ancestor has an
+//     instanceIDPath): GetReplicas refuses an object whose component has
+//     several present instances (a JobSet of two replicated Jobs), so a
+//     kind whose objects usually do is not wired for it, and Karmada
+//     counts no replicas for it, as for any kind it has no interpreter
+//     for;
+//   - InterpretComponent: a script's GetComponents, or some pod-bearing
+//     component;
+//   - ReviseReplica: a script's ReviseReplica, or a component whose
+//     replicasPath the revision writes;
+//   - Retain: a script's Retain only (a Karta generates none);
+//   - InterpretStatus, AggregateStatus, InterpretHealth,
+//     InterpretDependency: always.
+func (k Program) Defines(op Operation) bool {
+	overridden := func(h interpreter.Hook) bool { return k.in.Overridden(string(h)) }
+	bearing := 0
+	single := false
+	for _, c := range k.model.Components {
+		if c.PodBearing() {
+			bearing++
+			single = oneInstance(c)
+		}
+	}
+	switch op {
+	case OpInterpretReplica:
+		return overridden(interpreter.HookGetReplicas) || (bearing == 1 && single)
+	case OpInterpretComponent:
+		return overridden(interpreter.HookGetComponents) || bearing > 0
+	case OpReviseReplica:
+		return overridden(interpreter.HookReviseReplica) || k.model.ReplicaComponent != nil
+	case OpRetain:
+		return overridden(interpreter.HookRetain)
+	case OpInterpretStatus, OpAggregateStatus, OpInterpretHealth, OpInterpretDependency:
+		return true
+	}
+	return false
+}
+
+// oneInstance: neither c nor an ancestor has instance ids.
+func oneInstance(c *programapi.Component) bool {
+	for ; c != nil; c = c.Parent {
+		if c.InstanceIDPath != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// DefinedOperations are the operations the Program defines (Defines), in
+// the order of Operations.
+func (k Program) DefinedOperations() []Operation {
+	var out []Operation
+	for _, op := range Operations {
+		if k.Defines(op) {
+			out = append(out, op)
+		}
+	}
+	return out
+}
