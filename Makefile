@@ -14,6 +14,8 @@ IMAGE     ?= karta:$(VERSION)
 DOCKER    ?= docker
 # The Helm chart's tests: a module of their own, so that karta's does not depend on Helm.
 CHART_TEST := test/helm
+# Karmada's own webhook client against `karta serve`: a module of its own (Karmada pins older k8s.io).
+KARMADA_TEST := test/karmada
 
 # Fuzz targets as package:Target; `go test -fuzz` takes one target per run.
 FUZZ_TARGETS := ./karta:FuzzLoad ./internal/jqexpr:FuzzCheck ./internal/jqlua:FuzzJQ ./interpreter:FuzzReviseSpec ./interpreter:FuzzBackends \
@@ -33,10 +35,13 @@ image:
 
 ## test: formatting, vet, then every test with the race detector (fuzz seed corpora included),
 ## then the chart's and the image recipe's tests (test/helm; -count=1: they read files outside
-## their module, which go test's cache does not watch).
+## their module, which go test's cache does not watch), then Karmada's webhook client against
+## `karta serve` (test/karmada; without -race: what it tests runs in the karta binary it builds,
+## and a race build of Karmada's dependencies would double the cold compile).
 test: fmt-check vet
 	$(GO) test -race -timeout 30m ./...
 	cd $(CHART_TEST) && $(GO) test -race -count=1 -timeout 30m ./...
+	cd $(KARMADA_TEST) && $(GO) test -count=1 -timeout 30m ./...
 
 ## test-integration: every test, integration-tagged ones included, against a real
 ## cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok fake nodes)
@@ -47,7 +52,8 @@ test-integration:
 	@trap 'hack/testenv.sh stop' EXIT; trap 'exit 130' INT TERM; \
 	hack/testenv.sh start && eval "$$(hack/testenv.sh env)" && \
 	$(GO) test -race -timeout 30m -tags integration -count=1 ./... && \
-	(cd $(CHART_TEST) && $(GO) test -race -tags integration -count=1 -timeout 30m ./...)
+	(cd $(CHART_TEST) && $(GO) test -race -tags integration -count=1 -timeout 30m ./...) && \
+	(cd $(KARMADA_TEST) && $(GO) test -tags integration -count=1 -timeout 30m ./...)
 
 fmt-check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -56,6 +62,7 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 	cd $(CHART_TEST) && $(GO) vet ./... && $(GO) vet -tags integration ./...
+	cd $(KARMADA_TEST) && $(GO) vet ./...
 
 ## lint: test's static checks plus a go.mod that is tidy.
 lint: fmt-check vet tidy-check
@@ -63,6 +70,7 @@ lint: fmt-check vet tidy-check
 tidy-check:
 	$(GO) mod tidy -diff
 	cd $(CHART_TEST) && $(GO) mod tidy -diff
+	cd $(KARMADA_TEST) && $(GO) mod tidy -diff
 
 ## fuzz: run each fuzz target for FUZZTIME (e.g. make fuzz FUZZTIME=10m).
 fuzz:
