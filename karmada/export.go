@@ -77,7 +77,9 @@ func exportLua(e *luaexport.Exporter) (string, []string, error) {
 		return "", nil, err
 	}
 	var rules []string
-	if len(bearing) == 1 {
+	// GetReplicas as Program.Defines has it: one pod-bearing component of
+	// one instance.
+	if len(bearing) == 1 && oneInstance(bearing[0]) {
 		e.W("function GetReplicas(obj)\n")
 		e.W("  local u = units_%d(obj, true)\n", bearing[0].Index)
 		e.W("  if #u ~= 1 then error(\"GetReplicas: component %s has \" .. #u .. \" present instances, not one\") end\n", luaexport.Escape(bearing[0].Name))

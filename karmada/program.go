@@ -56,6 +56,10 @@ func (k Program) singleBearing() (*programapi.Component, error) {
 		return nil, &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetReplicas,
 			Reason: fmt.Sprintf("there are %d pod-bearing components [%s], not one", len(bearing), strings.Join(bearing, " "))}
 	}
+	if !oneInstance(c) {
+		return nil, &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetReplicas,
+			Reason: fmt.Sprintf("component %q has instances (an instanceIDPath on it or an ancestor), not one", c.Name)}
+	}
 	return c, nil
 }
 
@@ -63,7 +67,8 @@ func (k Program) singleBearing() (*programapi.Component, error) {
 const maxComponentName = 32
 
 // GetReplicas is Karmada's InterpretReplica. It is defined when there is
-// exactly one pod-bearing component and it has one present instance: the
+// exactly one pod-bearing component, of one instance (Defines), and that
+// instance is present: the
 // replicas are its own (1 if undefined) times those of its scaled
 // ancestors, the requirements kube.accuratePodRequirements of its
 // PodTemplateSpec view.
