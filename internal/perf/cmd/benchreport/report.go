@@ -279,6 +279,8 @@ func (r *results) metricLines() []string {
 			prefix, units = "KARMADA-CASES vs-karmada", []string{"cases", "min-ratio", "p10-ratio", "median-ratio"}
 		case k.name == "ArgoCases":
 			prefix, units = "ARGO-CASES vs-argocd", []string{"cases", "min-ratio", "p10-ratio", "median-ratio"}
+		case strings.HasPrefix(k.name, "Webhook/"):
+			prefix, units = "WEBHOOK "+strings.TrimPrefix(k.name, "Webhook/"), []string{"req/s", "p50-µs", "p99-µs"}
 		case k.name == "ControllerResync":
 			prefix, units = "SCALE controller-resync", []string{"workloads", "pods", "s/resync", "heap-B/program", "heap-B/workload"}
 		default:
