@@ -1,6 +1,9 @@
 package karmada
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/kartalua/karta/internal/programapi"
 	"github.com/kartalua/karta/interpreter"
 )
@@ -28,19 +31,12 @@ import (
 //     InterpretDependency: always.
 func (k Program) Defines(op Operation) bool {
 	overridden := func(h interpreter.Hook) bool { return k.in.Overridden(string(h)) }
-	bearing := 0
-	single := false
-	for _, c := range k.model.Components {
-		if c.PodBearing() {
-			bearing++
-			single = oneInstance(c)
-		}
-	}
 	switch op {
 	case OpInterpretReplica:
-		return overridden(interpreter.HookGetReplicas) || (bearing == 1 && single)
+		c, _ := replicaResource(k.model)
+		return overridden(interpreter.HookGetReplicas) || c != nil
 	case OpInterpretComponent:
-		return overridden(interpreter.HookGetComponents) || bearing > 0
+		return overridden(interpreter.HookGetComponents) || len(podBearing(k.model)) > 0
 	case OpReviseReplica:
 		return overridden(interpreter.HookReviseReplica) || k.model.ReplicaComponent != nil
 	case OpRetain:
@@ -49,6 +45,36 @@ func (k Program) Defines(op Operation) bool {
 		return true
 	}
 	return false
+}
+
+// podBearing are the model's pod-bearing components, in Karta order.
+func podBearing(m *programapi.Model) []*programapi.Component {
+	var out []*programapi.Component
+	for _, c := range m.Components {
+		if c.PodBearing() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// replicaResource is the component whose replicas GetReplicas reports —
+// the only pod-bearing one, of one instance — or, when there is none,
+// why GetReplicas is not defined. The in-process GetReplicas, Defines and
+// the export's replicaResource rule all follow it.
+func replicaResource(m *programapi.Model) (*programapi.Component, string) {
+	bearing := podBearing(m)
+	if len(bearing) != 1 {
+		names := make([]string, len(bearing))
+		for i, c := range bearing {
+			names[i] = c.Name
+		}
+		return nil, fmt.Sprintf("there are %d pod-bearing components [%s], not one", len(bearing), strings.Join(names, " "))
+	}
+	if !oneInstance(bearing[0]) {
+		return nil, fmt.Sprintf("component %q has instances (an instanceIDPath on it or an ancestor), not one", bearing[0].Name)
+	}
+	return bearing[0], ""
 }
 
 // oneInstance: neither c nor an ancestor has instance ids.

@@ -61,12 +61,7 @@ func Export(p *interpreter.Program) ([]byte, error) {
 // exportLua returns the chunk and the rules it serves, in Karmada's field
 // order.
 func exportLua(e *luaexport.Exporter) (string, []string, error) {
-	var bearing []*programapi.Component
-	for _, c := range e.Model.Components {
-		if c.PodBearing() {
-			bearing = append(bearing, c)
-		}
-	}
+	bearing := podBearing(e.Model)
 	// Per-component units.
 	for _, c := range bearing {
 		if err := units(e, c); err != nil {
@@ -77,12 +72,10 @@ func exportLua(e *luaexport.Exporter) (string, []string, error) {
 		return "", nil, err
 	}
 	var rules []string
-	// GetReplicas as Program.Defines has it: one pod-bearing component of
-	// one instance.
-	if len(bearing) == 1 && oneInstance(bearing[0]) {
+	if c, _ := replicaResource(e.Model); c != nil {
 		e.W("function GetReplicas(obj)\n")
-		e.W("  local u = units_%d(obj, true)\n", bearing[0].Index)
-		e.W("  if #u ~= 1 then error(\"GetReplicas: component %s has \" .. #u .. \" present instances, not one\") end\n", luaexport.Escape(bearing[0].Name))
+		e.W("  local u = units_%d(obj, true)\n", c.Index)
+		e.W("  if #u ~= 1 then error(\"GetReplicas: component %s has \" .. #u .. \" present instances, not one\") end\n", luaexport.Escape(c.Name))
 		e.W("  return u[1].replicas, kube.accuratePodRequirements(u[1].view)\n")
 		e.W("end\n\n")
 		rules = append(rules, "replicaResource")

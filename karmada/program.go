@@ -41,24 +41,12 @@ func ForProgram(p *interpreter.Program) Program {
 	return Program{p: p, in: in, model: in.Model()}
 }
 
-// singleBearing is the only pod-bearing component, or a NotDefinedError
-// for GetReplicas.
+// singleBearing is replicaResource's component, or a NotDefinedError
+// for GetReplicas with its reason.
 func (k Program) singleBearing() (*programapi.Component, error) {
-	var bearing []string
-	var c *programapi.Component
-	for _, cm := range k.model.Components {
-		if cm.PodBearing() {
-			bearing = append(bearing, cm.Name)
-			c = cm
-		}
-	}
-	if len(bearing) != 1 {
-		return nil, &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetReplicas,
-			Reason: fmt.Sprintf("there are %d pod-bearing components [%s], not one", len(bearing), strings.Join(bearing, " "))}
-	}
-	if !oneInstance(c) {
-		return nil, &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetReplicas,
-			Reason: fmt.Sprintf("component %q has instances (an instanceIDPath on it or an ancestor), not one", c.Name)}
+	c, reason := replicaResource(k.model)
+	if c == nil {
+		return nil, &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetReplicas, Reason: reason}
 	}
 	return c, nil
 }
