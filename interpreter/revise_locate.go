@@ -18,8 +18,11 @@ type write struct {
 // locator evaluates the path() locations of component paths on the
 // object, once per path and call.
 type locator struct {
-	ctx   context.Context
-	obj   any // jq input
+	ctx context.Context
+	obj any // jq input, or the object itself with dev
+	// dev, when not nil, evaluates the locations directly (see
+	// reviseSpecDirect); it declines what it cannot evaluate.
+	dev   *directEvaluator
 	cache map[*jqPath]locResult
 }
 
@@ -43,6 +46,9 @@ func (l *locator) eval(c *compModel, p *jqPath, insts []instance) ([][]any, erro
 	if p.notAssignable != "" {
 		return nil, &PathError{Component: c.c.Name, Field: p.field, Expr: p.expr, Reason: p.notAssignable}
 	}
+	if l.dev != nil {
+		return l.evalDirect(c, p, insts)
+	}
 	outs, err := p.path.all(l.ctx, l.obj)
 	if err != nil {
 		return nil, pathFailure(c, p, err)
@@ -63,6 +69,23 @@ func (l *locator) eval(c *compModel, p *jqPath, insts []instance) ([][]any, erro
 				Err: fmt.Errorf("path() yielded %s, not an array", describe(o))}
 		}
 		locs[i] = arr
+	}
+	return locs, nil
+}
+
+// evalDirect is eval with jqdirect's Paths on the object in place. A
+// declined evaluation marks l.dev declined and fails; so does any other
+// failure, which the caller's gojq run reports as eval would.
+func (l *locator) evalDirect(c *compModel, p *jqPath, insts []instance) ([][]any, error) {
+	d := p.value.direct
+	if d == nil || l.ctx.Err() != nil {
+		l.dev.declined = true
+		return nil, errDeclined
+	}
+	locs, _, ok := d.Paths(l.obj, &l.dev.s)
+	if !ok || len(locs) != len(insts) {
+		l.dev.declined = true
+		return nil, errDeclined
 	}
 	return locs, nil
 }

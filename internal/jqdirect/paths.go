@@ -13,10 +13,10 @@ import (
 // gives the locations or the error.
 //
 // The path subset is smaller than Run's: `.`, index steps with a key or a
-// non-negative index, `.[]` iteration, pipes, commas, select(f) and `a //
-// b`; a condition inside select is evaluated by Run's nodes. Anything
-// else — a `?` step, a negative index, a literal, a constructed value
-// (which path() refuses) — declines. Work is charged to the same step
+// non-negative index, `.[]` iteration, `?` on a step, pipes, commas,
+// select(f), first(f), if-then-elif-else and `a // b`; conditions are
+// evaluated by Run's nodes. Anything else — a negative index, a literal,
+// a constructed value (which path() refuses) — declines. Work is charged to the same step
 // budget as Run, and more than jqlua.OutputLimit locations decline.
 //
 // Each location is a fresh slice the caller owns; values are the object's
@@ -101,6 +101,16 @@ func pathsOf(c *dctx, n dnode, in any, at []any, out []located) ([]located, bool
 		}
 		c.free(tmp)
 		return out, ok
+	case *firstNode:
+		// first(f): the first location of f, which is evaluated whole
+		// (as firstNode does: an error after the first output declines).
+		ls, ok := pathsOf(c, x.f, in, at, nil)
+		if ok && len(ls) > 0 {
+			out = append(out, ls[0])
+		}
+		return out, ok
+	case *ifNode:
+		return x.pathBranch(c, 0, in, at, out)
 	case *altNode:
 		// a // b: the locations of a's truthy outputs, or else b's. An
 		// error in a, which jq swallows here, declines.
@@ -134,12 +144,13 @@ func (n *pathNode) pathWalk(c *dctx, v any, at []any, i int, out []located) ([]l
 		copy(loc, at)
 		for ; i < j; i++ {
 			s := &n.steps[i]
-			if s.opt || s.isIndex && s.index < 0 {
+			if s.isIndex && s.index < 0 {
 				return out, false
 			}
 			next, ok := index(v, s)
 			if !ok {
-				return out, false
+				// A `?` step that fails on a JSON value has no output.
+				return out, s.opt && isJSONValue(v)
 			}
 			if s.isIndex {
 				loc = append(loc, s.index)
@@ -151,9 +162,6 @@ func (n *pathNode) pathWalk(c *dctx, v any, at []any, i int, out []located) ([]l
 		at = loc
 	}
 	if i < len(n.steps) {
-		if n.steps[i].opt {
-			return out, false
-		}
 		return n.pathIterate(c, v, at, i, out)
 	}
 	return append(out, located{at, v}), true
@@ -191,5 +199,31 @@ func (n *pathNode) pathIterate(c *dctx, v any, at []any, i int, out []located) (
 		}
 		return out, true
 	}
-	return out, false
+	// Iterating null or a scalar is an error, or no output with `?`.
+	return out, n.steps[i].opt && isJSONScalar(v)
+}
+
+// pathBranch is ifNode.branch in path mode: the conditions are values,
+// the branches locations; no else is `.`.
+func (n *ifNode) pathBranch(c *dctx, i int, in any, at []any, out []located) ([]located, bool) {
+	if i == len(n.conds) {
+		if n.els == nil {
+			return append(out, located{at, in}), true
+		}
+		return pathsOf(c, n.els, in, at, out)
+	}
+	tmp := c.buf()
+	tmp, ok := n.conds[i].eval(c, in, tmp)
+	if ok {
+		ok = c.step(len(tmp))
+	}
+	for j := 0; ok && j < len(tmp); j++ {
+		if truthy(tmp[j]) {
+			out, ok = pathsOf(c, n.thens[i], in, at, out)
+		} else {
+			out, ok = n.pathBranch(c, i+1, in, at, out)
+		}
+	}
+	c.free(tmp)
+	return out, ok
 }

@@ -18,9 +18,24 @@ var pathExprs = []string{
 	`.spec.router.scheduler | select(. != null and .pool.ref == null) | .template.affinity.podAffinity`,
 	`.spec.leaderWorkerTemplate | (.leaderTemplate // .workerTemplate)`, `.a[] | select(.x == 1)`,
 	`.a[].x`, `.m[]`, `(.a, .b)`, `.a // .b`, `(.a, .b) // .m`, `.zz // .yy`, `select(.n > 1)`,
+	`.spec.replicatedJobs[]?.template.spec.template`, `.spec.replicatedJobs[]?.name`, `.a[]?`, `.a?`, `.a.b?`, `.s[]?`, `.n.x?`,
+	`.spec.predictor | first((.model | select(. != null)), (.[]? | select(type == "object" and has("storageUri"))), .model)`,
+	`if .containerSet != null then .containerSet.containers else .sidecars end`, `if .x then .a end`,
+	`if .n > 1 then .a elif .n == 1 then .b else .m end`, `first(.a[]?)`, `first(empty)`, `first(.a, .b)`,
 	`.[0]`, `.[2]`, `.arr[1]`, `.arr[0][0]`, `.a.b.c`, `.[]`, `.[] | .x`, `.x | select(.)`,
 	// Outside the path subset: decline (gojq gives locations or errors).
-	`.a?`, `.a[]?`, `.[-1]`, `1`, `.n + 1`, `[.a]`, `first(.a[])`, `if .x then .a else .b end`,
+	`.[-1]`, `1`, `.n + 1`, `[.a]`, `.a // 1`, `{}`,
+}
+
+// pathInputs add objects of the built-ins' shapes to directInputs.
+var pathInputs = []string{
+	`{"spec": {"predictor": {"model": null, "x": {"storageUri": "s"}, "y": 3}}}`,
+	`{"spec": {"predictor": {"model": {"storageUri": "m"}}}}`,
+	`{"spec": {"predictor": "flat"}}`,
+	`{"containerSet": {"containers": [{"name": "a"}]}, "sidecars": [{"name": "s"}]}`,
+	`{"containerSet": null, "sidecars": [{"name": "s"}], "n": 1, "b": {"c": 1}}`,
+	`{"spec": {"replicatedJobs": null, "worker": {"labels": {"a": "b"}}, "template": {"schedulerName": "x"}}}`,
+	`{"spec": {"replicatedJobs": [], "worker": 0, "prefill": {"worker": {}}}}`,
 }
 
 // TestPathsAgreeWithGojq: where Paths gives locations, gojq's path()
@@ -41,7 +56,7 @@ func TestPathsAgreeWithGojq(t *testing.T) {
 		require.NoError(t, err)
 		valueCode, err := gojq.Compile(q)
 		require.NoError(t, err)
-		for _, text := range directInputs {
+		for _, text := range append(pathInputs, directInputs...) {
 			for form, in := range decodeThreeWays(t, text) {
 				var s Scratch
 				locs, vals, ok := d.Paths(in, &s)
