@@ -29,7 +29,7 @@ func resolveConflicts(ws []*write, errs *[]error) []*write {
 				drop[j], merged[j] = true, true
 				continue
 			}
-			*errs = append(*errs, &ConflictError{First: ws[i].src, Second: ws[j].src,
+			*errs = append(*errs, &ConflictError{First: ws[i].ref(), Second: ws[j].ref(),
 				FirstLocation: pointer(ws[i].loc), SecondLocation: pointer(ws[j].loc)})
 			drop[i], drop[j] = true, true
 		}
@@ -100,7 +100,7 @@ type applier struct{ errs []error }
 func (a *applier) fail(ws []*write, depth int, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	for _, w := range ws {
-		a.errs = append(a.errs, &WriteError{Source: w.src, Location: pointer(w.loc), Msg: msg})
+		a.errs = append(a.errs, &WriteError{Source: w.ref(), Location: pointer(w.loc), Msg: msg})
 	}
 }
 
@@ -236,16 +236,16 @@ func allDeletes(ws []*write) bool {
 // skipped without a walk, which keeps the cost proportional to what was
 // written.
 func diffOps(a, b map[string]any) []PatchOp {
-	changes := diff(a, b, nil, identical, nil)
+	changes := diffPointers(a, b, identical)
 	ops := make([]PatchOp, len(changes))
 	for i, c := range changes {
 		switch {
 		case c.del:
-			ops[i] = PatchOp{Op: "remove", Path: pointer(c.at)}
+			ops[i] = PatchOp{Op: "remove", Path: c.ptr}
 		case c.add:
-			ops[i] = PatchOp{Op: "add", Path: pointer(c.at), Value: c.value}
+			ops[i] = PatchOp{Op: "add", Path: c.ptr, Value: c.value}
 		default:
-			ops[i] = PatchOp{Op: "replace", Path: pointer(c.at), Value: c.value}
+			ops[i] = PatchOp{Op: "replace", Path: c.ptr, Value: c.value}
 		}
 	}
 	return ops

@@ -9,10 +9,22 @@ import (
 
 // write is one located write (docs/karta.md, "Writes: all or nothing"): set value at loc, or delete it.
 type write struct {
-	src   WriteRef
-	loc   []any // string keys and int indices, resolved (see resolveLoc)
-	del   bool
-	value any
+	src WriteRef
+	// viewAt, when not nil, is the view path of a revision's change,
+	// rendered into src.ViewPath only when an error names the write.
+	viewAt []any
+	loc    []any // string keys and int indices, resolved (see resolveLoc)
+	del    bool
+	value  any
+}
+
+// ref is the write's source, with its view path.
+func (w *write) ref() WriteRef {
+	r := w.src
+	if w.viewAt != nil {
+		r.ViewPath = viewPathString(w.viewAt)
+	}
+	return r
 }
 
 // locator evaluates the path() locations of component paths on the
@@ -104,30 +116,47 @@ func pathFailure(c *compModel, p *jqPath, err error) error {
 // of its array, and a slice step followed by an index is the index into
 // the array. A write to a whole slice has no leaf meaning and is an error.
 func resolveLoc(obj any, loc []any) ([]any, error) {
-	out := make([]any, 0, len(loc))
+	return resolveLocRest(obj, loc, nil)
+}
+
+// resolveLocRest is resolveLoc of loc + rest, without joining them first.
+func resolveLocRest(obj any, loc, rest []any) ([]any, error) {
+	n := len(loc) + len(rest)
+	at := func(i int) any {
+		if i < len(loc) {
+			return loc[i]
+		}
+		return rest[i-len(loc)]
+	}
+	out := make([]any, 0, n)
 	cur := obj
-	for i := 0; i < len(loc); i++ {
-		switch e := loc[i].(type) {
+	for i := 0; i < n; i++ {
+		step := at(i)
+		switch e := step.(type) {
 		case string:
-			out = append(out, e)
+			out = append(out, step)
 			m, _ := cur.(map[string]any)
 			cur = m[e]
 		case int, float64:
-			idx, err := arrayIndex(cur, e, pointer(out))
+			idx, err := arrayIndex(cur, e, out)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, idx)
+			if x, isInt := step.(int); isInt && x == idx {
+				out = append(out, step) // already boxed
+			} else {
+				out = append(out, idx)
+			}
 			cur = elem(cur, idx)
 		case map[string]any:
 			arr, _ := cur.([]any)
 			start, end := sliceBounds(e, len(arr))
-			if i+1 == len(loc) {
+			if i+1 == n {
 				return nil, fmt.Errorf("%s: a slice is not a writable location", pointer(out))
 			}
-			j, ok := loc[i+1].(int)
+			j, ok := at(i + 1).(int)
 			if !ok || j < 0 || start+j >= end {
-				return nil, fmt.Errorf("%s: index %v is outside the slice [%d:%d]", pointer(out), loc[i+1], start, end)
+				return nil, fmt.Errorf("%s: index %v is outside the slice [%d:%d]", pointer(out), at(i+1), start, end)
 			}
 			i++
 			out = append(out, start+j)
@@ -140,22 +169,23 @@ func resolveLoc(obj any, loc []any) ([]any, error) {
 }
 
 // arrayIndex resolves one index step as jq does: floats truncate toward
-// minus infinity, negatives count from the end.
-func arrayIndex(cur any, e any, at string) (int, error) {
+// minus infinity, negatives count from the end. out is the location so
+// far, rendered only into an error.
+func arrayIndex(cur any, e any, out []any) (int, error) {
 	var idx int
 	switch x := e.(type) {
 	case int:
 		idx = x
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > math.MaxInt32 {
-			return 0, fmt.Errorf("%s: index %v is out of range", at, x)
+			return 0, fmt.Errorf("%s: index %v is out of range", pointer(out), x)
 		}
 		idx = int(math.Floor(x))
 	}
 	if idx < 0 {
 		arr, _ := cur.([]any)
 		if idx += len(arr); idx < 0 {
-			return 0, fmt.Errorf("%s: index %v is out of range", at, e)
+			return 0, fmt.Errorf("%s: index %v is out of range", pointer(out), e)
 		}
 	}
 	return idx, nil
