@@ -73,7 +73,12 @@ func BenchmarkHooks(b *testing.B) {
 			if _, err := w.prog.ReviseSpec(ctx, obj, w.Revisions); refusedRevisions(err) {
 				b.Skipf("the Karta refuses its revisions.yaml by design (its golden shows the error): %v", err)
 			}
-			compare(b, func() (any, error) { return w.prog.ReviseSpec(ctx, obj, w.Revisions) }, nil)
+			bl := map[string]call{}
+			if w.gojq != nil {
+				bl["gojq"] = func() (any, error) { return w.gojq.ReviseSpec(obj, w.Revisions) }
+				bl["go"] = func() (any, error) { return w.hand.ReviseSpec(obj, w.Revisions) }
+			}
+			compare(b, func() (any, error) { return w.prog.ReviseSpec(ctx, obj, w.Revisions) }, bl)
 		})
 		b.Run("GetGangGroups/"+w.Name, func(b *testing.B) {
 			compare(b, func() (any, error) { return w.prog.GetGangGroups(ctx, obj, w.Pods) }, nil)
