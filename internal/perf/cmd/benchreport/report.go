@@ -333,6 +333,30 @@ func (r *results) targets(rows []row, scales []scaling) []target {
 		add("GetPodSpecs jobset <= 10000 ns and >= 8x faster than gojq", rw.ns <= 10000 && rw.gojq >= 8,
 			num(rw.ns)+" ns, "+ratio(rw.gojq))
 	}
+	if rw, found := byName["ReviseSpec/pytorchjob"]; found {
+		add("ReviseSpec pytorchjob <= 10000 ns and <= 60 allocs", rw.ns <= 10000 && rw.allocs <= 60,
+			fmt.Sprintf("%s ns, %s allocs", num(rw.ns), num(rw.allocs)))
+	}
+	for _, w := range []string{"pytorchjob", "jobset", "leaderworkerset"} {
+		if rw, found := byName["ReviseSpec/"+w]; found && !math.IsNaN(rw.gojq) && !math.IsNaN(rw.goRatio) {
+			add("ReviseSpec "+w+" >= 10x faster than gojq and within 3x of Go", rw.gojq >= 10 && rw.goRatio >= 1.0/3,
+				ratio(rw.gojq)+" vs gojq, "+ratio(rw.goRatio)+" vs Go")
+		}
+	}
+	var slowest row
+	revisions := 0
+	for _, rw := range rows {
+		if strings.HasPrefix(rw.name, "ReviseSpec/") {
+			revisions++
+			if rw.ns > slowest.ns {
+				slowest = rw
+			}
+		}
+	}
+	if revisions > 1 {
+		add("ReviseSpec of every built-in <= 30000 ns", slowest.ns <= 30000,
+			fmt.Sprintf("%d built-ins, slowest %s %s ns", revisions, strings.TrimPrefix(slowest.name, "ReviseSpec/"), num(slowest.ns)))
+	}
 	for _, rw := range rows {
 		if rw.corpus && !math.IsNaN(rw.karmada) {
 			add(rw.name+" >= 10x faster than karmada (mean per case)", rw.karmada >= 10, ratio(rw.karmada))
@@ -355,7 +379,7 @@ func (r *results) targets(rows []row, scales []scaling) []target {
 		add("whole catalog compiled <= 300 ms", rw.ns <= 300e6, num(rw.ns/1e6)+" ms")
 	}
 	for _, s := range scales {
-		if strings.HasPrefix(s.name, "InterpretStatus/") || strings.HasPrefix(s.name, "PlacePod/") {
+		if strings.HasPrefix(s.name, "InterpretStatus/") || strings.HasPrefix(s.name, "PlacePod/") || strings.HasPrefix(s.name, "ReviseSpec/") {
 			add(s.name+" throughput at GOMAXPROCS=2 >= 1.7x GOMAXPROCS=1", s.throughput >= 1.7, ratio(s.throughput))
 		}
 	}
