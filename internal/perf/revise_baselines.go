@@ -11,8 +11,8 @@ import (
 	"github.com/itchyny/gojq"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/internal/jsonpatch"
+	"github.com/kartalua/karta/interpreter"
 )
 
 // ReviseSpec of the baselines: merge patches over the pod template specs
@@ -487,4 +487,3 @@ func lwsTemplates(obj map[string]any, comp, inst string) ([][]any, error) {
 	}
 	return [][]any{{"spec", "leaderWorkerTemplate", key}}, nil
 }
-
