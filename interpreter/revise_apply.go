@@ -142,7 +142,9 @@ func (a *applier) apply(v any, present bool, ws []*write, depth int) (out any, o
 // null and stands for the object a set creates.
 func (a *applier) applyMap(x map[string]any, ws []*write, depth int, created bool) (any, bool, bool) {
 	var out map[string]any
-	for _, g := range groups(ws, depth) {
+	for rest := ws; len(rest) > 0; {
+		var g []*write
+		g, rest = nextGroup(rest, depth)
 		k, ok := g[0].loc[depth].(string)
 		switch {
 		case !ok && created:
@@ -177,7 +179,9 @@ func (a *applier) applyMap(x map[string]any, ws []*write, depth int, created boo
 
 func (a *applier) applyArray(x []any, ws []*write, depth int) (any, bool, bool) {
 	var out []any
-	for _, g := range groups(ws, depth) {
+	for rest := ws; len(rest) > 0; {
+		var g []*write
+		g, rest = nextGroup(rest, depth)
 		i, ok := g[0].loc[depth].(int)
 		switch {
 		case !ok:
@@ -208,17 +212,14 @@ func (a *applier) applyArray(x []any, ws []*write, depth int) (any, bool, bool) 
 	return out, true, true
 }
 
-// groups splits sorted writes by their step at depth.
-func groups(ws []*write, depth int) [][]*write {
-	var out [][]*write
-	start := 0
-	for i := 1; i <= len(ws); i++ {
-		if i == len(ws) || compareStep(ws[i].loc[depth], ws[start].loc[depth]) != 0 {
-			out = append(out, ws[start:i])
-			start = i
-		}
+// nextGroup splits the first group off sorted writes: those with the
+// first one's step at depth.
+func nextGroup(ws []*write, depth int) (group, rest []*write) {
+	i := 1
+	for i < len(ws) && compareStep(ws[i].loc[depth], ws[0].loc[depth]) == 0 {
+		i++
 	}
-	return out
+	return ws[:i], ws[i:]
 }
 
 func allDeletes(ws []*write) bool {

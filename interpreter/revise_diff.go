@@ -146,6 +146,11 @@ func (d *differ) emit(c change) {
 	if d.pointers {
 		// As jsonpatch.Pointer renders the path (base is nil here).
 		var b strings.Builder
+		n := 0
+		for _, st := range d.stack {
+			n += len(st.key) + 4
+		}
+		b.Grow(n)
 		for _, st := range d.stack {
 			b.WriteByte('/')
 			if st.isIdx {

@@ -23,8 +23,10 @@ import (
 // own (not converted: they are locations' contents, not results).
 func (p *Program) Paths(in any, s *Scratch) (locs [][]any, vals []any, ok bool) {
 	c := s.ctx()
+	c.keys = p.boxedKeys()
 	var out []located
 	out, ok = pathsOf(c, p.root, in, nil, out)
+	c.keys = nil
 	if !ok || len(out) > jqlua.OutputLimit {
 		return nil, nil, false
 	}
@@ -34,6 +36,55 @@ func (p *Program) Paths(in any, s *Scratch) (locs [][]any, vals []any, ok bool) 
 		locs[i], vals[i] = o.at, o.v
 	}
 	return locs, vals, true
+}
+
+// boxedKeys returns the steps of every path node of p as interface
+// values, made once: a location's keys are then the same boxed strings on
+// every call instead of a new allocation each.
+func (p *Program) boxedKeys() map[*pathNode][]any {
+	if m := p.keys.Load(); m != nil {
+		return *m
+	}
+	m := map[*pathNode][]any{}
+	var visit func(n dnode)
+	visit = func(n dnode) {
+		switch x := n.(type) {
+		case *pathNode:
+			b := make([]any, len(x.steps))
+			for i, st := range x.steps {
+				if st.isIndex {
+					b[i] = st.index
+				} else {
+					b[i] = st.key
+				}
+			}
+			m[x] = b
+			if x.base != nil {
+				visit(x.base)
+			}
+		case *pipeNode:
+			visit(x.l)
+			visit(x.r)
+		case *commaNode:
+			visit(x.l)
+			visit(x.r)
+		case *altNode:
+			visit(x.l)
+			visit(x.r)
+		case *firstNode:
+			visit(x.f)
+		case *ifNode:
+			for i := range x.conds {
+				visit(x.thens[i])
+			}
+			if x.els != nil {
+				visit(x.els)
+			}
+		}
+	}
+	visit(p.root)
+	p.keys.Store(&m)
+	return m
 }
 
 // located is one output of path mode: its location and its value.
@@ -142,6 +193,7 @@ func (n *pathNode) pathWalk(c *dctx, v any, at []any, i int, out []located) ([]l
 	if j > i {
 		loc := make([]any, len(at), len(at)+j-i)
 		copy(loc, at)
+		boxed := c.keys[n]
 		for ; i < j; i++ {
 			s := &n.steps[i]
 			if s.isIndex && s.index < 0 {
@@ -152,9 +204,12 @@ func (n *pathNode) pathWalk(c *dctx, v any, at []any, i int, out []located) ([]l
 				// A `?` step that fails on a JSON value has no output.
 				return out, s.opt && isJSONValue(v)
 			}
-			if s.isIndex {
+			switch {
+			case boxed != nil:
+				loc = append(loc, boxed[i])
+			case s.isIndex:
 				loc = append(loc, s.index)
-			} else {
+			default:
 				loc = append(loc, s.key)
 			}
 			v = next
