@@ -92,6 +92,8 @@ type reviser struct {
 	loc      *locator
 	insts    map[*compModel][]instance
 	writes   []*write
+	// writeBuf holds the writes' storage, a chunk at a time.
+	writeBuf []write
 	errs     []error
 	warnings []ReviseWarning
 }
@@ -187,17 +189,25 @@ func (r *reviser) reviseInstance(rev int, c *compModel, inst *instance, pp prepa
 	}
 	rt := &router{r: r, c: c, inst: inst, fv: fv, view: v,
 		src: WriteRef{Revision: rev, Component: c.c.Name, Instance: inst.id}}
-	patched, err := c.patchInstanceView(pp, v, fv)
-	if err != nil {
-		return []error{err}
+	keepMain := fv != nil && fv.hasMain
+	var patched map[string]any
+	var changes []change
+	if pp.typ == PatchMerge && !keepMain {
+		// The same changes, without the patched view.
+		changes = mergeDiff(v, pp.obj)
+	} else {
+		if patched, err = c.patchInstanceView(pp, v, fv); err != nil {
+			return []error{err}
+		}
+		changes = diff(v, patched, nil, jsonEqual, nil)
 	}
 	if pp.typ == PatchMerge {
 		r.warnings = append(r.warnings, mergeWarnings(v, pp.obj, rt.src)...)
 	}
-	for _, ch := range diff(v, patched, nil, jsonEqual, nil) {
+	for _, ch := range changes {
 		rt.route(ch)
 	}
-	if fv != nil && fv.hasMain && len(rt.errs) == 0 {
+	if keepMain && len(rt.errs) == 0 {
 		rt.checkMainKept(patched)
 	}
 	return rt.errs
@@ -245,4 +255,13 @@ func (e *reviseEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]a
 		e.input = jqvalue.Input(e.obj)
 	}
 	return p.all(ctx, e.input)
+}
+
+// newWrite returns storage for one write, from a chunk of eight.
+func (r *reviser) newWrite() *write {
+	if len(r.writeBuf) == cap(r.writeBuf) {
+		r.writeBuf = make([]write, 0, 8)
+	}
+	r.writeBuf = r.writeBuf[:len(r.writeBuf)+1]
+	return &r.writeBuf[len(r.writeBuf)-1]
 }

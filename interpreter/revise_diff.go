@@ -132,6 +132,60 @@ func (d *differ) settled(a, b any) bool {
 	return d.eq(a, b)
 }
 
+// mergeDiff is diff(view, mergePatch(view, patch), nil, jsonEqual, nil)
+// without building the merged view: the keys of the patch are walked
+// against the view's, and the view's other keys are checked as diff
+// checks the values merge patch leaves in place.
+func mergeDiff(view, patch map[string]any) []change {
+	d := differ{eq: jsonEqual}
+	d.stack = d.stackBuf[:0]
+	d.mergeWalk(view, patch)
+	return d.out
+}
+
+// mergeWalk is walk(old, mergePatch(old, patch)).
+func (d *differ) mergeWalk(old any, patch map[string]any) {
+	o, ok := old.(map[string]any)
+	if !ok {
+		// The patch replaces old with a new object.
+		d.walk(old, mergePatch(old, patch))
+		return
+	}
+	var buf [32]string
+	keys := buf[:0]
+	for k, ov := range o {
+		if _, inPatch := patch[k]; !inPatch && !d.settled(ov, ov) {
+			keys = append(keys, k)
+		}
+	}
+	for k := range patch {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		ov, inOld := o[k]
+		pv, inPatch := patch[k]
+		d.stack = append(d.stack, diffStep{key: k})
+		switch {
+		case !inPatch:
+			d.walk(ov, ov) // left in place
+		case pv == nil:
+			if inOld {
+				d.emit(change{del: true})
+			}
+		case !inOld:
+			d.emit(change{add: true, value: mergePatch(nil, pv)})
+		default:
+			if pm, isMap := pv.(map[string]any); isMap {
+				d.mergeWalk(ov, pm)
+			} else {
+				d.walk(ov, pv)
+			}
+		}
+		d.stack = d.stack[:len(d.stack)-1]
+	}
+}
+
 // diffPointers is diff from the root with the changes' paths as JSON
 // pointers (change.ptr), for diffOps.
 func diffPointers(old, new any, eq func(a, b any) bool) []change {
@@ -169,7 +223,7 @@ func (d *differ) emit(c change) {
 		if st.isIdx {
 			at[len(d.base)+i] = st.index
 		} else {
-			at[len(d.base)+i] = st.key
+			at[len(d.base)+i] = boxKey(st.key)
 		}
 	}
 	c.at = at

@@ -2,6 +2,8 @@ package interpreter
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -145,4 +147,32 @@ func TestReviseDirectAgreesWithGojq(t *testing.T) {
 		})
 	}
 	t.Logf("direct revisions by kind: %v", direct)
+}
+
+// FuzzMergeDiff: mergeDiff gives exactly the changes diff finds between a
+// view and its merge patch, for any view (values that are not JSON, such
+// as NaN or a []string, included: diff reports them, so must mergeDiff)
+// and any patch.
+func FuzzMergeDiff(f *testing.F) {
+	for _, seed := range [][]byte{
+		{}, {3, 1, 2, 5, 0, 1, 3, 3, 7, 2, 1, 0, 2, 6, 5, 4},
+		{2, 0, 5, 3, 1, 6, 2, 2, 1, 0, 3, 4, 0, 1, 1, 9, 9},
+		{1, 1, 5, 1, 5, 1, 5, 1, 0, 0, 7, 2, 3, 2, 0},
+		[]byte("metadata labels spec containers image resources affinity null"),
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := &patchGen{data: data}
+		view := g.object(0)
+		patch := g.object(0)
+		// Odd values in the view, where the bytes say.
+		odd := []any{math.NaN(), []string{"a"}, map[string]any(nil), []any{}, int8(1)}
+		if n := g.next(); n%3 == 0 && len(fuzzKeys) > 0 {
+			view[fuzzKeys[g.next()%len(fuzzKeys)]] = odd[g.next()%len(odd)]
+		}
+		want := diff(view, mergePatch(view, patch), nil, jsonEqual, nil)
+		got := mergeDiff(view, patch)
+		require.Equal(t, fmt.Sprintf("%#v", want), fmt.Sprintf("%#v", got))
+	})
 }

@@ -71,7 +71,9 @@ func (rt *router) emit(p *jqPath, rest []any, ch change) {
 		rt.fail("%s through %s %q: the whole object cannot be replaced", viewPathString(ch.at), p.field, p.expr)
 		return
 	}
-	rt.r.writes = append(rt.r.writes, &write{src: rt.src, viewAt: ch.at, loc: loc, del: ch.del, value: ch.value})
+	w := rt.r.newWrite()
+	*w = write{src: rt.src, viewAt: ch.at, loc: loc, del: ch.del, value: ch.value}
+	rt.r.writes = append(rt.r.writes, w)
 }
 
 // The view path of the main container.
