@@ -85,13 +85,13 @@ func (m *model) revise(ctx context.Context, dev *directEvaluator, obj map[string
 
 // reviser holds the state of one reviseSpec call.
 type reviser struct {
-	m        *model
-	ctx      context.Context
-	obj      any // the object as ev's input
-	ev       evaluator
-	loc      *locator
-	insts    map[*compModel][]instance
-	writes   []*write
+	m      *model
+	ctx    context.Context
+	obj    any // the object as ev's input
+	ev     evaluator
+	loc    *locator
+	insts  map[*compModel][]instance
+	writes []*write
 	// writeBuf holds the writes' storage, a chunk at a time.
 	writeBuf []write
 	errs     []error
