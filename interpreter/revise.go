@@ -80,7 +80,7 @@ func (m *model) revise(ctx context.Context, dev *directEvaluator, obj map[string
 	if len(r.errs) > 0 {
 		return nil, nil, nil, newReviseError(r.errs)
 	}
-	return result, diffOps(obj, result), r.warnings, nil
+	return result, writtenOps(obj, result, writes), r.warnings, nil
 }
 
 // reviser holds the state of one reviseSpec call.

@@ -252,6 +252,110 @@ func diffOps(a, b map[string]any) []PatchOp {
 	return ops
 }
 
+// writtenOps is diffOps(a, b) for b = applyWrites(a, ws) (ws sorted,
+// none a prefix of another, all applied): the same operations, found by
+// walking only the keys and indices the writes go through. A sibling the
+// writes did not touch is the same value in a and b, which diffOps finds
+// equal unless it is not equal to itself (a NaN, a Go value that is not
+// JSON): a level holding one is diffed whole, as diffOps would.
+func writtenOps(a, b map[string]any, ws []*write) []PatchOp {
+	d := differ{pointers: true, eq: identical}
+	d.stack = d.stackBuf[:0]
+	if len(ws) > 0 {
+		d.writesWalk(a, b, ws, 0)
+	}
+	ops := make([]PatchOp, len(d.out))
+	for i, c := range d.out {
+		switch {
+		case c.del:
+			ops[i] = PatchOp{Op: "remove", Path: c.ptr}
+		case c.add:
+			ops[i] = PatchOp{Op: "add", Path: c.ptr, Value: c.value}
+		default:
+			ops[i] = PatchOp{Op: "replace", Path: c.ptr, Value: c.value}
+		}
+	}
+	return ops
+}
+
+// writesWalk is walk(old, new) where ws, which share loc[:depth], are
+// what made new from old.
+func (d *differ) writesWalk(old, new any, ws []*write, depth int) {
+	if sameContainer(old, new) {
+		return
+	}
+	switch o := old.(type) {
+	case map[string]any:
+		n, ok := new.(map[string]any)
+		if !ok {
+			break
+		}
+		for _, v := range o {
+			if !d.selfEqual(v) {
+				d.maps(o, n)
+				return
+			}
+		}
+		for rest := ws; len(rest) > 0; {
+			var g []*write
+			g, rest = nextGroup(rest, depth)
+			k := g[0].loc[depth].(string)
+			ov, inOld := o[k]
+			nv, inNew := n[k]
+			d.stack = append(d.stack, diffStep{key: k})
+			switch {
+			case !inOld && !inNew:
+			case !inNew:
+				d.emit(change{del: true})
+			case !inOld:
+				d.emit(change{add: true, value: nv})
+			case len(g[0].loc) == depth+1:
+				d.walk(ov, nv)
+			default:
+				d.writesWalk(ov, nv, g, depth+1)
+			}
+			d.stack = d.stack[:len(d.stack)-1]
+		}
+		return
+	case []any:
+		n, ok := new.([]any)
+		if !ok || len(n) != len(o) {
+			break
+		}
+		for _, v := range o {
+			if !d.selfEqual(v) {
+				d.walk(o, n)
+				return
+			}
+		}
+		for rest := ws; len(rest) > 0; {
+			var g []*write
+			g, rest = nextGroup(rest, depth)
+			i := g[0].loc[depth].(int)
+			d.stack = append(d.stack, diffStep{index: i, isIdx: true})
+			if len(g[0].loc) == depth+1 {
+				d.walk(o[i], n[i])
+			} else {
+				d.writesWalk(o[i], n[i], g, depth+1)
+			}
+			d.stack = d.stack[:len(d.stack)-1]
+		}
+		return
+	}
+	d.walk(old, new)
+}
+
+// selfEqual reports whether walk(v, v) finds no change: containers never
+// differ from themselves (the same map or slice, or empty), a scalar does
+// when eq says so (a NaN, a value that is not JSON).
+func (d *differ) selfEqual(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return d.eq(v, v)
+}
+
 // identical is diffOps' equality of the values diff does not descend
 // into (scalars, values of different types, arrays of different lengths).
 // Unlike jsonEqual it is exact: json.Number("1") and float64(1) differ, so

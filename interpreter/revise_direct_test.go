@@ -176,3 +176,40 @@ func FuzzMergeDiff(f *testing.F) {
 		require.Equal(t, fmt.Sprintf("%#v", want), fmt.Sprintf("%#v", got))
 	})
 }
+
+// TestWrittenOpsAreDiffOps: the operations ReviseSpec finds by walking
+// what it wrote are diffOps' on the whole objects, also when an untouched
+// sibling is not equal to itself (diffOps reports it, so must they).
+func TestWrittenOpsAreDiffOps(t *testing.T) {
+	m := fixtureModel(t, "pytorchjob")
+	revs := []Revision{
+		{Component: "worker", Patch: map[string]any{"metadata": map[string]any{"labels": map[string]any{"q": "a"}},
+			"spec": map[string]any{"schedulerName": "s", "affinity": map[string]any{"nodeAffinity": map[string]any{"x": int64(1)}}}}},
+		{Component: "master", Patch: map[string]any{"metadata": map[string]any{"annotations": nil}}},
+	}
+	for name, odd := range map[string]any{"plain": nil, "NaN": math.NaN(), "[]string": []string{"x"}, "int8": int8(3)} {
+		t.Run(name, func(t *testing.T) {
+			obj := deepCopyJSON(fixtureObject(t, "pytorchjob")).(map[string]any)
+			if odd != nil {
+				tmpl := obj["spec"].(map[string]any)["pytorchReplicaSpecs"].(map[string]any)["Worker"].(map[string]any)["template"].(map[string]any)
+				tmpl["spec"].(map[string]any)["odd"] = odd
+				obj["spec"].(map[string]any)["odd"] = odd
+			}
+			out, ops, _, err := m.reviseSpec(context.Background(), obj, revs)
+			require.NoError(t, err)
+			require.NotEmpty(t, ops)
+			assert.Equal(t, fmt.Sprintf("%#v", diffOps(obj, out)), fmt.Sprintf("%#v", ops))
+			var paths []string
+			for _, op := range ops {
+				paths = append(paths, op.Path)
+			}
+			if odd != nil {
+				// diffOps' own quirk, kept: a value not equal to itself
+				// reads as replaced.
+				assert.Contains(t, paths, "/spec/odd")
+			} else {
+				assert.NotContains(t, paths, "/spec/odd")
+			}
+		})
+	}
+}

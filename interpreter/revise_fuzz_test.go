@@ -107,6 +107,10 @@ func FuzzReviseSpec(f *testing.F) {
 			revs[i] = g.revision(fx.m, obj)
 		}
 		out, ops, warnings, err := checkedReviseWarnings(t, fx.m, obj, revs)
+		if err == nil {
+			// The operations found from the writes are diffOps' own.
+			require.Equal(t, diffOps(obj, out), ops)
+		}
 		// The direct path gives the same, or declines or fails.
 		assertDirectRevise(t, fx.m, obj, revs, out, ops, warnings, err)
 		if err != nil || len(revs) != 1 {
