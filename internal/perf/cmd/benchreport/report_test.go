@@ -53,6 +53,7 @@ BenchmarkMillionCalls-2                             	       1	3000000000 ns/op	 
 BenchmarkWebhook/karta-2                            	    3000	    210000 ns/op	      5451 p50-µs	     22948 p99-µs	      4768 req/s
 BenchmarkControllerResync-2                         	       1	4000000000 ns/op	    800000 heap-B/program	    150000 heap-B/workload	    100000 pods	         4.000 s/resync	     10000 workloads
 BenchmarkKarmadaCases-2                             	       1	5000000000 ns/op	       564.0 cases	        12.50 min-ratio	        20.00 p10-ratio	        35.00 median-ratio
+BenchmarkReviseInterleaved/jobset-2                 	       1	  30000000 ns/op	     37000 karta-ns	         0.8400 vs-go	        12.00 vs-gojq
 BenchmarkArgoCases-2                                	       1	2000000000 ns/op	       180.0 cases	         2.50 min-ratio	         6.00 p10-ratio	        12.00 median-ratio
     bench_karmada_test.go:98: 12.5x argoproj.io/v1alpha1/Workflow/retain-test.yaml#x (Retain)
 `
@@ -168,6 +169,8 @@ func TestReport(t *testing.T) {
 	assert.Contains(t, lines, "TARGET met: InterpretStatus pytorchjob within 10x of Go (0.16x)")
 	assert.Contains(t, lines, "TARGET met: ReviseSpec pytorchjob <= 10000 ns and <= 60 allocs (9000 ns, 58 allocs)")
 	assert.Contains(t, lines, "TARGET met: ReviseSpec pytorchjob >= 10x faster than gojq and within 3x of Go (40x vs gojq, 0.44x vs Go)")
+	assert.Contains(t, lines, "TARGET met: ReviseSpec jobset >= 10x faster than gojq and within 3x of Go (interleaved) (12x vs gojq, 0.84x vs Go)")
+	assert.Contains(t, lines, "REVISE-INTERLEAVED jobset karta-ns=37000 vs-gojq=12 vs-go=0.8")
 	assert.Contains(t, lines, "TARGET MISSED: ReviseSpec of every built-in <= 30000 ns (2 built-ins, slowest mpijob-v1 45678 ns)")
 	assert.Contains(t, lines, "TARGET met: InterpretReplica/karmada-corpus >= 10x faster than karmada (mean per case) (30x)")
 	assert.Contains(t, lines, "TARGET met: every Karmada corpus case >= 10x faster than karmada (min 12x)")
