@@ -92,8 +92,10 @@ type reviser struct {
 	loc    *locator
 	insts  map[*compModel][]instance
 	writes []*write
-	// writeBuf holds the writes' storage, a chunk at a time.
+	// writeBuf holds the writes' storage, a chunk at a time; locBuf
+	// their locations' (see carve).
 	writeBuf []write
+	locBuf   []any
 	errs     []error
 	warnings []ReviseWarning
 }

@@ -15,8 +15,8 @@ import (
 // have prefix-related locations.
 func resolveConflicts(ws []*write, errs *[]error) []*write {
 	slices.SortStableFunc(ws, func(a, b *write) int { return compareLoc(a.loc, b.loc) })
-	drop := make([]bool, len(ws))
-	merged := make([]bool, len(ws))
+	flags := make([]bool, 2*len(ws))
+	drop, merged := flags[:len(ws)], flags[len(ws):]
 	for i := range ws {
 		if merged[i] {
 			// Its identical twin before it was compared with everything

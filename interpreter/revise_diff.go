@@ -47,6 +47,8 @@ type differ struct {
 	stackBuf [16]diffStep
 	eq       func(a, b any) bool
 	out      []change
+	// paths is the storage of the changes' paths (see carve).
+	paths []any
 }
 
 type diffStep struct {
@@ -217,7 +219,7 @@ func (d *differ) emit(c change) {
 		d.out = append(d.out, c)
 		return
 	}
-	at := make([]any, len(d.base)+len(d.stack))
+	at := carve(&d.paths, len(d.base)+len(d.stack))[:len(d.base)+len(d.stack)]
 	copy(at, d.base)
 	for i, st := range d.stack {
 		if st.isIdx {

@@ -116,11 +116,25 @@ func pathFailure(c *compModel, p *jqPath, err error) error {
 // of its array, and a slice step followed by an index is the index into
 // the array. A write to a whole slice has no leaf meaning and is an error.
 func resolveLoc(obj any, loc []any) ([]any, error) {
-	return resolveLocRest(obj, loc, nil)
+	arena := make([]any, 0, len(loc))
+	return resolveLocRest(&arena, obj, loc, nil)
 }
 
-// resolveLocRest is resolveLoc of loc + rest, without joining them first.
-func resolveLocRest(obj any, loc, rest []any) ([]any, error) {
+// carve returns an empty slice with room for n elements from arena, a
+// chunk of a call's storage; no two carved slices overlap, and arena's
+// chunks are never reused.
+func carve(arena *[]any, n int) []any {
+	if cap(*arena)-len(*arena) < n {
+		*arena = make([]any, 0, max(32, n))
+	}
+	start := len(*arena)
+	*arena = (*arena)[:start+n]
+	return (*arena)[start : start : start+n]
+}
+
+// resolveLocRest is resolveLoc of loc + rest, without joining them first;
+// the result's storage is carved from arena.
+func resolveLocRest(arena *[]any, obj any, loc, rest []any) ([]any, error) {
 	n := len(loc) + len(rest)
 	at := func(i int) any {
 		if i < len(loc) {
@@ -128,7 +142,7 @@ func resolveLocRest(obj any, loc, rest []any) ([]any, error) {
 		}
 		return rest[i-len(loc)]
 	}
-	out := make([]any, 0, n)
+	out := carve(arena, n)
 	cur := obj
 	for i := 0; i < n; i++ {
 		step := at(i)

@@ -62,7 +62,7 @@ func (rt *router) emit(p *jqPath, rest []any, ch change) {
 		rt.r.errs = append(rt.r.errs, err)
 		return
 	}
-	loc, err := resolveLocRest(rt.r.obj, locs[rt.inst.index], rest)
+	loc, err := resolveLocRest(&rt.r.locBuf, rt.r.obj, locs[rt.inst.index], rest)
 	if err != nil {
 		rt.fail("%s through %s %q: %w", viewPathString(ch.at), p.field, p.expr, err)
 		return
