@@ -346,14 +346,25 @@ func (vm *KarmadaVM) Run(ctx context.Context, op karmada.Operation, tc *karmada.
 }
 
 // tableInto converts a table result into out, Karmada's
-// ConvertLuaResultInto.
+// ConvertLuaResultInto. Karmada marshals the references to JSON on every
+// call to find their empty fields; luaapi.KubeUnmarshal reads the call's
+// objects without doing so, so the baselines hand it the marshalled text,
+// which it reads as Karmada does.
 func tableInto(out any, references ...any) func(L *lua.LState, res []lua.LValue) error {
 	return func(L *lua.LState, res []lua.LValue) error {
 		t, ok := res[0].(*lua.LTable)
 		if !ok {
 			return fmt.Errorf("expect the returned type is table but got %s", res[0].Type())
 		}
-		return luaapi.KubeUnmarshal(L, t, out, references...)
+		refs := make([]any, len(references))
+		for i, r := range references {
+			data, err := json.Marshal(r)
+			if err != nil {
+				return fmt.Errorf("json marshal reference failed: %w", err)
+			}
+			refs[i] = json.RawMessage(data)
+		}
+		return luaapi.KubeUnmarshal(L, t, out, refs...)
 	}
 }
 
