@@ -43,7 +43,11 @@ func (l *locator) eval(c *compModel, p *jqPath, insts []instance) ([][]any, erro
 	if p.notAssignable != "" {
 		return nil, &PathError{Component: c.c.Name, Field: p.field, Expr: p.expr, Reason: p.notAssignable}
 	}
-	outs, err := p.path.all(l.ctx, l.obj)
+	prog, err := p.pathProgram()
+	if err != nil {
+		return nil, err
+	}
+	outs, err := prog.all(l.ctx, l.obj)
 	if err != nil {
 		return nil, pathFailure(c, p, err)
 	}
