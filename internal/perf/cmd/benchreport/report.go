@@ -303,6 +303,25 @@ func (r *results) metricLines() []string {
 	return out
 }
 
+// slowestCompile is a row holding the slowest Compile's time and the
+// largest Compile's allocations (which may be two built-ins'), and how
+// many Compile rows there are.
+func slowestCompile(rows []row) (row, int) {
+	var worst row
+	n := 0
+	for _, rw := range rows {
+		if !strings.HasPrefix(rw.name, "Compile/") {
+			continue
+		}
+		if n == 0 || rw.ns > worst.ns {
+			worst.name, worst.ns = rw.name, rw.ns
+		}
+		worst.allocs = max(worst.allocs, rw.allocs)
+		n++
+	}
+	return worst, n
+}
+
 // target is one of the performance targets (docs/performance.md).
 type target struct {
 	what string
@@ -356,6 +375,10 @@ func (r *results) targets(rows []row, scales []scaling) []target {
 		if rw.corpus && !math.IsNaN(rw.argocd) {
 			add(rw.name+" >= 5x faster than argocd (mean per case)", rw.argocd >= 5, ratio(rw.argocd))
 		}
+	}
+	if worst, n := slowestCompile(rows); n > 0 {
+		add(fmt.Sprintf("Compile of each of %d built-ins <= 3 ms and <= 20000 allocs", n), worst.ns <= 3e6 && worst.allocs <= 20000,
+			fmt.Sprintf("slowest %s %s ms, most allocs %s", strings.TrimPrefix(worst.name, "Compile/"), num(worst.ns/1e6), num(worst.allocs)))
 	}
 	if rw, found := byName["Registry/first-answer"]; found {
 		add("first answer for one kind from a fresh registry <= 20 ms", rw.ns <= 20e6, num(rw.ns/1e6)+" ms, "+ratio(rw.eager)+" vs eager")
