@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 	"time"
@@ -346,10 +347,11 @@ func (vm *KarmadaVM) Run(ctx context.Context, op karmada.Operation, tc *karmada.
 }
 
 // tableInto converts a table result into out, Karmada's
-// ConvertLuaResultInto. Karmada marshals the references to JSON on every
-// call to find their empty fields; luaapi.KubeUnmarshal reads the call's
-// objects without doing so, so the baselines hand it the marshalled text,
-// which it reads as Karmada does.
+// ConvertLuaResultInto: the result encoded as JSON text (gopher-json's
+// rules), the text's empty tables fixed up against the references, which
+// Karmada marshals to JSON on every call, then encoding/json into out.
+// luaapi.KubeUnmarshal reads the call's objects and an Unstructured result
+// without that text, so the baselines run the text pipeline themselves.
 func tableInto(out any, references ...any) func(L *lua.LState, res []lua.LValue) error {
 	return func(L *lua.LState, res []lua.LValue) error {
 		t, ok := res[0].(*lua.LTable)
@@ -364,7 +366,14 @@ func tableInto(out any, references ...any) func(L *lua.LState, res []lua.LValue)
 			}
 			refs[i] = json.RawMessage(data)
 		}
-		return luaapi.KubeUnmarshal(L, t, out, refs...)
+		data, err := luaapi.KubeResultJSON(L, t, reflect.ValueOf(out).Elem().Kind() == reflect.Struct, refs...)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(data, out); err != nil {
+			return &luaapi.ConvertError{Path: "result", Msg: err.Error()}
+		}
+		return nil
 	}
 }
 
