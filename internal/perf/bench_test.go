@@ -111,6 +111,7 @@ func BenchmarkParallel(b *testing.B) {
 		{"InterpretStatus/pytorchjob", func() (any, error) { return pj.prog.InterpretStatus(ctx, pj.Running) }},
 		{"PlacePod/pytorchjob", func() (any, error) { return pj.prog.PlacePod(ctx, pj.Running, pj.pod) }},
 		{"GetPodSpecs/jobset", func() (any, error) { return js.prog.GetPodSpecs(ctx, js.Running) }},
+		{"ReviseSpec/pytorchjob", func() (any, error) { return pj.prog.ReviseSpec(ctx, pj.Running, pj.Revisions) }},
 		// The control: about a microsecond of arithmetic on registers,
 		// nothing allocated or shared. Its scaling is what the machine
 		// gives at best.
