@@ -288,7 +288,7 @@ func (n *pathNode) walk(c *dctx, v any, i int, out []any) ([]any, bool) {
 		if !ok {
 			// A `?` step that fails on a JSON value has no output; any
 			// other failure is jq's error, which the Lua path reports.
-			return out, s.opt && isJSONValue(v)
+			return out, s.opt && optFails(v, s)
 		}
 		v = next
 	}
@@ -302,7 +302,7 @@ func (n *pathNode) one(v any) (res any, found, ok bool) {
 		s := &n.steps[i]
 		next, ok := index(v, s)
 		if !ok {
-			if s.opt && isJSONValue(v) {
+			if s.opt && optFails(v, s) {
 				return nil, false, true
 			}
 			return nil, false, false
@@ -345,6 +345,16 @@ func (n *pathNode) iterate(c *dctx, v any, i int, out []any) ([]any, bool) {
 	}
 	// Iterating null or a scalar is an error, or no output with `?`.
 	return out, n.steps[i].opt && isJSONScalar(v)
+}
+
+// optFails reports that step s fails on v in gojq, so that with `?` it
+// has no output: v is a JSON value, and not a string indexed by a number
+// (which gojq indexes by code point, and which declines here).
+func optFails(v any, s *pathStep) bool {
+	if _, isStr := v.(string); isStr && s.isIndex {
+		return false
+	}
+	return isJSONValue(v)
 }
 
 // isJSONValue reports a JSON value at the top: a scalar, an array or an

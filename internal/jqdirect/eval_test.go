@@ -110,7 +110,7 @@ var directInputs = []string{
 	`null`, `"text"`, `7`, `[1, "a", null, {"x": 2}]`, `true`, `{}`, `[[1, 2], [3, 4]]`, `[{"x": 1, "y": 2}, {"x": "s"}]`,
 }
 
-func decodeThreeWays(t *testing.T, text string) map[string]any {
+func decodeThreeWays(t testing.TB, text string) map[string]any {
 	t.Helper()
 	out := map[string]any{}
 	var f any
@@ -256,7 +256,7 @@ func gojqOutputs(code *gojq.Code, in any) ([]any, error) {
 }
 
 // normalJSON is outs as JSON decodes it, so that number types compare.
-func normalJSON(t *testing.T, outs []any) any {
+func normalJSON(t testing.TB, outs []any) any {
 	t.Helper()
 	if len(outs) == 0 {
 		return []any{}

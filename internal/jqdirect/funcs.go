@@ -101,7 +101,9 @@ func fnToString(_ *dctx, v any) (any, bool) {
 	}
 	// From ±2^53 on, the number in flight may be a rounded integer, which
 	// gojq prints exactly: the Lua path decides.
-	if f, ok := dnumber(v); ok && math.Abs(f) >= maxExactFloat {
+	// -0 (a float product or quotient) prints as "-0" in gojq, which
+	// outValue would make 0.
+	if f, ok := dnumber(v); ok && (math.Abs(f) >= maxExactFloat || f == 0 && math.Signbit(f)) {
 		return nil, false
 	}
 	g, ok := outValue(v)
