@@ -24,11 +24,114 @@ type objectPair struct {
 
 // objectNode is {k: v, ...}: an object per combination of the pairs'
 // outputs, values converted as the Lua path's table holds them.
-type objectNode struct{ pairs []objectPair }
+type objectNode struct {
+	pairs []objectPair
+	// asRecord: the keys are constants and the object only flows into an
+	// expression that reads constant keys of it (keyedOnly), so a record
+	// stands in for the map.
+	asRecord bool
+	keys     []string // the constant keys, for records
+}
 
 func (n *objectNode) eval(c *dctx, in any, out []any) ([]any, bool) {
-	sel := make([]any, 2*len(n.pairs))
-	return n.build(c, in, 0, sel, out)
+	sel := c.buf()
+	for range 2 * len(n.pairs) {
+		sel = append(sel, nil)
+	}
+	out, ok := n.build(c, in, 0, sel, out)
+	c.free(sel)
+	return out, ok
+}
+
+// record is an object under construction's stand-in where nothing but
+// constant keys of it is read (objectNode.asRecord): its values by the
+// index of their key, the last of equal keys winning as in gojq.
+type record struct {
+	keys []string
+	vals []any
+}
+
+func (r *record) get(k string) any {
+	for i := len(r.keys) - 1; i >= 0; i-- {
+		if r.keys[i] == k {
+			return r.vals[i]
+		}
+	}
+	return nil
+}
+
+// keyedOnly reports that n reads its input only through constant keys
+// (.k… paths), so that the input may be a record: it never reaches an
+// output, an operator or a builtin whole.
+func keyedOnly(n dnode) bool {
+	switch x := n.(type) {
+	case *literalNode, emptyNode, emptyObjectNode, declineNode:
+		return true
+	case *pathNode:
+		if x.base != nil {
+			return keyedOnly(x.base)
+		}
+		return len(x.steps) > 0 && !x.steps[0].iter && !x.steps[0].isIndex
+	case *pipeNode:
+		return keyedOnly(x.l)
+	case *commaNode:
+		return keyedOnly(x.l) && keyedOnly(x.r)
+	case *altNode:
+		return keyedOnly(x.l) && keyedOnly(x.r)
+	case *binNode:
+		return keyedOnly(x.l) && keyedOnly(x.r)
+	case *logicNode:
+		return keyedOnly(x.l) && keyedOnly(x.r)
+	case *ifNode:
+		if x.els == nil || !keyedOnly(x.els) {
+			return false
+		}
+		for i := range x.conds {
+			if !keyedOnly(x.conds[i]) || !keyedOnly(x.thens[i]) {
+				return false
+			}
+		}
+		return true
+	case *objectNode:
+		for _, p := range x.pairs {
+			if p.keyNode != nil && !keyedOnly(p.keyNode) || !keyedOnly(p.val) {
+				return false
+			}
+		}
+		return true
+	case *arrayNode:
+		return x.q == nil || keyedOnly(x.q)
+	case *firstNode:
+		return keyedOnly(x.f)
+	case *errorNode:
+		return keyedOnly(x.f)
+	case *negNode:
+		return keyedOnly(x.x)
+	case *indexNode:
+		return x.base != nil && keyedOnly(x.base) && keyedOnly(x.key)
+	case *sliceNode:
+		return x.base != nil && keyedOnly(x.base) &&
+			(x.start == nil || keyedOnly(x.start)) && (x.end == nil || keyedOnly(x.end))
+	}
+	// The identity, select, if without else, builtins of the input…
+	return false
+}
+
+// recordInto makes l, when it is an object construction of constant keys
+// piped into r, build records (see record).
+func recordInto(l, r dnode) {
+	n, ok := l.(*objectNode)
+	if !ok || !keyedOnly(r) {
+		return
+	}
+	keys := make([]string, len(n.pairs))
+	for i, p := range n.pairs {
+		if p.keyNode != nil {
+			return
+		}
+		keys[i] = p.key
+	}
+	n.asRecord, n.keys = true, keys
 }
 
 // build chooses the key and value of pair i for each of their outputs,
@@ -37,6 +140,13 @@ func (n *objectNode) build(c *dctx, in any, i int, sel, out []any) ([]any, bool)
 	if i == len(n.pairs) {
 		if !c.step(len(n.pairs)) || len(out) >= jqlua.OutputLimit {
 			return out, false
+		}
+		if n.asRecord {
+			r := &record{keys: n.keys, vals: make([]any, len(n.pairs))}
+			for j := range r.vals {
+				r.vals[j] = sel[2*j+1]
+			}
+			return append(out, r), true
 		}
 		m := make(map[string]any, len(n.pairs))
 		for j := 0; j < len(sel); j += 2 {

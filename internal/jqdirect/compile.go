@@ -65,6 +65,7 @@ func directQuery(q *gojq.Query) dnode {
 	}
 	switch q.Op {
 	case gojq.OpPipe:
+		recordInto(l, r)
 		return &pipeNode{l, r}
 	case gojq.OpComma:
 		return &commaNode{l, r}

@@ -384,6 +384,9 @@ func index(v any, s *pathStep) (any, bool) {
 	switch x := v.(type) {
 	case nil:
 		return nil, true
+	case *record:
+		// Only constant keys of a record are read (keyedOnly).
+		return x.get(s.key), !s.isIndex
 	case map[string]any:
 		if s.isIndex {
 			return nil, false

@@ -41,6 +41,11 @@ var directExprs = []string{
 	`{a: 1}`, `{a: .n, "b": .s}`, `{(.s): 1}`, `{a}`, `{"a"}`, `[{a: (1, 2), b: (3, 4)}]`, `[{(.s, "k"): .n}]`,
 	`{a: 1, a: 2}`, `{(.n): 1}`, `{"\(.n)": 2}`, `{a: .m} | .a`, `[{a: .arr[]?}]`, `[{a: empty}]`, `{a: .big}`,
 	`{if: 1, then: .x}`, `[{r: ., i: (.arr // [] | keys[])} | .r.arr[.i]]`, `{a: .n} | .a + 1`, `{(.arr[]?): 1}`,
+	// Constructions read by constant keys only (records).
+	`{a: 1, a: 2} | .a`, `{a: .n, b: .s} | [.b, .a, .c]`, `[{a: (1, 2)} | .a]`, `{a: .m} | .a | keys`, `{a: 1} | .a.b?`,
+	`{a: 1} | .a.b`, `{a: .arr} | .a[0]`, `{a: 1} | keys`, `{a: 1} | .`, `{a: 1} | select(.a == 1)`, `{a: 1} | .[0]`,
+	`{a: 1} | if .a then .a end`, `{a: 1} | .["a"]`, `{a: .s} | {b: .a} | .b`, `{a: {b: .n}} | .a`, `{a: 1} | .[.s]`,
+	`[{r: ., c: .a[]?} | {x: .c.x, n: .r.n} | "\(.x)-\(.n)"]`, `{a: 1} | (.a, .b) // 3`, `{a: 1} | {} + {b: .a}`,
 	// String interpolation: the parts joined by +, queries through tostring.
 	`"\(.n)"`, `"x\(.s)y\(.n)z"`, `"\(.a)"`, `["\(1, 2)-\(3, 4)"]`, `"\(null)\(true)"`, `"\(.f)"`, `"\(.big)"`,
 	// Computed indexes (the key outermost) and slices (by code point in strings).
@@ -266,4 +271,36 @@ func normalJSON(t testing.TB, outs []any) any {
 	var v any
 	require.NoError(t, json.Unmarshal(b, &v))
 	return v
+}
+
+// TestRecords: an object construction piped into an expression that reads
+// only constant keys of it builds a record instead of a map; any other
+// use of it (whole, by a computed key, through a builtin) keeps the map.
+func TestRecords(t *testing.T) {
+	for _, tc := range []struct {
+		expr   string
+		record bool
+	}{
+		{`{r: ., i: 1} | .r.a[.i]`, true},
+		{`{a: .x, b: 1} | if .a == 1 then "\(.b)" else [.a, .b] end`, true},
+		{`{a: 1} | {b: .a} | .b`, true},
+		{`{a: 1} | .a, (.b | length)`, true},
+		{`{a: 1} | keys`, false},
+		{`{a: 1} | select(.a == 1)`, false},
+		{`{a: 1} | .`, false},
+		{`{a: 1} | .[.k]`, false},
+		{`{a: 1} | if .a then 2 end`, false},
+		{`{(.k): 1} | .a`, false},
+		{`{a: 1} | .[]`, false},
+	} {
+		q, err := gojq.Parse(tc.expr)
+		require.NoError(t, err)
+		d := Compile(q)
+		require.NotNil(t, d, tc.expr)
+		pipe, ok := d.root.(*pipeNode)
+		require.True(t, ok, tc.expr)
+		obj, ok := pipe.l.(*objectNode)
+		require.True(t, ok, tc.expr)
+		assert.Equal(t, tc.record, obj.asRecord, tc.expr)
+	}
 }

@@ -330,15 +330,29 @@ func fnSplit(c *dctx, v, x any) (any, bool) {
 	if s == "" {
 		return []any{}, true
 	}
-	parts := strings.Split(s, t)
-	if !c.step(len(parts)) {
+	if t == "" {
+		parts := strings.Split(s, t)
+		if !c.step(len(parts)) {
+			return nil, false
+		}
+		arr := make([]any, len(parts))
+		for i, p := range parts {
+			arr[i] = p
+		}
+		return arr, true
+	}
+	// strings.Split's pieces, straight into the array.
+	n := strings.Count(s, t) + 1
+	if !c.step(n) {
 		return nil, false
 	}
-	arr := make([]any, len(parts))
-	for i, p := range parts {
-		arr[i] = p
+	arr := make([]any, 0, n)
+	for range n - 1 {
+		i := strings.Index(s, t)
+		arr = append(arr, s[:i])
+		s = s[i+len(t):]
 	}
-	return arr, true
+	return append(arr, s), true
 }
 
 // fnJoin is join/1: the elements' text (null none, a boolean or a number
