@@ -1,8 +1,12 @@
 // Package jqdirect is the direct back end of karta's jq subset: the part
-// that Karta paths use most — paths, `//`, comparisons, `and`/`or`,
-// `select`, `length`, `[...]`, arithmetic — compiled once into a tree of Go
-// nodes that read the object in place, without a Lua state, a view or a
-// conversion.
+// that Karta paths use — paths, computed indexes and slices, `//`,
+// comparisons, `and`/`or`, `if`, `select`, array and object construction,
+// string interpolation, arithmetic and the builtins the built-ins use
+// (every path of every built-in is in it) — compiled once into a tree of
+// Go nodes that read the object in place, without a Lua state, a view or a
+// conversion. The nodes are in eval.go (paths, pipes, control), ops.go
+// (operators and jq's order), build.go (construction, indexes, slices)
+// and funcs.go (builtins).
 //
 // Package interpreter runs the Go-side hook algorithms (GetPodSpecs,
 // GetGangGroups, PlacePod) and InterpretStatus on it first. Direct

@@ -13,7 +13,11 @@ import (
 // The builtins of the direct subset, as gojq defines them (func.go,
 // builtin.jq). Each takes its input (and an argument's output) and gives
 // one value, or declines where gojq fails or where the exact result is
-// not certain.
+// not certain. They are written here rather than calling the fork's:
+// those are unexported, take gojq's values (int, *big.Int, its own
+// conversions of the object) and report errors, where these read the
+// object's values in place, compute numbers as the generated Lua does and
+// decline; TestAgreesWithGojq and FuzzAgreesWithGojq hold them to gojq.
 
 // funcNode is a builtin of no arguments applied to the input.
 type funcNode struct {
