@@ -3,6 +3,7 @@ package jqdirect
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -206,11 +207,21 @@ func TestWorkIsBounded(t *testing.T) {
 		{`[(.x[]) + (.x[])] | length`, map[string]any{"x": xs}, false},
 		{`[(.x[]) + (.x[])] | length`, map[string]any{"x": xs[:100]}, true},
 		{`[.x[] | .y[] | .z[]] | length`, map[string]any{"x": []any{map[string]any{"y": []any{map[string]any{"z": xs}}}}}, true},
+		// The new constructs' work: array subtraction per pair, object
+		// construction per combination, comparisons per element, string
+		// making per byte.
+		{`.x - .x | length`, map[string]any{"x": xs}, false},
+		{`.x - .x | length`, map[string]any{"x": xs[:300]}, true},
+		{`[{a: .x[], b: .x[]}] | length`, map[string]any{"x": xs}, false},
+		{`[.y[] | . == .] | length`, map[string]any{"y": []any{xs, xs, xs, xs, xs, xs, xs, xs, xs, xs}}, true},
+		{`[.y[] | . == .] | length`, map[string]any{"y": slices.Repeat([]any{xs}, 400)}, false},
+		{`[.s | split("")[]] | length`, map[string]any{"s": strings.Repeat("ab", 1<<20)}, false},
+		{`[.x[] | tostring] | join(",") | length`, map[string]any{"x": xs}, true},
 	} {
 		q, err := gojq.Parse(tc.expr)
 		require.NoError(t, err)
 		d := Compile(q)
-		require.NotNil(t, d)
+		require.NotNil(t, d, tc.expr)
 		var s Scratch
 		_, ok := d.Run(tc.obj, &s)
 		s.Release()
