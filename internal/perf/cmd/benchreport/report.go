@@ -288,7 +288,7 @@ func (r *results) metricLines() []string {
 		case strings.HasPrefix(k.name, "Webhook/"):
 			prefix, units = "WEBHOOK "+strings.TrimPrefix(k.name, "Webhook/"), []string{"req/s", "p50-µs", "p99-µs"}
 		case k.name == "ControllerResync":
-			prefix, units = "SCALE controller-resync", []string{"workloads", "pods", "s/resync", "heap-B/program", "heap-B/workload"}
+			prefix, units = "SCALE controller-resync", []string{"workloads", "pods", "s/resync", "cpu-s/resync", "heap-B/program", "heap-B/workload"}
 		default:
 			continue
 		}
