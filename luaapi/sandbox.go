@@ -108,6 +108,8 @@ type callConfig struct {
 	maxMemory       int64 // 0: none
 	// trampoline and errHandler: see limits_trace.go.
 	trampoline, errHandler *lua.LFunction
+	// lazy holds the state's lazy tables (lazy.go).
+	lazy *lazyTables
 }
 
 // noCallConfig is the config of a state NewState did not make: no limits
@@ -182,6 +184,11 @@ func NewState(opts SandboxOptions) *lua.LState {
 	sandbox.RawSetString("pcall", L.NewFunction(sandboxPCall))
 	sandbox.RawSetString("xpcall", L.NewFunction(sandboxXPCall))
 	sandbox.RawSetString("pairs", L.NewClosure(sandboxPairs, opened.RawGetString("next")))
+	// The base functions that read a table raw fill a lazy table first
+	// (lazy.go).
+	for _, name := range []string{"next", "ipairs", "unpack"} {
+		sandbox.RawSetString(name, fillingFirst(L, opened.RawGetString(name).(*lua.LFunction)))
+	}
 
 	// string: all but dump. The library table is also the __index of the
 	// string metatable (for ("x"):upper()); gopher-lua makes it its own
@@ -200,6 +207,11 @@ func NewState(opts SandboxOptions) *lua.LState {
 	str.RawSetString("dump", lua.LNil)
 	str.RawSetString("__index", lua.LNil)
 	capStrings(L, str, tbl, opts.MaxStringSize)
+	// Every table function reads its first argument raw: a lazy table is
+	// filled first, before the wrappers above measure or check it.
+	for _, name := range []string{"insert", "remove", "concat", "sort", "getn", "maxn"} {
+		tbl.RawSetString(name, fillingFirst(L, tbl.RawGetString(name).(*lua.LFunction)))
+	}
 	installGuards(L, sandbox, opts.MaxStringSize)
 	strMeta := L.NewTable()
 	strMeta.RawSetString("__index", str)
@@ -211,6 +223,8 @@ func NewState(opts SandboxOptions) *lua.LState {
 	for _, name := range []string{"time", "date", "clock"} {
 		osLib.RawSetString(name, lib(lua.OsLibName).RawGetString(name))
 	}
+	// os.time reads its table argument raw.
+	osLib.RawSetString("time", fillingFirst(L, osLib.RawGetString("time").(*lua.LFunction)))
 
 	modules := map[string]lua.LValue{
 		"string": NewReadOnly(L, "string", str),
@@ -234,6 +248,7 @@ func NewState(opts SandboxOptions) *lua.LState {
 		maxMemory:       opts.MaxMemory,
 		trampoline:      L.NewFunction(trampoline),
 		errHandler:      L.NewFunction(errHandler),
+		lazy:            newLazyTables(L),
 	}
 	L.G.Registry.RawSetString(callConfigKey, cfg)
 	return L
