@@ -95,3 +95,23 @@ func TestLazyNeedsASandboxState(t *testing.T) {
 	_, ok := LazySource(L, tb)
 	assert.False(t, ok)
 }
+
+// Compile drops the vararg table gopher-lua builds for a main chunk
+// (nothing can name it); a chunk's own "..." and the arg of nested vararg
+// functions are as before.
+func TestChunkVarargs(t *testing.T) {
+	L := NewState(SandboxOptions{})
+	defer L.Close()
+	for src, want := range map[string][]string{
+		`return arg`:              {"nil"},
+		`local a return a, arg`:   {"nil", "nil"},
+		`return select('#', ...)`: {"0"},
+		`local function f(...) return arg.n, arg[2] end return f(1, 2)`:           {"2", "2"},
+		`local function f(...) return select('#', ...), ... end return f(nil, 3)`: {"2", "nil", "3"},
+	} {
+		assert.Equal(t, want, luaStrings(mustRun(t, L, src)), src)
+	}
+	proto, err := Compile("t", `return 1`)
+	require.NoError(t, err)
+	assert.Zero(t, proto.IsVarArg&lua.VarArgNeedsArg)
+}
