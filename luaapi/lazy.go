@@ -27,6 +27,11 @@ import (
 // script's result must call FillLazy on each table before reading it raw,
 // or read an unfilled table's Go value with LazySource.
 //
+// A fill runs in a metamethod call, so the first access to a lazy table
+// takes one call frame more than the same access to a plain table: a
+// script recursing to within two frames of the call depth limit reaches
+// it one level sooner. Nothing else a script can observe differs.
+//
 // Filling is not charged to the memory guard: the value was converted
 // before the call, outside the guard, when it was converted eagerly, and
 // it is bounded by the object. Lazy tables need a NewState state; EndLazy
