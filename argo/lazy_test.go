@@ -146,6 +146,7 @@ func TestLazyTablesAreEagerTables(t *testing.T) {
 		{"aliasing through the object", `return {obj.spec, obj}`},
 		{"identity", `local a, b = obj.spec, obj.spec local c = obj.status.conditions return {a == b, c[1] == obj.status.conditions[1], a ~= obj.status, rawequal == nil}`},
 		{"identity after filling", `local c = obj.status.conditions local n = #c return {c == obj.status.conditions, n}`},
+		{"pairs returns next", `local f = pairs(obj.spec) local g = ipairs(obj.spec.args) return {f == next, g ~= next}`},
 		{"types and strings", `return {type(obj), type(obj.spec.args), type(tostring(obj.spec)), string.format("%d:%s", #obj.spec.args, type(obj.spec)), string.find(tostring(obj.status), "^table: ") ~= nil}`},
 		{"a table as a key", `local t = {} t[obj.spec] = "spec" return {t[obj.spec], t[obj.status]}`},
 		{"global obj rebuilt", `obj = {kind = obj.kind, spec = obj.spec} return obj`},

@@ -115,3 +115,11 @@ func TestChunkVarargs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, proto.IsVarArg&lua.VarArgNeedsArg)
 }
+
+// pairs returns the sandbox's next (which fills lazy tables), as Lua's
+// pairs returns the global next.
+func TestPairsReturnsNext(t *testing.T) {
+	L := NewState(SandboxOptions{})
+	defer L.Close()
+	assert.Equal(t, []string{"true"}, luaStrings(mustRun(t, L, `return pairs({}) == next`)))
+}

@@ -183,12 +183,13 @@ func NewState(opts SandboxOptions) *lua.LState {
 	}
 	sandbox.RawSetString("pcall", L.NewFunction(sandboxPCall))
 	sandbox.RawSetString("xpcall", L.NewFunction(sandboxXPCall))
-	sandbox.RawSetString("pairs", L.NewClosure(sandboxPairs, opened.RawGetString("next")))
 	// The base functions that read a table raw fill a lazy table first
-	// (lazy.go).
+	// (lazy.go). pairs returns the sandbox's next, as Lua's pairs returns
+	// the global next.
 	for _, name := range []string{"next", "ipairs", "unpack"} {
 		sandbox.RawSetString(name, fillingFirst(L, opened.RawGetString(name).(*lua.LFunction)))
 	}
+	sandbox.RawSetString("pairs", L.NewClosure(sandboxPairs, sandbox.RawGetString("next")))
 
 	// string: all but dump. The library table is also the __index of the
 	// string metatable (for ("x"):upper()); gopher-lua makes it its own
