@@ -72,7 +72,11 @@ func BenchmarkHooks(b *testing.B) {
 			compare(b, func() (any, error) { return w.prog.ReviseSpec(ctx, obj, w.Revisions) }, nil)
 		})
 		b.Run("GetGangGroups/"+w.Name, func(b *testing.B) {
-			compare(b, func() (any, error) { return w.prog.GetGangGroups(ctx, obj, w.Pods) }, nil)
+			bl := map[string]call{}
+			if w.gang != nil {
+				bl["go"] = func() (any, error) { return w.gang.GetGangGroups(obj, w.Pods) }
+			}
+			compare(b, func() (any, error) { return w.prog.GetGangGroups(ctx, obj, w.Pods) }, bl)
 		})
 		if w.gojq != nil {
 			gobj, pods, err := Gang64(w.Workload)
@@ -80,7 +84,8 @@ func BenchmarkHooks(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Run("GetGangGroups/"+w.Name+"-64pods", func(b *testing.B) {
-				compare(b, func() (any, error) { return w.prog.GetGangGroups(ctx, gobj, pods) }, nil)
+				compare(b, func() (any, error) { return w.prog.GetGangGroups(ctx, gobj, pods) },
+					map[string]call{"go": func() (any, error) { return w.gang.GetGangGroups(gobj, pods) }})
 			})
 		}
 		b.Run("PlacePod/"+w.Name, func(b *testing.B) {
