@@ -19,6 +19,9 @@ type podRoute struct {
 	// member is the effective alpha member; nil with the v2 form.
 	member *gangMember
 	group  string
+	// gi is the alpha group's index in the call's gangAssembly, -1 for
+	// none (unmatched, or the v2 form).
+	gi int
 	// reason is non-empty when the pod is unmatched.
 	reason string
 }
@@ -41,20 +44,33 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 	}
 	defer o.release()
 	routes := make([]podRoute, len(pods))
+	var ga gangAssembly
+	var namer podNamer
 	for i, pod := range pods {
-		routes[i] = g.route(ctx, ev, obj, o, pod)
-		routes[i].name = podName(pod)
+		if err := podsGoOn(ctx, ev, i); err != nil {
+			return nil, err
+		}
+		pi := newPodIn(pod)
+		routes[i] = g.route(ctx, ev, o, &pi, &ga)
+		routes[i].name = namer.name(pi.meta, len(pods)-i)
 	}
 	if g.v2 != nil {
 		res.Groups = append(res.Groups, g.v2Group(o, routes))
 	} else {
-		res.Groups = g.alphaGroups(ctx, ev, o, pods, routes)
+		res.Groups = g.alphaGroups(ctx, ev, o, pods, routes, &ga)
 	}
 	// A cancelled call must fail rather than report every later pod as
 	// unmatched with the context's error.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	unmatched := 0
+	for i := range routes {
+		if routes[i].reason != "" {
+			unmatched++
+		}
+	}
+	res.Placements = make([]Placement, 0, len(routes)-unmatched)
 	for _, r := range routes {
 		if r.reason != "" {
 			res.Unmatched = append(res.Unmatched, Unmatched{Pod: r.name, Reason: r.reason})
@@ -64,6 +80,36 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 			Instance: r.pl.instance, Replica: r.pl.replica, Group: r.group})
 	}
 	return res, nil
+}
+
+// podNamer names pods as podName does, writing the names into a few
+// large strings rather than allocating each.
+type podNamer struct {
+	b strings.Builder
+}
+
+// name names the pod of metadata meta; left is the number of pods still
+// to name, this one included, to size the next string. A name is a
+// substring of the builder's string: bytes a Builder wrote are never
+// changed, and a full builder is replaced, not grown.
+func (n *podNamer) name(meta map[string]any, left int) string {
+	name, _ := meta["name"].(string)
+	ns, _ := meta["namespace"].(string)
+	need := len(name)
+	if ns != "" {
+		need += len(ns) + 1
+	}
+	if n.b.Cap()-n.b.Len() < need {
+		n.b = strings.Builder{}
+		n.b.Grow(need*left + need*left/4)
+	}
+	start := n.b.Len()
+	if ns != "" {
+		n.b.WriteString(ns)
+		n.b.WriteByte('/')
+	}
+	n.b.WriteString(name)
+	return n.b.String()[start:]
 }
 
 // placeOne is PlacePod: one pod's component, instance, replica, group and
@@ -85,7 +131,9 @@ func (g *gangModel) placeOne(ctx context.Context, ev evaluator, obj map[string]a
 		return nil, "", cancelled(ctx, err)
 	}
 	defer o.release()
-	routes := []podRoute{g.route(ctx, ev, obj, o, pod)}
+	var ga gangAssembly
+	pi := newPodIn(pod)
+	routes := []podRoute{g.route(ctx, ev, o, &pi, &ga)}
 	var minMember int64
 	if routes[0].reason == "" {
 		if g.v2 != nil {
@@ -116,19 +164,23 @@ func cancelled(ctx context.Context, err error) error {
 }
 
 // route places a pod and names its group: the v2 group, or the alpha
-// group of its effective member and keys.
-func (g *gangModel) route(ctx context.Context, ev evaluator, obj map[string]any, o *gangObject, pod map[string]any) podRoute {
+// group of its effective member and keys, which joins the call's groups
+// in ga.
+func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod *podIn, ga *gangAssembly) podRoute {
 	// The pod's name is the caller's to set: PlacePod names a pod only
 	// when it is unmatched.
-	var r podRoute
-	pl, reason := g.placePod(ctx, ev, obj, o.insts, pod)
+	r := podRoute{gi: -1}
+	pl, reason := g.placePod(ctx, ev, o, pod)
 	if reason != "" {
 		r.reason = reason
 		return r
 	}
 	r.pl = pl
 	if g.v2 != nil {
-		r.group = groupName(o.uid, g.v2.name, nil)
+		if ga.v2Name == "" {
+			ga.v2Name = groupName(o.uid, g.v2.name, nil)
+		}
+		r.group = ga.v2Name
 		return r
 	}
 	gm, reason := g.effectiveMember(ctx, ev, g.comps[pl.comp.index], pod)
@@ -136,13 +188,66 @@ func (g *gangModel) route(ctx context.Context, ev evaluator, obj map[string]any,
 		r.reason = reason
 		return r
 	}
-	keys, reason := gm.keyValues(ctx, ev, pod)
+	name, reason := gm.appendGroupName(ctx, ev, pod, o.uid, ga.buf[:0])
+	ga.buf = name
 	if reason != "" {
 		r.reason = reason
 		return r
 	}
-	r.member, r.group = gm, groupName(o.uid, gm.def.name, keys)
+	r.member, r.gi = gm, ga.join(name, gm.def)
+	r.group = ga.groups[r.gi].name
 	return r
+}
+
+// gangAssembly is the alpha groups of one call, in the order their first
+// pods came, as the pods are routed.
+type gangAssembly struct {
+	groups []*alphaGroup
+	// byName indexes groups once there are more than a few.
+	byName map[string]int
+	// buf is the room in which each pod's group name is written.
+	buf []byte
+	// v2Name is the v2 group's name, once built.
+	v2Name string
+}
+
+// join adds one pod of definition def to the group named name (a name in
+// ga.buf: the string is made only for a new group) and returns the
+// group's index. Another definition producing the same name is a clash.
+func (ga *gangAssembly) join(name []byte, def *gangDef) int {
+	i := -1
+	if ga.byName != nil {
+		if j, ok := ga.byName[string(name)]; ok {
+			i = j
+		}
+	} else {
+		for j, ag := range ga.groups {
+			if ag.name == string(name) {
+				i = j
+				break
+			}
+		}
+	}
+	if i < 0 {
+		i = len(ga.groups)
+		ag := &alphaGroup{name: string(name), def: def}
+		ga.groups = append(ga.groups, ag)
+		switch {
+		case ga.byName != nil:
+			ga.byName[ag.name] = i
+		case len(ga.groups) > 8:
+			ga.byName = make(map[string]int, 2*len(ga.groups))
+			for j, ag := range ga.groups {
+				ga.byName[ag.name] = j
+			}
+		}
+	}
+	ag := ga.groups[i]
+	if ag.def != def && !slices.Contains(ag.clash, def) {
+		ag.clash = append(ag.clash, def)
+	}
+	ag.n++
+	return i
 }
 
 // effectiveMember walks from the pod's component up to the root; at each
@@ -150,7 +255,7 @@ func (g *gangModel) route(ctx context.Context, ev evaluator, obj map[string]any,
 // first whose filters all pass wins. A filter that
 // yields something other than a boolean or null ends the walk: the Karta
 // and the pod disagree, and trying an ancestor's member would hide it.
-func (g *gangModel) effectiveMember(ctx context.Context, ev evaluator, gc *gangComp, pod map[string]any) (*gangMember, string) {
+func (g *gangModel) effectiveMember(ctx context.Context, ev evaluator, gc *gangComp, pod *podIn) (*gangMember, string) {
 	for c := gc.cm; c != nil; c = c.parent {
 		for _, gm := range g.membersOf[c.index] {
 			pass, reason := gm.filtersPass(ctx, ev, pod)
@@ -167,9 +272,10 @@ func (g *gangModel) effectiveMember(ctx context.Context, ev evaluator, gc *gangC
 
 // filtersPass evaluates the member's filters: each
 // must yield exactly one output; true passes, false and null do not.
-func (gm *gangMember) filtersPass(ctx context.Context, ev evaluator, pod map[string]any) (bool, string) {
+func (gm *gangMember) filtersPass(ctx context.Context, ev evaluator, pod *podIn) (bool, string) {
 	for _, f := range gm.filters {
-		outs, err := ev.all(ctx, f, pod)
+		var one [1]any
+		outs, err := f.all(ctx, ev, pod, &one)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -187,26 +293,36 @@ func (gm *gangMember) filtersPass(ctx context.Context, ev evaluator, pod map[str
 	return true, ""
 }
 
-// keyValues evaluates the member's groupByKeyPaths:
-// each must yield one non-empty string, number or boolean; numbers and
-// booleans go through jq tostring.
-func (gm *gangMember) keyValues(ctx context.Context, ev evaluator, pod map[string]any) ([]string, string) {
-	keys := make([]string, 0, len(gm.keys))
+// appendGroupName appends the pod's group name to b: pg-<uid>-<definition>
+// followed by the member's groupByKeyPaths, each of which
+// must yield one non-empty string, number or boolean; numbers and
+// booleans go through jq tostring. Not sanitised: the name must stay
+// predictable from the labels (see groupName).
+func (gm *gangMember) appendGroupName(ctx context.Context, ev evaluator, pod *podIn, uid string, b []byte) ([]byte, string) {
+	b = append(b, "pg-"...)
+	b = append(b, uid...)
+	b = append(b, '-')
+	b = append(b, gm.def.name...)
 	for _, k := range gm.keys {
-		outs, err := ev.all(ctx, k, pod)
+		var one [1]any
+		outs, err := k.all(ctx, ev, pod, &one)
 		if err != nil {
-			return nil, err.Error()
+			return b, err.Error()
 		}
 		if len(outs) != 1 {
-			return nil, fmt.Sprintf("%s: groupByKeyPath %q yields %d values, want exactly one", gm, k.expr, len(outs))
+			return b, fmt.Sprintf("%s: groupByKeyPath %q yields %d values, want exactly one", gm, k.expr, len(outs))
+		}
+		if s, ok := outs[0].(string); ok && s != "" {
+			b = append(append(b, '-'), s...)
+			continue
 		}
 		key, ok := keyString(outs[0])
 		if !ok {
-			return nil, fmt.Sprintf("%s: groupByKeyPath %q yields %s, want a non-empty string, a number or a boolean", gm, k.expr, describe(outs[0]))
+			return b, fmt.Sprintf("%s: groupByKeyPath %q yields %s, want a non-empty string, a number or a boolean", gm, k.expr, describe(outs[0]))
 		}
-		keys = append(keys, key)
+		b = append(append(b, '-'), key...)
 	}
-	return keys, ""
+	return b, ""
 }
 
 // keyString converts one key value: a non-empty string as is, a number or
@@ -258,44 +374,54 @@ type alphaGroup struct {
 	name string
 	def  *gangDef
 	pods []int
+	// n counts the pods that joined (gangAssembly.join).
+	n int
 	// clash lists further definitions that produce the same name.
 	clash []*gangDef
 }
 
-// alphaGroups gathers the routed pods into groups, computes each group's
+// alphaGroups gives the assembled groups their pods, computes each group's
 // minMember (which unmatches the pods of a group that spans instances or
 // replicas of a narrowing member) and returns the groups
-// that keep a pod, sorted by name.
-func (g *gangModel) alphaGroups(ctx context.Context, ev evaluator, o *gangObject, pods []map[string]any, routes []podRoute) []Group {
-	byName := map[string]*alphaGroup{}
-	var order []*alphaGroup
-	for i := range routes {
-		r := &routes[i]
-		if r.reason != "" {
-			continue
-		}
-		ag := byName[r.group]
-		if ag == nil {
-			ag = &alphaGroup{name: r.group, def: r.member.def}
-			byName[r.group] = ag
-			order = append(order, ag)
-		} else if ag.def != r.member.def && !slices.Contains(ag.clash, r.member.def) {
-			ag.clash = append(ag.clash, r.member.def)
-		}
-		ag.pods = append(ag.pods, i)
+// that keep a pod, sorted by name. The groups' pod indexes share one
+// array, and so do their names.
+func (g *gangModel) alphaGroups(ctx context.Context, ev evaluator, o *gangObject, pods []map[string]any, routes []podRoute, ga *gangAssembly) []Group {
+	total := 0
+	for _, ag := range ga.groups {
+		total += ag.n
 	}
-	groups := []Group{}
-	for _, ag := range order {
+	idx := make([]int, total)
+	off := 0
+	for _, ag := range ga.groups {
+		ag.pods = idx[off : off : off+ag.n]
+		off += ag.n
+	}
+	for i := range routes {
+		if gi := routes[i].gi; gi >= 0 {
+			ag := ga.groups[gi]
+			ag.pods = append(ag.pods, i)
+		}
+	}
+	groups := make([]Group, 0, len(ga.groups))
+	names := make([]string, 0, total)
+	for _, ag := range ga.groups {
 		if len(ag.clash) > 0 {
 			g.unmatchClash(ag, routes)
 			continue
 		}
 		minMember := g.groupMinMember(ctx, ev, o, ag, pods, routes)
-		names := placedNames(ag.pods, routes)
-		if len(names) == 0 {
+		start := len(names)
+		for _, i := range ag.pods {
+			if routes[i].reason == "" {
+				names = append(names, routes[i].name)
+			}
+		}
+		if len(names) == start {
 			continue
 		}
-		groups = append(groups, Group{Name: ag.name, Definition: ag.def.name, MinMember: minMember, Pods: names})
+		placed := names[start:len(names):len(names)]
+		slices.Sort(placed)
+		groups = append(groups, Group{Name: ag.name, Definition: ag.def.name, MinMember: minMember, Pods: placed})
 	}
 	slices.SortFunc(groups, func(a, b Group) int { return strings.Compare(a.Name, b.Name) })
 	return groups
@@ -317,19 +443,6 @@ func (g *gangModel) unmatchClash(ag *alphaGroup, routes []podRoute) {
 	for _, i := range ag.pods {
 		routes[i].reason = reason
 	}
-}
-
-// placedNames returns the sorted names of the pods among idx that are
-// still placed.
-func placedNames(idx []int, routes []podRoute) []string {
-	names := []string{}
-	for _, i := range idx {
-		if routes[i].reason == "" {
-			names = append(names, routes[i].name)
-		}
-	}
-	slices.Sort(names)
-	return names
 }
 
 // v2Group builds the one group of the v2 form. It exists
