@@ -51,7 +51,7 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 			return nil, err
 		}
 		pi := newPodIn(pod)
-		routes[i] = g.route(ctx, ev, o, &pi, &ga)
+		routes[i] = g.route(ctx, ev, o, &pi, &ga, len(pods)-i)
 		routes[i].name = namer.name(pi.meta, len(pods)-i)
 	}
 	if g.v2 != nil {
@@ -112,6 +112,18 @@ func (n *podNamer) name(meta map[string]any, left int) string {
 	return n.b.String()[start:]
 }
 
+// write returns b as a string of the namer's, sized for left more of
+// its length.
+func (n *podNamer) write(b []byte, left int) string {
+	if n.b.Cap()-n.b.Len() < len(b) {
+		n.b = strings.Builder{}
+		n.b.Grow(len(b) * min(left, 64))
+	}
+	start := n.b.Len()
+	n.b.Write(b)
+	return n.b.String()[start:]
+}
+
 // placeOne is PlacePod: one pod's component, instance, replica, group and
 // the group's minMember. One pod cannot see its group's other pods, so
 // minMember is computed for a group that holds just this pod: the pod's
@@ -133,7 +145,7 @@ func (g *gangModel) placeOne(ctx context.Context, ev evaluator, obj map[string]a
 	defer o.release()
 	var ga gangAssembly
 	pi := newPodIn(pod)
-	routes := []podRoute{g.route(ctx, ev, o, &pi, &ga)}
+	routes := []podRoute{g.route(ctx, ev, o, &pi, &ga, 1)}
 	var minMember int64
 	if routes[0].reason == "" {
 		if g.v2 != nil {
@@ -165,8 +177,8 @@ func cancelled(ctx context.Context, err error) error {
 
 // route places a pod and names its group: the v2 group, or the alpha
 // group of its effective member and keys, which joins the call's groups
-// in ga.
-func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod *podIn, ga *gangAssembly) podRoute {
+// in ga; left is the number of pods still to route, this one included.
+func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod *podIn, ga *gangAssembly, left int) podRoute {
 	// The pod's name is the caller's to set: PlacePod names a pod only
 	// when it is unmatched.
 	r := podRoute{gi: -1}
@@ -194,7 +206,7 @@ func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod 
 		r.reason = reason
 		return r
 	}
-	r.member, r.gi = gm, ga.join(name, gm.def)
+	r.member, r.gi = gm, ga.join(name, gm.def, left)
 	r.group = ga.groups[r.gi].name
 	return r
 }
@@ -202,7 +214,9 @@ func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod 
 // gangAssembly is the alpha groups of one call, in the order their first
 // pods came, as the pods are routed.
 type gangAssembly struct {
-	groups []*alphaGroup
+	groups []alphaGroup
+	// names holds the groups' names (see podNamer).
+	names podNamer
 	// byName indexes groups once there are more than a few.
 	byName map[string]int
 	// buf is the room in which each pod's group name is written.
@@ -213,16 +227,17 @@ type gangAssembly struct {
 
 // join adds one pod of definition def to the group named name (a name in
 // ga.buf: the string is made only for a new group) and returns the
-// group's index. Another definition producing the same name is a clash.
-func (ga *gangAssembly) join(name []byte, def *gangDef) int {
+// group's index; left is the number of pods still to route, this one
+// included. Another definition producing the same name is a clash.
+func (ga *gangAssembly) join(name []byte, def *gangDef, left int) int {
 	i := -1
 	if ga.byName != nil {
 		if j, ok := ga.byName[string(name)]; ok {
 			i = j
 		}
 	} else {
-		for j, ag := range ga.groups {
-			if ag.name == string(name) {
+		for j := range ga.groups {
+			if ga.groups[j].name == string(name) {
 				i = j
 				break
 			}
@@ -230,19 +245,18 @@ func (ga *gangAssembly) join(name []byte, def *gangDef) int {
 	}
 	if i < 0 {
 		i = len(ga.groups)
-		ag := &alphaGroup{name: string(name), def: def}
-		ga.groups = append(ga.groups, ag)
+		ga.groups = append(ga.groups, alphaGroup{name: ga.names.write(name, left), def: def})
 		switch {
 		case ga.byName != nil:
-			ga.byName[ag.name] = i
+			ga.byName[ga.groups[i].name] = i
 		case len(ga.groups) > 8:
-			ga.byName = make(map[string]int, 2*len(ga.groups))
-			for j, ag := range ga.groups {
-				ga.byName[ag.name] = j
+			ga.byName = make(map[string]int, 4*len(ga.groups))
+			for j := range ga.groups {
+				ga.byName[ga.groups[j].name] = j
 			}
 		}
 	}
-	ag := ga.groups[i]
+	ag := &ga.groups[i]
 	if ag.def != def && !slices.Contains(ag.clash, def) {
 		ag.clash = append(ag.clash, def)
 	}
@@ -387,24 +401,34 @@ type alphaGroup struct {
 // array, and so do their names.
 func (g *gangModel) alphaGroups(ctx context.Context, ev evaluator, o *gangObject, pods []map[string]any, routes []podRoute, ga *gangAssembly) []Group {
 	total := 0
-	for _, ag := range ga.groups {
-		total += ag.n
+	for i := range ga.groups {
+		total += ga.groups[i].n
 	}
-	idx := make([]int, total)
+	idx := make([]int, total+len(ga.groups))
 	off := 0
-	for _, ag := range ga.groups {
+	for i := range ga.groups {
+		ag := &ga.groups[i]
 		ag.pods = idx[off : off : off+ag.n]
 		off += ag.n
 	}
 	for i := range routes {
 		if gi := routes[i].gi; gi >= 0 {
-			ag := ga.groups[gi]
+			ag := &ga.groups[gi]
 			ag.pods = append(ag.pods, i)
 		}
 	}
+	// The groups in name order (each group's minimum and pods are its
+	// own, so the order of the work does not matter): the result is
+	// built sorted rather than sorted after.
+	order := idx[total:]
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(ga.groups[a].name, ga.groups[b].name) })
 	groups := make([]Group, 0, len(ga.groups))
 	names := make([]string, 0, total)
-	for _, ag := range ga.groups {
+	for _, gi := range order {
+		ag := &ga.groups[gi]
 		if len(ag.clash) > 0 {
 			g.unmatchClash(ag, routes)
 			continue
@@ -423,7 +447,6 @@ func (g *gangModel) alphaGroups(ctx context.Context, ev evaluator, o *gangObject
 		slices.Sort(placed)
 		groups = append(groups, Group{Name: ag.name, Definition: ag.def.name, MinMember: minMember, Pods: placed})
 	}
-	slices.SortFunc(groups, func(a, b Group) int { return strings.Compare(a.Name, b.Name) })
 	return groups
 }
 

@@ -104,8 +104,11 @@ const maxParents = 4
 // each walked once per pod rather than once per expression. It lives on
 // the stack of the call that places the pod.
 type podIn struct {
-	obj  map[string]any
-	meta map[string]any // nil when absent or not an object
+	obj map[string]any
+	// metaV is the pod's metadata, meta the same when it is an object
+	// (nil otherwise).
+	metaV any
+	meta  map[string]any
 	// parents[i] is the value at parent path i once walked (walked[i]):
 	// an object, nil, or notPlain.
 	parents [maxParents]any
@@ -113,8 +116,9 @@ type podIn struct {
 }
 
 func newPodIn(pod map[string]any) podIn {
-	meta, _ := pod["metadata"].(map[string]any)
-	return podIn{obj: pod, meta: meta}
+	mv := pod["metadata"]
+	meta, _ := mv.(map[string]any)
+	return podIn{obj: pod, metaV: mv, meta: meta}
 }
 
 // notPlain marks a walk that met something other than an object or null:
@@ -182,13 +186,19 @@ func (pe *podExpr) read(pod *podIn) (any, bool) {
 		return nil, false
 	}
 	var v any
-	if i := pe.parent; i >= 0 {
-		if !pod.walked[i] {
-			pod.parents[i], pod.walked[i] = walk(pod.obj, pe.keys[:n-1]), true
-		}
+	if i := pe.parent; i >= 0 && pod.walked[i] {
 		v = pod.parents[i]
 	} else {
-		v = walk(pod.obj, pe.keys[:n-1])
+		// The pod is an object, so a path from .metadata starts at the
+		// metadata newPodIn looked up.
+		if n > 1 && pe.keys[0] == "metadata" {
+			v = walk(pod.metaV, pe.keys[1:n-1])
+		} else {
+			v = walk(pod.obj, pe.keys[:n-1])
+		}
+		if i >= 0 {
+			pod.parents[i], pod.walked[i] = v, true
+		}
 	}
 	switch x := v.(type) {
 	case map[string]any:
