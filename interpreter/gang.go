@@ -51,8 +51,8 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 			return nil, err
 		}
 		pi := newPodIn(pod)
-		routes[i] = g.route(ctx, ev, o, &pi, &ga, len(pods)-i)
-		routes[i].name = namer.name(pi.meta, len(pods)-i)
+		g.route(ctx, ev, o, &pi, &ga, len(pods)-i, &routes[i])
+		routes[i].name = namer.name(pi.name, pi.ns, len(pods)-i)
 	}
 	if g.v2 != nil {
 		res.Groups = append(res.Groups, g.v2Group(o, routes))
@@ -88,13 +88,12 @@ type podNamer struct {
 	b strings.Builder
 }
 
-// name names the pod of metadata meta; left is the number of pods still
-// to name, this one included, to size the next string. A name is a
-// substring of the builder's string: bytes a Builder wrote are never
-// changed, and a full builder is replaced, not grown.
-func (n *podNamer) name(meta map[string]any, left int) string {
-	name, _ := meta["name"].(string)
-	ns, _ := meta["namespace"].(string)
+// name names the pod of metadata.name name and metadata.namespace ns;
+// left is the number of pods still to name, this one included, to size
+// the next string. A name is a substring of the builder's string: bytes a
+// Builder wrote are never changed, and a full builder is replaced, not
+// grown.
+func (n *podNamer) name(name, ns string, left int) string {
 	need := len(name)
 	if ns != "" {
 		need += len(ns) + 1
@@ -145,7 +144,8 @@ func (g *gangModel) placeOne(ctx context.Context, ev evaluator, obj map[string]a
 	defer o.release()
 	var ga gangAssembly
 	pi := newPodIn(pod)
-	routes := []podRoute{g.route(ctx, ev, o, &pi, &ga, 1)}
+	routes := make([]podRoute, 1)
+	g.route(ctx, ev, o, &pi, &ga, 1, &routes[0])
 	var minMember int64
 	if routes[0].reason == "" {
 		if g.v2 != nil {
@@ -178,14 +178,15 @@ func cancelled(ctx context.Context, err error) error {
 // route places a pod and names its group: the v2 group, or the alpha
 // group of its effective member and keys, which joins the call's groups
 // in ga; left is the number of pods still to route, this one included.
-func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod *podIn, ga *gangAssembly, left int) podRoute {
+// The route is written into r (a zero podRoute), in place.
+func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod *podIn, ga *gangAssembly, left int, r *podRoute) {
 	// The pod's name is the caller's to set: PlacePod names a pod only
 	// when it is unmatched.
-	r := podRoute{gi: -1}
+	r.gi = -1
 	pl, reason := g.placePod(ctx, ev, o, pod)
 	if reason != "" {
 		r.reason = reason
-		return r
+		return
 	}
 	r.pl = pl
 	if g.v2 != nil {
@@ -193,22 +194,21 @@ func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod 
 			ga.v2Name = groupName(o.uid, g.v2.name, nil)
 		}
 		r.group = ga.v2Name
-		return r
+		return
 	}
 	gm, reason := g.effectiveMember(ctx, ev, g.comps[pl.comp.index], pod)
 	if reason != "" {
 		r.reason = reason
-		return r
+		return
 	}
 	name, reason := gm.appendGroupName(ctx, ev, pod, o.uid, ga.buf[:0])
 	ga.buf = name
 	if reason != "" {
 		r.reason = reason
-		return r
+		return
 	}
 	r.member, r.gi = gm, ga.join(name, gm.def, left)
 	r.group = ga.groups[r.gi].name
-	return r
 }
 
 // gangAssembly is the alpha groups of one call, in the order their first
@@ -223,6 +223,9 @@ type gangAssembly struct {
 	buf []byte
 	// v2Name is the v2 group's name, once built.
 	v2Name string
+	// last is the index of the group the previous pod joined: an
+	// operator's pods come group by group, so it is tried first.
+	last int
 }
 
 // join adds one pod of definition def to the group named name (a name in
@@ -231,7 +234,9 @@ type gangAssembly struct {
 // included. Another definition producing the same name is a clash.
 func (ga *gangAssembly) join(name []byte, def *gangDef, left int) int {
 	i := -1
-	if ga.byName != nil {
+	if ga.last < len(ga.groups) && ga.groups[ga.last].name == string(name) {
+		i = ga.last
+	} else if ga.byName != nil {
 		if j, ok := ga.byName[string(name)]; ok {
 			i = j
 		}
@@ -250,7 +255,7 @@ func (ga *gangAssembly) join(name []byte, def *gangDef, left int) int {
 		case ga.byName != nil:
 			ga.byName[ga.groups[i].name] = i
 		case len(ga.groups) > 8:
-			ga.byName = make(map[string]int, 4*len(ga.groups))
+			ga.byName = make(map[string]int, 2*len(ga.groups))
 			for j := range ga.groups {
 				ga.byName[ga.groups[j].name] = j
 			}
@@ -261,6 +266,7 @@ func (ga *gangAssembly) join(name []byte, def *gangDef, left int) int {
 		ag.clash = append(ag.clash, def)
 	}
 	ag.n++
+	ga.last = i
 	return i
 }
 

@@ -109,6 +109,9 @@ type podIn struct {
 	// (nil otherwise).
 	metaV any
 	meta  map[string]any
+	// name and ns are metadata.name and metadata.namespace when strings,
+	// else "".
+	name, ns string
 	// parents[i] is the value at parent path i once walked (walked[i]):
 	// an object, nil, or notPlain.
 	parents [maxParents]any
@@ -118,7 +121,9 @@ type podIn struct {
 func newPodIn(pod map[string]any) podIn {
 	mv := pod["metadata"]
 	meta, _ := mv.(map[string]any)
-	return podIn{obj: pod, metaV: mv, meta: meta}
+	name, _ := meta["name"].(string)
+	ns, _ := meta["namespace"].(string)
+	return podIn{obj: pod, metaV: mv, meta: meta, name: name, ns: ns}
 }
 
 // notPlain marks a walk that met something other than an object or null:

@@ -113,7 +113,10 @@ func (g *gangModel) narrow(ctx context.Context, ev evaluator, o *gangObject, ag 
 	if c.cm.ids == nil && c.replicaKey == nil {
 		return n, ""
 	}
-	var ids, replicas []string
+	// Room for the usual one id and one key, so that a group's narrowing
+	// allocates nothing.
+	var idRoom, keyRoom [2]string
+	ids, replicas := idRoom[:0], keyRoom[:0]
 	for _, i := range ag.pods {
 		r := &routes[i]
 		if r.reason != "" || r.member != gm {

@@ -36,7 +36,7 @@ type placement struct {
 func (g *gangModel) placePod(ctx context.Context, ev evaluator, o *gangObject, pod *podIn) (placement, string) {
 	insts := o.insts
 	// 1. Namespace: a pod of another namespace cannot belong to the object.
-	if podNS, _ := pod.meta["namespace"].(string); podNS != "" && o.ns != "" && podNS != o.ns {
+	if podNS := pod.ns; podNS != "" && o.ns != "" && podNS != o.ns {
 		return placement{}, fmt.Sprintf("namespace %q is not the object's namespace %q", podNS, o.ns)
 	}
 	gc, reason := g.podComponent(ctx, ev, o.cands, pod)
