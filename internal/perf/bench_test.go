@@ -109,6 +109,10 @@ func BenchmarkHooks(b *testing.B) {
 func BenchmarkParallel(b *testing.B) {
 	ctx := context.Background()
 	pj, js := workload(b, "pytorchjob"), workload(b, "jobset")
+	gobj, gpods, err := Gang64(pj.Workload)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		f    call
@@ -116,6 +120,7 @@ func BenchmarkParallel(b *testing.B) {
 		{"InterpretStatus/pytorchjob", func() (any, error) { return pj.prog.InterpretStatus(ctx, pj.Running) }},
 		{"PlacePod/pytorchjob", func() (any, error) { return pj.prog.PlacePod(ctx, pj.Running, pj.pod) }},
 		{"GetPodSpecs/jobset", func() (any, error) { return js.prog.GetPodSpecs(ctx, js.Running) }},
+		{"GetGangGroups/pytorchjob-64pods", func() (any, error) { return pj.prog.GetGangGroups(ctx, gobj, gpods) }},
 		// The control: about a microsecond of arithmetic on registers,
 		// nothing allocated or shared. Its scaling is what the machine
 		// gives at best.
