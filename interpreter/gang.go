@@ -111,15 +111,19 @@ func (n *podNamer) name(name, ns string, left int) string {
 	return n.b.String()[start:]
 }
 
-// write returns b as a string of the namer's, sized for left more of
-// its length.
-func (n *podNamer) write(b []byte, left int) string {
-	if n.b.Cap()-n.b.Len() < len(b) {
+// write returns the group name pg-<uid>-<key> as a string of the
+// namer's, sized for left more of its length.
+func (n *podNamer) write(uid string, key []byte, left int) string {
+	need := len("pg-") + len(uid) + 1 + len(key)
+	if n.b.Cap()-n.b.Len() < need {
 		n.b = strings.Builder{}
-		n.b.Grow(len(b) * min(left, 64))
+		n.b.Grow(need * min(left, 64))
 	}
 	start := n.b.Len()
-	n.b.Write(b)
+	n.b.WriteString("pg-")
+	n.b.WriteString(uid)
+	n.b.WriteByte('-')
+	n.b.Write(key)
 	return n.b.String()[start:]
 }
 
@@ -201,13 +205,13 @@ func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod 
 		r.reason = reason
 		return
 	}
-	name, reason := gm.appendGroupName(ctx, ev, pod, o.uid, ga.buf[:0])
-	ga.buf = name
+	key, reason := gm.appendGroupKey(ctx, ev, pod, ga.buf[:0])
+	ga.buf = key
 	if reason != "" {
 		r.reason = reason
 		return
 	}
-	r.member, r.gi = gm, ga.join(name, gm.def, left)
+	r.member, r.gi = gm, ga.join(o.uid, key, gm.def, left)
 	r.group = ga.groups[r.gi].name
 }
 
@@ -217,8 +221,8 @@ type gangAssembly struct {
 	groups []alphaGroup
 	// names holds the groups' names (see podNamer).
 	names podNamer
-	// byName indexes groups once there are more than a few.
-	byName map[string]int
+	// byKey indexes groups by key once there are more than a few.
+	byKey map[string]int
 	// buf is the room in which each pod's group name is written.
 	buf []byte
 	// v2Name is the v2 group's name, once built.
@@ -228,21 +232,22 @@ type gangAssembly struct {
 	last int
 }
 
-// join adds one pod of definition def to the group named name (a name in
-// ga.buf: the string is made only for a new group) and returns the
-// group's index; left is the number of pods still to route, this one
+// join adds one pod of definition def to the group of key (the group's
+// name without its pg-<uid>- prefix, which every group of the call shares,
+// written in ga.buf: strings are made only for a new group) and returns
+// the group's index; left is the number of pods still to route, this one
 // included. Another definition producing the same name is a clash.
-func (ga *gangAssembly) join(name []byte, def *gangDef, left int) int {
+func (ga *gangAssembly) join(uid string, key []byte, def *gangDef, left int) int {
 	i := -1
-	if ga.last < len(ga.groups) && ga.groups[ga.last].name == string(name) {
+	if ga.last < len(ga.groups) && ga.groups[ga.last].key == string(key) {
 		i = ga.last
-	} else if ga.byName != nil {
-		if j, ok := ga.byName[string(name)]; ok {
+	} else if ga.byKey != nil {
+		if j, ok := ga.byKey[string(key)]; ok {
 			i = j
 		}
 	} else {
 		for j := range ga.groups {
-			if ga.groups[j].name == string(name) {
+			if ga.groups[j].key == string(key) {
 				i = j
 				break
 			}
@@ -250,14 +255,15 @@ func (ga *gangAssembly) join(name []byte, def *gangDef, left int) int {
 	}
 	if i < 0 {
 		i = len(ga.groups)
-		ga.groups = append(ga.groups, alphaGroup{name: ga.names.write(name, left), def: def})
+		name := ga.names.write(uid, key, left)
+		ga.groups = append(ga.groups, alphaGroup{name: name, key: name[len(name)-len(key):], def: def})
 		switch {
-		case ga.byName != nil:
-			ga.byName[ga.groups[i].name] = i
+		case ga.byKey != nil:
+			ga.byKey[ga.groups[i].key] = i
 		case len(ga.groups) > 8:
-			ga.byName = make(map[string]int, 2*len(ga.groups))
+			ga.byKey = make(map[string]int, 2*len(ga.groups))
 			for j := range ga.groups {
-				ga.byName[ga.groups[j].name] = j
+				ga.byKey[ga.groups[j].key] = j
 			}
 		}
 	}
@@ -313,15 +319,13 @@ func (gm *gangMember) filtersPass(ctx context.Context, ev evaluator, pod *podIn)
 	return true, ""
 }
 
-// appendGroupName appends the pod's group name to b: pg-<uid>-<definition>
-// followed by the member's groupByKeyPaths, each of which
+// appendGroupKey appends the pod's group key to b: the group's name
+// (groupName) without its pg-<uid>- prefix, which is <definition> followed
+// by the member's groupByKeyPaths, each of which
 // must yield one non-empty string, number or boolean; numbers and
 // booleans go through jq tostring. Not sanitised: the name must stay
-// predictable from the labels (see groupName).
-func (gm *gangMember) appendGroupName(ctx context.Context, ev evaluator, pod *podIn, uid string, b []byte) ([]byte, string) {
-	b = append(b, "pg-"...)
-	b = append(b, uid...)
-	b = append(b, '-')
+// predictable from the labels.
+func (gm *gangMember) appendGroupKey(ctx context.Context, ev evaluator, pod *podIn, b []byte) ([]byte, string) {
 	b = append(b, gm.def.name...)
 	for _, k := range gm.keys {
 		var one [1]any
@@ -391,7 +395,8 @@ func groupName(uid, definition string, keys []string) string {
 // alphaGroup is one alpha group being assembled: its pods are indexes into
 // the routes, in input order.
 type alphaGroup struct {
-	name string
+	// name is the group's name, key its part after pg-<uid>-.
+	name, key string
 	def  *gangDef
 	pods []int
 	// n counts the pods that joined (gangAssembly.join).
