@@ -397,8 +397,8 @@ func groupName(uid, definition string, keys []string) string {
 type alphaGroup struct {
 	// name is the group's name, key its part after pg-<uid>-.
 	name, key string
-	def  *gangDef
-	pods []int
+	def       *gangDef
+	pods      []int
 	// n counts the pods that joined (gangAssembly.join).
 	n int
 	// clash lists further definitions that produce the same name.
