@@ -43,7 +43,7 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 		return nil, cancelled(ctx, err)
 	}
 	defer o.release()
-	routes := make([]podRoute, len(pods))
+	routes := o.takeRoutes(len(pods))
 	var ga gangAssembly
 	var namer podNamer
 	for i, pod := range pods {
@@ -415,7 +415,7 @@ func (g *gangModel) alphaGroups(ctx context.Context, ev evaluator, o *gangObject
 	for i := range ga.groups {
 		total += ga.groups[i].n
 	}
-	idx := make([]int, total+len(ga.groups))
+	idx := o.takeIdx(total + len(ga.groups))
 	off := 0
 	for i := range ga.groups {
 		ag := &ga.groups[i]

@@ -269,6 +269,42 @@ type gangObject struct {
 	// computed minimum applies); v2Min likewise for the v2 group.
 	minOf []int64
 	v2Min int64
+	// routes and idx are GetGangGroups' per-pod routes and its groups'
+	// pod indexes, recycled with the rest (nothing of the result points
+	// into them).
+	routes []podRoute
+	idx    []int
+}
+
+// maxPooledPods bounds the routes a pooled gangObject keeps: a call with
+// more pods allocates its own, so that one huge call does not leave its
+// buffers in the pool.
+const maxPooledPods = 1024
+
+// takeRoutes returns n cleared routes.
+func (o *gangObject) takeRoutes(n int) []podRoute {
+	if cap(o.routes) < n {
+		r := make([]podRoute, n)
+		if n <= maxPooledPods {
+			o.routes = r
+		}
+		return r
+	}
+	o.routes = o.routes[:n]
+	return o.routes
+}
+
+// takeIdx returns room for n indexes.
+func (o *gangObject) takeIdx(n int) []int {
+	if cap(o.idx) < n {
+		x := make([]int, n)
+		if n <= 2*maxPooledPods {
+			o.idx = x
+		}
+		return x
+	}
+	o.idx = o.idx[:n]
+	return o.idx
 }
 
 var gangObjects = sync.Pool{New: func() any { return new(gangObject) }}
@@ -291,6 +327,8 @@ func (o *gangObject) release() {
 		o.insts[i] = o.insts[i][:0]
 		o.eff[i] = o.eff[i][:0]
 	}
+	clear(o.routes)
+	o.routes = o.routes[:0]
 	o.uid, o.ns = "", ""
 	clear(o.cands)
 	o.cands = o.cands[:0]
