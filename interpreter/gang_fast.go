@@ -116,6 +116,11 @@ type podIn struct {
 	// an object, nil, or notPlain.
 	parents [maxParents]any
 	walked  [maxParents]bool
+	// seen and values remember the last reads in place by program: the
+	// built-ins read the same label as a selector and as a group key.
+	seen   [2]*jqProgram
+	values [2]any
+	nseen  int
 }
 
 func newPodIn(pod map[string]any) podIn {
@@ -190,6 +195,11 @@ func (pe *podExpr) read(pod *podIn) (any, bool) {
 	if n == 0 {
 		return nil, false
 	}
+	for i, p := range pod.seen {
+		if p == pe.jqProgram {
+			return pod.values[i], true
+		}
+	}
 	var v any
 	if i := pe.parent; i >= 0 && pod.walked[i] {
 		v = pod.parents[i]
@@ -215,6 +225,9 @@ func (pe *podExpr) read(pod *podIn) (any, bool) {
 	}
 	switch v.(type) {
 	case nil, string:
+		i := pod.nseen % len(pod.seen)
+		pod.seen[i], pod.values[i] = pe.jqProgram, v
+		pod.nseen++
 		return v, true
 	}
 	return nil, false
