@@ -11,15 +11,17 @@ import (
 // on every pod: a selector's keyPath or idPath, a member's key or filter.
 // Almost all of them are plain paths into the pod's metadata
 // (`.metadata.labels["training.kubeflow.org/replica-type"]`), evaluated
-// once per pod; through the evaluator each was a call of its own (the
-// deadline, the output arena, the path walk), about half the time of a
-// 64-pod GetGangGroups. A plain path of object keys is read here in place
-// instead, for the values whose outcome is not in doubt: every step an
+// once per pod. Through the evaluator (the direct one included) each was
+// a call of its own — the context and deadline checks, the walk from the
+// pod's root, the output kept in the call's arena —, a fifth of a 64-pod
+// GetGangGroups and most of its allocations (docs/performance.md,
+// "GetGangGroups per pod"). So a plain path of object keys is read here in
+// place, for the values whose outcome is not in doubt: every step an
 // object or null (null's index is null in jq), the value a string or
-// null, which every back end returns as it is. Anything else — an array,
-// a number, an object where a step expects one, a step into a string —
-// goes to the evaluator, which gives the result or the error exactly as
-// before; so which way a pod took is not observable
+// null, which every back end returns as it is. Anything else — a number,
+// an array or an object as the value, a step into a string or an array,
+// any other expression — goes to the evaluator, which gives the result or
+// the error exactly as before; so which way a pod took is not observable
 // (TestPodExprAgreesWithEvaluators).
 type podExpr struct {
 	*jqProgram
