@@ -29,6 +29,7 @@ type benchWorkload struct {
 	pod  *unstructured.Unstructured
 	gojq *GojqKarta
 	hand *HandGo
+	gang *GangGo
 }
 
 var (
@@ -73,6 +74,9 @@ func buildBench() ([]*benchWorkload, error) {
 				return nil, err
 			}
 			if bw.hand, err = NewHandGo(w.Name); err != nil {
+				return nil, err
+			}
+			if bw.gang, err = NewGangGo(w.Name); err != nil {
 				return nil, err
 			}
 		}

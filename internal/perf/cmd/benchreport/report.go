@@ -354,6 +354,13 @@ func (r *results) targets(rows []row, scales []scaling) []target {
 				num(rw.ns)+" ns, "+ratio(rw.gojq))
 		}
 	}
+	// GetGangGroups: 0.5 µs per pod on the 64-pod gangs (perf.Gang64).
+	for _, w := range []string{"pytorchjob", "jobset", "leaderworkerset"} {
+		if rw, found := byName["GetGangGroups/"+w+"-64pods"]; found {
+			add("GetGangGroups "+w+" 64 pods <= 32000 ns (0.5 µs per pod)", rw.ns <= 32000,
+				fmt.Sprintf("%s ns, %s ns per pod, %s vs Go", num(rw.ns), num(rw.ns/64), ratio(rw.goRatio)))
+		}
+	}
 	if rw, found := byName["GetPodSpecs/jobset"]; found && !math.IsNaN(rw.gojq) {
 		add("GetPodSpecs jobset <= 10000 ns and >= 8x faster than gojq", rw.ns <= 10000 && rw.gojq >= 8,
 			num(rw.ns)+" ns, "+ratio(rw.gojq))
@@ -387,7 +394,7 @@ func (r *results) targets(rows []row, scales []scaling) []target {
 		add("whole catalog compiled <= 300 ms", rw.ns <= 300e6, num(rw.ns/1e6)+" ms")
 	}
 	for _, s := range scales {
-		if strings.HasPrefix(s.name, "InterpretStatus/") || strings.HasPrefix(s.name, "PlacePod/") || strings.HasPrefix(s.name, "ReviseSpec/") {
+		if strings.HasPrefix(s.name, "InterpretStatus/") || strings.HasPrefix(s.name, "PlacePod/") || strings.HasPrefix(s.name, "ReviseSpec/") || strings.HasPrefix(s.name, "GetGangGroups/") {
 			add(s.name+" throughput at GOMAXPROCS=2 >= 1.7x GOMAXPROCS=1", s.throughput >= 1.7, ratio(s.throughput))
 		}
 	}

@@ -197,3 +197,20 @@ func TestRun(t *testing.T) {
 	assert.Contains(t, stderr.String(), "no such file")
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line")
 }
+
+func TestGangTargets(t *testing.T) {
+	res, err := parse(strings.NewReader(`BenchmarkHooks/GetGangGroups/pytorchjob-64pods/karta-2 	 40000	     25600 ns/op	   17264 B/op	      14 allocs/op
+BenchmarkHooks/GetGangGroups/pytorchjob-64pods/go-2    	 40000	     20480 ns/op	   16000 B/op	     140 allocs/op
+BenchmarkHooks/GetGangGroups/jobset-64pods/karta-2     	 30000	     40000 ns/op	   19377 B/op	      16 allocs/op
+BenchmarkHooks/GetGangGroups/leaderworkerset-64pods/karta-2 	 30000	     32000 ns/op	   22425 B/op	      22 allocs/op
+`))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, report(&out, res))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	// 25600/64 = 400 ns per pod; 20480/25600 = 0.8.
+	assert.Contains(t, lines, "TARGET met: GetGangGroups pytorchjob 64 pods <= 32000 ns (0.5 µs per pod) (25600 ns, 400 ns per pod, 0.80x vs Go)")
+	assert.Contains(t, lines, "TARGET MISSED: GetGangGroups jobset 64 pods <= 32000 ns (0.5 µs per pod) (40000 ns, 625 ns per pod, - vs Go)")
+	assert.Contains(t, lines, "TARGET met: GetGangGroups leaderworkerset 64 pods <= 32000 ns (0.5 µs per pod) (32000 ns, 500 ns per pod, - vs Go)")
+	assert.Contains(t, lines, "BENCH GetGangGroups/pytorchjob-64pods ns/op=25600 allocs/op=14 vs-gojq=- vs-go=0.80x")
+}
