@@ -80,19 +80,19 @@ type ActionResult struct {
 // are ignored, and a name field renames the action, as in Argo CD.
 func (s *Script) Discover(ctx context.Context, obj map[string]any) ([]Action, error) {
 	var actions []Action
-	err := s.call(ctx, obj, nil, func(v lua.LValue) error {
+	err := s.call(ctx, obj, nil, func(L *lua.LState, v lua.LValue) error {
 		var err error
-		actions, err = actionsOf(v)
+		actions, err = actionsOf(L, v)
 		return err
 	})
 	return actions, err
 }
 
-func actionsOf(v lua.LValue) ([]Action, error) {
+func actionsOf(L *lua.LState, v lua.LValue) ([]Action, error) {
 	if v.Type() != lua.LTTable {
 		return nil, wrongResult("table", v)
 	}
-	x, err := fromLua(v)
+	x, err := fromLua(L, v)
 	if err != nil {
 		return nil, fmt.Errorf("error in converting to lua table: %w", err)
 	}
@@ -169,19 +169,19 @@ func (s *Script) RunAction(ctx context.Context, obj map[string]any, params map[s
 		params = map[string]string{}
 	}
 	var res *ActionResult
-	err := s.call(ctx, obj, params, func(v lua.LValue) error {
+	err := s.call(ctx, obj, params, func(L *lua.LState, v lua.LValue) error {
 		var err error
-		res, err = actionResultOf(v, obj)
+		res, err = actionResultOf(L, v, obj)
 		return err
 	})
 	return res, err
 }
 
-func actionResultOf(v lua.LValue, source map[string]any) (*ActionResult, error) {
+func actionResultOf(L *lua.LState, v lua.LValue, source map[string]any) (*ActionResult, error) {
 	if v.Type() != lua.LTTable {
 		return nil, wrongResult("table", v)
 	}
-	x, err := fromLua(v)
+	x, err := fromLua(L, v)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func results(t *testing.T, expr string) (any, any) {
 	var out [2]any
 	for i := range out {
 		require.NoError(t, L.DoString("return "+expr), expr)
-		x, err := fromLua(L.Get(-1))
+		x, err := fromLua(L, L.Get(-1))
 		require.NoError(t, err, expr)
 		L.Pop(1)
 		out[i] = x

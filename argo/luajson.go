@@ -77,6 +77,58 @@ func toLua(L *lua.LState, v any, depth int) (lua.LValue, error) {
 
 var errTooDeepObject = &luaapi.ConvertError{Path: "obj", Msg: fmt.Sprintf("nested deeper than %d levels", luaapi.MaxDepth)}
 
+// argoRules are toLua's rules for lazy tables (luaapi.NewLazy): members in
+// Go's map order, as toLua inserts them; scalars as toLua converts them.
+var argoRules = luaapi.LazyRules{Scalar: scalarToLua}
+
+// scalarToLua is toLua of a value that is neither an object nor an array,
+// one checkObject accepted.
+func scalarToLua(v any) lua.LValue {
+	switch x := v.(type) {
+	case bool:
+		return lua.LBool(x)
+	case string:
+		return lua.LString(x)
+	}
+	if f, ok := luaapi.GoNumber(v); ok {
+		return lua.LNumber(f)
+	}
+	return lua.LNil
+}
+
+// checkObject is the error toLua(v) would return, without converting: a
+// value nested too deep, or a Go value that is not JSON.
+func checkObject(v any, depth int) error {
+	switch x := v.(type) {
+	case nil, bool, string:
+		return nil
+	case map[string]any:
+		if depth >= luaapi.MaxDepth {
+			return errTooDeepObject
+		}
+		for _, e := range x {
+			if err := checkObject(e, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case []any:
+		if depth >= luaapi.MaxDepth {
+			return errTooDeepObject
+		}
+		for _, e := range x {
+			if err := checkObject(e, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, ok := luaapi.GoNumber(v); ok {
+		return nil
+	}
+	return &luaapi.ConvertError{Path: "obj", Msg: fmt.Sprintf("a %T is not a JSON value", v)}
+}
+
 // fromLua is gopher-json's Encode followed by encoding/json's decoding into
 // an interface{}: the JSON value a script's result stands for, as
 // map[string]any, []any, float64, string, bool or nil.
@@ -89,12 +141,19 @@ var errTooDeepObject = &luaapi.ConvertError{Path: "obj", Msg: fmt.Sprintf("neste
 // channels are errors, and so are NaN and the infinities (encoding/json
 // refuses them). Strings that are not UTF-8 get U+FFFD for each bad byte,
 // as encoding/json writes them.
-func fromLua(v lua.LValue) (any, error) {
-	e := encoder{visited: map[*lua.LTable]bool{}}
+//
+// A lazy table the script never touched (luaapi.LazySource) is read
+// straight from its Go value, as goJSON: what converting it to tables and
+// encoding them gives, without the tables.
+func fromLua(L *lua.LState, v lua.LValue) (any, error) {
+	e := encoder{L: L, visited: map[*lua.LTable]bool{}}
 	return e.value(v, 0)
 }
 
-type encoder struct{ visited map[*lua.LTable]bool }
+type encoder struct {
+	L       *lua.LState
+	visited map[*lua.LTable]bool
+}
 
 func (e *encoder) value(v lua.LValue, depth int) (any, error) {
 	switch x := v.(type) {
@@ -123,6 +182,9 @@ func (e *encoder) table(tb *lua.LTable, depth int) (any, error) {
 	e.visited[tb] = true
 	if depth >= luaapi.MaxDepth {
 		return nil, errTooDeep
+	}
+	if src, ok := luaapi.LazySource(e.L, tb); ok {
+		return goJSON(src, depth)
 	}
 	key, val := tb.Next(lua.LNil)
 	switch key.Type() {
@@ -165,6 +227,60 @@ func (e *encoder) table(tb *lua.LTable, depth int) (any, error) {
 		return obj, nil
 	}
 	return nil, errInvalidKeys
+}
+
+// goJSON is toLua of v (which checkObject accepted) at depth followed by
+// fromLua of the tables it makes: an object or array without members is an
+// empty array (an empty table), null members and elements are left out,
+// numbers are float64 (NaN and the infinities are errors), strings valid
+// UTF-8. It builds new maps and slices: the caller may change them.
+func goJSON(v any, depth int) (any, error) {
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		return validUTF8(x), nil
+	case map[string]any:
+		if depth >= luaapi.MaxDepth {
+			return nil, errTooDeep
+		}
+		obj := make(map[string]any, len(x))
+		for k, e := range x {
+			if e == nil {
+				continue
+			}
+			j, err := goJSON(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			obj[validUTF8(k)] = j
+		}
+		if len(obj) == 0 {
+			return []any{}, nil
+		}
+		return obj, nil
+	case []any:
+		if depth >= luaapi.MaxDepth {
+			return nil, errTooDeep
+		}
+		arr := make([]any, 0, len(x))
+		for _, e := range x {
+			if e == nil {
+				continue
+			}
+			j, err := goJSON(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, j)
+		}
+		return arr, nil
+	}
+	f, _ := luaapi.GoNumber(v)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, &json.UnsupportedValueError{Str: fmt.Sprint(f)}
+	}
+	return f, nil
 }
 
 // validUTF8 is s as encoding/json writes it: each byte that is not part of

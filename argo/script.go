@@ -32,6 +32,10 @@ type Script struct {
 	// more than a typical script), at most GOMAXPROCS of them: concurrent
 	// runs beyond that wait for a state.
 	pool *statepool.Pool[*lua.LState]
+	// eager converts the whole object before the script runs, as Argo CD
+	// does, instead of handing it lazy tables: the reference the tests
+	// compare the lazy conversion with.
+	eager bool
 }
 
 // Compile compiles a script with the default limits. name (a file name,
@@ -82,16 +86,16 @@ func (s *Script) Name() string { return s.name }
 // *luaapi.LimitError, and a table the encoding refuses.
 func (s *Script) Run(ctx context.Context, obj map[string]any) (Health, error) {
 	var h Health
-	err := s.call(ctx, obj, nil, func(v lua.LValue) error {
+	err := s.call(ctx, obj, nil, func(L *lua.LState, v lua.LValue) error {
 		var err error
-		h, err = healthOf(v)
+		h, err = healthOf(L, v)
 		return err
 	})
 	return h, err
 }
 
 // healthOf reads a health script's result as ExecuteHealthLua does.
-func healthOf(v lua.LValue) (Health, error) {
+func healthOf(L *lua.LState, v lua.LValue) (Health, error) {
 	switch v.Type() {
 	case lua.LTNil:
 		return Health{}, nil
@@ -99,7 +103,7 @@ func healthOf(v lua.LValue) (Health, error) {
 	default:
 		return Health{}, wrongResult("table", v)
 	}
-	x, err := fromLua(v)
+	x, err := fromLua(L, v)
 	if err != nil {
 		return Health{}, err
 	}
@@ -148,7 +152,7 @@ func wrongResult(want string, v lua.LValue) error {
 // actionParams when params is not nil) and hands its result — the last
 // value it returned, nil for none — to read, inside the call, before the
 // state goes back to the pool.
-func (s *Script) call(ctx context.Context, obj map[string]any, params map[string]string, read func(lua.LValue) error) error {
+func (s *Script) call(ctx context.Context, obj map[string]any, params map[string]string, read func(*lua.LState, lua.LValue) error) error {
 	L, err := s.pool.Get(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.chunk, err)
@@ -162,7 +166,7 @@ func (s *Script) call(ctx context.Context, obj map[string]any, params map[string
 	return nil
 }
 
-func (s *Script) run(ctx context.Context, L *lua.LState, obj map[string]any, params map[string]string, read func(lua.LValue) error) error {
+func (s *Script) run(ctx context.Context, L *lua.LState, obj map[string]any, params map[string]string, read func(*lua.LState, lua.LValue) error) error {
 	// A fresh environment per run: no global a script sets outlives it.
 	env := luaapi.NewEnv(L)
 	if params != nil {
@@ -173,9 +177,23 @@ func (s *Script) run(ctx context.Context, L *lua.LState, obj map[string]any, par
 		env.RawSetString("actionParams", t)
 	}
 	// A nil obj is an empty table, as Argo CD's empty Unstructured is.
-	o, err := toLua(L, obj, 0)
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.chunk, err)
+	// The object reaches the script as lazy tables (luaapi.NewLazy): a
+	// table converts its own level when the script first touches it, so
+	// a script pays for the part of the object it reads. Whatever would
+	// make the conversion fail is found first, on the whole object, so
+	// that the call fails as the eager conversion fails.
+	var o lua.LValue
+	if s.eager {
+		var err error
+		if o, err = toLua(L, obj, 0); err != nil {
+			return fmt.Errorf("%s: %w", s.chunk, err)
+		}
+	} else {
+		if err := checkObject(obj, 0); err != nil {
+			return fmt.Errorf("%s: %w", s.chunk, err)
+		}
+		o = luaapi.NewLazy(L, obj, &argoRules)
+		defer luaapi.EndLazy(L)
 	}
 	env.RawSetString("obj", o)
 	res, err := luaapi.CallProtected(ctx, L, s.timeout, luaapi.Instantiate(L, s.proto, env), lua.MultRet)
@@ -186,7 +204,7 @@ func (s *Script) run(ctx context.Context, L *lua.LState, obj map[string]any, par
 	if len(res) > 0 {
 		v = res[len(res)-1]
 	}
-	if err := read(v); err != nil {
+	if err := read(L, v); err != nil {
 		return &resultError{chunk: s.chunk, err: err}
 	}
 	return nil

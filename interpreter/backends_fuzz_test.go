@@ -40,6 +40,11 @@ var backendSeedExprs = []string{
 	`tostring`, `tojson`, `length`, `keys`, `has("a")`, `to_entries`, `type`, `.a | tonumber?`,
 	`.a | split(",")`, `.n * 2`, `.a * 2`, `. + {"z": 1}`, `[.[]?] - [1]`, `. * {"a": {"c": 2}}`,
 	`.a / ","`, `.n % 3`, `-.n`, `[.[]? | type]`, `.a[1:3]`, `.[-1:]`, `.a[0]`,
+	// The direct evaluator's constructs (package jqdirect).
+	`{a: .n, "b": .a, (.a // "k"): 1}`, `{a, n}`, `"\(.n)-\(.a)-"`, `.a[(.n // 0):]`, `.[.a // "x"]?`, `.a[:-1]`,
+	`[.[]?] | add`, `.a | [split(",")[] | ascii_upcase] | join("+")`, `. + {"n": 1} | .n`, `[.[]?] - [null, 1]`,
+	`.n % -2`, `[.[]?] | any(. == 1)`, `[.[]?] | all(. != null)`, `.a | ltrimstr("x,") | rtrimstr(",z")`,
+	`(.n // 0) | tostring | tonumber`, `.status | [.readyReplicas // 1, .replicas // 1] | max`, `.a // error("no a")`,
 }
 
 // backendSeedInputs pair with every seed expression.

@@ -41,18 +41,9 @@ type directEvaluator struct {
 const clockEvery = 32
 
 func (e *directEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]any, error) {
-	if p.direct == nil || ctx.Err() != nil {
+	if p.direct == nil || !e.live(ctx) {
 		e.declined = true
 		return nil, errDeclined
-	}
-	if e.evals++; e.evals%clockEvery == 0 {
-		now := time.Now()
-		if e.start.IsZero() {
-			e.start = now
-		} else if now.Sub(e.start) > e.timeout {
-			e.declined = true
-			return nil, errDeclined
-		}
 	}
 	outs, ok := p.direct.Run(input, &e.s)
 	if !ok {
@@ -60,6 +51,27 @@ func (e *directEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]a
 		return nil, errDeclined
 	}
 	return outs, nil
+}
+
+// live counts one unit of the call's work (an evaluation, or a pod that
+// GetGangGroups places without one) and reports whether the call may go
+// on: ctx is live and, on every clockEvery-th unit, the call is within the
+// Program's timeout. false declines the call.
+func (e *directEvaluator) live(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		e.declined = true
+		return false
+	}
+	if e.evals++; e.evals%clockEvery == 0 {
+		now := time.Now()
+		if e.start.IsZero() {
+			e.start = now
+		} else if now.Sub(e.start) > e.timeout {
+			e.declined = true
+			return false
+		}
+	}
+	return true
 }
 
 // directEvaluators recycles evaluators (the arena is dropped first: results

@@ -19,6 +19,9 @@ type podRoute struct {
 	// member is the effective alpha member; nil with the v2 form.
 	member *gangMember
 	group  string
+	// gi is the alpha group's index in the call's gangAssembly, -1 for
+	// none (unmatched, or the v2 form).
+	gi int
 	// reason is non-empty when the pod is unmatched.
 	reason string
 }
@@ -40,21 +43,34 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 		return nil, cancelled(ctx, err)
 	}
 	defer o.release()
-	routes := make([]podRoute, len(pods))
+	routes := o.takeRoutes(len(pods))
+	var ga gangAssembly
+	var namer podNamer
 	for i, pod := range pods {
-		routes[i] = g.route(ctx, ev, obj, o, pod)
-		routes[i].name = podName(pod)
+		if err := podsGoOn(ctx, ev, i); err != nil {
+			return nil, err
+		}
+		pi := newPodIn(pod)
+		g.route(ctx, ev, o, &pi, &ga, len(pods)-i, &routes[i])
+		routes[i].name = namer.name(pi.name, pi.ns, len(pods)-i)
 	}
 	if g.v2 != nil {
 		res.Groups = append(res.Groups, g.v2Group(o, routes))
 	} else {
-		res.Groups = g.alphaGroups(ctx, ev, o, pods, routes)
+		res.Groups = g.alphaGroups(ctx, ev, o, pods, routes, &ga)
 	}
 	// A cancelled call must fail rather than report every later pod as
 	// unmatched with the context's error.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	unmatched := 0
+	for i := range routes {
+		if routes[i].reason != "" {
+			unmatched++
+		}
+	}
+	res.Placements = make([]Placement, 0, len(routes)-unmatched)
 	for _, r := range routes {
 		if r.reason != "" {
 			res.Unmatched = append(res.Unmatched, Unmatched{Pod: r.name, Reason: r.reason})
@@ -64,6 +80,51 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 			Instance: r.pl.instance, Replica: r.pl.replica, Group: r.group})
 	}
 	return res, nil
+}
+
+// podNamer names pods as podName does, writing the names into a few
+// large strings rather than allocating each.
+type podNamer struct {
+	b strings.Builder
+}
+
+// name names the pod of metadata.name name and metadata.namespace ns;
+// left is the number of pods still to name, this one included, to size
+// the next string. A name is a substring of the builder's string: bytes a
+// Builder wrote are never changed, and a full builder is replaced, not
+// grown.
+func (n *podNamer) name(name, ns string, left int) string {
+	need := len(name)
+	if ns != "" {
+		need += len(ns) + 1
+	}
+	if n.b.Cap()-n.b.Len() < need {
+		n.b = strings.Builder{}
+		n.b.Grow(need*left + need*left/4)
+	}
+	start := n.b.Len()
+	if ns != "" {
+		n.b.WriteString(ns)
+		n.b.WriteByte('/')
+	}
+	n.b.WriteString(name)
+	return n.b.String()[start:]
+}
+
+// write returns the group name pg-<uid>-<key> as a string of the
+// namer's, sized for left more of its length.
+func (n *podNamer) write(uid string, key []byte, left int) string {
+	need := len("pg-") + len(uid) + 1 + len(key)
+	if n.b.Cap()-n.b.Len() < need {
+		n.b = strings.Builder{}
+		n.b.Grow(need * min(left, 64))
+	}
+	start := n.b.Len()
+	n.b.WriteString("pg-")
+	n.b.WriteString(uid)
+	n.b.WriteByte('-')
+	n.b.Write(key)
+	return n.b.String()[start:]
 }
 
 // placeOne is PlacePod: one pod's component, instance, replica, group and
@@ -85,7 +146,10 @@ func (g *gangModel) placeOne(ctx context.Context, ev evaluator, obj map[string]a
 		return nil, "", cancelled(ctx, err)
 	}
 	defer o.release()
-	routes := []podRoute{g.route(ctx, ev, obj, o, pod)}
+	var ga gangAssembly
+	pi := newPodIn(pod)
+	routes := make([]podRoute, 1)
+	g.route(ctx, ev, o, &pi, &ga, 1, &routes[0])
 	var minMember int64
 	if routes[0].reason == "" {
 		if g.v2 != nil {
@@ -116,33 +180,100 @@ func cancelled(ctx context.Context, err error) error {
 }
 
 // route places a pod and names its group: the v2 group, or the alpha
-// group of its effective member and keys.
-func (g *gangModel) route(ctx context.Context, ev evaluator, obj map[string]any, o *gangObject, pod map[string]any) podRoute {
+// group of its effective member and keys, which joins the call's groups
+// in ga; left is the number of pods still to route, this one included.
+// The route is written into r (a zero podRoute), in place.
+func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod *podIn, ga *gangAssembly, left int, r *podRoute) {
 	// The pod's name is the caller's to set: PlacePod names a pod only
 	// when it is unmatched.
-	var r podRoute
-	pl, reason := g.placePod(ctx, ev, obj, o.insts, pod)
+	r.gi = -1
+	pl, reason := g.placePod(ctx, ev, o, pod)
 	if reason != "" {
 		r.reason = reason
-		return r
+		return
 	}
 	r.pl = pl
 	if g.v2 != nil {
-		r.group = groupName(o.uid, g.v2.name, nil)
-		return r
+		if ga.v2Name == "" {
+			ga.v2Name = groupName(o.uid, g.v2.name, nil)
+		}
+		r.group = ga.v2Name
+		return
 	}
 	gm, reason := g.effectiveMember(ctx, ev, g.comps[pl.comp.index], pod)
 	if reason != "" {
 		r.reason = reason
-		return r
+		return
 	}
-	keys, reason := gm.keyValues(ctx, ev, pod)
+	key, reason := gm.appendGroupKey(ctx, ev, pod, ga.buf[:0])
+	ga.buf = key
 	if reason != "" {
 		r.reason = reason
-		return r
+		return
 	}
-	r.member, r.group = gm, groupName(o.uid, gm.def.name, keys)
-	return r
+	r.member, r.gi = gm, ga.join(o.uid, key, gm.def, left)
+	r.group = ga.groups[r.gi].name
+}
+
+// gangAssembly is the alpha groups of one call, in the order their first
+// pods came, as the pods are routed.
+type gangAssembly struct {
+	groups []alphaGroup
+	// names holds the groups' names (see podNamer).
+	names podNamer
+	// byKey indexes groups by key once there are more than a few.
+	byKey map[string]int
+	// buf is the room in which each pod's group name is written.
+	buf []byte
+	// v2Name is the v2 group's name, once built.
+	v2Name string
+	// last is the index of the group the previous pod joined: an
+	// operator's pods come group by group, so it is tried first.
+	last int
+}
+
+// join adds one pod of definition def to the group of key (the group's
+// name without its pg-<uid>- prefix, which every group of the call shares,
+// written in ga.buf: strings are made only for a new group) and returns
+// the group's index; left is the number of pods still to route, this one
+// included. Another definition producing the same name is a clash.
+func (ga *gangAssembly) join(uid string, key []byte, def *gangDef, left int) int {
+	i := -1
+	if ga.last < len(ga.groups) && ga.groups[ga.last].key == string(key) {
+		i = ga.last
+	} else if ga.byKey != nil {
+		if j, ok := ga.byKey[string(key)]; ok {
+			i = j
+		}
+	} else {
+		for j := range ga.groups {
+			if ga.groups[j].key == string(key) {
+				i = j
+				break
+			}
+		}
+	}
+	if i < 0 {
+		i = len(ga.groups)
+		name := ga.names.write(uid, key, left)
+		ga.groups = append(ga.groups, alphaGroup{name: name, key: name[len(name)-len(key):], def: def})
+		switch {
+		case ga.byKey != nil:
+			ga.byKey[ga.groups[i].key] = i
+		case len(ga.groups) > 8:
+			ga.byKey = make(map[string]int, 2*len(ga.groups))
+			for j := range ga.groups {
+				ga.byKey[ga.groups[j].key] = j
+			}
+		}
+	}
+	ag := &ga.groups[i]
+	if ag.def != def && !slices.Contains(ag.clash, def) {
+		ag.clash = append(ag.clash, def)
+	}
+	ag.n++
+	ga.last = i
+	return i
 }
 
 // effectiveMember walks from the pod's component up to the root; at each
@@ -150,7 +281,7 @@ func (g *gangModel) route(ctx context.Context, ev evaluator, obj map[string]any,
 // first whose filters all pass wins. A filter that
 // yields something other than a boolean or null ends the walk: the Karta
 // and the pod disagree, and trying an ancestor's member would hide it.
-func (g *gangModel) effectiveMember(ctx context.Context, ev evaluator, gc *gangComp, pod map[string]any) (*gangMember, string) {
+func (g *gangModel) effectiveMember(ctx context.Context, ev evaluator, gc *gangComp, pod *podIn) (*gangMember, string) {
 	for c := gc.cm; c != nil; c = c.parent {
 		for _, gm := range g.membersOf[c.index] {
 			pass, reason := gm.filtersPass(ctx, ev, pod)
@@ -167,9 +298,10 @@ func (g *gangModel) effectiveMember(ctx context.Context, ev evaluator, gc *gangC
 
 // filtersPass evaluates the member's filters: each
 // must yield exactly one output; true passes, false and null do not.
-func (gm *gangMember) filtersPass(ctx context.Context, ev evaluator, pod map[string]any) (bool, string) {
+func (gm *gangMember) filtersPass(ctx context.Context, ev evaluator, pod *podIn) (bool, string) {
 	for _, f := range gm.filters {
-		outs, err := ev.all(ctx, f, pod)
+		var one [1]any
+		outs, err := f.all(ctx, ev, pod, &one)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -187,26 +319,34 @@ func (gm *gangMember) filtersPass(ctx context.Context, ev evaluator, pod map[str
 	return true, ""
 }
 
-// keyValues evaluates the member's groupByKeyPaths:
-// each must yield one non-empty string, number or boolean; numbers and
-// booleans go through jq tostring.
-func (gm *gangMember) keyValues(ctx context.Context, ev evaluator, pod map[string]any) ([]string, string) {
-	keys := make([]string, 0, len(gm.keys))
+// appendGroupKey appends the pod's group key to b: the group's name
+// (groupName) without its pg-<uid>- prefix, which is <definition> followed
+// by the member's groupByKeyPaths, each of which
+// must yield one non-empty string, number or boolean; numbers and
+// booleans go through jq tostring. Not sanitised: the name must stay
+// predictable from the labels.
+func (gm *gangMember) appendGroupKey(ctx context.Context, ev evaluator, pod *podIn, b []byte) ([]byte, string) {
+	b = append(b, gm.def.name...)
 	for _, k := range gm.keys {
-		outs, err := ev.all(ctx, k, pod)
+		var one [1]any
+		outs, err := k.all(ctx, ev, pod, &one)
 		if err != nil {
-			return nil, err.Error()
+			return b, err.Error()
 		}
 		if len(outs) != 1 {
-			return nil, fmt.Sprintf("%s: groupByKeyPath %q yields %d values, want exactly one", gm, k.expr, len(outs))
+			return b, fmt.Sprintf("%s: groupByKeyPath %q yields %d values, want exactly one", gm, k.expr, len(outs))
+		}
+		if s, ok := outs[0].(string); ok && s != "" {
+			b = append(append(b, '-'), s...)
+			continue
 		}
 		key, ok := keyString(outs[0])
 		if !ok {
-			return nil, fmt.Sprintf("%s: groupByKeyPath %q yields %s, want a non-empty string, a number or a boolean", gm, k.expr, describe(outs[0]))
+			return b, fmt.Sprintf("%s: groupByKeyPath %q yields %s, want a non-empty string, a number or a boolean", gm, k.expr, describe(outs[0]))
 		}
-		keys = append(keys, key)
+		b = append(append(b, '-'), key...)
 	}
-	return keys, ""
+	return b, ""
 }
 
 // keyString converts one key value: a non-empty string as is, a number or
@@ -255,49 +395,69 @@ func groupName(uid, definition string, keys []string) string {
 // alphaGroup is one alpha group being assembled: its pods are indexes into
 // the routes, in input order.
 type alphaGroup struct {
-	name string
-	def  *gangDef
-	pods []int
+	// name is the group's name, key its part after pg-<uid>-.
+	name, key string
+	def       *gangDef
+	pods      []int
+	// n counts the pods that joined (gangAssembly.join).
+	n int
 	// clash lists further definitions that produce the same name.
 	clash []*gangDef
 }
 
-// alphaGroups gathers the routed pods into groups, computes each group's
+// alphaGroups gives the assembled groups their pods, computes each group's
 // minMember (which unmatches the pods of a group that spans instances or
 // replicas of a narrowing member) and returns the groups
-// that keep a pod, sorted by name.
-func (g *gangModel) alphaGroups(ctx context.Context, ev evaluator, o *gangObject, pods []map[string]any, routes []podRoute) []Group {
-	byName := map[string]*alphaGroup{}
-	var order []*alphaGroup
-	for i := range routes {
-		r := &routes[i]
-		if r.reason != "" {
-			continue
-		}
-		ag := byName[r.group]
-		if ag == nil {
-			ag = &alphaGroup{name: r.group, def: r.member.def}
-			byName[r.group] = ag
-			order = append(order, ag)
-		} else if ag.def != r.member.def && !slices.Contains(ag.clash, r.member.def) {
-			ag.clash = append(ag.clash, r.member.def)
-		}
-		ag.pods = append(ag.pods, i)
+// that keep a pod, sorted by name. The groups' pod indexes share one
+// array, and so do their names.
+func (g *gangModel) alphaGroups(ctx context.Context, ev evaluator, o *gangObject, pods []map[string]any, routes []podRoute, ga *gangAssembly) []Group {
+	total := 0
+	for i := range ga.groups {
+		total += ga.groups[i].n
 	}
-	groups := []Group{}
-	for _, ag := range order {
+	idx := o.takeIdx(total + len(ga.groups))
+	off := 0
+	for i := range ga.groups {
+		ag := &ga.groups[i]
+		ag.pods = idx[off : off : off+ag.n]
+		off += ag.n
+	}
+	for i := range routes {
+		if gi := routes[i].gi; gi >= 0 {
+			ag := &ga.groups[gi]
+			ag.pods = append(ag.pods, i)
+		}
+	}
+	// The groups in name order (each group's minimum and pods are its
+	// own, so the order of the work does not matter): the result is
+	// built sorted rather than sorted after.
+	order := idx[total:]
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(ga.groups[a].name, ga.groups[b].name) })
+	groups := make([]Group, 0, len(ga.groups))
+	names := make([]string, 0, total)
+	for _, gi := range order {
+		ag := &ga.groups[gi]
 		if len(ag.clash) > 0 {
 			g.unmatchClash(ag, routes)
 			continue
 		}
 		minMember := g.groupMinMember(ctx, ev, o, ag, pods, routes)
-		names := placedNames(ag.pods, routes)
-		if len(names) == 0 {
+		start := len(names)
+		for _, i := range ag.pods {
+			if routes[i].reason == "" {
+				names = append(names, routes[i].name)
+			}
+		}
+		if len(names) == start {
 			continue
 		}
-		groups = append(groups, Group{Name: ag.name, Definition: ag.def.name, MinMember: minMember, Pods: names})
+		placed := names[start:len(names):len(names)]
+		slices.Sort(placed)
+		groups = append(groups, Group{Name: ag.name, Definition: ag.def.name, MinMember: minMember, Pods: placed})
 	}
-	slices.SortFunc(groups, func(a, b Group) int { return strings.Compare(a.Name, b.Name) })
 	return groups
 }
 
@@ -317,19 +477,6 @@ func (g *gangModel) unmatchClash(ag *alphaGroup, routes []podRoute) {
 	for _, i := range ag.pods {
 		routes[i].reason = reason
 	}
-}
-
-// placedNames returns the sorted names of the pods among idx that are
-// still placed.
-func placedNames(idx []int, routes []podRoute) []string {
-	names := []string{}
-	for _, i := range idx {
-		if routes[i].reason == "" {
-			names = append(names, routes[i].name)
-		}
-	}
-	slices.Sort(names)
-	return names
 }
 
 // v2Group builds the one group of the v2 form. It exists

@@ -35,15 +35,15 @@ type gangComp struct {
 	cm *compModel
 	// typeKey is the componentTypeSelector's keyPath, nil without one;
 	// typeValue its value, nil when the selector tests existence.
-	typeKey   *jqProgram
+	typeKey   *podExpr
 	typeValue *string
 	// matchLabels are the selector's matchLabels, nil without; a pod must
 	// carry every pair (and match typeKey too when both are set).
 	matchLabels map[string]string
 	// instanceID is the componentInstanceSelector's idPath, replicaKey the
 	// replicaSelector's keyPath; nil when not defined.
-	instanceID *jqProgram
-	replicaKey *jqProgram
+	instanceID *podExpr
+	replicaKey *podExpr
 	// scaled says the component has a (non-empty) scale definition;
 	// replicas and minReplicas are its paths, nil when not defined.
 	scaled                bool
@@ -57,8 +57,10 @@ type gangDef struct {
 	name    string
 	index   int
 	members []*gangMember
-	// minMember is the definition's minMemberPath, nil without one.
+	// minMember is the definition's minMemberPath, nil without one;
+	// minField names it in errors.
 	minMember *jqProgram
+	minField  string
 }
 
 // gangMember is one member of an alpha definition with its compiled keys
@@ -66,8 +68,8 @@ type gangDef struct {
 type gangMember struct {
 	def     *gangDef
 	comp    *gangComp
-	keys    []*jqProgram
-	filters []*jqProgram
+	keys    []*podExpr
+	filters []*podExpr
 }
 
 // gangV2 is the podGroup (v2) form.
@@ -105,6 +107,7 @@ func newGangModel(m *model) (*gangModel, error) {
 	}
 	instr := m.karta.Spec.EffectiveInstructions()
 	if instr == nil || instr.GangScheduling == nil {
+		g.indexParents()
 		return g, nil
 	}
 	gs := instr.GangScheduling
@@ -120,6 +123,7 @@ func newGangModel(m *model) (*gangModel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("karta %q: gangScheduling: %w", m.name, err)
 	}
+	g.indexParents()
 	return g, nil
 }
 
@@ -129,7 +133,7 @@ func newGangComp(cm *compModel) (*gangComp, error) {
 	if ps := cm.c.PodSelector; ps != nil {
 		if ts := ps.ComponentTypeSelector; ts != nil {
 			if ts.KeyPath != "" {
-				if gc.typeKey, err = cm.exprs.compile(ts.KeyPath); err != nil {
+				if gc.typeKey, err = newPodExpr(cm.exprs, ts.KeyPath); err != nil {
 					return nil, fmt.Errorf("podSelector.componentTypeSelector.keyPath: %w", err)
 				}
 				gc.typeValue = ts.Value
@@ -139,12 +143,12 @@ func newGangComp(cm *compModel) (*gangComp, error) {
 			}
 		}
 		if is := ps.ComponentInstanceSelector; is != nil {
-			if gc.instanceID, err = cm.exprs.compile(is.IDPath); err != nil {
+			if gc.instanceID, err = newPodExpr(cm.exprs, is.IDPath); err != nil {
 				return nil, fmt.Errorf("podSelector.componentInstanceSelector.idPath: %w", err)
 			}
 		}
 		if rs := ps.ReplicaSelector; rs != nil {
-			if gc.replicaKey, err = cm.exprs.compile(rs.KeyPath); err != nil {
+			if gc.replicaKey, err = newPodExpr(cm.exprs, rs.KeyPath); err != nil {
 				return nil, fmt.Errorf("podSelector.replicaSelector.keyPath: %w", err)
 			}
 		}
@@ -173,7 +177,7 @@ func (g *gangModel) comp(name string) (*gangComp, error) {
 func (g *gangModel) compileAlpha(groups []karta.PodGroup) error {
 	for i := range groups {
 		pg := &groups[i]
-		def := &gangDef{name: pg.Name, index: i}
+		def := &gangDef{name: pg.Name, index: i, minField: fmt.Sprintf("podGroups[%d].minMemberPath", i)}
 		if pg.MinMemberPath != "" {
 			p, err := g.m.exprs.compile(pg.MinMemberPath)
 			if err != nil {
@@ -190,14 +194,14 @@ func (g *gangModel) compileAlpha(groups []karta.PodGroup) error {
 			}
 			gm := &gangMember{def: def, comp: gc}
 			for k, expr := range mem.GroupByKeyPaths {
-				p, err := g.m.exprs.compile(expr)
+				p, err := newPodExpr(g.m.exprs, expr)
 				if err != nil {
 					return fmt.Errorf("%s.groupByKeyPaths[%d]: %w", field, k, err)
 				}
 				gm.keys = append(gm.keys, p)
 			}
 			for k, expr := range mem.Filters {
-				p, err := g.m.exprs.compile(expr)
+				p, err := newPodExpr(g.m.exprs, expr)
 				if err != nil {
 					return fmt.Errorf("%s.filters[%d]: %w", field, k, err)
 				}
@@ -254,13 +258,53 @@ type gangObject struct {
 	// component without a scale definition (own = 0).
 	insts [][]instance
 	eff   [][]int64
-	// uid names the groups: metadata.uid, else metadata.name.
-	uid string
+	// uid names the groups: metadata.uid, else metadata.name; ns is
+	// metadata.namespace.
+	uid, ns string
+	// cands are the pod-bearing components with a present instance: the
+	// candidates of every pod's component.
+	cands []*gangComp
 	// minOf[d] is alpha definition d's minimum read with its
 	// minMemberPath, 0 when it has none or the path yields null or 0 (the
 	// computed minimum applies); v2Min likewise for the v2 group.
 	minOf []int64
 	v2Min int64
+	// routes and idx are GetGangGroups' per-pod routes and its groups'
+	// pod indexes, recycled with the rest (nothing of the result points
+	// into them).
+	routes []podRoute
+	idx    []int
+}
+
+// maxPooledPods bounds the routes a pooled gangObject keeps: a call with
+// more pods allocates its own, so that one huge call does not leave its
+// buffers in the pool.
+const maxPooledPods = 1024
+
+// takeRoutes returns n cleared routes.
+func (o *gangObject) takeRoutes(n int) []podRoute {
+	if cap(o.routes) < n {
+		r := make([]podRoute, n)
+		if n <= maxPooledPods {
+			o.routes = r
+		}
+		return r
+	}
+	o.routes = o.routes[:n]
+	return o.routes
+}
+
+// takeIdx returns room for n indexes.
+func (o *gangObject) takeIdx(n int) []int {
+	if cap(o.idx) < n {
+		x := make([]int, n)
+		if n <= 2*maxPooledPods {
+			o.idx = x
+		}
+		return x
+	}
+	o.idx = o.idx[:n]
+	return o.idx
 }
 
 var gangObjects = sync.Pool{New: func() any { return new(gangObject) }}
@@ -283,7 +327,11 @@ func (o *gangObject) release() {
 		o.insts[i] = o.insts[i][:0]
 		o.eff[i] = o.eff[i][:0]
 	}
-	o.uid = ""
+	clear(o.routes)
+	o.routes = o.routes[:0]
+	o.uid, o.ns = "", ""
+	clear(o.cands)
+	o.cands = o.cands[:0]
 	o.minOf = o.minOf[:0]
 	o.v2Min = 0
 	gangObjects.Put(o)
@@ -315,12 +363,9 @@ func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string
 			o.eff[i] = nil
 		}
 	}
-	o.uid = metaString(obj, "uid")
-	if o.uid == "" {
-		o.uid = metaString(obj, "name")
-	}
+	g.scope(o, obj)
 	for _, d := range g.defs {
-		n, err := readMinMember(ctx, ev, d.minMember, in, fmt.Sprintf("podGroups[%d].minMemberPath", d.index))
+		n, err := readMinMember(ctx, ev, d.minMember, in, d.minField)
 		if err != nil {
 			o.release()
 			return nil, err
@@ -335,6 +380,22 @@ func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string
 		}
 	}
 	return o, nil
+}
+
+// scope sets what every pod's placement reads of the object besides the
+// instances (o.insts, read first): the uid, the namespace and the
+// candidate components.
+func (g *gangModel) scope(o *gangObject, obj map[string]any) {
+	o.uid = metaString(obj, "uid")
+	if o.uid == "" {
+		o.uid = metaString(obj, "name")
+	}
+	o.ns = metaString(obj, "namespace")
+	for _, gc := range g.comps {
+		if gc.cm.podBearing() && anyPresent(o.insts[gc.cm.index]) {
+			o.cands = append(o.cands, gc)
+		}
+	}
 }
 
 // readMinMember evaluates a minMemberPath on the object: no output, null

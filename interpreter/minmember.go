@@ -113,7 +113,10 @@ func (g *gangModel) narrow(ctx context.Context, ev evaluator, o *gangObject, ag 
 	if c.cm.ids == nil && c.replicaKey == nil {
 		return n, ""
 	}
-	var ids, replicas []string
+	// Room for the usual one id and one key, so that a group's narrowing
+	// allocates nothing.
+	var idRoom, keyRoom [2]string
+	ids, replicas := idRoom[:0], keyRoom[:0]
 	for _, i := range ag.pods {
 		r := &routes[i]
 		if r.reason != "" || r.member != gm {
@@ -122,7 +125,8 @@ func (g *gangModel) narrow(ctx context.Context, ev evaluator, o *gangObject, ag 
 		if c.cm.ids != nil {
 			id, reason := r.pl.instance, ""
 			if r.pl.comp != c.cm {
-				id, reason = g.podInstance(ctx, ev, c, o.insts, pods[i])
+				pi := newPodIn(pods[i])
+				id, reason = g.podInstance(ctx, ev, c, o.insts, &pi)
 			}
 			if reason != "" {
 				r.reason = reason
@@ -135,7 +139,8 @@ func (g *gangModel) narrow(ctx context.Context, ev evaluator, o *gangObject, ag 
 		if c.replicaKey != nil {
 			key, reason := r.pl.replica, ""
 			if g.replicaComp(g.comps[r.pl.comp.index]) != c {
-				key, reason = g.podReplica(ctx, ev, c, pods[i])
+				pi := newPodIn(pods[i])
+				key, reason = g.podReplica(ctx, ev, c, &pi)
 			}
 			if reason != "" {
 				r.reason = reason

@@ -3,6 +3,7 @@ package interpreter
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 
@@ -61,7 +62,16 @@ type jqPath struct {
 	field string
 	expr  string
 	value *jqProgram
-	path  *jqProgram
+	// pathQuery is path(EXPR), compiled by pathProgram on the first write
+	// through the path: most Programs never write, and gojq compiling
+	// path() of every path at Compile was a third of a Compile's
+	// allocations. path(EXPR) compiles whenever EXPR does (path adds no
+	// name, and gojq reports bad paths when they run), so deferring it
+	// defers no error.
+	pathQuery *gojq.Query
+	pathOnce  sync.Once
+	path      *jqProgram
+	pathErr   error
 	// notAssignable says why EXPR cannot be written through
 	// (jqexpr.Assignable), "" when it can. Reads do not care; writes
 	// fail with it.
@@ -210,14 +220,22 @@ func (x *exprTable) path(field, expr string) (*jqPath, error) {
 		p.notAssignable = reason
 		return p, nil
 	}
-	pathQuery := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc,
+	p.pathQuery = &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc,
 		Func: &gojq.Func{Name: "path", Args: []*gojq.Query{q}}}}
-	code, err := gojq.Compile(pathQuery)
-	if err != nil {
-		return nil, fmt.Errorf("%s: jq path(%s): %w", field, expr, err)
-	}
-	p.path = &jqProgram{expr: "path(" + expr + ")", code: code}
 	return p, nil
+}
+
+// pathProgram is path(EXPR), compiled once, on first use.
+func (p *jqPath) pathProgram() (*jqProgram, error) {
+	p.pathOnce.Do(func() {
+		code, err := gojq.Compile(p.pathQuery)
+		if err != nil {
+			p.pathErr = fmt.Errorf("%s: jq path(%s): %w", p.field, p.expr, err)
+			return
+		}
+		p.path = &jqProgram{expr: "path(" + p.expr + ")", code: code}
+	})
+	return p.path, p.pathErr
 }
 
 // podBearing reports whether the component has a spec definition.

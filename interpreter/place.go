@@ -27,17 +27,19 @@ type placement struct {
 }
 
 // placePod places one pod (docs/karta.md, "Pods"). It returns the
-// placement, or the reason the pod is unmatched. insts holds every
-// component's resolved instances, indexed by compModel.index. A jq error on
-// the pod only unmatches it: pods are not the Karta author's to control, so
-// one odd pod must not fail the call for the others.
-func (g *gangModel) placePod(ctx context.Context, ev evaluator, obj map[string]any, insts [][]instance, pod map[string]any) (placement, string) {
+// placement, or the reason the pod is unmatched. o holds what the object
+// gives (every component's resolved instances, indexed by
+// compModel.index, the namespace and the candidate components; see
+// gangModel.scope). A jq error on the pod only unmatches it: pods are not
+// the Karta author's to control, so one odd pod must not fail the call for
+// the others.
+func (g *gangModel) placePod(ctx context.Context, ev evaluator, o *gangObject, pod *podIn) (placement, string) {
+	insts := o.insts
 	// 1. Namespace: a pod of another namespace cannot belong to the object.
-	podNS, objNS := metaString(pod, "namespace"), metaString(obj, "namespace")
-	if podNS != "" && objNS != "" && podNS != objNS {
-		return placement{}, fmt.Sprintf("namespace %q is not the object's namespace %q", podNS, objNS)
+	if podNS := pod.ns; podNS != "" && o.ns != "" && podNS != o.ns {
+		return placement{}, fmt.Sprintf("namespace %q is not the object's namespace %q", podNS, o.ns)
 	}
-	gc, reason := g.podComponent(ctx, ev, insts, pod)
+	gc, reason := g.podComponent(ctx, ev, o.cands, pod)
 	if gc == nil {
 		return placement{}, reason
 	}
@@ -63,16 +65,24 @@ func (g *gangModel) placePod(ctx context.Context, ev evaluator, obj map[string]a
 // minimum paths are the gang's); their errors fail the call, a pod's own
 // problems only unmatch it.
 func (g *gangModel) placeAll(ctx context.Context, ev evaluator, obj map[string]any, pods []map[string]any) (*PlacementResult, error) {
-	res := &PlacementResult{Placements: []Placement{}, Unmatched: []Unmatched{}}
-	insts := make([][]instance, len(g.comps))
+	res := &PlacementResult{Placements: make([]Placement, 0, len(pods)), Unmatched: []Unmatched{}}
+	o := newGangObject(len(g.comps))
+	defer o.release()
 	for _, gc := range g.comps {
-		var err error
-		if insts[gc.cm.index], err = g.m.instancesInto(ctx, ev, gc.cm, obj, nil); err != nil {
+		i := gc.cm.index
+		insts, err := g.m.instancesInto(ctx, ev, gc.cm, obj, o.insts[i][:0])
+		if err != nil {
 			return nil, cancelled(ctx, &GangObjectError{Component: gc.name(), Err: err})
 		}
+		o.insts[i] = insts
 	}
-	for _, pod := range pods {
-		pl, reason := g.placePod(ctx, ev, obj, insts, pod)
+	g.scope(o, obj)
+	for i, pod := range pods {
+		if err := podsGoOn(ctx, ev, i); err != nil {
+			return nil, err
+		}
+		pi := newPodIn(pod)
+		pl, reason := g.placePod(ctx, ev, o, &pi)
 		if reason != "" {
 			res.Unmatched = append(res.Unmatched, Unmatched{Pod: podName(pod), Reason: reason})
 			continue
@@ -88,19 +98,14 @@ func (g *gangModel) placeAll(ctx context.Context, ev evaluator, obj map[string]a
 	return res, nil
 }
 
-// podComponent finds the pod's component: the candidates are the
-// pod-bearing components with a present instance.
-func (g *gangModel) podComponent(ctx context.Context, ev evaluator, insts [][]instance, pod map[string]any) (*gangComp, string) {
-	var candidates []*gangComp
-	for _, gc := range g.comps {
-		if gc.cm.podBearing() && anyPresent(insts[gc.cm.index]) {
-			candidates = append(candidates, gc)
-		}
-	}
+// podComponent finds the pod's component among the candidates: the
+// pod-bearing components with a present instance (gangObject.cands).
+func (g *gangModel) podComponent(ctx context.Context, ev evaluator, candidates []*gangComp, pod *podIn) (*gangComp, string) {
 	if len(candidates) == 0 {
 		return nil, "no pod-bearing component has a present instance"
 	}
-	var matched []*gangComp
+	var room [4]*gangComp
+	matched := room[:0]
 	for _, gc := range candidates {
 		// A lone candidate without a selector takes every pod of the
 		// namespace; with a selector it is enforced, unlike upstream.
@@ -131,14 +136,15 @@ func (g *gangModel) podComponent(ctx context.Context, ev evaluator, insts [][]in
 // non-null output matches, false included. matchLabels must hold as well.
 // No selector matches every pod (validation lets only a lone candidate
 // lack one).
-func (gc *gangComp) selects(ctx context.Context, ev evaluator, pod map[string]any) (bool, error) {
-	if gc.matchLabels != nil && !hasLabels(pod, gc.matchLabels) {
+func (gc *gangComp) selects(ctx context.Context, ev evaluator, pod *podIn) (bool, error) {
+	if gc.matchLabels != nil && !hasLabels(pod.obj, gc.matchLabels) {
 		return false, nil
 	}
 	if gc.typeKey == nil {
 		return true, nil
 	}
-	outs, err := ev.all(ctx, gc.typeKey, pod)
+	var one [1]any
+	outs, err := gc.typeKey.all(ctx, ev, pod, &one)
 	if err != nil {
 		return false, err
 	}
@@ -174,8 +180,9 @@ func hasLabels(pod map[string]any, want map[string]string) bool {
 
 // podInstance reads a pod's instance of gc with gc's instance selector:
 // one non-empty string or number that is a present id.
-func (g *gangModel) podInstance(ctx context.Context, ev evaluator, gc *gangComp, insts [][]instance, pod map[string]any) (string, string) {
-	outs, err := ev.all(ctx, gc.instanceID, pod)
+func (g *gangModel) podInstance(ctx context.Context, ev evaluator, gc *gangComp, insts [][]instance, pod *podIn) (string, string) {
+	var one [1]any
+	outs, err := gc.instanceID.all(ctx, ev, pod, &one)
 	if err != nil {
 		return "", err.Error()
 	}
@@ -183,17 +190,19 @@ func (g *gangModel) podInstance(ctx context.Context, ev evaluator, gc *gangComp,
 	if why != "" {
 		return "", fmt.Sprintf("component %q: componentInstanceSelector %s", gc.name(), why)
 	}
-	var present []string
 	for _, inst := range insts[gc.cm.index] {
-		if inst.present {
-			if inst.id == id {
-				return id, ""
-			}
-			present = append(present, inst.id)
+		if inst.present && inst.id == id {
+			return id, ""
 		}
 	}
 	// An absent instance matches no pod, so only present ids
 	// are listed.
+	var present []string
+	for _, inst := range insts[gc.cm.index] {
+		if inst.present {
+			present = append(present, inst.id)
+		}
+	}
 	return "", fmt.Sprintf("instance %q not found among [%s]", id, strings.Join(present, " "))
 }
 
@@ -210,8 +219,9 @@ func (g *gangModel) replicaComp(gc *gangComp) *gangComp {
 
 // podReplica reads a pod's replica key with rc's replicaSelector, under
 // the instance selector's single-value rule.
-func (g *gangModel) podReplica(ctx context.Context, ev evaluator, rc *gangComp, pod map[string]any) (string, string) {
-	outs, err := ev.all(ctx, rc.replicaKey, pod)
+func (g *gangModel) podReplica(ctx context.Context, ev evaluator, rc *gangComp, pod *podIn) (string, string) {
+	var one [1]any
+	outs, err := rc.replicaKey.all(ctx, ev, pod, &one)
 	if err != nil {
 		return "", err.Error()
 	}

@@ -252,7 +252,8 @@ func TestPlacePod(t *testing.T) {
 			g := compileGang(t, k)
 			o, err := g.readObject(context.Background(), gojqEvaluator{}, obj)
 			require.NoError(t, err)
-			pl, reason := g.placePod(context.Background(), gojqEvaluator{}, obj, o.insts, tc.pod)
+			pi := newPodIn(tc.pod)
+			pl, reason := g.placePod(context.Background(), gojqEvaluator{}, o, &pi)
 			if tc.reason != "" {
 				assert.Equal(t, tc.reason, reason)
 				assert.Nil(t, pl.comp)

@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,4 +46,39 @@ func TestLuaSideIsLazy(t *testing.T) {
 	assert.Equal(t, int64(2), warm.PoolStats().Created)
 	_, err = Compile(gangKarta(t, "pytorchjob"), Options{Scripts: []Script{{Name: "bad.lua", Source: `function GetPodSpecs(obj`}}})
 	assert.Error(t, err, "a script that does not compile fails Compile, with the Lua side still lazy")
+}
+
+// TestPathProgramsCompileForEveryBuiltin: path(EXPR) is compiled on the
+// first write (jqPath.pathProgram), not at Compile; for every writable
+// path of every built-in it compiles, so deferring it hides no error.
+func TestPathProgramsCompileForEveryBuiltin(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "builtin", "kartas", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		p := progCompile(t, progKartaFile(t, f), Options{})
+		var paths []*jqPath
+		for _, cm := range p.model.comps {
+			paths = append(paths, cm.spec, cm.meta, cm.replicas)
+			for _, fr := range cm.fragments {
+				paths = append(paths, fr.p)
+			}
+			for _, a := range append(append([]actionModel(nil), cm.suspend...), cm.resume...) {
+				paths = append(paths, a.p)
+			}
+		}
+		compiled := 0
+		for _, jp := range paths {
+			if jp == nil || jp.notAssignable != "" {
+				continue
+			}
+			prog, err := jp.pathProgram()
+			require.NoError(t, err, "%s: %s", filepath.Base(f), jp.field)
+			require.NotNil(t, prog)
+			again, _ := jp.pathProgram()
+			assert.Same(t, prog, again, "compiled once")
+			compiled++
+		}
+		assert.Positive(t, compiled, filepath.Base(f))
+	}
 }

@@ -61,7 +61,11 @@ func (l *locator) eval(c *compModel, p *jqPath, insts []instance) ([][]any, erro
 	if l.dev != nil {
 		return l.evalDirect(c, p, insts)
 	}
-	outs, err := p.path.all(l.ctx, l.obj)
+	prog, err := p.pathProgram()
+	if err != nil {
+		return nil, err
+	}
+	outs, err := prog.all(l.ctx, l.obj)
 	if err != nil {
 		return nil, pathFailure(c, p, err)
 	}

@@ -27,10 +27,15 @@ func TestModelStructure(t *testing.T) {
 	assert.Same(t, group, m.byName["worker"].parent)
 	assert.False(t, group.podBearing())
 	assert.Equal(t, karta.SpecStylePodTemplateSpec, m.byName["leader"].style)
-	// Assignable paths get a path() program; others keep the reason.
-	assert.NotNil(t, m.byName["leader"].spec.path)
+	// Assignable paths get a path() query, compiled on first use; others
+	// keep the reason.
+	assert.NotNil(t, m.byName["leader"].spec.pathQuery)
+	assert.Nil(t, m.byName["leader"].spec.path, "not compiled before a write")
+	prog, err := m.byName["leader"].spec.pathProgram()
+	require.NoError(t, err)
+	assert.NotNil(t, prog)
 	assert.Equal(t, "literal 1 is not a path", m.byName["group"].replicas.notAssignable)
-	assert.Nil(t, m.byName["group"].replicas.path)
+	assert.Nil(t, m.byName["group"].replicas.pathQuery)
 
 	kserve := fixtureModel(t, "inferenceservice")
 	pred := kserve.byName["predictor"]

@@ -61,8 +61,12 @@ func assign(ctx context.Context, c *compModel, p *jqPath, obj map[string]any, va
 	if p.notAssignable != "" {
 		return nil, &PathError{Component: c.c.Name, Field: p.field, Expr: p.expr, Reason: p.notAssignable}
 	}
+	prog, err := p.pathProgram()
+	if err != nil {
+		return nil, err
+	}
 	in := jqvalue.Input(obj)
-	outs, err := p.path.all(ctx, in)
+	outs, err := prog.all(ctx, in)
 	if err != nil {
 		return nil, pathFailure(c, p, err)
 	}

@@ -94,6 +94,9 @@ func guardConcat(L *lua.LState, maxLen int, limit string) int {
 // store itself is the VM's, metamethods included.
 func guardSet(L *lua.LState) int {
 	obj, key, val := L.Get(1), L.Get(2), L.Get(3)
+	if t, ok := obj.(*lua.LTable); ok {
+		FillLazy(L, t) // charged as the eager table would be
+	}
 	if t, ok := obj.(*lua.LTable); ok && val != lua.LNil && t.RawGet(key) == lua.LNil {
 		if k, ok := key.(lua.LNumber); ok && k >= 1 && float64(k) == float64(int64(k)) && float64(k) < float64(lua.MaxArrayIndex) {
 			if grow := int64(k) - int64(t.Len()); grow > 0 {

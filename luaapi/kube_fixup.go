@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 
 	lua "github.com/yuin/gopher-lua"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // This file is Karmada's repair of gopher-json's empty tables
@@ -39,11 +41,20 @@ func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) er
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("luaapi: KubeUnmarshal needs a non-nil pointer, not %T", into)
 	}
-	data, err := KubeResultJSON(L, lv, rv.Elem().Kind() == reflect.Struct, references...)
+	root, err := kubeResultTree(L, lv, rv.Elem().Kind() == reflect.Struct, references...)
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(data, into); err != nil {
+	if u, ok := into.(*unstructured.Unstructured); ok {
+		// What Unstructured's UnmarshalJSON would read from the text, read
+		// from the tree (the JSON text and its decoding were a third of a
+		// Karmada Retain call); anything it would refuse takes the text.
+		if obj, ok := root.unstructuredObject(); ok {
+			u.Object = obj
+			return nil
+		}
+	}
+	if err := json.Unmarshal(root.bytes(), into); err != nil {
 		return &ConvertError{Path: "result", Msg: err.Error()}
 	}
 	return nil
@@ -53,6 +64,15 @@ func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) er
 // encodeKubeJSON, then fixed up for a struct target (isStruct) against
 // references, which are marshalled with encoding/json.
 func KubeResultJSON(L *lua.LState, lv lua.LValue, isStruct bool, references ...any) ([]byte, error) {
+	root, err := kubeResultTree(L, lv, isStruct, references...)
+	if err != nil {
+		return nil, err
+	}
+	return root.bytes(), nil
+}
+
+// kubeResultTree is KubeResultJSON's tree, before it is printed.
+func kubeResultTree(L *lua.LState, lv lua.LValue, isStruct bool, references ...any) (*jnode, error) {
 	root, err := kubeEncode(L, lv, "result")
 	if err != nil {
 		return nil, err
@@ -60,7 +80,7 @@ func KubeResultJSON(L *lua.LState, lv lua.LValue, isStruct bool, references ...a
 	if err := kubeFixEmpty(root, isStruct, references); err != nil {
 		return nil, err
 	}
-	return root.bytes(), nil
+	return root, nil
 }
 
 // fixEmptyJSON applies the fix-up to JSON text (such as encodeKubeJSON's) and
@@ -83,11 +103,28 @@ func kubeFixEmpty(root *jnode, isStruct bool, references []any) error {
 		}
 		return nil
 	}
-	emptyArrays, emptyObjects := map[string]bool{}, map[string]bool{}
+	// repairEmpty only acts on empty arrays below the root: without one,
+	// the references' paths are not needed (they are still checked to
+	// marshal, as Karmada marshals them).
+	need := hasEmptyArray(root)
+	var emptyArrays, emptyObjects map[string]bool
+	if need {
+		emptyArrays, emptyObjects = map[string]bool{}, map[string]bool{}
+	}
 	for _, ref := range references {
+		// The JSON text of a reference made of JSON's own Go types is
+		// walked without being written (marshalling the call's objects and
+		// reading them back was most of a Retain call); anything else is
+		// marshalled as in Karmada, which also gives its errors.
+		if collectEmptyGo(ref, "", false, emptyArrays, emptyObjects) {
+			continue
+		}
 		data, err := json.Marshal(ref)
 		if err != nil {
 			return fmt.Errorf("json marshal reference failed: %w", err)
+		}
+		if !need {
+			continue
 		}
 		n, err := parseJNode(data)
 		if err != nil {
@@ -95,8 +132,112 @@ func kubeFixEmpty(root *jnode, isStruct bool, references []any) error {
 		}
 		collectEmpty(n, "", false, emptyArrays, emptyObjects)
 	}
-	repairEmpty(root, "", false, emptyArrays, emptyObjects)
+	if need {
+		repairEmpty(root, "", false, emptyArrays, emptyObjects)
+	}
 	return nil
+}
+
+// hasEmptyArray says whether an empty array is anywhere below n.
+func hasEmptyArray(n *jnode) bool {
+	for _, child := range n.elems {
+		switch {
+		case child.kind == jArray && len(child.elems) == 0:
+			return true
+		case child.kind != jScalar && hasEmptyArray(child):
+			return true
+		}
+	}
+	return false
+}
+
+// collectEmptyGo is collectEmpty over the JSON text of v without writing
+// it, for v made of JSON's own Go types (maps of string keys, []any,
+// strings, bools, nil, finite numbers) or an *unstructured.Unstructured
+// of them (its MarshalJSON writes its Object). It returns false, having
+// recorded nothing, when v holds anything else: the caller marshals it.
+// With nil maps it only checks.
+func collectEmptyGo(v any, path string, nested bool, emptyArrays, emptyObjects map[string]bool) bool {
+	if u, ok := v.(*unstructured.Unstructured); ok {
+		if u == nil {
+			return false
+		}
+		v = u.Object
+	}
+	if !jsonNative(v, 0) {
+		return false
+	}
+	if emptyArrays != nil {
+		walkEmptyGo(v, path, nested, emptyArrays, emptyObjects)
+	}
+	return true
+}
+
+// jsonNative says whether v is made of JSON's own Go types, whose JSON
+// text walkEmptyGo reads without writing it. Beyond maxNativeDepth it
+// says no (encoding/json then decides).
+func jsonNative(v any, depth int) bool {
+	if depth > maxNativeDepth {
+		return false
+	}
+	switch x := v.(type) {
+	case nil, string, bool, int, int32, int64:
+		return true
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case map[string]any:
+		for _, e := range x {
+			if !jsonNative(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range x {
+			if !jsonNative(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+const maxNativeDepth = 10000
+
+// walkEmptyGo is collectEmpty on v's JSON text: a nil map or slice is
+// JSON null, a scalar.
+func walkEmptyGo(v any, path string, nested bool, emptyArrays, emptyObjects map[string]bool) {
+	visit := func(p string, childNested bool, child any) {
+		switch c := child.(type) {
+		case []any:
+			switch {
+			case c == nil:
+			case len(c) == 0:
+				emptyArrays[p] = true
+			default:
+				walkEmptyGo(c, p, childNested, emptyArrays, emptyObjects)
+			}
+		case map[string]any:
+			switch {
+			case c == nil:
+			case len(c) == 0:
+				emptyObjects[p] = true
+			default:
+				walkEmptyGo(c, p, childNested, emptyArrays, emptyObjects)
+			}
+		}
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			visit(joinPath(path, k, !nested), true, e)
+		}
+	case []any:
+		for _, e := range x {
+			visit(path, nested, e)
+		}
+	}
 }
 
 // joinPath appends key to a dotted path, as Karmada's strings.Join does;

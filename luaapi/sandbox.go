@@ -108,6 +108,8 @@ type callConfig struct {
 	maxMemory       int64 // 0: none
 	// trampoline and errHandler: see limits_trace.go.
 	trampoline, errHandler *lua.LFunction
+	// lazy holds the state's lazy tables (lazy.go).
+	lazy *lazyTables
 }
 
 // noCallConfig is the config of a state NewState did not make: no limits
@@ -181,7 +183,13 @@ func NewState(opts SandboxOptions) *lua.LState {
 	}
 	sandbox.RawSetString("pcall", L.NewFunction(sandboxPCall))
 	sandbox.RawSetString("xpcall", L.NewFunction(sandboxXPCall))
-	sandbox.RawSetString("pairs", L.NewClosure(sandboxPairs, opened.RawGetString("next")))
+	// The base functions that read a table raw fill a lazy table first
+	// (lazy.go). pairs returns the sandbox's next, as Lua's pairs returns
+	// the global next.
+	for _, name := range []string{"next", "ipairs", "unpack"} {
+		sandbox.RawSetString(name, fillingFirst(L, opened.RawGetString(name).(*lua.LFunction)))
+	}
+	sandbox.RawSetString("pairs", L.NewClosure(sandboxPairs, sandbox.RawGetString("next")))
 
 	// string: all but dump. The library table is also the __index of the
 	// string metatable (for ("x"):upper()); gopher-lua makes it its own
@@ -200,6 +208,11 @@ func NewState(opts SandboxOptions) *lua.LState {
 	str.RawSetString("dump", lua.LNil)
 	str.RawSetString("__index", lua.LNil)
 	capStrings(L, str, tbl, opts.MaxStringSize)
+	// Every table function reads its first argument raw: a lazy table is
+	// filled first, before the wrappers above measure or check it.
+	for _, name := range []string{"insert", "remove", "concat", "sort", "getn", "maxn"} {
+		tbl.RawSetString(name, fillingFirst(L, tbl.RawGetString(name).(*lua.LFunction)))
+	}
 	installGuards(L, sandbox, opts.MaxStringSize)
 	strMeta := L.NewTable()
 	strMeta.RawSetString("__index", str)
@@ -211,6 +224,8 @@ func NewState(opts SandboxOptions) *lua.LState {
 	for _, name := range []string{"time", "date", "clock"} {
 		osLib.RawSetString(name, lib(lua.OsLibName).RawGetString(name))
 	}
+	// os.time reads its table argument raw.
+	osLib.RawSetString("time", fillingFirst(L, osLib.RawGetString("time").(*lua.LFunction)))
 
 	modules := map[string]lua.LValue{
 		"string": NewReadOnly(L, "string", str),
@@ -234,6 +249,7 @@ func NewState(opts SandboxOptions) *lua.LState {
 		maxMemory:       opts.MaxMemory,
 		trampoline:      L.NewFunction(trampoline),
 		errHandler:      L.NewFunction(errHandler),
+		lazy:            newLazyTables(L),
 	}
 	L.G.Registry.RawSetString(callConfigKey, cfg)
 	return L
@@ -269,7 +285,9 @@ func sandboxTable(L *lua.LState) *lua.LTable { return L.G.Global }
 // writes land in the fresh table and die with it. Its _G is itself, so
 // _G.x = 1 and pairs(_G) see only this call's globals.
 func NewEnv(L *lua.LState) *lua.LTable {
-	env := L.NewTable()
+	// Sized for a few globals: gopher-lua's first string key otherwise
+	// makes room for 32 (a 2 KiB map per call).
+	env := L.CreateTable(0, envGlobals)
 	env.Metatable = L.G.Registry.RawGetString(envMetaKey)
 	env.RawSetString("_G", env)
 	return env
@@ -307,8 +325,18 @@ func compile(chunk, source string, guarded bool) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, &SyntaxError{Chunk: chunk, Msg: strings.Join(strings.Fields(err.Error()), " ")}
 	}
+	// A main chunk is a vararg function, and gopher-lua (Lua 5.1's
+	// compatibility "arg") builds a table of its varargs on every call
+	// unless the chunk uses "...": a table with a 32-slot map (about
+	// 2.5 KiB, three allocations) per call. A main chunk has no local
+	// named arg (the compiler declares one in nested functions only), so
+	// nothing can read that table: it is not built.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
 	return proto, nil
 }
+
+// envGlobals is the room a per-call environment is made with.
+const envGlobals = 8
 
 // Instantiate makes a function of L from proto whose globals are env
 // (normally a NewEnv table). Functions the chunk defines inherit env.

@@ -70,6 +70,7 @@ func sandboxXPCall(L *lua.LState) int {
 // gopher-lua's pairs: next, t, nil (next is its upvalue).
 func sandboxPairs(L *lua.LState) int {
 	v := L.CheckAny(1)
+	fillArg(L, 1)
 	if mp := L.GetMetaField(v, "__pairs"); mp != lua.LNil {
 		L.Push(mp)
 		L.Push(v)
@@ -81,6 +82,19 @@ func sandboxPairs(L *lua.LState) int {
 	L.Push(t)
 	L.Push(lua.LNil)
 	return 3
+}
+
+// fillingFirst returns fn (a Go function that reads its first argument
+// raw when it is a table) filling a lazy table first argument before it
+// runs. The wrapper keeps fn's upvalues, which gopher-lua's ipairs reads.
+func fillingFirst(L *lua.LState, fn *lua.LFunction) *lua.LFunction {
+	orig := fn.GFunction
+	wrapped := *fn
+	wrapped.GFunction = func(L *lua.LState) int {
+		fillArg(L, 1)
+		return orig(L)
+	}
+	return &wrapped
 }
 
 // sandboxRequire returns require over a fixed set of modules: the library

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8sjson "k8s.io/apimachinery/pkg/util/json"
 
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/luaapi"
 
@@ -177,7 +178,13 @@ func (h *Handler) handle(ctx context.Context, req *ResourceInterpreterRequest) (
 	}
 	resp, code, err := run(ctx, backend, op, req, obj)
 	if err != nil {
-		if code == http.StatusInternalServerError && errors.Is(err, karmada.ErrNotEnabled) {
+		// An operation the customization does not enable, or a hook the
+		// Karta does not define for this object (GetReplicas of a kind
+		// with two pod-bearing components), is not a failure of the
+		// server: the answer is that nothing interprets it, as for a kind
+		// no backend handles.
+		var nd *interpreter.NotDefinedError
+		if code == http.StatusInternalServerError && (errors.Is(err, karmada.ErrNotEnabled) || errors.As(err, &nd)) {
 			code = http.StatusNotFound
 		}
 		if le, ok := h.limitError(ctx, op, err); ok {

@@ -70,11 +70,13 @@ func TestKartasBackend(t *testing.T) {
 	require.True(t, resp.Response.Successful, "%+v", resp.Response.Status)
 
 	// A PyTorchJob has two pod-bearing components: GetReplicas does not
-	// apply, and the answer says so rather than inventing a number.
+	// apply, and the answer says so (404, as for an operation nothing
+	// interprets) rather than inventing a number or claiming a failure.
 	_, resp = post(t, h, kartaReview(t, "u-rep", karmada.OpInterpretReplica, job, nil))
 	assert.False(t, resp.Response.Successful)
 	require.NotNil(t, resp.Response.Status)
-	assert.EqualValues(t, http.StatusInternalServerError, resp.Response.Status.Code)
+	assert.EqualValues(t, http.StatusNotFound, resp.Response.Status.Code)
+	assert.Contains(t, resp.Response.Status.Message, "GetReplicas")
 
 	// The built-in PyTorchJob Karta defines no Retain: no backend handles it.
 	_, resp = post(t, h, kartaReview(t, "u-retain", karmada.OpRetain, job, map[string]any{"observedObject": json.RawMessage(`{}`)}))

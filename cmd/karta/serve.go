@@ -51,6 +51,10 @@ func newServeCmd(s streams) *cobra.Command {
 			"built-in Kartas (their generated Karmada hooks; a -k Karta replaces the built-in of its\n" +
 			"kind). Retain, ReviseReplica and\n" +
 			"AggregateStatus answer with a JSON Patch from the request's object to the result.\n" +
+			"What nothing interprets — a kind not served, an operation its customization does not\n" +
+			"script, a hook its Karta does not define for the object (InterpretReplica of a kind with\n" +
+			"two pod-bearing components) — is answered unsuccessful with code 404; a failing script or\n" +
+			"hook with 500, and a bad request with 400.\n" +
 			"With --tls-cert and --tls-key the server speaks HTTPS, as Karmada requires of webhooks.\n" +
 			"It logs every kind it serves, and what answers for it, on standard error.\n" +
 			"SIGINT or SIGTERM stops it, after the requests in flight finish.",

@@ -1,8 +1,12 @@
 // Package jqdirect is the direct back end of karta's jq subset: the part
-// that Karta paths use most — paths, `//`, comparisons, `and`/`or`,
-// `select`, `length`, `[...]`, arithmetic — compiled once into a tree of Go
-// nodes that read the object in place, without a Lua state, a view or a
-// conversion.
+// that Karta paths use — paths, computed indexes and slices, `//`,
+// comparisons, `and`/`or`, `if`, `select`, array and object construction,
+// string interpolation, arithmetic and the builtins the built-ins use
+// (every path of every built-in is in it) — compiled once into a tree of
+// Go nodes that read the object in place, without a Lua state, a view or a
+// conversion. The nodes are in eval.go (paths, pipes, control), ops.go
+// (operators and jq's order), build.go (construction, indexes, slices)
+// and funcs.go (builtins).
 //
 // Package interpreter runs the Go-side hook algorithms (GetPodSpecs,
 // GetGangGroups, PlacePod) and InterpretStatus on it first. Direct
@@ -68,6 +72,7 @@ func directQuery(q *gojq.Query) dnode {
 	}
 	switch q.Op {
 	case gojq.OpPipe:
+		recordInto(l, r)
 		return &pipeNode{l, r}
 	case gojq.OpComma:
 		return &commaNode{l, r}
@@ -77,7 +82,7 @@ func directQuery(q *gojq.Query) dnode {
 		return &logicNode{l: l, r: r, and: true}
 	case gojq.OpOr:
 		return &logicNode{l: l, r: r}
-	case gojq.OpAdd, gojq.OpSub, gojq.OpMul, gojq.OpDiv,
+	case gojq.OpAdd, gojq.OpSub, gojq.OpMul, gojq.OpDiv, gojq.OpMod,
 		gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe:
 		return &binNode{op: q.Op, l: l, r: r}
 	}
@@ -85,18 +90,31 @@ func directQuery(q *gojq.Query) dnode {
 }
 
 // directTerm compiles a term and its suffixes. Index, iteration and `?`
-// suffixes become the steps of a pathNode over the base term.
+// suffixes become the steps of a pathNode over the base term; a computed
+// index or a slice ends the steps so far, which become its base.
 func directTerm(t *gojq.Term) dnode {
 	var base dnode
 	var steps []pathStep
+	// index appends an index suffix: a step, or a node over the term so
+	// far (nil base: the input).
+	index := func(x *gojq.Index) bool {
+		if s, ok := indexStep(x); ok {
+			steps = append(steps, s)
+			return true
+		}
+		b := base
+		if len(steps) > 0 {
+			b, steps = newPathNode(base, steps), nil
+		}
+		base = computedIndex(b, x)
+		return base != nil
+	}
 	switch t.Type {
 	case gojq.TermTypeIdentity:
 	case gojq.TermTypeIndex:
-		s, ok := indexStep(t.Index)
-		if !ok {
+		if !index(t.Index) {
 			return nil
 		}
-		steps = append(steps, s)
 	case gojq.TermTypeNull:
 		base = &literalNode{nil}
 	case gojq.TermTypeTrue:
@@ -110,8 +128,14 @@ func directTerm(t *gojq.Term) dnode {
 		}
 		base = &literalNode{f}
 	case gojq.TermTypeString:
-		if t.Str == nil || t.Str.Queries != nil {
+		if t.Str == nil {
 			return nil
+		}
+		if t.Str.Queries != nil {
+			if base = interpolation(t.Str); base == nil {
+				return nil
+			}
+			break
 		}
 		base = &literalNode{t.Str.Str}
 	case gojq.TermTypeQuery:
@@ -144,22 +168,23 @@ func directTerm(t *gojq.Term) dnode {
 			return nil
 		}
 	case gojq.TermTypeObject:
-		// Only {}: a fresh empty object per evaluation.
-		if len(t.Object.KeyVals) > 0 {
+		if len(t.Object.KeyVals) == 0 {
+			// A fresh empty object per evaluation.
+			base = emptyObjectNode{}
+			break
+		}
+		if base = directObject(t.Object); base == nil {
 			return nil
 		}
-		base = emptyObjectNode{}
 	default:
 		return nil
 	}
 	for _, s := range t.SuffixList {
 		switch {
 		case s.Index != nil:
-			st, ok := indexStep(s.Index)
-			if !ok {
+			if !index(s.Index) {
 				return nil
 			}
-			steps = append(steps, st)
 		case s.Iter:
 			steps = append(steps, pathStep{iter: true})
 		case s.Optional:
@@ -184,7 +209,7 @@ func directTerm(t *gojq.Term) dnode {
 }
 
 // indexStep compiles .name, ."name", .["name"] and .[n] (an integer
-// literal); other indexes (slices, computed keys) are not in the subset.
+// literal); other indexes (slices, computed keys) are computedIndex's.
 func indexStep(x *gojq.Index) (pathStep, bool) {
 	if x.IsSlice {
 		return pathStep{}, false
@@ -265,6 +290,97 @@ func directIf(x *gojq.If) dnode {
 	return n
 }
 
+// computedIndex compiles base[f] and base[f:g] (base nil: the input).
+func computedIndex(base dnode, x *gojq.Index) dnode {
+	if x.IsSlice {
+		n := &sliceNode{base: base}
+		if x.Start != nil {
+			if n.start = directQuery(x.Start); n.start == nil {
+				return nil
+			}
+		}
+		if x.End != nil {
+			if n.end = directQuery(x.End); n.end == nil {
+				return nil
+			}
+		}
+		return n
+	}
+	n := &indexNode{base: base}
+	switch {
+	case x.Str != nil:
+		n.key = directTerm(&gojq.Term{Type: gojq.TermTypeString, Str: x.Str})
+	case x.Start != nil:
+		n.key = directQuery(x.Start)
+	}
+	if n.key == nil {
+		return nil
+	}
+	return n
+}
+
+// interpolation compiles "…\(f)…" as gojq does: the parts joined by +,
+// each query's outputs through tostring.
+func interpolation(s *gojq.String) dnode {
+	var q *gojq.Query
+	for _, e := range s.Queries {
+		if e == nil || e.Term == nil {
+			return nil
+		}
+		if e.Term.Str == nil {
+			e = &gojq.Query{Left: e, Op: gojq.OpPipe, Right: &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: "tostring"}}}}
+		}
+		if q == nil {
+			q = e
+		} else {
+			q = &gojq.Query{Left: q, Op: gojq.OpAdd, Right: e}
+		}
+	}
+	return directQuery(q)
+}
+
+// directObject compiles {k: f, "k": f, (f): g, "\(f)": g, k, "k"}; a
+// variable key ($x) or a format key is not in the subset.
+func directObject(o *gojq.Object) dnode {
+	n := &objectNode{}
+	for _, kv := range o.KeyVals {
+		var p objectPair
+		switch {
+		case kv.Key != "":
+			if kv.Key[0] == '$' || kv.Key[0] == '@' {
+				return nil
+			}
+			p.key = kv.Key
+		case kv.KeyString != nil && kv.KeyString.Queries == nil:
+			p.key = kv.KeyString.Str
+		case kv.KeyString != nil:
+			if kv.Val == nil {
+				return nil
+			}
+			if p.keyNode = interpolation(kv.KeyString); p.keyNode == nil {
+				return nil
+			}
+		case kv.KeyQuery != nil:
+			if p.keyNode = directQuery(kv.KeyQuery); p.keyNode == nil {
+				return nil
+			}
+		default:
+			return nil
+		}
+		if kv.Val == nil {
+			// {k} is {k: .k}.
+			if p.keyNode != nil {
+				return nil
+			}
+			p.val = newPathNode(nil, []pathStep{{key: p.key}})
+		} else if p.val = directQuery(kv.Val); p.val == nil {
+			return nil
+		}
+		n.pairs = append(n.pairs, p)
+	}
+	return n
+}
+
 // directFunc compiles the builtins of the subset; a name with another
 // arity, a variable or any other function is not in it.
 func directFunc(f *gojq.Func) dnode {
@@ -289,6 +405,26 @@ func directFunc(f *gojq.Func) dnode {
 			return funcNode{fn: fnKeys}
 		case "empty":
 			return emptyNode{}
+		case "min":
+			return funcNode{fn: fnMin}
+		case "max":
+			return funcNode{fn: fnMax}
+		case "add":
+			return funcNode{fn: fnAdd}
+		case "any":
+			return funcNode{fn: fnAny}
+		case "all":
+			return funcNode{fn: fnAll}
+		case "first":
+			return newPathNode(nil, []pathStep{{isIndex: true}})
+		case "tonumber":
+			return funcNode{fn: fnToNumber}
+		case "ascii_downcase":
+			return funcNode{fn: fnASCIIDowncase}
+		case "ascii_upcase":
+			return funcNode{fn: fnASCIIUpcase}
+		case "error":
+			return declineNode{}
 		}
 	case 1:
 		switch f.Name {
@@ -300,6 +436,24 @@ func directFunc(f *gojq.Func) dnode {
 			return &hasNode{args[0]}
 		case "map":
 			return &arrayNode{q: &pipeNode{newPathNode(nil, []pathStep{{iter: true}}), args[0]}}
+		case "any":
+			return &anyAllNode{f: args[0], isAny: true}
+		case "all":
+			return &anyAllNode{f: args[0]}
+		case "error":
+			return &errorNode{args[0]}
+		case "startswith":
+			return &func1Node{fn: fnStartsWith, arg: args[0]}
+		case "endswith":
+			return &func1Node{fn: fnEndsWith, arg: args[0]}
+		case "ltrimstr":
+			return &func1Node{fn: fnLtrimstr, arg: args[0]}
+		case "rtrimstr":
+			return &func1Node{fn: fnRtrimstr, arg: args[0]}
+		case "split":
+			return &func1Node{fn: fnSplit, arg: args[0]}
+		case "join":
+			return &func1Node{fn: fnJoin, arg: args[0]}
 		}
 	}
 	return nil

@@ -3,14 +3,9 @@ package jqdirect
 import (
 	"math"
 	"slices"
-	"strings"
 	"sync"
-	"unicode/utf8"
-
-	"github.com/kartalua/karta/internal/third_party/gojq"
 
 	"github.com/kartalua/karta/internal/jqlua"
-	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -295,7 +290,7 @@ func (n *pathNode) walk(c *dctx, v any, i int, out []any) ([]any, bool) {
 		if !ok {
 			// A `?` step that fails on a JSON value has no output; any
 			// other failure is jq's error, which the Lua path reports.
-			return out, s.opt && isJSONValue(v)
+			return out, s.opt && optFails(v, s)
 		}
 		v = next
 	}
@@ -309,7 +304,7 @@ func (n *pathNode) one(v any) (res any, found, ok bool) {
 		s := &n.steps[i]
 		next, ok := index(v, s)
 		if !ok {
-			if s.opt && isJSONValue(v) {
+			if s.opt && optFails(v, s) {
 				return nil, false, true
 			}
 			return nil, false, false
@@ -354,6 +349,16 @@ func (n *pathNode) iterate(c *dctx, v any, i int, out []any) ([]any, bool) {
 	return out, n.steps[i].opt && isJSONScalar(v)
 }
 
+// optFails reports that step s fails on v in gojq, so that with `?` it
+// has no output: v is a JSON value, and not a string indexed by a number
+// (which gojq indexes by code point, and which declines here).
+func optFails(v any, s *pathStep) bool {
+	if _, isStr := v.(string); isStr && s.isIndex {
+		return false
+	}
+	return isJSONValue(v)
+}
+
 // isJSONValue reports a JSON value at the top: a scalar, an array or an
 // object.
 func isJSONValue(v any) bool {
@@ -381,6 +386,9 @@ func index(v any, s *pathStep) (any, bool) {
 	switch x := v.(type) {
 	case nil:
 		return nil, true
+	case *record:
+		// Only constant keys of a record are read (keyedOnly).
+		return x.get(s.key), !s.isIndex
 	case map[string]any:
 		if s.isIndex {
 			return nil, false
@@ -519,180 +527,6 @@ func (n *ifNode) branch(c *dctx, i int, in any, out []any) ([]any, bool) {
 	return out, true
 }
 
-// binNode is an arithmetic or comparison operator: jq's cartesian product,
-// the right operand's outputs outermost.
-type binNode struct {
-	op   gojq.Operator
-	l, r dnode
-}
-
-func (n *binNode) eval(c *dctx, in any, out []any) ([]any, bool) {
-	rs := c.buf()
-	defer func() { c.free(rs) }()
-	rs, ok := n.r.eval(c, in, rs)
-	if !ok {
-		return out, false
-	}
-	ls := c.buf()
-	defer func() { c.free(ls) }()
-	if len(rs) > 0 {
-		if ls, ok = n.l.eval(c, in, ls); !ok || !c.step(len(ls)*len(rs)) {
-			return out, false
-		}
-	}
-	for _, r := range rs {
-		for _, l := range ls {
-			v, ok := binary(n.op, l, r)
-			if !ok {
-				return out, false
-			}
-			// A concatenation charges its length: doubling a string in a
-			// pipe must reach the budget, not the process's memory. Only +
-			// makes strings, so comparisons pay nothing for it.
-			if n.op == gojq.OpAdd {
-				if s, isStr := v.(string); isStr && !c.step(len(s)/16+1) {
-					return out, false
-				}
-			}
-			out = append(out, v)
-		}
-	}
-	return out, true
-}
-
-func binary(op gojq.Operator, l, r any) (any, bool) {
-	switch op {
-	case gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe:
-		cmp, ok := compare(l, r)
-		if !ok {
-			return nil, false
-		}
-		switch op {
-		case gojq.OpEq:
-			return cmp == 0, true
-		case gojq.OpNe:
-			return cmp != 0, true
-		case gojq.OpLt:
-			return cmp < 0, true
-		case gojq.OpLe:
-			return cmp <= 0, true
-		case gojq.OpGt:
-			return cmp > 0, true
-		}
-		return cmp >= 0, true
-	case gojq.OpAdd:
-		// null is the identity of +.
-		if l == nil {
-			return r, isJSONScalar(r)
-		}
-		if r == nil {
-			return l, isJSONScalar(l)
-		}
-		if ls, ok := l.(string); ok {
-			if rs, ok := r.(string); ok {
-				return ls + rs, true
-			}
-			return nil, false
-		}
-	}
-	a, ok := dnumber(l)
-	if !ok {
-		return nil, false
-	}
-	b, ok := dnumber(r)
-	if !ok {
-		return nil, false
-	}
-	var f float64
-	switch op {
-	case gojq.OpAdd:
-		f = a + b
-	case gojq.OpSub:
-		f = a - b
-	case gojq.OpMul:
-		f = a * b
-	case gojq.OpDiv:
-		if b == 0 {
-			return nil, false
-		}
-		f = a / b
-	default:
-		return nil, false
-	}
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return nil, false
-	}
-	return boxFloat(f), true
-}
-
-// compare orders two scalars as jq does (null < false < true < numbers <
-// strings); arrays and objects are left to the Lua path.
-func compare(l, r any) (int, bool) {
-	lr, ok := rank(l)
-	if !ok {
-		return 0, false
-	}
-	rr, ok := rank(r)
-	if !ok {
-		return 0, false
-	}
-	if lr != rr {
-		if lr < rr {
-			return -1, true
-		}
-		return 1, true
-	}
-	switch lr {
-	case rankNumber:
-		a, _ := dnumber(l)
-		b, _ := dnumber(r)
-		switch {
-		case a < b:
-			return -1, true
-		case a > b:
-			return 1, true
-		}
-		return 0, true
-	case rankString:
-		return strings.Compare(l.(string), r.(string)), true
-	case rankArray, rankObject:
-		return 0, false
-	}
-	return 0, true
-}
-
-const (
-	rankNull = iota
-	rankFalse
-	rankTrue
-	rankNumber
-	rankString
-	rankArray
-	rankObject
-)
-
-func rank(v any) (int, bool) {
-	switch x := v.(type) {
-	case nil:
-		return rankNull, true
-	case bool:
-		if x {
-			return rankTrue, true
-		}
-		return rankFalse, true
-	case string:
-		return rankString, true
-	case []any:
-		return rankArray, true
-	case map[string]any:
-		return rankObject, true
-	}
-	if _, ok := dnumber(v); ok {
-		return rankNumber, true
-	}
-	return 0, false
-}
-
 type negNode struct{ x dnode }
 
 func (n *negNode) eval(c *dctx, in any, out []any) ([]any, bool) {
@@ -800,97 +634,4 @@ func (n *hasNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 		}
 	}
 	return out, true
-}
-
-// funcNode is a builtin of no arguments applied to the input.
-type funcNode struct{ fn func(v any) (any, bool) }
-
-func (n funcNode) eval(_ *dctx, in any, out []any) ([]any, bool) {
-	v, ok := n.fn(in)
-	if !ok {
-		return out, false
-	}
-	return append(out, v), true
-}
-
-func fnLength(v any) (any, bool) {
-	switch x := v.(type) {
-	case nil:
-		return boxFloat(0), true
-	case bool:
-		return nil, false
-	case string:
-		if !utf8.ValidString(x) {
-			return nil, false
-		}
-		return boxFloat(float64(utf8.RuneCountInString(x))), true
-	case []any:
-		return boxFloat(float64(len(x))), true
-	case map[string]any:
-		return boxFloat(float64(len(x))), true
-	}
-	f, ok := dnumber(v)
-	if !ok {
-		return nil, false
-	}
-	return boxFloat(math.Abs(f)), true
-}
-
-func fnNot(v any) (any, bool) {
-	if _, ok := rank(v); !ok {
-		return nil, false
-	}
-	return !truthy(v), true
-}
-
-func fnType(v any) (any, bool) {
-	r, ok := rank(v)
-	if !ok {
-		return nil, false
-	}
-	return [...]string{"null", "boolean", "boolean", "number", "string", "array", "object"}[r], true
-}
-
-func fnToString(v any) (any, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case []any, map[string]any:
-		// A composite may share subtrees and print as many copies: the
-		// Lua path serialises it under the call's limits.
-		return nil, false
-	}
-	g, ok := outValue(v)
-	if !ok {
-		return nil, false
-	}
-	s, err := jqvalue.ToString(g)
-	if err != nil {
-		return nil, false
-	}
-	return s, true
-}
-
-// fnKeys is keys: an object's keys sorted, or an array's indexes.
-func fnKeys(v any) (any, bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		out := make([]any, len(keys))
-		for i, k := range keys {
-			out[i] = k
-		}
-		return out, true
-	case []any:
-		out := make([]any, len(x))
-		for i := range x {
-			out[i] = int64(i)
-		}
-		return out, true
-	}
-	return nil, false
 }

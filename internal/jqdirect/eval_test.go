@@ -3,6 +3,7 @@ package jqdirect
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,8 +38,65 @@ var directExprs = []string{
 	`.arr[]`, `(.n * 1000000) * 1000000000`, `.big`, `.big + 0`, `.f`, `.f * 2`, `1e3`, `0.5 + .n`,
 	`.spec.replicatedJobs[]? | (.replicas // 1) * (.template.spec.parallelism // 1)`,
 	`.metadata.labels["training.kubeflow.org/replica-type"]`, `.spec.leaderWorkerTemplate | (.leaderTemplate // .workerTemplate)`,
+	// Object construction: pairs first to last, the last varying fastest.
+	`{a: 1}`, `{a: .n, "b": .s}`, `{(.s): 1}`, `{a}`, `{"a"}`, `[{a: (1, 2), b: (3, 4)}]`, `[{(.s, "k"): .n}]`,
+	`{a: 1, a: 2}`, `{(.n): 1}`, `{"\(.n)": 2}`, `{a: .m} | .a`, `[{a: .arr[]?}]`, `[{a: empty}]`, `{a: .big}`,
+	`{if: 1, then: .x}`, `[{r: ., i: (.arr // [] | keys[])} | .r.arr[.i]]`, `{a: .n} | .a + 1`, `{(.arr[]?): 1}`,
+	// Constructions read by constant keys only (records).
+	`{a: 1, a: 2} | .a`, `{a: .n, b: .s} | [.b, .a, .c]`, `[{a: (1, 2)} | .a]`, `{a: .m} | .a | keys`, `{a: 1} | .a.b?`,
+	`{a: 1} | .a.b`, `{a: .arr} | .a[0]`, `{a: 1} | keys`, `{a: 1} | .`, `{a: 1} | select(.a == 1)`, `{a: 1} | .[0]`,
+	`{a: 1} | if .a then .a end`, `{a: 1} | .["a"]`, `{a: .s} | {b: .a} | .b`, `{a: {b: .n}} | .a`, `{a: 1} | .[.s]`,
+	`[{r: ., c: .a[]?} | {x: .c.x, n: .r.n} | "\(.x)-\(.n)"]`, `{a: 1} | (.a, .b) // 3`, `{a: 1} | {} + {b: .a}`,
+	// String interpolation: the parts joined by +, queries through tostring.
+	`"\(.n)"`, `"x\(.s)y\(.n)z"`, `"\(.a)"`, `["\(1, 2)-\(3, 4)"]`, `"\(null)\(true)"`, `"\(.f)"`, `"\(.big)"`,
+	// Computed indexes (the key outermost) and slices (by code point in strings).
+	`.arr[.n]`, `.m[.s]`, `.[.s]`, `[.arr[(0, 1)]]`, `[.a[][(0, 1)]?]`, `[.[][("x", "y")]]`, `.a[.n]`, `.arr[-1 - 0]`,
+	`[.m[("z", "a")]]`, `.arr[.f]`, `.s[.n]`, `.arr["x"]`, `.m[0 + 0]`, `.m[null]`, `.["\(.s)"]`, `.arr[.arr]`,
+	`.arr[1:]`, `.arr[:-1]`, `.arr[1:2]`, `.arr[-2:]`, `.s[1:]`, `.s[:-1]`, `.s[2:4]`, `.u[1:3]`, `.u[-2:]`, `.n[1:]`,
+	`.b[1:]`, `.arr[.n:]`, `[.arr[(0, 1):(2, 3)]]`, `.arr[1.5:]`, `.s[10:]`, `.arr[5:1]`, `[.arr[1:][]]`, `.m[1:]`,
+	`.arr[:.f]`, `.arr[null:2]`, `.arr["a":]`, `.p | split(".") | .[1:][0]`,
+	// % truncates both operands to integers, the sign of the dividend.
+	`.n % 2`, `.n % -2`, `-.n % 3`, `.n % 0`, `.f % 1`, `5 % .n`, `.n % 0.5`, `.big % 2`, `.s % 2`, `7.9 % 2.9`, `-7 % -3`,
+	// + on strings, arrays, objects and null; - on arrays.
+	`.arr + .arr`, `.m + {b: 1}`, `{} + .m`, `null + .arr`, `.arr + null`, `.m + .arr`, `[1] + [2]`, `.a + .a`,
+	`.m + .m2`, `.m2 + .m`, `.objs + .objs | length`, `.arr - [1]`, `.arr - .arr`, `[1, 2, 3, 1] - [1]`, `.arr - 1`,
+	`.objs - [{"a": 1}]`, `[.m] - [.m]`, `.arr - null`, `[.s] - [.s, 1]`, `[[1, [2]], 3] - [[1, [2]]]`,
+	// Comparisons of arrays and objects, in jq's order.
+	`.arr == .arr`, `.arr < [1, 2]`, `.m == .m2`, `.m < .m2`, `[.m, .m2] | .[0] > .[1]`, `[1, [2]] == [1, [2.0]]`,
+	`{"a": 1} < {"b": 0}`, `{"a": 1} < {"a": 2}`, `{"a": 1, "b": 0} < {"a": 1}`, `[.s] == ["template"]`,
+	// min and max (the first least, the last greatest), add.
+	`[.n, 1] | min`, `.arr | min`, `.arr | max`, `[] | min`, `.m | min`, `[.m, .arr, null, "s"] | max`,
+	`[[1, 2], [1]] | min`, `[{"a": 1}, {"a": 0, "b": 1}] | max`, `.n | max`, `.objs | max`,
+	`.arr | add`, `[.s, .s] | add`, `.m | add`, `[.m, {"q": 1}] | add`, `[[1], [2]] | add`, `[] | add`, `.s | add`,
+	`[null, 1] | add`, `[1, "a"] | add`, `[null] | add`, `.strs | add`, `.objs | add`, `[.m2, .m] | add`,
+	// any and all, with and without a condition.
+	`.arr | any`, `.arr | all`, `[] | any`, `[] | all`, `.m | any`, `.arr | any(. == 1)`, `.a | any(.x == 2)`,
+	`.n | any(. > 1)`, `[.arr[]?] | all(. != null)`, `.m | all(. > 0)`, `.strs | any(. == 1)`, `.strs | all(type == "string")`,
+	`[1, "x"] | any(. > 0)`, `[1, "x"] | all(. > 0)`, `.arr | any(.[0])`, `.m | any(empty)`, `.m | all(empty)`,
+	// String builtins.
+	`.s | startswith("h")`, `.s | endswith("o")`, `.n | startswith("a")`, `.s | startswith(.n)`, `.s | ltrimstr("hé")`,
+	`.s | rtrimstr("lo")`, `.n | ltrimstr("x")`, `.s | rtrimstr(1)`, `.s | split("l")`, `.s | split("")`, `"" | split(",")`,
+	`.s | split(.n)`, `.p | split(".")`, `.p | split(".")[] | split("[")`, `.arr | join(",")`, `[.s, 1, null, true, 1.5] | join("-")`,
+	`.m | join("")`, `.a | join(",")`, `[] | join(",")`, `.arr | join(1)`, `.strs | join(", ")`, `.objs | join(",")`,
+	`.s | ascii_downcase`, `.s | ascii_upcase`, `"ABC-déF" | ascii_downcase`, `.n | ascii_downcase`, `.u | ascii_upcase`,
+	`.strs | map(startswith("a"))`, `[.s, .u] | map(endswith("c"))`, `.s | [ltrimstr("h", "hé")]`,
+	// tonumber: JSON's number syntax, exact.
+	`.n | tonumber`, `"42" | tonumber`, `"1.5e3" | tonumber`, `"007" | tonumber`, `"-3" | tonumber`, `"0x10" | tonumber`,
+	`" 1" | tonumber`, `"1e400" | tonumber`, `"9007199254740993" | tonumber`, `".5" | tonumber`, `"+1" | tonumber`,
+	`"-0" | tonumber`, `"1." | tonumber`, `null | tonumber`, `.s | tonumber`, `.num | tonumber`, `.fl | tonumber`,
+	`"1E2" | tonumber`, `"2.50" | tonumber`, `"nan" | tonumber`, `[.arr[] | tostring | tonumber?]`,
+	// error declines (its message is the Lua path's), unless it has nothing to raise.
+	`error("x")`, `[error(empty)]`, `if .n == 3 then error("e\(.n)") else 1 end`, `error`, `.x // error("no")`,
+	// first, not, empty.
+	`.arr | first`, `[] | first`, `.m | first`, `first`, `[.arr[] | not]`, `[empty]`,
+	// The shapes of the built-ins' paths.
+	`.p | [split(".")[] | split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)]`,
+	`[.parallelism // 1, .completions // .parallelism // 1] | min`, `[(.n // 1), 1] | max`,
+	`.spec.replicatedJobs[]? | {r: ., n: .name} | "\(.n)-\(.r.replicas // 1)-"`,
+	`((.n + 2) - ((.n + 2) % 3)) / 3`, `(.m // {}) + {statefulset: .s, "notebook-name": .s}`,
+	`[.a[]? | .y // empty] | add`, `.s | .[("\(.s[:1])-" | length):]`,
 	// Outside the subset: never compiled, so always the Lua path.
-	`.a as $x | $x`, `reduce .arr[] as $x (0; . + 1)`, `"\(.n)"`, `.arr[1:]`, `test("a")`, `.n % 2`, `{a: 1}`, `..`,
+	`.a as $x | $x`, `reduce .arr[] as $x (0; . + 1)`, `test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
 }
 
 // directInputs are JSON texts decoded three ways: float64, json.Number and
@@ -52,10 +110,13 @@ var directInputs = []string{
 	`{"spec": {"replicatedJobs": [{"name": "w", "replicas": 2, "template": {"spec": {"parallelism": 4}}}, {"name": "d"}]}}`,
 	`{"spec": {"replicatedJobs": "oops", "leaderWorkerTemplate": {"workerTemplate": {"spec": {}}}}, "metadata": {"labels": {"training.kubeflow.org/replica-type": "worker"}}}`,
 	`{"spec": {"replicatedJobs": [{"replicas": "2"}], "leaderWorkerTemplate": {"leaderTemplate": false, "workerTemplate": 3}}, "metadata": {"labels": null}}`,
-	`null`, `"text"`, `7`, `[1, "a", null, {"x": 2}]`, `true`, `{}`,
+	`{"s": "héllo", "u": "añb€c", "p": "template.spec.replicaSpecs[0].template", "num": "42", "fl": "1.5e3", "n": 7, "f": 2.5, "arr": [3, 1, 2, 1, "1"], "m": {"x": 1, "y": [2]}, "m2": {"x": 1, "y": [1, 3]}, "objs": [{"a": 1}, {"a": 1, "b": 2}], "strs": ["a", "b", null, 1, true, 2.5], "a": [{"x": 2, "y": [1]}, {"x": 3, "y": [2]}], "big": 9007199254740993, "parallelism": 4, "completions": 2}`,
+	`{"s": "", "u": "€", "p": "template", "n": -7, "f": -0.5, "arr": [[1], [0, 5]], "m": {}, "m2": {"a": null}, "objs": [], "strs": [], "a": {"k": {"x": 2}}, "completions": 3}`,
+	`{"s": "a.b[1]", "n": 0, "arr": [true, false, null], "m": {"a": true}, "strs": ["a"], "a": [[1, 2], [3]], "parallelism": null}`,
+	`null`, `"text"`, `7`, `[1, "a", null, {"x": 2}]`, `true`, `{}`, `[[1, 2], [3, 4]]`, `[{"x": 1, "y": 2}, {"x": "s"}]`,
 }
 
-func decodeThreeWays(t *testing.T, text string) map[string]any {
+func decodeThreeWays(t testing.TB, text string) map[string]any {
 	t.Helper()
 	out := map[string]any{}
 	var f any
@@ -103,7 +164,7 @@ func TestAgreesWithGojq(t *testing.T) {
 			}
 		}
 	}
-	for _, expr := range []string{`.a as $x | $x`, `"\(.n)"`, `.arr[1:]`, `.n % 2`, `{a: 1}`, `..`, `keys(.)`} {
+	for _, expr := range []string{`.a as $x | $x`, `..`, `keys(.)`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`, `split("a"; "g")`} {
 		q, err := gojq.Parse(expr)
 		require.NoError(t, err)
 		assert.Nil(t, Compile(q), "%s is outside the direct subset", expr)
@@ -146,11 +207,21 @@ func TestWorkIsBounded(t *testing.T) {
 		{`[(.x[]) + (.x[])] | length`, map[string]any{"x": xs}, false},
 		{`[(.x[]) + (.x[])] | length`, map[string]any{"x": xs[:100]}, true},
 		{`[.x[] | .y[] | .z[]] | length`, map[string]any{"x": []any{map[string]any{"y": []any{map[string]any{"z": xs}}}}}, true},
+		// The new constructs' work: array subtraction per pair, object
+		// construction per combination, comparisons per element, string
+		// making per byte.
+		{`.x - .x | length`, map[string]any{"x": xs}, false},
+		{`.x - .x | length`, map[string]any{"x": xs[:300]}, true},
+		{`[{a: .x[], b: .x[]}] | length`, map[string]any{"x": xs}, false},
+		{`[.y[] | . == .] | length`, map[string]any{"y": []any{xs, xs, xs, xs, xs, xs, xs, xs, xs, xs}}, true},
+		{`[.y[] | . == .] | length`, map[string]any{"y": slices.Repeat([]any{xs}, 400)}, false},
+		{`[.s | split("")[]] | length`, map[string]any{"s": strings.Repeat("ab", 1<<20)}, false},
+		{`[.x[] | tostring] | join(",") | length`, map[string]any{"x": xs}, true},
 	} {
 		q, err := gojq.Parse(tc.expr)
 		require.NoError(t, err)
 		d := Compile(q)
-		require.NotNil(t, d)
+		require.NotNil(t, d, tc.expr)
 		var s Scratch
 		_, ok := d.Run(tc.obj, &s)
 		s.Release()
@@ -201,7 +272,7 @@ func gojqOutputs(code *gojq.Code, in any) ([]any, error) {
 }
 
 // normalJSON is outs as JSON decodes it, so that number types compare.
-func normalJSON(t *testing.T, outs []any) any {
+func normalJSON(t testing.TB, outs []any) any {
 	t.Helper()
 	if len(outs) == 0 {
 		return []any{}
@@ -211,4 +282,36 @@ func normalJSON(t *testing.T, outs []any) any {
 	var v any
 	require.NoError(t, json.Unmarshal(b, &v))
 	return v
+}
+
+// TestRecords: an object construction piped into an expression that reads
+// only constant keys of it builds a record instead of a map; any other
+// use of it (whole, by a computed key, through a builtin) keeps the map.
+func TestRecords(t *testing.T) {
+	for _, tc := range []struct {
+		expr   string
+		record bool
+	}{
+		{`{r: ., i: 1} | .r.a[.i]`, true},
+		{`{a: .x, b: 1} | if .a == 1 then "\(.b)" else [.a, .b] end`, true},
+		{`{a: 1} | {b: .a} | .b`, true},
+		{`{a: 1} | .a, (.b | length)`, true},
+		{`{a: 1} | keys`, false},
+		{`{a: 1} | select(.a == 1)`, false},
+		{`{a: 1} | .`, false},
+		{`{a: 1} | .[.k]`, false},
+		{`{a: 1} | if .a then 2 end`, false},
+		{`{(.k): 1} | .a`, false},
+		{`{a: 1} | .[]`, false},
+	} {
+		q, err := gojq.Parse(tc.expr)
+		require.NoError(t, err)
+		d := Compile(q)
+		require.NotNil(t, d, tc.expr)
+		pipe, ok := d.root.(*pipeNode)
+		require.True(t, ok, tc.expr)
+		obj, ok := pipe.l.(*objectNode)
+		require.True(t, ok, tc.expr)
+		assert.Equal(t, tc.record, obj.asRecord, tc.expr)
+	}
 }

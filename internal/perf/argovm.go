@@ -19,7 +19,7 @@ import (
 // scripts (util/lua's compiledScriptCacheSize).
 const ArgoScriptCacheSize = 1024
 
-// ArgoVM is baseline (d), Argo CD's method for running resource
+// ArgoVM is baseline (e), Argo CD's method for running resource
 // customizations, as util/lua/lua.go runs them (VM.runLua and
 // runLuaWithResourceActionParameters, ExecuteHealthLua,
 // ExecuteResourceActionDiscovery, ExecuteResourceAction):

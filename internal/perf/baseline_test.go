@@ -87,9 +87,20 @@ func TestBaselinesAgreeWithKarta(t *testing.T) {
 					got, err = w.hand.ReviseSpec(obj, revs)
 					sameResult(t, what+"Go ReviseSpec", want, nil, got, err)
 				}
+
+				// Every state with the example's pods: placed, and
+				// unmatched for karta's reasons.
+				wantGang, err := w.prog.GetGangGroups(ctx, obj, w.Pods)
+				require.NoError(t, err, f)
+				gotGang, err := w.gang.GetGangGroups(obj, w.Pods)
+				sameResult(t, f+": Go GetGangGroups", wantGang, nil, gotGang, err)
 			}
 			obj, pods, err := Gang64(w.Workload)
 			require.NoError(t, err)
+			wantGang, err := w.prog.GetGangGroups(ctx, obj, pods)
+			require.NoError(t, err)
+			gotGang, err := w.gang.GetGangGroups(obj, pods)
+			sameResult(t, "64 pods: Go GetGangGroups", wantGang, nil, gotGang, err)
 			placed := 0
 			for _, set := range []struct {
 				obj  *unstructured.Unstructured
@@ -165,5 +176,82 @@ func TestKarmadaVMAgreesWithKarta(t *testing.T) {
 func TestWorkloadsPlaceAPod(t *testing.T) {
 	for _, w := range loadBench(t) {
 		assert.NotNil(t, w.pod, "%s: some example pod is placed", w.Name)
+	}
+}
+
+// TestGangGoAgreesOnOddPods holds baseline (b) of GetGangGroups to karta's
+// results beyond the operators' own labelling: pods that lose a label, sit
+// in another namespace or name an unknown replicated job, and objects that
+// state their minimum or lack a replica type.
+func TestGangGoAgreesOnOddPods(t *testing.T) {
+	ctx := context.Background()
+	unset := func(pod *unstructured.Unstructured, field string, key string) {
+		m, _, _ := unstructured.NestedStringMap(pod.Object, "metadata", field)
+		delete(m, key)
+		require.NoError(t, unstructured.SetNestedStringMap(pod.Object, m, "metadata", field))
+	}
+	set := func(pod *unstructured.Unstructured, field, key, value string) {
+		m, _, _ := unstructured.NestedStringMap(pod.Object, "metadata", field)
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[key] = value
+		require.NoError(t, unstructured.SetNestedStringMap(pod.Object, m, "metadata", field))
+	}
+	for _, tc := range []struct {
+		name string
+		obj  func(obj *unstructured.Unstructured)
+		pods func(pods []*unstructured.Unstructured)
+	}{
+		{"pytorchjob", nil, func(pods []*unstructured.Unstructured) {
+			unset(pods[1], "labels", ptJobName)
+			pods[2].SetNamespace("elsewhere")
+			unset(pods[3], "labels", ptReplicaType)
+			set(pods[4], "labels", ptJobName, "other-job")
+			set(pods[5], "labels", ptJobName, "")
+		}},
+		{"pytorchjob", func(obj *unstructured.Unstructured) {
+			require.NoError(t, unstructured.SetNestedField(obj.Object, int64(12), "spec", "runPolicy", "schedulingPolicy", "minAvailable"))
+		}, nil},
+		{"pytorchjob", func(obj *unstructured.Unstructured) {
+			unstructured.RemoveNestedField(obj.Object, "spec", "pytorchReplicaSpecs", "Master")
+			require.NoError(t, unstructured.SetNestedField(obj.Object, int64(5), "spec", "elasticPolicy", "minReplicas"))
+		}, nil},
+		{"jobset", nil, func(pods []*unstructured.Unstructured) {
+			set(pods[1], "labels", jsRJName, "nope")
+			unset(pods[2], "labels", jsRJName)
+			unset(pods[3], "labels", jsName)
+			set(pods[4], "labels", jsName, "renamed")
+			pods[5].SetNamespace("")
+		}},
+		{"leaderworkerset", nil, func(pods []*unstructured.Unstructured) {
+			unset(pods[1], "labels", lwsGroupIndex)
+			unset(pods[2], "annotations", lwsLeaderName)
+			set(pods[3], "labels", lwsWorkerIdx, "0") // a worker that looks like a leader
+			unset(pods[4], "labels", lwsName)
+			set(pods[5], "labels", lwsGroupIndex, "")
+		}},
+		{"leaderworkerset", func(obj *unstructured.Unstructured) {
+			require.NoError(t, unstructured.SetNestedField(obj.Object, int64(1), "spec", "leaderWorkerTemplate", "size"))
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := workload(t, tc.name)
+			obj, pods, err := Gang64(w.Workload)
+			require.NoError(t, err)
+			if tc.obj != nil {
+				tc.obj(obj)
+			}
+			if tc.pods != nil {
+				tc.pods(pods)
+			}
+			want, err := w.prog.GetGangGroups(ctx, obj, pods)
+			require.NoError(t, err)
+			if tc.pods != nil {
+				assert.NotEmpty(t, want.Unmatched, "the odd pods are unmatched")
+			}
+			got, err := w.gang.GetGangGroups(obj, pods)
+			sameResult(t, "Go GetGangGroups", want, nil, got, err)
+		})
 	}
 }

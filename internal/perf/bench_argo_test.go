@@ -21,7 +21,7 @@ import (
 )
 
 // argoBench is the Argo corpus with karta's runner (package argo, each
-// script compiled once) and baseline (d), ArgoVM, over all of it. Only the
+// script compiled once) and baseline (e), ArgoVM, over all of it. Only the
 // cases karta runs without error are timed, and each of them gives equal
 // results on both.
 type argoBench struct {
@@ -70,7 +70,7 @@ func buildArgoBench() (*argoBench, error) {
 				return nil, fmt.Errorf("%s: karta: %w", c.Name(), err)
 			}
 			if _, vmErr := ab.argocd(c); vmErr == nil {
-				return nil, fmt.Errorf("%s: karta fails (%v), baseline (d) does not", c.Name(), err)
+				return nil, fmt.Errorf("%s: karta fails (%v), baseline (e) does not", c.Name(), err)
 			}
 			ab.failing = append(ab.failing, c)
 			continue
@@ -100,7 +100,7 @@ func (ab *argoBench) karta(ctx context.Context, c *ArgoCase) (any, error) {
 	return res.Resources, nil
 }
 
-// argocd runs a case on baseline (d).
+// argocd runs a case on baseline (e).
 func (ab *argoBench) argocd(c *ArgoCase) (any, error) {
 	switch c.Op {
 	case ArgoHealth:
@@ -124,7 +124,7 @@ func (ab *argoBench) agree(ctx context.Context, c *ArgoCase) error {
 		}
 		got, err := ab.argocd(c)
 		if err != nil {
-			return fmt.Errorf("%s: baseline (d): %w", c.Name(), err)
+			return fmt.Errorf("%s: baseline (e): %w", c.Name(), err)
 		}
 		if w, err = canonicalJSON(byName(want)); err != nil {
 			return err
@@ -136,7 +136,7 @@ func (ab *argoBench) agree(ctx context.Context, c *ArgoCase) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s: baseline (d) differs from karta\nkarta:    %s\nbaseline: %s", c.Name(), w, g)
+	return fmt.Errorf("%s: baseline (e) differs from karta\nkarta:    %s\nbaseline: %s", c.Name(), w, g)
 }
 
 // byName sorts a copy of discovered actions by name; other results are
@@ -217,7 +217,7 @@ func TestArgoCorpusPicksArgoScripts(t *testing.T) {
 // BenchmarkArgo runs each operation over every case of the Argo corpus
 // that has one: an iteration runs them all, and the "cases" metric lets
 // benchreport turn ns/op into the mean per case. karta is package argo's
-// runner; argocd is baseline (d), ArgoVM.
+// runner; argocd is baseline (e), ArgoVM.
 func BenchmarkArgo(b *testing.B) {
 	ab := loadArgoBench(b)
 	ctx := context.Background()
@@ -250,7 +250,7 @@ func BenchmarkArgo(b *testing.B) {
 	}
 }
 
-// BenchmarkArgoCases measures the speedup over baseline (d) of every case
+// BenchmarkArgoCases measures the speedup over baseline (e) of every case
 // on its own, as BenchmarkKarmadaCases does for the Karmada corpus: the
 // smallest, 10th percentile and median ratio over the cases, the five
 // smallest logged. Run it once (-benchtime 1x).

@@ -13,7 +13,8 @@ import (
 // BenchmarkKarmada runs each operation over every case of Karmada's corpus
 // that has one: an iteration runs them all, and the "cases" metric lets
 // benchreport turn ns/op into the mean per case. karta is
-// karmada.Interpreter; karmada is baseline (c), KarmadaVM.
+// karmada.Interpreter; karmada is baseline (c), KarmadaVM; karmada-cached
+// is baseline (d), NewKarmadaCachedVM.
 func BenchmarkKarmada(b *testing.B) {
 	cb := loadCorpusBench(b)
 	ctx := context.Background()
@@ -35,6 +36,9 @@ func BenchmarkKarmada(b *testing.B) {
 			}},
 			{"karmada", func(op karmada.Operation, tc *karmada.TestCase) ([]karmada.Result, error) {
 				return cb.vm.Run(ctx, op, tc)
+			}},
+			{"karmada-cached", func(op karmada.Operation, tc *karmada.TestCase) ([]karmada.Result, error) {
+				return cb.cached.Run(ctx, op, tc)
 			}},
 		} {
 			b.Run(string(op)+"/karmada-corpus/"+impl.name, func(b *testing.B) {

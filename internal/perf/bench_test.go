@@ -81,7 +81,11 @@ func BenchmarkHooks(b *testing.B) {
 			compare(b, func() (any, error) { return w.prog.ReviseSpec(ctx, obj, w.Revisions) }, bl)
 		})
 		b.Run("GetGangGroups/"+w.Name, func(b *testing.B) {
-			compare(b, func() (any, error) { return w.prog.GetGangGroups(ctx, obj, w.Pods) }, nil)
+			bl := map[string]call{}
+			if w.gang != nil {
+				bl["go"] = func() (any, error) { return w.gang.GetGangGroups(obj, w.Pods) }
+			}
+			compare(b, func() (any, error) { return w.prog.GetGangGroups(ctx, obj, w.Pods) }, bl)
 		})
 		if w.gojq != nil {
 			gobj, pods, err := Gang64(w.Workload)
@@ -89,7 +93,8 @@ func BenchmarkHooks(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Run("GetGangGroups/"+w.Name+"-64pods", func(b *testing.B) {
-				compare(b, func() (any, error) { return w.prog.GetGangGroups(ctx, gobj, pods) }, nil)
+				compare(b, func() (any, error) { return w.prog.GetGangGroups(ctx, gobj, pods) },
+					map[string]call{"go": func() (any, error) { return w.gang.GetGangGroups(gobj, pods) }})
 			})
 		}
 		b.Run("PlacePod/"+w.Name, func(b *testing.B) {
@@ -113,6 +118,10 @@ func BenchmarkHooks(b *testing.B) {
 func BenchmarkParallel(b *testing.B) {
 	ctx := context.Background()
 	pj, js := workload(b, "pytorchjob"), workload(b, "jobset")
+	gobj, gpods, err := Gang64(pj.Workload)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		f    call
@@ -121,6 +130,7 @@ func BenchmarkParallel(b *testing.B) {
 		{"PlacePod/pytorchjob", func() (any, error) { return pj.prog.PlacePod(ctx, pj.Running, pj.pod) }},
 		{"GetPodSpecs/jobset", func() (any, error) { return js.prog.GetPodSpecs(ctx, js.Running) }},
 		{"ReviseSpec/pytorchjob", func() (any, error) { return pj.prog.ReviseSpec(ctx, pj.Running, pj.Revisions) }},
+		{"GetGangGroups/pytorchjob-64pods", func() (any, error) { return pj.prog.GetGangGroups(ctx, gobj, gpods) }},
 		// The control: about a microsecond of arithmetic on registers,
 		// nothing allocated or shared. Its scaling is what the machine
 		// gives at best.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 	"time"
@@ -34,6 +35,9 @@ const KarmadaPoolSize = 10
 type KarmadaVM struct {
 	kinds   map[schema.GroupVersionKind]*vmKind
 	timeout time.Duration
+	// protos is nil in baseline (c); in baseline (d) (NewKarmadaCachedVM)
+	// it caches each script's compiled prototype.
+	protos *sync.Map
 
 	mu      sync.Mutex
 	idle    chan *lua.LState
@@ -47,7 +51,26 @@ type vmKind struct {
 	deps    []vmScript
 }
 
-type vmScript struct{ name, text string }
+type vmScript struct {
+	name, text string
+	// key is the script's GVK, operation and, for dependency scripts, its
+	// index: the key of baseline (d)'s cache.
+	key vmScriptKey
+}
+
+type vmScriptKey struct {
+	gvk   schema.GroupVersionKind
+	op    karmada.Operation
+	index int
+}
+
+// cachedProto is a baseline (d) cache entry: the script it was compiled
+// from, checked on every hit as Karmada's proposal does (a customization
+// edited in place is compiled again).
+type cachedProto struct {
+	text  string
+	proto *lua.FunctionProto
+}
 
 // NewKarmadaVM merges custs by target as Karmada does. Nothing is
 // compiled.
@@ -68,8 +91,9 @@ func NewKarmadaVM(custs []*karmada.Customization) *KarmadaVM {
 			if text == "" {
 				continue
 			}
-			s := vmScript{name: "karmada:" + c.Name + "/" + op.Field(), text: text}
+			s := vmScript{name: "karmada:" + c.Name + "/" + op.Field(), text: text, key: vmScriptKey{gvk: gvk, op: op}}
 			if op == karmada.OpInterpretDependency {
+				s.key.index = len(k.deps)
 				k.deps = append(k.deps, s)
 			} else if _, ok := k.scripts[op]; !ok {
 				k.scripts[op] = s
@@ -77,6 +101,37 @@ func NewKarmadaVM(custs []*karmada.Customization) *KarmadaVM {
 		}
 	}
 	return vm
+}
+
+// NewKarmadaCachedVM is baseline (d): baseline (c) with the cache of
+// compiled scripts Karmada's maintainers have proposed
+// (karmada-io/karmada#7597, #7602): the FunctionProto of each script is
+// kept per GVK and operation (and index, for the several dependency
+// scripts of a kind) with the script's text, reused while the text is
+// unchanged, and run with NewFunctionFromProto on a pooled state.
+// Arguments and results still go through JSON as in (c): the best
+// Karmada's runtime can become without redesign.
+func NewKarmadaCachedVM(custs []*karmada.Customization) *KarmadaVM {
+	vm := NewKarmadaVM(custs)
+	vm.protos = &sync.Map{}
+	return vm
+}
+
+// compile is l.DoString's compilation in (c), and the proposal's cache
+// lookup in (d).
+func (vm *KarmadaVM) compile(s vmScript) (*lua.FunctionProto, error) {
+	if vm.protos == nil {
+		return luaapi.Compile(s.name, s.text)
+	}
+	if e, ok := vm.protos.Load(s.key); ok && e.(cachedProto).text == s.text {
+		return e.(cachedProto).proto, nil
+	}
+	proto, err := luaapi.Compile(s.name, s.text)
+	if err != nil {
+		return nil, err // errors are not cached
+	}
+	vm.protos.Store(s.key, cachedProto{text: s.text, proto: proto})
+	return proto, nil
 }
 
 // Close closes the pooled states.
@@ -127,7 +182,7 @@ func (vm *KarmadaVM) runScript(ctx context.Context, s vmScript, fn string, nret 
 		}
 		vars[i] = v
 	}
-	proto, err := luaapi.Compile(s.name, s.text)
+	proto, err := vm.compile(s)
 	if err != nil {
 		return err
 	}
@@ -292,14 +347,33 @@ func (vm *KarmadaVM) Run(ctx context.Context, op karmada.Operation, tc *karmada.
 }
 
 // tableInto converts a table result into out, Karmada's
-// ConvertLuaResultInto.
+// ConvertLuaResultInto: the result encoded as JSON text (gopher-json's
+// rules), the text's empty tables fixed up against the references, which
+// Karmada marshals to JSON on every call, then encoding/json into out.
+// luaapi.KubeUnmarshal reads the call's objects and an Unstructured result
+// without that text, so the baselines run the text pipeline themselves.
 func tableInto(out any, references ...any) func(L *lua.LState, res []lua.LValue) error {
 	return func(L *lua.LState, res []lua.LValue) error {
 		t, ok := res[0].(*lua.LTable)
 		if !ok {
 			return fmt.Errorf("expect the returned type is table but got %s", res[0].Type())
 		}
-		return luaapi.KubeUnmarshal(L, t, out, references...)
+		refs := make([]any, len(references))
+		for i, r := range references {
+			data, err := json.Marshal(r)
+			if err != nil {
+				return fmt.Errorf("json marshal reference failed: %w", err)
+			}
+			refs[i] = json.RawMessage(data)
+		}
+		data, err := luaapi.KubeResultJSON(L, t, reflect.ValueOf(out).Elem().Kind() == reflect.Struct, refs...)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(data, out); err != nil {
+			return &luaapi.ConvertError{Path: "result", Msg: err.Error()}
+		}
+		return nil
 	}
 }
 

@@ -29,6 +29,7 @@ type benchWorkload struct {
 	pod  *unstructured.Unstructured
 	gojq *GojqKarta
 	hand *HandGo
+	gang *GangGo
 }
 
 var (
@@ -73,6 +74,9 @@ func buildBench() ([]*benchWorkload, error) {
 				return nil, err
 			}
 			if bw.hand, err = NewHandGo(w.Name); err != nil {
+				return nil, err
+			}
+			if bw.gang, err = NewGangGo(w.Name); err != nil {
 				return nil, err
 			}
 		}
@@ -134,6 +138,9 @@ type corpusBench struct {
 	cases []*CorpusCase
 	karta *karmada.Interpreter
 	vm    *KarmadaVM
+	// cached is baseline (d), Karmada's method with its proposed cache of
+	// compiled scripts.
+	cached *KarmadaVM
 	// skipped counts the cases left out, with why.
 	skipped map[string]int
 }
@@ -144,20 +151,28 @@ var (
 	corpusData *corpusBench
 )
 
-// agree runs a case on karta and on baseline (c) and compares the results.
+// agree runs a case on karta and on baselines (c) and (d) and compares
+// the results.
 // Some scripts write the current time (os.time) into their result, so a
 // pair that straddles a second is run again: results that differ three
 // times in a row differ.
 func (cb *corpusBench) agree(ctx context.Context, cc *CorpusCase) error {
+	if err := cb.agreeWith(ctx, cc, "(c)", cb.vm); err != nil {
+		return err
+	}
+	return cb.agreeWith(ctx, cc, "(d)", cb.cached)
+}
+
+func (cb *corpusBench) agreeWith(ctx context.Context, cc *CorpusCase, name string, vm *KarmadaVM) error {
 	var w, g string
 	for range 3 {
 		want, err := cb.karta.RunOperation(ctx, cc.Op, cc.Case)
 		if err != nil {
 			return fmt.Errorf("%s: karta: %w", cc.Name(), err)
 		}
-		got, err := cb.vm.Run(ctx, cc.Op, cc.Case)
+		got, err := vm.Run(ctx, cc.Op, cc.Case)
 		if err != nil {
-			return fmt.Errorf("%s: baseline (c): %w", cc.Name(), err)
+			return fmt.Errorf("%s: baseline %s: %w", cc.Name(), name, err)
 		}
 		if w, err = canonicalJSON(want); err != nil {
 			return err
@@ -169,7 +184,7 @@ func (cb *corpusBench) agree(ctx context.Context, cc *CorpusCase) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s: baseline (c) differs from karta\nkarta:    %s\nbaseline: %s", cc.Name(), w, g)
+	return fmt.Errorf("%s: baseline %s differs from karta\nkarta:    %s\nbaseline: %s", cc.Name(), name, w, g)
 }
 
 // loadCorpusBench skips tb when the corpus is absent.
@@ -195,7 +210,7 @@ func buildCorpusBench(dir string) (*corpusBench, error) {
 	if err != nil {
 		return nil, err
 	}
-	cb := &corpusBench{karta: in, vm: NewKarmadaVM(c.Customizations), skipped: map[string]int{}}
+	cb := &corpusBench{karta: in, vm: NewKarmadaVM(c.Customizations), cached: NewKarmadaCachedVM(c.Customizations), skipped: map[string]int{}}
 	ctx := context.Background()
 	for _, cc := range c.Cases {
 		if _, err := in.RunOperation(ctx, cc.Op, cc.Case); err != nil {

@@ -3,7 +3,7 @@
 // GOMAXPROCS scaling, memory figures, the performance targets met or
 // missed, and last one line per comparison (docs/performance.md):
 //
-//	BENCH <hook>/<workload> ns/op=<n> allocs/op=<n> vs-gojq=<ratio>x vs-go=<ratio>x [vs-karmada=<ratio>x | vs-argocd=<ratio>x]
+//	BENCH <hook>/<workload> ns/op=<n> allocs/op=<n> vs-gojq=<ratio>x vs-go=<ratio>x [vs-karmada=<ratio>x vs-karmada-cached=<ratio>x | vs-argocd=<ratio>x]
 //
 // A ratio is the baseline's median ns/op over karta's: how many times
 // faster karta is (below 1, slower); "-" where the baseline does not apply.

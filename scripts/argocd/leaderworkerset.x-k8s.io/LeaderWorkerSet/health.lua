@@ -342,6 +342,18 @@ local J, JX = (function()
   end
 
   compare = function(a, b)
+    -- Two numbers or two strings, the common case, decided first (as
+    -- below, without kindOf's calls).
+    local ta = type(a)
+    if ta == type(b) then
+      if ta == "number" then
+        if a < b or a ~= a then return -1 elseif a == b then return 0 end
+        return 1
+      elseif ta == "string" then
+        if a < b then return -1 elseif a == b then return 0 end
+        return 1
+      end
+    end
     local ka, kb = kindOf(a), kindOf(b)
     if ka ~= kb then
       if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
@@ -487,6 +499,19 @@ local J, JX = (function()
   end
 
   function J.index(v, k)
+    -- A string key of null or of an object, the common case, first: what
+    -- index decides for it, without its calls.
+    if type(k) == "string" then
+      if v == nil or v == NULL then return NULL end
+      if type(v) == "table" then
+        local kv = KIND[v]
+        if kv == OBJECT or kv == nil and v[1] == nil then
+          local x = v[k]
+          if x == nil then return NULL end
+          return x
+        end
+      end
+    end
     local x, err = index(v, k)
     if err ~= nil then raise(err) end
     return x
@@ -543,7 +568,12 @@ local J, JX = (function()
   end
 
   local function tostr(v)
-    if type(v) == "string" then return v end
+    local t = type(v)
+    if t == "string" then return v end
+    if t == "boolean" then
+      if v then return "true" end
+      return "false"
+    end
     return tojson(v)
   end
 
