@@ -95,6 +95,22 @@ func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured
 		return nil, err
 	}
 	if !p.overridden[HookReviseSpec] {
+		if res, ok := direct(ctx, p, func(ev evaluator) (res *Revised, err error) {
+			defer func() {
+				// A panic in the Go algorithm declines too: the state's
+				// protected call below reports it as the error it is.
+				if recover() != nil {
+					res, err = nil, errDeclined
+				}
+			}()
+			revised, ops, warnings, err := p.model.reviseSpecDirect(ctx, ev.(*directEvaluator), obj.Object, revisions)
+			if err != nil {
+				return nil, err
+			}
+			return &Revised{Object: &unstructured.Unstructured{Object: revised}, Patch: ops, Warnings: warnings}, nil
+		}); ok {
+			return res, nil
+		}
 		res, err := p.runGo(ctx, HookReviseSpec, func(ctx context.Context, _ evaluator) (any, error) {
 			revised, ops, warnings, err := p.model.reviseSpec(ctx, obj.Object, revisions)
 			if err != nil {

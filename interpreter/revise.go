@@ -43,11 +43,34 @@ const allInstances = "*"
 // they are. On error (a *ReviseError holding every error found) it
 // returns no object and no warnings.
 func (m *model) reviseSpec(ctx context.Context, obj map[string]any, revs []Revision) (map[string]any, []PatchOp, []ReviseWarning, error) {
+	return m.revise(ctx, nil, obj, revs)
+}
+
+// reviseSpecDirect is reviseSpec with the component paths evaluated by
+// the direct evaluator on obj in place (instances with ev.all, locations
+// with jqdirect's Paths), without gojq or the jq value copy of the whole
+// object. When an evaluation declines (ev.declined), or the call fails in
+// any way, its result must be dropped and reviseSpec run instead: that
+// gives the result or the errors (see direct_hooks.go). The result is
+// reviseSpec's, except that values the revision writes from the instance
+// views are the object's own (int64) rather than gojq's copies of them
+// (int): equal as JSON.
+func (m *model) reviseSpecDirect(ctx context.Context, ev *directEvaluator, obj map[string]any, revs []Revision) (map[string]any, []PatchOp, []ReviseWarning, error) {
+	return m.revise(ctx, ev, obj, revs)
+}
+
+// revise is reviseSpec on gojq (dev nil) or on the direct evaluator dev.
+func (m *model) revise(ctx context.Context, dev *directEvaluator, obj map[string]any, revs []Revision) (map[string]any, []PatchOp, []ReviseWarning, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, nil, err
 	}
-	r := &reviser{m: m, ctx: ctx, obj: jqvalue.Input(obj), insts: map[*compModel][]instance{}}
-	r.loc = &locator{ctx: ctx, obj: r.obj, cache: map[*jqPath]locResult{}}
+	r := &reviser{m: m, ctx: ctx, insts: map[*compModel][]instance{}}
+	if dev != nil {
+		r.obj, r.ev = obj, &reviseEvaluator{dev: dev, obj: obj}
+	} else {
+		r.obj, r.ev = jqvalue.Input(obj), jqValueEvaluator{}
+	}
+	r.loc = &locator{ctx: ctx, obj: r.obj, dev: dev, cache: map[*jqPath]locResult{}}
 	for i := range revs {
 		r.revision(i, &revs[i])
 	}
@@ -57,17 +80,22 @@ func (m *model) reviseSpec(ctx context.Context, obj map[string]any, revs []Revis
 	if len(r.errs) > 0 {
 		return nil, nil, nil, newReviseError(r.errs)
 	}
-	return result, diffOps(obj, result), r.warnings, nil
+	return result, writtenOps(obj, result, writes), r.warnings, nil
 }
 
 // reviser holds the state of one reviseSpec call.
 type reviser struct {
-	m        *model
-	ctx      context.Context
-	obj      any // the object as jq input
-	loc      *locator
-	insts    map[*compModel][]instance
-	writes   []*write
+	m      *model
+	ctx    context.Context
+	obj    any // the object as ev's input
+	ev     evaluator
+	loc    *locator
+	insts  map[*compModel][]instance
+	writes []*write
+	// writeBuf holds the writes' storage, a chunk at a time; locBuf
+	// their locations' (see carve).
+	writeBuf []write
+	locBuf   []any
 	errs     []error
 	warnings []ReviseWarning
 }
@@ -120,7 +148,7 @@ func (r *reviser) instancesOf(c *compModel) ([]instance, error) {
 	if insts, ok := r.insts[c]; ok {
 		return insts, nil
 	}
-	insts, err := r.m.instances(r.ctx, c, r.obj)
+	insts, err := r.m.instancesWith(r.ctx, r.ev, c, r.obj)
 	if err != nil {
 		return nil, err
 	}
@@ -163,17 +191,25 @@ func (r *reviser) reviseInstance(rev int, c *compModel, inst *instance, pp prepa
 	}
 	rt := &router{r: r, c: c, inst: inst, fv: fv, view: v,
 		src: WriteRef{Revision: rev, Component: c.c.Name, Instance: inst.id}}
-	patched, err := c.patchInstanceView(pp, v, fv)
-	if err != nil {
-		return []error{err}
+	keepMain := fv != nil && fv.hasMain
+	var patched map[string]any
+	var changes []change
+	if pp.typ == PatchMerge && !keepMain {
+		// The same changes, without the patched view.
+		changes = mergeDiff(v, pp.obj)
+	} else {
+		if patched, err = c.patchInstanceView(pp, v, fv); err != nil {
+			return []error{err}
+		}
+		changes = diff(v, patched, nil, jsonEqual, nil)
 	}
 	if pp.typ == PatchMerge {
 		r.warnings = append(r.warnings, mergeWarnings(v, pp.obj, rt.src)...)
 	}
-	for _, ch := range diff(v, patched, nil, jsonEqual, nil) {
+	for _, ch := range changes {
 		rt.route(ch)
 	}
-	if fv != nil && fv.hasMain && len(rt.errs) == 0 {
+	if keepMain && len(rt.errs) == 0 {
 		rt.checkMainKept(patched)
 	}
 	return rt.errs
@@ -196,4 +232,38 @@ func idList(insts []instance) string {
 		ids[i] = fmt.Sprintf("%q", insts[i].id)
 	}
 	return strings.Join(ids, ", ")
+}
+
+// reviseEvaluator is the direct path's evaluator of instance values: the
+// direct evaluator, and gojq for an expression outside the direct subset
+// (a value read through an object or array construction, which is never
+// written through), on the jq value copy of the object made on first
+// need. A gojq error fails the call, which the gojq path then reports.
+type reviseEvaluator struct {
+	dev   *directEvaluator
+	obj   map[string]any
+	input any // jqvalue.Input(obj), nil until needed
+}
+
+func (e *reviseEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]any, error) {
+	if p.direct != nil {
+		return e.dev.all(ctx, p, input)
+	}
+	if m, ok := input.(map[string]any); !ok || !sameContainer(m, e.obj) {
+		e.dev.declined = true
+		return nil, errDeclined
+	}
+	if e.input == nil {
+		e.input = jqvalue.Input(e.obj)
+	}
+	return p.all(ctx, e.input)
+}
+
+// newWrite returns storage for one write, from a chunk of eight.
+func (r *reviser) newWrite() *write {
+	if len(r.writeBuf) == cap(r.writeBuf) {
+		r.writeBuf = make([]write, 0, 8)
+	}
+	r.writeBuf = r.writeBuf[:len(r.writeBuf)+1]
+	return &r.writeBuf[len(r.writeBuf)-1]
 }

@@ -15,8 +15,8 @@ import (
 // have prefix-related locations.
 func resolveConflicts(ws []*write, errs *[]error) []*write {
 	slices.SortStableFunc(ws, func(a, b *write) int { return compareLoc(a.loc, b.loc) })
-	drop := make([]bool, len(ws))
-	merged := make([]bool, len(ws))
+	flags := make([]bool, 2*len(ws))
+	drop, merged := flags[:len(ws)], flags[len(ws):]
 	for i := range ws {
 		if merged[i] {
 			// Its identical twin before it was compared with everything
@@ -29,7 +29,7 @@ func resolveConflicts(ws []*write, errs *[]error) []*write {
 				drop[j], merged[j] = true, true
 				continue
 			}
-			*errs = append(*errs, &ConflictError{First: ws[i].src, Second: ws[j].src,
+			*errs = append(*errs, &ConflictError{First: ws[i].ref(), Second: ws[j].ref(),
 				FirstLocation: pointer(ws[i].loc), SecondLocation: pointer(ws[j].loc)})
 			drop[i], drop[j] = true, true
 		}
@@ -100,7 +100,7 @@ type applier struct{ errs []error }
 func (a *applier) fail(ws []*write, depth int, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	for _, w := range ws {
-		a.errs = append(a.errs, &WriteError{Source: w.src, Location: pointer(w.loc), Msg: msg})
+		a.errs = append(a.errs, &WriteError{Source: w.ref(), Location: pointer(w.loc), Msg: msg})
 	}
 }
 
@@ -142,7 +142,9 @@ func (a *applier) apply(v any, present bool, ws []*write, depth int) (out any, o
 // null and stands for the object a set creates.
 func (a *applier) applyMap(x map[string]any, ws []*write, depth int, created bool) (any, bool, bool) {
 	var out map[string]any
-	for _, g := range groups(ws, depth) {
+	for rest := ws; len(rest) > 0; {
+		var g []*write
+		g, rest = nextGroup(rest, depth)
 		k, ok := g[0].loc[depth].(string)
 		switch {
 		case !ok && created:
@@ -177,7 +179,9 @@ func (a *applier) applyMap(x map[string]any, ws []*write, depth int, created boo
 
 func (a *applier) applyArray(x []any, ws []*write, depth int) (any, bool, bool) {
 	var out []any
-	for _, g := range groups(ws, depth) {
+	for rest := ws; len(rest) > 0; {
+		var g []*write
+		g, rest = nextGroup(rest, depth)
 		i, ok := g[0].loc[depth].(int)
 		switch {
 		case !ok:
@@ -208,17 +212,14 @@ func (a *applier) applyArray(x []any, ws []*write, depth int) (any, bool, bool) 
 	return out, true, true
 }
 
-// groups splits sorted writes by their step at depth.
-func groups(ws []*write, depth int) [][]*write {
-	var out [][]*write
-	start := 0
-	for i := 1; i <= len(ws); i++ {
-		if i == len(ws) || compareStep(ws[i].loc[depth], ws[start].loc[depth]) != 0 {
-			out = append(out, ws[start:i])
-			start = i
-		}
+// nextGroup splits the first group off sorted writes: those with the
+// first one's step at depth.
+func nextGroup(ws []*write, depth int) (group, rest []*write) {
+	i := 1
+	for i < len(ws) && compareStep(ws[i].loc[depth], ws[0].loc[depth]) == 0 {
+		i++
 	}
-	return out
+	return ws[:i], ws[i:]
 }
 
 func allDeletes(ws []*write) bool {
@@ -236,19 +237,123 @@ func allDeletes(ws []*write) bool {
 // skipped without a walk, which keeps the cost proportional to what was
 // written.
 func diffOps(a, b map[string]any) []PatchOp {
-	changes := diff(a, b, nil, identical, nil)
+	changes := diffPointers(a, b, identical)
 	ops := make([]PatchOp, len(changes))
 	for i, c := range changes {
 		switch {
 		case c.del:
-			ops[i] = PatchOp{Op: "remove", Path: pointer(c.at)}
+			ops[i] = PatchOp{Op: "remove", Path: c.ptr}
 		case c.add:
-			ops[i] = PatchOp{Op: "add", Path: pointer(c.at), Value: c.value}
+			ops[i] = PatchOp{Op: "add", Path: c.ptr, Value: c.value}
 		default:
-			ops[i] = PatchOp{Op: "replace", Path: pointer(c.at), Value: c.value}
+			ops[i] = PatchOp{Op: "replace", Path: c.ptr, Value: c.value}
 		}
 	}
 	return ops
+}
+
+// writtenOps is diffOps(a, b) for b = applyWrites(a, ws) (ws sorted,
+// none a prefix of another, all applied): the same operations, found by
+// walking only the keys and indices the writes go through. A sibling the
+// writes did not touch is the same value in a and b, which diffOps finds
+// equal unless it is not equal to itself (a NaN, a Go value that is not
+// JSON): a level holding one is diffed whole, as diffOps would.
+func writtenOps(a, b map[string]any, ws []*write) []PatchOp {
+	d := differ{pointers: true, eq: identical}
+	d.stack = d.stackBuf[:0]
+	if len(ws) > 0 {
+		d.writesWalk(a, b, ws, 0)
+	}
+	ops := make([]PatchOp, len(d.out))
+	for i, c := range d.out {
+		switch {
+		case c.del:
+			ops[i] = PatchOp{Op: "remove", Path: c.ptr}
+		case c.add:
+			ops[i] = PatchOp{Op: "add", Path: c.ptr, Value: c.value}
+		default:
+			ops[i] = PatchOp{Op: "replace", Path: c.ptr, Value: c.value}
+		}
+	}
+	return ops
+}
+
+// writesWalk is walk(old, new) where ws, which share loc[:depth], are
+// what made new from old.
+func (d *differ) writesWalk(old, new any, ws []*write, depth int) {
+	if sameContainer(old, new) {
+		return
+	}
+	switch o := old.(type) {
+	case map[string]any:
+		n, ok := new.(map[string]any)
+		if !ok {
+			break
+		}
+		for _, v := range o {
+			if !d.selfEqual(v) {
+				d.maps(o, n)
+				return
+			}
+		}
+		for rest := ws; len(rest) > 0; {
+			var g []*write
+			g, rest = nextGroup(rest, depth)
+			k := g[0].loc[depth].(string)
+			ov, inOld := o[k]
+			nv, inNew := n[k]
+			d.stack = append(d.stack, diffStep{key: k})
+			switch {
+			case !inOld && !inNew:
+			case !inNew:
+				d.emit(change{del: true})
+			case !inOld:
+				d.emit(change{add: true, value: nv})
+			case len(g[0].loc) == depth+1:
+				d.walk(ov, nv)
+			default:
+				d.writesWalk(ov, nv, g, depth+1)
+			}
+			d.stack = d.stack[:len(d.stack)-1]
+		}
+		return
+	case []any:
+		n, ok := new.([]any)
+		if !ok || len(n) != len(o) {
+			break
+		}
+		for _, v := range o {
+			if !d.selfEqual(v) {
+				d.walk(o, n)
+				return
+			}
+		}
+		for rest := ws; len(rest) > 0; {
+			var g []*write
+			g, rest = nextGroup(rest, depth)
+			i := g[0].loc[depth].(int)
+			d.stack = append(d.stack, diffStep{index: i, isIdx: true})
+			if len(g[0].loc) == depth+1 {
+				d.walk(o[i], n[i])
+			} else {
+				d.writesWalk(o[i], n[i], g, depth+1)
+			}
+			d.stack = d.stack[:len(d.stack)-1]
+		}
+		return
+	}
+	d.walk(old, new)
+}
+
+// selfEqual reports whether walk(v, v) finds no change: containers never
+// differ from themselves (the same map or slice, or empty), a scalar does
+// when eq says so (a NaN, a value that is not JSON).
+func (d *differ) selfEqual(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return d.eq(v, v)
 }
 
 // identical is diffOps' equality of the values diff does not descend

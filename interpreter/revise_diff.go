@@ -10,12 +10,15 @@ import (
 	"strings"
 
 	"github.com/kartalua/karta/internal/jsonpatch"
+	"github.com/kartalua/karta/object"
 )
 
 // change is one difference between two JSON values: a set of value at
 // a path (add says the key was missing before), or a delete.
 type change struct {
-	at    []any
+	at []any
+	// ptr is at as a JSON pointer, instead of at, from diffPointers.
+	ptr   string
 	del   bool
 	add   bool
 	value any
@@ -25,41 +28,208 @@ type change struct {
 // objects key by key, equal-length arrays element by element, anything
 // else (an array whose length changed, a type change, a scalar) as one
 // set when eq says the values differ. Untouched subtrees are the same Go
-// values on both sides, so they are skipped without a walk.
+// values on both sides, so they are skipped without a walk; paths are
+// built only for the changes found (each change's own slice).
 func diff(old, new any, at []any, eq func(a, b any) bool, out []change) []change {
+	d := differ{base: at, eq: eq, out: out}
+	d.stack = d.stackBuf[:0]
+	d.walk(old, new)
+	return d.out
+}
+
+// differ is one diff: the path below base as a stack of steps, boxed
+// into a change's path only when a change is found.
+type differ struct {
+	// pointers: changes carry ptr rather than at.
+	pointers bool
+	base     []any
+	stack    []diffStep
+	stackBuf [16]diffStep
+	eq       func(a, b any) bool
+	out      []change
+	// paths is the storage of the changes' paths (see carve).
+	paths []any
+}
+
+type diffStep struct {
+	key   string
+	index int
+	isIdx bool
+}
+
+func (d *differ) walk(old, new any) {
 	if sameContainer(old, new) {
-		return out
+		return
 	}
 	switch o := old.(type) {
 	case map[string]any:
 		if n, ok := new.(map[string]any); ok {
-			for _, k := range unionKeys(o, n) {
-				ov, inOld := o[k]
-				nv, inNew := n[k]
-				p := appendPath(at, k)
-				switch {
-				case !inNew:
-					out = append(out, change{at: p, del: true})
-				case !inOld:
-					out = append(out, change{at: p, add: true, value: nv})
-				default:
-					out = diff(ov, nv, p, eq, out)
-				}
-			}
-			return out
+			d.maps(o, n)
+			return
 		}
 	case []any:
 		if n, ok := new.([]any); ok && len(n) == len(o) {
 			for i := range o {
-				out = diff(o[i], n[i], appendPath(at, i), eq, out)
+				if d.settled(o[i], n[i]) {
+					continue
+				}
+				d.stack = append(d.stack, diffStep{index: i, isIdx: true})
+				d.walk(o[i], n[i])
+				d.stack = d.stack[:len(d.stack)-1]
 			}
-			return out
+			return
 		}
 	}
-	if !eq(old, new) {
-		out = append(out, change{at: at, value: new})
+	if !d.eq(old, new) {
+		d.emit(change{value: new})
 	}
-	return out
+}
+
+// maps diffs two objects in key order, visiting only the keys whose
+// values are not settled.
+func (d *differ) maps(o, n map[string]any) {
+	var buf [32]string
+	keys := buf[:0]
+	for k, ov := range o {
+		if nv, inNew := n[k]; !inNew || !d.settled(ov, nv) {
+			keys = append(keys, k)
+		}
+	}
+	for k := range n {
+		if _, inOld := o[k]; !inOld {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		ov, inOld := o[k]
+		nv, inNew := n[k]
+		d.stack = append(d.stack, diffStep{key: k})
+		switch {
+		case !inNew:
+			d.emit(change{del: true})
+		case !inOld:
+			d.emit(change{add: true, value: nv})
+		default:
+			d.walk(ov, nv)
+		}
+		d.stack = d.stack[:len(d.stack)-1]
+	}
+}
+
+// settled reports values that walk would find no change in: the same
+// container, or two scalars eq finds equal.
+func (d *differ) settled(a, b any) bool {
+	if sameContainer(a, b) {
+		return true
+	}
+	switch a.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	switch b.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return d.eq(a, b)
+}
+
+// mergeDiff is diff(view, mergePatch(view, patch), nil, jsonEqual, nil)
+// without building the merged view: the keys of the patch are walked
+// against the view's, and the view's other keys are checked as diff
+// checks the values merge patch leaves in place.
+func mergeDiff(view, patch map[string]any) []change {
+	d := differ{eq: jsonEqual}
+	d.stack = d.stackBuf[:0]
+	d.mergeWalk(view, patch)
+	return d.out
+}
+
+// mergeWalk is walk(old, mergePatch(old, patch)).
+func (d *differ) mergeWalk(old any, patch map[string]any) {
+	o, ok := old.(map[string]any)
+	if !ok {
+		// The patch replaces old with a new object.
+		d.walk(old, mergePatch(old, patch))
+		return
+	}
+	var buf [32]string
+	keys := buf[:0]
+	for k, ov := range o {
+		if _, inPatch := patch[k]; !inPatch && !d.settled(ov, ov) {
+			keys = append(keys, k)
+		}
+	}
+	for k := range patch {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		ov, inOld := o[k]
+		pv, inPatch := patch[k]
+		d.stack = append(d.stack, diffStep{key: k})
+		switch {
+		case !inPatch:
+			d.walk(ov, ov) // left in place
+		case pv == nil:
+			if inOld {
+				d.emit(change{del: true})
+			}
+		case !inOld:
+			d.emit(change{add: true, value: mergePatch(nil, pv)})
+		default:
+			if pm, isMap := pv.(map[string]any); isMap {
+				d.mergeWalk(ov, pm)
+			} else {
+				d.walk(ov, pv)
+			}
+		}
+		d.stack = d.stack[:len(d.stack)-1]
+	}
+}
+
+// diffPointers is diff from the root with the changes' paths as JSON
+// pointers (change.ptr), for diffOps.
+func diffPointers(old, new any, eq func(a, b any) bool) []change {
+	d := differ{pointers: true, eq: eq}
+	d.stack = d.stackBuf[:0]
+	d.walk(old, new)
+	return d.out
+}
+
+// emit appends c at the current path.
+func (d *differ) emit(c change) {
+	if d.pointers {
+		// As jsonpatch.Pointer renders the path (base is nil here).
+		var b strings.Builder
+		n := 0
+		for _, st := range d.stack {
+			n += len(st.key) + 4
+		}
+		b.Grow(n)
+		for _, st := range d.stack {
+			b.WriteByte('/')
+			if st.isIdx {
+				b.WriteString(strconv.Itoa(st.index))
+			} else {
+				b.WriteString(object.EscapePointerToken(st.key))
+			}
+		}
+		c.ptr = b.String()
+		d.out = append(d.out, c)
+		return
+	}
+	at := carve(&d.paths, len(d.base)+len(d.stack))[:len(d.base)+len(d.stack)]
+	copy(at, d.base)
+	for i, st := range d.stack {
+		if st.isIdx {
+			at[len(d.base)+i] = st.index
+		} else {
+			at[len(d.base)+i] = boxKey(st.key)
+		}
+	}
+	c.at = at
+	d.out = append(d.out, c)
 }
 
 // sameContainer reports whether a and b are the same map, or the same

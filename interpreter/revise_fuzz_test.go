@@ -28,6 +28,8 @@ type fuzzFixture struct {
 // success the operations applied to a copy of the input give the result,
 // untouched subtrees are shared, and (for one revision over a view without
 // aliasing) every revised instance's view is the patch of its old view.
+// The direct path (reviseSpecDirect) gives the same result, or declines or
+// fails where the gojq path fails.
 func FuzzReviseSpec(f *testing.F) {
 	fixtures := []fuzzFixture{
 		{fixtureModel(f, "pytorchjob"), fixtureObject(f, "pytorchjob")},
@@ -104,7 +106,13 @@ func FuzzReviseSpec(f *testing.F) {
 		for i := range revs {
 			revs[i] = g.revision(fx.m, obj)
 		}
-		out, _, err := checkedRevise(t, fx.m, obj, revs)
+		out, ops, warnings, err := checkedReviseWarnings(t, fx.m, obj, revs)
+		if err == nil {
+			// The operations found from the writes are diffOps' own.
+			require.Equal(t, diffOps(obj, out), ops)
+		}
+		// The direct path gives the same, or declines or fails.
+		assertDirectRevise(t, fx.m, obj, revs, out, ops, warnings, err)
 		if err != nil || len(revs) != 1 {
 			return
 		}

@@ -9,17 +9,32 @@ import (
 
 // write is one located write (docs/karta.md, "Writes: all or nothing"): set value at loc, or delete it.
 type write struct {
-	src   WriteRef
-	loc   []any // string keys and int indices, resolved (see resolveLoc)
-	del   bool
-	value any
+	src WriteRef
+	// viewAt, when not nil, is the view path of a revision's change,
+	// rendered into src.ViewPath only when an error names the write.
+	viewAt []any
+	loc    []any // string keys and int indices, resolved (see resolveLoc)
+	del    bool
+	value  any
+}
+
+// ref is the write's source, with its view path.
+func (w *write) ref() WriteRef {
+	r := w.src
+	if w.viewAt != nil {
+		r.ViewPath = viewPathString(w.viewAt)
+	}
+	return r
 }
 
 // locator evaluates the path() locations of component paths on the
 // object, once per path and call.
 type locator struct {
-	ctx   context.Context
-	obj   any // jq input
+	ctx context.Context
+	obj any // jq input, or the object itself with dev
+	// dev, when not nil, evaluates the locations directly (see
+	// reviseSpecDirect); it declines what it cannot evaluate.
+	dev   *directEvaluator
 	cache map[*jqPath]locResult
 }
 
@@ -42,6 +57,9 @@ func (l *locator) locations(c *compModel, p *jqPath, insts []instance) ([][]any,
 func (l *locator) eval(c *compModel, p *jqPath, insts []instance) ([][]any, error) {
 	if p.notAssignable != "" {
 		return nil, &PathError{Component: c.c.Name, Field: p.field, Expr: p.expr, Reason: p.notAssignable}
+	}
+	if l.dev != nil {
+		return l.evalDirect(c, p, insts)
 	}
 	prog, err := p.pathProgram()
 	if err != nil {
@@ -71,6 +89,23 @@ func (l *locator) eval(c *compModel, p *jqPath, insts []instance) ([][]any, erro
 	return locs, nil
 }
 
+// evalDirect is eval with jqdirect's Paths on the object in place. A
+// declined evaluation marks l.dev declined and fails; so does any other
+// failure, which the caller's gojq run reports as eval would.
+func (l *locator) evalDirect(c *compModel, p *jqPath, insts []instance) ([][]any, error) {
+	d := p.value.direct
+	if d == nil || l.ctx.Err() != nil {
+		l.dev.declined = true
+		return nil, errDeclined
+	}
+	locs, _, ok := d.Paths(l.obj, &l.dev.s)
+	if !ok || len(locs) != len(insts) {
+		l.dev.declined = true
+		return nil, errDeclined
+	}
+	return locs, nil
+}
+
 // pathFailure is the error of a failing path() (docs/karta.md, "Writes: all or nothing", step 2).
 func pathFailure(c *compModel, p *jqPath, err error) error {
 	var jqErr *JQError
@@ -85,30 +120,61 @@ func pathFailure(c *compModel, p *jqPath, err error) error {
 // of its array, and a slice step followed by an index is the index into
 // the array. A write to a whole slice has no leaf meaning and is an error.
 func resolveLoc(obj any, loc []any) ([]any, error) {
-	out := make([]any, 0, len(loc))
+	arena := make([]any, 0, len(loc))
+	return resolveLocRest(&arena, obj, loc, nil)
+}
+
+// carve returns an empty slice with room for n elements from arena, a
+// chunk of a call's storage; no two carved slices overlap, and arena's
+// chunks are never reused.
+func carve(arena *[]any, n int) []any {
+	if cap(*arena)-len(*arena) < n {
+		*arena = make([]any, 0, max(32, n))
+	}
+	start := len(*arena)
+	*arena = (*arena)[:start+n]
+	return (*arena)[start : start : start+n]
+}
+
+// resolveLocRest is resolveLoc of loc + rest, without joining them first;
+// the result's storage is carved from arena.
+func resolveLocRest(arena *[]any, obj any, loc, rest []any) ([]any, error) {
+	n := len(loc) + len(rest)
+	at := func(i int) any {
+		if i < len(loc) {
+			return loc[i]
+		}
+		return rest[i-len(loc)]
+	}
+	out := carve(arena, n)
 	cur := obj
-	for i := 0; i < len(loc); i++ {
-		switch e := loc[i].(type) {
+	for i := 0; i < n; i++ {
+		step := at(i)
+		switch e := step.(type) {
 		case string:
-			out = append(out, e)
+			out = append(out, step)
 			m, _ := cur.(map[string]any)
 			cur = m[e]
 		case int, float64:
-			idx, err := arrayIndex(cur, e, pointer(out))
+			idx, err := arrayIndex(cur, e, out)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, idx)
+			if x, isInt := step.(int); isInt && x == idx {
+				out = append(out, step) // already boxed
+			} else {
+				out = append(out, idx)
+			}
 			cur = elem(cur, idx)
 		case map[string]any:
 			arr, _ := cur.([]any)
 			start, end := sliceBounds(e, len(arr))
-			if i+1 == len(loc) {
+			if i+1 == n {
 				return nil, fmt.Errorf("%s: a slice is not a writable location", pointer(out))
 			}
-			j, ok := loc[i+1].(int)
+			j, ok := at(i + 1).(int)
 			if !ok || j < 0 || start+j >= end {
-				return nil, fmt.Errorf("%s: index %v is outside the slice [%d:%d]", pointer(out), loc[i+1], start, end)
+				return nil, fmt.Errorf("%s: index %v is outside the slice [%d:%d]", pointer(out), at(i+1), start, end)
 			}
 			i++
 			out = append(out, start+j)
@@ -121,22 +187,23 @@ func resolveLoc(obj any, loc []any) ([]any, error) {
 }
 
 // arrayIndex resolves one index step as jq does: floats truncate toward
-// minus infinity, negatives count from the end.
-func arrayIndex(cur any, e any, at string) (int, error) {
+// minus infinity, negatives count from the end. out is the location so
+// far, rendered only into an error.
+func arrayIndex(cur any, e any, out []any) (int, error) {
 	var idx int
 	switch x := e.(type) {
 	case int:
 		idx = x
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > math.MaxInt32 {
-			return 0, fmt.Errorf("%s: index %v is out of range", at, x)
+			return 0, fmt.Errorf("%s: index %v is out of range", pointer(out), x)
 		}
 		idx = int(math.Floor(x))
 	}
 	if idx < 0 {
 		arr, _ := cur.([]any)
 		if idx += len(arr); idx < 0 {
-			return 0, fmt.Errorf("%s: index %v is out of range", at, e)
+			return 0, fmt.Errorf("%s: index %v is out of range", pointer(out), e)
 		}
 	}
 	return idx, nil

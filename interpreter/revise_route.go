@@ -62,7 +62,7 @@ func (rt *router) emit(p *jqPath, rest []any, ch change) {
 		rt.r.errs = append(rt.r.errs, err)
 		return
 	}
-	loc, err := resolveLoc(rt.r.obj, appendPath(locs[rt.inst.index], rest...))
+	loc, err := resolveLocRest(&rt.r.locBuf, rt.r.obj, locs[rt.inst.index], rest)
 	if err != nil {
 		rt.fail("%s through %s %q: %w", viewPathString(ch.at), p.field, p.expr, err)
 		return
@@ -71,9 +71,9 @@ func (rt *router) emit(p *jqPath, rest []any, ch change) {
 		rt.fail("%s through %s %q: the whole object cannot be replaced", viewPathString(ch.at), p.field, p.expr)
 		return
 	}
-	src := rt.src
-	src.ViewPath = viewPathString(ch.at)
-	rt.r.writes = append(rt.r.writes, &write{src: src, loc: loc, del: ch.del, value: ch.value})
+	w := rt.r.newWrite()
+	*w = write{src: rt.src, viewAt: ch.at, loc: loc, del: ch.del, value: ch.value}
+	rt.r.writes = append(rt.r.writes, w)
 }
 
 // The view path of the main container.

@@ -55,6 +55,10 @@ func (w ReviseWarning) String() string { return w.Where() + ": " + w.Message() }
 // each element of a replaced list (with a merge strategy in core/v1) that
 // loses fields or goes whole. src names the revision; warnings carry it.
 func mergeWarnings(view, patch map[string]any, src WriteRef) []ReviseWarning {
+	if !hasList(patch) {
+		// Only a list in the patch replaces one.
+		return nil
+	}
 	meta, err := podTemplateMeta()
 	if err != nil {
 		return nil
@@ -235,4 +239,19 @@ func noteWarnings(ctx context.Context, ws []ReviseWarning) {
 	if s, ok := ctx.Value(warningsKey{}).(*warningSink); ok {
 		s.add(ws)
 	}
+}
+
+// hasList reports whether v holds an array at any depth.
+func hasList(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if hasList(e) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -24,6 +24,7 @@ package jqdirect
 import (
 	"math"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
@@ -34,6 +35,8 @@ type Program struct {
 	// path is root when it is a plain path (no base, no iteration), which
 	// run evaluates without buffers.
 	path *pathNode
+	// keys are the path nodes' keys boxed once, for Paths (paths.go).
+	keys atomic.Pointer[map[*pathNode][]any]
 }
 
 // dnode is a compiled jq expression. eval appends the outputs of the

@@ -25,6 +25,8 @@ type dctx struct {
 	// iterations, cartesian products) declines to the Lua path, which
 	// ends it with its instruction limit, instead of running unbounded.
 	steps int
+	// keys are the boxed path keys of the program Paths evaluates.
+	keys map[*pathNode][]any
 }
 
 // directStepBudget is the work one call may do in direct evaluation; a

@@ -2,6 +2,7 @@ package perf
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/internal/exampledir"
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
 )
 
@@ -47,6 +49,7 @@ func TestBaselinesAgreeWithKarta(t *testing.T) {
 				files = append(files, f)
 			}
 			sort.Strings(files)
+			revised := 0
 			for _, f := range files {
 				obj := states[f]
 				want, err := w.prog.InterpretStatus(ctx, obj)
@@ -62,6 +65,28 @@ func TestBaselinesAgreeWithKarta(t *testing.T) {
 				sameResult(t, f+": gojq GetPodSpecs", wantSpecs, nil, gotSpecs, err)
 				gotSpecs, err = w.hand.GetPodSpecs(obj)
 				sameResult(t, f+": Go GetPodSpecs", wantSpecs, nil, gotSpecs, err)
+
+				// revisions.yaml, and each of its revisions alone.
+				revLists := [][]interpreter.Revision{w.Revisions}
+				for _, r := range w.Revisions {
+					revLists = append(revLists, []interpreter.Revision{r})
+				}
+				for i, revs := range revLists {
+					what := fmt.Sprintf("%s: revisions %d: ", f, i)
+					want, err := w.prog.ReviseSpec(ctx, obj, revs)
+					if err != nil {
+						_, gojqErr := w.gojq.ReviseSpec(obj, revs)
+						_, goErr := w.hand.ReviseSpec(obj, revs)
+						assert.Error(t, gojqErr, "%sgojq revises, karta does not: %v", what, err)
+						assert.Error(t, goErr, "%sGo revises, karta does not: %v", what, err)
+						continue
+					}
+					revised++
+					got, err := w.gojq.ReviseSpec(obj, revs)
+					sameResult(t, what+"gojq ReviseSpec", want, nil, got, err)
+					got, err = w.hand.ReviseSpec(obj, revs)
+					sameResult(t, what+"Go ReviseSpec", want, nil, got, err)
+				}
 
 				// Every state with the example's pods: placed, and
 				// unmatched for karta's reasons.
@@ -96,6 +121,7 @@ func TestBaselinesAgreeWithKarta(t *testing.T) {
 				}
 			}
 			assert.Greater(t, placed, GangPods)
+			assert.Greater(t, revised, len(files), "ReviseSpec succeeds on most states")
 		})
 	}
 }

@@ -20,17 +20,20 @@ type HandGo struct {
 	status func(obj map[string]any, res *interpreter.StatusResult)
 	pods   func(obj map[string]any) (*interpreter.PodSpecs, error)
 	place  func(obj, pod map[string]any, uid string) (*interpreter.PodPlacement, error)
+	// templates locates the pod templates a revision names (ReviseSpec,
+	// revise_baselines.go).
+	templates func(obj map[string]any, comp, inst string) ([][]any, error)
 }
 
 // NewHandGo returns the hand-written hooks of a built-in, by name.
 func NewHandGo(name string) (*HandGo, error) {
 	switch name {
 	case "pytorchjob":
-		return &HandGo{status: pytorchStatus, pods: pytorchPods, place: pytorchPlace}, nil
+		return &HandGo{status: pytorchStatus, pods: pytorchPods, place: pytorchPlace, templates: pytorchTemplates}, nil
 	case "jobset":
-		return &HandGo{status: jobsetStatus, pods: jobsetPods, place: jobsetPlace}, nil
+		return &HandGo{status: jobsetStatus, pods: jobsetPods, place: jobsetPlace, templates: jobsetTemplates}, nil
 	case "leaderworkerset":
-		return &HandGo{status: lwsStatus, pods: lwsPods, place: lwsPlace}, nil
+		return &HandGo{status: lwsStatus, pods: lwsPods, place: lwsPlace, templates: lwsTemplates}, nil
 	}
 	return nil, fmt.Errorf("no hand-written Go for %q", name)
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // sample is `make bench` output in miniature: three counts of a hook with
-// both baselines, a hook without any, a compile, a Karmada corpus operation
+// both baselines, a hook without any, a ReviseSpec with both, a compile, a Karmada corpus operation
 // and two Argo corpus operations (after the compile, as the BENCH lines
 // must not be), a parallel benchmark at
 // GOMAXPROCS 1 and 2, the memory benchmarks, and the noise go test prints
@@ -30,6 +30,9 @@ BenchmarkHooks/InterpretStatus/pytorchjob/karta-2   	  400000	      9000 ns/op	 
 BenchmarkHooks/InterpretStatus/pytorchjob/gojq-2    	    3000	    290000 ns/op	   56000 B/op	    1075 allocs/op
 BenchmarkHooks/InterpretStatus/pytorchjob/go-2      	 1000000	       510 ns/op	     288 B/op	       9 allocs/op
 BenchmarkHooks/ReviseSpec/mpijob-v1/karta-2         	   20000	     45678 ns/op	    9000 B/op	     321 allocs/op
+BenchmarkHooks/ReviseSpec/pytorchjob/karta-2        	  100000	      9000 ns/op	    5000 B/op	      58 allocs/op
+BenchmarkHooks/ReviseSpec/pytorchjob/gojq-2         	    3000	    360000 ns/op	  160000 B/op	    2600 allocs/op
+BenchmarkHooks/ReviseSpec/pytorchjob/go-2           	  300000	      4000 ns/op	    4000 B/op	      40 allocs/op
 BenchmarkCompile/jobset-2                           	     300	   3500000 ns/op	 2000000 B/op	   30000 allocs/op
 BenchmarkKarmada/InterpretReplica/karmada-corpus/karta-2   	    1000	    400000 ns/op	  100000 B/op	    2000 allocs/op	        40.00 cases
 BenchmarkKarmada/InterpretReplica/karmada-corpus/karmada-2 	     100	  12000000 ns/op	 9000000 B/op	  120000 allocs/op	        40.00 cases
@@ -51,6 +54,7 @@ BenchmarkMillionCalls-2                             	       1	3000000000 ns/op	 
 BenchmarkWebhook/karta-2                            	    3000	    210000 ns/op	      5451 p50-µs	     22948 p99-µs	      4768 req/s
 BenchmarkControllerResync-2                         	       1	4000000000 ns/op	         1.500 cpu-s/resync	    800000 heap-B/program	    150000 heap-B/workload	    100000 pods	         4.000 s/resync	     10000 workloads
 BenchmarkKarmadaCases-2                             	       1	5000000000 ns/op	       564.0 cases	        12.50 min-ratio	        20.00 p10-ratio	        35.00 median-ratio
+BenchmarkReviseInterleaved/jobset-2                 	       1	  30000000 ns/op	     37000 karta-ns	         0.8400 vs-go	        12.00 vs-gojq
 BenchmarkArgoCases-2                                	       1	2000000000 ns/op	       180.0 cases	         2.50 min-ratio	         6.00 p10-ratio	        12.00 median-ratio
     bench_karmada_test.go:98: 12.5x argoproj.io/v1alpha1/Workflow/retain-test.yaml#x (Retain)
 `
@@ -121,6 +125,8 @@ func TestBenchLines(t *testing.T) {
 		// 300000/3100 = 96.8 → 97x; 510/3100 = 0.16.
 		"BENCH InterpretStatus/pytorchjob ns/op=3100 allocs/op=15 vs-gojq=97x vs-go=0.16x",
 		"BENCH ReviseSpec/mpijob-v1 ns/op=45678 allocs/op=321 vs-gojq=- vs-go=-",
+		// 360000/9000 = 40; 4000/9000 = 0.44.
+		"BENCH ReviseSpec/pytorchjob ns/op=9000 allocs/op=58 vs-gojq=40x vs-go=0.44x",
 		// Per case: 400000/40 ns and 2000/40 allocs; 12000000/400000 = 30x.
 		"BENCH InterpretReplica/karmada-corpus ns/op=10000 allocs/op=50 vs-gojq=- vs-go=- vs-karmada=30x vs-karmada-cached=5.00x",
 		// Per case: 1000000/50 ns; 8000000/1000000 = 8x. 6000000/2000000 = 3x.
@@ -162,6 +168,11 @@ func TestReport(t *testing.T) {
 	assert.Contains(t, lines, "TARGET MISSED: InterpretStatus pytorchjob <= 3000 ns and <= 40 allocs (3100 ns, 15 allocs)")
 	assert.Contains(t, lines, "TARGET met: InterpretStatus pytorchjob >= 20x faster than gojq (97x)")
 	assert.Contains(t, lines, "TARGET met: InterpretStatus pytorchjob within 10x of Go (0.16x)")
+	assert.Contains(t, lines, "TARGET met: ReviseSpec pytorchjob <= 10000 ns and <= 60 allocs (9000 ns, 58 allocs)")
+	assert.Contains(t, lines, "TARGET met: ReviseSpec pytorchjob >= 10x faster than gojq and within 3x of Go (40x vs gojq, 0.44x vs Go)")
+	assert.Contains(t, lines, "TARGET met: ReviseSpec jobset >= 10x faster than gojq and within 3x of Go (interleaved) (12x vs gojq, 0.84x vs Go)")
+	assert.Contains(t, lines, "REVISE-INTERLEAVED jobset karta-ns=37000 vs-gojq=12 vs-go=0.8")
+	assert.Contains(t, lines, "TARGET MISSED: ReviseSpec of every built-in <= 30000 ns (2 built-ins, slowest mpijob-v1 45678 ns)")
 	assert.Contains(t, lines, "TARGET met: InterpretReplica/karmada-corpus >= 10x faster than karmada (mean per case) (30x)")
 	assert.Contains(t, lines, "TARGET met: every Karmada corpus case >= 10x faster than karmada (min 12x)")
 	assert.Contains(t, lines, "TARGET met: InterpretReplica/karmada-corpus >= 4x faster than karmada-cached (mean per case) (5.00x)")
@@ -173,11 +184,11 @@ func TestReport(t *testing.T) {
 	assert.Contains(t, lines, "TARGET met: a million calls leave the heap where it was (within 1 MiB) (2 KB)")
 	assert.Contains(t, lines, "TARGET MISSED: a full resync of 10,000 workloads and 100,000 pods <= 2 s (4 s)")
 	// The output ends with the BENCH lines, one per comparison.
-	tail := lines[len(lines)-8:]
+	tail := lines[len(lines)-9:]
 	for _, l := range tail {
 		assert.True(t, strings.HasPrefix(l, "BENCH "), l)
 	}
-	for _, l := range lines[:len(lines)-8] {
+	for _, l := range lines[:len(lines)-9] {
 		assert.False(t, strings.HasPrefix(l, "BENCH "), l)
 	}
 }
