@@ -35,7 +35,8 @@ import (
 // Two values exist only in karta's sandbox and are extensions: the null
 // sentinel prints as null, and a lazy view prints as the table it would
 // read as (its Go value with gopher-json's rules: nulls left out, empty
-// containers as `[]`).
+// containers as `[]`). An unfilled lazy table (KubeLazy) prints the same
+// way, from its Go value: it is what the table would hold once filled.
 
 // Messages of gopher-json's errors, kept word for word.
 const (
@@ -119,11 +120,12 @@ func encodeKubeJSON(L *lua.LState, lv lua.LValue) ([]byte, error) {
 
 // kubeEncode encodes lv into a tree; root names it in error paths.
 func kubeEncode(L *lua.LState, lv lua.LValue, root string) (*jnode, error) {
-	e := &kubeEncoder{vs: ValuesOf(L), root: root, visited: map[*lua.LTable]bool{}}
+	e := &kubeEncoder{L: L, vs: ValuesOf(L), root: root, visited: map[*lua.LTable]bool{}}
 	return e.encode(lv)
 }
 
 type kubeEncoder struct {
+	L       *lua.LState
 	vs      *Values
 	root    string
 	visited map[*lua.LTable]bool
@@ -178,6 +180,12 @@ func (e *kubeEncoder) table(tb *lua.LTable) (*jnode, error) {
 		return nil, e.errorf(kubeErrNested)
 	}
 	e.visited[tb] = true
+	if src, ok := LazySource(e.L, tb); ok {
+		// A lazy table the script never filled (KubeLazy): its Go value,
+		// encoded as the table filling it would give. Its nested tables
+		// do not exist yet, so none of them can have been met before.
+		return e.goValue(src)
+	}
 	key, value := tb.Next(lua.LNil)
 	switch key.Type() {
 	case lua.LTNil:
@@ -251,6 +259,9 @@ func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 	case string:
 		return &jnode{raw: jsonString(x)}, nil
 	case map[string]any:
+		if len(e.path) >= MaxDepth {
+			return nil, tooDeep(e.root, e.path, 1) // as table() refuses the table
+		}
 		n := &jnode{kind: jObject}
 		for k, el := range x {
 			if el != nil {
@@ -273,6 +284,9 @@ func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 		}
 		return n, nil
 	case []any:
+		if len(e.path) >= MaxDepth {
+			return nil, tooDeep(e.root, e.path, 1)
+		}
 		n := &jnode{kind: jArray}
 		for _, el := range x {
 			if el == nil {
