@@ -17,14 +17,39 @@ import (
 // the script assigns (rawset aside, which the sandbox lacks) is
 // remembered, and such a name never falls through again: it reads as the
 // script left it, nil included.
+//
+// In a state made by NewState the metatable, its two functions and the
+// record of assigned names are made once and reused by every call's
+// environment: an environment lives no longer than its call (nothing a
+// script can reach outlives it: the sandbox is read-only), and a state
+// runs one call at a time, so the record is cleared for each new one.
 func KubeEnv(L *lua.LState) *lua.LTable {
+	cfg := callConfigOf(L)
+	if cfg == noCallConfig {
+		m := newKubeEnvMeta(L)
+		return m.env(L)
+	}
+	if cfg.kubeEnv == nil {
+		cfg.kubeEnv = newKubeEnvMeta(L)
+	}
+	clear(cfg.kubeEnv.assigned)
+	return cfg.kubeEnv.env(L)
+}
+
+// kubeEnvMeta is KubeEnv's metatable and the names the current call's
+// script has assigned.
+type kubeEnvMeta struct {
+	mt       *lua.LTable
+	assigned map[lua.LValue]bool
+}
+
+func newKubeEnvMeta(L *lua.LState) *kubeEnvMeta {
+	m := &kubeEnvMeta{assigned: map[lua.LValue]bool{}}
 	sandbox := sandboxTable(L)
-	assigned := map[lua.LValue]bool{}
-	env := L.NewTable()
 	mt := L.NewTable()
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		key := L.Get(2)
-		if assigned[key] {
+		if m.assigned[key] {
 			L.Push(lua.LNil)
 		} else {
 			L.Push(sandbox.RawGet(key))
@@ -35,12 +60,19 @@ func KubeEnv(L *lua.LState) *lua.LTable {
 	// assignment of each, or one after the name was set to nil.
 	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
 		key := L.Get(2)
-		assigned[key] = true
+		m.assigned[key] = true
 		L.CheckTable(1).RawSet(key, L.Get(3))
 		return 0
 	}))
 	mt.RawSetString("__metatable", lua.LFalse)
-	env.Metatable = mt
+	m.mt = mt
+	return m
+}
+
+// env is a fresh environment table under m.
+func (m *kubeEnvMeta) env(L *lua.LState) *lua.LTable {
+	env := L.NewTable()
+	env.Metatable = m.mt
 	env.RawSetString("_G", env)
 	return env
 }

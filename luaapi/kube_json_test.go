@@ -184,4 +184,18 @@ func TestKubeEnv(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"function", "nil", "1", "function"}, luaStrings(res))
 	assert.NotNil(t, sandboxTable(L).RawGetString("error").(*lua.LFunction), "the sandbox is untouched")
+
+	// The next call's environment, which reuses the state's metatable,
+	// starts afresh: no name of the last call is assigned, none of its
+	// globals is there.
+	for range 2 {
+		res, err = CallProtected(t.Context(), L, testTimeout, Instantiate(L, proto, KubeEnv(L)), 4)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"function", "nil", "1", "function"}, luaStrings(res))
+	}
+	next, err := Compile(testChunk, `return type(error), type(x)`)
+	require.NoError(t, err)
+	res, err = CallProtected(t.Context(), L, testTimeout, Instantiate(L, next, KubeEnv(L)), 2)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"function", "nil"}, luaStrings(res))
 }
