@@ -101,8 +101,22 @@ func (n *jnode) bytes() []byte {
 
 // jsonString is encoding/json's text of s (HTML-escaped, invalid UTF-8
 // replaced), as gopher-json prints strings and map keys.
+//
+// A string of printable ASCII that encoding/json prints as is (no quote,
+// backslash or HTML character) is quoted here without it: object keys and
+// most values are such strings, and json.Marshal's encoder state costs
+// more than the copy (BenchmarkKarmada's result conversion).
 func jsonString(s string) []byte {
-	b, _ := json.Marshal(s) // a string always marshals
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // a string always marshals
+			return b
+		}
+	}
+	b := make([]byte, len(s)+2)
+	b[0] = '"'
+	copy(b[1:], s)
+	b[len(b)-1] = '"'
 	return b
 }
 
@@ -162,6 +176,11 @@ func (e *kubeEncoder) encode(lv lua.LValue) (*jnode, error) {
 
 // number prints f as encoding/json prints a float64.
 func (e *kubeEncoder) number(f float64) (*jnode, error) {
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		// An integer: encoding/json prints it in 'f' format below 1e21,
+		// as strconv does (without json.Marshal's encoder state).
+		return &jnode{raw: strconv.AppendFloat(nil, f, 'f', -1, 64)}, nil
+	}
 	b, err := json.Marshal(f)
 	if err != nil {
 		return nil, e.errorf("%s", err.Error())
