@@ -2,6 +2,7 @@ package karmada
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // outcome is an operation's results and error text, for comparing the
@@ -179,5 +181,36 @@ func TestLazyArgumentsHostile(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// itemsJSON is the value encoding/json's round trip gives the status
+// items, as KubeValue converts them.
+func TestItemsJSONIsTheJSONRoundTrip(t *testing.T) {
+	raw := func(s string) *runtime.RawExtension { return &runtime.RawExtension{Raw: []byte(s)} }
+	for name, items := range map[string][]AggregatedStatusItem{
+		"empty": {},
+		"full": {{ClusterName: "m1", Status: raw(` {"readyReplicas": 2, "ratio": 0.5, "msg": "a<b&c", "n": null, "l": [1, null, {}]} `),
+			Applied: true, AppliedMessage: "ok", Health: "Healthy"}},
+		"zero":        {{}},
+		"nil raw":     {{ClusterName: "m2", Status: &runtime.RawExtension{}}},
+		"scalar":      {{ClusterName: "m3", Status: raw(`3`)}, {ClusterName: "m4", Status: raw(`"s"`)}},
+		"big numbers": {{Status: raw(`{"a": 12345678901234567890, "b": 1e400}`)}},
+		"invalid":     {{ClusterName: "m5", Status: raw(`{"a":`)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			data, err := json.Marshal(items)
+			var want any
+			if err == nil {
+				err = json.Unmarshal(data, &want)
+			}
+			got, ok := itemsJSON(items)
+			if err != nil {
+				assert.False(t, ok, "encoding/json fails: %v", err)
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, want, any(got))
+		})
 	}
 }

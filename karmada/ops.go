@@ -2,6 +2,7 @@ package karmada
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	lua "github.com/yuin/gopher-lua"
@@ -116,7 +117,11 @@ func (in *Interpreter) AggregateStatus(ctx context.Context, obj *unstructured.Un
 		}
 		var lv lua.LValue = lua.LNil
 		if items != nil {
-			if lv, err = in.argValue(L, items); err != nil {
+			var v any = items
+			if g, ok := itemsJSON(items); ok {
+				v = g
+			}
+			if lv, err = in.argValue(L, v); err != nil {
 				return nil, err
 			}
 		}
@@ -196,4 +201,37 @@ func (in *Interpreter) InterpretHealth(ctx context.Context, obj *unstructured.Un
 		return nil
 	})
 	return healthy, err
+}
+
+// itemsJSON is the JSON value of items that KubeValue would reach by way
+// of encoding/json (a member per field, omitempty honoured, each status
+// decoded), built without the round trip of the whole list; ok is false
+// when a status is not valid JSON, whose error KubeValue then gives.
+func itemsJSON(items []AggregatedStatusItem) ([]any, bool) {
+	out := make([]any, len(items))
+	for i, it := range items {
+		m := map[string]any{"clusterName": it.ClusterName}
+		if it.Status != nil {
+			if it.Status.Raw == nil {
+				m["status"] = nil // RawExtension marshals as null
+			} else {
+				var status any
+				if err := json.Unmarshal(it.Status.Raw, &status); err != nil {
+					return nil, false
+				}
+				m["status"] = status
+			}
+		}
+		if it.Applied {
+			m["applied"] = true
+		}
+		if it.AppliedMessage != "" {
+			m["appliedMessage"] = it.AppliedMessage
+		}
+		if it.Health != "" {
+			m["health"] = string(it.Health)
+		}
+		out[i] = m
+	}
+	return out, true
 }
