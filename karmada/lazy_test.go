@@ -123,7 +123,15 @@ func TestLazyArgumentsHostile(t *testing.T) {
 	retain := func(body string) map[Operation]string {
 		return map[Operation]string{OpRetain: "function Retain(desired, observed)\n" + body + "\nend"}
 	}
+	aggregate := func(body string) map[Operation]string {
+		return map[Operation]string{OpAggregateStatus: "function AggregateStatus(desired, items)\n" + body + "\nend"}
+	}
 	scripts := map[string]map[Operation]string{
+		"aggregate items": aggregate(`desired.status = {} for i, it in ipairs(items) do
+			desired.status[it.clusterName] = it.status desired.status.n = #items end return desired`),
+		"aggregate pairs": aggregate(`local ks = {} for k in pairs(items[1]) do ks[#ks+1] = k end
+			for k in pairs(items[1].status) do ks[#ks+1] = k end desired.status = {keys = table.concat(ks, ",")} return desired`),
+		"aggregate alias": aggregate(`desired.status = items[1].status desired.spec.same = items[1].status return desired`),
 		"pairs order": status(`local ks = {} for k, v in pairs(obj) do ks[#ks+1] = k end
 			local ss = {} for k in pairs(obj.spec) do ss[#ss+1] = k end
 			return {top = table.concat(ks, ","), spec = table.concat(ss, ",")}`),
@@ -161,7 +169,10 @@ func TestLazyArgumentsHostile(t *testing.T) {
 				eager := newInterp(t, Options{PoolSize: 1}, cust("c", sc))
 				eager.eagerArgs = true
 				for op := range sc {
-					tc := &TestCase{Operation: string(op), DesiredObj: obj(), InputReplicas: 5}
+					tc := &TestCase{Operation: string(op), DesiredObj: obj(), InputReplicas: 5, StatusItems: []AggregatedStatusItem{
+						{ClusterName: "m1", Applied: true, Health: "Healthy", Status: &runtime.RawExtension{Raw: []byte(`{"ready":2,"list":[1,null,"x"],"gone":null,"o":{"b":1,"a":{}}}`)}},
+						{ClusterName: "m2", Status: &runtime.RawExtension{}},
+					}}
 					if op == OpRetain {
 						tc.DesiredObj, tc.ObservedObj = lazyWidget(), obj()
 					}
