@@ -55,6 +55,9 @@ func (in *Interpreter) call(ctx context.Context, s *script, nret int, args argsF
 			in.pool.Put(L)
 		}
 	}()
+	// The arguments are lazy tables (luaapi.KubeLazy) until the results
+	// are converted: KubeUnmarshal reads an untouched one from Go.
+	defer luaapi.EndLazy(L)
 	argv, err := args(L)
 	if err != nil {
 		failed = false // nothing ran: the state is as it was
@@ -98,12 +101,14 @@ func (in *Interpreter) call(ctx context.Context, s *script, nret int, args argsF
 	return nil
 }
 
-// objectArgs passes objects as Karmada does (luaapi.KubeValue).
-func objectArgs(objs ...*unstructured.Unstructured) argsFunc {
+// objectArgs passes objects as Karmada does (luaapi.KubeValue), as lazy
+// tables (luaapi.KubeLazy): a script pays for the part of an object it
+// reads, and sees exactly the tables KubeValue makes.
+func (in *Interpreter) objectArgs(objs ...*unstructured.Unstructured) argsFunc {
 	return func(L *lua.LState) ([]lua.LValue, error) {
 		out := make([]lua.LValue, len(objs))
 		for i, o := range objs {
-			v, err := luaapi.KubeValue(L, o.Object)
+			v, err := in.argValue(L, o.Object)
 			if err != nil {
 				return nil, err
 			}
@@ -111,4 +116,13 @@ func objectArgs(objs ...*unstructured.Unstructured) argsFunc {
 		}
 		return out, nil
 	}
+}
+
+// argValue converts an argument: luaapi.KubeLazy, or luaapi.KubeValue
+// for an Interpreter made eager by the tests that compare the two.
+func (in *Interpreter) argValue(L *lua.LState, v any) (lua.LValue, error) {
+	if in.eagerArgs {
+		return luaapi.KubeValue(L, v)
+	}
+	return luaapi.KubeLazy(L, v)
 }

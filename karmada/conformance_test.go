@@ -9,8 +9,14 @@ import (
 
 // conformanceDir is Karmada's bundled third-party customizations with
 // their tests, kept beside the repository (shared/conformance), never in
-// it.
-var conformanceDir = filepath.Join("..", "..", "shared", "conformance", "karmada", "resourcecustomizations")
+// it; $KARTA_KARMADA_CORPUS overrides where (as for internal/perf's
+// benchmarks), for a checkout that is not beside it.
+var conformanceDir = func() string {
+	if d := os.Getenv("KARTA_KARMADA_CORPUS"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "shared", "conformance", "karmada", "resourcecustomizations")
+}()
 
 // TestKarmadaConformance runs Karmada's own third-party customization
 // suite, unmodified, through the Interpreter: every case must pass.

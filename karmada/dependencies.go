@@ -34,7 +34,7 @@ func (in *Interpreter) GetDependencies(ctx context.Context, obj *unstructured.Un
 	out := []DependentObjectReference{}
 	for _, s := range a.dependencies {
 		var refs []DependentObjectReference
-		err := in.call(ctx, s, 1, objectArgs(obj), func(L *lua.LState, res []lua.LValue) error {
+		err := in.call(ctx, s, 1, in.objectArgs(obj), func(L *lua.LState, res []lua.LValue) error {
 			tb, ok := res[0].(*lua.LTable)
 			if !ok {
 				return &ResultError{Msg: "expect the returned requires type is table but got " + res[0].Type().String()}

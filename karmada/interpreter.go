@@ -37,6 +37,9 @@ type Interpreter struct {
 	protos    map[*script]*lua.FunctionProto
 	pool      *statepool.Pool[*lua.LState]
 	timeout   time.Duration
+	// eagerArgs converts arguments eagerly (luaapi.KubeValue): only
+	// the tests that compare lazy arguments with eager ones set it.
+	eagerArgs bool
 }
 
 // ScriptError is a customization script that does not compile.

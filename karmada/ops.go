@@ -2,6 +2,7 @@ package karmada
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	lua "github.com/yuin/gopher-lua"
@@ -14,7 +15,7 @@ import (
 
 // The operations, each with Karmada's calling convention and result rules
 // (luavm.VM in Karmada). Objects reach Lua as Karmada passes them
-// (luaapi.KubeValue); table results are converted by
+// (luaapi.KubeValue, as lazy tables: luaapi.KubeLazy); table results are converted by
 // luaapi.KubeUnmarshal, with the inputs as empty-table references for
 // Retain (desired, observed) and ReviseReplica (the object) only.
 
@@ -26,7 +27,7 @@ func (in *Interpreter) GetReplicas(ctx context.Context, obj *unstructured.Unstru
 	if err != nil {
 		return 0, nil, err
 	}
-	err = in.call(ctx, a.scripts[OpInterpretReplica], 2, objectArgs(obj), func(L *lua.LState, res []lua.LValue) error {
+	err = in.call(ctx, a.scripts[OpInterpretReplica], 2, in.objectArgs(obj), func(L *lua.LState, res []lua.LValue) error {
 		n, ok := res[0].(lua.LNumber)
 		if !ok {
 			return &ResultError{Msg: fmt.Sprintf("result type %s is not number", res[0].Type())}
@@ -57,7 +58,7 @@ func (in *Interpreter) GetComponents(ctx context.Context, obj *unstructured.Unst
 		return nil, err
 	}
 	var components []Component
-	err = in.call(ctx, a.scripts[OpInterpretComponent], 1, objectArgs(obj), func(L *lua.LState, res []lua.LValue) error {
+	err = in.call(ctx, a.scripts[OpInterpretComponent], 1, in.objectArgs(obj), func(L *lua.LState, res []lua.LValue) error {
 		switch r := res[0].(type) {
 		case *lua.LNilType:
 			return nil
@@ -81,7 +82,7 @@ func (in *Interpreter) ReviseReplica(ctx context.Context, obj *unstructured.Unst
 		return nil, err
 	}
 	args := func(L *lua.LState) ([]lua.LValue, error) {
-		v, err := objectArgs(obj)(L)
+		v, err := in.objectArgs(obj)(L)
 		return append(v, lua.LNumber(replicas)), err
 	}
 	return in.objectResult(ctx, a.scripts[OpReviseReplica], args, obj)
@@ -97,7 +98,7 @@ func (in *Interpreter) Retain(ctx context.Context, desired, observed *unstructur
 	if observed == nil {
 		return nil, &CallError{Customization: a.scripts[OpRetain].customization, Operation: OpRetain, Err: &ResultError{Msg: "no observed object given"}}
 	}
-	return in.objectResult(ctx, a.scripts[OpRetain], objectArgs(desired, observed), desired, observed)
+	return in.objectResult(ctx, a.scripts[OpRetain], in.objectArgs(desired, observed), desired, observed)
 }
 
 // AggregateStatus runs AggregateStatus(obj, statusItems) and returns the
@@ -110,13 +111,17 @@ func (in *Interpreter) AggregateStatus(ctx context.Context, obj *unstructured.Un
 		return nil, err
 	}
 	args := func(L *lua.LState) ([]lua.LValue, error) {
-		v, err := objectArgs(obj)(L)
+		v, err := in.objectArgs(obj)(L)
 		if err != nil {
 			return nil, err
 		}
 		var lv lua.LValue = lua.LNil
 		if items != nil {
-			if lv, err = luaapi.KubeValue(L, items); err != nil {
+			var v any = items
+			if g, ok := itemsJSON(items); ok {
+				v = g
+			}
+			if lv, err = in.argValue(L, v); err != nil {
 				return nil, err
 			}
 		}
@@ -150,7 +155,7 @@ func (in *Interpreter) ReflectStatusRaw(ctx context.Context, obj *unstructured.U
 		return nil, err
 	}
 	var raw runtime.RawExtension
-	err = in.call(ctx, a.scripts[OpInterpretStatus], 1, objectArgs(obj), func(L *lua.LState, res []lua.LValue) error {
+	err = in.call(ctx, a.scripts[OpInterpretStatus], 1, in.objectArgs(obj), func(L *lua.LState, res []lua.LValue) error {
 		tb, ok := res[0].(*lua.LTable)
 		if !ok {
 			return &ResultError{Msg: "expect the returned replica type is table but got " + res[0].Type().String()}
@@ -187,7 +192,7 @@ func (in *Interpreter) InterpretHealth(ctx context.Context, obj *unstructured.Un
 		return false, err
 	}
 	var healthy bool
-	err = in.call(ctx, a.scripts[OpInterpretHealth], 1, objectArgs(obj), func(_ *lua.LState, res []lua.LValue) error {
+	err = in.call(ctx, a.scripts[OpInterpretHealth], 1, in.objectArgs(obj), func(_ *lua.LState, res []lua.LValue) error {
 		b, ok := res[0].(lua.LBool)
 		if !ok {
 			return &ResultError{Msg: fmt.Sprintf("result type %s is not bool", res[0].Type())}
@@ -196,4 +201,37 @@ func (in *Interpreter) InterpretHealth(ctx context.Context, obj *unstructured.Un
 		return nil
 	})
 	return healthy, err
+}
+
+// itemsJSON is the JSON value of items that KubeValue would reach by way
+// of encoding/json (a member per field, omitempty honoured, each status
+// decoded), built without the round trip of the whole list; ok is false
+// when a status is not valid JSON, whose error KubeValue then gives.
+func itemsJSON(items []AggregatedStatusItem) ([]any, bool) {
+	out := make([]any, len(items))
+	for i, it := range items {
+		m := map[string]any{"clusterName": it.ClusterName}
+		if it.Status != nil {
+			if it.Status.Raw == nil {
+				m["status"] = nil // RawExtension marshals as null
+			} else {
+				var status any
+				if err := json.Unmarshal(it.Status.Raw, &status); err != nil {
+					return nil, false
+				}
+				m["status"] = status
+			}
+		}
+		if it.Applied {
+			m["applied"] = true
+		}
+		if it.AppliedMessage != "" {
+			m["appliedMessage"] = it.AppliedMessage
+		}
+		if it.Health != "" {
+			m["health"] = string(it.Health)
+		}
+		out[i] = m
+	}
+	return out, true
 }

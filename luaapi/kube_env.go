@@ -17,30 +17,74 @@ import (
 // the script assigns (rawset aside, which the sandbox lacks) is
 // remembered, and such a name never falls through again: it reads as the
 // script left it, nil included.
+//
+// In a state made by NewState the metatable, its two functions and the
+// record of assigned names are made once and reused by every call's
+// environment: an environment lives no longer than its call (nothing a
+// script can reach outlives it: the sandbox is read-only), and a state
+// runs one call at a time, so the record is cleared for each new one.
 func KubeEnv(L *lua.LState) *lua.LTable {
+	cfg := callConfigOf(L)
+	if cfg == noCallConfig {
+		m := newKubeEnvMeta(L)
+		return m.env(L)
+	}
+	if cfg.kubeEnv == nil {
+		cfg.kubeEnv = newKubeEnvMeta(L)
+	}
+	clear(cfg.kubeEnv.assigned)
+	return cfg.kubeEnv.env(L)
+}
+
+// kubeEnvMeta is KubeEnv's metatables and the names the current call's
+// script has assigned. An environment starts under fast, whose __index is
+// the sandbox table itself: gopher-lua follows a table __index without a
+// function call, and a global read (pairs, kube, table…) is the commonest
+// operation of a script. Only a name that is also the sandbox's can fall
+// through wrongly, so the first assignment of such a name moves the
+// environment to slow, whose __index function consults assigned.
+type kubeEnvMeta struct {
+	fast, slow *lua.LTable
+	assigned   map[lua.LValue]bool
+}
+
+func newKubeEnvMeta(L *lua.LState) *kubeEnvMeta {
+	m := &kubeEnvMeta{assigned: map[lua.LValue]bool{}}
 	sandbox := sandboxTable(L)
-	assigned := map[lua.LValue]bool{}
-	env := L.NewTable()
-	mt := L.NewTable()
-	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+	// __newindex runs only for names absent from env: the first
+	// assignment of each, or one after the name was set to nil.
+	newindex := L.NewFunction(func(L *lua.LState) int {
+		env, key := L.CheckTable(1), L.Get(2)
+		m.assigned[key] = true
+		if env.Metatable == m.fast && sandbox.RawGet(key) != lua.LNil {
+			env.Metatable = m.slow
+		}
+		env.RawSet(key, L.Get(3))
+		return 0
+	})
+	m.fast = L.NewTable()
+	m.fast.RawSetString("__index", sandbox)
+	m.fast.RawSetString("__newindex", newindex)
+	m.fast.RawSetString("__metatable", lua.LFalse)
+	m.slow = L.NewTable()
+	m.slow.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		key := L.Get(2)
-		if assigned[key] {
+		if m.assigned[key] {
 			L.Push(lua.LNil)
 		} else {
 			L.Push(sandbox.RawGet(key))
 		}
 		return 1
 	}))
-	// __newindex runs only for names absent from env: the first
-	// assignment of each, or one after the name was set to nil.
-	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		key := L.Get(2)
-		assigned[key] = true
-		L.CheckTable(1).RawSet(key, L.Get(3))
-		return 0
-	}))
-	mt.RawSetString("__metatable", lua.LFalse)
-	env.Metatable = mt
+	m.slow.RawSetString("__newindex", newindex)
+	m.slow.RawSetString("__metatable", lua.LFalse)
+	return m
+}
+
+// env is a fresh environment table under m.
+func (m *kubeEnvMeta) env(L *lua.LState) *lua.LTable {
+	env := L.CreateTable(0, envGlobals) // as NewEnv sizes it
+	env.Metatable = m.fast
 	env.RawSetString("_G", env)
 	return env
 }

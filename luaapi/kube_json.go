@@ -35,7 +35,8 @@ import (
 // Two values exist only in karta's sandbox and are extensions: the null
 // sentinel prints as null, and a lazy view prints as the table it would
 // read as (its Go value with gopher-json's rules: nulls left out, empty
-// containers as `[]`).
+// containers as `[]`). An unfilled lazy table (KubeLazy) prints the same
+// way, from its Go value: it is what the table would hold once filled.
 
 // Messages of gopher-json's errors, kept word for word.
 const (
@@ -100,8 +101,22 @@ func (n *jnode) bytes() []byte {
 
 // jsonString is encoding/json's text of s (HTML-escaped, invalid UTF-8
 // replaced), as gopher-json prints strings and map keys.
+//
+// A string of printable ASCII that encoding/json prints as is (no quote,
+// backslash or HTML character) is quoted here without it: object keys and
+// most values are such strings, and json.Marshal's encoder state costs
+// more than the copy (BenchmarkKarmada's result conversion).
 func jsonString(s string) []byte {
-	b, _ := json.Marshal(s) // a string always marshals
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // a string always marshals
+			return b
+		}
+	}
+	b := make([]byte, len(s)+2)
+	b[0] = '"'
+	copy(b[1:], s)
+	b[len(b)-1] = '"'
 	return b
 }
 
@@ -119,11 +134,12 @@ func encodeKubeJSON(L *lua.LState, lv lua.LValue) ([]byte, error) {
 
 // kubeEncode encodes lv into a tree; root names it in error paths.
 func kubeEncode(L *lua.LState, lv lua.LValue, root string) (*jnode, error) {
-	e := &kubeEncoder{vs: ValuesOf(L), root: root, visited: map[*lua.LTable]bool{}}
+	e := &kubeEncoder{L: L, vs: ValuesOf(L), root: root, visited: map[*lua.LTable]bool{}}
 	return e.encode(lv)
 }
 
 type kubeEncoder struct {
+	L       *lua.LState
 	vs      *Values
 	root    string
 	visited map[*lua.LTable]bool
@@ -160,6 +176,11 @@ func (e *kubeEncoder) encode(lv lua.LValue) (*jnode, error) {
 
 // number prints f as encoding/json prints a float64.
 func (e *kubeEncoder) number(f float64) (*jnode, error) {
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		// An integer: encoding/json prints it in 'f' format below 1e21,
+		// as strconv does (without json.Marshal's encoder state).
+		return &jnode{raw: strconv.AppendFloat(nil, f, 'f', -1, 64)}, nil
+	}
 	b, err := json.Marshal(f)
 	if err != nil {
 		return nil, e.errorf("%s", err.Error())
@@ -178,6 +199,12 @@ func (e *kubeEncoder) table(tb *lua.LTable) (*jnode, error) {
 		return nil, e.errorf(kubeErrNested)
 	}
 	e.visited[tb] = true
+	if src, ok := LazySource(e.L, tb); ok {
+		// A lazy table the script never filled (KubeLazy): its Go value,
+		// encoded as the table filling it would give. Its nested tables
+		// do not exist yet, so none of them can have been met before.
+		return e.goValue(src)
+	}
 	key, value := tb.Next(lua.LNil)
 	switch key.Type() {
 	case lua.LTNil:
@@ -251,6 +278,9 @@ func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 	case string:
 		return &jnode{raw: jsonString(x)}, nil
 	case map[string]any:
+		if len(e.path) >= MaxDepth {
+			return nil, tooDeep(e.root, e.path, 1) // as table() refuses the table
+		}
 		n := &jnode{kind: jObject}
 		for k, el := range x {
 			if el != nil {
@@ -273,6 +303,9 @@ func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 		}
 		return n, nil
 	case []any:
+		if len(e.path) >= MaxDepth {
+			return nil, tooDeep(e.root, e.path, 1)
+		}
 		n := &jnode{kind: jArray}
 		for _, el := range x {
 			if el == nil {

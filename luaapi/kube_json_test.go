@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -184,4 +185,37 @@ func TestKubeEnv(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"function", "nil", "1", "function"}, luaStrings(res))
 	assert.NotNil(t, sandboxTable(L).RawGetString("error").(*lua.LFunction), "the sandbox is untouched")
+
+	// The next call's environment, which reuses the state's metatable,
+	// starts afresh: no name of the last call is assigned, none of its
+	// globals is there.
+	for range 2 {
+		res, err = CallProtected(t.Context(), L, testTimeout, Instantiate(L, proto, KubeEnv(L)), 4)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"function", "nil", "1", "function"}, luaStrings(res))
+	}
+	next, err := Compile(testChunk, `return type(error), type(x)`)
+	require.NoError(t, err)
+	res, err = CallProtected(t.Context(), L, testTimeout, Instantiate(L, next, KubeEnv(L)), 2)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"function", "nil"}, luaStrings(res))
+}
+
+// jsonString and kubeEncoder.number print what encoding/json prints.
+func TestKubeJSONScalarsAreEncodingJSONs(t *testing.T) {
+	for _, s := range []string{"", "plain", "with space", `q"uote`, `back\slash`, "<tag>", "a&b", "tab\there",
+		"nl\n", "\x00", "\x7f", "é", "\u2028", "\xff", "~}{|", "k8s.io/name-1_2"} {
+		want, err := json.Marshal(s)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(jsonString(s)), "%q", s)
+	}
+	e := &kubeEncoder{}
+	for _, f := range []float64{0, math.Copysign(0, -1), 1, -1, 3, 1e20, -1e20, 1e21, 123456789012345678, 0.5, -2.25,
+		1e-7, 1e300, math.MaxInt64, math.SmallestNonzeroFloat64, 4294967296} {
+		want, err := json.Marshal(f)
+		require.NoError(t, err)
+		got, err := e.number(f)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got.raw), "%v", f)
+	}
 }
