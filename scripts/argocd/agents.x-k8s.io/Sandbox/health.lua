@@ -788,8 +788,6 @@ Q[8] = function(v, out)
 end
 
 local function W(v) if v == nil then return NULL end return v end
-local function U(v) if v == NULL then return nil end return v end
-local function tname(v) if v == nil then return "null" end return JX.kind(v) end
 local function run(acc, v, what)
   local out = {}
   local ok, e = pcall(acc, v, out)
@@ -798,39 +796,15 @@ local function run(acc, v, what)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
 end
-local function zip(outs, ids, what)
-  if #outs ~= #ids then error(what .. " yields " .. #outs .. " value(s) for " .. #ids .. " id(s)") end
-  return outs
+local function conditionField(c, name, ty)
+  if name == "" then return nil end
+  local v = c[name]
+  if v == NULL then v = nil end
+  if v ~= nil and type(v) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
+  return v
 end
-function instanceIDs(outs, comp)
-  local ids, seen = {}, {}
-  for i, v in ipairs(outs) do
-    local id
-    if type(v) == "string" and v ~= "" then id = v
-    elseif type(v) == "number" then id = J.tostring(v)
-    else error("component " .. comp .. ": instanceIdPath output " .. i .. ": not a non-empty string or a number") end
-    if seen[id] then error("component " .. comp .. ": instanceIdPath yields duplicate id " .. id) end
-    seen[id] = true
-    ids[#ids+1] = id
-  end
-  return ids
-end
-function scaleValue(v, what)
-  if v == nil or v == NULL then return nil end
-  local n = v
-  if type(v) == "string" and string.match(v, "^[+-]?%d+$") then n = tonumber(v) end
-  if type(n) ~= "number" or n ~= math.floor(n) or n < 0 or n > 2147483647 then error(what .. ": " .. tostring(U(v)) .. " (" .. tname(U(v)) .. ") is not a replica count") end
-  return n
-end
-function conditionsOf(outs, typeField, statusField, reasonField, messageField)
+local function conditionsOf(outs, typeField, statusField, reasonField, messageField)
   local conds = {}
-  local function field(c, name, ty)
-    if name == "" then return nil end
-    local v = c[name]
-    if v == NULL then v = nil end
-    if v ~= nil and type(v) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
-    return v
-  end
   for _, arr in ipairs(outs) do
     if arr ~= NULL then
       if type(arr) ~= "table" or (next(arr) ~= nil and arr[1] == nil) then error("conditionsDefinition.path: not an array of objects or null") end
@@ -838,8 +812,8 @@ function conditionsOf(outs, typeField, statusField, reasonField, messageField)
         if JX.kind(c) ~= "object" then error("conditionsDefinition.path: an entry is not an object") end
         local ty = c[typeField]
         if type(ty) == "string" and ty ~= "" then
-          local st, rs = field(c, statusField, ty), field(c, reasonField, ty)
-          field(c, messageField, ty)
+          local st, rs = conditionField(c, statusField, ty), conditionField(c, reasonField, ty)
+          conditionField(c, messageField, ty)
           conds[ty] = {status = st, reason = rs}
         end
       end
@@ -847,21 +821,17 @@ function conditionsOf(outs, typeField, statusField, reasonField, messageField)
   end
   return conds
 end
-function condition(conds, ty, status, reason)
+local function condition(conds, ty, status, reason)
   local c = conds[ty]
   if c == nil then return false end
   if status ~= "" and c.status ~= status then return false end
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-function expression(outs, expected)
+local function expression(outs, expected)
   if #outs == 0 then return false end
   return J.tostring(outs[1]) == expected
 end
-function depKey(d)
-  return (d.apiVersion or "") .. "\1" .. (d.kind or "") .. "\1" .. (d.namespace or "") .. "\1" .. (d.name or "")
-end
-
 local E = {}
 E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[0].byExpression.expression") end
@@ -922,8 +892,6 @@ function statusOf(obj)
   end
   return matched[1] or "Undefined"
 end
-
-RANK = {Failed = 0, Completed = 1, Resuming = 2, Suspending = 3, Suspended = 4, Degraded = 5, Running = 6, Initializing = 7, Undefined = 8}
 
 -- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
 local ARGO = {Completed = "Healthy", Degraded = "Degraded", Failed = "Degraded", Initializing = "Progressing", Resuming = "Progressing", Running = "Progressing", Suspended = "Suspended", Suspending = "Progressing"}
