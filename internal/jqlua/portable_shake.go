@@ -103,8 +103,9 @@ func ShakePortable(code string) string {
 
 // coldNames are the runtime's error and encoding machinery: what an error
 // message (gojq's typeErrorPreview), an encoding (tojson, tostring of a
-// number) or the slow paths of indexing (string indexing, slices) need,
-// and a health script on the happy path never runs. A chunk builds the
+// number), the slow paths of indexing (string indexing, slices) and of
+// comparison (values of two types, objects) need, and a health script on
+// the happy path never runs. A chunk builds the
 // closures of its runtime on every run, so ShakePortable moves the kept
 // ones into a function, warm, that defines them on first need: each name
 // the rest of the runtime calls is a stub that runs warm, which replaces
@@ -115,7 +116,8 @@ var coldNames = map[string]bool{
 	"formatFloat": true, "formatNumber": true, "ESCAPES": true, "HEX": true, "quote": true, "put": true,
 	"encode": true, "tojson": true, "preview": true, "typeName": true, "tep": true, "binopError": true,
 	"func0Error": true, "func1Error": true, "indexString": true, "indices": true, "sliceBounds": true,
-	"slice": true, "index": true,
+	"slice": true, "index": true, "intLike": true, "trunc": true, "clampIndex": true, "runeSize": true,
+	"sortedKeys": true, "order": true, "ORDER": true,
 }
 
 // coldParts marks the kept parts that warm defines: those that define

@@ -23,7 +23,7 @@
 -- therefore keeps every variable a closure writes in a table.
 local J, JX = (function()
   -- Built on first need (warm), see jqlua.ShakePortable.
-  local runeStarts, lastRuneSize, REPLACEMENT, zeros, decimal, formatFloat, formatNumber, ESCAPES, HEX, quote, put, encode, tojson, preview, tep, binopError, func0Error, indexString, indices, sliceBounds, slice, index
+  local runeSize, runeStarts, lastRuneSize, REPLACEMENT, intLike, trunc, clampIndex, zeros, decimal, formatFloat, formatNumber, sortedKeys, ESCAPES, HEX, quote, put, encode, tojson, preview, tep, binopError, func0Error, ORDER, order, indexString, indices, sliceBounds, slice, index
   local J, JX = {}, {}
   local NULL, KIND, ERR = {}, {}, {}
   local ARRAY, OBJECT = "array", "object"
@@ -74,29 +74,6 @@ local J, JX = (function()
     error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
   end
 
-  -- UTF-8, as Go's unicode/utf8 reads it: an invalid byte is a rune of one
-  -- byte.
-  local function runeSize(s, i)
-    local c = sbyte(s, i)
-    if c < 0x80 then return 1, true end
-    local n, lo, hi
-    if c >= 0xC2 and c <= 0xDF then n, lo, hi = 2, 0x80, 0xBF
-    elseif c == 0xE0 then n, lo, hi = 3, 0xA0, 0xBF
-    elseif c >= 0xE1 and c <= 0xEC or c == 0xEE or c == 0xEF then n, lo, hi = 3, 0x80, 0xBF
-    elseif c == 0xED then n, lo, hi = 3, 0x80, 0x9F
-    elseif c == 0xF0 then n, lo, hi = 4, 0x90, 0xBF
-    elseif c >= 0xF1 and c <= 0xF3 then n, lo, hi = 4, 0x80, 0xBF
-    elseif c == 0xF4 then n, lo, hi = 4, 0x80, 0x8F
-    else return 1, false end
-    local c1 = sbyte(s, i + 1)
-    if c1 == nil or c1 < lo or c1 > hi then return 1, false end
-    for j = i + 2, i + n - 1 do
-      local cj = sbyte(s, j)
-      if cj == nil or cj < 0x80 or cj > 0xBF then return 1, false end
-    end
-    return n, true
-  end
-
   local function runeCount(s)
     local count, i, n = 0, 1, #s
     while i <= n do
@@ -105,48 +82,7 @@ local J, JX = (function()
     end
     return count
   end
-
-  -- Numbers. A number is a gojq int exactly when it is int-like: integral,
-  -- within ±2^53 and not -0 (see doc.go).
-  local function intLike(f)
-    return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
-  end
-
-  -- trunc is gojq's floatToInt: truncation, clamped to the int range.
-  local function trunc(x)
-    if x >= -TWO63 and x < TWO63 then
-      if x >= 0 then return floor(x) end
-      return -floor(-x)
-    end
-    if x > 0 then return TWO63 end
-    return -TWO63
-  end
-
-  local function clampIndex(i, lo, hi)
-    if i < 0 then i = i + hi end
-    if i < lo then return lo elseif i < hi then return i end
-    return hi
-  end
-
-  local function sortedKeys(t)
-    local ks = {}
-    for k in pairs(t) do ks[#ks + 1] = k end
-    sort(ks)
-    return ks
-  end
-
-  -- compare is gojq.Compare: jq's order within a type and null < false <
-  -- true < numbers < strings < arrays < objects across types.
-  local ORDER = {null = 0, number = 3, string = 4, array = 5, object = 6}
   local compare
-
-  local function order(v, k)
-    if k == "boolean" then
-      if v then return 2 end
-      return 1
-    end
-    return ORDER[k]
-  end
 
   compare = function(a, b)
     -- Two numbers or two strings, the common case, decided first (as
@@ -333,6 +269,29 @@ local J, JX = (function()
   -- names the rest of the runtime calls are stubs that run it first.
   local function warm()
 
+    -- UTF-8, as Go's unicode/utf8 reads it: an invalid byte is a rune of one
+    -- byte.
+    function runeSize(s, i)
+      local c = sbyte(s, i)
+      if c < 0x80 then return 1, true end
+      local n, lo, hi
+      if c >= 0xC2 and c <= 0xDF then n, lo, hi = 2, 0x80, 0xBF
+      elseif c == 0xE0 then n, lo, hi = 3, 0xA0, 0xBF
+      elseif c >= 0xE1 and c <= 0xEC or c == 0xEE or c == 0xEF then n, lo, hi = 3, 0x80, 0xBF
+      elseif c == 0xED then n, lo, hi = 3, 0x80, 0x9F
+      elseif c == 0xF0 then n, lo, hi = 4, 0x90, 0xBF
+      elseif c >= 0xF1 and c <= 0xF3 then n, lo, hi = 4, 0x80, 0xBF
+      elseif c == 0xF4 then n, lo, hi = 4, 0x80, 0x8F
+      else return 1, false end
+      local c1 = sbyte(s, i + 1)
+      if c1 == nil or c1 < lo or c1 > hi then return 1, false end
+      for j = i + 2, i + n - 1 do
+        local cj = sbyte(s, j)
+        if cj == nil or cj < 0x80 or cj > 0xBF then return 1, false end
+      end
+      return n, true
+    end
+
     -- runeStarts returns the byte position of each rune of s, and #s + 1.
     function runeStarts(s)
       local starts, i, n = {}, 1, #s
@@ -363,6 +322,28 @@ local J, JX = (function()
     end
 
     REPLACEMENT = "\239\191\189"
+
+    -- Numbers. A number is a gojq int exactly when it is int-like: integral,
+    -- within ±2^53 and not -0 (see doc.go).
+    function intLike(f)
+      return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
+    end
+
+    -- trunc is gojq's floatToInt: truncation, clamped to the int range.
+    function trunc(x)
+      if x >= -TWO63 and x < TWO63 then
+        if x >= 0 then return floor(x) end
+        return -floor(-x)
+      end
+      if x > 0 then return TWO63 end
+      return -TWO63
+    end
+
+    function clampIndex(i, lo, hi)
+      if i < 0 then i = i + hi end
+      if i < lo then return lo elseif i < hi then return i end
+      return hi
+    end
 
     function zeros(n)
       local t = {}
@@ -423,6 +404,13 @@ local J, JX = (function()
     function formatNumber(f)
       if intLike(f) then return sformat("%d", f) end
       return formatFloat(f)
+    end
+
+    function sortedKeys(t)
+      local ks = {}
+      for k in pairs(t) do ks[#ks + 1] = k end
+      sort(ks)
+      return ks
     end
 
     -- JSON, as gojq's encoder writes it.
@@ -533,6 +521,18 @@ local J, JX = (function()
       raise(name .. " cannot be applied to: " .. tep(v))
     end
 
+    -- compare is gojq.Compare: jq's order within a type and null < false <
+    -- true < numbers < strings < arrays < objects across types.
+    ORDER = {null = 0, number = 3, string = 4, array = 5, object = 6}
+
+    function order(v, k)
+      if k == "boolean" then
+        if v then return 2 end
+        return 1
+      end
+      return ORDER[k]
+    end
+
     -- Indexing.
     function indexString(s, i)
       local starts = runeStarts(s)
@@ -628,10 +628,13 @@ local J, JX = (function()
       return nil, "expected a string for object key but got: " .. tep(k)
     end
   end
+  function runeSize(...) warm() return runeSize(...) end
+  function sortedKeys(...) warm() return sortedKeys(...) end
   function tojson(...) warm() return tojson(...) end
   function tep(...) warm() return tep(...) end
   function binopError(...) warm() return binopError(...) end
   function func0Error(...) warm() return func0Error(...) end
+  function order(...) warm() return order(...) end
   function index(...) warm() return index(...) end
 
 
@@ -817,7 +820,16 @@ function statusOf(obj)
 end
 
 -- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
-local ARGO = {Completed = "Healthy", Degraded = "Degraded", Failed = "Degraded", Initializing = "Progressing", Resuming = "Progressing", Running = "Progressing", Suspended = "Suspended", Suspending = "Progressing"}
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Progressing"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
+end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
@@ -838,7 +850,6 @@ local function message(obj)
   return last
 end
 
-local word = ARGO[statusOf(obj)]
 if word == nil then
   return nil
 end
