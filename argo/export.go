@@ -150,14 +150,18 @@ func healthLua(e *luaexport.Exporter) (string, error) {
 	if IsBatch(k) {
 		kindWord = "batch"
 	}
-	fmt.Fprintf(&b, "-- karta's generic status to Argo CD's health (a %s kind); Undefined has none.\nlocal ARGO = {", kindWord)
+	// A chain of comparisons rather than a table: a table with string
+	// keys costs gopher-lua a hash map and a key list on every run.
+	fmt.Fprintf(&b, "-- karta's generic status to Argo CD's health (a %s kind); Undefined has none.\n", kindWord)
+	b.WriteString("local status, word = statusOf(obj), nil\n")
 	for i, s := range statuses {
-		if i > 0 {
-			b.WriteString(", ")
+		kw := "elseif"
+		if i == 0 {
+			kw = "if"
 		}
-		fmt.Fprintf(&b, "%s = %s", s, jqlua.LuaString(words[karta.Status(s)]))
+		fmt.Fprintf(&b, "%s status == %s then word = %s\n", kw, jqlua.LuaString(s), jqlua.LuaString(words[karta.Status(s)]))
 	}
-	b.WriteString("}\n\n")
+	b.WriteString("end\n\n")
 	b.WriteString("-- The message: the last condition with status True and a message, else the last\n-- condition with a message.\nlocal function message(obj)\n")
 	if conds == "" {
 		b.WriteString("  return \"\"\nend\n\n")
@@ -180,8 +184,7 @@ end
 
 `, conds, jqlua.LuaString(cd.TypeFieldName), jqlua.LuaString(cd.MessageFieldName), jqlua.LuaString(cd.StatusFieldName))
 	}
-	b.WriteString(`local word = ARGO[statusOf(obj)]
-if word == nil then
+	b.WriteString(`if word == nil then
   return nil
 end
 return {status = word, message = message(obj)}

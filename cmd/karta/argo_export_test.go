@@ -153,7 +153,7 @@ func TestArgoExportCommand(t *testing.T) {
 	}
 	require.NoError(t, yaml.Unmarshal([]byte(stdout), &cm))
 	assert.Equal(t, "ConfigMap", cm.Kind)
-	assert.Contains(t, cm.Data["resource.customizations.health.jobset.x-k8s.io_JobSet"], "local word = ARGO[statusOf(obj)]")
+	assert.Contains(t, cm.Data["resource.customizations.health.jobset.x-k8s.io_JobSet"], "local status, word = statusOf(obj), nil")
 	assert.Equal(t, "true", cm.Data["resource.customizations.useOpenLibs.jobset.x-k8s.io_JobSet"])
 	var actions struct {
 		Discovery   string `json:"discovery.lua"`

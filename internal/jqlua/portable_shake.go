@@ -59,15 +59,113 @@ func ShakePortable(code string) string {
 			}
 		}
 	}
+	cold := coldParts(rt, kept)
 	var b strings.Builder
 	b.WriteString(rt.head)
+	var names []string
 	for i, p := range rt.parts {
-		if kept[i] {
+		if cold[i] {
+			names = append(names, p.defines...)
+		}
+	}
+	if len(names) > 0 {
+		b.WriteString("  -- Built on first need (warm), see jqlua.ShakePortable.\n")
+		b.WriteString("  local " + strings.Join(names, ", ") + "\n")
+	}
+	for i, p := range rt.parts {
+		if kept[i] && !cold[i] && !p.isReturn {
+			b.WriteString(p.text)
+		}
+	}
+	if len(names) > 0 {
+		b.WriteString("\n  -- warm builds the error and encoding machinery; until it runs, the\n")
+		b.WriteString("  -- names the rest of the runtime calls are stubs that run it first.\n")
+		b.WriteString("  local function warm()\n")
+		for i, p := range rt.parts {
+			if cold[i] {
+				b.WriteString(p.warmText)
+			}
+		}
+		b.WriteString("  end\n")
+		for _, n := range stubs(rt, kept, cold) {
+			fmt.Fprintf(&b, "  function %s(...) warm() return %s(...) end\n", n, n)
+		}
+		b.WriteString("\n")
+	}
+	for _, p := range rt.parts {
+		if p.isReturn {
 			b.WriteString(p.text)
 		}
 	}
 	b.WriteString(rt.tail)
 	return b.String()
+}
+
+// coldNames are the runtime's error and encoding machinery: what an error
+// message (gojq's typeErrorPreview), an encoding (tojson, tostring of a
+// number), the slow paths of indexing (string indexing, slices) and of
+// comparison (values of two types, objects) need, and a health script on
+// the happy path never runs. A chunk builds the
+// closures of its runtime on every run, so ShakePortable moves the kept
+// ones into a function, warm, that defines them on first need: each name
+// the rest of the runtime calls is a stub that runs warm, which replaces
+// every stub with its function, and calls it. A cold name the rest of the
+// runtime reads as a value (not a function) stays where it is.
+var coldNames = map[string]bool{
+	"runeStarts": true, "lastRuneSize": true, "REPLACEMENT": true, "zeros": true, "decimal": true,
+	"formatFloat": true, "formatNumber": true, "ESCAPES": true, "HEX": true, "quote": true, "put": true,
+	"encode": true, "tojson": true, "preview": true, "typeName": true, "tep": true, "binopError": true,
+	"func0Error": true, "func1Error": true, "indexString": true, "indices": true, "sliceBounds": true,
+	"slice": true, "index": true, "intLike": true, "trunc": true, "clampIndex": true, "runeSize": true,
+	"sortedKeys": true, "order": true, "ORDER": true,
+}
+
+// coldParts marks the kept parts that warm defines: those that define
+// cold names, less those whose name a part outside warm reads other than
+// by calling a stub (a value, not a function, or a name read while the
+// runtime is built, such as J.tojson = tojson), repeatedly.
+func coldParts(rt *portableRuntime, kept []bool) []bool {
+	cold := make([]bool, len(rt.parts))
+	for i, p := range rt.parts {
+		cold[i] = kept[i] && p.warmText != "" && coldNames[p.defines[0]]
+	}
+	for changed := true; changed; {
+		changed = false
+		hotRefs, buildRefs := map[string]bool{}, map[string]bool{}
+		for i, p := range rt.parts {
+			if kept[i] && !cold[i] {
+				for _, r := range p.refs {
+					hotRefs[r] = true
+					buildRefs[r] = buildRefs[r] || !p.deferred
+				}
+			}
+		}
+		for i, p := range rt.parts {
+			if cold[i] && (!p.function || buildRefs[p.defines[0]]) && hotRefs[p.defines[0]] {
+				cold[i], changed = false, true
+			}
+		}
+	}
+	return cold
+}
+
+// stubs are the cold functions the rest of the runtime names.
+func stubs(rt *portableRuntime, kept, cold []bool) []string {
+	hotRefs := map[string]bool{}
+	for i, p := range rt.parts {
+		if kept[i] && !cold[i] {
+			for _, r := range p.refs {
+				hotRefs[r] = true
+			}
+		}
+	}
+	var out []string
+	for i, p := range rt.parts {
+		if cold[i] && hotRefs[p.defines[0]] {
+			out = append(out, p.defines[0])
+		}
+	}
+	return out
 }
 
 // portablePart is a top-level statement of the runtime's body with the
@@ -76,6 +174,17 @@ type portablePart struct {
 	text    string
 	defines []string // locals, and J.name and JX.name fields
 	refs    []string
+	// warmText is text as a statement of warm, for a part that defines
+	// one local with a value: the assignment of the local declared before
+	// (its "local " dropped); "" for any other part.
+	warmText string
+	// function: the value is a function.
+	function bool
+	// isReturn: the body's final return statement.
+	isReturn bool
+	// deferred: the part only defines functions, so the names it mentions
+	// are read when they run, not when the runtime is built.
+	deferred bool
 }
 
 type portableRuntime struct {
@@ -145,9 +254,60 @@ func splitPortable(src string) (*portableRuntime, error) {
 			stop = starts[i+1]
 		}
 		text := strings.Join(lines[starts[i]:stop], "")
-		rt.parts = append(rt.parts, portablePart{text: text, defines: defines(st), refs: references(text)})
+		part := portablePart{text: text, defines: defines(st), refs: references(text)}
+		_, part.isReturn = st.(*ast.ReturnStmt)
+		part.deferred = definesFunctions(st)
+		if la, ok := st.(*ast.LocalAssignStmt); ok && len(la.Names) == 1 && len(la.Exprs) == 1 {
+			_, part.function = la.Exprs[0].(*ast.FunctionExpr)
+			part.warmText = warmText(text)
+		}
+		rt.parts = append(rt.parts, part)
 	}
 	return rt, nil
+}
+
+// definesFunctions reports a statement that assigns functions only.
+func definesFunctions(st ast.Stmt) bool {
+	var exprs []ast.Expr
+	switch s := st.(type) {
+	case *ast.FuncDefStmt:
+		return true
+	case *ast.LocalAssignStmt:
+		exprs = s.Exprs
+	case *ast.AssignStmt:
+		exprs = s.Rhs
+	}
+	for _, e := range exprs {
+		if _, ok := e.(*ast.FunctionExpr); !ok {
+			return false
+		}
+	}
+	return len(exprs) > 0
+}
+
+// warmText is a part's text with "local " dropped from its statement's
+// first line, indented for warm's body; "" when it does not begin so.
+func warmText(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if commentOrBlank(l) {
+			continue
+		}
+		rest, ok := strings.CutPrefix(l, "  local ")
+		if !ok {
+			return ""
+		}
+		lines[i] = "  " + rest
+		break
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			b.WriteString("  ")
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 func commentOrBlank(line string) bool {

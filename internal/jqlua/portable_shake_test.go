@@ -112,7 +112,39 @@ func TestShakePortableShrinks(t *testing.T) {
 		assert.Contains(t, few, want)
 	}
 	assert.NotContains(t, few, "function J.splits(")
+	// The encoder and the error previews are built on first need: warm
+	// defines them, and index's slow path calls a stub that runs it.
+	_, afterWarm, ok := strings.Cut(few, "local function warm()")
+	require.True(t, ok, "the cold parts are inside warm")
+	for _, want := range []string{"function tep(v)", "function encode(v, b)", "function index(v, k)"} {
+		assert.Contains(t, afterWarm, want)
+	}
+	assert.Contains(t, few, "function index(...) warm() return index(...) end")
+	assert.NotContains(t, few, "local function tep(")
 	none := ShakePortable("")
 	assert.Contains(t, none, "local J, JX = {}, {}")
 	assert.Contains(t, none, "return J, JX")
+}
+
+// TestShakePortableWarmsOnFirstNeed: a chunk whose error machinery is
+// built on first need raises gojq's message on its first error and on the
+// next ones, and reads values the same before and after.
+func TestShakePortableWarmsOnFirstNeed(t *testing.T) {
+	src := ShakePortable("J.index J.null J.tostring J.array J.object JX.message\n") + `
+local a = J.index({status = {x = 1}}, "status")
+local ok1, e1 = pcall(J.index, 5, "status")
+local ok2, e2 = pcall(J.index, true, "x")
+local s = J.tostring(J.array())
+return a.x, ok1, JX.message(e1), ok2, JX.message(e2), J.index(a, "x"), s
+`
+	L := luaapi.NewState(luaapi.SandboxOptions{})
+	defer L.Close()
+	proto, err := luaapi.Compile("warm", src)
+	require.NoError(t, err)
+	res, err := luaapi.CallProtected(context.Background(), L, time.Second, luaapi.Instantiate(L, proto, luaapi.NewEnv(L)), 7)
+	require.NoError(t, err)
+	assert.Equal(t, []lua.LValue{
+		lua.LNumber(1), lua.LFalse, lua.LString("expected an object but got: number (5)"),
+		lua.LFalse, lua.LString("expected an object but got: boolean (true)"), lua.LNumber(1), lua.LString("[]"),
+	}, res)
 }

@@ -2,12 +2,14 @@ package luaexport
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/internal/third_party/gojq"
+	"github.com/kartalua/karta/karta"
 )
 
 // FieldChain returns the fields of an expression that is a chain of
@@ -57,14 +59,18 @@ func Escape(s string) string {
 	return strings.NewReplacer("\n", " ", "\r", " ").Replace(q[1 : len(q)-1])
 }
 
-// prelude is the helpers of exported hooks, after the jq runtime (J, JX,
-// NULL) and the accessors (Q). JSON null is NULL inside output lists;
+// helpers are the helpers of exported hooks, after the jq runtime (J, JX,
+// NULL) and the accessors (Q), in the order a chunk defines them (a helper
+// names only those before it). JSON null is NULL inside output lists;
 // values handed to Karmada's kube functions go through JX.plain, which
-// leaves nulls out as Karmada's own decoding does.
-const prelude = `local function W(v) if v == nil then return NULL end return v end
-local function U(v) if v == NULL then return nil end return v end
-local function tname(v) if v == nil then return "null" end return JX.kind(v) end
-local function run(acc, v, what)
+// leaves nulls out as Karmada's own decoding does. A chunk carries those
+// its body names, and what they name in turn (shakeHelpers): each is a
+// closure or a table built on every run of the chunk.
+var helpers = []struct{ name, text string }{
+	{"W", "local function W(v) if v == nil then return NULL end return v end\n"},
+	{"U", "local function U(v) if v == NULL then return nil end return v end\n"},
+	{"tname", "local function tname(v) if v == nil then return \"null\" end return JX.kind(v) end\n"},
+	{"run", `local function run(acc, v, what)
   local out = {}
   local ok, e = pcall(acc, v, out)
   if ok then return out end
@@ -72,11 +78,13 @@ local function run(acc, v, what)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
 end
-local function zip(outs, ids, what)
+`},
+	{"zip", `local function zip(outs, ids, what)
   if #outs ~= #ids then error(what .. " yields " .. #outs .. " value(s) for " .. #ids .. " id(s)") end
   return outs
 end
-function instanceIDs(outs, comp)
+`},
+	{"instanceIDs", `local function instanceIDs(outs, comp)
   local ids, seen = {}, {}
   for i, v in ipairs(outs) do
     local id
@@ -89,22 +97,25 @@ function instanceIDs(outs, comp)
   end
   return ids
 end
-function scaleValue(v, what)
+`},
+	{"scaleValue", `local function scaleValue(v, what)
   if v == nil or v == NULL then return nil end
   local n = v
   if type(v) == "string" and string.match(v, "^[+-]?%d+$") then n = tonumber(v) end
   if type(n) ~= "number" or n ~= math.floor(n) or n < 0 or n > 2147483647 then error(what .. ": " .. tostring(U(v)) .. " (" .. tname(U(v)) .. ") is not a replica count") end
   return n
 end
-function conditionsOf(outs, typeField, statusField, reasonField, messageField)
+`},
+	{"conditionField", `local function conditionField(c, name, ty)
+  if name == "" then return nil end
+  local v = c[name]
+  if v == NULL then v = nil end
+  if v ~= nil and type(v) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
+  return v
+end
+`},
+	{"conditionsOf", `local function conditionsOf(outs, typeField, statusField, reasonField, messageField)
   local conds = {}
-  local function field(c, name, ty)
-    if name == "" then return nil end
-    local v = c[name]
-    if v == NULL then v = nil end
-    if v ~= nil and type(v) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
-    return v
-  end
   for _, arr in ipairs(outs) do
     if arr ~= NULL then
       if type(arr) ~= "table" or (next(arr) ~= nil and arr[1] == nil) then error("conditionsDefinition.path: not an array of objects or null") end
@@ -112,8 +123,8 @@ function conditionsOf(outs, typeField, statusField, reasonField, messageField)
         if JX.kind(c) ~= "object" then error("conditionsDefinition.path: an entry is not an object") end
         local ty = c[typeField]
         if type(ty) == "string" and ty ~= "" then
-          local st, rs = field(c, statusField, ty), field(c, reasonField, ty)
-          field(c, messageField, ty)
+          local st, rs = conditionField(c, statusField, ty), conditionField(c, reasonField, ty)
+          conditionField(c, messageField, ty)
           conds[ty] = {status = st, reason = rs}
         end
       end
@@ -121,22 +132,67 @@ function conditionsOf(outs, typeField, statusField, reasonField, messageField)
   end
   return conds
 end
-function condition(conds, ty, status, reason)
+`},
+	{"condition", `local function condition(conds, ty, status, reason)
   local c = conds[ty]
   if c == nil then return false end
   if status ~= "" and c.status ~= status then return false end
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-function expression(outs, expected)
+`},
+	{"expression", `local function expression(outs, expected)
   if #outs == 0 then return false end
   return J.tostring(outs[1]) == expected
 end
-function depKey(d)
+`},
+	{"depKey", `local function depKey(d)
   return (d.apiVersion or "") .. "\1" .. (d.kind or "") .. "\1" .. (d.namespace or "") .. "\1" .. (d.name or "")
 end
+`},
+	{"RANK", rankTable()},
+}
 
-`
+// rankTable is RANK, each status's place in InterpretStatus's precedence.
+func rankTable() string {
+	var b strings.Builder
+	b.WriteString("local RANK = {")
+	for i, s := range karta.StatusPrecedence {
+		fmt.Fprintf(&b, "%s = %d, ", s, i)
+	}
+	fmt.Fprintf(&b, "%s = %d}\n", karta.StatusUndefined, len(karta.StatusPrecedence))
+	return b.String()
+}
+
+var luaName = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// shakeHelpers returns the helpers that code names, and those they name,
+// in their order. Names are found in the text as words, strings and
+// comments included: it may keep a helper it does not need, never less.
+func shakeHelpers(code string) string {
+	needed := map[string]bool{}
+	for _, n := range luaName.FindAllString(code, -1) {
+		needed[n] = true
+	}
+	kept := make([]bool, len(helpers))
+	for i := len(helpers) - 1; i >= 0; i-- {
+		if !needed[helpers[i].name] {
+			continue
+		}
+		kept[i] = true
+		// A helper names only those before it.
+		for _, n := range luaName.FindAllString(helpers[i].text, -1) {
+			needed[n] = true
+		}
+	}
+	var b strings.Builder
+	for i, h := range helpers {
+		if kept[i] {
+			b.WriteString(h.text)
+		}
+	}
+	return b.String()
+}
 
 // Literal writes a JSON value as a Lua expression (objects and arrays
 // as table constructors; null as nil).

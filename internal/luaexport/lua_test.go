@@ -1,6 +1,8 @@
 package luaexport
 
 import (
+	"strings"
+
 	"encoding/json"
 	"testing"
 
@@ -56,4 +58,34 @@ func TestLiteral(t *testing.T) {
 	}
 	_, err := Literal(struct{}{})
 	assert.Error(t, err)
+}
+
+// TestShakeHelpers: a chunk carries the helpers its body names and those
+// they name, in their order, and nothing else.
+func TestShakeHelpers(t *testing.T) {
+	defined := func(code string) []string {
+		var out []string
+		for _, line := range strings.Split(shakeHelpers(code), "\n") {
+			if name, ok := strings.CutPrefix(line, "local function "); ok {
+				out = append(out, name[:strings.Index(name, "(")])
+			} else if name, ok := strings.CutPrefix(line, "local "); ok {
+				out = append(out, name[:strings.Index(name, " ")])
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"health", "conds = conditionsOf(E[1]({W(obj)}), \"type\")\nif expression(E[2]({W(obj)}), \"true\") then end\nE[1] = function(ins) return run(Q[1], ins[1], \"x\") end\n",
+			[]string{"W", "run", "conditionField", "conditionsOf", "expression"}},
+		{"replicas and ranks", "local n = scaleValue(r[1], \"x\")\nlocal r = RANK[statusOf(member)]\n",
+			[]string{"U", "tname", "scaleValue", "RANK"}},
+		{"nothing", "return nil\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, defined(tc.body))
+		})
+	}
 }

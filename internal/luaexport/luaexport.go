@@ -73,22 +73,24 @@ func (e *Exporter) W(format string, args ...any) { fmt.Fprintf(&e.b, format, arg
 // Chunk assembles the chunk: header (comment lines), the portable jq
 // runtime (only what the rest of the chunk uses: jqlua.ShakePortable), the
 // accessors, imports (what the target's own modules the body
-// needs, such as Karmada's kube), the helpers, the expressions E, then the
-// body written with W.
+// needs, such as Karmada's kube), the helpers the rest names (shakeHelpers),
+// the expressions E, then the body written with W.
 func (e *Exporter) Chunk(header, imports string) string {
+	var body strings.Builder
+	body.WriteString("local E = {}\n")
+	for i, x := range e.exprs {
+		fmt.Fprintf(&body, "E[%d] = function(ins) return run(%s, ins[1], %s) end\n", i+1, x.ref, jqlua.LuaString(x.field))
+	}
+	body.WriteString("\n")
+	body.WriteString(e.b.String())
 	var rest strings.Builder
 	rest.WriteString(strings.TrimPrefix(jqlua.PortablePrelude, jqlua.PortableRuntime))
 	rest.WriteString("\n")
 	rest.WriteString(e.u.Lua())
 	rest.WriteString("\n")
 	rest.WriteString(imports)
-	rest.WriteString(prelude)
-	rest.WriteString("local E = {}\n")
-	for i, x := range e.exprs {
-		fmt.Fprintf(&rest, "E[%d] = function(ins) return run(%s, ins[1], %s) end\n", i+1, x.ref, jqlua.LuaString(x.field))
-	}
-	rest.WriteString("\n")
-	rest.WriteString(e.b.String())
+	rest.WriteString(shakeHelpers(body.String()))
+	rest.WriteString(body.String())
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteString("-- The jq runtime (the parts of jqlua's portable runtime this chunk uses), then the\n")

@@ -9,8 +9,9 @@ import (
 )
 
 // Status emits statusOf(obj), the Karta's generic status (InterpretStatus's
-// rule: the mapped statuses in precedence order, the first that holds), and
-// RANK, each status's place in that precedence.
+// rule: the mapped statuses in precedence order, the first that holds). A
+// body that names RANK, each status's place in that precedence, gets it
+// with the helpers (shakeHelpers).
 func (e *Exporter) Status() error {
 	sd := e.In.Karta().Spec.StructureDefinition.RootComponent.StatusDefinition
 	e.W("function statusOf(obj)\n  local phase = nil\n")
@@ -72,10 +73,6 @@ func (e *Exporter) Status() error {
 		}
 		e.W("    if hold then matched[#matched+1] = %s end\n  end\n", jqlua.LuaString(string(m.Status)))
 	}
-	e.W("  return matched[1] or \"Undefined\"\nend\n\nRANK = {")
-	for i, s := range karta.StatusPrecedence {
-		e.W("%s = %d, ", s, i)
-	}
-	e.W("%s = %d}\n\n", karta.StatusUndefined, len(karta.StatusPrecedence))
+	e.W("  return matched[1] or \"Undefined\"\nend\n\n")
 	return nil
 }

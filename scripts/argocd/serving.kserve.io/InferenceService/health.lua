@@ -22,6 +22,8 @@
 -- upvalues when no error handler is set (issue #448): generated code
 -- therefore keeps every variable a closure writes in a table.
 local J, JX = (function()
+  -- Built on first need (warm), see jqlua.ShakePortable.
+  local runeSize, runeStarts, lastRuneSize, REPLACEMENT, intLike, trunc, clampIndex, zeros, decimal, formatFloat, formatNumber, sortedKeys, ESCAPES, HEX, quote, put, encode, tojson, preview, tep, func0Error, ORDER, order, indexString, indices, sliceBounds, slice, index
   local J, JX = {}, {}
   local NULL, KIND, ERR = {}, {}, {}
   local ARRAY, OBJECT = "array", "object"
@@ -71,40 +73,6 @@ local J, JX = (function()
     error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
   end
 
-  -- UTF-8, as Go's unicode/utf8 reads it: an invalid byte is a rune of one
-  -- byte.
-  local function runeSize(s, i)
-    local c = sbyte(s, i)
-    if c < 0x80 then return 1, true end
-    local n, lo, hi
-    if c >= 0xC2 and c <= 0xDF then n, lo, hi = 2, 0x80, 0xBF
-    elseif c == 0xE0 then n, lo, hi = 3, 0xA0, 0xBF
-    elseif c >= 0xE1 and c <= 0xEC or c == 0xEE or c == 0xEF then n, lo, hi = 3, 0x80, 0xBF
-    elseif c == 0xED then n, lo, hi = 3, 0x80, 0x9F
-    elseif c == 0xF0 then n, lo, hi = 4, 0x90, 0xBF
-    elseif c >= 0xF1 and c <= 0xF3 then n, lo, hi = 4, 0x80, 0xBF
-    elseif c == 0xF4 then n, lo, hi = 4, 0x80, 0x8F
-    else return 1, false end
-    local c1 = sbyte(s, i + 1)
-    if c1 == nil or c1 < lo or c1 > hi then return 1, false end
-    for j = i + 2, i + n - 1 do
-      local cj = sbyte(s, j)
-      if cj == nil or cj < 0x80 or cj > 0xBF then return 1, false end
-    end
-    return n, true
-  end
-
-  -- runeStarts returns the byte position of each rune of s, and #s + 1.
-  local function runeStarts(s)
-    local starts, i, n = {}, 1, #s
-    while i <= n do
-      starts[#starts + 1] = i
-      i = i + runeSize(s, i)
-    end
-    starts[#starts + 1] = n + 1
-    return starts
-  end
-
   local function runeCount(s)
     local count, i, n = 0, 1, #s
     while i <= n do
@@ -113,233 +81,7 @@ local J, JX = (function()
     end
     return count
   end
-
-  -- lastRuneSize is Go's utf8.DecodeLastRuneInString size.
-  local function lastRuneSize(s)
-    local e = #s
-    if sbyte(s, e) < 0x80 then return 1 end
-    local lim = e - 3
-    if lim < 1 then lim = 1 end
-    local st = e - 1
-    while st >= lim do
-      local c = sbyte(s, st)
-      if c < 0x80 or c >= 0xC0 then break end
-      st = st - 1
-    end
-    if st < 1 then st = 1 end
-    local size = runeSize(s, st)
-    if st + size - 1 ~= e then return 1 end
-    return size
-  end
-
-  local REPLACEMENT = "\239\191\189"
-
-  -- Numbers. A number is a gojq int exactly when it is int-like: integral,
-  -- within ±2^53 and not -0 (see doc.go).
-  local function intLike(f)
-    return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
-  end
-
-  -- trunc is gojq's floatToInt: truncation, clamped to the int range.
-  local function trunc(x)
-    if x >= -TWO63 and x < TWO63 then
-      if x >= 0 then return floor(x) end
-      return -floor(-x)
-    end
-    if x > 0 then return TWO63 end
-    return -TWO63
-  end
-
-  local function clampIndex(i, lo, hi)
-    if i < 0 then i = i + hi end
-    if i < lo then return lo elseif i < hi then return i end
-    return hi
-  end
-
-  local function zeros(n)
-    local t = {}
-    for i = 1, n do t[i] = "0" end
-    return concat(t)
-  end
-
-  -- decimal reads a number text as Go's strconv.ParseFloat: gopher-lua's
-  -- tonumber wants a point before an exponent and no '+'.
-  local function decimal(s)
-    local neg = sbyte(s, 1) == 45
-    if neg or sbyte(s, 1) == 43 then s = ssub(s, 2) end
-    local m, e = smatch(s, "^([^eE]*)[eE](.*)$")
-    if m == nil then m, e = s, "0" end
-    if sbyte(e, 1) == 43 then e = ssub(e, 2) end
-    if not sfind(m, ".", 1, true) then m = m .. "." end
-    local n = tonumber(m .. "e" .. e)
-    if n == nil then
-      -- out of range: ±Inf, or 0 for a zero mantissa or a large negative exponent
-      if not sfind(m, "[1-9]") or sbyte(e, 1) == 45 then n = 0 else n = INF end
-    end
-    if neg then n = -n end
-    return n
-  end
-
-  -- formatFloat is gojq's encodeFloat64: the shortest digits that read back,
-  -- in 'f' notation, or 'e' notation below 1e-6 and from 1e21.
-  local function formatFloat(f)
-    if f ~= f then return "null" end
-    if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
-    local s
-    for p = 0, 16 do
-      s = sformat("%." .. p .. "e", f)
-      if decimal(s) == f then break end
-    end
-    local neg = sbyte(s, 1) == 45
-    if neg then s = ssub(s, 2) end
-    local m, e = smatch(s, "^([^e]*)e(.*)$")
-    local digits = ssub(m, 1, 1) .. ssub(m, 3)
-    local exp = tonumber(e)
-    local out
-    local ax = abs(f)
-    if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
-      out = ssub(digits, 1, 1)
-      if #digits > 1 then out = out .. "." .. ssub(digits, 2) end
-      if exp < 0 then out = out .. "e-" .. sformat("%d", -exp) else out = out .. "e+" .. sformat("%d", exp) end
-    elseif exp >= #digits - 1 then
-      out = digits .. zeros(exp - #digits + 1)
-    elseif exp >= 0 then
-      out = ssub(digits, 1, exp + 1) .. "." .. ssub(digits, exp + 2)
-    else
-      out = "0." .. zeros(-exp - 1) .. digits
-    end
-    if neg then out = "-" .. out end
-    return out
-  end
-
-  local function formatNumber(f)
-    if intLike(f) then return sformat("%d", f) end
-    return formatFloat(f)
-  end
-
-  local function sortedKeys(t)
-    local ks = {}
-    for k in pairs(t) do ks[#ks + 1] = k end
-    sort(ks)
-    return ks
-  end
-
-  -- JSON, as gojq's encoder writes it.
-  local ESCAPES = {[34] = '\\"', [92] = "\\\\", [8] = "\\b", [12] = "\\f", [10] = "\\n", [13] = "\\r", [9] = "\\t"}
-  local HEX = "0123456789abcdef"
-
-  local function quote(s)
-    local buf = {'"'}
-    local start, i, n = 1, 1, #s
-    while i <= n do
-      local b = sbyte(s, i)
-      if b < 0x80 then
-        if b >= 32 and b <= 126 and b ~= 34 and b ~= 92 then
-          i = i + 1
-        else
-          if start < i then buf[#buf + 1] = ssub(s, start, i - 1) end
-          local esc = ESCAPES[b]
-          if esc == nil then
-            local hi, lo = floor(b / 16) + 1, b % 16 + 1
-            esc = "\\u00" .. ssub(HEX, hi, hi) .. ssub(HEX, lo, lo)
-          end
-          buf[#buf + 1] = esc
-          i = i + 1
-          start = i
-        end
-      else
-        local size, ok = runeSize(s, i)
-        if ok then
-          i = i + size
-        else
-          if start < i then buf[#buf + 1] = ssub(s, start, i - 1) end
-          buf[#buf + 1] = "\\ufffd"
-          i = i + 1
-          start = i
-        end
-      end
-    end
-    if start <= n then buf[#buf + 1] = ssub(s, start, n) end
-    buf[#buf + 1] = '"'
-    return concat(buf)
-  end
-
-  -- put appends s to the buffer b and reports when b reached its limit.
-  local function put(b, s)
-    b[#b + 1] = s
-    b.n = b.n + #s
-    return b.limit ~= nil and b.n >= b.limit
-  end
-
-  -- encode writes v's JSON to b; true means b is full and writing stopped.
-  local function encode(v, b)
-    local k = kindOf(v)
-    if k == "null" then return put(b, "null")
-    elseif k == "boolean" then
-      if v then return put(b, "true") end
-      return put(b, "false")
-    elseif k == "number" then return put(b, formatNumber(v))
-    elseif k == "string" then return put(b, quote(v))
-    elseif k == ARRAY then
-      if put(b, "[") then return true end
-      for i = 1, #v do
-        if i > 1 and put(b, ",") then return true end
-        if encode(v[i], b) then return true end
-      end
-      return put(b, "]")
-    end
-    if put(b, "{") then return true end
-    for i, key in ipairs(sortedKeys(v)) do
-      if i > 1 and put(b, ",") then return true end
-      if put(b, quote(key)) or put(b, ":") or encode(v[key], b) then return true end
-    end
-    return put(b, "}")
-  end
-
-  local function tojson(v)
-    local b = {n = 0}
-    encode(v, b)
-    return concat(b)
-  end
-
-  -- preview is gojq's Preview: at most 30 bytes of JSON.
-  local function preview(v)
-    local b = {n = 0, limit = 32}
-    encode(v, b)
-    local s = concat(b)
-    if #s > 32 then s = ssub(s, 1, 32) end
-    if #s > 30 then
-      local k, trailing = kindOf(v), " ..."
-      if k == "string" then trailing = ' ..."' elseif k == ARRAY then trailing = " ...]" elseif k == OBJECT then trailing = " ...}" end
-      while #s > 30 - #trailing do s = ssub(s, 1, #s - lastRuneSize(s)) end
-      s = s .. trailing
-    end
-    return s
-  end
-
-  -- tep is gojq's typeErrorPreview: `number (1)`, or `null`.
-  local function tep(v)
-    local k = kindOf(v)
-    if k == "null" then return "null" end
-    return k .. " (" .. preview(v) .. ")"
-  end
-
-  local function func0Error(name, v)
-    raise(name .. " cannot be applied to: " .. tep(v))
-  end
-
-  -- compare is gojq.Compare: jq's order within a type and null < false <
-  -- true < numbers < strings < arrays < objects across types.
-  local ORDER = {null = 0, number = 3, string = 4, array = 5, object = 6}
   local compare
-
-  local function order(v, k)
-    if k == "boolean" then
-      if v then return 2 end
-      return 1
-    end
-    return ORDER[k]
-  end
 
   compare = function(a, b)
     -- Two numbers or two strings, the common case, decided first (as
@@ -400,101 +142,6 @@ local J, JX = (function()
       end
     end
     return 0
-  end
-
-  -- Indexing.
-  local function indexString(s, i)
-    local starts = runeStarts(s)
-    local l = #starts - 1
-    i = clampIndex(i, -1, l)
-    if i >= 0 and i < l then
-      local size, ok = runeSize(s, starts[i + 1])
-      if not ok then return REPLACEMENT end
-      return ssub(s, starts[i + 1], starts[i + 1] + size - 1)
-    end
-    return NULL
-  end
-
-  -- indices is gojq's indices of the subarray xs in vs.
-  local function indices(vs, xs)
-    local out, m = newArray(), #xs
-    if m == 0 then return out end
-    for i = 0, #vs - m do
-      local same = true
-      for j = 1, m do
-        if compare(vs[i + j], xs[j]) ~= 0 then same = false; break end
-      end
-      if same then out[#out + 1] = i end
-    end
-    return out
-  end
-
-  -- sliceBounds reads a slice's start (rounded down) and end (rounded up)
-  -- into [0, n]; err names a bound that is not a number.
-  local function sliceBounds(n, from, to)
-    local start, stop = 0, n
-    if from ~= NULL and from ~= nil then
-      if type(from) ~= "number" then return nil, nil, from end
-      start = clampIndex(trunc(floor(from)), 0, n)
-    end
-    if to ~= NULL and to ~= nil then
-      if type(to) ~= "number" then return nil, nil, to end
-      local e
-      if to > -1 and to < 0 or to ~= to then e = TWO63 else e = trunc(ceil(to)) end
-      stop = clampIndex(e, start, n)
-    end
-    return start, stop
-  end
-
-  -- slice returns v[from:to], or nil and gojq's message.
-  local function slice(v, from, to)
-    local k = kindOf(v)
-    if k == "null" then return NULL end
-    if arrayLike(v, k) then
-      local start, stop, bad = sliceBounds(#v, from, to)
-      if start == nil then return nil, "expected a number for indexing an array but got: " .. tep(bad) end
-      local out = newArray()
-      for i = start + 1, stop do out[#out + 1] = v[i] end
-      return out
-    elseif k == "string" then
-      local starts = runeStarts(v)
-      local start, stop, bad = sliceBounds(#starts - 1, from, to)
-      if start == nil then return nil, "expected a number for indexing a string but got: " .. tep(bad) end
-      return ssub(v, starts[start + 1], starts[stop + 1] - 1)
-    end
-    return nil, "expected an array but got: " .. tep(v)
-  end
-
-  -- index returns v[k] as gojq's _index, or nil and gojq's message.
-  local function index(v, k)
-    local kk, vk = kindOf(k), kindOf(v)
-    if kk == "string" then
-      if vk == "null" then return NULL end
-      if vk == OBJECT then return orNull(v[k]) end
-      return nil, "expected an object but got: " .. tep(v)
-    elseif kk == "number" then
-      if vk == "null" then return NULL end
-      if arrayLike(v, vk) then
-        local n = #v
-        local i = clampIndex(trunc(k), -1, n)
-        if i >= 0 and i < n then return v[i + 1] end
-        return NULL
-      end
-      if vk == "string" then return indexString(v, trunc(k)) end
-      return nil, "expected an array but got: " .. tep(v)
-    elseif kk == ARRAY then
-      if vk == "null" then return NULL end
-      if arrayLike(v, vk) then return indices(v, k) end
-      return nil, "expected an array but got: " .. tep(v)
-    elseif kk == OBJECT then
-      if vk == "null" then return NULL end
-      local from, to = k.start, k["end"]
-      if from == nil or to == nil then return nil, 'expected "start" and "end" for slicing but got: ' .. tep(k) end
-      return slice(v, from, to)
-    end
-    if arrayLike(v, vk) then return nil, "expected a number for indexing an array but got: " .. tep(k) end
-    if vk == "string" then return nil, "expected a number for indexing a string but got: " .. tep(k) end
-    return nil, "expected a string for object key but got: " .. tep(k)
   end
 
   function J.index(v, k)
@@ -588,6 +235,374 @@ local J, JX = (function()
     return nil
   end
 
+  -- warm builds the error and encoding machinery; until it runs, the
+  -- names the rest of the runtime calls are stubs that run it first.
+  local function warm()
+
+    -- UTF-8, as Go's unicode/utf8 reads it: an invalid byte is a rune of one
+    -- byte.
+    function runeSize(s, i)
+      local c = sbyte(s, i)
+      if c < 0x80 then return 1, true end
+      local n, lo, hi
+      if c >= 0xC2 and c <= 0xDF then n, lo, hi = 2, 0x80, 0xBF
+      elseif c == 0xE0 then n, lo, hi = 3, 0xA0, 0xBF
+      elseif c >= 0xE1 and c <= 0xEC or c == 0xEE or c == 0xEF then n, lo, hi = 3, 0x80, 0xBF
+      elseif c == 0xED then n, lo, hi = 3, 0x80, 0x9F
+      elseif c == 0xF0 then n, lo, hi = 4, 0x90, 0xBF
+      elseif c >= 0xF1 and c <= 0xF3 then n, lo, hi = 4, 0x80, 0xBF
+      elseif c == 0xF4 then n, lo, hi = 4, 0x80, 0x8F
+      else return 1, false end
+      local c1 = sbyte(s, i + 1)
+      if c1 == nil or c1 < lo or c1 > hi then return 1, false end
+      for j = i + 2, i + n - 1 do
+        local cj = sbyte(s, j)
+        if cj == nil or cj < 0x80 or cj > 0xBF then return 1, false end
+      end
+      return n, true
+    end
+
+    -- runeStarts returns the byte position of each rune of s, and #s + 1.
+    function runeStarts(s)
+      local starts, i, n = {}, 1, #s
+      while i <= n do
+        starts[#starts + 1] = i
+        i = i + runeSize(s, i)
+      end
+      starts[#starts + 1] = n + 1
+      return starts
+    end
+
+    -- lastRuneSize is Go's utf8.DecodeLastRuneInString size.
+    function lastRuneSize(s)
+      local e = #s
+      if sbyte(s, e) < 0x80 then return 1 end
+      local lim = e - 3
+      if lim < 1 then lim = 1 end
+      local st = e - 1
+      while st >= lim do
+        local c = sbyte(s, st)
+        if c < 0x80 or c >= 0xC0 then break end
+        st = st - 1
+      end
+      if st < 1 then st = 1 end
+      local size = runeSize(s, st)
+      if st + size - 1 ~= e then return 1 end
+      return size
+    end
+
+    REPLACEMENT = "\239\191\189"
+
+    -- Numbers. A number is a gojq int exactly when it is int-like: integral,
+    -- within ±2^53 and not -0 (see doc.go).
+    function intLike(f)
+      return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
+    end
+
+    -- trunc is gojq's floatToInt: truncation, clamped to the int range.
+    function trunc(x)
+      if x >= -TWO63 and x < TWO63 then
+        if x >= 0 then return floor(x) end
+        return -floor(-x)
+      end
+      if x > 0 then return TWO63 end
+      return -TWO63
+    end
+
+    function clampIndex(i, lo, hi)
+      if i < 0 then i = i + hi end
+      if i < lo then return lo elseif i < hi then return i end
+      return hi
+    end
+
+    function zeros(n)
+      local t = {}
+      for i = 1, n do t[i] = "0" end
+      return concat(t)
+    end
+
+    -- decimal reads a number text as Go's strconv.ParseFloat: gopher-lua's
+    -- tonumber wants a point before an exponent and no '+'.
+    function decimal(s)
+      local neg = sbyte(s, 1) == 45
+      if neg or sbyte(s, 1) == 43 then s = ssub(s, 2) end
+      local m, e = smatch(s, "^([^eE]*)[eE](.*)$")
+      if m == nil then m, e = s, "0" end
+      if sbyte(e, 1) == 43 then e = ssub(e, 2) end
+      if not sfind(m, ".", 1, true) then m = m .. "." end
+      local n = tonumber(m .. "e" .. e)
+      if n == nil then
+        -- out of range: ±Inf, or 0 for a zero mantissa or a large negative exponent
+        if not sfind(m, "[1-9]") or sbyte(e, 1) == 45 then n = 0 else n = INF end
+      end
+      if neg then n = -n end
+      return n
+    end
+
+    -- formatFloat is gojq's encodeFloat64: the shortest digits that read back,
+    -- in 'f' notation, or 'e' notation below 1e-6 and from 1e21.
+    function formatFloat(f)
+      if f ~= f then return "null" end
+      if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
+      local s
+      for p = 0, 16 do
+        s = sformat("%." .. p .. "e", f)
+        if decimal(s) == f then break end
+      end
+      local neg = sbyte(s, 1) == 45
+      if neg then s = ssub(s, 2) end
+      local m, e = smatch(s, "^([^e]*)e(.*)$")
+      local digits = ssub(m, 1, 1) .. ssub(m, 3)
+      local exp = tonumber(e)
+      local out
+      local ax = abs(f)
+      if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
+        out = ssub(digits, 1, 1)
+        if #digits > 1 then out = out .. "." .. ssub(digits, 2) end
+        if exp < 0 then out = out .. "e-" .. sformat("%d", -exp) else out = out .. "e+" .. sformat("%d", exp) end
+      elseif exp >= #digits - 1 then
+        out = digits .. zeros(exp - #digits + 1)
+      elseif exp >= 0 then
+        out = ssub(digits, 1, exp + 1) .. "." .. ssub(digits, exp + 2)
+      else
+        out = "0." .. zeros(-exp - 1) .. digits
+      end
+      if neg then out = "-" .. out end
+      return out
+    end
+
+    function formatNumber(f)
+      if intLike(f) then return sformat("%d", f) end
+      return formatFloat(f)
+    end
+
+    function sortedKeys(t)
+      local ks = {}
+      for k in pairs(t) do ks[#ks + 1] = k end
+      sort(ks)
+      return ks
+    end
+
+    -- JSON, as gojq's encoder writes it.
+    ESCAPES = {[34] = '\\"', [92] = "\\\\", [8] = "\\b", [12] = "\\f", [10] = "\\n", [13] = "\\r", [9] = "\\t"}
+    HEX = "0123456789abcdef"
+
+    function quote(s)
+      local buf = {'"'}
+      local start, i, n = 1, 1, #s
+      while i <= n do
+        local b = sbyte(s, i)
+        if b < 0x80 then
+          if b >= 32 and b <= 126 and b ~= 34 and b ~= 92 then
+            i = i + 1
+          else
+            if start < i then buf[#buf + 1] = ssub(s, start, i - 1) end
+            local esc = ESCAPES[b]
+            if esc == nil then
+              local hi, lo = floor(b / 16) + 1, b % 16 + 1
+              esc = "\\u00" .. ssub(HEX, hi, hi) .. ssub(HEX, lo, lo)
+            end
+            buf[#buf + 1] = esc
+            i = i + 1
+            start = i
+          end
+        else
+          local size, ok = runeSize(s, i)
+          if ok then
+            i = i + size
+          else
+            if start < i then buf[#buf + 1] = ssub(s, start, i - 1) end
+            buf[#buf + 1] = "\\ufffd"
+            i = i + 1
+            start = i
+          end
+        end
+      end
+      if start <= n then buf[#buf + 1] = ssub(s, start, n) end
+      buf[#buf + 1] = '"'
+      return concat(buf)
+    end
+
+    -- put appends s to the buffer b and reports when b reached its limit.
+    function put(b, s)
+      b[#b + 1] = s
+      b.n = b.n + #s
+      return b.limit ~= nil and b.n >= b.limit
+    end
+
+    -- encode writes v's JSON to b; true means b is full and writing stopped.
+    function encode(v, b)
+      local k = kindOf(v)
+      if k == "null" then return put(b, "null")
+      elseif k == "boolean" then
+        if v then return put(b, "true") end
+        return put(b, "false")
+      elseif k == "number" then return put(b, formatNumber(v))
+      elseif k == "string" then return put(b, quote(v))
+      elseif k == ARRAY then
+        if put(b, "[") then return true end
+        for i = 1, #v do
+          if i > 1 and put(b, ",") then return true end
+          if encode(v[i], b) then return true end
+        end
+        return put(b, "]")
+      end
+      if put(b, "{") then return true end
+      for i, key in ipairs(sortedKeys(v)) do
+        if i > 1 and put(b, ",") then return true end
+        if put(b, quote(key)) or put(b, ":") or encode(v[key], b) then return true end
+      end
+      return put(b, "}")
+    end
+
+    function tojson(v)
+      local b = {n = 0}
+      encode(v, b)
+      return concat(b)
+    end
+
+    -- preview is gojq's Preview: at most 30 bytes of JSON.
+    function preview(v)
+      local b = {n = 0, limit = 32}
+      encode(v, b)
+      local s = concat(b)
+      if #s > 32 then s = ssub(s, 1, 32) end
+      if #s > 30 then
+        local k, trailing = kindOf(v), " ..."
+        if k == "string" then trailing = ' ..."' elseif k == ARRAY then trailing = " ...]" elseif k == OBJECT then trailing = " ...}" end
+        while #s > 30 - #trailing do s = ssub(s, 1, #s - lastRuneSize(s)) end
+        s = s .. trailing
+      end
+      return s
+    end
+
+    -- tep is gojq's typeErrorPreview: `number (1)`, or `null`.
+    function tep(v)
+      local k = kindOf(v)
+      if k == "null" then return "null" end
+      return k .. " (" .. preview(v) .. ")"
+    end
+
+    function func0Error(name, v)
+      raise(name .. " cannot be applied to: " .. tep(v))
+    end
+
+    -- compare is gojq.Compare: jq's order within a type and null < false <
+    -- true < numbers < strings < arrays < objects across types.
+    ORDER = {null = 0, number = 3, string = 4, array = 5, object = 6}
+
+    function order(v, k)
+      if k == "boolean" then
+        if v then return 2 end
+        return 1
+      end
+      return ORDER[k]
+    end
+
+    -- Indexing.
+    function indexString(s, i)
+      local starts = runeStarts(s)
+      local l = #starts - 1
+      i = clampIndex(i, -1, l)
+      if i >= 0 and i < l then
+        local size, ok = runeSize(s, starts[i + 1])
+        if not ok then return REPLACEMENT end
+        return ssub(s, starts[i + 1], starts[i + 1] + size - 1)
+      end
+      return NULL
+    end
+
+    -- indices is gojq's indices of the subarray xs in vs.
+    function indices(vs, xs)
+      local out, m = newArray(), #xs
+      if m == 0 then return out end
+      for i = 0, #vs - m do
+        local same = true
+        for j = 1, m do
+          if compare(vs[i + j], xs[j]) ~= 0 then same = false; break end
+        end
+        if same then out[#out + 1] = i end
+      end
+      return out
+    end
+
+    -- sliceBounds reads a slice's start (rounded down) and end (rounded up)
+    -- into [0, n]; err names a bound that is not a number.
+    function sliceBounds(n, from, to)
+      local start, stop = 0, n
+      if from ~= NULL and from ~= nil then
+        if type(from) ~= "number" then return nil, nil, from end
+        start = clampIndex(trunc(floor(from)), 0, n)
+      end
+      if to ~= NULL and to ~= nil then
+        if type(to) ~= "number" then return nil, nil, to end
+        local e
+        if to > -1 and to < 0 or to ~= to then e = TWO63 else e = trunc(ceil(to)) end
+        stop = clampIndex(e, start, n)
+      end
+      return start, stop
+    end
+
+    -- slice returns v[from:to], or nil and gojq's message.
+    function slice(v, from, to)
+      local k = kindOf(v)
+      if k == "null" then return NULL end
+      if arrayLike(v, k) then
+        local start, stop, bad = sliceBounds(#v, from, to)
+        if start == nil then return nil, "expected a number for indexing an array but got: " .. tep(bad) end
+        local out = newArray()
+        for i = start + 1, stop do out[#out + 1] = v[i] end
+        return out
+      elseif k == "string" then
+        local starts = runeStarts(v)
+        local start, stop, bad = sliceBounds(#starts - 1, from, to)
+        if start == nil then return nil, "expected a number for indexing a string but got: " .. tep(bad) end
+        return ssub(v, starts[start + 1], starts[stop + 1] - 1)
+      end
+      return nil, "expected an array but got: " .. tep(v)
+    end
+
+    -- index returns v[k] as gojq's _index, or nil and gojq's message.
+    function index(v, k)
+      local kk, vk = kindOf(k), kindOf(v)
+      if kk == "string" then
+        if vk == "null" then return NULL end
+        if vk == OBJECT then return orNull(v[k]) end
+        return nil, "expected an object but got: " .. tep(v)
+      elseif kk == "number" then
+        if vk == "null" then return NULL end
+        if arrayLike(v, vk) then
+          local n = #v
+          local i = clampIndex(trunc(k), -1, n)
+          if i >= 0 and i < n then return v[i + 1] end
+          return NULL
+        end
+        if vk == "string" then return indexString(v, trunc(k)) end
+        return nil, "expected an array but got: " .. tep(v)
+      elseif kk == ARRAY then
+        if vk == "null" then return NULL end
+        if arrayLike(v, vk) then return indices(v, k) end
+        return nil, "expected an array but got: " .. tep(v)
+      elseif kk == OBJECT then
+        if vk == "null" then return NULL end
+        local from, to = k.start, k["end"]
+        if from == nil or to == nil then return nil, 'expected "start" and "end" for slicing but got: ' .. tep(k) end
+        return slice(v, from, to)
+      end
+      if arrayLike(v, vk) then return nil, "expected a number for indexing an array but got: " .. tep(k) end
+      if vk == "string" then return nil, "expected a number for indexing a string but got: " .. tep(k) end
+      return nil, "expected a string for object key but got: " .. tep(k)
+    end
+  end
+  function runeSize(...) warm() return runeSize(...) end
+  function sortedKeys(...) warm() return sortedKeys(...) end
+  function tojson(...) warm() return tojson(...) end
+  function tep(...) warm() return tep(...) end
+  function func0Error(...) warm() return func0Error(...) end
+  function order(...) warm() return order(...) end
+  function index(...) warm() return index(...) end
+
+
   return J, JX
 end)()
 local NULL = J.null
@@ -660,8 +675,6 @@ Q[5] = function(v, out)
 end
 
 local function W(v) if v == nil then return NULL end return v end
-local function U(v) if v == NULL then return nil end return v end
-local function tname(v) if v == nil then return "null" end return JX.kind(v) end
 local function run(acc, v, what)
   local out = {}
   local ok, e = pcall(acc, v, out)
@@ -670,39 +683,15 @@ local function run(acc, v, what)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
 end
-local function zip(outs, ids, what)
-  if #outs ~= #ids then error(what .. " yields " .. #outs .. " value(s) for " .. #ids .. " id(s)") end
-  return outs
+local function conditionField(c, name, ty)
+  if name == "" then return nil end
+  local v = c[name]
+  if v == NULL then v = nil end
+  if v ~= nil and type(v) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
+  return v
 end
-function instanceIDs(outs, comp)
-  local ids, seen = {}, {}
-  for i, v in ipairs(outs) do
-    local id
-    if type(v) == "string" and v ~= "" then id = v
-    elseif type(v) == "number" then id = J.tostring(v)
-    else error("component " .. comp .. ": instanceIdPath output " .. i .. ": not a non-empty string or a number") end
-    if seen[id] then error("component " .. comp .. ": instanceIdPath yields duplicate id " .. id) end
-    seen[id] = true
-    ids[#ids+1] = id
-  end
-  return ids
-end
-function scaleValue(v, what)
-  if v == nil or v == NULL then return nil end
-  local n = v
-  if type(v) == "string" and string.match(v, "^[+-]?%d+$") then n = tonumber(v) end
-  if type(n) ~= "number" or n ~= math.floor(n) or n < 0 or n > 2147483647 then error(what .. ": " .. tostring(U(v)) .. " (" .. tname(U(v)) .. ") is not a replica count") end
-  return n
-end
-function conditionsOf(outs, typeField, statusField, reasonField, messageField)
+local function conditionsOf(outs, typeField, statusField, reasonField, messageField)
   local conds = {}
-  local function field(c, name, ty)
-    if name == "" then return nil end
-    local v = c[name]
-    if v == NULL then v = nil end
-    if v ~= nil and type(v) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
-    return v
-  end
   for _, arr in ipairs(outs) do
     if arr ~= NULL then
       if type(arr) ~= "table" or (next(arr) ~= nil and arr[1] == nil) then error("conditionsDefinition.path: not an array of objects or null") end
@@ -710,8 +699,8 @@ function conditionsOf(outs, typeField, statusField, reasonField, messageField)
         if JX.kind(c) ~= "object" then error("conditionsDefinition.path: an entry is not an object") end
         local ty = c[typeField]
         if type(ty) == "string" and ty ~= "" then
-          local st, rs = field(c, statusField, ty), field(c, reasonField, ty)
-          field(c, messageField, ty)
+          local st, rs = conditionField(c, statusField, ty), conditionField(c, reasonField, ty)
+          conditionField(c, messageField, ty)
           conds[ty] = {status = st, reason = rs}
         end
       end
@@ -719,21 +708,17 @@ function conditionsOf(outs, typeField, statusField, reasonField, messageField)
   end
   return conds
 end
-function condition(conds, ty, status, reason)
+local function condition(conds, ty, status, reason)
   local c = conds[ty]
   if c == nil then return false end
   if status ~= "" and c.status ~= status then return false end
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-function expression(outs, expected)
+local function expression(outs, expected)
   if #outs == 0 then return false end
   return J.tostring(outs[1]) == expected
 end
-function depKey(d)
-  return (d.apiVersion or "") .. "\1" .. (d.kind or "") .. "\1" .. (d.namespace or "") .. "\1" .. (d.name or "")
-end
-
 local E = {}
 E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[0].byExpression.expression") end
@@ -784,10 +769,17 @@ function statusOf(obj)
   return matched[1] or "Undefined"
 end
 
-RANK = {Failed = 0, Completed = 1, Resuming = 2, Suspending = 3, Suspended = 4, Degraded = 5, Running = 6, Initializing = 7, Undefined = 8}
-
 -- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
-local ARGO = {Completed = "Healthy", Degraded = "Degraded", Failed = "Degraded", Initializing = "Progressing", Resuming = "Progressing", Running = "Healthy", Suspended = "Suspended", Suspending = "Progressing"}
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Healthy"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
+end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
@@ -808,7 +800,6 @@ local function message(obj)
   return last
 end
 
-local word = ARGO[statusOf(obj)]
 if word == nil then
   return nil
 end
