@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"math/big"
 	"reflect"
@@ -382,12 +383,7 @@ func unionKeys(a, b map[string]any) []string {
 
 // sortedKeys returns the keys of m, sorted.
 func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }
 
 // viewPathString renders a view path as users write it:

@@ -2,7 +2,6 @@ package jqdirect
 
 import (
 	"math"
-	"slices"
 	"sync"
 
 	"github.com/kartalua/karta/internal/jqlua"
@@ -333,12 +332,7 @@ func (n *pathNode) iterate(c *dctx, v any, i int, out []any) ([]any, bool) {
 		if !c.step(len(x)) {
 			return out, false
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(x) {
 			if out, ok = n.walk(c, x[k], i+1, out); !ok {
 				return out, false
 			}

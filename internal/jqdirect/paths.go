@@ -1,8 +1,6 @@
 package jqdirect
 
 import (
-	"slices"
-
 	"github.com/kartalua/karta/internal/jqlua"
 )
 
@@ -242,12 +240,7 @@ func (n *pathNode) pathIterate(c *dctx, v any, at []any, i int, out []located) (
 		if !c.step(len(x)) {
 			return out, false
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(x) {
 			if out, ok = n.pathWalk(c, x[k], extend(at, k), i+1, out); !ok {
 				return out, false
 			}

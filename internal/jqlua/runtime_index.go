@@ -1,6 +1,7 @@
 package jqlua
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -280,12 +281,7 @@ func (r *runtime) member(L *lua.LState, st *keyed, k string) lua.LValue {
 }
 
 func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }
 
 // tableKeys returns the keys of an object table in order. A key that is not
