@@ -78,23 +78,8 @@ func toLua(L *lua.LState, v any, depth int) (lua.LValue, error) {
 var errTooDeepObject = &luaapi.ConvertError{Path: "obj", Msg: fmt.Sprintf("nested deeper than %d levels", luaapi.MaxDepth)}
 
 // argoRules are toLua's rules for lazy tables (luaapi.NewLazy): members in
-// Go's map order, as toLua inserts them; scalars as toLua converts them.
-var argoRules = luaapi.LazyRules{Scalar: scalarToLua}
-
-// scalarToLua is toLua of a value that is neither an object nor an array,
-// one checkObject accepted.
-func scalarToLua(v any) lua.LValue {
-	switch x := v.(type) {
-	case bool:
-		return lua.LBool(x)
-	case string:
-		return lua.LString(x)
-	}
-	if f, ok := luaapi.GoNumber(v); ok {
-		return lua.LNumber(f)
-	}
-	return lua.LNil
-}
+// Go's map order, as toLua inserts them (lazy scalars are toLua's).
+var argoRules = luaapi.LazyRules{}
 
 // checkObject is the error toLua(v) would return, without converting: a
 // value nested too deep, or a Go value that is not JSON.

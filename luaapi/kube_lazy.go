@@ -60,22 +60,7 @@ func kubeGeneric(v any) (any, bool) {
 }
 
 // kubeLazyRules are KubeValue's rules for lazy tables.
-var kubeLazyRules = LazyRules{Scalar: kubeScalar, SortKeys: true}
-
-// kubeScalar is KubeValue of a value kubePlain accepted that is neither an
-// object nor an array.
-func kubeScalar(v any) lua.LValue {
-	switch x := v.(type) {
-	case bool:
-		return lua.LBool(x)
-	case string:
-		return lua.LString(x)
-	}
-	if f, ok := GoNumber(v); ok {
-		return lua.LNumber(f)
-	}
-	return lua.LNil
-}
+var kubeLazyRules = LazyRules{SortKeys: true}
 
 // kubePlain reports whether KubeValue converts v without an error and
 // without a detour through encoding/json: JSON's Go values, finite numbers.

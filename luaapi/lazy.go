@@ -43,10 +43,6 @@ import (
 // gopher-json's DecodeValue do), and a member whose value converts to nil
 // is absent.
 type LazyRules struct {
-	// Scalar converts any value but a map[string]any or a []any. It
-	// cannot fail: the caller checks the whole value before it hands it
-	// out (a conversion error must not depend on what a script reads).
-	Scalar func(v any) lua.LValue
 	// SortKeys inserts an object's members in sorted order, so that
 	// pairs visits them in the same order on every call; otherwise in
 	// Go's map order.
@@ -95,7 +91,7 @@ func newLazyTables(L *lua.LState) *lazyTables {
 func lazyOf(L *lua.LState) *lazyTables { return callConfigOf(L).lazy }
 
 // NewLazy converts v for a script: a map[string]any or []any becomes a
-// lazy table, anything else rules.Scalar(v). L must come from NewState.
+// lazy table, anything else lazyScalar(v). L must come from NewState.
 // rules must not change while the state may still fill tables made with
 // them.
 func NewLazy(L *lua.LState, v any, rules *LazyRules) lua.LValue {
@@ -115,7 +111,24 @@ func (lz *lazyTables) value(v any, rules *LazyRules) lua.LValue {
 	case nil:
 		return lua.LNil
 	}
-	return rules.Scalar(v)
+	return lazyScalar(v)
+}
+
+// lazyScalar converts a value that is neither an object nor an array: a
+// bool, a string or a Go number (nil is Lua's nil). It cannot fail: the
+// caller checks the whole value before it hands it out (a conversion
+// error must not depend on what a script reads); anything else is nil.
+func lazyScalar(v any) lua.LValue {
+	switch x := v.(type) {
+	case bool:
+		return lua.LBool(x)
+	case string:
+		return lua.LString(x)
+	}
+	if f, ok := GoNumber(v); ok {
+		return lua.LNumber(f)
+	}
+	return lua.LNil
 }
 
 // fill converts t's own level if t is an unfilled lazy table of lz.

@@ -9,19 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-var testRules = LazyRules{
-	Scalar: func(v any) lua.LValue {
-		switch x := v.(type) {
-		case string:
-			return lua.LString(x)
-		case bool:
-			return lua.LBool(x)
-		}
-		f, _ := GoNumber(v)
-		return lua.LNumber(f)
-	},
-	SortKeys: true,
-}
+var testRules = LazyRules{SortKeys: true}
 
 // A lazy table converts one level when it is first touched, keeps its
 // identity, and tells Go its value while it is untouched.
