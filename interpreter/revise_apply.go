@@ -237,7 +237,12 @@ func allDeletes(ws []*write) bool {
 // skipped without a walk, which keeps the cost proportional to what was
 // written.
 func diffOps(a, b map[string]any) []PatchOp {
-	changes := diffPointers(a, b, identical)
+	return patchOps(diffPointers(a, b, identical))
+}
+
+// patchOps are the RFC 6902 operations of changes found with pointers
+// (diffPointers, writesWalk).
+func patchOps(changes []change) []PatchOp {
 	ops := make([]PatchOp, len(changes))
 	for i, c := range changes {
 		switch {
@@ -264,18 +269,7 @@ func writtenOps(a, b map[string]any, ws []*write) []PatchOp {
 	if len(ws) > 0 {
 		d.writesWalk(a, b, ws, 0)
 	}
-	ops := make([]PatchOp, len(d.out))
-	for i, c := range d.out {
-		switch {
-		case c.del:
-			ops[i] = PatchOp{Op: "remove", Path: c.ptr}
-		case c.add:
-			ops[i] = PatchOp{Op: "add", Path: c.ptr, Value: c.value}
-		default:
-			ops[i] = PatchOp{Op: "replace", Path: c.ptr, Value: c.value}
-		}
-	}
-	return ops
+	return patchOps(d.out)
 }
 
 // writesWalk is walk(old, new) where ws, which share loc[:depth], are

@@ -366,21 +366,6 @@ func isRangeError(err error) bool {
 	return ok && ne.Err == strconv.ErrRange
 }
 
-// unionKeys returns the keys of a and b, sorted.
-func unionKeys(a, b map[string]any) []string {
-	keys := make([]string, 0, len(a)+len(b))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // sortedKeys returns the keys of m, sorted.
 func sortedKeys(m map[string]any) []string {
 	return slices.Sorted(maps.Keys(m))
