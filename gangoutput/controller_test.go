@@ -108,8 +108,7 @@ func TestNoRewrite(t *testing.T) {
 	_, err := e.dyn.Resource(resourceOf(coschedPGGVK)).Namespace(jobSetNS).Update(context.Background(), pg, metav1.UpdateOptions{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		n, _, _ := unstructured.NestedInt64(e.objects(coschedPGGVK, jobSetNS)[workersGroup].Object, "spec", "minMember")
-		return n == 8
+		return nestedInt64(e.objects(coschedPGGVK, jobSetNS)[workersGroup], "spec", "minMember") == 8
 	}, waitFor, tick)
 
 	e.remove(e.objects(coschedPGGVK, jobSetNS)[driverGroup])
@@ -153,8 +152,7 @@ func TestWrittenBeforePods(t *testing.T) {
 			require.NoError(t, unstructured.SetNestedField(scaled.Object, int64(5), "spec", "workers", "minCount"))
 			e.update(scaled)
 			require.Eventually(t, func() bool {
-				n, _, _ := unstructured.NestedInt64(e.objects(c.gvk, "ml")[group].Object, minPath...)
-				return n == 6
+				return nestedInt64(e.objects(c.gvk, "ml")[group], minPath...) == 6
 			}, waitFor, tick, "minimum follows the workload's scale")
 		})
 	}
@@ -319,6 +317,9 @@ func TestWriteFailures(t *testing.T) {
 	e.update(queued)
 	require.Eventually(t, func() bool {
 		pg := e.objects(kaiPGGVK, "ml")[group]
+		if pg == nil { // between the delete and the create of a recreate
+			return false
+		}
 		q, _, _ := unstructured.NestedString(pg.Object, "spec", "queue")
 		return q == "research" && pg.GetUID() != first.GetUID()
 	}, waitFor, tick, "made anew")

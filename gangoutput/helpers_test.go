@@ -251,6 +251,16 @@ func (e *env) objects(gvk schema.GroupVersionKind, ns string) map[string]*unstru
 	return out
 }
 
+// nestedInt64 reads an integer field of an object that may be missing (nil):
+// a poll can fall between the delete and the create of a recreate.
+func nestedInt64(o *unstructured.Unstructured, path ...string) int64 {
+	if o == nil {
+		return 0
+	}
+	n, _, _ := unstructured.NestedInt64(o.Object, path...)
+	return n
+}
+
 func names(objs map[string]*unstructured.Unstructured) []string {
 	out := make([]string, 0, len(objs))
 	for n := range objs {
