@@ -50,8 +50,8 @@ func codegen(m *model, checked bool) (*generated, error) {
 			err = aerr
 			return ""
 		}
-		if a.Code != nil && len(a.Vars) == 0 {
-			ref, err = g.unit.AddCompiled(a.Text, a.Query, a.Code)
+		if code := a.Code(); code != nil && len(a.Vars) == 0 {
+			ref, err = g.unit.AddCompiled(a.Text, a.Query, code)
 		} else {
 			ref, err = g.unit.AddQuery(a.Text, a.Query)
 		}

@@ -54,14 +54,14 @@ func (x *exprTable) compile(text string) (*jqProgram, error) {
 // compileAnalysis compiles a checked expression; vars are the variable
 // names bound at evaluation, in order (e.g. "$value").
 func compileAnalysis(a *jqexpr.Analysis, vars ...string) (*jqProgram, error) {
-	code := a.Code
-	if code == nil || !slices.Equal(a.Vars, vars) {
-		var err error
-		if code, err = gojq.Compile(a.Query, gojq.WithVariables(vars)); err != nil {
+	p := &jqProgram{expr: a.Text, code: a.Code}
+	if !slices.Equal(a.Vars, vars) {
+		code, err := gojq.Compile(a.Query, gojq.WithVariables(vars))
+		if err != nil {
 			return nil, fmt.Errorf("jq %q: %w", a.Text, err)
 		}
+		p.code = func() *gojq.Code { return code }
 	}
-	p := &jqProgram{expr: a.Text, code: code}
 	if len(vars) == 0 {
 		p.direct = jqdirect.Compile(a.Query)
 	}

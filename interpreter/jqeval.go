@@ -20,7 +20,9 @@ const maxJQOutputs = jqlua.OutputLimit
 // actions) rather than in generated Lua.
 type jqProgram struct {
 	expr string
-	code *gojq.Code
+	// code is the gojq program: for a checked expression, compiled by the
+	// first evaluation that needs it (jqexpr.Analysis.Code).
+	code func() *gojq.Code
 	// direct is the expression compiled for direct evaluation (direct.go),
 	// nil when it is outside that subset.
 	direct *jqdirect.Program
@@ -29,7 +31,11 @@ type jqProgram struct {
 // all returns every output of the program on v, or the first error. It
 // honours ctx and the output limit.
 func (p *jqProgram) all(ctx context.Context, v any, vars ...any) ([]any, error) {
-	iter := p.code.RunWithContext(ctx, v, vars...)
+	code := p.code()
+	if code == nil { // jqexpr.Check vouched for it; a karta bug
+		return nil, &JQError{Expr: p.expr, Err: errors.New("the expression did not compile")}
+	}
+	iter := code.RunWithContext(ctx, v, vars...)
 	var out []any
 	for {
 		x, ok := iter.Next()

@@ -233,7 +233,7 @@ func (p *jqPath) pathProgram() (*jqProgram, error) {
 			p.pathErr = fmt.Errorf("%s: jq path(%s): %w", p.field, p.expr, err)
 			return
 		}
-		p.path = &jqProgram{expr: "path(" + p.expr + ")", code: code}
+		p.path = &jqProgram{expr: "path(" + p.expr + ")", code: func() *gojq.Code { return code }}
 	})
 	return p.path, p.pathErr
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
@@ -50,6 +51,11 @@ func FuzzAgreesWithGojq(f *testing.F) {
 		require.NotNil(t, d, "generated %s is in the direct subset", expr)
 		ref, err := gojq.Compile(q)
 		require.NoError(t, err, expr)
+		// The check leaves such an expression's compilation to its first
+		// use (jqexpr.Analysis.Code), which must then succeed.
+		if a, errs := jqexpr.Check(expr); len(errs) == 0 {
+			require.NotNil(t, a.Code(), "checked %s has no program", expr)
+		}
 		for _, in := range inputs {
 			var s Scratch
 			got, ok := d.Run(in, &s)

@@ -2,6 +2,7 @@ package jqexpr
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
@@ -14,12 +15,25 @@ type Analysis struct {
 	// Query is the parsed AST, nil when parsing failed. Back ends read it
 	// and never change it.
 	Query *gojq.Query
-	// Code is gojq's compiled program of Query with Vars bound, nil when
-	// it did not compile. gojq's Code is immutable and safe for concurrent
-	// runs, so back ends reuse it rather than compile the query again.
-	Code *gojq.Code
 	// Vars are the variable names Code binds, "$"-prefixed, in order.
 	Vars []string
+
+	// code is Code's program: compiled by Check when it could fail, else
+	// on the first call of Code.
+	code func() *gojq.Code
+}
+
+// Code is gojq's compiled program of Query with Vars bound, nil when it
+// did not compile. gojq's Code is immutable and safe for concurrent runs,
+// so back ends reuse it rather than compile the query again. Check
+// compiles it only when compiling could fail (to report why); otherwise
+// the first call does, once, and a Karta whose expressions all run on the
+// direct evaluator never does.
+func (a *Analysis) Code() *gojq.Code {
+	if a.code == nil {
+		return nil
+	}
+	return a.code()
 }
 
 // Assignable reports whether the expression can be a write location (see
@@ -48,13 +62,28 @@ func Check(expr string, vars ...string) (*Analysis, []error) {
 	}
 	var errs []error
 	a := &Analysis{Text: expr, Query: q, Vars: varNames(vars)}
-	// gojq.Compile does not modify the query, so the walk below sees the
-	// same tree the caller gets back.
-	if a.Code, err = gojq.Compile(q, gojq.WithVariables(a.Vars)); err != nil {
-		errs = append(errs, &Error{Expr: expr, Msg: err.Error()})
+	found := walk(expr, q)
+	// gojq.Compile does not modify the query, so the walk sees the same
+	// tree the caller gets back, and a later compilation the same tree
+	// the walk saw.
+	compile := func() (*gojq.Code, error) { return gojq.Compile(q, gojq.WithVariables(a.Vars)) }
+	if len(found) == 0 && compilesSurely(q, a.Vars) {
+		a.code = sync.OnceValue(func() *gojq.Code {
+			code, err := compile()
+			if err != nil { // compilesSurely was wrong: FuzzCheck's business
+				return nil
+			}
+			return code
+		})
+		return a, nil
 	}
-	errs = append(errs, walk(expr, q)...)
-	return a, errs
+	code, err := compile()
+	if err != nil {
+		errs = append(errs, &Error{Expr: expr, Msg: err.Error()})
+	} else {
+		a.code = func() *gojq.Code { return code }
+	}
+	return a, append(errs, found...)
 }
 
 func varNames(vars []string) []string {

@@ -17,11 +17,15 @@ func FuzzCheck(f *testing.F) {
 	for _, s := range seedExprs {
 		f.Add(s)
 	}
+	for _, s := range surelyCases {
+		f.Add(s.expr)
+	}
 	f.Fuzz(func(t *testing.T, expr string) {
 		a, errs := Check(expr, "$value")
 		if a == nil {
 			t.Fatal("nil Analysis")
 		}
+		sameAsEager(t, expr, []string{"$value"}, a, errs)
 		for _, err := range errs {
 			var e *Error
 			if !errors.As(err, &e) {
