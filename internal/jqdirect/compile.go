@@ -72,6 +72,9 @@ func directQuery(q *gojq.Query) dnode {
 	}
 	switch q.Op {
 	case gojq.OpPipe:
+		if n := arrayInto(l, r); n != nil {
+			return n
+		}
 		recordInto(l, r)
 		return &pipeNode{l, r}
 	case gojq.OpComma:
@@ -394,7 +397,7 @@ func directFunc(f *gojq.Func) dnode {
 	case 0:
 		switch f.Name {
 		case "length":
-			return funcNode{fn: fnLength}
+			return funcNode{fn: fnLength, ofArray: lengthOf}
 		case "not":
 			return funcNode{fn: fnNot}
 		case "type":
@@ -406,15 +409,15 @@ func directFunc(f *gojq.Func) dnode {
 		case "empty":
 			return emptyNode{}
 		case "min":
-			return funcNode{fn: fnMin}
+			return funcNode{fn: fnMin, ofArray: minOf}
 		case "max":
-			return funcNode{fn: fnMax}
+			return funcNode{fn: fnMax, ofArray: maxOf}
 		case "add":
-			return funcNode{fn: fnAdd}
+			return funcNode{fn: fnAdd, ofArray: addOf}
 		case "any":
-			return funcNode{fn: fnAny}
+			return funcNode{fn: fnAny, ofArray: anyOf}
 		case "all":
-			return funcNode{fn: fnAll}
+			return funcNode{fn: fnAll, ofArray: allOf}
 		case "first":
 			return newPathNode(nil, []pathStep{{isIndex: true}})
 		case "tonumber":

@@ -68,6 +68,9 @@ var directExprs = []string{
 	`[.n, 1] | min`, `.arr | min`, `.arr | max`, `[] | min`, `.m | min`, `[.m, .arr, null, "s"] | max`,
 	`[[1, 2], [1]] | min`, `[{"a": 1}, {"a": 0, "b": 1}] | max`, `.n | max`, `.objs | max`,
 	`.arr | add`, `[.s, .s] | add`, `.m | add`, `[.m, {"q": 1}] | add`, `[[1], [2]] | add`, `[] | add`, `.s | add`,
+	`[.arr[] | select(. > 1)] | max`, `[.arr[]] | min`, `[.a[]? | .x] | any`, `[.a[]? | .x] | all`,
+	`[.a[]? | .x == 1] | any`, `[.arr[], .s] | length`, `map(.x) | add`, `[.arr[], .m] | add`, `[.objs[]] | add`,
+	`[.strs[]] | add | length`, `[.arr[] | . * 2] | max | . + 1`, `[empty] | max`, `[empty] | all`, `[.n] | add`,
 	`[null, 1] | add`, `[1, "a"] | add`, `[null] | add`, `.strs | add`, `.objs | add`, `[.m2, .m] | add`,
 	// any and all, with and without a condition.
 	`.arr | any`, `.arr | all`, `[] | any`, `[] | all`, `.m | any`, `.arr | any(. == 1)`, `.a | any(.x == 2)`,
@@ -314,4 +317,46 @@ func TestRecords(t *testing.T) {
 		require.True(t, ok, tc.expr)
 		assert.Equal(t, tc.record, obj.asRecord, tc.expr)
 	}
+}
+
+// `[q] | f` for the builtins that only read the array gathers it in a
+// scratch buffer: counting matching conditions allocates nothing.
+func TestArrayIntoBuiltinBuildsNoArray(t *testing.T) {
+	in := map[string]any{"status": map[string]any{"conditions": []any{
+		map[string]any{"type": "Created", "status": "True"},
+		map[string]any{"type": "Running", "status": "True"},
+		map[string]any{"type": "Failed", "status": "False"},
+	}}}
+	for expr, want := range map[string]any{
+		`[.status.conditions[]? | select(.status == "True" and .type != "Created")] | length`: int64(1),
+		`[.status.conditions[] | .type] | max`:                                                "Running",
+		`[.status.conditions[] | .status == "True"] | any`:                                    true,
+	} {
+		t.Run(expr, func(t *testing.T) {
+			q, err := gojq.Parse(expr)
+			require.NoError(t, err)
+			p := Compile(q)
+			require.NotNil(t, p)
+			_, fused := p.root.(*arrayFnNode)
+			require.True(t, fused, "%T", p.root)
+			var s Scratch
+			got, ok := p.Run(in, &s)
+			s.Release()
+			require.True(t, ok)
+			assert.Equal(t, []any{want}, got)
+			// No more than a builtin of a plain value costs: the
+			// result's own buffer.
+			q0, err := gojq.Parse(`.status.conditions | length`)
+			require.NoError(t, err)
+			assert.Equal(t, allocsOfRun(Compile(q0), in), allocsOfRun(p, in))
+		})
+	}
+}
+
+func allocsOfRun(p *Program, in any) float64 {
+	return testing.AllocsPerRun(100, func() {
+		var s Scratch
+		p.Run(in, &s)
+		s.Release()
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
@@ -22,6 +23,54 @@ import (
 // funcNode is a builtin of no arguments applied to the input.
 type funcNode struct {
 	fn func(c *dctx, v any) (any, bool)
+	// ofArray is fn on an array input, for the builtins that read its
+	// elements and keep none of the array itself (arrayFnNode).
+	ofArray func(c *dctx, xs []any) (any, bool)
+}
+
+// arrayFnNode is `[q] | f` for a builtin f with ofArray: the array is
+// gathered in a scratch buffer and never built. It is how Kartas count
+// and compare (`[.status.conditions[]? | select(…)] | length` is a
+// status matcher's usual test), and building the array cost two of an
+// InterpretStatus call's six allocations. Steps and declines are the
+// pipe's: the array's elements as arrayNode converts them, one step for
+// the pipe's one input, then f's own.
+type arrayFnNode struct {
+	q  dnode
+	fn func(c *dctx, xs []any) (any, bool)
+}
+
+// arrayInto returns `l | r` as an arrayFnNode when l builds an array
+// that r only reads, else nil.
+func arrayInto(l, r dnode) dnode {
+	a, ok := l.(*arrayNode)
+	f, isFunc := r.(funcNode)
+	if !ok || a.q == nil || !isFunc || f.ofArray == nil {
+		return nil
+	}
+	return &arrayFnNode{q: a.q, fn: f.ofArray}
+}
+
+func (n *arrayFnNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.q.eval(c, in, tmp)
+	if !ok || len(tmp) > jqlua.OutputLimit {
+		return out, false
+	}
+	for i, v := range tmp {
+		if tmp[i], ok = outValue(v); !ok {
+			return out, false
+		}
+	}
+	if !c.step(1) {
+		return out, false
+	}
+	v, ok := n.fn(c, tmp)
+	if !ok {
+		return out, false
+	}
+	return append(out, v), true
 }
 
 func (n funcNode) eval(c *dctx, in any, out []any) ([]any, bool) {
@@ -68,7 +117,7 @@ func fnLength(_ *dctx, v any) (any, bool) {
 		}
 		return boxFloat(float64(utf8.RuneCountInString(x))), true
 	case []any:
-		return boxFloat(float64(len(x))), true
+		return lengthOf(nil, x)
 	case map[string]any:
 		return boxFloat(float64(len(x))), true
 	}
@@ -78,6 +127,8 @@ func fnLength(_ *dctx, v any) (any, bool) {
 	}
 	return boxFloat(math.Abs(f)), true
 }
+
+func lengthOf(_ *dctx, xs []any) (any, bool) { return boxFloat(float64(len(xs))), true }
 
 func fnNot(_ *dctx, v any) (any, bool) {
 	if _, ok := rank(v); !ok {
@@ -173,9 +224,20 @@ func fnMin(c *dctx, v any) (any, bool) { return minMax(c, v, true) }
 
 func fnMax(c *dctx, v any) (any, bool) { return minMax(c, v, false) }
 
+func minOf(c *dctx, xs []any) (any, bool) { return minMaxOf(c, xs, true) }
+
+func maxOf(c *dctx, xs []any) (any, bool) { return minMaxOf(c, xs, false) }
+
 func minMax(c *dctx, v any, isMin bool) (any, bool) {
 	xs, ok := v.([]any)
-	if !ok || !c.step(len(xs)+1) {
+	if !ok {
+		return nil, false
+	}
+	return minMaxOf(c, xs, isMin)
+}
+
+func minMaxOf(c *dctx, xs []any, isMin bool) (any, bool) {
+	if !c.step(len(xs) + 1) {
 		return nil, false
 	}
 	if len(xs) == 0 {
@@ -201,7 +263,19 @@ func fnAdd(c *dctx, v any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	return sum(c, xs)
+}
+
+func addOf(c *dctx, xs []any) (any, bool) {
+	if !c.step(len(xs) + 1) { // elements' step for an array
+		return nil, false
+	}
+	return sum(c, xs)
+}
+
+func sum(c *dctx, xs []any) (any, bool) {
 	var acc any
+	var ok bool
 	for _, x := range xs {
 		if x == nil {
 			continue
@@ -219,11 +293,26 @@ func fnAny(c *dctx, v any) (any, bool) { return anyAll(c, v, true) }
 
 func fnAll(c *dctx, v any) (any, bool) { return anyAll(c, v, false) }
 
+func anyOf(c *dctx, xs []any) (any, bool) { return anyAllOf(c, xs, true) }
+
+func allOf(c *dctx, xs []any) (any, bool) { return anyAllOf(c, xs, false) }
+
 func anyAll(c *dctx, v any, isAny bool) (any, bool) {
 	xs, ok := elements(c, v)
 	if !ok {
 		return nil, false
 	}
+	return truthOf(xs, isAny)
+}
+
+func anyAllOf(c *dctx, xs []any, isAny bool) (any, bool) {
+	if !c.step(len(xs) + 1) { // elements' step for an array
+		return nil, false
+	}
+	return truthOf(xs, isAny)
+}
+
+func truthOf(xs []any, isAny bool) (any, bool) {
 	for _, x := range xs {
 		if _, ok := rank(x); !ok {
 			return nil, false
