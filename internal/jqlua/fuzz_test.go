@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
@@ -421,7 +420,7 @@ func FuzzJQ(f *testing.F) {
 		if err != nil || !fuzzInputOK(raw, expr) {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
 		L := newTestState(t)
 		diff, _, err := differ(ctx, L, expr, inputJSON)
