@@ -52,9 +52,7 @@ func (m *model) reviseSpec(ctx context.Context, obj map[string]any, revs []Revis
 // object. When an evaluation declines (ev.declined), or the call fails in
 // any way, its result must be dropped and reviseSpec run instead: that
 // gives the result or the errors (see direct_hooks.go). The result is
-// reviseSpec's, except that values the revision writes from the instance
-// views are the object's own (int64) rather than gojq's copies of them
-// (int): equal as JSON.
+// reviseSpec's.
 func (m *model) reviseSpecDirect(ctx context.Context, ev *directEvaluator, obj map[string]any, revs []Revision) (map[string]any, []PatchOp, []ReviseWarning, error) {
 	return m.revise(ctx, ev, obj, revs)
 }
@@ -75,6 +73,13 @@ func (m *model) revise(ctx context.Context, dev *directEvaluator, obj map[string
 		r.revision(i, &revs[i])
 	}
 	writes := resolveConflicts(r.writes, &r.errs)
+	if dev == nil {
+		// Values from the instance views are gojq's copies (int, not
+		// client-go's int64); what is written must be the object's types.
+		for _, w := range writes {
+			w.value = jqvalue.Output(w.value)
+		}
+	}
 	result, applyErrs := applyWrites(obj, writes)
 	r.errs = append(r.errs, applyErrs...)
 	if len(r.errs) > 0 {

@@ -123,6 +123,10 @@ func TestReviseDirectAgreesWithGojq(t *testing.T) {
 						continue
 					}
 					require.NoError(t, gotErr)
+					// Both results are objects client-go can copy: no value
+					// of a Go type outside JSON's (gojq's int) on either path.
+					assert.NotPanics(t, func() { wantRes.Object.DeepCopy() }, "%s object %d revisions %d without direct evaluation", dk.name, i, j)
+					assert.NotPanics(t, func() { got.Object.DeepCopy() }, "%s object %d revisions %d", dk.name, i, j)
 					assert.Equal(t, jqvalue.Input(wantRes.Object.Object), jqvalue.Input(got.Object.Object))
 					assert.Equal(t, wantRes.Warnings, got.Warnings)
 					assert.Equal(t, len(wantRes.Patch), len(got.Patch))
@@ -212,4 +216,35 @@ func TestWrittenOpsAreDiffOps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A strategic patch that adds a container rewrites the whole containers
+// list, the existing containers included, which come from the instance's
+// view. On the gojq path the view is gojq's copy of the object (int, not
+// client-go's int64): the written values must still be client-go's, or
+// DeepCopy of the result panics.
+func TestReviseWritesClientGoValuesOnEveryPath(t *testing.T) {
+	ctx := context.Background()
+	k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", "pytorchjob.yaml"))
+	fast := progCompile(t, k, Options{})
+	slow := progCompile(t, k, Options{})
+	slow.noDirect = true
+	obj := k8sForm(t, progObjFile(t, filepath.Join("..", "examples", "pytorchjob", "running.yaml"))[0])
+	revs := []Revision{{Component: "worker", Type: PatchStrategic, Patch: map[string]any{
+		"spec": map[string]any{"containers": []any{map[string]any{
+			"name": "log-shipper", "image": "fluent/fluent-bit:3.1",
+			"ports": []any{map[string]any{"containerPort": int64(2020)}},
+		}}},
+	}}}
+	var results []*unstructured.Unstructured
+	for _, p := range []*Program{fast, slow} {
+		res, err := p.ReviseSpec(ctx, obj, revs)
+		require.NoError(t, err)
+		assert.NotPanics(t, func() { res.Object.DeepCopy() })
+		results = append(results, res.Object)
+	}
+	assert.Equal(t, results[0].Object, results[1].Object, "the same values, of the same types")
+	containers, _, err := unstructured.NestedSlice(results[1].Object, "spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "containers")
+	require.NoError(t, err)
+	require.Len(t, containers, 2, "the example's container and the sidecar")
 }

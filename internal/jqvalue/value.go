@@ -8,6 +8,7 @@ package jqvalue
 
 import (
 	"math"
+	"math/big"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
@@ -23,12 +24,40 @@ func Input(v any) any {
 	return out
 }
 
-func normalize(v any) (any, bool) {
+// Output returns v, a value gojq produced, in the types an Unstructured
+// holds (what client-go's decoder gives): gojq's int as int64, and an
+// integer too large for int64 (*big.Int) as float64, as the decoder reads
+// such a number. Containers are copied only on the way to a converted
+// value; v itself is returned when there is none.
+func Output(v any) any {
+	out, _ := convert(v, toClientGo)
+	return out
+}
+
+func toClientGo(v any) (any, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case *big.Int:
+		if x.IsInt64() {
+			return x.Int64(), true
+		}
+		f, _ := new(big.Float).SetInt(x).Float64()
+		return f, true
+	}
+	return v, false
+}
+
+func normalize(v any) (any, bool) { return convert(v, toGojq) }
+
+// convert applies scalar to every scalar of v, copying the containers on
+// the way to a changed one.
+func convert(v any, scalar func(any) (any, bool)) (any, bool) {
 	switch x := v.(type) {
 	case map[string]any:
 		var out map[string]any
 		for k, e := range x {
-			if n, changed := normalize(e); changed {
+			if n, changed := convert(e, scalar); changed {
 				if out == nil {
 					out = make(map[string]any, len(x))
 					for k2, e2 := range x {
@@ -45,7 +74,7 @@ func normalize(v any) (any, bool) {
 	case []any:
 		var out []any
 		for i, e := range x {
-			if n, changed := normalize(e); changed {
+			if n, changed := convert(e, scalar); changed {
 				if out == nil {
 					out = append([]any(nil), x...)
 				}
@@ -56,6 +85,12 @@ func normalize(v any) (any, bool) {
 			return x, false
 		}
 		return out, true
+	}
+	return scalar(v)
+}
+
+func toGojq(v any) (any, bool) {
+	switch x := v.(type) {
 	case int64:
 		if x >= math.MinInt && x <= math.MaxInt {
 			return int(x), true
