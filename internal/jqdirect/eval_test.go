@@ -360,3 +360,34 @@ func allocsOfRun(p *Program, in any) float64 {
 		s.Release()
 	})
 }
+
+// The fork's compiler no longer miscompiles an if of two constant
+// results piped into a constant inside a construction (upstream gojq
+// v0.12.20 fails these with "expected a string for object key"); jq's
+// answers, and the direct evaluator's.
+func TestIfOfConstantsInConstruction(t *testing.T) {
+	in := map[string]any{"n": 1.0}
+	for expr, want := range map[string]any{
+		`{k: ((if . then 1 else 2 end) | 0)}`:          map[string]any{"k": 0},
+		`{k: (if .n then 1 else 2 end | 0), j: 3}`:     map[string]any{"k": 0, "j": 3},
+		`{("k"): (if .x then "a" else "b" end | "c")}`: map[string]any{"k": "c"},
+		`[{k: (if .x then 1 else 2 end | . + 1)}]`:     []any{map[string]any{"k": 3}},
+	} {
+		t.Run(expr, func(t *testing.T) {
+			q, err := gojq.Parse(expr)
+			require.NoError(t, err)
+			code, err := gojq.Compile(q)
+			require.NoError(t, err)
+			got, err := gojqOutputs(code, in)
+			require.NoError(t, err)
+			assert.Equal(t, normalJSON(t, []any{want}), normalJSON(t, got))
+			p := Compile(q)
+			require.NotNil(t, p)
+			var s Scratch
+			out, ok := p.Run(in, &s)
+			s.Release()
+			require.True(t, ok)
+			assert.Equal(t, normalJSON(t, []any{want}), normalJSON(t, out))
+		})
+	}
+}

@@ -159,12 +159,7 @@ func (g *exprGen) expr(depth int) string {
 		}
 		return fmt.Sprintf("(%s)[%s:%s]", g.expr(d), g.expr(d), g.expr(d))
 	case 10:
-		// The else branch is never a constant: gojq (the fork's compiler)
-		// miscompiles an if of two constant branches piped into a
-		// constant inside a construction — {k: ((if . then 1 else 2 end)
-		// | 0)} fails with "expected a string for object key but got:
-		// number (1)" — where jq gives {"k": 0}.
-		return fmt.Sprintf("(if %s then %s else (.n, %s) end)", g.expr(d), g.expr(d), g.expr(d))
+		return fmt.Sprintf("(if %s then %s else %s end)", g.expr(d), g.expr(d), g.expr(d))
 	case 11:
 		return fmt.Sprintf("(%s | %s)", g.expr(d), g.expr(d))
 	case 12:

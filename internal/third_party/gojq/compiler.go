@@ -678,7 +678,6 @@ func (c *compiler) compileIf(e *If) error {
 	} else {
 		c.append(&code{op: opexpend})
 	}
-	pcc := len(c.codes)
 	setjumpifnot := c.lazy(func() *code {
 		return &code{op: opjumpifnot, v: len(c.codes)} // skip then clause
 	})
@@ -696,18 +695,13 @@ func (c *compiler) compileIf(e *If) error {
 	}
 	if e.Else != nil {
 		defer c.newScopeDepth()()
-		defer func() {
-			// optimize constant results
-			//    opdup, ..., opjumpifnot, opconst, opjump, opconst
-			// => opnop, ..., opjumpifnot, oppush,  opjump, oppush
-			if pcc+4 == len(c.codes) &&
-				c.codes[pcc+1] != nil && c.codes[pcc+1].op == opconst &&
-				c.codes[pcc+3] != nil && c.codes[pcc+3].op == opconst {
-				c.codes[pc-2].op = opnop
-				c.codes[pcc+1].op = oppush
-				c.codes[pcc+3].op = oppush
-			}
-		}()
+		// karta: upstream turns an if of two constant results into pushes
+		// here (opdup, …, opjumpifnot, opconst, opjump, opconst => opnop, …,
+		// opjumpifnot, oppush, opjump, oppush). That miscompiles such an if
+		// piped into a constant inside an object construction:
+		// {k: ((if . then 1 else 2 end) | 0)} failed with "expected a
+		// string for object key", where jq gives {"k": 0}. The fork
+		// compiles the if like any other (TestIfOfConstantsInConstruction).
 		return c.compileQuery(e.Else)
 	}
 	return nil
