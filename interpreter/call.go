@@ -65,13 +65,32 @@ func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Cont
 	// sooner), and f sees it through L.Context().
 	start := time.Now()
 	if _, err := luaapi.CallProtected(ctx, sd.L, p.limits.Timeout, body, 0); err != nil {
-		p.pool.Discard(sd)
+		if reusable(err, ferr) {
+			p.pool.Put(sd)
+		} else {
+			p.pool.Discard(sd)
+		}
 		err = p.hookError(h, err)
 		p.limitRec.note(ctx, start, p.limits.Timeout, err)
 		return err
 	}
 	p.pool.Put(sd)
 	return nil
+}
+
+// reusable reports whether a state whose call failed with err may serve
+// again: when the failure is f's own error (ferr, a refused revision or an
+// object of the wrong shape, raised through the VM from Go), not a limit,
+// a panic or a Lua error. Such a call leaves nothing behind, and a caller
+// that keeps sending a refused request would otherwise cost a new state
+// per call.
+func reusable(err, ferr error) bool {
+	if ferr == nil || !errors.Is(err, ferr) {
+		return false
+	}
+	var le *luaapi.LimitError
+	var pe *luaapi.PanicError
+	return !errors.As(err, &le) && !errors.As(err, &pe)
 }
 
 // runGo runs a hook's Go algorithm (the generated hook, when no script

@@ -489,3 +489,23 @@ spec:
 	require.Len(t, p.Warnings(), 1)
 	assert.Contains(t, p.Warnings()[0].String(), "podTemplateSpecPath: warning: not assignable")
 }
+
+// A hook refused by the Go algorithm (here AppWrapper's revisions, whose
+// computed template paths cannot be written) keeps its state: only a
+// limit, a panic or a Lua error discards one. A caller repeating a refused
+// request must not cost a new state per call.
+func TestRefusedCallKeepsItsState(t *testing.T) {
+	k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", "appwrapper.yaml"))
+	p := progCompile(t, k, Options{PoolSize: 1})
+	obj := progObjFile(t, filepath.Join("..", "examples", "appwrapper", "running.yaml"))[0]
+	revs := exampleRevisions(t, "appwrapper")
+	for range 5 {
+		_, err := p.ReviseSpec(context.Background(), obj, revs)
+		var pe *PathError
+		require.ErrorAs(t, err, &pe)
+		assert.NotEmpty(t, pe.Reason)
+	}
+	st := p.PoolStats()
+	assert.EqualValues(t, 1, st.Created)
+	assert.Zero(t, st.Discarded)
+}
