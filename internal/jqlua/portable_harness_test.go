@@ -69,7 +69,7 @@ const shakenRoots = "\nJ.array J.object J.null JX.kind\n"
 // loadShaken is loadPortable on the runtime ShakePortable keeps for the
 // unit, as an export's chunk carries it.
 func loadShaken(ctx context.Context, u *Unit) (*portableState, error) {
-	rt, err := luaapi.Compile("jqlua-portable-shaken", ShakePortable(u.Lua()+portableRunner+shakenRoots)+"return J, JX\n")
+	rt, err := luaapi.Compile("jqlua-portable-shaken", ShakePortable(PortableNames+u.Lua()+portableRunner+shakenRoots)+"return J, JX\n")
 	if err != nil {
 		return nil, fmt.Errorf("the shaken runtime does not compile: %w", err)
 	}
@@ -78,7 +78,7 @@ func loadShaken(ctx context.Context, u *Unit) (*portableState, error) {
 
 func loadPortableOn(ctx context.Context, u *Unit, rt *lua.FunctionProto) (*portableState, error) {
 	L := newKarmadaLikeState()
-	proto, err := luaapi.Compile("jqlua-portable", "local J, JX = ...\nlocal NULL = J.null\nlocal Q = {}\n"+u.Lua()+portableRunner)
+	proto, err := luaapi.Compile("jqlua-portable", "local J, JX = ...\n"+PortableNames+u.Lua()+portableRunner)
 	if err != nil {
 		L.Close()
 		return nil, fmt.Errorf("portable chunk does not compile: %w", err)

@@ -92,7 +92,7 @@ func (u *Unit) AddCompiled(expr string, q *gojq.Query, code *gojq.Code) (ref str
 	}
 	var src string
 	if reason == "" {
-		src, err = generate(q, slot)
+		src, err = generate(q, slot, u.portable)
 		if err == nil && !u.unchecked {
 			err = checkLua(src)
 		}

@@ -84,7 +84,7 @@ func (e *Exporter) Chunk(header, imports string) string {
 	body.WriteString("\n")
 	body.WriteString(e.b.String())
 	var rest strings.Builder
-	rest.WriteString(strings.TrimPrefix(jqlua.PortablePrelude, jqlua.PortableRuntime))
+	rest.WriteString(jqlua.PortableNames)
 	rest.WriteString("\n")
 	rest.WriteString(e.u.Lua())
 	rest.WriteString("\n")

@@ -626,39 +626,38 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.phase
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
   J.emit(out, phase)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- (.status.phase == "Pending" or .status.phase == "Running") and ([.status.initContainerStatuses[]?, .status.containerStatuses[]? | .state.waiting.reason // "" | select(startswith("Err") or endswith("Error") or endswith("BackOff"))] | length > 0)
 Q[3] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
   local b = true
   if not (phase == "Pending") then
-    local status_2 = J.index(v, "status")
-    local phase_2 = J.index(status_2, "phase")
-    b = phase_2 == "Running"
+    b = phase == "Running"
   end
   local b_2 = false
   if b then
     local arr = J.array()
     local function k(x)
-      local state = J.index(x, "state")
-      local waiting = J.index(state, "waiting")
-      local reason = J.index(waiting, "reason")
+      local state = type(x) == "table" and x[1] == nil and x.state or J.index(x, "state")
+      local waiting = type(state) == "table" and state[1] == nil and state.waiting or J.index(state, "waiting")
+      local reason = type(waiting) == "table" and waiting[1] == nil and waiting.reason or J.index(waiting, "reason")
       if reason == NULL or reason == false then
         reason = ""
       end
@@ -677,13 +676,11 @@ Q[3] = function(v, out)
         arr[#arr + 1] = reason
       end
     end
-    local status_3 = J.index(v, "status")
-    local initContainerStatuses = J.index(status_3, "initContainerStatuses")
+    local initContainerStatuses = type(status) == "table" and status[1] == nil and status.initContainerStatuses or J.index(status, "initContainerStatuses")
     for _, x_2 in J.each_opt(initContainerStatuses) do
       k(x_2)
     end
-    local status_4 = J.index(v, "status")
-    local containerStatuses = J.index(status_4, "containerStatuses")
+    local containerStatuses = type(status) == "table" and status[1] == nil and status.containerStatuses or J.index(status, "containerStatuses")
     for _, x_3 in J.each_opt(containerStatuses) do
       k(x_3)
     end
@@ -697,11 +694,11 @@ end
 -- [.status.containerStatuses[]? | select(.lastState.terminated != null)] | length > 0
 Q[4] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local containerStatuses = J.index(status, "containerStatuses")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local containerStatuses = type(status) == "table" and status[1] == nil and status.containerStatuses or J.index(status, "containerStatuses")
   for _, x in J.each_opt(containerStatuses) do
-    local lastState = J.index(x, "lastState")
-    local terminated = J.index(lastState, "terminated")
+    local lastState = type(x) == "table" and x[1] == nil and x.lastState or J.index(x, "lastState")
+    local terminated = type(lastState) == "table" and lastState[1] == nil and lastState.terminated or J.index(lastState, "terminated")
     if terminated ~= NULL then
       arr[#arr + 1] = x
     end
@@ -714,13 +711,13 @@ end
 -- [.status.conditions[]? | select(.type == "Ready" and .status == "True")] | length
 Q[5] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     local b = false
     if type_ == "Ready" then
-      local status_2 = J.index(x, "status")
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
       b = status_2 == "True"
     end
     if b then

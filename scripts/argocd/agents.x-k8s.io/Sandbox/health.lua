@@ -621,30 +621,31 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- [.status.conditions[]? | select(.type == "Ready" and .status == "False" and ((.message // "") | startswith("Pod exists with phase: Failed")))] | length > 0
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     local b = false
     if type_ == "Ready" then
-      local status_2 = J.index(x, "status")
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
       b = status_2 == "False"
     end
     local b_2 = false
     if b then
-      local message = J.index(x, "message")
+      local message = type(x) == "table" and x[1] == nil and x.message or J.index(x, "message")
       if message == NULL or message == false then
         message = ""
       end
@@ -663,18 +664,18 @@ end
 -- [.status.conditions[]? | select(.type == "Ready" and .status == "False" and ((.message // "") | startswith("Pod exists with phase: Succeeded")))] | length > 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     local b = false
     if type_ == "Ready" then
-      local status_2 = J.index(x, "status")
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
       b = status_2 == "False"
     end
     local b_2 = false
     if b then
-      local message = J.index(x, "message")
+      local message = type(x) == "table" and x[1] == nil and x.message or J.index(x, "message")
       if message == NULL or message == false then
         message = ""
       end
@@ -692,8 +693,8 @@ end
 
 -- (.spec.replicas // 1) > 0 and ([.status.conditions[]? | select(.type == "Ready" and ((.message // "") | startswith("Pod does not exist, replicas is 0")))] | length > 0)
 Q[4] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
@@ -701,13 +702,13 @@ Q[4] = function(v, out)
   local b = false
   if t then
     local arr = J.array()
-    local status = J.index(v, "status")
-    local conditions = J.index(status, "conditions")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local type_ = J.index(x, "type")
+      local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
       local b_2 = false
       if type_ == "Ready" then
-        local message = J.index(x, "message")
+        local message = type(x) == "table" and x[1] == nil and x.message or J.index(x, "message")
         if message == NULL or message == false then
           message = ""
         end
@@ -727,15 +728,15 @@ end
 
 -- (.spec.replicas // 1) == 0 and (.status.replicas // 0) > 0
 Q[5] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
   local b = false
   if replicas == 0 then
-    local status = J.index(v, "status")
-    local replicas_2 = J.index(status, "replicas")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local replicas_2 = type(status) == "table" and status[1] == nil and status.replicas or J.index(status, "replicas")
     if replicas_2 == NULL or replicas_2 == false then
       replicas_2 = 0
     end
@@ -747,15 +748,15 @@ end
 
 -- (.spec.replicas // 1) == 0 and (.status.replicas // 0) == 0
 Q[6] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
   local b = false
   if replicas == 0 then
-    local status = J.index(v, "status")
-    local replicas_2 = J.index(status, "replicas")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local replicas_2 = type(status) == "table" and status[1] == nil and status.replicas or J.index(status, "replicas")
     if replicas_2 == NULL or replicas_2 == false then
       replicas_2 = 0
     end
@@ -766,8 +767,8 @@ end
 
 -- (.spec.replicas // 1) > 0
 Q[7] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
@@ -778,10 +779,10 @@ end
 -- [.status.conditions[]? | select(.type == "Ready")] | length
 Q[8] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     if type_ == "Ready" then
       arr[#arr + 1] = x
     end

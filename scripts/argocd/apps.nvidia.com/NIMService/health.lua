@@ -527,19 +527,20 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.state
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local state = J.index(status, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local state = type(status) == "table" and status[1] == nil and status.state or J.index(status, "state")
   J.emit(out, state)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 

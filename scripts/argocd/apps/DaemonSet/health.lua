@@ -549,37 +549,36 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- (.status.observedGeneration // 0) >= (.metadata.generation // 0) and (.status.numberAvailable // 0) >= (.status.desiredNumberScheduled // 0)
 Q[2] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local generation = J.index(metadata, "generation")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local generation = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.index(v, "status")
-  local observedGeneration = J.index(status, "observedGeneration")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local observedGeneration = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
-    local status_2 = J.index(v, "status")
-    local desiredNumberScheduled = J.index(status_2, "desiredNumberScheduled")
+    local desiredNumberScheduled = type(status) == "table" and status[1] == nil and status.desiredNumberScheduled or J.index(status, "desiredNumberScheduled")
     if desiredNumberScheduled == NULL or desiredNumberScheduled == false then
       desiredNumberScheduled = 0
     end
-    local status_3 = J.index(v, "status")
-    local numberAvailable = J.index(status_3, "numberAvailable")
+    local numberAvailable = type(status) == "table" and status[1] == nil and status.numberAvailable or J.index(status, "numberAvailable")
     if numberAvailable == NULL or numberAvailable == false then
       numberAvailable = 0
     end
@@ -591,26 +590,24 @@ end
 
 -- ((.status.observedGeneration // 0) < (.metadata.generation // 0) or (.status.updatedNumberScheduled // 0) < (.status.desiredNumberScheduled // 0)) and (.status.numberAvailable // 0) > 0
 Q[3] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local generation = J.index(metadata, "generation")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local generation = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.index(v, "status")
-  local observedGeneration = J.index(status, "observedGeneration")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local observedGeneration = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.lt(observedGeneration, generation)
   local b = true
   if not t then
-    local status_2 = J.index(v, "status")
-    local desiredNumberScheduled = J.index(status_2, "desiredNumberScheduled")
+    local desiredNumberScheduled = type(status) == "table" and status[1] == nil and status.desiredNumberScheduled or J.index(status, "desiredNumberScheduled")
     if desiredNumberScheduled == NULL or desiredNumberScheduled == false then
       desiredNumberScheduled = 0
     end
-    local status_3 = J.index(v, "status")
-    local updatedNumberScheduled = J.index(status_3, "updatedNumberScheduled")
+    local updatedNumberScheduled = type(status) == "table" and status[1] == nil and status.updatedNumberScheduled or J.index(status, "updatedNumberScheduled")
     if updatedNumberScheduled == NULL or updatedNumberScheduled == false then
       updatedNumberScheduled = 0
     end
@@ -619,8 +616,7 @@ Q[3] = function(v, out)
   end
   local b_2 = false
   if b then
-    local status_4 = J.index(v, "status")
-    local numberAvailable = J.index(status_4, "numberAvailable")
+    local numberAvailable = type(status) == "table" and status[1] == nil and status.numberAvailable or J.index(status, "numberAvailable")
     if numberAvailable == NULL or numberAvailable == false then
       numberAvailable = 0
     end
@@ -632,26 +628,24 @@ end
 
 -- ((.status.observedGeneration // 0) >= (.metadata.generation // 0) and (.status.numberAvailable // 0) >= (.status.desiredNumberScheduled // 0)) or (((.status.observedGeneration // 0) < (.metadata.generation // 0) or (.status.updatedNumberScheduled // 0) < (.status.desiredNumberScheduled // 0)) and (.status.numberAvailable // 0) > 0) | not
 Q[4] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local generation = J.index(metadata, "generation")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local generation = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.index(v, "status")
-  local observedGeneration = J.index(status, "observedGeneration")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local observedGeneration = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
-    local status_2 = J.index(v, "status")
-    local desiredNumberScheduled = J.index(status_2, "desiredNumberScheduled")
+    local desiredNumberScheduled = type(status) == "table" and status[1] == nil and status.desiredNumberScheduled or J.index(status, "desiredNumberScheduled")
     if desiredNumberScheduled == NULL or desiredNumberScheduled == false then
       desiredNumberScheduled = 0
     end
-    local status_3 = J.index(v, "status")
-    local numberAvailable = J.index(status_3, "numberAvailable")
+    local numberAvailable = type(status) == "table" and status[1] == nil and status.numberAvailable or J.index(status, "numberAvailable")
     if numberAvailable == NULL or numberAvailable == false then
       numberAvailable = 0
     end
@@ -660,26 +654,22 @@ Q[4] = function(v, out)
   end
   local b_2 = true
   if not b then
-    local metadata_2 = J.index(v, "metadata")
-    local generation_2 = J.index(metadata_2, "generation")
+    local generation_2 = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
     if generation_2 == NULL or generation_2 == false then
       generation_2 = 0
     end
-    local status_4 = J.index(v, "status")
-    local observedGeneration_2 = J.index(status_4, "observedGeneration")
+    local observedGeneration_2 = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
     if observedGeneration_2 == NULL or observedGeneration_2 == false then
       observedGeneration_2 = 0
     end
     local t_3 = J.lt(observedGeneration_2, generation_2)
     local b_3 = true
     if not t_3 then
-      local status_5 = J.index(v, "status")
-      local desiredNumberScheduled_2 = J.index(status_5, "desiredNumberScheduled")
+      local desiredNumberScheduled_2 = type(status) == "table" and status[1] == nil and status.desiredNumberScheduled or J.index(status, "desiredNumberScheduled")
       if desiredNumberScheduled_2 == NULL or desiredNumberScheduled_2 == false then
         desiredNumberScheduled_2 = 0
       end
-      local status_6 = J.index(v, "status")
-      local updatedNumberScheduled = J.index(status_6, "updatedNumberScheduled")
+      local updatedNumberScheduled = type(status) == "table" and status[1] == nil and status.updatedNumberScheduled or J.index(status, "updatedNumberScheduled")
       if updatedNumberScheduled == NULL or updatedNumberScheduled == false then
         updatedNumberScheduled = 0
       end
@@ -688,8 +678,7 @@ Q[4] = function(v, out)
     end
     local b_4 = false
     if b_3 then
-      local status_7 = J.index(v, "status")
-      local numberAvailable_2 = J.index(status_7, "numberAvailable")
+      local numberAvailable_2 = type(status) == "table" and status[1] == nil and status.numberAvailable or J.index(status, "numberAvailable")
       if numberAvailable_2 == NULL or numberAvailable_2 == false then
         numberAvailable_2 = 0
       end

@@ -550,37 +550,37 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- (.status.observedGeneration // 0) >= (.metadata.generation // 0) and (.status.availableReplicas // 0) >= (.spec.replicas // 1)
 Q[2] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local generation = J.index(metadata, "generation")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local generation = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.index(v, "status")
-  local observedGeneration = J.index(status, "observedGeneration")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local observedGeneration = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
-    local spec = J.index(v, "spec")
-    local replicas = J.index(spec, "replicas")
+    local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+    local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
     if replicas == NULL or replicas == false then
       replicas = 1
     end
-    local status_2 = J.index(v, "status")
-    local availableReplicas = J.index(status_2, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
@@ -592,30 +592,27 @@ end
 
 -- ((.status.observedGeneration // 0) < (.metadata.generation // 0) or .status.updateRevision != .status.currentRevision) and (.status.availableReplicas // 0) > 0
 Q[3] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local generation = J.index(metadata, "generation")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local generation = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.index(v, "status")
-  local observedGeneration = J.index(status, "observedGeneration")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local observedGeneration = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.lt(observedGeneration, generation)
   local b = true
   if not t then
-    local status_2 = J.index(v, "status")
-    local currentRevision = J.index(status_2, "currentRevision")
-    local status_3 = J.index(v, "status")
-    local updateRevision = J.index(status_3, "updateRevision")
+    local currentRevision = type(status) == "table" and status[1] == nil and status.currentRevision or J.index(status, "currentRevision")
+    local updateRevision = type(status) == "table" and status[1] == nil and status.updateRevision or J.index(status, "updateRevision")
     local t_2 = J.ne(updateRevision, currentRevision)
     b = t_2
   end
   local b_2 = false
   if b then
-    local status_4 = J.index(v, "status")
-    local availableReplicas = J.index(status_4, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
@@ -627,26 +624,25 @@ end
 
 -- ((.status.observedGeneration // 0) >= (.metadata.generation // 0) and (.status.availableReplicas // 0) >= (.spec.replicas // 1)) or (((.status.observedGeneration // 0) < (.metadata.generation // 0) or .status.updateRevision != .status.currentRevision) and (.status.availableReplicas // 0) > 0) | not
 Q[4] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local generation = J.index(metadata, "generation")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local generation = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.index(v, "status")
-  local observedGeneration = J.index(status, "observedGeneration")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local observedGeneration = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
-    local spec = J.index(v, "spec")
-    local replicas = J.index(spec, "replicas")
+    local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+    local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
     if replicas == NULL or replicas == false then
       replicas = 1
     end
-    local status_2 = J.index(v, "status")
-    local availableReplicas = J.index(status_2, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
@@ -655,30 +651,25 @@ Q[4] = function(v, out)
   end
   local b_2 = true
   if not b then
-    local metadata_2 = J.index(v, "metadata")
-    local generation_2 = J.index(metadata_2, "generation")
+    local generation_2 = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
     if generation_2 == NULL or generation_2 == false then
       generation_2 = 0
     end
-    local status_3 = J.index(v, "status")
-    local observedGeneration_2 = J.index(status_3, "observedGeneration")
+    local observedGeneration_2 = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
     if observedGeneration_2 == NULL or observedGeneration_2 == false then
       observedGeneration_2 = 0
     end
     local t_3 = J.lt(observedGeneration_2, generation_2)
     local b_3 = true
     if not t_3 then
-      local status_4 = J.index(v, "status")
-      local currentRevision = J.index(status_4, "currentRevision")
-      local status_5 = J.index(v, "status")
-      local updateRevision = J.index(status_5, "updateRevision")
+      local currentRevision = type(status) == "table" and status[1] == nil and status.currentRevision or J.index(status, "currentRevision")
+      local updateRevision = type(status) == "table" and status[1] == nil and status.updateRevision or J.index(status, "updateRevision")
       local t_4 = J.ne(updateRevision, currentRevision)
       b_3 = t_4
     end
     local b_4 = false
     if b_3 then
-      local status_6 = J.index(v, "status")
-      local availableReplicas_2 = J.index(status_6, "availableReplicas")
+      local availableReplicas_2 = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
       if availableReplicas_2 == NULL or availableReplicas_2 == false then
         availableReplicas_2 = 0
       end

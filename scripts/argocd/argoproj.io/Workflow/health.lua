@@ -607,36 +607,37 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.phase
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
   J.emit(out, phase)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- .spec.suspend == true or ([.status.nodes[]? | select(.type == "Suspend" and .phase == "Running")] | length > 0)
 Q[3] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local b = true
   if not (suspend == true) then
     local arr = J.array()
-    local status = J.index(v, "status")
-    local nodes = J.index(status, "nodes")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local nodes = type(status) == "table" and status[1] == nil and status.nodes or J.index(status, "nodes")
     for _, x in J.each_opt(nodes) do
-      local type_ = J.index(x, "type")
+      local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
       local b_2 = false
       if type_ == "Suspend" then
-        local phase = J.index(x, "phase")
+        local phase = type(x) == "table" and x[1] == nil and x.phase or J.index(x, "phase")
         b_2 = phase == "Running"
       end
       if b_2 then
@@ -652,8 +653,8 @@ end
 
 -- .status.phase // ""
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
   if phase == NULL or phase == false then
     phase = ""
   end

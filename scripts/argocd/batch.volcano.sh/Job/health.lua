@@ -542,21 +542,22 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.state.phase
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local state = J.index(status, "state")
-  local phase = J.index(state, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local state = type(status) == "table" and status[1] == nil and status.state or J.index(status, "state")
+  local phase = type(state) == "table" and state[1] == nil and state.phase or J.index(state, "phase")
   J.emit(out, phase)
 end
 
 -- .status.state.phase // ""
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local state = J.index(status, "state")
-  local phase = J.index(state, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local state = type(status) == "table" and status[1] == nil and status.state or J.index(status, "state")
+  local phase = type(state) == "table" and state[1] == nil and state.phase or J.index(state, "phase")
   if phase == NULL or phase == false then
     phase = ""
   end

@@ -574,16 +574,17 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .spec.suspend == true and (.status.active | length) > 0
 Q[1] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local b = false
   if suspend == true then
-    local status = J.index(v, "status")
-    local active = J.index(status, "active")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local active = type(status) == "table" and status[1] == nil and status.active or J.index(status, "active")
     local len = J.length(active)
     local t = J.gt(len, 0)
     b = t
@@ -593,35 +594,31 @@ end
 
 -- .spec.suspend == true
 Q[2] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local t = suspend == true
   J.emit(out, t)
 end
 
 -- (.status.active | length) == 0 and .status.lastSuccessfulTime != null and .status.lastScheduleTime != null and .status.lastSuccessfulTime < .status.lastScheduleTime
 Q[3] = function(v, out)
-  local status = J.index(v, "status")
-  local active = J.index(status, "active")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local active = type(status) == "table" and status[1] == nil and status.active or J.index(status, "active")
   local len = J.length(active)
   local b = false
   if len == 0 then
-    local status_2 = J.index(v, "status")
-    local lastSuccessfulTime = J.index(status_2, "lastSuccessfulTime")
+    local lastSuccessfulTime = type(status) == "table" and status[1] == nil and status.lastSuccessfulTime or J.index(status, "lastSuccessfulTime")
     b = lastSuccessfulTime ~= NULL
   end
   local b_2 = false
   if b then
-    local status_3 = J.index(v, "status")
-    local lastScheduleTime = J.index(status_3, "lastScheduleTime")
+    local lastScheduleTime = type(status) == "table" and status[1] == nil and status.lastScheduleTime or J.index(status, "lastScheduleTime")
     b_2 = lastScheduleTime ~= NULL
   end
   local b_3 = false
   if b_2 then
-    local status_4 = J.index(v, "status")
-    local lastScheduleTime_2 = J.index(status_4, "lastScheduleTime")
-    local status_5 = J.index(v, "status")
-    local lastSuccessfulTime_2 = J.index(status_5, "lastSuccessfulTime")
+    local lastScheduleTime_2 = type(status) == "table" and status[1] == nil and status.lastScheduleTime or J.index(status, "lastScheduleTime")
+    local lastSuccessfulTime_2 = type(status) == "table" and status[1] == nil and status.lastSuccessfulTime or J.index(status, "lastSuccessfulTime")
     local t = J.lt(lastSuccessfulTime_2, lastScheduleTime_2)
     b_3 = t
   end
@@ -630,8 +627,8 @@ end
 
 -- .spec.suspend != true
 Q[4] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local t = suspend ~= true
   J.emit(out, t)
 end

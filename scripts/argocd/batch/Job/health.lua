@@ -641,24 +641,24 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- ((.status.active // 0) + (.status.terminating // 0)) > 0
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local terminating = J.index(status, "terminating")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local terminating = type(status) == "table" and status[1] == nil and status.terminating or J.index(status, "terminating")
   if terminating == NULL or terminating == false then
     terminating = 0
   end
-  local status_2 = J.index(v, "status")
-  local active = J.index(status_2, "active")
+  local active = type(status) == "table" and status[1] == nil and status.active or J.index(status, "active")
   if active == NULL or active == false then
     active = 0
   end
@@ -669,8 +669,8 @@ end
 
 -- (.status.ready // 0) > 0
 Q[3] = function(v, out)
-  local status = J.index(v, "status")
-  local ready = J.index(status, "ready")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local ready = type(status) == "table" and status[1] == nil and status.ready or J.index(status, "ready")
   if ready == NULL or ready == false then
     ready = 0
   end
@@ -680,40 +680,35 @@ end
 
 -- (.status.ready // 0) == 0 and ([.status.conditions[]? | select(.status == "True" and (.type == "Complete" or .type == "SuccessCriteriaMet" or .type == "Failed" or .type == "FailureTarget" or .type == "Suspended"))] | length) == 0
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local ready = J.index(status, "ready")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local ready = type(status) == "table" and status[1] == nil and status.ready or J.index(status, "ready")
   if ready == NULL or ready == false then
     ready = 0
   end
   local b = false
   if ready == 0 then
     local arr = J.array()
-    local status_2 = J.index(v, "status")
-    local conditions = J.index(status_2, "conditions")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local status_3 = J.index(x, "status")
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
       local b_2 = false
-      if status_3 == "True" then
-        local type_ = J.index(x, "type")
+      if status_2 == "True" then
+        local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
         local b_3 = true
         if not (type_ == "Complete") then
-          local type__2 = J.index(x, "type")
-          b_3 = type__2 == "SuccessCriteriaMet"
+          b_3 = type_ == "SuccessCriteriaMet"
         end
         local b_4 = true
         if not b_3 then
-          local type__3 = J.index(x, "type")
-          b_4 = type__3 == "Failed"
+          b_4 = type_ == "Failed"
         end
         local b_5 = true
         if not b_4 then
-          local type__4 = J.index(x, "type")
-          b_5 = type__4 == "FailureTarget"
+          b_5 = type_ == "FailureTarget"
         end
         local b_6 = true
         if not b_5 then
-          local type__5 = J.index(x, "type")
-          b_6 = type__5 == "Suspended"
+          b_6 = type_ == "Suspended"
         end
         b_2 = b_6
       end

@@ -546,54 +546,55 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.lifecycleState
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local lifecycleState = J.index(status, "lifecycleState")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local lifecycleState = type(status) == "table" and status[1] == nil and status.lifecycleState or J.index(status, "lifecycleState")
   J.emit(out, lifecycleState)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- .status.jobManagerDeploymentStatus
 Q[3] = function(v, out)
-  local status = J.index(v, "status")
-  local t = J.index(status, "jobManagerDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local t = type(status) == "table" and status[1] == nil and status.jobManagerDeploymentStatus or J.index(status, "jobManagerDeploymentStatus")
   J.emit(out, t)
 end
 
 -- .status.jobStatus.state
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local jobStatus = J.index(status, "jobStatus")
-  local state = J.index(jobStatus, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.index(status, "jobStatus")
+  local state = type(jobStatus) == "table" and jobStatus[1] == nil and jobStatus.state or J.index(jobStatus, "state")
   J.emit(out, state)
 end
 
 -- .spec.job.state
 Q[5] = function(v, out)
-  local spec = J.index(v, "spec")
-  local job = J.index(spec, "job")
-  local state = J.index(job, "state")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local job = type(spec) == "table" and spec[1] == nil and spec.job or J.index(spec, "job")
+  local state = type(job) == "table" and job[1] == nil and job.state or J.index(job, "state")
   J.emit(out, state)
 end
 
 -- .spec.job.state == "suspended" and .status.lifecycleState != "SUSPENDED"
 Q[6] = function(v, out)
-  local spec = J.index(v, "spec")
-  local job = J.index(spec, "job")
-  local state = J.index(job, "state")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local job = type(spec) == "table" and spec[1] == nil and spec.job or J.index(spec, "job")
+  local state = type(job) == "table" and job[1] == nil and job.state or J.index(job, "state")
   local b = false
   if state == "suspended" then
-    local status = J.index(v, "status")
-    local lifecycleState = J.index(status, "lifecycleState")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local lifecycleState = type(status) == "table" and status[1] == nil and status.lifecycleState or J.index(status, "lifecycleState")
     b = lifecycleState ~= "SUSPENDED"
   end
   J.emit(out, b)
@@ -601,34 +602,30 @@ end
 
 -- .status.jobStatus.state == "RESTARTING" or .status.jobStatus.state == "FAILING"
 Q[7] = function(v, out)
-  local status = J.index(v, "status")
-  local jobStatus = J.index(status, "jobStatus")
-  local state = J.index(jobStatus, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.index(status, "jobStatus")
+  local state = type(jobStatus) == "table" and jobStatus[1] == nil and jobStatus.state or J.index(jobStatus, "state")
   local b = true
   if not (state == "RESTARTING") then
-    local status_2 = J.index(v, "status")
-    local jobStatus_2 = J.index(status_2, "jobStatus")
-    local state_2 = J.index(jobStatus_2, "state")
-    b = state_2 == "FAILING"
+    b = state == "FAILING"
   end
   J.emit(out, b)
 end
 
 -- .status.jobManagerDeploymentStatus == "READY" and (if .spec.job == null then true else .status.jobStatus.state == "RUNNING" end)
 Q[8] = function(v, out)
-  local status = J.index(v, "status")
-  local t = J.index(status, "jobManagerDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local t = type(status) == "table" and status[1] == nil and status.jobManagerDeploymentStatus or J.index(status, "jobManagerDeploymentStatus")
   local b = false
   if t == "READY" then
-    local spec = J.index(v, "spec")
-    local job = J.index(spec, "job")
+    local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+    local job = type(spec) == "table" and spec[1] == nil and spec.job or J.index(spec, "job")
     local t_2
     if job == NULL then
       t_2 = true
     else
-      local status_2 = J.index(v, "status")
-      local jobStatus = J.index(status_2, "jobStatus")
-      local state = J.index(jobStatus, "state")
+      local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.index(status, "jobStatus")
+      local state = type(jobStatus) == "table" and jobStatus[1] == nil and jobStatus.state or J.index(jobStatus, "state")
       t_2 = state == "RUNNING"
     end
     b = t_2 ~= NULL and t_2 ~= false
@@ -638,8 +635,8 @@ end
 
 -- .status.lifecycleState // ""
 Q[9] = function(v, out)
-  local status = J.index(v, "status")
-  local lifecycleState = J.index(status, "lifecycleState")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local lifecycleState = type(status) == "table" and status[1] == nil and status.lifecycleState or J.index(status, "lifecycleState")
   if lifecycleState == NULL or lifecycleState == false then
     lifecycleState = ""
   end
@@ -649,40 +646,31 @@ end
 -- .status.jobManagerDeploymentStatus == "DEPLOYING" or .status.jobManagerDeploymentStatus == "DEPLOYED_NOT_READY" or ((.spec.job.state // "running") == "running" and
 --     (.status.jobStatus.state == "CREATED" or .status.jobStatus.state == "INITIALIZING" or .status.jobStatus.state == "RECONCILING"))
 Q[10] = function(v, out)
-  local status = J.index(v, "status")
-  local t = J.index(status, "jobManagerDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local t = type(status) == "table" and status[1] == nil and status.jobManagerDeploymentStatus or J.index(status, "jobManagerDeploymentStatus")
   local b = true
   if not (t == "DEPLOYING") then
-    local status_2 = J.index(v, "status")
-    local t_2 = J.index(status_2, "jobManagerDeploymentStatus")
-    b = t_2 == "DEPLOYED_NOT_READY"
+    b = t == "DEPLOYED_NOT_READY"
   end
   local b_2 = true
   if not b then
-    local spec = J.index(v, "spec")
-    local job = J.index(spec, "job")
-    local state = J.index(job, "state")
+    local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+    local job = type(spec) == "table" and spec[1] == nil and spec.job or J.index(spec, "job")
+    local state = type(job) == "table" and job[1] == nil and job.state or J.index(job, "state")
     if state == NULL or state == false then
       state = "running"
     end
     local b_3 = false
     if state == "running" then
-      local status_3 = J.index(v, "status")
-      local jobStatus = J.index(status_3, "jobStatus")
-      local state_2 = J.index(jobStatus, "state")
+      local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.index(status, "jobStatus")
+      local state_2 = type(jobStatus) == "table" and jobStatus[1] == nil and jobStatus.state or J.index(jobStatus, "state")
       local b_4 = true
       if not (state_2 == "CREATED") then
-        local status_4 = J.index(v, "status")
-        local jobStatus_2 = J.index(status_4, "jobStatus")
-        local state_3 = J.index(jobStatus_2, "state")
-        b_4 = state_3 == "INITIALIZING"
+        b_4 = state_2 == "INITIALIZING"
       end
       local b_5 = true
       if not b_4 then
-        local status_5 = J.index(v, "status")
-        local jobStatus_3 = J.index(status_5, "jobStatus")
-        local state_4 = J.index(jobStatus_3, "state")
-        b_5 = state_4 == "RECONCILING"
+        b_5 = state_2 == "RECONCILING"
       end
       b_3 = b_5
     end

@@ -549,24 +549,25 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- (.status.availableReplicas // 0) >= (.spec.replicas // 0)
 Q[2] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 0
   end
-  local status = J.index(v, "status")
-  local availableReplicas = J.index(status, "availableReplicas")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
   if availableReplicas == NULL or availableReplicas == false then
     availableReplicas = 0
   end
@@ -576,22 +577,20 @@ end
 
 -- ((.status.updateProgress // .status.rollingUpdateProgress) | . != null and .updateEndedAt == null) and (.status.availableReplicas // 0) > 0
 Q[3] = function(v, out)
-  local status = J.index(v, "status")
-  local updateProgress = J.index(status, "updateProgress")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local updateProgress = type(status) == "table" and status[1] == nil and status.updateProgress or J.index(status, "updateProgress")
   if updateProgress == NULL or updateProgress == false then
-    local status_2 = J.index(v, "status")
-    local rollingUpdateProgress = J.index(status_2, "rollingUpdateProgress")
+    local rollingUpdateProgress = type(status) == "table" and status[1] == nil and status.rollingUpdateProgress or J.index(status, "rollingUpdateProgress")
     updateProgress = rollingUpdateProgress
   end
   local b = false
   if updateProgress ~= NULL then
-    local updateEndedAt = J.index(updateProgress, "updateEndedAt")
+    local updateEndedAt = type(updateProgress) == "table" and updateProgress[1] == nil and updateProgress.updateEndedAt or J.index(updateProgress, "updateEndedAt")
     b = updateEndedAt == NULL
   end
   local b_2 = false
   if b then
-    local status_3 = J.index(v, "status")
-    local availableReplicas = J.index(status_3, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
@@ -603,13 +602,13 @@ end
 
 -- (.status.availableReplicas // 0) < (.spec.replicas // 0)
 Q[4] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 0
   end
-  local status = J.index(v, "status")
-  local availableReplicas = J.index(status, "availableReplicas")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
   if availableReplicas == NULL or availableReplicas == false then
     availableReplicas = 0
   end

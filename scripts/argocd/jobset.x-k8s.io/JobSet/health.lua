@@ -607,22 +607,23 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- [.status.replicatedJobsStatus[]? | select((.ready // 0) > 0)] | length > 0
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local replicatedJobsStatus = J.index(status, "replicatedJobsStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local replicatedJobsStatus = type(status) == "table" and status[1] == nil and status.replicatedJobsStatus or J.index(status, "replicatedJobsStatus")
   for _, x in J.each_opt(replicatedJobsStatus) do
-    local ready = J.index(x, "ready")
+    local ready = type(x) == "table" and x[1] == nil and x.ready or J.index(x, "ready")
     if ready == NULL or ready == false then
       ready = 0
     end
@@ -639,10 +640,10 @@ end
 -- ([.status.replicatedJobsStatus[]? | select((.ready // 0) > 0)] | length) == 0 and ([.status.conditions[]? | select(.status == "True" and (.type == "Completed" or .type == "Failed" or .type == "Suspended" or .type == "StartupPolicyCompleted"))] | length) == 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local replicatedJobsStatus = J.index(status, "replicatedJobsStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local replicatedJobsStatus = type(status) == "table" and status[1] == nil and status.replicatedJobsStatus or J.index(status, "replicatedJobsStatus")
   for _, x in J.each_opt(replicatedJobsStatus) do
-    local ready = J.index(x, "ready")
+    local ready = type(x) == "table" and x[1] == nil and x.ready or J.index(x, "ready")
     if ready == NULL or ready == false then
       ready = 0
     end
@@ -655,27 +656,23 @@ Q[3] = function(v, out)
   local b = false
   if len == 0 then
     local arr_2 = J.array()
-    local status_2 = J.index(v, "status")
-    local conditions = J.index(status_2, "conditions")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
     for _, x_2 in J.each_opt(conditions) do
-      local status_3 = J.index(x_2, "status")
+      local status_2 = type(x_2) == "table" and x_2[1] == nil and x_2.status or J.index(x_2, "status")
       local b_2 = false
-      if status_3 == "True" then
-        local type_ = J.index(x_2, "type")
+      if status_2 == "True" then
+        local type_ = type(x_2) == "table" and x_2[1] == nil and x_2.type or J.index(x_2, "type")
         local b_3 = true
         if not (type_ == "Completed") then
-          local type__2 = J.index(x_2, "type")
-          b_3 = type__2 == "Failed"
+          b_3 = type_ == "Failed"
         end
         local b_4 = true
         if not b_3 then
-          local type__3 = J.index(x_2, "type")
-          b_4 = type__3 == "Suspended"
+          b_4 = type_ == "Suspended"
         end
         local b_5 = true
         if not b_4 then
-          local type__4 = J.index(x_2, "type")
-          b_5 = type__4 == "StartupPolicyCompleted"
+          b_5 = type_ == "StartupPolicyCompleted"
         end
         b_2 = b_5
       end

@@ -621,27 +621,28 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- ((.metadata.annotations // {}) | has("kubeflow-resource-stopped")) and (.status.readyReplicas // 0) > 0
 Q[2] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local annotations = J.index(metadata, "annotations")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata[1] == nil and metadata.annotations or J.index(metadata, "annotations")
   if annotations == NULL or annotations == false then
     annotations = J.object()
   end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has then
-    local status = J.index(v, "status")
-    local readyReplicas = J.index(status, "readyReplicas")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local readyReplicas = type(status) == "table" and status[1] == nil and status.readyReplicas or J.index(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end
@@ -653,16 +654,16 @@ end
 
 -- ((.metadata.annotations // {}) | has("kubeflow-resource-stopped")) and (.status.readyReplicas // 0) == 0
 Q[3] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local annotations = J.index(metadata, "annotations")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata[1] == nil and metadata.annotations or J.index(metadata, "annotations")
   if annotations == NULL or annotations == false then
     annotations = J.object()
   end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has then
-    local status = J.index(v, "status")
-    local readyReplicas = J.index(status, "readyReplicas")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local readyReplicas = type(status) == "table" and status[1] == nil and status.readyReplicas or J.index(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end
@@ -673,19 +674,17 @@ end
 
 -- .status.containerState.terminated != null or ([.status.containerState.waiting.reason // empty] - ["ContainerCreating", "PodInitializing"] | length > 0)
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local containerState = J.index(status, "containerState")
-  local terminated = J.index(containerState, "terminated")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local containerState = type(status) == "table" and status[1] == nil and status.containerState or J.index(status, "containerState")
+  local terminated = type(containerState) == "table" and containerState[1] == nil and containerState.terminated or J.index(containerState, "terminated")
   local b = true
   if not (terminated ~= NULL) then
     local arr = J.array()
     arr[#arr + 1] = "ContainerCreating"
     arr[#arr + 1] = "PodInitializing"
     local arr_2 = J.array()
-    local status_2 = J.index(v, "status")
-    local containerState_2 = J.index(status_2, "containerState")
-    local waiting = J.index(containerState_2, "waiting")
-    local reason = J.index(waiting, "reason")
+    local waiting = type(containerState) == "table" and containerState[1] == nil and containerState.waiting or J.index(containerState, "waiting")
+    local reason = type(waiting) == "table" and waiting[1] == nil and waiting.reason or J.index(waiting, "reason")
     if reason ~= NULL and reason ~= false then
       arr_2[#arr_2 + 1] = reason
     else
@@ -701,16 +700,16 @@ end
 
 -- ((.metadata.annotations // {}) | has("kubeflow-resource-stopped") | not) and (.status.readyReplicas // 0) == 0
 Q[5] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local annotations = J.index(metadata, "annotations")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata[1] == nil and metadata.annotations or J.index(metadata, "annotations")
   if annotations == NULL or annotations == false then
     annotations = J.object()
   end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has == NULL or has == false then
-    local status = J.index(v, "status")
-    local readyReplicas = J.index(status, "readyReplicas")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local readyReplicas = type(status) == "table" and status[1] == nil and status.readyReplicas or J.index(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end

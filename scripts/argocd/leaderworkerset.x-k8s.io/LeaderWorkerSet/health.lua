@@ -607,19 +607,20 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- (.status.readyReplicas // 0) > 0
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local readyReplicas = J.index(status, "readyReplicas")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local readyReplicas = type(status) == "table" and status[1] == nil and status.readyReplicas or J.index(status, "readyReplicas")
   if readyReplicas == NULL or readyReplicas == false then
     readyReplicas = 0
   end
@@ -630,13 +631,13 @@ end
 -- ([.status.conditions[]? | select(.type == "UpdateInProgress" and .status == "True")] | length) == 0 or (.status.readyReplicas // 0) == 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     local b = false
     if type_ == "UpdateInProgress" then
-      local status_2 = J.index(x, "status")
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
       b = status_2 == "True"
     end
     if b then
@@ -646,8 +647,7 @@ Q[3] = function(v, out)
   local len = J.length(arr)
   local b_2 = true
   if not (len == 0) then
-    local status_3 = J.index(v, "status")
-    local readyReplicas = J.index(status_3, "readyReplicas")
+    local readyReplicas = type(status) == "table" and status[1] == nil and status.readyReplicas or J.index(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end

@@ -527,19 +527,20 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.status
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local status_2 = J.index(status, "status")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local status_2 = type(status) == "table" and status[1] == nil and status.status or J.index(status, "status")
   J.emit(out, status_2)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 

@@ -546,26 +546,27 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.state
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local state = J.index(status, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local state = type(status) == "table" and status[1] == nil and status.state or J.index(status, "state")
   J.emit(out, state)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- .spec.suspend // false
 Q[3] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   if suspend == NULL or suspend == false then
     suspend = false
   end
@@ -574,12 +575,12 @@ end
 
 -- .spec.suspend == true and .status.state != "suspended"
 Q[4] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local b = false
   if suspend == true then
-    local status = J.index(v, "status")
-    local state = J.index(status, "state")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local state = type(status) == "table" and status[1] == nil and status.state or J.index(status, "state")
     b = state ~= "suspended"
   end
   J.emit(out, b)
@@ -587,20 +588,20 @@ end
 
 -- .spec.suspend == true
 Q[5] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local t = suspend == true
   J.emit(out, t)
 end
 
 -- .status.state == null and (.spec.suspend // false) == false
 Q[6] = function(v, out)
-  local status = J.index(v, "status")
-  local state = J.index(status, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local state = type(status) == "table" and status[1] == nil and status.state or J.index(status, "state")
   local b = false
   if state == NULL then
-    local spec = J.index(v, "spec")
-    local suspend = J.index(spec, "suspend")
+    local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+    local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
     if suspend == NULL or suspend == false then
       suspend = false
     end

@@ -542,26 +542,27 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.jobDeploymentStatus
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local jobDeploymentStatus = J.index(status, "jobDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobDeploymentStatus = type(status) == "table" and status[1] == nil and status.jobDeploymentStatus or J.index(status, "jobDeploymentStatus")
   J.emit(out, jobDeploymentStatus)
 end
 
 -- .status.jobStatus
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local jobStatus = J.index(status, "jobStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.index(status, "jobStatus")
   J.emit(out, jobStatus)
 end
 
 -- .spec.suspend // false
 Q[3] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   if suspend == NULL or suspend == false then
     suspend = false
   end
@@ -570,8 +571,8 @@ end
 
 -- .status.jobDeploymentStatus // ""
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local jobDeploymentStatus = J.index(status, "jobDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobDeploymentStatus = type(status) == "table" and status[1] == nil and status.jobDeploymentStatus or J.index(status, "jobDeploymentStatus")
   if jobDeploymentStatus == NULL or jobDeploymentStatus == false then
     jobDeploymentStatus = ""
   end

@@ -608,12 +608,13 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
@@ -629,13 +630,13 @@ do
   end
   Q[2] = function(v, out)
     local arr = J.array()
-    local status = J.index(v, "status")
-    local conditions = J.index(status, "conditions")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local type_ = J.index(x, "type")
+      local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
       local b = false
       if type_ == "Ready" then
-        local status_2 = J.index(x, "status")
+        local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
         b = status_2 == "True"
       end
       if b then
@@ -647,17 +648,15 @@ do
     if t then
       local arr_2 = J.array()
       local function k(x_2)
-        local applicationStatuses = J.index(x_2, "applicationStatuses")
+        local applicationStatuses = type(x_2) == "table" and x_2[1] == nil and x_2.applicationStatuses or J.index(x_2, "applicationStatuses")
         for _, x_3 in J.each_opt(applicationStatuses) do
-          local status_3 = J.index(x_3, "status")
+          local status_3 = type(x_3) == "table" and x_3[1] == nil and x_3.status or J.index(x_3, "status")
           arr_2[#arr_2 + 1] = status_3
         end
       end
-      local status_4 = J.index(v, "status")
-      local activeServiceStatus = J.index(status_4, "activeServiceStatus")
+      local activeServiceStatus = type(status) == "table" and status[1] == nil and status.activeServiceStatus or J.index(status, "activeServiceStatus")
       k(activeServiceStatus)
-      local status_5 = J.index(v, "status")
-      local pendingServiceStatus = J.index(status_5, "pendingServiceStatus")
+      local pendingServiceStatus = type(status) == "table" and status[1] == nil and status.pendingServiceStatus or J.index(status, "pendingServiceStatus")
       k(pendingServiceStatus)
       local first_2 = first(arr_2)
       if first_2 ~= nil then
@@ -686,11 +685,11 @@ do
   end
   Q[3] = function(v, out)
     local arr = J.array()
-    local status = J.index(v, "status")
-    local activeServiceStatus = J.index(status, "activeServiceStatus")
-    local applicationStatuses = J.index(activeServiceStatus, "applicationStatuses")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local activeServiceStatus = type(status) == "table" and status[1] == nil and status.activeServiceStatus or J.index(status, "activeServiceStatus")
+    local applicationStatuses = type(activeServiceStatus) == "table" and activeServiceStatus[1] == nil and activeServiceStatus.applicationStatuses or J.index(activeServiceStatus, "applicationStatuses")
     for _, x in J.each_opt(applicationStatuses) do
-      local status_2 = J.index(x, "status")
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
       arr[#arr + 1] = status_2
     end
     local first_2 = first(arr)
@@ -703,10 +702,10 @@ end
 -- [.status.conditions[]? | select(.type == "Ready")] | length
 Q[4] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     if type_ == "Ready" then
       arr[#arr + 1] = x
     end

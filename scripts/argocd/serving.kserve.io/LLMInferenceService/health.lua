@@ -607,25 +607,26 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- [.status.conditions[]? | select(.status == "False" and .reason == "ProgressDeadlineExceeded")] | length > 0
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local status_2 = J.index(x, "status")
+    local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
     local b = false
     if status_2 == "False" then
-      local reason = J.index(x, "reason")
+      local reason = type(x) == "table" and x[1] == nil and x.reason or J.index(x, "reason")
       b = reason == "ProgressDeadlineExceeded"
     end
     if b then
@@ -639,28 +640,28 @@ end
 
 -- .metadata.annotations["serving.kserve.io/stop"] != "true"
 Q[3] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local annotations = J.index(metadata, "annotations")
-  local t = J.index(annotations, "serving.kserve.io/stop")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata[1] == nil and metadata.annotations or J.index(metadata, "annotations")
+  local t = type(annotations) == "table" and annotations[1] == nil and annotations["serving.kserve.io/stop"] or J.index(annotations, "serving.kserve.io/stop")
   local t_2 = t ~= "true"
   J.emit(out, t_2)
 end
 
 -- .metadata.annotations["serving.kserve.io/stop"] == "true" and ([.status.conditions[]? | select(.type == "Ready" and .reason == "Stopped")] | length) == 0
 Q[4] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local annotations = J.index(metadata, "annotations")
-  local t = J.index(annotations, "serving.kserve.io/stop")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata[1] == nil and metadata.annotations or J.index(metadata, "annotations")
+  local t = type(annotations) == "table" and annotations[1] == nil and annotations["serving.kserve.io/stop"] or J.index(annotations, "serving.kserve.io/stop")
   local b = false
   if t == "true" then
     local arr = J.array()
-    local status = J.index(v, "status")
-    local conditions = J.index(status, "conditions")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local type_ = J.index(x, "type")
+      local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
       local b_2 = false
       if type_ == "Ready" then
-        local reason = J.index(x, "reason")
+        local reason = type(x) == "table" and x[1] == nil and x.reason or J.index(x, "reason")
         b_2 = reason == "Stopped"
       end
       if b_2 then
@@ -676,10 +677,10 @@ end
 -- [.status.conditions[]? | select(.type == "Ready")] | length
 Q[5] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     if type_ == "Ready" then
       arr[#arr + 1] = x
     end

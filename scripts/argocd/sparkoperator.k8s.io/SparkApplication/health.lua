@@ -542,21 +542,22 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.applicationState.state
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local applicationState = J.index(status, "applicationState")
-  local state = J.index(applicationState, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local applicationState = type(status) == "table" and status[1] == nil and status.applicationState or J.index(status, "applicationState")
+  local state = type(applicationState) == "table" and applicationState[1] == nil and applicationState.state or J.index(applicationState, "state")
   J.emit(out, state)
 end
 
 -- (.status.applicationState.state // "") == ""
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local applicationState = J.index(status, "applicationState")
-  local state = J.index(applicationState, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local applicationState = type(status) == "table" and status[1] == nil and status.applicationState or J.index(status, "applicationState")
+  local state = type(applicationState) == "table" and applicationState[1] == nil and applicationState.state or J.index(applicationState, "state")
   if state == NULL or state == false then
     state = ""
   end

@@ -607,30 +607,30 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- [.status.jobsStatus[]? | select(.name != "dataset-initializer" and .name != "model-initializer" and (.ready // 0) > 0)] | length > 0
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local jobsStatus = J.index(status, "jobsStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobsStatus = type(status) == "table" and status[1] == nil and status.jobsStatus or J.index(status, "jobsStatus")
   for _, x in J.each_opt(jobsStatus) do
-    local name = J.index(x, "name")
+    local name = type(x) == "table" and x[1] == nil and x.name or J.index(x, "name")
     local b = false
     if name ~= "dataset-initializer" then
-      local name_2 = J.index(x, "name")
-      b = name_2 ~= "model-initializer"
+      b = name ~= "model-initializer"
     end
     local b_2 = false
     if b then
-      local ready = J.index(x, "ready")
+      local ready = type(x) == "table" and x[1] == nil and x.ready or J.index(x, "ready")
       if ready == NULL or ready == false then
         ready = 0
       end
@@ -649,18 +649,17 @@ end
 -- ([.status.jobsStatus[]? | select(.name != "dataset-initializer" and .name != "model-initializer" and (.ready // 0) > 0)] | length) == 0 and ([.status.conditions[]? | select(.status == "True" and (.type == "Complete" or .type == "Failed" or .type == "Suspended"))] | length) == 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local jobsStatus = J.index(status, "jobsStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobsStatus = type(status) == "table" and status[1] == nil and status.jobsStatus or J.index(status, "jobsStatus")
   for _, x in J.each_opt(jobsStatus) do
-    local name = J.index(x, "name")
+    local name = type(x) == "table" and x[1] == nil and x.name or J.index(x, "name")
     local b = false
     if name ~= "dataset-initializer" then
-      local name_2 = J.index(x, "name")
-      b = name_2 ~= "model-initializer"
+      b = name ~= "model-initializer"
     end
     local b_2 = false
     if b then
-      local ready = J.index(x, "ready")
+      local ready = type(x) == "table" and x[1] == nil and x.ready or J.index(x, "ready")
       if ready == NULL or ready == false then
         ready = 0
       end
@@ -675,22 +674,19 @@ Q[3] = function(v, out)
   local b_3 = false
   if len == 0 then
     local arr_2 = J.array()
-    local status_2 = J.index(v, "status")
-    local conditions = J.index(status_2, "conditions")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
     for _, x_2 in J.each_opt(conditions) do
-      local status_3 = J.index(x_2, "status")
+      local status_2 = type(x_2) == "table" and x_2[1] == nil and x_2.status or J.index(x_2, "status")
       local b_4 = false
-      if status_3 == "True" then
-        local type_ = J.index(x_2, "type")
+      if status_2 == "True" then
+        local type_ = type(x_2) == "table" and x_2[1] == nil and x_2.type or J.index(x_2, "type")
         local b_5 = true
         if not (type_ == "Complete") then
-          local type__2 = J.index(x_2, "type")
-          b_5 = type__2 == "Failed"
+          b_5 = type_ == "Failed"
         end
         local b_6 = true
         if not b_5 then
-          local type__3 = J.index(x_2, "type")
-          b_6 = type__3 == "Suspended"
+          b_6 = type_ == "Suspended"
         end
         b_4 = b_6
       end

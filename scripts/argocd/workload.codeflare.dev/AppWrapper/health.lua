@@ -546,26 +546,27 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.phase
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
   J.emit(out, phase)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   J.emit(out, conditions)
 end
 
 -- .spec.suspend // false
 Q[3] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   if suspend == NULL or suspend == false then
     suspend = false
   end
@@ -574,8 +575,8 @@ end
 
 -- .status.phase // ""
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
   if phase == NULL or phase == false then
     phase = ""
   end
