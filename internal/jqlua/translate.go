@@ -110,7 +110,15 @@ func generate(q *gojq.Query, slot int, portable bool) (code string, err error) {
 			err = fmt.Errorf("its Lua would exceed %d lines", maxLines)
 		}
 	}()
-	g.query(q, "v", cont{small: true, emit: func(x value) { g.line("J.emit(out, %s)", x.expr) }})
+	if portable && isOne(q) {
+		// Called without out, a portable accessor of an expression with
+		// one output returns it (Unit.One).
+		x := g.atom(g.val(q, "v"))
+		g.line("if out == nil then return %s end", x.expr)
+		g.line("J.emit(out, %s)", x.expr)
+	} else {
+		g.query(q, "v", cont{small: true, emit: func(x value) { g.line("J.emit(out, %s)", x.expr) }})
+	}
 	head := fmt.Sprintf("Q[%d] = function(v, out)\n", slot)
 	if len(g.helpers) == 0 {
 		return head + g.w.sb.String() + "end\n", nil
