@@ -1,6 +1,8 @@
 package argo
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -42,4 +44,58 @@ func TestExportArgoRefusesAStatusOverride(t *testing.T) {
 	require.True(t, errors.As(err, &ee), "got %v", err)
 	assert.Equal(t, "Argo CD", ee.Target)
 	assert.True(t, strings.Contains(err.Error(), "cannot export to Argo CD: ") && strings.Contains(err.Error(), "overrides InterpretStatus, which the Argo CD export cannot carry"), err.Error())
+}
+
+// errorsKarta's expressions raise jq errors on some objects: expressions
+// with one output (called for their value, under one protected call) and
+// one with a stream (called for its list of outputs).
+const errorsKarta = `
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: errors}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: e
+      kind: {group: example.com, version: v1, kind: Err}
+      statusDefinition:
+        conditionsDefinition: {path: .status.conditions}
+        statusMappings:
+          running:
+          - {byExpression: {expression: '.status.phase.name // 1', expectedResult: "2"}}
+          failed:
+          - {byExpression: {expression: '[(.status.tags // [])[] | values] | join(",")', expectedResult: "a"}}
+          - {byExpression: {expression: '.status.count + 1', expectedResult: "3"}}
+`
+
+// TestExportedHealthErrorsNameTheField: a jq error in an exported health
+// script names the field of the expression that raised it, whichever way
+// the expression is called, and the other errors are the export's own.
+func TestExportedHealthErrorsNameTheField(t *testing.T) {
+	ks, err := karta.Load([]byte(errorsKarta), "errors.yaml")
+	require.NoError(t, err)
+	p, err := interpreter.Compile(ks[0], interpreter.Options{})
+	require.NoError(t, err)
+	ex, err := ExportProgram(p)
+	require.NoError(t, err)
+	s, err := Compile("health.lua", ex.Scripts["health.lua"])
+	require.NoError(t, err)
+	for _, tc := range []struct{ status, want string }{
+		{`{"phase": "x"}`, `statusMappings.running[0].byExpression.expression: expected an object but got: string ("x")`},
+		{`{"tags": 5}`, `statusMappings.failed[0].byExpression.expression: cannot iterate over: number (5)`},
+		{`{"count": "a"}`, `statusMappings.failed[1].byExpression.expression: cannot add: string ("a") and number (1)`},
+		{`{"conditions": 5}`, `conditionsDefinition.path: not an array of objects or null`},
+		{`{"conditions": [{"type": "A", "status": 1}]}`, `condition A: field status must be a string or null`},
+	} {
+		var status map[string]any
+		require.NoError(t, json.Unmarshal([]byte(tc.status), &status))
+		obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Err", "metadata": map[string]any{"name": "e"}, "status": status}
+		_, err := s.Run(context.Background(), obj)
+		require.Error(t, err, tc.status)
+		assert.Contains(t, err.Error(), tc.want, tc.status)
+	}
+	h, err := s.Run(context.Background(), map[string]any{"apiVersion": "example.com/v1", "kind": "Err", "metadata": map[string]any{"name": "e"},
+		"status": map[string]any{"phase": map[string]any{"name": 2}, "count": 1}})
+	require.NoError(t, err)
+	assert.Equal(t, "Healthy", h.Status)
 }

@@ -76,7 +76,10 @@
 // made by NewPortableUnit translates as any other but has no gojq
 // fallback: an expression outside the subset is a *NotPortableError. Its
 // chunk begins with PortablePrelude instead of Prelude and takes no
-// arguments. The differential tests run every translated expression on
+// arguments. Its accessors read constant string keys from the tables
+// directly, with J.index for every other case, and read a key of the same
+// local once while it is in scope; an accessor whose expression has one
+// output (Unit.One) returns it when called without an output table. The differential tests run every translated expression on
 // both runtimes against gojq, the portable one in a state with Karmada's
 // sandbox.
 // Expressions whose Lua would exceed gopher-lua's limits (200 locals,

@@ -58,7 +58,7 @@ var luaKeywords = map[string]bool{
 // shadowedNames are bound by the prelude or the accessor signature, or are
 // Lua globals a reader would not expect to see redefined.
 var shadowedNames = map[string]bool{
-	"v": true, "out": true, "J": true, "NULL": true, "FALLBACK": true, "Q": true, "_": true, "self": true,
+	"v": true, "out": true, "J": true, "JX": true, "NULL": true, "FALLBACK": true, "Q": true, "_": true, "self": true,
 	"type": true, "tostring": true, "tonumber": true, "error": true, "select": true, "pairs": true,
 	"ipairs": true, "next": true, "pcall": true, "unpack": true, "string": true, "table": true,
 	"math": true, "os": true, "require": true, "print": true, "kube": true, "karta": true, "jq": true,

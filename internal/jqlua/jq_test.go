@@ -25,6 +25,10 @@ var testInputs = map[string]string{
 	"eobj":   `{}`,
 	"nested": `{"a":{"b":{"c":[{"d":1},{"d":null},{"e":2}]}},"k":"b","i":1,"arr":[[1,2],[3,4]]}`,
 	"big":    `[` + strings.Repeat("1,", 100) + `1]`,
+	// keys that name the chunk's own locals, Lua keywords, numbers as
+	// strings, an empty array and object, and a null member
+	"keys": `{"KIND":{"KIND":{"a":1}},"type":{"type":2},"end":{"1":3},"b c":4,"1":5,"J":{"NULL":6},` +
+		`"ea":[],"eo":{},"n":null,"s":"x","q\"":{"a\\b":7}}`,
 }
 
 // scalars and containers of every kind, for the type-driven cases.
@@ -55,6 +59,24 @@ var diffCases = []struct {
 		},
 		inputs: []string{"obj", "nested", "arr"},
 	},
+	{ // constant keys on the portable runtime are read from the tables
+		// directly (directIndex): every kind of base, and the reads one
+		// accessor makes once (a prefix read again, in branches, after a
+		// // that reassigns its left side, in helpers)
+		exprs: []string{
+			`.a.x`, `.b.x`, `.c.x`, `.d.x`, `.f.x`, `.t.x`, `.e.x`, `.e.f.x`, `.e.g.h.x`, `.zz.x.y`,
+			`.e.g.h[0].x`, `.e.g.h[5].x`, `.d[0].x`, `.e | .f`, `.e | (.f, .g.x)`, `.e."g"["h"]`,
+			`(.x // 1) + (.x // 2)`, `(.e.f // 1), .e.f`, `(.c // .a) + (.c // 2)`, `.c // .c.x`,
+			`[if .a == 1 then .e.g else .e.f end, .e.g, .e.f]`, `[if .c then .e.f else .e.g.h end, .e.g.h]`,
+			`.e.f and .e.g.h[1].x == 2`, `(.e.f or .e.g) and .e.g.h`, `first(.e.g, .e.f)`,
+			`try .e.f.x catch .e`, `[.e.g.h[] | .x, .x, .y]`, `.e.g.h | map(.x)`, `[.d[] | .x?]`,
+			`[.[] | .e]`, `{a: .e.f, b: .e.g.h[0].x, c: .e.f}`, `"\(.e.f) \(.e.f)"`, `.e.f?.x`, `.e?.f.x`,
+			`.KIND.KIND.a`, `.type.type`, `.end["1"]`, `.["b c"]`, `.["1"]`, `.J.NULL`, `.ea.x`,
+			`.eo.x`, `.n.x`, `.s.x`, `."q\"".["a\\b"]`, `.ea.x?`, `[.ea, .eo] | map(.x?)`, `.[0]`,
+			`([] | .a), 1`, `({} | .a)`, `(null | .a.b)`, `.d[5:] | .a`, `.e | to_entries | .[0].key`,
+		},
+		inputs: []string{"obj", "nested", "keys", "arr", "null", "str", "zero", "earr", "eobj"},
+	},
 	{ // arithmetic: numbers, strings, arrays, objects, null, and their errors
 		exprs: []string{
 			`.a + 1`, `.a - 1`, `.a * 2`, `.a / 2`, `.a % 2`, `.a / 0`, `.a % 0`, `5 % -1`,
@@ -77,6 +99,13 @@ var diffCases = []struct {
 			`1 == 1.0`, `"a" < "b"`, `"B" < "a"`, `.c == null`, `(1,2) == (1,2)`,
 			`[.[] | . < 1]`, `[.[] | . >= "a"]`, `[.[] | . <= null]`, `.e == .e`, `.d != .d`,
 			`.a == .z`, `[.[]] == .`, `. == "x"`, `. != null`, `. == 0`, `. == false`,
+			// numbers, NaN (infinite - infinite) below every number as in
+			// gojq, and across types
+			`.a < .n`, `.n <= .z`, `.z >= .z`, `.a > .a`, `.a != .n`, `.a == .a`, `.n < 0`, `0 >= .n`,
+			`(1e1000 - 1e1000) < .a`, `.a < (1e1000 - 1e1000)`, `(1e1000 - 1e1000) >= .a`, `.a > (1e1000 - 1e1000)`,
+			`(1e1000 - 1e1000) <= .a`, `.a >= (1e1000 - 1e1000)`, `(.a - 1e1000) < .n`, `.n > -0`, `-0 < .z`,
+			`(.a / .z) > .a`, `[.[] | [. < 2, . <= 2, . > 2, . >= 2]]`, `[.[] | [. < .[0]?, . == .[0]?]]`,
+			`.a < .b`, `.b >= .a`, `.c < .a`, `.d > .a`, `.a != .b`, `.e == .a`,
 		},
 		inputs: []string{"obj", "arr", "nums"},
 	},

@@ -19,8 +19,12 @@ import (
 var PortableRuntime string
 
 // PortablePrelude begins a chunk whose accessors come from a portable Unit:
-// the runtime, then the names generated accessors use.
-var PortablePrelude = PortableRuntime + "local NULL = J.null\nlocal Q = {}\n"
+// the runtime, then the names generated accessors use (their direct reads
+// of objects use type).
+var PortablePrelude = PortableRuntime + PortableNames
+
+// PortableNames is PortablePrelude after the runtime.
+const PortableNames = "local NULL = J.null\nlocal type = type\nlocal Q = {}\n"
 
 // NewPortableUnit returns an empty Unit for PortablePrelude: an expression
 // outside the translated subset, which only gojq could run, is a

@@ -26,12 +26,20 @@ type portableState struct {
 }
 
 // portableRunner calls an accessor and turns a raised jq error into its
-// message; any other error propagates.
+// message; any other error propagates. With one, it calls the accessor
+// without an output table, as exports call one whose expression has one
+// output (Unit.One), and returns its result as the outputs.
 const portableRunner = `
-return J, JX, Q, function(acc, v)
+return J, JX, Q, function(acc, v, one)
   local out = {}
-  local ok, e = pcall(acc, v, out)
-  if ok then return out, nil end
+  local ok, e
+  if one then
+    ok, e = pcall(acc, v)
+    if ok then return {e}, nil end
+  else
+    ok, e = pcall(acc, v, out)
+    if ok then return out, nil end
+  end
   local m = JX.message(e)
   if m == nil then error(e, 0) end
   return out, m
@@ -69,7 +77,7 @@ const shakenRoots = "\nJ.array J.object J.null JX.kind\n"
 // loadShaken is loadPortable on the runtime ShakePortable keeps for the
 // unit, as an export's chunk carries it.
 func loadShaken(ctx context.Context, u *Unit) (*portableState, error) {
-	rt, err := luaapi.Compile("jqlua-portable-shaken", ShakePortable(u.Lua()+portableRunner+shakenRoots)+"return J, JX\n")
+	rt, err := luaapi.Compile("jqlua-portable-shaken", ShakePortable(PortableNames+u.Lua()+portableRunner+shakenRoots)+"return J, JX\n")
 	if err != nil {
 		return nil, fmt.Errorf("the shaken runtime does not compile: %w", err)
 	}
@@ -83,7 +91,7 @@ const hangGuard = 10 * time.Second
 
 func loadPortableOn(ctx context.Context, u *Unit, rt *lua.FunctionProto) (*portableState, error) {
 	L := newKarmadaLikeState()
-	proto, err := luaapi.Compile("jqlua-portable", "local J, JX = ...\nlocal NULL = J.null\nlocal Q = {}\n"+u.Lua()+portableRunner)
+	proto, err := luaapi.Compile("jqlua-portable", "local J, JX = ...\n"+PortableNames+u.Lua()+portableRunner)
 	if err != nil {
 		L.Close()
 		return nil, fmt.Errorf("portable chunk does not compile: %w", err)
@@ -190,8 +198,8 @@ func (p *portableState) goValue(lv lua.LValue) (any, error) {
 }
 
 // outcome runs accessor acc on input under Karmada's call limits.
-func (p *portableState) outcome(ctx context.Context, acc, input lua.LValue) outcome {
-	res, err := luaapi.CallProtected(ctx, p.L, hangGuard, p.run, 2, acc, input)
+func (p *portableState) outcome(ctx context.Context, acc, input lua.LValue, one bool) outcome {
+	res, err := luaapi.CallProtected(ctx, p.L, hangGuard, p.run, 2, acc, input, lua.LBool(one))
 	var o outcome
 	if err != nil {
 		o.timedOut = ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)
@@ -278,15 +286,21 @@ func differPortable(ctx context.Context, expr string, raw any, inputJSON []byte,
 			value lua.LValue
 		}{"Karmada's decoding", kv})
 	}
+	modes := []bool{false}
+	if u.One("Q[1]") {
+		modes = append(modes, true)
+	}
 	for _, in := range inputs {
-		got := p.outcome(ctx, acc, in.value)
-		if got.timedOut {
-			return "", nil
-		}
-		portableRuns.Add(1)
-		if !got.equal(want) {
-			return fmt.Sprintf("%s on %s (portable, %s):\n  gojq:     %v\n  portable: %v\n%s",
-				expr, inputJSON, in.name, want, got, u.Lua()), nil
+		for _, one := range modes {
+			got := p.outcome(ctx, acc, in.value, one)
+			if got.timedOut {
+				return "", nil
+			}
+			portableRuns.Add(1)
+			if !got.equal(want) {
+				return fmt.Sprintf("%s on %s (portable, %s, one output: %v):\n  gojq:     %v\n  portable: %v\n%s",
+					expr, inputJSON, in.name, one, want, got, u.Lua()), nil
+			}
 		}
 	}
 	// The same on the runtime an export carries: only what the unit uses.
@@ -298,7 +312,7 @@ func differPortable(ctx context.Context, expr string, raw any, inputJSON []byte,
 		return fmt.Sprintf("%s: %v\n%s", expr, err, u.Lua()), nil
 	}
 	defer sp.L.Close()
-	got := sp.outcome(ctx, sp.Q.RawGetInt(1), sp.value(raw))
+	got := sp.outcome(ctx, sp.Q.RawGetInt(1), sp.value(raw), u.One("Q[1]"))
 	if !got.timedOut && !got.equal(want) {
 		return fmt.Sprintf("%s on %s (portable, shaken runtime):\n  gojq:     %v\n  portable: %v\n%s",
 			expr, inputJSON, want, got, u.Lua()), nil

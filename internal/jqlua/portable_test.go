@@ -112,12 +112,12 @@ func TestPortableBoundary(t *testing.T) {
 
 	empty := p.L.NewTable() // Karmada's [] or {}
 	for i, want := range []string{"null", "null", "[1]", "0", `"object"`, "false"} {
-		o := p.outcome(ctx, p.Q.RawGetInt(i+2), empty)
+		o := p.outcome(ctx, p.Q.RawGetInt(i+2), empty, false)
 		assert.Empty(t, o.err, "accessor %d", i+2)
 		assert.Equal(t, []string{want}, o.outputs, "accessor %d", i+2)
 	}
 
-	o := p.outcome(ctx, p.Q.RawGetInt(1), p.value(nil))
+	o := p.outcome(ctx, p.Q.RawGetInt(1), p.value(nil), false)
 	require.Empty(t, o.err)
 	assert.Equal(t, []string{`{"a":null,"b":[1,null,2],"c":{"d":null}}`}, o.outputs)
 	collected := p.call(p.J.RawGetString("collect"), p.Q.RawGetInt(1), p.value(nil)).(*lua.LTable)

@@ -52,6 +52,19 @@ type gen struct {
 	names   names
 	helpers []string // finished helper definitions, inner ones first
 	budget  int      // lines left before the translation counts as too big
+	// portable accessors run on the portable runtime, whose values are
+	// plain tables: a constant string key is read from the table directly
+	// (directIndex), and a read repeated on the same local is reused.
+	portable bool
+	reads    []memoRead // the direct reads in scope, innermost last
+}
+
+// memoRead is a direct read b[key] whose result is in a local that is in
+// scope at the current line and has not been assigned since.
+type memoRead struct {
+	base, key string
+	val       value
+	depth     int // the writer's indent where the local was declared
 }
 
 // errTooBig aborts a translation that outgrows maxLines.
@@ -73,20 +86,22 @@ func (g *gen) open(format string, args ...any) {
 }
 
 func (g *gen) middle(s string) {
+	g.dropReads()
 	g.w.indent--
 	g.line("%s", s)
 	g.w.indent++
 }
 
 func (g *gen) close() {
+	g.dropReads()
 	g.w.indent--
 	g.line("end")
 }
 
 // generate returns the Lua definition of accessor Q[slot] for q, which
 // must be translatable. The error is errTooBig when it outgrows maxLines.
-func generate(q *gojq.Query, slot int) (code string, err error) {
-	g := &gen{w: &writer{indent: 1}, names: names{used: map[string]bool{}}, budget: maxLines}
+func generate(q *gojq.Query, slot int, portable bool) (code string, err error) {
+	g := &gen{w: &writer{indent: 1}, names: names{used: map[string]bool{}}, budget: maxLines, portable: portable}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(errTooBig); !ok {
@@ -95,7 +110,15 @@ func generate(q *gojq.Query, slot int) (code string, err error) {
 			err = fmt.Errorf("its Lua would exceed %d lines", maxLines)
 		}
 	}()
-	g.query(q, "v", cont{small: true, emit: func(x value) { g.line("J.emit(out, %s)", x.expr) }})
+	if portable && isOne(q) {
+		// Called without out, a portable accessor of an expression with
+		// one output returns it (Unit.One).
+		x := g.atom(g.val(q, "v"))
+		g.line("if out == nil then return %s end", x.expr)
+		g.line("J.emit(out, %s)", x.expr)
+	} else {
+		g.query(q, "v", cont{small: true, emit: func(x value) { g.line("J.emit(out, %s)", x.expr) }})
+	}
 	head := fmt.Sprintf("Q[%d] = function(v, out)\n", slot)
 	if len(g.helpers) == 0 {
 		return head + g.w.sb.String() + "end\n", nil
@@ -125,11 +148,12 @@ func indentLines(s string) string {
 // its name; body generates its statements.
 func (g *gen) helper(kind, params string, body func()) string {
 	name := g.names.fresh(kind)
-	saved := g.w
-	g.w = &writer{indent: 1}
+	saved, reads := g.w, g.reads
+	// The helper is another function: its v is not the accessor's.
+	g.w, g.reads = &writer{indent: 1}, nil
 	body()
 	g.helpers = append(g.helpers, "local function "+name+"("+params+")\n"+g.w.sb.String()+"end\n")
-	g.w = saved
+	g.w, g.reads = saved, reads
 	return name
 }
 

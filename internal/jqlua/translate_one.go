@@ -107,6 +107,7 @@ func isOneString(s *gojq.String) bool {
 // as Lua literals. gojq compiles these to a single opindex (toIndexKey).
 type constKey struct {
 	expr     string // the key
+	str      bool   // the key is a string
 	name     string // a name for the result
 	slice    bool
 	from, to string // slice bounds, NULL when missing
@@ -116,12 +117,12 @@ type constKey struct {
 func indexKey(x *gojq.Index) (constKey, bool) {
 	switch {
 	case x.Name != "":
-		return constKey{expr: LuaString(x.Name), name: x.Name}, true
+		return constKey{expr: LuaString(x.Name), name: x.Name, str: true}, true
 	case x.Str != nil:
 		if x.Str.Queries != nil {
 			return constKey{}, false
 		}
-		return constKey{expr: LuaString(x.Str.Str), name: x.Str.Str}, true
+		return constKey{expr: LuaString(x.Str.Str), name: x.Str.Str, str: true}, true
 	case !x.IsSlice:
 		return queryKey(x.Start)
 	}
@@ -151,7 +152,7 @@ func queryKey(q *gojq.Query) (constKey, bool) {
 	}
 	t := q.Term
 	if t.Type == gojq.TermTypeString && t.Str.Queries == nil {
-		return constKey{expr: LuaString(t.Str.Str), name: t.Str.Str}, true
+		return constKey{expr: LuaString(t.Str.Str), name: t.Str.Str, str: true}, true
 	}
 	if f, ok := literalNumber(t); ok {
 		return constKey{expr: luaNumber(f), name: "item"}, true
@@ -169,7 +170,57 @@ func (g *gen) constIndex(b value, key constKey, opt bool) value {
 	if key.slice {
 		return g.call(key.name, false, false, "J.slice%s(%s, %s, %s)", suffix, b.expr, key.from, key.to)
 	}
+	if g.portable && !opt && key.str && b.atom && !b.lit {
+		return g.directIndex(b, key)
+	}
 	return g.call(key.name, false, false, "J.index%s(%s, %s)", suffix, b.expr, key.expr)
+}
+
+// directIndex reads the constant string key of b, a local, on the portable
+// runtime: b[key] straight from the table when b is a table that J.index
+// reads as an object (no element 1: not a runtime-made array, which has
+// no string keys, nor a decoded one) and the member is there and neither
+// false nor nil; J.index otherwise, whose answer it is in every case (null,
+// a missing or false member, an array or a scalar: its null, its value or
+// its error). One line, as J.index's call was: exported chunks carry many.
+// The reads of one accessor on the same local are made once while the
+// result is in scope (g.reads): the value is the same, and an error would
+// have been raised by the first.
+func (g *gen) directIndex(b value, key constKey) value {
+	for i := len(g.reads) - 1; i >= 0; i-- {
+		if r := g.reads[i]; r.base == b.expr && r.key == key.expr {
+			x := r.val
+			x.fresh = false // its producer's local: others may not assign it
+			return x
+		}
+	}
+	x := g.names.fresh(key.name)
+	g.line("local %s = type(%s) == \"table\" and %s[1] == nil and %s%s or J.index(%s, %s)",
+		x, b.expr, b.expr, b.expr, fieldRef(key.name), b.expr, key.expr)
+	v := value{expr: x, atom: true, fresh: true}
+	g.reads = append(g.reads, memoRead{base: b.expr, key: key.expr, val: v, depth: g.w.indent})
+	return v
+}
+
+// dropReads forgets the direct reads declared in the block that ends.
+func (g *gen) dropReads() {
+	n := len(g.reads)
+	for n > 0 && g.reads[n-1].depth >= g.w.indent {
+		n--
+	}
+	g.reads = g.reads[:n]
+}
+
+// assigned forgets the direct reads into or of local x, which is about to
+// be assigned another value.
+func (g *gen) assigned(x string) {
+	kept := g.reads[:0]
+	for _, r := range g.reads {
+		if r.val.expr != x && r.base != x {
+			kept = append(kept, r)
+		}
+	}
+	g.reads = kept
 }
 
 // constIndexValue reads key (any value) from b, named after the key when
@@ -196,6 +247,8 @@ func (g *gen) val(q *gojq.Query, in string) value {
 		t := l
 		if !l.atom || !l.fresh {
 			t = g.local("t", l, l.boolean, l.str)
+		} else {
+			g.assigned(t.expr)
 		}
 		g.open("if %s then", g.falsy(t))
 		r := g.val(q.Right, in)

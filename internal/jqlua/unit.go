@@ -32,6 +32,7 @@ type Unit struct {
 }
 
 type accessor struct {
+	one    bool // a portable accessor that returns its one output (One)
 	expr   string
 	code   string // the Lua definition of Q[i]
 	reason string // why it runs on gojq; "" when translated
@@ -92,7 +93,7 @@ func (u *Unit) AddCompiled(expr string, q *gojq.Query, code *gojq.Code) (ref str
 	}
 	var src string
 	if reason == "" {
-		src, err = generate(q, slot)
+		src, err = generate(q, slot, u.portable)
 		if err == nil && !u.unchecked {
 			err = checkLua(src)
 		}
@@ -110,9 +111,21 @@ func (u *Unit) AddCompiled(expr string, q *gojq.Query, code *gojq.Code) (ref str
 	} else {
 		u.translated++
 	}
-	u.accessors = append(u.accessors, accessor{expr: expr, code: src, reason: reason})
+	u.accessors = append(u.accessors, accessor{expr: expr, code: src, reason: reason, one: u.portable && isOne(q)})
 	u.byExpr[expr] = slot - 1
 	return accessorRef(slot - 1), nil
+}
+
+// One reports whether the accessor ref of a portable unit computes an
+// expression with exactly one output (or an error) on every input: called
+// as ref(v), without an output table, it returns that output.
+func (u *Unit) One(ref string) bool {
+	for i, a := range u.accessors {
+		if accessorRef(i) == ref {
+			return a.one
+		}
+	}
+	return false
 }
 
 func accessorRef(i int) string { return "Q[" + strconv.Itoa(i+1) + "]" }

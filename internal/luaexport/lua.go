@@ -79,6 +79,13 @@ var helpers = []struct{ name, text string }{
   error(e, 0)
 end
 `},
+	{"V", `local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
+end
+`},
 	{"zip", `local function zip(outs, ids, what)
   if #outs ~= #ids then error(what .. " yields " .. #outs .. " value(s) for " .. #ids .. " id(s)") end
   return outs
@@ -141,7 +148,7 @@ end
   return true
 end
 `},
-	{"expression", `local function expression(outs, expected)
+	{"outputIs", `local function outputIs(outs, expected)
   if #outs == 0 then return false end
   return J.tostring(outs[1]) == expected
 end

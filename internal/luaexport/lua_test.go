@@ -78,8 +78,10 @@ func TestShakeHelpers(t *testing.T) {
 		name, body string
 		want       []string
 	}{
-		{"health", "conds = conditionsOf(E[1]({W(obj)}), \"type\")\nif expression(E[2]({W(obj)}), \"true\") then end\nE[1] = function(ins) return run(Q[1], ins[1], \"x\") end\n",
-			[]string{"W", "run", "conditionField", "conditionsOf", "expression"}},
+		{"health", "conds = conditionsOf(E[1]({W(obj)}), \"type\")\nif outputIs(E[2]({W(obj)}), \"true\") then end\nE[1] = function(ins) return run(Q[1], ins[1], \"x\") end\n",
+			[]string{"W", "run", "conditionField", "conditionsOf", "outputIs"}},
+		{"values", "conds = conditionsOf({V(Q[1], obj, \"conditionsDefinition.path\")}, \"type\")\nif J.tostring(V(Q[2], obj, \"x.expression\")) == \"true\" then end\n",
+			[]string{"WHAT", "V", "conditionField", "conditionsOf"}},
 		{"replicas and ranks", "local n = scaleValue(r[1], \"x\")\nlocal r = RANK[statusOf(member)]\n",
 			[]string{"U", "tname", "scaleValue", "RANK"}},
 		{"nothing", "return nil\n", nil},

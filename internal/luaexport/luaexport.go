@@ -67,6 +67,42 @@ func (e *Exporter) Expr(field, expr string) (string, error) {
 	return fmt.Sprintf("E[%d]", len(e.exprs)), nil
 }
 
+// Value is Expr for a caller that needs the expression's only output: when
+// the expression has exactly one output on every input (jqlua's Unit.One)
+// it returns a Lua expression of obj computing that output with no
+// protected call and no tables (V), and one true; else Expr's function and
+// false. Its errors must be caught by Protect, which names the field.
+func (e *Exporter) Value(field, expr, obj string) (string, bool, error) {
+	a, err := e.In.Analysis(expr)
+	if err != nil {
+		return "", false, e.Fail(field, expr, err)
+	}
+	ref, err := e.u.AddQuery(a.Text, a.Query)
+	if err != nil {
+		return "", false, e.Fail(field, expr, err)
+	}
+	if !e.u.One(ref) {
+		f, err := e.Expr(field, expr)
+		return f, false, err
+	}
+	return fmt.Sprintf("V(%s, %s, %s)", ref, obj, jqlua.LuaString(field)), true, nil
+}
+
+// Protect writes function name(obj), which calls inner(obj) under one
+// protected call and raises a jq error of a V in it as Expr's functions
+// do: prefixed with the field of the expression that raised it.
+func (e *Exporter) Protect(name, inner string) {
+	e.W(`function %s(obj)
+  local ok, r = pcall(%s, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
+end
+
+`, name, inner)
+}
+
 // W appends to the chunk's body.
 func (e *Exporter) W(format string, args ...any) { fmt.Fprintf(&e.b, format, args...) }
 
@@ -84,7 +120,7 @@ func (e *Exporter) Chunk(header, imports string) string {
 	body.WriteString("\n")
 	body.WriteString(e.b.String())
 	var rest strings.Builder
-	rest.WriteString(strings.TrimPrefix(jqlua.PortablePrelude, jqlua.PortableRuntime))
+	rest.WriteString(jqlua.PortableNames)
 	rest.WriteString("\n")
 	rest.WriteString(e.u.Lua())
 	rest.WriteString("\n")

@@ -11,16 +11,27 @@ import (
 // Status emits statusOf(obj), the Karta's generic status (InterpretStatus's
 // rule: the mapped statuses in precedence order, the first that holds). A
 // body that names RANK, each status's place in that precedence, gets it
-// with the helpers (shakeHelpers).
+// with the helpers (shakeHelpers). Expressions with one output are called
+// for their value (Value), under one protected call for the whole status.
 func (e *Exporter) Status() error {
 	sd := e.In.Karta().Spec.StructureDefinition.RootComponent.StatusDefinition
-	e.W("function statusOf(obj)\n  local phase = nil\n")
+	anyOne := false
+	// outs is the list of an expression's outputs.
+	outs := func(field, expr string) (string, error) {
+		f, one, err := e.Value(field, expr, "obj")
+		anyOne = anyOne || one
+		if err != nil || one {
+			return "{" + f + "}", err
+		}
+		return f + "({W(obj)})", nil
+	}
+	e.W("local function statusIn(obj)\n  local phase = nil\n")
 	if sd != nil && sd.PhaseDefinition != nil && sd.PhaseDefinition.Path != "" {
-		f, err := e.Expr("phaseDefinition.path", sd.PhaseDefinition.Path)
+		f, err := outs("phaseDefinition.path", sd.PhaseDefinition.Path)
 		if err != nil {
 			return err
 		}
-		e.W("  local po = %s({W(obj)})\n", f)
+		e.W("  local po = %s\n", f)
 		e.W("  if po[1] ~= nil and po[1] ~= NULL then\n")
 		e.W("    if type(po[1]) ~= \"string\" then error(\"InterpretStatus: the phase is not a string\") end\n")
 		e.W("    phase = po[1]\n  end\n")
@@ -28,11 +39,11 @@ func (e *Exporter) Status() error {
 	e.W("  local conds = {}\n")
 	if sd != nil && sd.ConditionsDefinition != nil && sd.ConditionsDefinition.Path != "" {
 		cd := sd.ConditionsDefinition
-		f, err := e.Expr("conditionsDefinition.path", cd.Path)
+		f, err := outs("conditionsDefinition.path", cd.Path)
 		if err != nil {
 			return err
 		}
-		e.W("  conds = conditionsOf(%s({W(obj)}), %s, %s, %s, %s)\n", f,
+		e.W("  conds = conditionsOf(%s, %s, %s, %s, %s)\n", f,
 			jqlua.LuaString(cd.TypeFieldName), jqlua.LuaString(cd.StatusFieldName), jqlua.LuaString(cd.ReasonFieldName), jqlua.LuaString(cd.MessageFieldName))
 	}
 	e.W("  local matched = {}\n")
@@ -54,11 +65,17 @@ func (e *Exporter) Status() error {
 				all = append(all, fmt.Sprintf("condition(conds, %s, %s, %s)", jqlua.LuaString(c.Type), jqlua.LuaString(c.Status), jqlua.LuaString(c.Reason)))
 			}
 			if x := mt.ByExpression; x != nil {
-				f, err := e.Expr(fmt.Sprintf("statusMappings.%s[%d].byExpression.expression", m.Key, i), x.Expression)
+				field := fmt.Sprintf("statusMappings.%s[%d].byExpression.expression", m.Key, i)
+				f, one, err := e.Value(field, x.Expression, "obj")
 				if err != nil {
 					return err
 				}
-				all = append(all, fmt.Sprintf("expression(%s({W(obj)}), %s)", f, jqlua.LuaString(x.ExpectedResult)))
+				if one {
+					anyOne = true
+					all = append(all, fmt.Sprintf("J.tostring(%s) == %s", f, jqlua.LuaString(x.ExpectedResult)))
+				} else {
+					all = append(all, fmt.Sprintf("outputIs(%s({W(obj)}), %s)", f, jqlua.LuaString(x.ExpectedResult)))
+				}
 			}
 			if len(all) == 0 {
 				all = []string{"true"}
@@ -74,5 +91,10 @@ func (e *Exporter) Status() error {
 		e.W("    if hold then matched[#matched+1] = %s end\n  end\n", jqlua.LuaString(string(m.Status)))
 	}
 	e.W("  return matched[1] or \"Undefined\"\nend\n\n")
+	if anyOne {
+		e.Protect("statusOf", "statusIn")
+	} else {
+		e.W("statusOf = statusIn\n\n")
+	}
 	return nil
 }

@@ -626,39 +626,40 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.phase
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
+  if out == nil then return phase end
   J.emit(out, phase)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- (.status.phase == "Pending" or .status.phase == "Running") and ([.status.initContainerStatuses[]?, .status.containerStatuses[]? | .state.waiting.reason // "" | select(startswith("Err") or endswith("Error") or endswith("BackOff"))] | length > 0)
 Q[3] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
   local b = true
   if not (phase == "Pending") then
-    local status_2 = J.index(v, "status")
-    local phase_2 = J.index(status_2, "phase")
-    b = phase_2 == "Running"
+    b = phase == "Running"
   end
   local b_2 = false
   if b then
     local arr = J.array()
     local function k(x)
-      local state = J.index(x, "state")
-      local waiting = J.index(state, "waiting")
-      local reason = J.index(waiting, "reason")
+      local state = type(x) == "table" and x[1] == nil and x.state or J.index(x, "state")
+      local waiting = type(state) == "table" and state[1] == nil and state.waiting or J.index(state, "waiting")
+      local reason = type(waiting) == "table" and waiting[1] == nil and waiting.reason or J.index(waiting, "reason")
       if reason == NULL or reason == false then
         reason = ""
       end
@@ -677,13 +678,11 @@ Q[3] = function(v, out)
         arr[#arr + 1] = reason
       end
     end
-    local status_3 = J.index(v, "status")
-    local initContainerStatuses = J.index(status_3, "initContainerStatuses")
+    local initContainerStatuses = type(status) == "table" and status[1] == nil and status.initContainerStatuses or J.index(status, "initContainerStatuses")
     for _, x_2 in J.each_opt(initContainerStatuses) do
       k(x_2)
     end
-    local status_4 = J.index(v, "status")
-    local containerStatuses = J.index(status_4, "containerStatuses")
+    local containerStatuses = type(status) == "table" and status[1] == nil and status.containerStatuses or J.index(status, "containerStatuses")
     for _, x_3 in J.each_opt(containerStatuses) do
       k(x_3)
     end
@@ -691,36 +690,38 @@ Q[3] = function(v, out)
     local t = J.gt(len, 0)
     b_2 = t
   end
+  if out == nil then return b_2 end
   J.emit(out, b_2)
 end
 
 -- [.status.containerStatuses[]? | select(.lastState.terminated != null)] | length > 0
 Q[4] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local containerStatuses = J.index(status, "containerStatuses")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local containerStatuses = type(status) == "table" and status[1] == nil and status.containerStatuses or J.index(status, "containerStatuses")
   for _, x in J.each_opt(containerStatuses) do
-    local lastState = J.index(x, "lastState")
-    local terminated = J.index(lastState, "terminated")
+    local lastState = type(x) == "table" and x[1] == nil and x.lastState or J.index(x, "lastState")
+    local terminated = type(lastState) == "table" and lastState[1] == nil and lastState.terminated or J.index(lastState, "terminated")
     if terminated ~= NULL then
       arr[#arr + 1] = x
     end
   end
   local len = J.length(arr)
   local t = J.gt(len, 0)
+  if out == nil then return t end
   J.emit(out, t)
 end
 
 -- [.status.conditions[]? | select(.type == "Ready" and .status == "True")] | length
 Q[5] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     local b = false
     if type_ == "Ready" then
-      local status_2 = J.index(x, "status")
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
       b = status_2 == "True"
     end
     if b then
@@ -728,6 +729,7 @@ Q[5] = function(v, out)
     end
   end
   local len = J.length(arr)
+  if out == nil then return len end
   J.emit(out, len)
 end
 
@@ -739,6 +741,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -772,27 +780,18 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
-end
 local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "phaseDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.degraded[0].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.degraded[1].byExpression.expression") end
-E[5] = function(ins) return run(Q[5], ins[1], "statusMappings.initializing[1].byExpression.expression") end
-E[6] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
-  local po = E[1]({W(obj)})
+  local po = {V(Q[1], obj, "phaseDefinition.path")}
   if po[1] ~= nil and po[1] ~= NULL then
     if type(po[1]) ~= "string" then error("InterpretStatus: the phase is not a string") end
     phase = po[1]
   end
   local conds = {}
-  conds = conditionsOf(E[2]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
@@ -806,8 +805,8 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if (expression(E[3]({W(obj)}), "true")) then hold = true end
-    if ((phase ~= nil and phase == "Running") and condition(conds, "Ready", "False", "") and expression(E[4]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[3], obj, "statusMappings.degraded[0].byExpression.expression")) == "true") then hold = true end
+    if ((phase ~= nil and phase == "Running") and condition(conds, "Ready", "False", "") and J.tostring(V(Q[4], obj, "statusMappings.degraded[1].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Degraded" end
   end
   do
@@ -818,29 +817,25 @@ function statusOf(obj)
   do
     local hold = false
     if ((phase ~= nil and phase == "Pending")) then hold = true end
-    if ((phase ~= nil and phase == "Running") and expression(E[5]({W(obj)}), "0")) then hold = true end
+    if ((phase ~= nil and phase == "Running") and J.tostring(V(Q[5], obj, "statusMappings.initializing[1].byExpression.expression")) == "0") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Progressing"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[6]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -853,6 +848,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Progressing"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

@@ -621,30 +621,32 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- [.status.conditions[]? | select(.type == "Ready" and .status == "False" and ((.message // "") | startswith("Pod exists with phase: Failed")))] | length > 0
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     local b = false
     if type_ == "Ready" then
-      local status_2 = J.index(x, "status")
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
       b = status_2 == "False"
     end
     local b_2 = false
     if b then
-      local message = J.index(x, "message")
+      local message = type(x) == "table" and x[1] == nil and x.message or J.index(x, "message")
       if message == NULL or message == false then
         message = ""
       end
@@ -657,24 +659,25 @@ Q[2] = function(v, out)
   end
   local len = J.length(arr)
   local t = J.gt(len, 0)
+  if out == nil then return t end
   J.emit(out, t)
 end
 
 -- [.status.conditions[]? | select(.type == "Ready" and .status == "False" and ((.message // "") | startswith("Pod exists with phase: Succeeded")))] | length > 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     local b = false
     if type_ == "Ready" then
-      local status_2 = J.index(x, "status")
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
       b = status_2 == "False"
     end
     local b_2 = false
     if b then
-      local message = J.index(x, "message")
+      local message = type(x) == "table" and x[1] == nil and x.message or J.index(x, "message")
       if message == NULL or message == false then
         message = ""
       end
@@ -687,13 +690,14 @@ Q[3] = function(v, out)
   end
   local len = J.length(arr)
   local t = J.gt(len, 0)
+  if out == nil then return t end
   J.emit(out, t)
 end
 
 -- (.spec.replicas // 1) > 0 and ([.status.conditions[]? | select(.type == "Ready" and ((.message // "") | startswith("Pod does not exist, replicas is 0")))] | length > 0)
 Q[4] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
@@ -701,13 +705,13 @@ Q[4] = function(v, out)
   local b = false
   if t then
     local arr = J.array()
-    local status = J.index(v, "status")
-    local conditions = J.index(status, "conditions")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local type_ = J.index(x, "type")
+      local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
       local b_2 = false
       if type_ == "Ready" then
-        local message = J.index(x, "message")
+        local message = type(x) == "table" and x[1] == nil and x.message or J.index(x, "message")
         if message == NULL or message == false then
           message = ""
         end
@@ -722,71 +726,76 @@ Q[4] = function(v, out)
     local t_2 = J.gt(len, 0)
     b = t_2
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- (.spec.replicas // 1) == 0 and (.status.replicas // 0) > 0
 Q[5] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
   local b = false
   if replicas == 0 then
-    local status = J.index(v, "status")
-    local replicas_2 = J.index(status, "replicas")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local replicas_2 = type(status) == "table" and status[1] == nil and status.replicas or J.index(status, "replicas")
     if replicas_2 == NULL or replicas_2 == false then
       replicas_2 = 0
     end
     local t = J.gt(replicas_2, 0)
     b = t
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- (.spec.replicas // 1) == 0 and (.status.replicas // 0) == 0
 Q[6] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
   local b = false
   if replicas == 0 then
-    local status = J.index(v, "status")
-    local replicas_2 = J.index(status, "replicas")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local replicas_2 = type(status) == "table" and status[1] == nil and status.replicas or J.index(status, "replicas")
     if replicas_2 == NULL or replicas_2 == false then
       replicas_2 = 0
     end
     b = replicas_2 == 0
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- (.spec.replicas // 1) > 0
 Q[7] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
   local t = J.gt(replicas, 0)
+  if out == nil then return t end
   J.emit(out, t)
 end
 
 -- [.status.conditions[]? | select(.type == "Ready")] | length
 Q[8] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     if type_ == "Ready" then
       arr[#arr + 1] = x
     end
   end
   local len = J.length(arr)
+  if out == nil then return len end
   J.emit(out, len)
 end
 
@@ -798,6 +807,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -831,50 +846,38 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
-end
 local E = {}
 E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[0].byExpression.expression") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.completed[0].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.resuming[0].byExpression.expression") end
-E[5] = function(ins) return run(Q[5], ins[1], "statusMappings.suspending[0].byExpression.expression") end
-E[6] = function(ins) return run(Q[6], ins[1], "statusMappings.suspended[0].byExpression.expression") end
-E[7] = function(ins) return run(Q[7], ins[1], "statusMappings.running[0].byExpression.expression") end
-E[8] = function(ins) return run(Q[8], ins[1], "statusMappings.initializing[1].byExpression.expression") end
-E[9] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
   local conds = {}
-  conds = conditionsOf(E[1]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
-    if (expression(E[2]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[2], obj, "statusMappings.failed[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Failed" end
   end
   do
     local hold = false
-    if (expression(E[3]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[3], obj, "statusMappings.completed[0].byExpression.expression")) == "true") then hold = true end
     if (condition(conds, "Ready", "False", "SandboxExpired")) then hold = true end
     if hold then matched[#matched+1] = "Completed" end
   end
   do
     local hold = false
-    if (expression(E[4]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.resuming[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Resuming" end
   end
   do
     local hold = false
-    if (expression(E[5]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[5], obj, "statusMappings.suspending[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspending" end
   end
   do
     local hold = false
-    if (expression(E[6]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[6], obj, "statusMappings.suspended[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspended" end
   end
   do
@@ -884,35 +887,31 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if (condition(conds, "Ready", "True", "DependenciesReady") and expression(E[7]({W(obj)}), "true")) then hold = true end
+    if (condition(conds, "Ready", "True", "DependenciesReady") and J.tostring(V(Q[7], obj, "statusMappings.running[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Running" end
   end
   do
     local hold = false
     if (condition(conds, "Ready", "False", "DependenciesNotReady")) then hold = true end
-    if (expression(E[8]({W(obj)}), "0")) then hold = true end
+    if (J.tostring(V(Q[8], obj, "statusMappings.initializing[1].byExpression.expression")) == "0") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Progressing"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[9]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -925,6 +924,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Progressing"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

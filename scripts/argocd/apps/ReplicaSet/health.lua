@@ -549,94 +549,95 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- (.status.observedGeneration // 0) >= (.metadata.generation // 0) and (.status.availableReplicas // 0) >= (.spec.replicas // 1)
 Q[2] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local generation = J.index(metadata, "generation")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local generation = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.index(v, "status")
-  local observedGeneration = J.index(status, "observedGeneration")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local observedGeneration = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
-    local spec = J.index(v, "spec")
-    local replicas = J.index(spec, "replicas")
+    local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+    local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
     if replicas == NULL or replicas == false then
       replicas = 1
     end
-    local status_2 = J.index(v, "status")
-    local availableReplicas = J.index(status_2, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
     local t_2 = J.ge(availableReplicas, replicas)
     b = t_2
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- (.status.observedGeneration // 0) < (.metadata.generation // 0) and (.status.availableReplicas // 0) > 0
 Q[3] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local generation = J.index(metadata, "generation")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local generation = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.index(v, "status")
-  local observedGeneration = J.index(status, "observedGeneration")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local observedGeneration = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.lt(observedGeneration, generation)
   local b = false
   if t then
-    local status_2 = J.index(v, "status")
-    local availableReplicas = J.index(status_2, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
     local t_2 = J.gt(availableReplicas, 0)
     b = t_2
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- ((.status.observedGeneration // 0) >= (.metadata.generation // 0) and (.status.availableReplicas // 0) >= (.spec.replicas // 1)) or ((.status.observedGeneration // 0) < (.metadata.generation // 0) and (.status.availableReplicas // 0) > 0) | not
 Q[4] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local generation = J.index(metadata, "generation")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local generation = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.index(v, "status")
-  local observedGeneration = J.index(status, "observedGeneration")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local observedGeneration = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
-    local spec = J.index(v, "spec")
-    local replicas = J.index(spec, "replicas")
+    local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+    local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
     if replicas == NULL or replicas == false then
       replicas = 1
     end
-    local status_2 = J.index(v, "status")
-    local availableReplicas = J.index(status_2, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
@@ -645,21 +646,18 @@ Q[4] = function(v, out)
   end
   local b_2 = true
   if not b then
-    local metadata_2 = J.index(v, "metadata")
-    local generation_2 = J.index(metadata_2, "generation")
+    local generation_2 = type(metadata) == "table" and metadata[1] == nil and metadata.generation or J.index(metadata, "generation")
     if generation_2 == NULL or generation_2 == false then
       generation_2 = 0
     end
-    local status_3 = J.index(v, "status")
-    local observedGeneration_2 = J.index(status_3, "observedGeneration")
+    local observedGeneration_2 = type(status) == "table" and status[1] == nil and status.observedGeneration or J.index(status, "observedGeneration")
     if observedGeneration_2 == NULL or observedGeneration_2 == false then
       observedGeneration_2 = 0
     end
     local t_3 = J.lt(observedGeneration_2, generation_2)
     local b_3 = false
     if t_3 then
-      local status_4 = J.index(v, "status")
-      local availableReplicas_2 = J.index(status_4, "availableReplicas")
+      local availableReplicas_2 = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
       if availableReplicas_2 == NULL or availableReplicas_2 == false then
         availableReplicas_2 = 0
       end
@@ -669,6 +667,7 @@ Q[4] = function(v, out)
     b_2 = b_3
   end
   local t_5 = b_2 == NULL or b_2 == false
+  if out == nil then return t_5 end
   J.emit(out, t_5)
 end
 
@@ -680,6 +679,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -713,21 +718,13 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
-end
 local E = {}
 E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.running[0].byExpression.expression") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.running[1].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.initializing[0].byExpression.expression") end
-E[5] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
   local conds = {}
-  conds = conditionsOf(E[1]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
@@ -736,35 +733,31 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if (expression(E[2]({W(obj)}), "true")) then hold = true end
-    if (expression(E[3]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[2], obj, "statusMappings.running[0].byExpression.expression")) == "true") then hold = true end
+    if (J.tostring(V(Q[3], obj, "statusMappings.running[1].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Running" end
   end
   do
     local hold = false
-    if (expression(E[4]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Healthy"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[5]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -777,6 +770,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Healthy"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

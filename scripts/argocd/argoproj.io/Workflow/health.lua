@@ -607,36 +607,39 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.phase
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
+  if out == nil then return phase end
   J.emit(out, phase)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- .spec.suspend == true or ([.status.nodes[]? | select(.type == "Suspend" and .phase == "Running")] | length > 0)
 Q[3] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local b = true
   if not (suspend == true) then
     local arr = J.array()
-    local status = J.index(v, "status")
-    local nodes = J.index(status, "nodes")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local nodes = type(status) == "table" and status[1] == nil and status.nodes or J.index(status, "nodes")
     for _, x in J.each_opt(nodes) do
-      local type_ = J.index(x, "type")
+      local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
       local b_2 = false
       if type_ == "Suspend" then
-        local phase = J.index(x, "phase")
+        local phase = type(x) == "table" and x[1] == nil and x.phase or J.index(x, "phase")
         b_2 = phase == "Running"
       end
       if b_2 then
@@ -647,16 +650,18 @@ Q[3] = function(v, out)
     local t = J.gt(len, 0)
     b = t
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- .status.phase // ""
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
   if phase == NULL or phase == false then
     phase = ""
   end
+  if out == nil then return phase end
   J.emit(out, phase)
 end
 
@@ -668,6 +673,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -694,26 +705,25 @@ local function conditionsOf(outs, typeField, statusField, reasonField, messageFi
   end
   return conds
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
+local function condition(conds, ty, status, reason)
+  local c = conds[ty]
+  if c == nil then return false end
+  if status ~= "" and c.status ~= status then return false end
+  if reason ~= "" and c.reason ~= reason then return false end
+  return true
 end
 local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "phaseDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.suspended[0].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.initializing[1].byExpression.expression") end
-E[5] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
-  local po = E[1]({W(obj)})
+  local po = {V(Q[1], obj, "phaseDefinition.path")}
   if po[1] ~= nil and po[1] ~= NULL then
     if type(po[1]) ~= "string" then error("InterpretStatus: the phase is not a string") end
     phase = po[1]
   end
   local conds = {}
-  conds = conditionsOf(E[2]({W(obj)}), "type", "status", "", "message")
+  conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "", "message")
   local matched = {}
   do
     local hold = false
@@ -728,7 +738,7 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if ((phase ~= nil and phase == "Running") and expression(E[3]({W(obj)}), "true")) then hold = true end
+    if ((phase ~= nil and phase == "Running") and J.tostring(V(Q[3], obj, "statusMappings.suspended[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspended" end
   end
   do
@@ -739,29 +749,25 @@ function statusOf(obj)
   do
     local hold = false
     if ((phase ~= nil and phase == "Pending")) then hold = true end
-    if (expression(E[4]({W(obj)}), "")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[1].byExpression.expression")) == "") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Progressing"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[5]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -774,6 +780,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Progressing"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

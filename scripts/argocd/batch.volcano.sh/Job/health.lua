@@ -542,47 +542,48 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.state.phase
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local state = J.index(status, "state")
-  local phase = J.index(state, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local state = type(status) == "table" and status[1] == nil and status.state or J.index(status, "state")
+  local phase = type(state) == "table" and state[1] == nil and state.phase or J.index(state, "phase")
+  if out == nil then return phase end
   J.emit(out, phase)
 end
 
 -- .status.state.phase // ""
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local state = J.index(status, "state")
-  local phase = J.index(state, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local state = type(status) == "table" and status[1] == nil and status.state or J.index(status, "state")
+  local phase = type(state) == "table" and state[1] == nil and state.phase or J.index(state, "phase")
   if phase == NULL or phase == false then
     phase = ""
   end
+  if out == nil then return phase end
   J.emit(out, phase)
 end
 
-local function W(v) if v == nil then return NULL end return v end
-local function run(acc, v, what)
-  local out = {}
-  local ok, e = pcall(acc, v, out)
-  if ok then return out end
-  local m = JX.message(e)
-  if m ~= nil then error(what .. ": " .. m, 0) end
-  error(e, 0)
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
+local function condition(conds, ty, status, reason)
+  local c = conds[ty]
+  if c == nil then return false end
+  if status ~= "" and c.status ~= status then return false end
+  if reason ~= "" and c.reason ~= reason then return false end
+  return true
 end
 local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "phaseDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.initializing[1].byExpression.expression") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
-  local po = E[1]({W(obj)})
+  local po = {V(Q[1], obj, "phaseDefinition.path")}
   if po[1] ~= nil and po[1] ~= NULL then
     if type(po[1]) ~= "string" then error("InterpretStatus: the phase is not a string") end
     phase = po[1]
@@ -625,10 +626,24 @@ function statusOf(obj)
   do
     local hold = false
     if ((phase ~= nil and phase == "Pending")) then hold = true end
-    if (expression(E[2]({W(obj)}), "")) then hold = true end
+    if (J.tostring(V(Q[2], obj, "statusMappings.initializing[1].byExpression.expression")) == "") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
+end
+
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
+end
+
+-- The message: the last condition with status True and a message, else the last
+-- condition with a message.
+local function message(obj)
+  return ""
 end
 
 -- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
@@ -641,12 +656,6 @@ elseif status == "Resuming" then word = "Progressing"
 elseif status == "Running" then word = "Progressing"
 elseif status == "Suspended" then word = "Suspended"
 elseif status == "Suspending" then word = "Progressing"
-end
-
--- The message: the last condition with status True and a message, else the last
--- condition with a message.
-local function message(obj)
-  return ""
 end
 
 if word == nil then

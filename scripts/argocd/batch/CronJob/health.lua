@@ -574,112 +574,123 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .spec.suspend == true and (.status.active | length) > 0
 Q[1] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local b = false
   if suspend == true then
-    local status = J.index(v, "status")
-    local active = J.index(status, "active")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local active = type(status) == "table" and status[1] == nil and status.active or J.index(status, "active")
     local len = J.length(active)
     local t = J.gt(len, 0)
     b = t
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- .spec.suspend == true
 Q[2] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local t = suspend == true
+  if out == nil then return t end
   J.emit(out, t)
 end
 
 -- (.status.active | length) == 0 and .status.lastSuccessfulTime != null and .status.lastScheduleTime != null and .status.lastSuccessfulTime < .status.lastScheduleTime
 Q[3] = function(v, out)
-  local status = J.index(v, "status")
-  local active = J.index(status, "active")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local active = type(status) == "table" and status[1] == nil and status.active or J.index(status, "active")
   local len = J.length(active)
   local b = false
   if len == 0 then
-    local status_2 = J.index(v, "status")
-    local lastSuccessfulTime = J.index(status_2, "lastSuccessfulTime")
+    local lastSuccessfulTime = type(status) == "table" and status[1] == nil and status.lastSuccessfulTime or J.index(status, "lastSuccessfulTime")
     b = lastSuccessfulTime ~= NULL
   end
   local b_2 = false
   if b then
-    local status_3 = J.index(v, "status")
-    local lastScheduleTime = J.index(status_3, "lastScheduleTime")
+    local lastScheduleTime = type(status) == "table" and status[1] == nil and status.lastScheduleTime or J.index(status, "lastScheduleTime")
     b_2 = lastScheduleTime ~= NULL
   end
   local b_3 = false
   if b_2 then
-    local status_4 = J.index(v, "status")
-    local lastScheduleTime_2 = J.index(status_4, "lastScheduleTime")
-    local status_5 = J.index(v, "status")
-    local lastSuccessfulTime_2 = J.index(status_5, "lastSuccessfulTime")
+    local lastScheduleTime_2 = type(status) == "table" and status[1] == nil and status.lastScheduleTime or J.index(status, "lastScheduleTime")
+    local lastSuccessfulTime_2 = type(status) == "table" and status[1] == nil and status.lastSuccessfulTime or J.index(status, "lastSuccessfulTime")
     local t = J.lt(lastSuccessfulTime_2, lastScheduleTime_2)
     b_3 = t
   end
+  if out == nil then return b_3 end
   J.emit(out, b_3)
 end
 
 -- .spec.suspend != true
 Q[4] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local t = suspend ~= true
+  if out == nil then return t end
   J.emit(out, t)
 end
 
-local function W(v) if v == nil then return NULL end return v end
-local function run(acc, v, what)
-  local out = {}
-  local ok, e = pcall(acc, v, out)
-  if ok then return out end
-  local m = JX.message(e)
-  if m ~= nil then error(what .. ": " .. m, 0) end
-  error(e, 0)
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
+local function condition(conds, ty, status, reason)
+  local c = conds[ty]
+  if c == nil then return false end
+  if status ~= "" and c.status ~= status then return false end
+  if reason ~= "" and c.reason ~= reason then return false end
+  return true
 end
 local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "statusMappings.suspending[0].byExpression.expression") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.suspended[0].byExpression.expression") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.degraded[0].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.running[0].byExpression.expression") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
   local conds = {}
   local matched = {}
   do
     local hold = false
-    if (expression(E[1]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[1], obj, "statusMappings.suspending[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspending" end
   end
   do
     local hold = false
-    if (expression(E[2]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[2], obj, "statusMappings.suspended[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspended" end
   end
   do
     local hold = false
-    if (expression(E[3]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[3], obj, "statusMappings.degraded[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Degraded" end
   end
   do
     local hold = false
-    if (expression(E[4]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.running[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Running" end
   end
   return matched[1] or "Undefined"
+end
+
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
+end
+
+-- The message: the last condition with status True and a message, else the last
+-- condition with a message.
+local function message(obj)
+  return ""
 end
 
 -- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
@@ -692,12 +703,6 @@ elseif status == "Resuming" then word = "Progressing"
 elseif status == "Running" then word = "Healthy"
 elseif status == "Suspended" then word = "Suspended"
 elseif status == "Suspending" then word = "Progressing"
-end
-
--- The message: the last condition with status True and a message, else the last
--- condition with a message.
-local function message(obj)
-  return ""
 end
 
 if word == nil then

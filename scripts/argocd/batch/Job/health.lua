@@ -641,79 +641,77 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- ((.status.active // 0) + (.status.terminating // 0)) > 0
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local terminating = J.index(status, "terminating")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local terminating = type(status) == "table" and status[1] == nil and status.terminating or J.index(status, "terminating")
   if terminating == NULL or terminating == false then
     terminating = 0
   end
-  local status_2 = J.index(v, "status")
-  local active = J.index(status_2, "active")
+  local active = type(status) == "table" and status[1] == nil and status.active or J.index(status, "active")
   if active == NULL or active == false then
     active = 0
   end
   local t = J.plus(active, terminating)
   local t_2 = J.gt(t, 0)
+  if out == nil then return t_2 end
   J.emit(out, t_2)
 end
 
 -- (.status.ready // 0) > 0
 Q[3] = function(v, out)
-  local status = J.index(v, "status")
-  local ready = J.index(status, "ready")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local ready = type(status) == "table" and status[1] == nil and status.ready or J.index(status, "ready")
   if ready == NULL or ready == false then
     ready = 0
   end
   local t = J.gt(ready, 0)
+  if out == nil then return t end
   J.emit(out, t)
 end
 
 -- (.status.ready // 0) == 0 and ([.status.conditions[]? | select(.status == "True" and (.type == "Complete" or .type == "SuccessCriteriaMet" or .type == "Failed" or .type == "FailureTarget" or .type == "Suspended"))] | length) == 0
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local ready = J.index(status, "ready")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local ready = type(status) == "table" and status[1] == nil and status.ready or J.index(status, "ready")
   if ready == NULL or ready == false then
     ready = 0
   end
   local b = false
   if ready == 0 then
     local arr = J.array()
-    local status_2 = J.index(v, "status")
-    local conditions = J.index(status_2, "conditions")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local status_3 = J.index(x, "status")
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
       local b_2 = false
-      if status_3 == "True" then
-        local type_ = J.index(x, "type")
+      if status_2 == "True" then
+        local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
         local b_3 = true
         if not (type_ == "Complete") then
-          local type__2 = J.index(x, "type")
-          b_3 = type__2 == "SuccessCriteriaMet"
+          b_3 = type_ == "SuccessCriteriaMet"
         end
         local b_4 = true
         if not b_3 then
-          local type__3 = J.index(x, "type")
-          b_4 = type__3 == "Failed"
+          b_4 = type_ == "Failed"
         end
         local b_5 = true
         if not b_4 then
-          local type__4 = J.index(x, "type")
-          b_5 = type__4 == "FailureTarget"
+          b_5 = type_ == "FailureTarget"
         end
         local b_6 = true
         if not b_5 then
-          local type__5 = J.index(x, "type")
-          b_6 = type__5 == "Suspended"
+          b_6 = type_ == "Suspended"
         end
         b_2 = b_6
       end
@@ -724,6 +722,7 @@ Q[4] = function(v, out)
     local len = J.length(arr)
     b = len == 0
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
@@ -735,6 +734,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -768,21 +773,13 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
-end
 local E = {}
 E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.suspending[0].byExpression.expression") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.running[0].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.initializing[0].byExpression.expression") end
-E[5] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
   local conds = {}
-  conds = conditionsOf(E[1]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
@@ -798,7 +795,7 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if (condition(conds, "Suspended", "True", "") and expression(E[2]({W(obj)}), "true")) then hold = true end
+    if (condition(conds, "Suspended", "True", "") and J.tostring(V(Q[2], obj, "statusMappings.suspending[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspending" end
   end
   do
@@ -808,34 +805,30 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if (expression(E[3]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[3], obj, "statusMappings.running[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Running" end
   end
   do
     local hold = false
-    if (expression(E[4]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Progressing"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[5]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -848,6 +841,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Progressing"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

@@ -546,148 +546,146 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.lifecycleState
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local lifecycleState = J.index(status, "lifecycleState")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local lifecycleState = type(status) == "table" and status[1] == nil and status.lifecycleState or J.index(status, "lifecycleState")
+  if out == nil then return lifecycleState end
   J.emit(out, lifecycleState)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- .status.jobManagerDeploymentStatus
 Q[3] = function(v, out)
-  local status = J.index(v, "status")
-  local t = J.index(status, "jobManagerDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local t = type(status) == "table" and status[1] == nil and status.jobManagerDeploymentStatus or J.index(status, "jobManagerDeploymentStatus")
+  if out == nil then return t end
   J.emit(out, t)
 end
 
 -- .status.jobStatus.state
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local jobStatus = J.index(status, "jobStatus")
-  local state = J.index(jobStatus, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.index(status, "jobStatus")
+  local state = type(jobStatus) == "table" and jobStatus[1] == nil and jobStatus.state or J.index(jobStatus, "state")
+  if out == nil then return state end
   J.emit(out, state)
 end
 
 -- .spec.job.state
 Q[5] = function(v, out)
-  local spec = J.index(v, "spec")
-  local job = J.index(spec, "job")
-  local state = J.index(job, "state")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local job = type(spec) == "table" and spec[1] == nil and spec.job or J.index(spec, "job")
+  local state = type(job) == "table" and job[1] == nil and job.state or J.index(job, "state")
+  if out == nil then return state end
   J.emit(out, state)
 end
 
 -- .spec.job.state == "suspended" and .status.lifecycleState != "SUSPENDED"
 Q[6] = function(v, out)
-  local spec = J.index(v, "spec")
-  local job = J.index(spec, "job")
-  local state = J.index(job, "state")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local job = type(spec) == "table" and spec[1] == nil and spec.job or J.index(spec, "job")
+  local state = type(job) == "table" and job[1] == nil and job.state or J.index(job, "state")
   local b = false
   if state == "suspended" then
-    local status = J.index(v, "status")
-    local lifecycleState = J.index(status, "lifecycleState")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local lifecycleState = type(status) == "table" and status[1] == nil and status.lifecycleState or J.index(status, "lifecycleState")
     b = lifecycleState ~= "SUSPENDED"
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- .status.jobStatus.state == "RESTARTING" or .status.jobStatus.state == "FAILING"
 Q[7] = function(v, out)
-  local status = J.index(v, "status")
-  local jobStatus = J.index(status, "jobStatus")
-  local state = J.index(jobStatus, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.index(status, "jobStatus")
+  local state = type(jobStatus) == "table" and jobStatus[1] == nil and jobStatus.state or J.index(jobStatus, "state")
   local b = true
   if not (state == "RESTARTING") then
-    local status_2 = J.index(v, "status")
-    local jobStatus_2 = J.index(status_2, "jobStatus")
-    local state_2 = J.index(jobStatus_2, "state")
-    b = state_2 == "FAILING"
+    b = state == "FAILING"
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- .status.jobManagerDeploymentStatus == "READY" and (if .spec.job == null then true else .status.jobStatus.state == "RUNNING" end)
 Q[8] = function(v, out)
-  local status = J.index(v, "status")
-  local t = J.index(status, "jobManagerDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local t = type(status) == "table" and status[1] == nil and status.jobManagerDeploymentStatus or J.index(status, "jobManagerDeploymentStatus")
   local b = false
   if t == "READY" then
-    local spec = J.index(v, "spec")
-    local job = J.index(spec, "job")
+    local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+    local job = type(spec) == "table" and spec[1] == nil and spec.job or J.index(spec, "job")
     local t_2
     if job == NULL then
       t_2 = true
     else
-      local status_2 = J.index(v, "status")
-      local jobStatus = J.index(status_2, "jobStatus")
-      local state = J.index(jobStatus, "state")
+      local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.index(status, "jobStatus")
+      local state = type(jobStatus) == "table" and jobStatus[1] == nil and jobStatus.state or J.index(jobStatus, "state")
       t_2 = state == "RUNNING"
     end
     b = t_2 ~= NULL and t_2 ~= false
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- .status.lifecycleState // ""
 Q[9] = function(v, out)
-  local status = J.index(v, "status")
-  local lifecycleState = J.index(status, "lifecycleState")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local lifecycleState = type(status) == "table" and status[1] == nil and status.lifecycleState or J.index(status, "lifecycleState")
   if lifecycleState == NULL or lifecycleState == false then
     lifecycleState = ""
   end
+  if out == nil then return lifecycleState end
   J.emit(out, lifecycleState)
 end
 
 -- .status.jobManagerDeploymentStatus == "DEPLOYING" or .status.jobManagerDeploymentStatus == "DEPLOYED_NOT_READY" or ((.spec.job.state // "running") == "running" and
 --     (.status.jobStatus.state == "CREATED" or .status.jobStatus.state == "INITIALIZING" or .status.jobStatus.state == "RECONCILING"))
 Q[10] = function(v, out)
-  local status = J.index(v, "status")
-  local t = J.index(status, "jobManagerDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local t = type(status) == "table" and status[1] == nil and status.jobManagerDeploymentStatus or J.index(status, "jobManagerDeploymentStatus")
   local b = true
   if not (t == "DEPLOYING") then
-    local status_2 = J.index(v, "status")
-    local t_2 = J.index(status_2, "jobManagerDeploymentStatus")
-    b = t_2 == "DEPLOYED_NOT_READY"
+    b = t == "DEPLOYED_NOT_READY"
   end
   local b_2 = true
   if not b then
-    local spec = J.index(v, "spec")
-    local job = J.index(spec, "job")
-    local state = J.index(job, "state")
+    local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+    local job = type(spec) == "table" and spec[1] == nil and spec.job or J.index(spec, "job")
+    local state = type(job) == "table" and job[1] == nil and job.state or J.index(job, "state")
     if state == NULL or state == false then
       state = "running"
     end
     local b_3 = false
     if state == "running" then
-      local status_3 = J.index(v, "status")
-      local jobStatus = J.index(status_3, "jobStatus")
-      local state_2 = J.index(jobStatus, "state")
+      local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.index(status, "jobStatus")
+      local state_2 = type(jobStatus) == "table" and jobStatus[1] == nil and jobStatus.state or J.index(jobStatus, "state")
       local b_4 = true
       if not (state_2 == "CREATED") then
-        local status_4 = J.index(v, "status")
-        local jobStatus_2 = J.index(status_4, "jobStatus")
-        local state_3 = J.index(jobStatus_2, "state")
-        b_4 = state_3 == "INITIALIZING"
+        b_4 = state_2 == "INITIALIZING"
       end
       local b_5 = true
       if not b_4 then
-        local status_5 = J.index(v, "status")
-        local jobStatus_3 = J.index(status_5, "jobStatus")
-        local state_4 = J.index(jobStatus_3, "state")
-        b_5 = state_4 == "RECONCILING"
+        b_5 = state_2 == "RECONCILING"
       end
       b_3 = b_5
     end
     b_2 = b_3
   end
+  if out == nil then return b_2 end
   J.emit(out, b_2)
 end
 
@@ -699,6 +697,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -725,102 +729,89 @@ local function conditionsOf(outs, typeField, statusField, reasonField, messageFi
   end
   return conds
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
+local function condition(conds, ty, status, reason)
+  local c = conds[ty]
+  if c == nil then return false end
+  if status ~= "" and c.status ~= status then return false end
+  if reason ~= "" and c.reason ~= reason then return false end
+  return true
 end
 local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "phaseDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.failed[1].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.completed[0].byExpression.expression") end
-E[5] = function(ins) return run(Q[4], ins[1], "statusMappings.completed[1].byExpression.expression") end
-E[6] = function(ins) return run(Q[5], ins[1], "statusMappings.resuming[0].byExpression.expression") end
-E[7] = function(ins) return run(Q[6], ins[1], "statusMappings.suspending[0].byExpression.expression") end
-E[8] = function(ins) return run(Q[5], ins[1], "statusMappings.suspended[0].byExpression.expression") end
-E[9] = function(ins) return run(Q[7], ins[1], "statusMappings.degraded[0].byExpression.expression") end
-E[10] = function(ins) return run(Q[8], ins[1], "statusMappings.running[0].byExpression.expression") end
-E[11] = function(ins) return run(Q[9], ins[1], "statusMappings.initializing[2].byExpression.expression") end
-E[12] = function(ins) return run(Q[10], ins[1], "statusMappings.initializing[3].byExpression.expression") end
-E[13] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
-  local po = E[1]({W(obj)})
+  local po = {V(Q[1], obj, "phaseDefinition.path")}
   if po[1] ~= nil and po[1] ~= NULL then
     if type(po[1]) ~= "string" then error("InterpretStatus: the phase is not a string") end
     phase = po[1]
   end
   local conds = {}
-  conds = conditionsOf(E[2]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
     if ((phase ~= nil and phase == "FAILED")) then hold = true end
-    if (expression(E[3]({W(obj)}), "ERROR")) then hold = true end
+    if (J.tostring(V(Q[3], obj, "statusMappings.failed[1].byExpression.expression")) == "ERROR") then hold = true end
     if hold then matched[#matched+1] = "Failed" end
   end
   do
     local hold = false
-    if ((phase ~= nil and phase == "STABLE") and expression(E[4]({W(obj)}), "FINISHED")) then hold = true end
-    if ((phase ~= nil and phase == "DEPLOYED") and expression(E[5]({W(obj)}), "FINISHED")) then hold = true end
+    if ((phase ~= nil and phase == "STABLE") and J.tostring(V(Q[4], obj, "statusMappings.completed[0].byExpression.expression")) == "FINISHED") then hold = true end
+    if ((phase ~= nil and phase == "DEPLOYED") and J.tostring(V(Q[4], obj, "statusMappings.completed[1].byExpression.expression")) == "FINISHED") then hold = true end
     if hold then matched[#matched+1] = "Completed" end
   end
   do
     local hold = false
-    if ((phase ~= nil and phase == "SUSPENDED") and expression(E[6]({W(obj)}), "running")) then hold = true end
+    if ((phase ~= nil and phase == "SUSPENDED") and J.tostring(V(Q[5], obj, "statusMappings.resuming[0].byExpression.expression")) == "running") then hold = true end
     if hold then matched[#matched+1] = "Resuming" end
   end
   do
     local hold = false
-    if (expression(E[7]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[6], obj, "statusMappings.suspending[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspending" end
   end
   do
     local hold = false
-    if ((phase ~= nil and phase == "SUSPENDED") and expression(E[8]({W(obj)}), "suspended")) then hold = true end
+    if ((phase ~= nil and phase == "SUSPENDED") and J.tostring(V(Q[5], obj, "statusMappings.suspended[0].byExpression.expression")) == "suspended") then hold = true end
     if hold then matched[#matched+1] = "Suspended" end
   end
   do
     local hold = false
-    if (expression(E[9]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[7], obj, "statusMappings.degraded[0].byExpression.expression")) == "true") then hold = true end
     if ((phase ~= nil and phase == "ROLLING_BACK")) then hold = true end
     if ((phase ~= nil and phase == "ROLLED_BACK")) then hold = true end
     if hold then matched[#matched+1] = "Degraded" end
   end
   do
     local hold = false
-    if (expression(E[10]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[8], obj, "statusMappings.running[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Running" end
   end
   do
     local hold = false
     if ((phase ~= nil and phase == "CREATED")) then hold = true end
     if ((phase ~= nil and phase == "UPGRADING")) then hold = true end
-    if (expression(E[11]({W(obj)}), "")) then hold = true end
-    if (expression(E[12]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[9], obj, "statusMappings.initializing[2].byExpression.expression")) == "") then hold = true end
+    if (J.tostring(V(Q[10], obj, "statusMappings.initializing[3].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Progressing"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[13]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -833,6 +824,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Progressing"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

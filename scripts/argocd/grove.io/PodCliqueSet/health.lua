@@ -549,71 +549,74 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- (.status.availableReplicas // 0) >= (.spec.replicas // 0)
 Q[2] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 0
   end
-  local status = J.index(v, "status")
-  local availableReplicas = J.index(status, "availableReplicas")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
   if availableReplicas == NULL or availableReplicas == false then
     availableReplicas = 0
   end
   local t = J.ge(availableReplicas, replicas)
+  if out == nil then return t end
   J.emit(out, t)
 end
 
 -- ((.status.updateProgress // .status.rollingUpdateProgress) | . != null and .updateEndedAt == null) and (.status.availableReplicas // 0) > 0
 Q[3] = function(v, out)
-  local status = J.index(v, "status")
-  local updateProgress = J.index(status, "updateProgress")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local updateProgress = type(status) == "table" and status[1] == nil and status.updateProgress or J.index(status, "updateProgress")
   if updateProgress == NULL or updateProgress == false then
-    local status_2 = J.index(v, "status")
-    local rollingUpdateProgress = J.index(status_2, "rollingUpdateProgress")
+    local rollingUpdateProgress = type(status) == "table" and status[1] == nil and status.rollingUpdateProgress or J.index(status, "rollingUpdateProgress")
     updateProgress = rollingUpdateProgress
   end
   local b = false
   if updateProgress ~= NULL then
-    local updateEndedAt = J.index(updateProgress, "updateEndedAt")
+    local updateEndedAt = type(updateProgress) == "table" and updateProgress[1] == nil and updateProgress.updateEndedAt or J.index(updateProgress, "updateEndedAt")
     b = updateEndedAt == NULL
   end
   local b_2 = false
   if b then
-    local status_3 = J.index(v, "status")
-    local availableReplicas = J.index(status_3, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
     local t = J.gt(availableReplicas, 0)
     b_2 = t
   end
+  if out == nil then return b_2 end
   J.emit(out, b_2)
 end
 
 -- (.status.availableReplicas // 0) < (.spec.replicas // 0)
 Q[4] = function(v, out)
-  local spec = J.index(v, "spec")
-  local replicas = J.index(spec, "replicas")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local replicas = type(spec) == "table" and spec[1] == nil and spec.replicas or J.index(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 0
   end
-  local status = J.index(v, "status")
-  local availableReplicas = J.index(status, "availableReplicas")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local availableReplicas = type(status) == "table" and status[1] == nil and status.availableReplicas or J.index(status, "availableReplicas")
   if availableReplicas == NULL or availableReplicas == false then
     availableReplicas = 0
   end
   local t = J.lt(availableReplicas, replicas)
+  if out == nil then return t end
   J.emit(out, t)
 end
 
@@ -625,6 +628,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -651,53 +660,48 @@ local function conditionsOf(outs, typeField, statusField, reasonField, messageFi
   end
   return conds
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
+local function condition(conds, ty, status, reason)
+  local c = conds[ty]
+  if c == nil then return false end
+  if status ~= "" and c.status ~= status then return false end
+  if reason ~= "" and c.reason ~= reason then return false end
+  return true
 end
 local E = {}
 E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.running[0].byExpression.expression") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.running[1].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.initializing[0].byExpression.expression") end
-E[5] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
   local conds = {}
-  conds = conditionsOf(E[1]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
-    if (expression(E[2]({W(obj)}), "true")) then hold = true end
-    if (expression(E[3]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[2], obj, "statusMappings.running[0].byExpression.expression")) == "true") then hold = true end
+    if (J.tostring(V(Q[3], obj, "statusMappings.running[1].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Running" end
   end
   do
     local hold = false
-    if (expression(E[4]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Healthy"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[5]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -710,6 +714,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Healthy"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

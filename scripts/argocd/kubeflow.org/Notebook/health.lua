@@ -621,71 +621,73 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- ((.metadata.annotations // {}) | has("kubeflow-resource-stopped")) and (.status.readyReplicas // 0) > 0
 Q[2] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local annotations = J.index(metadata, "annotations")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata[1] == nil and metadata.annotations or J.index(metadata, "annotations")
   if annotations == NULL or annotations == false then
     annotations = J.object()
   end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has then
-    local status = J.index(v, "status")
-    local readyReplicas = J.index(status, "readyReplicas")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local readyReplicas = type(status) == "table" and status[1] == nil and status.readyReplicas or J.index(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end
     local t = J.gt(readyReplicas, 0)
     b = t
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- ((.metadata.annotations // {}) | has("kubeflow-resource-stopped")) and (.status.readyReplicas // 0) == 0
 Q[3] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local annotations = J.index(metadata, "annotations")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata[1] == nil and metadata.annotations or J.index(metadata, "annotations")
   if annotations == NULL or annotations == false then
     annotations = J.object()
   end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has then
-    local status = J.index(v, "status")
-    local readyReplicas = J.index(status, "readyReplicas")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local readyReplicas = type(status) == "table" and status[1] == nil and status.readyReplicas or J.index(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end
     b = readyReplicas == 0
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- .status.containerState.terminated != null or ([.status.containerState.waiting.reason // empty] - ["ContainerCreating", "PodInitializing"] | length > 0)
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local containerState = J.index(status, "containerState")
-  local terminated = J.index(containerState, "terminated")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local containerState = type(status) == "table" and status[1] == nil and status.containerState or J.index(status, "containerState")
+  local terminated = type(containerState) == "table" and containerState[1] == nil and containerState.terminated or J.index(containerState, "terminated")
   local b = true
   if not (terminated ~= NULL) then
     local arr = J.array()
     arr[#arr + 1] = "ContainerCreating"
     arr[#arr + 1] = "PodInitializing"
     local arr_2 = J.array()
-    local status_2 = J.index(v, "status")
-    local containerState_2 = J.index(status_2, "containerState")
-    local waiting = J.index(containerState_2, "waiting")
-    local reason = J.index(waiting, "reason")
+    local waiting = type(containerState) == "table" and containerState[1] == nil and containerState.waiting or J.index(containerState, "waiting")
+    local reason = type(waiting) == "table" and waiting[1] == nil and waiting.reason or J.index(waiting, "reason")
     if reason ~= NULL and reason ~= false then
       arr_2[#arr_2 + 1] = reason
     else
@@ -696,26 +698,28 @@ Q[4] = function(v, out)
     local t_2 = J.gt(len, 0)
     b = t_2
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- ((.metadata.annotations // {}) | has("kubeflow-resource-stopped") | not) and (.status.readyReplicas // 0) == 0
 Q[5] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local annotations = J.index(metadata, "annotations")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata[1] == nil and metadata.annotations or J.index(metadata, "annotations")
   if annotations == NULL or annotations == false then
     annotations = J.object()
   end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has == NULL or has == false then
-    local status = J.index(v, "status")
-    local readyReplicas = J.index(status, "readyReplicas")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local readyReplicas = type(status) == "table" and status[1] == nil and status.readyReplicas or J.index(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end
     b = readyReplicas == 0
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
@@ -727,6 +731,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -760,36 +770,27 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
-end
 local E = {}
 E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.suspending[0].byExpression.expression") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.suspended[0].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.degraded[0].byExpression.expression") end
-E[5] = function(ins) return run(Q[5], ins[1], "statusMappings.initializing[0].byExpression.expression") end
-E[6] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
   local conds = {}
-  conds = conditionsOf(E[1]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
-    if (expression(E[2]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[2], obj, "statusMappings.suspending[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspending" end
   end
   do
     local hold = false
-    if (expression(E[3]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[3], obj, "statusMappings.suspended[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspended" end
   end
   do
     local hold = false
-    if (expression(E[4]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.degraded[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Degraded" end
   end
   do
@@ -799,29 +800,25 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if (expression(E[5]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[5], obj, "statusMappings.initializing[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Healthy"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[6]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -834,6 +831,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Healthy"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

@@ -527,19 +527,22 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.status
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local status_2 = J.index(status, "status")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local status_2 = type(status) == "table" and status[1] == nil and status.status or J.index(status, "status")
+  if out == nil then return status_2 end
   J.emit(out, status_2)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
@@ -551,6 +554,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -585,19 +594,17 @@ local function condition(conds, ty, status, reason)
   return true
 end
 local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "phaseDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
-E[3] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
-  local po = E[1]({W(obj)})
+  local po = {V(Q[1], obj, "phaseDefinition.path")}
   if po[1] ~= nil and po[1] ~= NULL then
     if type(po[1]) ~= "string" then error("InterpretStatus: the phase is not a string") end
     phase = po[1]
   end
   local conds = {}
-  conds = conditionsOf(E[2]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
@@ -627,23 +634,19 @@ function statusOf(obj)
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Healthy"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[3]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -656,6 +659,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Healthy"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

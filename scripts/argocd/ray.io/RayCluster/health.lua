@@ -546,66 +546,73 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.state
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local state = J.index(status, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local state = type(status) == "table" and status[1] == nil and status.state or J.index(status, "state")
+  if out == nil then return state end
   J.emit(out, state)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- .spec.suspend // false
 Q[3] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   if suspend == NULL or suspend == false then
     suspend = false
   end
+  if out == nil then return suspend end
   J.emit(out, suspend)
 end
 
 -- .spec.suspend == true and .status.state != "suspended"
 Q[4] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local b = false
   if suspend == true then
-    local status = J.index(v, "status")
-    local state = J.index(status, "state")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local state = type(status) == "table" and status[1] == nil and status.state or J.index(status, "state")
     b = state ~= "suspended"
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- .spec.suspend == true
 Q[5] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   local t = suspend == true
+  if out == nil then return t end
   J.emit(out, t)
 end
 
 -- .status.state == null and (.spec.suspend // false) == false
 Q[6] = function(v, out)
-  local status = J.index(v, "status")
-  local state = J.index(status, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local state = type(status) == "table" and status[1] == nil and status.state or J.index(status, "state")
   local b = false
   if state == NULL then
-    local spec = J.index(v, "spec")
-    local suspend = J.index(spec, "suspend")
+    local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+    local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
     if suspend == NULL or suspend == false then
       suspend = false
     end
     b = suspend == false
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
@@ -617,6 +624,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -650,29 +663,18 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
-end
 local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "phaseDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.resuming[0].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.suspending[1].byExpression.expression") end
-E[5] = function(ins) return run(Q[5], ins[1], "statusMappings.suspended[1].byExpression.expression") end
-E[6] = function(ins) return run(Q[3], ins[1], "statusMappings.initializing[0].byExpression.expression") end
-E[7] = function(ins) return run(Q[6], ins[1], "statusMappings.initializing[1].byExpression.expression") end
-E[8] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
-  local po = E[1]({W(obj)})
+  local po = {V(Q[1], obj, "phaseDefinition.path")}
   if po[1] ~= nil and po[1] ~= NULL then
     if type(po[1]) ~= "string" then error("InterpretStatus: the phase is not a string") end
     phase = po[1]
   end
   local conds = {}
-  conds = conditionsOf(E[2]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
@@ -681,19 +683,19 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if ((phase ~= nil and phase == "suspended") and expression(E[3]({W(obj)}), "false")) then hold = true end
+    if ((phase ~= nil and phase == "suspended") and J.tostring(V(Q[3], obj, "statusMappings.resuming[0].byExpression.expression")) == "false") then hold = true end
     if hold then matched[#matched+1] = "Resuming" end
   end
   do
     local hold = false
     if (condition(conds, "RayClusterSuspending", "True", "")) then hold = true end
-    if (expression(E[4]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.suspending[1].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspending" end
   end
   do
     local hold = false
     if (condition(conds, "RayClusterSuspended", "True", "")) then hold = true end
-    if ((phase ~= nil and phase == "suspended") and expression(E[5]({W(obj)}), "true")) then hold = true end
+    if ((phase ~= nil and phase == "suspended") and J.tostring(V(Q[5], obj, "statusMappings.suspended[1].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspended" end
   end
   do
@@ -710,30 +712,26 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if (condition(conds, "RayClusterProvisioned", "False", "") and expression(E[6]({W(obj)}), "false")) then hold = true end
-    if (expression(E[7]({W(obj)}), "true")) then hold = true end
+    if (condition(conds, "RayClusterProvisioned", "False", "") and J.tostring(V(Q[3], obj, "statusMappings.initializing[0].byExpression.expression")) == "false") then hold = true end
+    if (J.tostring(V(Q[6], obj, "statusMappings.initializing[1].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Healthy"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[8]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -746,6 +744,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Healthy"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

@@ -542,64 +542,65 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.jobDeploymentStatus
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local jobDeploymentStatus = J.index(status, "jobDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobDeploymentStatus = type(status) == "table" and status[1] == nil and status.jobDeploymentStatus or J.index(status, "jobDeploymentStatus")
+  if out == nil then return jobDeploymentStatus end
   J.emit(out, jobDeploymentStatus)
 end
 
 -- .status.jobStatus
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local jobStatus = J.index(status, "jobStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.index(status, "jobStatus")
+  if out == nil then return jobStatus end
   J.emit(out, jobStatus)
 end
 
 -- .spec.suspend // false
 Q[3] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   if suspend == NULL or suspend == false then
     suspend = false
   end
+  if out == nil then return suspend end
   J.emit(out, suspend)
 end
 
 -- .status.jobDeploymentStatus // ""
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local jobDeploymentStatus = J.index(status, "jobDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobDeploymentStatus = type(status) == "table" and status[1] == nil and status.jobDeploymentStatus or J.index(status, "jobDeploymentStatus")
   if jobDeploymentStatus == NULL or jobDeploymentStatus == false then
     jobDeploymentStatus = ""
   end
+  if out == nil then return jobDeploymentStatus end
   J.emit(out, jobDeploymentStatus)
 end
 
-local function W(v) if v == nil then return NULL end return v end
-local function run(acc, v, what)
-  local out = {}
-  local ok, e = pcall(acc, v, out)
-  if ok then return out end
-  local m = JX.message(e)
-  if m ~= nil then error(what .. ": " .. m, 0) end
-  error(e, 0)
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
+local function condition(conds, ty, status, reason)
+  local c = conds[ty]
+  if c == nil then return false end
+  if status ~= "" and c.status ~= status then return false end
+  if reason ~= "" and c.reason ~= reason then return false end
+  return true
 end
 local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "phaseDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[2].byExpression.expression") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.resuming[0].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.initializing[2].byExpression.expression") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
-  local po = E[1]({W(obj)})
+  local po = {V(Q[1], obj, "phaseDefinition.path")}
   if po[1] ~= nil and po[1] ~= NULL then
     if type(po[1]) ~= "string" then error("InterpretStatus: the phase is not a string") end
     phase = po[1]
@@ -610,7 +611,7 @@ function statusOf(obj)
     local hold = false
     if ((phase ~= nil and phase == "Failed")) then hold = true end
     if ((phase ~= nil and phase == "ValidationFailed")) then hold = true end
-    if ((phase ~= nil and phase == "Complete") and expression(E[2]({W(obj)}), "FAILED")) then hold = true end
+    if ((phase ~= nil and phase == "Complete") and J.tostring(V(Q[2], obj, "statusMappings.failed[2].byExpression.expression")) == "FAILED") then hold = true end
     if hold then matched[#matched+1] = "Failed" end
   end
   do
@@ -620,7 +621,7 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if ((phase ~= nil and phase == "Suspended") and expression(E[3]({W(obj)}), "false")) then hold = true end
+    if ((phase ~= nil and phase == "Suspended") and J.tostring(V(Q[3], obj, "statusMappings.resuming[0].byExpression.expression")) == "false") then hold = true end
     if hold then matched[#matched+1] = "Resuming" end
   end
   do
@@ -647,10 +648,24 @@ function statusOf(obj)
     local hold = false
     if ((phase ~= nil and phase == "Initializing")) then hold = true end
     if ((phase ~= nil and phase == "Waiting")) then hold = true end
-    if (expression(E[4]({W(obj)}), "")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[2].byExpression.expression")) == "") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
+end
+
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
+end
+
+-- The message: the last condition with status True and a message, else the last
+-- condition with a message.
+local function message(obj)
+  return ""
 end
 
 -- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
@@ -663,12 +678,6 @@ elseif status == "Resuming" then word = "Progressing"
 elseif status == "Running" then word = "Progressing"
 elseif status == "Suspended" then word = "Suspended"
 elseif status == "Suspending" then word = "Progressing"
-end
-
--- The message: the last condition with status True and a message, else the last
--- condition with a message.
-local function message(obj)
-  return ""
 end
 
 if word == nil then

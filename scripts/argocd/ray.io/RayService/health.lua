@@ -608,12 +608,14 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
@@ -629,13 +631,13 @@ do
   end
   Q[2] = function(v, out)
     local arr = J.array()
-    local status = J.index(v, "status")
-    local conditions = J.index(status, "conditions")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local type_ = J.index(x, "type")
+      local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
       local b = false
       if type_ == "Ready" then
-        local status_2 = J.index(x, "status")
+        local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
         b = status_2 == "True"
       end
       if b then
@@ -647,17 +649,15 @@ do
     if t then
       local arr_2 = J.array()
       local function k(x_2)
-        local applicationStatuses = J.index(x_2, "applicationStatuses")
+        local applicationStatuses = type(x_2) == "table" and x_2[1] == nil and x_2.applicationStatuses or J.index(x_2, "applicationStatuses")
         for _, x_3 in J.each_opt(applicationStatuses) do
-          local status_3 = J.index(x_3, "status")
+          local status_3 = type(x_3) == "table" and x_3[1] == nil and x_3.status or J.index(x_3, "status")
           arr_2[#arr_2 + 1] = status_3
         end
       end
-      local status_4 = J.index(v, "status")
-      local activeServiceStatus = J.index(status_4, "activeServiceStatus")
+      local activeServiceStatus = type(status) == "table" and status[1] == nil and status.activeServiceStatus or J.index(status, "activeServiceStatus")
       k(activeServiceStatus)
-      local status_5 = J.index(v, "status")
-      local pendingServiceStatus = J.index(status_5, "pendingServiceStatus")
+      local pendingServiceStatus = type(status) == "table" and status[1] == nil and status.pendingServiceStatus or J.index(status, "pendingServiceStatus")
       k(pendingServiceStatus)
       local first_2 = first(arr_2)
       if first_2 ~= nil then
@@ -686,11 +686,11 @@ do
   end
   Q[3] = function(v, out)
     local arr = J.array()
-    local status = J.index(v, "status")
-    local activeServiceStatus = J.index(status, "activeServiceStatus")
-    local applicationStatuses = J.index(activeServiceStatus, "applicationStatuses")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local activeServiceStatus = type(status) == "table" and status[1] == nil and status.activeServiceStatus or J.index(status, "activeServiceStatus")
+    local applicationStatuses = type(activeServiceStatus) == "table" and activeServiceStatus[1] == nil and activeServiceStatus.applicationStatuses or J.index(activeServiceStatus, "applicationStatuses")
     for _, x in J.each_opt(applicationStatuses) do
-      local status_2 = J.index(x, "status")
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
       arr[#arr + 1] = status_2
     end
     local first_2 = first(arr)
@@ -703,15 +703,16 @@ end
 -- [.status.conditions[]? | select(.type == "Ready")] | length
 Q[4] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     if type_ == "Ready" then
       arr[#arr + 1] = x
     end
   end
   local len = J.length(arr)
+  if out == nil then return len end
   J.emit(out, len)
 end
 
@@ -723,6 +724,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -756,31 +763,29 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local function expression(outs, expected)
+local function outputIs(outs, expected)
   if #outs == 0 then return false end
   return J.tostring(outs[1]) == expected
 end
 local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[0].byExpression.expression") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.degraded[1].byExpression.expression") end
-E[4] = function(ins) return run(Q[4], ins[1], "statusMappings.initializing[1].byExpression.expression") end
-E[5] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
+E[1] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[0].byExpression.expression") end
+E[2] = function(ins) return run(Q[3], ins[1], "statusMappings.degraded[1].byExpression.expression") end
+E[3] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
   local conds = {}
-  conds = conditionsOf(E[1]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
-    if (expression(E[2]({W(obj)}), "true")) then hold = true end
+    if (outputIs(E[1]({W(obj)}), "true")) then hold = true end
     if hold then matched[#matched+1] = "Failed" end
   end
   do
     local hold = false
     if (condition(conds, "Ready", "False", "ZeroServeEndpoints")) then hold = true end
-    if (condition(conds, "Ready", "True", "") and expression(E[3]({W(obj)}), "true")) then hold = true end
+    if (condition(conds, "Ready", "True", "") and outputIs(E[2]({W(obj)}), "true")) then hold = true end
     if hold then matched[#matched+1] = "Degraded" end
   end
   do
@@ -791,30 +796,26 @@ function statusOf(obj)
   do
     local hold = false
     if (condition(conds, "Ready", "False", "Initializing")) then hold = true end
-    if (expression(E[4]({W(obj)}), "0")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[1].byExpression.expression")) == "0") then hold = true end
     if (condition(conds, "UpgradeInProgress", "True", "")) then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Healthy"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[5]({W(obj)})) do
+  for _, arr in ipairs(E[3]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -827,6 +828,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Healthy"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

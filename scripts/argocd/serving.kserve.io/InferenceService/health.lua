@@ -606,47 +606,51 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- .status.modelStatus.transitionStatus
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local modelStatus = J.index(status, "modelStatus")
-  local transitionStatus = J.index(modelStatus, "transitionStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local modelStatus = type(status) == "table" and status[1] == nil and status.modelStatus or J.index(status, "modelStatus")
+  local transitionStatus = type(modelStatus) == "table" and modelStatus[1] == nil and modelStatus.transitionStatus or J.index(modelStatus, "transitionStatus")
+  if out == nil then return transitionStatus end
   J.emit(out, transitionStatus)
 end
 
 -- .metadata.annotations["serving.kserve.io/stop"] != "true"
 Q[3] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local annotations = J.index(metadata, "annotations")
-  local t = J.index(annotations, "serving.kserve.io/stop")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata[1] == nil and metadata.annotations or J.index(metadata, "annotations")
+  local t = type(annotations) == "table" and annotations[1] == nil and annotations["serving.kserve.io/stop"] or J.index(annotations, "serving.kserve.io/stop")
   local t_2 = t ~= "true"
+  if out == nil then return t_2 end
   J.emit(out, t_2)
 end
 
 -- .metadata.annotations["serving.kserve.io/stop"] == "true" and ([.status.conditions[]? | select(.type == "Stopped" and .status == "True")] | length) == 0
 Q[4] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local annotations = J.index(metadata, "annotations")
-  local t = J.index(annotations, "serving.kserve.io/stop")
+  local metadata = type(v) == "table" and v[1] == nil and v.metadata or J.index(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata[1] == nil and metadata.annotations or J.index(metadata, "annotations")
+  local t = type(annotations) == "table" and annotations[1] == nil and annotations["serving.kserve.io/stop"] or J.index(annotations, "serving.kserve.io/stop")
   local b = false
   if t == "true" then
     local arr = J.array()
-    local status = J.index(v, "status")
-    local conditions = J.index(status, "conditions")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local type_ = J.index(x, "type")
+      local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
       local b_2 = false
       if type_ == "Stopped" then
-        local status_2 = J.index(x, "status")
+        local status_2 = type(x) == "table" and x[1] == nil and x.status or J.index(x, "status")
         b_2 = status_2 == "True"
       end
       if b_2 then
@@ -656,21 +660,23 @@ Q[4] = function(v, out)
     local len = J.length(arr)
     b = len == 0
   end
+  if out == nil then return b end
   J.emit(out, b)
 end
 
 -- [.status.conditions[]? | select(.type == "Ready")] | length
 Q[5] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.index(x, "type")
+    local type_ = type(x) == "table" and x[1] == nil and x.type or J.index(x, "type")
     if type_ == "Ready" then
       arr[#arr + 1] = x
     end
   end
   local len = J.length(arr)
+  if out == nil then return len end
   J.emit(out, len)
 end
 
@@ -682,6 +688,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -715,38 +727,28 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
-end
 local E = {}
 E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[0].byExpression.expression") end
-E[3] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[1].byExpression.expression") end
-E[4] = function(ins) return run(Q[3], ins[1], "statusMappings.resuming[0].byExpression.expression") end
-E[5] = function(ins) return run(Q[4], ins[1], "statusMappings.suspending[0].byExpression.expression") end
-E[6] = function(ins) return run(Q[5], ins[1], "statusMappings.initializing[2].byExpression.expression") end
-E[7] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
   local conds = {}
-  conds = conditionsOf(E[1]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
-    if (expression(E[2]({W(obj)}), "BlockedByFailedLoad")) then hold = true end
-    if (expression(E[3]({W(obj)}), "InvalidSpec")) then hold = true end
+    if (J.tostring(V(Q[2], obj, "statusMappings.failed[0].byExpression.expression")) == "BlockedByFailedLoad") then hold = true end
+    if (J.tostring(V(Q[2], obj, "statusMappings.failed[1].byExpression.expression")) == "InvalidSpec") then hold = true end
     if hold then matched[#matched+1] = "Failed" end
   end
   do
     local hold = false
-    if (condition(conds, "Stopped", "True", "") and expression(E[4]({W(obj)}), "true")) then hold = true end
+    if (condition(conds, "Stopped", "True", "") and J.tostring(V(Q[3], obj, "statusMappings.resuming[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Resuming" end
   end
   do
     local hold = false
-    if (expression(E[5]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.suspending[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspending" end
   end
   do
@@ -763,29 +765,25 @@ function statusOf(obj)
     local hold = false
     if (condition(conds, "Ready", "False", "")) then hold = true end
     if (condition(conds, "Ready", "Unknown", "")) then hold = true end
-    if (expression(E[6]({W(obj)}), "0")) then hold = true end
+    if (J.tostring(V(Q[5], obj, "statusMappings.initializing[2].byExpression.expression")) == "0") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Healthy"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[7]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -798,6 +796,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a serving kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Healthy"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

@@ -542,48 +542,49 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.applicationState.state
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local applicationState = J.index(status, "applicationState")
-  local state = J.index(applicationState, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local applicationState = type(status) == "table" and status[1] == nil and status.applicationState or J.index(status, "applicationState")
+  local state = type(applicationState) == "table" and applicationState[1] == nil and applicationState.state or J.index(applicationState, "state")
+  if out == nil then return state end
   J.emit(out, state)
 end
 
 -- (.status.applicationState.state // "") == ""
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local applicationState = J.index(status, "applicationState")
-  local state = J.index(applicationState, "state")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local applicationState = type(status) == "table" and status[1] == nil and status.applicationState or J.index(status, "applicationState")
+  local state = type(applicationState) == "table" and applicationState[1] == nil and applicationState.state or J.index(applicationState, "state")
   if state == NULL or state == false then
     state = ""
   end
   local t = state == ""
+  if out == nil then return t end
   J.emit(out, t)
 end
 
-local function W(v) if v == nil then return NULL end return v end
-local function run(acc, v, what)
-  local out = {}
-  local ok, e = pcall(acc, v, out)
-  if ok then return out end
-  local m = JX.message(e)
-  if m ~= nil then error(what .. ": " .. m, 0) end
-  error(e, 0)
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
+local function condition(conds, ty, status, reason)
+  local c = conds[ty]
+  if c == nil then return false end
+  if status ~= "" and c.status ~= status then return false end
+  if reason ~= "" and c.reason ~= reason then return false end
+  return true
 end
 local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "phaseDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.initializing[3].byExpression.expression") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
-  local po = E[1]({W(obj)})
+  local po = {V(Q[1], obj, "phaseDefinition.path")}
   if po[1] ~= nil and po[1] ~= NULL then
     if type(po[1]) ~= "string" then error("InterpretStatus: the phase is not a string") end
     phase = po[1]
@@ -632,10 +633,24 @@ function statusOf(obj)
     if ((phase ~= nil and phase == "SUBMITTED")) then hold = true end
     if ((phase ~= nil and phase == "PENDING_RERUN")) then hold = true end
     if ((phase ~= nil and phase == "INVALIDATING")) then hold = true end
-    if (expression(E[2]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[2], obj, "statusMappings.initializing[3].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
+end
+
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
+end
+
+-- The message: the last condition with status True and a message, else the last
+-- condition with a message.
+local function message(obj)
+  return ""
 end
 
 -- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
@@ -648,12 +663,6 @@ elseif status == "Resuming" then word = "Progressing"
 elseif status == "Running" then word = "Progressing"
 elseif status == "Suspended" then word = "Suspended"
 elseif status == "Suspending" then word = "Progressing"
-end
-
--- The message: the last condition with status True and a message, else the last
--- condition with a message.
-local function message(obj)
-  return ""
 end
 
 if word == nil then

@@ -607,30 +607,31 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- [.status.jobsStatus[]? | select(.name != "dataset-initializer" and .name != "model-initializer" and (.ready // 0) > 0)] | length > 0
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local jobsStatus = J.index(status, "jobsStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobsStatus = type(status) == "table" and status[1] == nil and status.jobsStatus or J.index(status, "jobsStatus")
   for _, x in J.each_opt(jobsStatus) do
-    local name = J.index(x, "name")
+    local name = type(x) == "table" and x[1] == nil and x.name or J.index(x, "name")
     local b = false
     if name ~= "dataset-initializer" then
-      local name_2 = J.index(x, "name")
-      b = name_2 ~= "model-initializer"
+      b = name ~= "model-initializer"
     end
     local b_2 = false
     if b then
-      local ready = J.index(x, "ready")
+      local ready = type(x) == "table" and x[1] == nil and x.ready or J.index(x, "ready")
       if ready == NULL or ready == false then
         ready = 0
       end
@@ -643,24 +644,24 @@ Q[2] = function(v, out)
   end
   local len = J.length(arr)
   local t_2 = J.gt(len, 0)
+  if out == nil then return t_2 end
   J.emit(out, t_2)
 end
 
 -- ([.status.jobsStatus[]? | select(.name != "dataset-initializer" and .name != "model-initializer" and (.ready // 0) > 0)] | length) == 0 and ([.status.conditions[]? | select(.status == "True" and (.type == "Complete" or .type == "Failed" or .type == "Suspended"))] | length) == 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local jobsStatus = J.index(status, "jobsStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local jobsStatus = type(status) == "table" and status[1] == nil and status.jobsStatus or J.index(status, "jobsStatus")
   for _, x in J.each_opt(jobsStatus) do
-    local name = J.index(x, "name")
+    local name = type(x) == "table" and x[1] == nil and x.name or J.index(x, "name")
     local b = false
     if name ~= "dataset-initializer" then
-      local name_2 = J.index(x, "name")
-      b = name_2 ~= "model-initializer"
+      b = name ~= "model-initializer"
     end
     local b_2 = false
     if b then
-      local ready = J.index(x, "ready")
+      local ready = type(x) == "table" and x[1] == nil and x.ready or J.index(x, "ready")
       if ready == NULL or ready == false then
         ready = 0
       end
@@ -675,22 +676,19 @@ Q[3] = function(v, out)
   local b_3 = false
   if len == 0 then
     local arr_2 = J.array()
-    local status_2 = J.index(v, "status")
-    local conditions = J.index(status_2, "conditions")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
     for _, x_2 in J.each_opt(conditions) do
-      local status_3 = J.index(x_2, "status")
+      local status_2 = type(x_2) == "table" and x_2[1] == nil and x_2.status or J.index(x_2, "status")
       local b_4 = false
-      if status_3 == "True" then
-        local type_ = J.index(x_2, "type")
+      if status_2 == "True" then
+        local type_ = type(x_2) == "table" and x_2[1] == nil and x_2.type or J.index(x_2, "type")
         local b_5 = true
         if not (type_ == "Complete") then
-          local type__2 = J.index(x_2, "type")
-          b_5 = type__2 == "Failed"
+          b_5 = type_ == "Failed"
         end
         local b_6 = true
         if not b_5 then
-          local type__3 = J.index(x_2, "type")
-          b_6 = type__3 == "Suspended"
+          b_6 = type_ == "Suspended"
         end
         b_4 = b_6
       end
@@ -701,6 +699,7 @@ Q[3] = function(v, out)
     local len_2 = J.length(arr_2)
     b_3 = len_2 == 0
   end
+  if out == nil then return b_3 end
   J.emit(out, b_3)
 end
 
@@ -712,6 +711,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -745,20 +750,13 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
-end
 local E = {}
 E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "statusMappings.running[0].byExpression.expression") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.initializing[0].byExpression.expression") end
-E[4] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
   local conds = {}
-  conds = conditionsOf(E[1]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
@@ -777,34 +775,30 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if (expression(E[2]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[2], obj, "statusMappings.running[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Running" end
   end
   do
     local hold = false
-    if (expression(E[3]({W(obj)}), "true")) then hold = true end
+    if (J.tostring(V(Q[3], obj, "statusMappings.initializing[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Progressing"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[4]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -817,6 +811,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Progressing"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then

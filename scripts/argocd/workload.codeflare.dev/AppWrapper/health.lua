@@ -546,39 +546,44 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .status.phase
 Q[1] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
+  if out == nil then return phase end
   J.emit(out, phase)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- .spec.suspend // false
 Q[3] = function(v, out)
-  local spec = J.index(v, "spec")
-  local suspend = J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
   if suspend == NULL or suspend == false then
     suspend = false
   end
+  if out == nil then return suspend end
   J.emit(out, suspend)
 end
 
 -- .status.phase // ""
 Q[4] = function(v, out)
-  local status = J.index(v, "status")
-  local phase = J.index(status, "phase")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
+  local phase = type(status) == "table" and status[1] == nil and status.phase or J.index(status, "phase")
   if phase == NULL or phase == false then
     phase = ""
   end
+  if out == nil then return phase end
   J.emit(out, phase)
 end
 
@@ -590,6 +595,12 @@ local function run(acc, v, what)
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+local WHAT = nil
+local function V(acc, v, what)
+  WHAT = what
+  if v == nil then v = NULL end
+  return acc(v)
 end
 local function conditionField(c, name, ty)
   if name == "" then return nil end
@@ -623,27 +634,18 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local function expression(outs, expected)
-  if #outs == 0 then return false end
-  return J.tostring(outs[1]) == expected
-end
 local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "phaseDefinition.path") end
-E[2] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
-E[3] = function(ins) return run(Q[3], ins[1], "statusMappings.resuming[1].byExpression.expression") end
-E[4] = function(ins) return run(Q[3], ins[1], "statusMappings.suspended[0].byExpression.expression") end
-E[5] = function(ins) return run(Q[4], ins[1], "statusMappings.initializing[0].byExpression.expression") end
-E[6] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
 
-function statusOf(obj)
+local function statusIn(obj)
   local phase = nil
-  local po = E[1]({W(obj)})
+  local po = {V(Q[1], obj, "phaseDefinition.path")}
   if po[1] ~= nil and po[1] ~= NULL then
     if type(po[1]) ~= "string" then error("InterpretStatus: the phase is not a string") end
     phase = po[1]
   end
   local conds = {}
-  conds = conditionsOf(E[2]({W(obj)}), "type", "status", "reason", "message")
+  conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local matched = {}
   do
     local hold = false
@@ -658,7 +660,7 @@ function statusOf(obj)
   do
     local hold = false
     if ((phase ~= nil and phase == "Resuming")) then hold = true end
-    if ((phase ~= nil and phase == "Suspended") and expression(E[3]({W(obj)}), "false")) then hold = true end
+    if ((phase ~= nil and phase == "Suspended") and J.tostring(V(Q[3], obj, "statusMappings.resuming[1].byExpression.expression")) == "false") then hold = true end
     if hold then matched[#matched+1] = "Resuming" end
   end
   do
@@ -668,7 +670,7 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if ((phase ~= nil and phase == "Suspended") and expression(E[4]({W(obj)}), "true")) then hold = true end
+    if ((phase ~= nil and phase == "Suspended") and J.tostring(V(Q[3], obj, "statusMappings.suspended[0].byExpression.expression")) == "true") then hold = true end
     if hold then matched[#matched+1] = "Suspended" end
   end
   do
@@ -684,30 +686,26 @@ function statusOf(obj)
   end
   do
     local hold = false
-    if (expression(E[5]({W(obj)}), "")) then hold = true end
+    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[0].byExpression.expression")) == "") then hold = true end
     if ((phase ~= nil and phase == "Running") and condition(conds, "PodsReady", "False", "")) then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
   return matched[1] or "Undefined"
 end
 
--- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
-local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Progressing"
-elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
+function statusOf(obj)
+  local ok, r = pcall(statusIn, obj)
+  if ok then return r end
+  local m = JX.message(r)
+  if m ~= nil then error(WHAT .. ": " .. m, 0) end
+  error(r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[6]({W(obj)})) do
+  for _, arr in ipairs(E[1]({W(obj)})) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
@@ -720,6 +718,18 @@ local function message(obj)
   end
   if lastTrue ~= "" then return lastTrue end
   return last
+end
+
+-- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
+local status, word = statusOf(obj), nil
+if status == "Completed" then word = "Healthy"
+elseif status == "Degraded" then word = "Degraded"
+elseif status == "Failed" then word = "Degraded"
+elseif status == "Initializing" then word = "Progressing"
+elseif status == "Resuming" then word = "Progressing"
+elseif status == "Running" then word = "Progressing"
+elseif status == "Suspended" then word = "Suspended"
+elseif status == "Suspending" then word = "Progressing"
 end
 
 if word == nil then
