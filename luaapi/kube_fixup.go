@@ -54,6 +54,11 @@ func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) er
 			return nil
 		}
 	}
+	// What encoding/json would decode from the text, decoded from the
+	// tree (kube_typed.go); anything it declines takes the text.
+	if decodeTyped(root, rv) {
+		return nil
+	}
 	if err := json.Unmarshal(root.bytes(), into); err != nil {
 		return &ConvertError{Path: "result", Msg: err.Error()}
 	}

@@ -1,0 +1,366 @@
+package luaapi
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file decodes the tree KubeUnmarshal builds (the JSON text Karmada
+// prints, before it is printed) straight into a typed Go result, as
+// encoding/json would decode the text: Karmada's ReplicaRequirements,
+// components and dependencies, and the PodTemplateSpec of the kube
+// helpers. Printing the text and scanning it back (twice: json.Unmarshal
+// validates before it decodes) was about half of a typed result's
+// conversion in BenchmarkKarmada's profile.
+//
+// It is written by hand, not taken from a library, because it must give
+// exactly encoding/json's result on the text, and no library decodes a
+// tree with encoding/json's rules. It covers what encoding/json does
+// without an error on the values results hold, and declines (ok false)
+// everything else, which then takes the text and encoding/json — so
+// results and errors are encoding/json's either way
+// (TestKubeTypedAgreesWithJSON, FuzzKubeTypedAgreesWithJSON):
+//
+//   - json.Unmarshaler types (resource.Quantity, metav1.Time,
+//     IntOrString, runtime.RawExtension…) get their node's text, as
+//     encoding/json hands them theirs; an error declines;
+//   - structs match keys to fields by exact name (tag name, else Go
+//     name); a key that only matches one case-insensitively declines
+//     (encoding/json's fold rules are not reproduced), any other unknown
+//     key is ignored; embedded structs without a tag name decline;
+//   - null anywhere declines (encoding/json's null rules differ by kind);
+//   - numbers into integer and float kinds are parsed as encoding/json
+//     parses them; an error or overflow declines, as does any value of
+//     the wrong JSON type, a []byte, an interface, an array, a map whose
+//     key is not a plain string kind, a `,string` field, and any type
+//     implementing encoding.TextUnmarshaler but not json.Unmarshaler.
+
+var (
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// typedKind is how a typedPlan decodes.
+type typedKind uint8
+
+const (
+	typedUnsupported typedKind = iota
+	typedUnmarshaler
+	typedString
+	typedBool
+	typedInt
+	typedUint
+	typedFloat
+	typedPointer
+	typedSlice
+	typedMap
+	typedStruct
+)
+
+// typedPlan is how to decode into one Go type; plans are built once per
+// type and cached.
+type typedPlan struct {
+	kind   typedKind
+	t      reflect.Type
+	elem   *typedPlan // pointer, slice and map elements
+	fields []typedField
+	byName map[string]int // exact key → fields index
+}
+
+type typedField struct {
+	name  string
+	index int
+	plan  *typedPlan // nil: the field declines if its key is present
+}
+
+var typedPlans sync.Map // reflect.Type → *typedPlan
+
+// planFor returns t's plan.
+func planFor(t reflect.Type) *typedPlan {
+	if p, ok := typedPlans.Load(t); ok {
+		return p.(*typedPlan)
+	}
+	building := map[reflect.Type]*typedPlan{}
+	p := buildPlan(t, building)
+	for bt, bp := range building {
+		typedPlans.LoadOrStore(bt, bp)
+	}
+	return p
+}
+
+func buildPlan(t reflect.Type, building map[reflect.Type]*typedPlan) *typedPlan {
+	if p, ok := typedPlans.Load(t); ok {
+		return p.(*typedPlan)
+	}
+	if p, ok := building[t]; ok {
+		return p // a recursive type: filled in below, before use
+	}
+	p := &typedPlan{t: t}
+	building[t] = p
+	pt := reflect.PointerTo(t)
+	switch {
+	case t.Kind() != reflect.Pointer && pt.Implements(jsonUnmarshalerType):
+		p.kind = typedUnmarshaler
+		return p
+	case t.Kind() != reflect.Pointer && pt.Implements(textUnmarshalerType):
+		return p // unsupported
+	}
+	switch t.Kind() {
+	case reflect.String:
+		p.kind = typedString
+	case reflect.Bool:
+		p.kind = typedBool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		p.kind = typedInt
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		p.kind = typedUint
+	case reflect.Float32, reflect.Float64:
+		p.kind = typedFloat
+	case reflect.Pointer:
+		p.kind, p.elem = typedPointer, buildPlan(t.Elem(), building)
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return p // []byte is base64 text
+		}
+		p.kind, p.elem = typedSlice, buildPlan(t.Elem(), building)
+	case reflect.Map:
+		kt := t.Key()
+		if kt.Kind() != reflect.String || reflect.PointerTo(kt).Implements(textUnmarshalerType) {
+			return p
+		}
+		p.kind, p.elem = typedMap, buildPlan(t.Elem(), building)
+	case reflect.Struct:
+		if !structFields(p, t, building) {
+			p.fields, p.byName = nil, nil
+			return p
+		}
+		p.kind = typedStruct
+	}
+	return p
+}
+
+// structFields lists t's fields as encoding/json names them; false for a
+// struct whose field set needs encoding/json's embedding rules.
+func structFields(p *typedPlan, t reflect.Type, building map[reflect.Type]*typedPlan) bool {
+	p.byName = map[string]int{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if !validTagName(name) {
+			name = "" // encoding/json ignores an invalid name
+		}
+		if sf.Anonymous {
+			if name == "" || !sf.IsExported() {
+				return false // embedding: promoted fields
+			}
+		} else if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		if _, dup := p.byName[name]; dup {
+			return false // encoding/json's dominance rules
+		}
+		f := typedField{name: name, index: i}
+		if !hasOption(opts, "string") {
+			f.plan = buildPlan(sf.Type, building)
+		}
+		p.byName[name] = len(p.fields)
+		p.fields = append(p.fields, f)
+	}
+	return true
+}
+
+// validTagName is encoding/json's isValidTag.
+func validTagName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+			return false
+		}
+	}
+	return true
+}
+
+func hasOption(opts, want string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeTyped decodes n into into (a non-nil pointer to a zero value) as
+// json.Unmarshal decodes n's text; false, with *into left zero, where it
+// declines.
+func decodeTyped(n *jnode, into reflect.Value) bool {
+	elem := into.Elem()
+	if !elem.IsZero() {
+		return false // json.Unmarshal merges into what is there
+	}
+	fresh := reflect.New(elem.Type()).Elem()
+	if !planFor(elem.Type()).decode(n, fresh) {
+		return false
+	}
+	elem.Set(fresh)
+	return true
+}
+
+// decode decodes n into v (settable, zero); false declines.
+func (p *typedPlan) decode(n *jnode, v reflect.Value) bool {
+	if n.kind == jScalar && string(n.raw) == "null" {
+		return false
+	}
+	switch p.kind {
+	case typedUnmarshaler:
+		u, ok := v.Addr().Interface().(json.Unmarshaler)
+		return ok && u.UnmarshalJSON(n.text()) == nil
+	case typedString:
+		s, ok := n.stringValue()
+		if ok {
+			v.SetString(s)
+		}
+		return ok
+	case typedBool:
+		switch string(n.raw) {
+		case "true":
+			v.SetBool(true)
+			return n.kind == jScalar
+		case "false":
+			return n.kind == jScalar
+		}
+		return false
+	case typedInt:
+		if !n.isNumber() {
+			return false
+		}
+		i, err := strconv.ParseInt(string(n.raw), 10, 64)
+		if err != nil || v.OverflowInt(i) {
+			return false
+		}
+		v.SetInt(i)
+		return true
+	case typedUint:
+		if !n.isNumber() {
+			return false
+		}
+		u, err := strconv.ParseUint(string(n.raw), 10, 64)
+		if err != nil || v.OverflowUint(u) {
+			return false
+		}
+		v.SetUint(u)
+		return true
+	case typedFloat:
+		if !n.isNumber() {
+			return false
+		}
+		f, err := strconv.ParseFloat(string(n.raw), v.Type().Bits())
+		if err != nil || v.OverflowFloat(f) {
+			return false
+		}
+		v.SetFloat(f)
+		return true
+	case typedPointer:
+		e := reflect.New(p.t.Elem())
+		if !p.elem.decode(n, e.Elem()) {
+			return false
+		}
+		v.Set(e)
+		return true
+	case typedSlice:
+		if n.kind != jArray {
+			return false
+		}
+		s := reflect.MakeSlice(p.t, len(n.elems), len(n.elems))
+		for i, el := range n.elems {
+			if !p.elem.decode(el, s.Index(i)) {
+				return false
+			}
+		}
+		v.Set(s)
+		return true
+	case typedMap:
+		if n.kind != jObject {
+			return false
+		}
+		m := reflect.MakeMapWithSize(p.t, len(n.keys))
+		kt := p.t.Key()
+		for i, k := range n.keys {
+			if !utf8.ValidString(k) {
+				return false // its text holds U+FFFD instead
+			}
+			e := reflect.New(p.elem.t).Elem()
+			if !p.elem.decode(n.elems[i], e) {
+				return false
+			}
+			m.SetMapIndex(reflect.ValueOf(k).Convert(kt), e)
+		}
+		v.Set(m)
+		return true
+	case typedStruct:
+		if n.kind != jObject {
+			return false
+		}
+		for i, k := range n.keys {
+			fi, ok := p.byName[k]
+			if !ok {
+				if !utf8.ValidString(k) || p.foldMatch(k) {
+					return false
+				}
+				continue // unknown: ignored
+			}
+			f := &p.fields[fi]
+			if f.plan == nil || !f.plan.decode(n.elems[i], v.Field(f.index)) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// foldMatch says whether key matches a field only case-insensitively
+// (bytes.EqualFold, encoding/json's rule), which declines.
+func (p *typedPlan) foldMatch(key string) bool {
+	for _, f := range p.fields {
+		if strings.EqualFold(f.name, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// isNumber says whether n is a number's text.
+func (n *jnode) isNumber() bool {
+	if n.kind != jScalar || len(n.raw) == 0 {
+		return false
+	}
+	c := n.raw[0]
+	return c == '-' || c >= '0' && c <= '9'
+}
+
+// text is n's JSON text (a scalar's own bytes).
+func (n *jnode) text() []byte {
+	if n.kind == jScalar {
+		return n.raw
+	}
+	return n.bytes()
+}
