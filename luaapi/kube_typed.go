@@ -33,7 +33,9 @@ import (
 //   - structs match keys to fields by exact name (tag name, else Go
 //     name); a key that only matches one case-insensitively declines
 //     (encoding/json's fold rules are not reproduced), any other unknown
-//     key is ignored; embedded structs without a tag name decline;
+//     key is ignored; the fields of embedded structs are promoted, and a
+//     struct where two fields would share a name (encoding/json's
+//     dominance rules) or that embeds a pointer declines;
 //   - null anywhere declines (encoding/json's null rules differ by kind);
 //   - numbers into integer and float kinds are parsed as encoding/json
 //     parses them; an error or overflow declines, as does any value of
@@ -75,7 +77,7 @@ type typedPlan struct {
 
 type typedField struct {
 	name  string
-	index int
+	index []int      // reflect.Value.FieldByIndex, through embedded structs
 	plan  *typedPlan // nil: the field declines if its key is present
 }
 
@@ -145,10 +147,28 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*typedPlan) *typedPlan 
 	return p
 }
 
-// structFields lists t's fields as encoding/json names them; false for a
-// struct whose field set needs encoding/json's embedding rules.
+// structFields lists t's fields as encoding/json names them, the fields
+// of embedded structs without a tag name promoted; false for a struct
+// where encoding/json's dominance rules would decide between two fields
+// of one name, or that embeds a pointer or a non-struct.
 func structFields(p *typedPlan, t reflect.Type, building map[reflect.Type]*typedPlan) bool {
 	p.byName = map[string]int{}
+	if !addStructFields(p, t, nil, building) {
+		return false
+	}
+	for i, f := range p.fields {
+		if _, dup := p.byName[f.name]; dup {
+			return false
+		}
+		p.byName[f.name] = i
+	}
+	return true
+}
+
+func addStructFields(p *typedPlan, t reflect.Type, prefix []int, building map[reflect.Type]*typedPlan) bool {
+	if len(prefix) > 8 {
+		return false
+	}
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag := sf.Tag.Get("json")
@@ -159,24 +179,32 @@ func structFields(p *typedPlan, t reflect.Type, building map[reflect.Type]*typed
 		if !validTagName(name) {
 			name = "" // encoding/json ignores an invalid name
 		}
-		if sf.Anonymous {
-			if name == "" || !sf.IsExported() {
-				return false // embedding: promoted fields
+		index := append(append([]int(nil), prefix...), i)
+		if sf.Anonymous && name == "" {
+			if sf.Type.Kind() != reflect.Struct {
+				if !sf.IsExported() && sf.Type.Kind() != reflect.Pointer {
+					continue // encoding/json ignores it
+				}
+				return false
 			}
-		} else if !sf.IsExported() {
+			if !addStructFields(p, sf.Type, index, building) {
+				return false
+			}
+			continue
+		}
+		if !sf.IsExported() {
+			if sf.Anonymous {
+				return false
+			}
 			continue
 		}
 		if name == "" {
 			name = sf.Name
 		}
-		if _, dup := p.byName[name]; dup {
-			return false // encoding/json's dominance rules
-		}
-		f := typedField{name: name, index: i}
+		f := typedField{name: name, index: index}
 		if !hasOption(opts, "string") {
 			f.plan = buildPlan(sf.Type, building)
 		}
-		p.byName[name] = len(p.fields)
 		p.fields = append(p.fields, f)
 	}
 	return true
@@ -328,7 +356,7 @@ func (p *typedPlan) decode(n *jnode, v reflect.Value) bool {
 				continue // unknown: ignored
 			}
 			f := &p.fields[fi]
-			if f.plan == nil || !f.plan.decode(n.elems[i], v.Field(f.index)) {
+			if f.plan == nil || !f.plan.decode(n.elems[i], v.FieldByIndex(f.index)) {
 				return false
 			}
 		}

@@ -49,8 +49,9 @@ type (
 		LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
 	}
 	// typedOdd has what the decoder declines or handles apart: an
-	// interface, []byte, a `,string` field, an embedded struct, floats,
-	// unsigned and narrow integers, bools, a pointer to a pointer.
+	// interface, []byte, a `,string` field, an embedded struct (its
+	// fields promoted), floats, unsigned and narrow integers, bools, a
+	// pointer to a pointer, an array, a map with integer keys.
 	typedOdd struct {
 		typedEmbedded
 		Any    any                  `json:"any"`
@@ -70,6 +71,22 @@ type (
 	}
 	typedEmbedded struct {
 		Inner string `json:"inner"`
+	}
+	typedEmbedded2 struct {
+		Inner string `json:"inner"`
+		Other string `json:"other"`
+	}
+	// typedConflict and typedEmbedPointer always decline: encoding/json
+	// picks between two promoted "inner" fields, and allocates embedded
+	// pointers.
+	typedConflict struct {
+		typedEmbedded
+		typedEmbedded2
+		Name string `json:"name"`
+	}
+	typedEmbedPointer struct {
+		*typedEmbedded
+		Name string `json:"name"`
 	}
 	typedPlainOdd struct {
 		F32   float32              `json:"f32"`
@@ -101,7 +118,12 @@ var typedTargets = []struct {
 	{"odd", func() any { return &typedOdd{} }},
 	{"plainOdd", func() any { return &typedPlainOdd{} }},
 	{"map", func() any { return new(map[string]int64) }},
+	{"conflict", func() any { return &typedConflict{} }},
+	{"embedPointer", func() any { return &typedEmbedPointer{} }},
 }
+
+// typedAlwaysDeclines are the targets the tree route never decodes.
+var typedAlwaysDeclines = map[string]bool{"conflict": true, "embedPointer": true}
 
 // unmarshalTypedViaText is KubeUnmarshal the way Karmada does it: the
 // text, then encoding/json.
@@ -219,6 +241,7 @@ func TestKubeTypedAgreesWithJSON(t *testing.T) {
 		`return {raw="s"}`, `return {raw=null}`, `return {times={3}}`,
 		`return {Skip="x", ["-"]="y"}`,
 		`return {["a\"b"]="x"}`,
+		`return {inner="i", other="o", name="n"}`,
 	}
 	for _, src := range scripts {
 		res := mustRun(t, L, src)
@@ -226,7 +249,9 @@ func TestKubeTypedAgreesWithJSON(t *testing.T) {
 	}
 	// The tree route decoded every target on some of these.
 	for _, target := range typedTargets {
-		if target.name != "odd" {
+		if typedAlwaysDeclines[target.name] {
+			assert.Zero(t, direct[target.name], "the tree route declines %s", target.name)
+		} else {
 			assert.Positive(t, direct[target.name], "the tree route decoded into %s", target.name)
 		}
 	}
@@ -245,7 +270,9 @@ func TestKubeTypedAgreesWithJSON(t *testing.T) {
 	}
 	t.Logf("tree route decodes: %v", direct)
 	for _, target := range typedTargets {
-		if target.name != "odd" {
+		if typedAlwaysDeclines[target.name] {
+			assert.Zero(t, direct[target.name], "the tree route declines %s", target.name)
+		} else {
 			assert.Greater(t, direct[target.name], 20, "the tree route decoded random values into %s", target.name)
 		}
 	}
