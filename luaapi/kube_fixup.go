@@ -65,6 +65,19 @@ func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) er
 	return nil
 }
 
+// kubeUnmarshalText is KubeUnmarshal without references by Karmada's
+// route: the text, then encoding/json.
+func kubeUnmarshalText(L *lua.LState, lv lua.LValue, into any) error {
+	data, err := KubeResultJSON(L, lv, reflect.ValueOf(into).Elem().Kind() == reflect.Struct)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, into); err != nil {
+		return &ConvertError{Path: "result", Msg: err.Error()}
+	}
+	return nil
+}
+
 // KubeResultJSON is the JSON KubeUnmarshal unmarshals: lv encoded by
 // encodeKubeJSON, then fixed up for a struct target (isStruct) against
 // references, which are marshalled with encoding/json.

@@ -72,16 +72,19 @@ type (
 	typedEmbedded struct {
 		Inner string `json:"inner"`
 	}
-	typedEmbedded2 struct {
-		Inner string `json:"inner"`
+	typedConflictA struct {
+		X string
+	}
+	typedConflictB struct {
+		X     string
 		Other string `json:"other"`
 	}
 	// typedConflict and typedEmbedPointer always decline: encoding/json
-	// picks between two promoted "inner" fields, and allocates embedded
+	// picks between two promoted X fields, and allocates embedded
 	// pointers.
 	typedConflict struct {
-		typedEmbedded
-		typedEmbedded2
+		typedConflictA
+		typedConflictB
 		Name string `json:"name"`
 	}
 	typedEmbedPointer struct {
@@ -125,26 +128,13 @@ var typedTargets = []struct {
 // typedAlwaysDeclines are the targets the tree route never decodes.
 var typedAlwaysDeclines = map[string]bool{"conflict": true, "embedPointer": true}
 
-// unmarshalTypedViaText is KubeUnmarshal the way Karmada does it: the
-// text, then encoding/json.
-func unmarshalTypedViaText(L *lua.LState, lv lua.LValue, into any) error {
-	data, err := KubeResultJSON(L, lv, reflect.ValueOf(into).Elem().Kind() == reflect.Struct)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, into); err != nil {
-		return &ConvertError{Path: "result", Msg: err.Error()}
-	}
-	return nil
-}
-
 // checkTyped holds KubeUnmarshal to the text route for lv into every
 // target, and counts the decodes the tree route took itself.
 func checkTyped(t *testing.T, L *lua.LState, lv lua.LValue, what string, direct map[string]int) {
 	t.Helper()
 	for _, target := range typedTargets {
 		want, got := target.new(), target.new()
-		wantErr := unmarshalTypedViaText(L, lv, want)
+		wantErr := kubeUnmarshalText(L, lv, want)
 		gotErr := KubeUnmarshal(L, lv, got)
 		if wantErr != nil {
 			require.Error(t, gotErr, "%s into %s", what, target.name)
@@ -241,7 +231,7 @@ func TestKubeTypedAgreesWithJSON(t *testing.T) {
 		`return {raw="s"}`, `return {raw=null}`, `return {times={3}}`,
 		`return {Skip="x", ["-"]="y"}`,
 		`return {["a\"b"]="x"}`,
-		`return {inner="i", other="o", name="n"}`,
+		`return {X="i", other="o", name="n", inner="j"}`,
 	}
 	for _, src := range scripts {
 		res := mustRun(t, L, src)

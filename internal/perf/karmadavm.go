@@ -29,7 +29,8 @@ const KarmadaPoolSize = 10
 // argument marshalled to JSON and decoded into Lua tables (gopher-json's
 // Decode, as luavm's decodeValue does for objects and typed slices), and
 // results converted by Karmada's pipeline (tableInto: the JSON text,
-// fixed up, then encoding/json). It runs in karta's sandbox with Karmada's per-call
+// fixed up, then encoding/json; its kube helpers convert through the text
+// too, luaapi.KubeTextModule). It runs in karta's sandbox with Karmada's per-call
 // globals (luaapi.KubeEnv), so that its results are karta's, which the
 // benchmarks assert.
 type KarmadaVM struct {
@@ -158,8 +159,9 @@ func (vm *KarmadaVM) get() *lua.LState {
 	if vm.created < KarmadaPoolSize {
 		vm.created++
 		vm.mu.Unlock()
+		// Karmada's kube helpers convert through JSON text both ways.
 		return luaapi.NewState(luaapi.SandboxOptions{
-			Modules: map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeModule},
+			Modules: map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeTextModule},
 		})
 	}
 	vm.mu.Unlock()
