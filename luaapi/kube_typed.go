@@ -330,16 +330,19 @@ func (p *typedPlan) decode(n *jnode, v reflect.Value) bool {
 			return false
 		}
 		m := reflect.MakeMapWithSize(p.t, len(n.keys))
-		kt := p.t.Key()
+		// SetMapIndex copies the key and the element: one of each serves
+		// every member.
+		key, e := reflect.New(p.t.Key()).Elem(), reflect.New(p.elem.t).Elem()
 		for i, k := range n.keys {
 			if !utf8.ValidString(k) {
 				return false // its text holds U+FFFD instead
 			}
-			e := reflect.New(p.elem.t).Elem()
+			e.SetZero()
 			if !p.elem.decode(n.elems[i], e) {
 				return false
 			}
-			m.SetMapIndex(reflect.ValueOf(k).Convert(kt), e)
+			key.SetString(k)
+			m.SetMapIndex(key, e)
 		}
 		v.Set(m)
 		return true
