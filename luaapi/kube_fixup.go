@@ -41,6 +41,13 @@ func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) er
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("luaapi: KubeUnmarshal needs a non-nil pointer, not %T", into)
 	}
+	if tb, ok := lv.(*lua.LTable); ok && len(references) == 0 {
+		// An unfilled lazy table, decoded from its Go value
+		// (kube_typed.go) where the tree route would decode it.
+		if src, ok := LazySource(L, tb); ok && decodeTypedGo(src, rv) {
+			return nil
+		}
+	}
 	root, err := kubeResultTree(L, lv, rv.Elem().Kind() == reflect.Struct, references...)
 	if err != nil {
 		return err

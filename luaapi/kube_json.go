@@ -238,20 +238,27 @@ func (e *kubeEncoder) encode(lv lua.LValue) (*jnode, error) {
 
 // number prints f as encoding/json prints a float64.
 func (e *kubeEncoder) number(f float64) (*jnode, error) {
-	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
-		// An integer: encoding/json prints it in 'f' format below 1e21,
-		// as strconv does (without json.Marshal's encoder state).
-		start := len(e.text)
-		e.text = strconv.AppendFloat(e.text, f, 'f', -1, 64)
-		return e.scalar(start), nil
-	}
-	b, err := json.Marshal(f)
+	start := len(e.text)
+	text, err := appendNumberText(e.text, f)
 	if err != nil {
 		return nil, e.errorf("%s", err.Error())
 	}
-	n := e.node()
-	n.raw = b
-	return n, nil
+	e.text = text
+	return e.scalar(start), nil
+}
+
+// appendNumberText appends encoding/json's text of f to dst.
+func appendNumberText(dst []byte, f float64) ([]byte, error) {
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		// An integer: encoding/json prints it in 'f' format below 1e21,
+		// as strconv does (without json.Marshal's encoder state).
+		return strconv.AppendFloat(dst, f, 'f', -1, 64), nil
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
 }
 
 // table follows gopher-json: the first key decides array or object.

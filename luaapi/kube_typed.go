@@ -395,3 +395,205 @@ func (n *jnode) text() []byte {
 	}
 	return n.bytes()
 }
+
+// An unfilled lazy table (KubeLazy) handed to KubeUnmarshal without
+// references — the pod template a script passes to
+// kube.accuratePodRequirements untouched — is decoded from its Go value
+// by the same plans, with the encoder's and the fix-up's rules applied on
+// the way instead of building the tree: a null member or element is
+// left out, a member or element that encodes as an empty table (an empty
+// map or slice, or one of nulls only) is deleted, and a number's text is
+// the encoder's. Building the tree was most of such a call. What the
+// tree route would decline, or what needs a container's text (a
+// json.Unmarshaler given an object or array), declines here too, and
+// the caller takes the tree.
+
+// decodeTypedGo decodes src, the Go value of an unfilled lazy table, into
+// into (a non-nil pointer to a zero value) as KubeUnmarshal without
+// references would decode the table; false, with *into left zero, where
+// it declines.
+func decodeTypedGo(src any, into reflect.Value) bool {
+	elem := into.Elem()
+	if !elem.IsZero() {
+		return false
+	}
+	p := planFor(elem.Type())
+	if goEncodesEmpty(src) {
+		// The encoder's `[]`, which the fix-up makes `{}` for a struct.
+		switch p.kind {
+		case typedStruct:
+			return true
+		case typedSlice:
+			elem.Set(reflect.MakeSlice(p.t, 0, 0))
+			return true
+		}
+		return false
+	}
+	fresh := reflect.New(elem.Type()).Elem()
+	if !p.decodeGo(src, fresh, 0) {
+		return false
+	}
+	elem.Set(fresh)
+	return true
+}
+
+// goEncodesEmpty says whether the encoder prints x as an empty table: a
+// map or slice with no non-null member.
+func goEncodesEmpty(x any) bool {
+	switch c := x.(type) {
+	case map[string]any:
+		for _, e := range c {
+			if e != nil {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range c {
+			if e != nil {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// goKept says whether the encoder and the fix-up keep a member or
+// element x: not null, not an empty table.
+func goKept(x any) bool {
+	return x != nil && !goEncodesEmpty(x)
+}
+
+// maxGoDepth bounds decodeGo's recursion, far below MaxDepth (where the
+// encoder fails): deeper values decline.
+const maxGoDepth = 100
+
+// decodeGo is decode over a Go value (never nil, never an empty table:
+// goKept) instead of its node.
+func (p *typedPlan) decodeGo(x any, v reflect.Value, depth int) bool {
+	if depth > maxGoDepth {
+		return false
+	}
+	switch p.kind {
+	case typedUnmarshaler:
+		var text []byte
+		switch s := x.(type) {
+		case bool:
+			text = boolLiteral(s)
+		case string:
+			text = jsonString(s)
+		default:
+			f, ok := GoNumber(x)
+			if !ok {
+				return false // a container: its text would be needed
+			}
+			var err error
+			if text, err = appendNumberText(nil, f); err != nil {
+				return false
+			}
+		}
+		u, ok := v.Addr().Interface().(json.Unmarshaler)
+		return ok && u.UnmarshalJSON(text) == nil
+	case typedString:
+		s, ok := x.(string)
+		if !ok || !utf8.ValidString(s) {
+			return false // invalid UTF-8: the text holds U+FFFD instead
+		}
+		v.SetString(s)
+		return true
+	case typedBool:
+		b, ok := x.(bool)
+		v.SetBool(b)
+		return ok
+	case typedInt, typedUint, typedFloat:
+		f, ok := GoNumber(x)
+		if !ok {
+			return false
+		}
+		var buf [32]byte
+		text, err := appendNumberText(buf[:0], f)
+		if err != nil {
+			return false
+		}
+		n := jnode{raw: text}
+		return p.decode(&n, v)
+	case typedPointer:
+		e := reflect.New(p.t.Elem())
+		if !p.elem.decodeGo(x, e.Elem(), depth+1) {
+			return false
+		}
+		v.Set(e)
+		return true
+	case typedSlice:
+		a, ok := x.([]any)
+		if !ok {
+			return false
+		}
+		kept := 0
+		for _, el := range a {
+			if goKept(el) {
+				kept++
+			}
+		}
+		s := reflect.MakeSlice(p.t, kept, kept)
+		i := 0
+		for _, el := range a {
+			if !goKept(el) {
+				continue
+			}
+			if !p.elem.decodeGo(el, s.Index(i), depth+1) {
+				return false
+			}
+			i++
+		}
+		v.Set(s)
+		return true
+	case typedMap:
+		m, ok := x.(map[string]any)
+		if !ok {
+			return false
+		}
+		out := reflect.MakeMapWithSize(p.t, len(m))
+		key, e := reflect.New(p.t.Key()).Elem(), reflect.New(p.elem.t).Elem()
+		for k, el := range m {
+			if !goKept(el) {
+				continue
+			}
+			if !utf8.ValidString(k) {
+				return false
+			}
+			e.SetZero()
+			if !p.elem.decodeGo(el, e, depth+1) {
+				return false
+			}
+			key.SetString(k)
+			out.SetMapIndex(key, e)
+		}
+		v.Set(out)
+		return true
+	case typedStruct:
+		m, ok := x.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, el := range m {
+			if !goKept(el) {
+				continue
+			}
+			fi, ok := p.byName[k]
+			if !ok {
+				if !utf8.ValidString(k) || p.foldMatch(k) {
+					return false
+				}
+				continue
+			}
+			f := &p.fields[fi]
+			if f.plan == nil || !f.plan.decodeGo(el, v.FieldByIndex(f.index), depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

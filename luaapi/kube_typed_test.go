@@ -363,8 +363,9 @@ func (g *typedGen) value(t reflect.Type, depth int) lua.LValue {
 }
 
 // FuzzKubeTypedAgreesWithJSON: any JSON document, as a Lua table (numbers
-// as Lua numbers, null as the null sentinel), decodes into the typed
-// targets as the text route decodes it, values and errors.
+// as Lua numbers, null as the null sentinel) and as an unfilled lazy
+// table, decodes into the typed targets as the text route decodes it,
+// values and errors.
 func FuzzKubeTypedAgreesWithJSON(f *testing.F) {
 	for _, seed := range []string{
 		`{"resourceRequest":{"cpu":"500m","memory":1073741824},"nodeClaim":{"nodeSelector":{"a":"b"},"tolerations":[{"key":"k","tolerationSeconds":5}]}}`,
@@ -394,6 +395,13 @@ func FuzzKubeTypedAgreesWithJSON(f *testing.F) {
 			return
 		}
 		checkTyped(t, L, lv, string(data), nil)
+		// The same document as an unfilled lazy table (numbers as
+		// json.Number), decoded from its Go value.
+		if lazy, err := KubeLazy(L, v); err == nil {
+			if _, isTable := lazy.(*lua.LTable); isTable {
+				checkTyped(t, L, lazy, "lazy "+string(data), nil)
+			}
+		}
 	})
 }
 
@@ -435,4 +443,99 @@ func fuzzLua(L *lua.LState, v any) (lua.LValue, bool) {
 		return tb, true
 	}
 	return nil, false
+}
+
+// luaToGo is a generated Lua value as a Go value of JSON's types, the
+// way objects reach KubeLazy: numbers as int64 where integral (or
+// float64), the null sentinel as nil, an empty table as an empty map or
+// slice at random.
+func luaToGo(L *lua.LState, rng *rand.Rand, lv lua.LValue) any {
+	switch x := lv.(type) {
+	case lua.LBool:
+		return bool(x)
+	case lua.LString:
+		return string(x)
+	case lua.LNumber:
+		if f := float64(x); f == float64(int64(f)) && rng.IntN(2) == 0 {
+			return int64(f)
+		}
+		return float64(x)
+	case *lua.LTable:
+		if x.Len() > 0 {
+			var a []any
+			x.ForEach(func(_, v lua.LValue) { a = append(a, luaToGo(L, rng, v)) })
+			return a
+		}
+		m := map[string]any{}
+		x.ForEach(func(k, v lua.LValue) { m[k.String()] = luaToGo(L, rng, v) })
+		if len(m) == 0 && rng.IntN(2) == 0 {
+			return []any{}
+		}
+		return m
+	}
+	return nil // the null sentinel
+}
+
+// TestKubeTypedLazyAgreesWithJSON: an unfilled lazy table (a pod template
+// passed on untouched) decoded from its Go value gives what the text
+// route gives for the same table, values and errors, on values shaped by
+// the targets (nulls, empty maps and slices, nested empties, int64 and
+// float64 numbers, hostile ones as in TestKubeTypedAgreesWithJSON).
+func TestKubeTypedLazyAgreesWithJSON(t *testing.T) {
+	L := NewState(SandboxOptions{})
+	defer L.Close()
+	rng := rand.New(rand.NewPCG(9, 10))
+	direct := map[string]int{}
+	fixed := []any{
+		map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "env": []any{}, "args": nil,
+			"resources": map[string]any{"limits": map[string]any{"cpu": int64(1), "memory": "1Gi"}, "requests": map[string]any{}}}}}},
+		map[string]any{"spec": map[string]any{"containers": []any{nil, map[string]any{}, map[string]any{"x": nil}, map[string]any{"name": "c"}}}},
+		map[string]any{"a": nil}, []any{nil}, map[string]any{}, []any{},
+		[]any{map[string]any{"name": "a", "replicas": float64(2)}, map[string]any{"name": "b", "replicas": 1.5}},
+		map[string]any{"metadata": map[string]any{"creationTimestamp": "2024-01-02T03:04:05Z", "labels": map[string]any{"\xff": "x"}}},
+		map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"ports": []any{map[string]any{"containerPort": int64(80)}}}}}},
+		map[string]any{"resourceRequest": map[string]any{"cpu": int64(2), "memory": 1e21, "x": true}},
+	}
+	for i := range 1500 + len(fixed) {
+		var src any
+		what := ""
+		if i < len(fixed) {
+			src, what = fixed[i], fmt.Sprintf("fixed %d", i)
+		} else {
+			target := typedTargets[i%len(typedTargets)]
+			g := typedGen{L: L, rng: rng, hostile: i%3 == 0}
+			lv := g.value(reflect.TypeOf(target.new()).Elem(), 0)
+			if _, ok := lv.(*lua.LTable); !ok {
+				continue
+			}
+			src, what = luaToGo(L, rng, lv), fmt.Sprintf("random %d (%s)", i, target.name)
+		}
+		for _, target := range typedTargets {
+			lv, err := KubeLazy(L, src)
+			require.NoError(t, err)
+			want, got := target.new(), target.new()
+			wantErr := kubeUnmarshalText(L, lv, want)
+			gotErr := KubeUnmarshal(L, lv, got)
+			if wantErr != nil {
+				require.Error(t, gotErr, "%s into %s", what, target.name)
+				assert.Equal(t, wantErr.Error(), gotErr.Error(), "%s into %s", what, target.name)
+			} else {
+				require.NoError(t, gotErr, "%s into %s", what, target.name)
+			}
+			assert.Equal(t, want, got, "%s into %s", what, target.name)
+			alone := target.new()
+			if decodeTypedGo(src, reflect.ValueOf(alone)) {
+				require.NoError(t, wantErr, "%s into %s: decoded where encoding/json fails", what, target.name)
+				assert.Equal(t, want, alone, "%s into %s", what, target.name)
+				direct[target.name]++
+			} else {
+				assert.True(t, reflect.ValueOf(alone).Elem().IsZero(), "%s into %s: a declined decode left its target zero", what, target.name)
+			}
+			EndLazy(L)
+		}
+	}
+	t.Logf("Go value decodes: %v", direct)
+	for _, name := range []string{"ReplicaRequirements", "[]Component", "[]DependentObjectReference", "PodTemplateSpec", "plainOdd", "map"} {
+		assert.Greater(t, direct[name], 20, "the Go value route decoded into %s", name)
+	}
 }
