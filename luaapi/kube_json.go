@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -87,7 +85,7 @@ func (n *jnode) appendJSON(buf *bytes.Buffer) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			buf.Write(appendJSONString(buf.AvailableBuffer(), k))
+			buf.Write(jsonString(k))
 			buf.WriteByte(':')
 			n.elems[i].appendJSON(buf)
 		}
@@ -109,20 +107,17 @@ func (n *jnode) bytes() []byte {
 // most values are such strings, and json.Marshal's encoder state costs
 // more than the copy (BenchmarkKarmada's result conversion).
 func jsonString(s string) []byte {
-	return appendJSONString(make([]byte, 0, len(s)+2), s)
-}
-
-// appendJSONString appends jsonString(s) to dst.
-func appendJSONString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			b, _ := json.Marshal(s) // a string always marshals
-			return append(dst, b...)
+			return b
 		}
 	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
+	b := make([]byte, len(s)+2)
+	b[0] = '"'
+	copy(b[1:], s)
+	b[len(b)-1] = '"'
+	return b
 }
 
 // encodeKubeJSON returns the JSON text Karmada's gopher-json encoding gives lv
@@ -149,63 +144,6 @@ type kubeEncoder struct {
 	root    string
 	visited map[*lua.LTable]bool
 	path    []pathSeg
-
-	// The tree's nodes and scalar texts are carved from shared chunks
-	// (a node or a text each was most of the encoder's allocations).
-	// Nothing writes a node's raw text once it is made.
-	nodes []jnode
-	text  []byte
-	// members is object()'s scratch list, reused level by level.
-	members []kubeMember
-}
-
-// kubeMember is a member of a table encoded as an object.
-type kubeMember struct {
-	key   string
-	value lua.LValue
-}
-
-var (
-	jsonNull  = []byte("null")
-	jsonTrue  = []byte("true")
-	jsonFalse = []byte("false")
-)
-
-// node returns a new node, from the current chunk.
-func (e *kubeEncoder) node() *jnode {
-	if len(e.nodes) == cap(e.nodes) {
-		e.nodes = make([]jnode, 0, min(max(2*cap(e.nodes), 16), 128))
-	}
-	e.nodes = e.nodes[:len(e.nodes)+1]
-	return &e.nodes[len(e.nodes)-1]
-}
-
-// scalar returns a scalar node whose text is e.text from start on.
-func (e *kubeEncoder) scalar(start int) *jnode {
-	n := e.node()
-	n.raw = e.text[start:len(e.text):len(e.text)]
-	return n
-}
-
-// literal returns a scalar node of a fixed text (null, true, false).
-func (e *kubeEncoder) literal(raw []byte) *jnode {
-	n := e.node()
-	n.raw = raw
-	return n
-}
-
-// stringNode returns the node of a string.
-func (e *kubeEncoder) stringNode(s string) *jnode {
-	start := len(e.text)
-	e.text = appendJSONString(e.text, s)
-	return e.scalar(start)
-}
-
-func boolLiteral(b bool) []byte {
-	if b {
-		return jsonTrue
-	}
-	return jsonFalse
 }
 
 func (e *kubeEncoder) errorf(format string, args ...any) error {
@@ -215,18 +153,18 @@ func (e *kubeEncoder) errorf(format string, args ...any) error {
 func (e *kubeEncoder) encode(lv lua.LValue) (*jnode, error) {
 	switch x := lv.(type) {
 	case lua.LBool:
-		return e.literal(boolLiteral(bool(x))), nil
+		return &jnode{raw: boolLiteral(bool(x))}, nil
 	case lua.LNumber:
 		return e.number(float64(x))
 	case lua.LString:
-		return e.stringNode(string(x)), nil
+		return &jnode{raw: jsonString(string(x))}, nil
 	case *lua.LNilType:
-		return e.literal(jsonNull), nil
+		return &jnode{raw: jsonNull}, nil
 	case *lua.LTable:
 		return e.table(x)
 	case *lua.LUserData:
 		if x == e.vs.Null {
-			return e.literal(jsonNull), nil
+			return &jnode{raw: jsonNull}, nil
 		}
 		if v, ok := x.Value.(*View); ok {
 			return e.goValue(v.Value())
@@ -238,13 +176,11 @@ func (e *kubeEncoder) encode(lv lua.LValue) (*jnode, error) {
 
 // number prints f as encoding/json prints a float64.
 func (e *kubeEncoder) number(f float64) (*jnode, error) {
-	start := len(e.text)
-	text, err := appendNumberText(e.text, f)
+	text, err := appendNumberText(nil, f)
 	if err != nil {
 		return nil, e.errorf("%s", err.Error())
 	}
-	e.text = text
-	return e.scalar(start), nil
+	return &jnode{raw: text}, nil
 }
 
 // appendNumberText appends encoding/json's text of f to dst.
@@ -259,6 +195,21 @@ func appendNumberText(dst []byte, f float64) ([]byte, error) {
 		return nil, err
 	}
 	return append(dst, b...), nil
+}
+
+// The texts of the literals, shared by every node of one (nothing writes
+// a node's text once it is made).
+var (
+	jsonNull  = []byte("null")
+	jsonTrue  = []byte("true")
+	jsonFalse = []byte("false")
+)
+
+func boolLiteral(b bool) []byte {
+	if b {
+		return jsonTrue
+	}
+	return jsonFalse
 }
 
 // table follows gopher-json: the first key decides array or object.
@@ -281,12 +232,9 @@ func (e *kubeEncoder) table(tb *lua.LTable) (*jnode, error) {
 	key, value := tb.Next(lua.LNil)
 	switch key.Type() {
 	case lua.LTNil:
-		n := e.node()
-		n.kind = jArray
-		return n, nil
+		return &jnode{kind: jArray}, nil
 	case lua.LTNumber:
-		n := e.node()
-		n.kind = jArray
+		n := &jnode{kind: jArray}
 		expected := lua.LNumber(1)
 		for key != lua.LNil {
 			if key.Type() != lua.LTNumber {
@@ -307,46 +255,32 @@ func (e *kubeEncoder) table(tb *lua.LTable) (*jnode, error) {
 		}
 		return n, nil
 	case lua.LTString:
-		// The members go on e.members above those of the tables being
-		// encoded around this one, and come off when it is done.
-		base := len(e.members)
+		members := map[string]lua.LValue{}
 		for key != lua.LNil {
-			k, ok := key.(lua.LString)
-			if !ok {
-				e.members = e.members[:base]
+			if key.Type() != lua.LTString {
 				return nil, e.errorf(kubeErrInvalidKeys)
 			}
-			e.members = append(e.members, kubeMember{string(k), value})
+			members[key.String()] = value
 			key, value = tb.Next(key)
 		}
-		n, err := e.object(base)
-		e.members = e.members[:base]
-		return n, err
+		return e.object(members)
 	}
 	return nil, e.errorf(kubeErrInvalidKeys)
 }
 
-// object encodes e.members[base:] (a table's members, its keys unique)
-// in encoding/json's map order: sorted keys. Values are encoded in that
-// order too, so the table gopher-json meets first (and so which of two
-// sharers fails) is the same.
-func (e *kubeEncoder) object(base int) (*jnode, error) {
-	members := e.members[base:]
-	slices.SortFunc(members, func(a, b kubeMember) int { return strings.Compare(a.key, b.key) })
-	count := len(members)
-	n := e.node()
-	n.kind = jObject
-	n.keys = make([]string, count)
-	for i, m := range members {
-		n.keys[i] = m.key
+// object encodes members in encoding/json's map order: sorted keys. Values
+// are encoded in that order too, so the table gopher-json meets first
+// (and so which of two sharers fails) is the same.
+func (e *kubeEncoder) object(members map[string]lua.LValue) (*jnode, error) {
+	n := &jnode{kind: jObject, keys: make([]string, 0, len(members))}
+	for k := range members {
+		n.keys = append(n.keys, k)
 	}
-	n.elems = make([]*jnode, count)
-	for i := range count {
-		// Encoding a member appends to e.members, which may move it:
-		// index it again on each round.
-		m := e.members[base+i]
-		e.path = append(e.path, pathSeg{key: m.key, isKey: true})
-		el, err := e.encode(m.value)
+	sort.Strings(n.keys)
+	n.elems = make([]*jnode, len(n.keys))
+	for i, k := range n.keys {
+		e.path = append(e.path, pathSeg{key: k, isKey: true})
+		el, err := e.encode(members[k])
 		e.path = e.path[:len(e.path)-1]
 		if err != nil {
 			return nil, err
@@ -362,25 +296,23 @@ func (e *kubeEncoder) object(base int) (*jnode, error) {
 func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 	switch x := v.(type) {
 	case nil:
-		return e.literal(jsonNull), nil
+		return &jnode{raw: jsonNull}, nil
 	case bool:
-		return e.literal(boolLiteral(x)), nil
+		return &jnode{raw: boolLiteral(x)}, nil
 	case string:
-		return e.stringNode(x), nil
+		return &jnode{raw: jsonString(x)}, nil
 	case map[string]any:
 		if len(e.path) >= MaxDepth {
 			return nil, tooDeep(e.root, e.path, 1) // as table() refuses the table
 		}
-		n := e.node()
-		n.kind = jObject
+		n := &jnode{kind: jObject}
 		for k, el := range x {
 			if el != nil {
 				n.keys = append(n.keys, k)
 			}
 		}
 		if len(n.keys) == 0 {
-			n.kind = jArray
-			return n, nil
+			return &jnode{kind: jArray}, nil
 		}
 		sort.Strings(n.keys)
 		n.elems = make([]*jnode, len(n.keys))
@@ -398,8 +330,7 @@ func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 		if len(e.path) >= MaxDepth {
 			return nil, tooDeep(e.root, e.path, 1)
 		}
-		n := e.node()
-		n.kind = jArray
+		n := &jnode{kind: jArray}
 		for _, el := range x {
 			if el == nil {
 				continue
