@@ -41,6 +41,16 @@ func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) er
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("luaapi: KubeUnmarshal needs a non-nil pointer, not %T", into)
 	}
+	if u, ok := into.(*unstructured.Unstructured); ok {
+		// The object built from the tables, where the tree would give it
+		// (kube_unstructured_direct.go).
+		if tb, ok := lv.(*lua.LTable); ok {
+			if obj, ok := unstructuredDirect(L, tb, references); ok {
+				u.Object = obj
+				return nil
+			}
+		}
+	}
 	if tb, ok := lv.(*lua.LTable); ok && len(references) == 0 {
 		// An unfilled lazy table, decoded from its Go value
 		// (kube_typed.go) where the tree route would decode it.

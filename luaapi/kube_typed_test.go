@@ -13,6 +13,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -364,8 +365,9 @@ func (g *typedGen) value(t reflect.Type, depth int) lua.LValue {
 
 // FuzzKubeTypedAgreesWithJSON: any JSON document, as a Lua table (numbers
 // as Lua numbers, null as the null sentinel) and as an unfilled lazy
-// table, decodes into the typed targets as the text route decodes it,
-// values and errors.
+// table, decodes into the typed targets — and, given a kind, into an
+// Unstructured with and without a reference — as the text route decodes
+// it, values and errors.
 func FuzzKubeTypedAgreesWithJSON(f *testing.F) {
 	for _, seed := range []string{
 		`{"resourceRequest":{"cpu":"500m","memory":1073741824},"nodeClaim":{"nodeSelector":{"a":"b"},"tolerations":[{"key":"k","tolerationSeconds":5}]}}`,
@@ -400,6 +402,36 @@ func FuzzKubeTypedAgreesWithJSON(f *testing.F) {
 		if lazy, err := KubeLazy(L, v); err == nil {
 			if _, isTable := lazy.(*lua.LTable); isTable {
 				checkTyped(t, L, lazy, "lazy "+string(data), nil)
+			}
+		}
+		// As an object with a kind, into an Unstructured (built from the
+		// tables, unstructuredDirect), with and without itself as the
+		// fix-up's reference, eager and lazy.
+		m, isObject := v.(map[string]any)
+		if !isObject {
+			return
+		}
+		m["kind"] = "K"
+		asLua, ok := fuzzLua(L, m)
+		if !ok {
+			return
+		}
+		lazy, err := KubeLazy(L, m)
+		if err != nil {
+			return
+		}
+		for _, lv := range []lua.LValue{asLua, lazy} {
+			for _, refs := range [][]any{nil, {m}} {
+				want, wantErr := unmarshalViaText(L, lv, refs...)
+				got := &unstructured.Unstructured{}
+				gotErr := KubeUnmarshal(L, lv, got, refs...)
+				if wantErr != nil {
+					require.Error(t, gotErr)
+					assert.Equal(t, wantErr.Error(), gotErr.Error())
+					continue
+				}
+				require.NoError(t, gotErr)
+				assert.Equal(t, want.Object, got.Object)
 			}
 		}
 	})
