@@ -18,7 +18,10 @@ import (
 // kept) and the fix-up's (an empty array below the root becomes `{}`
 // where the references hold an empty object at its path, stays `[]`
 // where they hold an empty array, and is deleted elsewhere) applied on
-// the way. Encoding the tree was most of such a result's conversion.
+// the way. Encoding the tree was most of such a result's conversion. It
+// is written by hand because no library reads gopher-lua tables by
+// gopher-json's and Karmada's rules (luaapi's own FromLua has other ones:
+// it keeps empty tables and refuses what gopher-json prints).
 //
 // ok is false wherever the tree route could end differently — an
 // encoder error (a table met twice, a sparse or mixed table, NaN, a
