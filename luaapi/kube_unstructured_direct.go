@@ -21,7 +21,8 @@ import (
 // the way. Encoding the tree was most of such a result's conversion. It
 // is written by hand because no library reads gopher-lua tables by
 // gopher-json's and Karmada's rules (luaapi's own FromLua has other ones:
-// it keeps empty tables and refuses what gopher-json prints).
+// an empty table is an object there, shared tables are accepted, and
+// integers beyond 2^53 are float64).
 //
 // ok is false wherever the tree route could end differently — an
 // encoder error (a table met twice, a sparse or mixed table, NaN, a
