@@ -44,12 +44,29 @@ const KubeModuleName = "kube"
 //		luaapi.KubeModuleName: luaapi.KubeModule,
 //	}})
 func KubeModule(L *lua.LState) lua.LValue {
+	return kubeModule(L, false)
+}
+
+// KubeTextModule is KubeModule converting as Karmada's helpers do, through
+// JSON text both ways: the pod template is printed and decoded by
+// encoding/json, the result marshalled and unmarshalled. Its results and
+// errors are KubeModule's; it is Karmada's method, for the baselines of
+// the benchmarks (internal/perf).
+func KubeTextModule(L *lua.LState) lua.LValue {
+	return kubeModule(L, true)
+}
+
+func kubeModule(L *lua.LState, text bool) lua.LValue {
 	mod := L.NewTable()
+	podRequirements, podDependencies := kubeAccuratePodRequirements, kubeGetPodDependencies
+	if text {
+		podRequirements, podDependencies = kubeTextPodRequirements, kubeTextPodDependencies
+	}
 	L.SetFuncs(mod, map[string]lua.LGFunction{
 		"resourceAdd":             kubeResourceAdd,
 		"getResourceQuantity":     kubeGetResourceQuantity,
-		"accuratePodRequirements": kubeAccuratePodRequirements,
-		"getPodDependencies":      kubeGetPodDependencies,
+		"accuratePodRequirements": podRequirements,
+		"getPodDependencies":      podDependencies,
 	})
 	return mod
 }
@@ -79,22 +96,27 @@ func kubeGetResourceQuantity(L *lua.LState) int {
 	return 1
 }
 
-func kubeAccuratePodRequirements(L *lua.LState) int {
+func kubeAccuratePodRequirements(L *lua.LState) int { return podRequirementsHelper(L, false) }
+func kubeTextPodRequirements(L *lua.LState) int     { return podRequirementsHelper(L, true) }
+func kubeGetPodDependencies(L *lua.LState) int      { return podDependenciesHelper(L, false) }
+func kubeTextPodDependencies(L *lua.LState) int     { return podDependenciesHelper(L, true) }
+
+func podRequirementsHelper(L *lua.LState, text bool) int {
 	if L.GetTop() != 1 {
 		L.RaiseError("getPodRequirements only accepts one argument")
 	}
-	tmpl := checkPodTemplate(L, 1)
-	pushKubeResult(L, podRequirements(tmpl))
+	tmpl := checkPodTemplate(L, 1, text)
+	pushKubeResult(L, podRequirements(tmpl), text)
 	return 1
 }
 
-func kubeGetPodDependencies(L *lua.LState) int {
+func podDependenciesHelper(L *lua.LState, text bool) int {
 	if L.GetTop() != 2 {
 		L.RaiseError("getPodDependencies only accepts two argument")
 	}
-	tmpl := checkPodTemplate(L, 1)
+	tmpl := checkPodTemplate(L, 1, text)
 	namespace := checkNamespace(L, 2)
-	pushKubeResult(L, podDependencies(&tmpl.Spec, namespace))
+	pushKubeResult(L, podDependencies(&tmpl.Spec, namespace), text)
 	return 1
 }
 
@@ -135,22 +157,36 @@ func checkNamespace(L *lua.LState, n int) string {
 
 // checkPodTemplate converts argument n into a PodTemplateSpec through
 // Karmada's result conversion (no references: nested empty tables are
-// dropped).
-func checkPodTemplate(L *lua.LState, n int) *corev1.PodTemplateSpec {
+// dropped); text takes Karmada's route, through the JSON text.
+func checkPodTemplate(L *lua.LState, n int, text bool) *corev1.PodTemplateSpec {
 	v := L.Get(n)
 	if _, isView := ViewOf(v); !isView {
 		v = L.CheckTable(n)
 	}
 	tmpl := &corev1.PodTemplateSpec{}
-	if err := KubeUnmarshal(L, v, tmpl); err != nil {
+	var err error
+	if text {
+		err = kubeUnmarshalText(L, v, tmpl)
+	} else {
+		err = KubeUnmarshal(L, v, tmpl)
+	}
+	if err != nil {
 		L.RaiseError("fail to convert lua value to PodTemplateSpec: %v", err)
 	}
 	return tmpl
 }
 
 // pushKubeResult hands a helper's Go result to Lua as Karmada does: by way
-// of its JSON (a nil pointer or slice is nil).
-func pushKubeResult(L *lua.LState, v any) {
+// of its JSON (a nil pointer or slice is nil), built without the text
+// unless text is set.
+func pushKubeResult(L *lua.LState, v any, text bool) {
+	if g, ok := kubeResultGeneric(v); ok && !text {
+		// The round trip's value, built without the text (kube_result.go).
+		if lv, err := KubeValue(L, g); err == nil {
+			L.Push(lv)
+			return
+		}
+	}
 	data, err := json.Marshal(v)
 	if err == nil {
 		var generic any

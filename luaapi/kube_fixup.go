@@ -41,6 +41,23 @@ func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) er
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("luaapi: KubeUnmarshal needs a non-nil pointer, not %T", into)
 	}
+	if u, ok := into.(*unstructured.Unstructured); ok {
+		// The object built from the tables, where the tree would give it
+		// (kube_unstructured_direct.go).
+		if tb, ok := lv.(*lua.LTable); ok {
+			if obj, ok := unstructuredDirect(L, tb, references); ok {
+				u.Object = obj
+				return nil
+			}
+		}
+	}
+	if tb, ok := lv.(*lua.LTable); ok && len(references) == 0 {
+		// An unfilled lazy table, decoded from its Go value
+		// (kube_typed.go) where the tree route would decode it.
+		if src, ok := LazySource(L, tb); ok && decodeTypedGo(src, rv) {
+			return nil
+		}
+	}
 	root, err := kubeResultTree(L, lv, rv.Elem().Kind() == reflect.Struct, references...)
 	if err != nil {
 		return err
@@ -54,7 +71,25 @@ func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) er
 			return nil
 		}
 	}
+	// What encoding/json would decode from the text, decoded from the
+	// tree (kube_typed.go); anything it declines takes the text.
+	if decodeTyped(root, rv) {
+		return nil
+	}
 	if err := json.Unmarshal(root.bytes(), into); err != nil {
+		return &ConvertError{Path: "result", Msg: err.Error()}
+	}
+	return nil
+}
+
+// kubeUnmarshalText is KubeUnmarshal without references by Karmada's
+// route: the text, then encoding/json.
+func kubeUnmarshalText(L *lua.LState, lv lua.LValue, into any) error {
+	data, err := KubeResultJSON(L, lv, reflect.ValueOf(into).Elem().Kind() == reflect.Struct)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, into); err != nil {
 		return &ConvertError{Path: "result", Msg: err.Error()}
 	}
 	return nil

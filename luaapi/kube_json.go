@@ -153,18 +153,18 @@ func (e *kubeEncoder) errorf(format string, args ...any) error {
 func (e *kubeEncoder) encode(lv lua.LValue) (*jnode, error) {
 	switch x := lv.(type) {
 	case lua.LBool:
-		return &jnode{raw: []byte(strconv.FormatBool(bool(x)))}, nil
+		return &jnode{raw: boolLiteral(bool(x))}, nil
 	case lua.LNumber:
 		return e.number(float64(x))
 	case lua.LString:
 		return &jnode{raw: jsonString(string(x))}, nil
 	case *lua.LNilType:
-		return &jnode{raw: []byte("null")}, nil
+		return &jnode{raw: jsonNull}, nil
 	case *lua.LTable:
 		return e.table(x)
 	case *lua.LUserData:
 		if x == e.vs.Null {
-			return &jnode{raw: []byte("null")}, nil
+			return &jnode{raw: jsonNull}, nil
 		}
 		if v, ok := x.Value.(*View); ok {
 			return e.goValue(v.Value())
@@ -176,16 +176,40 @@ func (e *kubeEncoder) encode(lv lua.LValue) (*jnode, error) {
 
 // number prints f as encoding/json prints a float64.
 func (e *kubeEncoder) number(f float64) (*jnode, error) {
-	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
-		// An integer: encoding/json prints it in 'f' format below 1e21,
-		// as strconv does (without json.Marshal's encoder state).
-		return &jnode{raw: strconv.AppendFloat(nil, f, 'f', -1, 64)}, nil
-	}
-	b, err := json.Marshal(f)
+	text, err := appendNumberText(nil, f)
 	if err != nil {
 		return nil, e.errorf("%s", err.Error())
 	}
-	return &jnode{raw: b}, nil
+	return &jnode{raw: text}, nil
+}
+
+// appendNumberText appends encoding/json's text of f to dst.
+func appendNumberText(dst []byte, f float64) ([]byte, error) {
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		// An integer: encoding/json prints it in 'f' format below 1e21,
+		// as strconv does (without json.Marshal's encoder state).
+		return strconv.AppendFloat(dst, f, 'f', -1, 64), nil
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
+
+// The texts of the literals, shared by every node of one (nothing writes
+// a node's text once it is made).
+var (
+	jsonNull  = []byte("null")
+	jsonTrue  = []byte("true")
+	jsonFalse = []byte("false")
+)
+
+func boolLiteral(b bool) []byte {
+	if b {
+		return jsonTrue
+	}
+	return jsonFalse
 }
 
 // table follows gopher-json: the first key decides array or object.
@@ -272,9 +296,9 @@ func (e *kubeEncoder) object(members map[string]lua.LValue) (*jnode, error) {
 func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 	switch x := v.(type) {
 	case nil:
-		return &jnode{raw: []byte("null")}, nil
+		return &jnode{raw: jsonNull}, nil
 	case bool:
-		return &jnode{raw: []byte(strconv.FormatBool(x))}, nil
+		return &jnode{raw: boolLiteral(x)}, nil
 	case string:
 		return &jnode{raw: jsonString(x)}, nil
 	case map[string]any:

@@ -38,6 +38,9 @@ func (n *jnode) goValue() (any, bool) {
 	case jObject:
 		m := make(map[string]any, len(n.keys))
 		for i, k := range n.keys {
+			if !utf8.ValidString(k) {
+				return nil, false // the text holds U+FFFD in its place
+			}
 			v, ok := n.elems[i].goValue()
 			if !ok {
 				return nil, false

@@ -28,8 +28,9 @@ const KarmadaPoolSize = 10
 // script parsed and compiled on every call (Karmada's l.DoString), every
 // argument marshalled to JSON and decoded into Lua tables (gopher-json's
 // Decode, as luavm's decodeValue does for objects and typed slices), and
-// results converted by Karmada's rules (luaapi.KubeUnmarshal, which is
-// Karmada's pipeline). It runs in karta's sandbox with Karmada's per-call
+// results converted by Karmada's pipeline (tableInto: the JSON text,
+// fixed up, then encoding/json; its kube helpers convert through the text
+// too, luaapi.KubeTextModule). It runs in karta's sandbox with Karmada's per-call
 // globals (luaapi.KubeEnv), so that its results are karta's, which the
 // benchmarks assert.
 type KarmadaVM struct {
@@ -158,8 +159,9 @@ func (vm *KarmadaVM) get() *lua.LState {
 	if vm.created < KarmadaPoolSize {
 		vm.created++
 		vm.mu.Unlock()
+		// Karmada's kube helpers convert through JSON text both ways.
 		return luaapi.NewState(luaapi.SandboxOptions{
-			Modules: map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeModule},
+			Modules: map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeTextModule},
 		})
 	}
 	vm.mu.Unlock()
@@ -298,7 +300,7 @@ func (vm *KarmadaVM) Run(ctx context.Context, op karmada.Operation, tc *karmada.
 			replicas = int32(n)
 			if t, ok := res[1].(*lua.LTable); ok {
 				requires = &karmada.ReplicaRequirements{}
-				return luaapi.KubeUnmarshal(L, t, requires)
+				return tableInto(requires)(L, []lua.LValue{t})
 			}
 			return nil
 		})
@@ -306,8 +308,8 @@ func (vm *KarmadaVM) Run(ctx context.Context, op karmada.Operation, tc *karmada.
 	case karmada.OpInterpretComponent:
 		var components []karmada.Component
 		err := vm.runScript(ctx, s, op.Hook(), 1, []any{obj}, func(L *lua.LState, res []lua.LValue) error {
-			if t, ok := res[0].(*lua.LTable); ok {
-				return luaapi.KubeUnmarshal(L, t, &components)
+			if _, ok := res[0].(*lua.LTable); ok {
+				return tableInto(&components)(L, res)
 			}
 			return nil
 		})
@@ -350,8 +352,9 @@ func (vm *KarmadaVM) Run(ctx context.Context, op karmada.Operation, tc *karmada.
 // ConvertLuaResultInto: the result encoded as JSON text (gopher-json's
 // rules), the text's empty tables fixed up against the references, which
 // Karmada marshals to JSON on every call, then encoding/json into out.
-// luaapi.KubeUnmarshal reads the call's objects and an Unstructured result
-// without that text, so the baselines run the text pipeline themselves.
+// luaapi.KubeUnmarshal reads the call's objects, an Unstructured result
+// and typed results without that text, so the baselines run the text
+// pipeline themselves.
 func tableInto(out any, references ...any) func(L *lua.LState, res []lua.LValue) error {
 	return func(L *lua.LState, res []lua.LValue) error {
 		t, ok := res[0].(*lua.LTable)
