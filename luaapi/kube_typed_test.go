@@ -110,10 +110,13 @@ type (
 
 // typedTargets are the types the differential tests decode into: each
 // returns a fresh pointer.
-var typedTargets = []struct {
+// typedTarget is a type KubeUnmarshal decodes into, by name.
+type typedTarget struct {
 	name string
 	new  func() any
-}{
+}
+
+var typedTargets = []typedTarget{
 	{"ReplicaRequirements", func() any { return &typedReplicaRequirements{} }},
 	{"[]Component", func() any { return new([]typedComponent) }},
 	{"[]DependentObjectReference", func() any { return new([]typedDependency) }},
@@ -129,21 +132,30 @@ var typedTargets = []struct {
 // typedAlwaysDeclines are the targets the tree route never decodes.
 var typedAlwaysDeclines = map[string]bool{"conflict": true, "embedPointer": true}
 
+// sameAsText requires KubeUnmarshal of lv into target to give what the
+// text route gives, value and error; it returns the text route's value,
+// KubeUnmarshal's and the text route's error.
+func sameAsText(t *testing.T, L *lua.LState, lv lua.LValue, target typedTarget, what string) (want, got any, wantErr error) {
+	t.Helper()
+	want, got = target.new(), target.new()
+	wantErr = kubeUnmarshalText(L, lv, want)
+	gotErr := KubeUnmarshal(L, lv, got)
+	if wantErr != nil {
+		require.Error(t, gotErr, "%s into %s", what, target.name)
+		assert.Equal(t, wantErr.Error(), gotErr.Error(), "%s into %s", what, target.name)
+	} else {
+		require.NoError(t, gotErr, "%s into %s", what, target.name)
+	}
+	assert.Equal(t, want, got, "%s into %s", what, target.name)
+	return want, got, wantErr
+}
+
 // checkTyped holds KubeUnmarshal to the text route for lv into every
 // target, and counts the decodes the tree route took itself.
 func checkTyped(t *testing.T, L *lua.LState, lv lua.LValue, what string, direct map[string]int) {
 	t.Helper()
 	for _, target := range typedTargets {
-		want, got := target.new(), target.new()
-		wantErr := kubeUnmarshalText(L, lv, want)
-		gotErr := KubeUnmarshal(L, lv, got)
-		if wantErr != nil {
-			require.Error(t, gotErr, "%s into %s", what, target.name)
-			assert.Equal(t, wantErr.Error(), gotErr.Error(), "%s into %s", what, target.name)
-		} else {
-			require.NoError(t, gotErr, "%s into %s", what, target.name)
-		}
-		assert.Equal(t, want, got, "%s into %s", what, target.name)
+		want, got, wantErr := sameAsText(t, L, lv, target, what)
 		if direct == nil {
 			continue
 		}
@@ -545,16 +557,7 @@ func TestKubeTypedLazyAgreesWithJSON(t *testing.T) {
 		for _, target := range typedTargets {
 			lv, err := KubeLazy(L, src)
 			require.NoError(t, err)
-			want, got := target.new(), target.new()
-			wantErr := kubeUnmarshalText(L, lv, want)
-			gotErr := KubeUnmarshal(L, lv, got)
-			if wantErr != nil {
-				require.Error(t, gotErr, "%s into %s", what, target.name)
-				assert.Equal(t, wantErr.Error(), gotErr.Error(), "%s into %s", what, target.name)
-			} else {
-				require.NoError(t, gotErr, "%s into %s", what, target.name)
-			}
-			assert.Equal(t, want, got, "%s into %s", what, target.name)
+			want, _, wantErr := sameAsText(t, L, lv, target, what)
 			alone := target.new()
 			if decodeTypedGo(src, reflect.ValueOf(alone)) {
 				require.NoError(t, wantErr, "%s into %s: decoded where encoding/json fails", what, target.name)
