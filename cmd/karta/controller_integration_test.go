@@ -135,18 +135,16 @@ func TestIntegrationControllerCommand(t *testing.T) {
 
 	all, err := builtin.All()
 	require.NoError(t, err)
-	_, metrics := get(addrs["metrics"], "/metrics")
-	for _, want := range []string{
+	// The gauges follow the reconcile that wrote the conditions: poll.
+	waitMetrics(t, func() string { _, m := get(addrs["metrics"], "/metrics"); return m },
 		"karta_controller_leading 1",
 		"karta_controller_synced 1",
-		"karta_controller_registry_programs " + strconv.Itoa(len(all)+1),
+		"karta_controller_registry_programs "+strconv.Itoa(len(all)+1),
 		`karta_controller_reconciles_total{result="accepted"} `,
 		`karta_controller_kartas{state="accepted"} 1`,
 		"karta_controller_queue_depth ",
 		"go_goroutines ",
-	} {
-		assert.Contains(t, metrics, want)
-	}
+	)
 
 	// Stopped: exits cleanly and gives the lease back.
 	cancel()
@@ -180,3 +178,24 @@ func controllerExample(t *testing.T, path string) *unstructured.Unstructured {
 }
 
 func condField(v any) string { s, _ := v.(string); return s }
+
+// waitMetrics polls scrape until its text holds every line start in wants
+// (a minute at most) and returns the last scrape, each missing one
+// reported: metrics are updated after the writes a test observes.
+func waitMetrics(t *testing.T, scrape func() string, wants ...string) string {
+	t.Helper()
+	has := func(text string) bool {
+		for _, w := range wants {
+			if !strings.Contains(text, w) {
+				return false
+			}
+		}
+		return true
+	}
+	assert.Eventually(t, func() bool { return has(scrape()) }, time.Minute, 100*time.Millisecond, "metrics")
+	text := scrape()
+	for _, w := range wants {
+		assert.Contains(t, text, w)
+	}
+	return text
+}
