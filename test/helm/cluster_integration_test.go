@@ -197,10 +197,7 @@ gangOutput: {enabled: true, target: volcano, selector: "%s=%s"}
 		assert.Equal(t, int64(3), cond.ObservedGeneration)
 		require.Eventually(t, func() bool { return p.interpret(t, group).Successful }, time.Minute, 100*time.Millisecond)
 
-		_, metrics := p.get(t, "metrics", "/metrics")
-		for _, want := range []string{"karta_controller_leading 1", "karta_controller_synced 1", `karta_controller_kartas{state="accepted"} 1`} {
-			assert.Contains(t, metrics, want)
-		}
+		p.waitMetrics(t, "karta_controller_leading 1", "karta_controller_synced 1", `karta_controller_kartas{state="accepted"} 1`)
 
 		// Deleted: forgotten.
 		require.NoError(t, kartas.Delete(ctx, karta.GetName(), metav1.DeleteOptions{}))
@@ -228,9 +225,7 @@ gangOutput: {enabled: true, target: volcano, selector: "%s=%s"}
 		gang.waitGone(t, p)
 		gang.setSwitch(t, "")
 		gang.waitPodGroup(t, p)
-		_, metrics = p.get(t, "metrics", "/metrics")
-		assert.Contains(t, metrics, "karta_gang_output_synced 1")
-		assert.Contains(t, metrics, `karta_pod_webhook_admissions_total{result="linked"} 1`)
+		p.waitMetrics(t, "karta_gang_output_synced 1", `karta_pod_webhook_admissions_total{result="linked"} 1`)
 
 		// Stopped: the Lease is released.
 		p.stop(t)
@@ -602,6 +597,25 @@ func (p *controllerProcess) get(t *testing.T, server, path string) (int, string)
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return resp.StatusCode, string(body)
+}
+
+// waitMetrics polls the metrics until they hold every line start in
+// wants: the controller counts after the writes the test observes.
+func (p *controllerProcess) waitMetrics(t *testing.T, wants ...string) {
+	t.Helper()
+	has := func(text string) bool {
+		for _, w := range wants {
+			if !strings.Contains(text, w) {
+				return false
+			}
+		}
+		return true
+	}
+	assert.Eventually(t, func() bool { _, m := p.get(t, "metrics", "/metrics"); return has(m) }, time.Minute, 100*time.Millisecond, "metrics")
+	_, text := p.get(t, "metrics", "/metrics")
+	for _, w := range wants {
+		assert.Contains(t, text, w)
+	}
 }
 
 func (p *controllerProcess) waitReady(t *testing.T, want string) {
