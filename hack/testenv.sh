@@ -258,6 +258,22 @@ running_pid() {
   echo "${pid}"
 }
 
+# launched_alive reports whether the process launch just started for a
+# component is alive. Unlike running_pid it does not ask that it has
+# exec'd its binary yet: on a loaded machine the forked shell can take
+# longer than launch waits, and that is a slow start, not an exit. (The
+# pid was written moments ago, so it cannot have been reused.)
+launched_alive() {
+  local pid
+  [[ -f "$(pid_file "$1")" ]] || return 1
+  pid=$(<"$(pid_file "$1")")
+  [[ "${pid}" =~ ^[0-9]+$ ]] && kill -0 "${pid}" 2>/dev/null || return 1
+  # An exited child not yet reaped still answers kill -0.
+  local stat
+  stat=$(<"/proc/${pid}/stat") 2>/dev/null || return 1
+  [[ "${stat##*) }" != Z* ]]
+}
+
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 token() { cut -d, -f1 "${RUN_DIR}/pki/token.csv"; }
@@ -308,7 +324,7 @@ wait_ready() {
   shift
   local deadline=$((SECONDS + READY_TIMEOUT))
   until "$@" >/dev/null 2>&1; do
-    running_pid "${component}" >/dev/null || fail_start "${component}" "exited during start-up"
+    launched_alive "${component}" || fail_start "${component}" "exited during start-up"
     ((SECONDS < deadline)) || fail_start "${component}" "not ready after ${READY_TIMEOUT}s"
     sleep 0.5
   done
