@@ -58,15 +58,11 @@ func KubeTextModule(L *lua.LState) lua.LValue {
 
 func kubeModule(L *lua.LState, text bool) lua.LValue {
 	mod := L.NewTable()
-	podRequirements, podDependencies := kubeAccuratePodRequirements, kubeGetPodDependencies
-	if text {
-		podRequirements, podDependencies = kubeTextPodRequirements, kubeTextPodDependencies
-	}
 	L.SetFuncs(mod, map[string]lua.LGFunction{
 		"resourceAdd":             kubeResourceAdd,
 		"getResourceQuantity":     kubeGetResourceQuantity,
-		"accuratePodRequirements": podRequirements,
-		"getPodDependencies":      podDependencies,
+		"accuratePodRequirements": func(L *lua.LState) int { return podRequirementsHelper(L, text) },
+		"getPodDependencies":      func(L *lua.LState) int { return podDependenciesHelper(L, text) },
 	})
 	return mod
 }
@@ -95,11 +91,6 @@ func kubeGetResourceQuantity(L *lua.LState) int {
 	L.Push(lua.LNumber(f))
 	return 1
 }
-
-func kubeAccuratePodRequirements(L *lua.LState) int { return podRequirementsHelper(L, false) }
-func kubeTextPodRequirements(L *lua.LState) int     { return podRequirementsHelper(L, true) }
-func kubeGetPodDependencies(L *lua.LState) int      { return podDependenciesHelper(L, false) }
-func kubeTextPodDependencies(L *lua.LState) int     { return podDependenciesHelper(L, true) }
 
 func podRequirementsHelper(L *lua.LState, text bool) int {
 	if L.GetTop() != 1 {

@@ -24,7 +24,7 @@ func (n *jnode) unstructuredObject() (map[string]any, bool) {
 		return nil, false
 	}
 	obj := v.(map[string]any)
-	if u := (unstructured.Unstructured{Object: obj}); u.GroupVersionKind().Kind == "" {
+	if !hasKind(obj) {
 		return nil, false
 	}
 	return obj, true
@@ -69,14 +69,26 @@ func (n *jnode) goValue() (any, bool) {
 	case raw != "" && raw[0] == '"':
 		return n.stringValue()
 	default:
-		if i, err := strconv.ParseInt(raw, 10, 64); err == nil {
-			return i, true
-		}
-		if f, err := strconv.ParseFloat(raw, 64); err == nil {
-			return f, true
-		}
+		return numberOfText(raw)
+	}
+}
+
+// numberOfText is the number apimachinery's JSON decoder reads from a
+// number's text: an int64 where the text parses as one, else a float64.
+func numberOfText(raw string) (any, bool) {
+	if i, err := strconv.ParseInt(raw, 10, 64); err == nil {
+		return i, true
+	}
+	if f, err := strconv.ParseFloat(raw, 64); err == nil {
+		return f, true
 	}
 	return nil, false
+}
+
+// hasKind reports whether Unstructured's UnmarshalJSON accepts obj: it
+// refuses an object without a kind in its group, version and kind.
+func hasKind(obj map[string]any) bool {
+	return (&unstructured.Unstructured{Object: obj}).GroupVersionKind().Kind != ""
 }
 
 // stringValue is the string a scalar's JSON text holds; ok is false when

@@ -2,11 +2,9 @@ package luaapi
 
 import (
 	"math"
-	"strconv"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // unstructuredDirect builds the Object KubeUnmarshal gives an Unstructured
@@ -46,7 +44,7 @@ func unstructuredDirect(L *lua.LState, tb *lua.LTable, references []any) (map[st
 	if !isObject {
 		return nil, false
 	}
-	if u := (unstructured.Unstructured{Object: obj}); u.GroupVersionKind().Kind == "" {
+	if !hasKind(obj) {
 		return nil, false
 	}
 	return obj, true
@@ -188,13 +186,14 @@ func (d *directObject) goValue(v any, path string, nested bool, depth int) (out 
 	case string:
 		return x, false, utf8.ValidString(x)
 	case map[string]any:
+		if goEncodesEmpty(x) {
+			return nil, true, true
+		}
 		m := map[string]any{}
-		any := false
 		for k, el := range x {
 			if el == nil {
 				continue
 			}
-			any = true
 			if !utf8.ValidString(k) {
 				return nil, false, false
 			}
@@ -207,18 +206,16 @@ func (d *directObject) goValue(v any, path string, nested bool, depth int) (out 
 				m[k] = ev
 			}
 		}
-		if !any {
-			return nil, true, true
-		}
 		return m, false, true
 	case []any:
+		if goEncodesEmpty(x) {
+			return nil, true, true
+		}
 		a := []any{}
-		any := false
 		for _, el := range x {
 			if el == nil {
 				continue
 			}
-			any = true
 			ev, elEmpty, ok := d.goValue(el, path, nested, depth+1)
 			if !ok {
 				return nil, false, false
@@ -226,9 +223,6 @@ func (d *directObject) goValue(v any, path string, nested bool, depth int) (out 
 			if ev, keep := d.member(ev, elEmpty, path); keep {
 				a = append(a, ev)
 			}
-		}
-		if !any {
-			return nil, true, true
 		}
 		return a, false, true
 	}
@@ -251,9 +245,5 @@ func directNumber(f float64) (any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if i, err := strconv.ParseInt(string(text), 10, 64); err == nil {
-		return i, true
-	}
-	g, err := strconv.ParseFloat(string(text), 64)
-	return g, err == nil
+	return numberOfText(string(text))
 }
