@@ -204,7 +204,7 @@ func fnKeys(c *dctx, v any) (any, bool) {
 func elements(c *dctx, v any) ([]any, bool) {
 	switch x := v.(type) {
 	case []any:
-		return x, c.step(len(x) + 1)
+		return arrayElements(c, x)
 	case map[string]any:
 		if !c.step(len(x) + 1) {
 			return nil, false
@@ -217,6 +217,10 @@ func elements(c *dctx, v any) ([]any, bool) {
 	}
 	return nil, false
 }
+
+// arrayElements is elements of an array: its own elements, charged as
+// every walk over them is.
+func arrayElements(c *dctx, xs []any) ([]any, bool) { return xs, c.step(len(xs) + 1) }
 
 // fnMin and fnMax are gojq's min and max: null for an empty array, else
 // the first least (last greatest) element in jq's order.
@@ -267,7 +271,7 @@ func fnAdd(c *dctx, v any) (any, bool) {
 }
 
 func addOf(c *dctx, xs []any) (any, bool) {
-	if !c.step(len(xs) + 1) { // elements' step for an array
+	if _, ok := arrayElements(c, xs); !ok {
 		return nil, false
 	}
 	return sum(c, xs)
@@ -306,7 +310,7 @@ func anyAll(c *dctx, v any, isAny bool) (any, bool) {
 }
 
 func anyAllOf(c *dctx, xs []any, isAny bool) (any, bool) {
-	if !c.step(len(xs) + 1) { // elements' step for an array
+	if _, ok := arrayElements(c, xs); !ok {
 		return nil, false
 	}
 	return truthOf(xs, isAny)
