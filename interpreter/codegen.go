@@ -56,7 +56,7 @@ func codegen(m *model, checked bool) (*generated, error) {
 			ref, err = g.unit.AddQuery(a.Text, a.Query)
 		}
 		if err == nil {
-			g.slots[expr] = slotOf(ref)
+			g.slots[expr] = jqlua.Slot(ref)
 		}
 		return ref
 	}
@@ -99,12 +99,6 @@ func codegen(m *model, checked bool) (*generated, error) {
 	b.WriteString("return Q\n")
 	g.source = b.String()
 	return g, nil
-}
-
-// slotOf turns an accessor reference "Q[3]" into 3.
-func slotOf(ref string) int {
-	n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(ref, "Q["), "]"))
-	return n
 }
 
 // ref returns the accessor reference of an expression added by codegen.

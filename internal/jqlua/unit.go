@@ -120,15 +120,20 @@ func (u *Unit) AddCompiled(expr string, q *gojq.Query, code *gojq.Code) (ref str
 // expression with exactly one output (or an error) on every input: called
 // as ref(v), without an output table, it returns that output.
 func (u *Unit) One(ref string) bool {
-	for i, a := range u.accessors {
-		if accessorRef(i) == ref {
-			return a.one
-		}
-	}
-	return false
+	i := Slot(ref) - 1
+	return i >= 0 && i < len(u.accessors) && u.accessors[i].one
 }
 
 func accessorRef(i int) string { return "Q[" + strconv.Itoa(i+1) + "]" }
+
+// Slot turns an accessor reference "Q[3]" into 3 (0 for anything else).
+func Slot(ref string) int {
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(ref, "Q["), "]"))
+	if err != nil || n < 1 || accessorRef(n-1) != ref {
+		return 0
+	}
+	return n
+}
 
 // checkLua compiles an accessor as gopher-lua would, so that one that
 // breaks a limit of the Lua compiler (registers, constants, upvalues) runs
