@@ -55,6 +55,15 @@ func (e *Exporter) Refuse(format string, args ...any) error {
 // the input list {W(obj)}, which returns the list of outputs (NULL for
 // null) or raises the jq error naming the field.
 func (e *Exporter) Expr(field, expr string) (string, error) {
+	ref, err := e.accessor(field, expr)
+	if err != nil {
+		return "", err
+	}
+	return e.listFunc(field, ref), nil
+}
+
+// accessor adds expr's accessor to the unit and returns its reference.
+func (e *Exporter) accessor(field, expr string) (string, error) {
 	a, err := e.In.Analysis(expr)
 	if err != nil {
 		return "", e.Fail(field, expr, err)
@@ -63,8 +72,13 @@ func (e *Exporter) Expr(field, expr string) (string, error) {
 	if err != nil {
 		return "", e.Fail(field, expr, err)
 	}
+	return ref, nil
+}
+
+// listFunc is Expr's function for the accessor ref.
+func (e *Exporter) listFunc(field, ref string) string {
 	e.exprs = append(e.exprs, exportedExpr{ref: ref, field: field})
-	return fmt.Sprintf("E[%d]", len(e.exprs)), nil
+	return fmt.Sprintf("E[%d]", len(e.exprs))
 }
 
 // Value is Expr for a caller that needs the expression's only output: when
@@ -73,17 +87,12 @@ func (e *Exporter) Expr(field, expr string) (string, error) {
 // protected call and no tables (V), and one true; else Expr's function and
 // false. Its errors must be caught by Protect, which names the field.
 func (e *Exporter) Value(field, expr, obj string) (string, bool, error) {
-	a, err := e.In.Analysis(expr)
+	ref, err := e.accessor(field, expr)
 	if err != nil {
-		return "", false, e.Fail(field, expr, err)
-	}
-	ref, err := e.u.AddQuery(a.Text, a.Query)
-	if err != nil {
-		return "", false, e.Fail(field, expr, err)
+		return "", false, err
 	}
 	if !e.u.One(ref) {
-		f, err := e.Expr(field, expr)
-		return f, false, err
+		return e.listFunc(field, ref), false, nil
 	}
 	return fmt.Sprintf("V(%s, %s, %s)", ref, obj, jqlua.LuaString(field)), true, nil
 }
