@@ -70,41 +70,9 @@ func kubeResultGeneric(v any) (any, bool) {
 func nodeClaimGeneric(nc *kubeNodeClaim) (map[string]any, bool) {
 	m := map[string]any{}
 	if s := nc.HardNodeAffinity; s != nil {
-		var terms any // nodeSelectorTerms has no omitempty: nil is null
-		if s.NodeSelectorTerms != nil {
-			ts := make([]any, len(s.NodeSelectorTerms))
-			for i, term := range s.NodeSelectorTerms {
-				tm := map[string]any{}
-				for _, f := range []struct {
-					key  string
-					reqs []corev1.NodeSelectorRequirement
-				}{{"matchExpressions", term.MatchExpressions}, {"matchFields", term.MatchFields}} {
-					if len(f.reqs) == 0 {
-						continue
-					}
-					rs := make([]any, len(f.reqs))
-					for j, r := range f.reqs {
-						if !validStrings(r.Key, string(r.Operator)) {
-							return nil, false
-						}
-						rm := map[string]any{"key": r.Key, "operator": string(r.Operator)}
-						if len(r.Values) > 0 {
-							vs := make([]any, len(r.Values))
-							for k, v := range r.Values {
-								if !utf8.ValidString(v) {
-									return nil, false
-								}
-								vs[k] = v
-							}
-							rm["values"] = vs
-						}
-						rs[j] = rm
-					}
-					tm[f.key] = rs
-				}
-				ts[i] = tm
-			}
-			terms = ts
+		terms, ok := nodeSelectorTermsGeneric(s.NodeSelectorTerms)
+		if !ok {
+			return nil, false
 		}
 		m["hardNodeAffinity"] = map[string]any{"nodeSelectorTerms": terms}
 	}
@@ -121,25 +89,81 @@ func nodeClaimGeneric(nc *kubeNodeClaim) (map[string]any, bool) {
 	if len(nc.Tolerations) > 0 {
 		ts := make([]any, len(nc.Tolerations))
 		for i, t := range nc.Tolerations {
-			if !validStrings(t.Key, string(t.Operator), t.Value, string(t.Effect)) {
+			tm := tolerationGeneric(t)
+			if tm == nil {
 				return nil, false
-			}
-			tm := map[string]any{}
-			for _, f := range []struct{ key, value string }{
-				{"key", t.Key}, {"operator", string(t.Operator)}, {"value", t.Value}, {"effect", string(t.Effect)},
-			} {
-				if f.value != "" {
-					tm[f.key] = f.value
-				}
-			}
-			if t.TolerationSeconds != nil {
-				tm["tolerationSeconds"] = float64(*t.TolerationSeconds)
 			}
 			ts[i] = tm
 		}
 		m["tolerations"] = ts
 	}
 	return m, true
+}
+
+// nodeSelectorTermsGeneric is the round trip of a NodeSelector's terms,
+// which have no omitempty: nil is null.
+func nodeSelectorTermsGeneric(terms []corev1.NodeSelectorTerm) (any, bool) {
+	if terms == nil {
+		return nil, true
+	}
+	ts := make([]any, len(terms))
+	for i, term := range terms {
+		tm := map[string]any{}
+		for _, f := range []struct {
+			key  string
+			reqs []corev1.NodeSelectorRequirement
+		}{{"matchExpressions", term.MatchExpressions}, {"matchFields", term.MatchFields}} {
+			if len(f.reqs) == 0 {
+				continue
+			}
+			rs, ok := requirementsGeneric(f.reqs)
+			if !ok {
+				return nil, false
+			}
+			tm[f.key] = rs
+		}
+		ts[i] = tm
+	}
+	return ts, true
+}
+
+func requirementsGeneric(reqs []corev1.NodeSelectorRequirement) ([]any, bool) {
+	rs := make([]any, len(reqs))
+	for j, r := range reqs {
+		if !validStrings(r.Key, string(r.Operator)) || !validStrings(r.Values...) {
+			return nil, false
+		}
+		rm := map[string]any{"key": r.Key, "operator": string(r.Operator)}
+		if len(r.Values) > 0 {
+			vs := make([]any, len(r.Values))
+			for k, v := range r.Values {
+				vs[k] = v
+			}
+			rm["values"] = vs
+		}
+		rs[j] = rm
+	}
+	return rs, true
+}
+
+// tolerationGeneric is a toleration's round trip, nil where a string is
+// not valid UTF-8.
+func tolerationGeneric(t corev1.Toleration) map[string]any {
+	if !validStrings(t.Key, string(t.Operator), t.Value, string(t.Effect)) {
+		return nil
+	}
+	tm := map[string]any{}
+	for _, f := range []struct{ key, value string }{
+		{"key", t.Key}, {"operator", string(t.Operator)}, {"value", t.Value}, {"effect", string(t.Effect)},
+	} {
+		if f.value != "" {
+			tm[f.key] = f.value
+		}
+	}
+	if t.TolerationSeconds != nil {
+		tm["tolerationSeconds"] = float64(*t.TolerationSeconds)
+	}
+	return tm
 }
 
 func validStrings(ss ...string) bool {
