@@ -303,55 +303,46 @@ var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true, 
 // fails) shows a failure: standard error, then that line, and the command
 // must exit N.
 func TestREADMEExamples(t *testing.T) {
-	docs, err := filepath.Glob("../../docs/*.md")
-	require.NoError(t, err)
-	exampleDocs, err := filepath.Glob("../../examples/*/README.md")
-	require.NoError(t, err)
 	checked := 0
-	for _, file := range append(append([]string{"../../README.md"}, docs...), exampleDocs...) {
-		text, err := os.ReadFile(file)
-		require.NoError(t, err)
-		blocks := strings.Split(string(text), "```console\n")[1:]
-		for _, block := range blocks {
-			block = block[:strings.Index(block, "```")]
-			command, want, _ := strings.Cut(block, "\n")
-			args, ok := strings.CutPrefix(command, "$ go run ./cmd/karta ")
-			if !ok || strings.Contains(want, "…") {
-				continue
-			}
-			t.Run(strings.TrimPrefix(file, "../../")+": "+args, func(t *testing.T) {
-				args, stderrOnly := strings.CutSuffix(args, " >/dev/null")
-				argv := strings.Fields(args)
-				for i, a := range argv {
-					if _, err := os.Stat(filepath.Join("../..", a)); err == nil && strings.Contains(a, "/") {
-						argv[i] = filepath.Join("../..", a) // the docs run from the repository root
-					}
-				}
-				if terminalTable[argv[0]] && !strings.Contains(args, " -o ") {
-					argv = append(argv, "-o", "table")
-				}
-				stdout, stderr, code := runCLI(t, "", argv...)
-				// Paths print as the command got them: from the root.
-				stderr = strings.ReplaceAll(stderr, "../../", "")
-				if stderrOnly {
-					require.Equal(t, exitOK, code, stderr)
-					assert.Equal(t, trimLineEnds(want), trimLineEnds(stderr))
-					return
-				}
-				wantCode := exitOK
-				lines := strings.Split(strings.TrimSuffix(want, "\n"), "\n")
-				if n, found := strings.CutPrefix(lines[len(lines)-1], "exit status "); found {
-					wantCode, err = strconv.Atoi(n)
-					require.NoError(t, err)
-					want = strings.Join(lines[:len(lines)-1], "\n") + "\n"
-					assert.Equal(t, trimLineEnds(want), trimLineEnds(stdout+stderr))
-				} else {
-					assert.Equal(t, trimLineEnds(want), trimLineEnds(stdout))
-				}
-				require.Equal(t, wantCode, code, stderr)
-			})
-			checked++
+	for _, block := range consoleBlocks(t) {
+		command, want, _ := strings.Cut(block.text, "\n")
+		args, ok := strings.CutPrefix(command, "$ go run ./cmd/karta ")
+		if !ok || strings.Contains(want, "…") {
+			continue
 		}
+		t.Run(block.file+": "+args, func(t *testing.T) {
+			args, stderrOnly := strings.CutSuffix(args, " >/dev/null")
+			argv := strings.Fields(args)
+			for i, a := range argv {
+				if _, err := os.Stat(filepath.Join("../..", a)); err == nil && strings.Contains(a, "/") {
+					argv[i] = filepath.Join("../..", a) // the docs run from the repository root
+				}
+			}
+			if terminalTable[argv[0]] && !strings.Contains(args, " -o ") {
+				argv = append(argv, "-o", "table")
+			}
+			stdout, stderr, code := runCLI(t, "", argv...)
+			// Paths print as the command got them: from the root.
+			stderr = strings.ReplaceAll(stderr, "../../", "")
+			if stderrOnly {
+				require.Equal(t, exitOK, code, stderr)
+				assert.Equal(t, trimLineEnds(want), trimLineEnds(stderr))
+				return
+			}
+			wantCode := exitOK
+			lines := strings.Split(strings.TrimSuffix(want, "\n"), "\n")
+			if n, found := strings.CutPrefix(lines[len(lines)-1], "exit status "); found {
+				var err error
+				wantCode, err = strconv.Atoi(n)
+				require.NoError(t, err)
+				want = strings.Join(lines[:len(lines)-1], "\n") + "\n"
+				assert.Equal(t, trimLineEnds(want), trimLineEnds(stdout+stderr))
+			} else {
+				assert.Equal(t, trimLineEnds(want), trimLineEnds(stdout))
+			}
+			require.Equal(t, wantCode, code, stderr)
+		})
+		checked++
 	}
 	assert.GreaterOrEqual(t, checked, 8, "the docs' examples were found")
 }

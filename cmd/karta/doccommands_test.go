@@ -19,33 +19,47 @@ import (
 // their values are accepted), a make target is one the Makefile defines,
 // and a path a command runs (a script, a package, a directory) exists.
 func TestDocCommandsExist(t *testing.T) {
-	docs, err := filepath.Glob("../../docs/*.md")
-	require.NoError(t, err)
-	exampleDocs, err := filepath.Glob("../../examples/*/README.md")
-	require.NoError(t, err)
 	makefile, err := os.ReadFile("../../Makefile")
 	require.NoError(t, err)
 	checked := 0
-	for _, file := range append(append([]string{"../../README.md"}, docs...), exampleDocs...) {
-		text, err := os.ReadFile(file)
-		require.NoError(t, err)
-		for _, block := range strings.Split(string(text), "```console\n")[1:] {
-			block = block[:strings.Index(block, "```")]
-			for _, line := range strings.Split(block, "\n") {
-				command, ok := strings.CutPrefix(line, "$ ")
-				if !ok || strings.HasPrefix(command, "go run ./cmd/karta ") {
-					continue // output, or run by TestREADMEExamples
-				}
-				command, _, _ = strings.Cut(command, "#")
-				for _, part := range strings.Split(command, "&&") {
-					if checkDocCommand(t, strings.TrimPrefix(file, "../../"), strings.Fields(part), string(makefile)) {
-						checked++
-					}
+	for _, block := range consoleBlocks(t) {
+		for _, line := range strings.Split(block.text, "\n") {
+			command, ok := strings.CutPrefix(line, "$ ")
+			if !ok || strings.HasPrefix(command, "go run ./cmd/karta ") {
+				continue // output, or run by TestREADMEExamples
+			}
+			command, _, _ = strings.Cut(command, "#")
+			for _, part := range strings.Split(command, "&&") {
+				if checkDocCommand(t, block.file, strings.Fields(part), string(makefile)) {
+					checked++
 				}
 			}
 		}
 	}
 	assert.GreaterOrEqual(t, checked, 6, "the docs' commands were found")
+}
+
+// consoleBlock is the text of a console block (without its fences) of a
+// Markdown file, named from the repository's root.
+type consoleBlock struct{ file, text string }
+
+// consoleBlocks are the console blocks of the README, docs/*.md and the
+// examples' READMEs.
+func consoleBlocks(t *testing.T) []consoleBlock {
+	t.Helper()
+	docs, err := filepath.Glob("../../docs/*.md")
+	require.NoError(t, err)
+	exampleDocs, err := filepath.Glob("../../examples/*/README.md")
+	require.NoError(t, err)
+	var blocks []consoleBlock
+	for _, file := range append(append([]string{"../../README.md"}, docs...), exampleDocs...) {
+		text, err := os.ReadFile(file)
+		require.NoError(t, err)
+		for _, block := range strings.Split(string(text), "```console\n")[1:] {
+			blocks = append(blocks, consoleBlock{file: strings.TrimPrefix(file, "../../"), text: block[:strings.Index(block, "```")]})
+		}
+	}
+	return blocks
 }
 
 // checkDocCommand checks one command of a doc's console block and reports
