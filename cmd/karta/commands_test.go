@@ -304,7 +304,7 @@ var terminalTable = map[string]bool{"pods": true, "status": true, "gang": true, 
 // must exit N.
 func TestREADMEExamples(t *testing.T) {
 	checked := 0
-	for _, block := range consoleBlocks(t) {
+	for _, block := range docBlocks(t, "console") {
 		command, want, _ := strings.Cut(block.text, "\n")
 		args, ok := strings.CutPrefix(command, "$ go run ./cmd/karta ")
 		if !ok || strings.Contains(want, "…") {
