@@ -88,6 +88,7 @@ var hostileLibraryCalls = []struct {
 	{"kube.getPodDependencies of 20,000 containers", podTemplate20k + `return kube.getPodDependencies(tmpl, "ns")`, kinds(KindMemory, KindInstructions)},
 	{"kube.resourceAdd with a huge exponent", `return kube.resourceAdd("1e999999999", "1m")`, kinds(KindMemory, KindInstructions)},
 	{"kube.resourceAdd of many huge exponents", `for i = 1, 1e9 do kube.resourceAdd("9e1000", "1m") end`, kinds(KindMemory, KindInstructions)},
+	{"kube.accuratePodRequirements of a huge request", `return kube.accuratePodRequirements({spec = {containers = {{name = "c", resources = {requests = {cpu = "1e999999999"}}}}}})`, kinds(KindMemory, KindInstructions)},
 	{"kube.getResourceQuantity with a huge exponent", `for i = 1, 1e9 do kube.getResourceQuantity("1e999999999") end`, kinds(KindMemory, KindInstructions)},
 }
 

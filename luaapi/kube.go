@@ -103,6 +103,7 @@ func podRequirementsHelper(L *lua.LState, text bool) int {
 		L.RaiseError("getPodRequirements only accepts one argument")
 	}
 	tmpl := checkPodTemplate(L, 1, text)
+	chargeTemplateQuantities(L, &tmpl.Spec)
 	pushKubeResult(L, podRequirements(tmpl), text)
 	return 1
 }

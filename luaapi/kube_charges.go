@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	lua "github.com/yuin/gopher-lua"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -66,4 +67,22 @@ func chargeQuantities(L *lua.LState, qs ...resource.Quantity) {
 	d = min(d, 1<<31)
 	charge(L, int(d*d>>quantityDigitsShift))
 	chargeMemory(L, int(2*d))
+}
+
+// chargeTemplateQuantities charges the quantities accuratePodRequirements
+// scales to integers (each one by its own digits: a request of
+// 1e999999999 becomes a billion-digit integer), before it does.
+func chargeTemplateQuantities(L *lua.LState, spec *corev1.PodSpec) {
+	each := func(rl corev1.ResourceList) {
+		for _, q := range rl {
+			chargeQuantities(L, q)
+		}
+	}
+	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
+		for i := range cs {
+			each(cs[i].Resources.Requests)
+			each(cs[i].Resources.Limits)
+		}
+	}
+	each(spec.Overhead)
 }
