@@ -116,7 +116,7 @@ func (s *luaSorter) Less(i, j int) bool {
 // arguments: unpack and select copy values to the stack (bounded by its
 // size, and charged per value), tonumber parses its whole string.
 func chargeBaseLibrary(L *lua.LState, sandbox *lua.LTable) {
-	wrapCharged(L, sandbox, "unpack", func(L *lua.LState) {
+	wrapCharged(sandbox, "unpack", func(L *lua.LState) {
 		if t, ok := L.Get(1).(*lua.LTable); ok {
 			i, j := L.OptInt(2, 1), L.OptInt(3, t.Len())
 			if j >= i {
@@ -125,10 +125,10 @@ func chargeBaseLibrary(L *lua.LState, sandbox *lua.LTable) {
 			}
 		}
 	})
-	wrapCharged(L, sandbox, "select", func(L *lua.LState) {
+	wrapCharged(sandbox, "select", func(L *lua.LState) {
 		charge(L, L.GetTop()/valuesPerStep)
 	})
-	wrapCharged(L, sandbox, "tonumber", func(L *lua.LState) {
+	wrapCharged(sandbox, "tonumber", func(L *lua.LState) {
 		if s, ok := L.Get(1).(lua.LString); ok {
 			charge(L, len(s)/bytesPerStep)
 		}
@@ -137,7 +137,7 @@ func chargeBaseLibrary(L *lua.LState, sandbox *lua.LTable) {
 
 // chargeStringLibrary charges string.byte per value it returns.
 func chargeStringLibrary(L *lua.LState, str *lua.LTable) {
-	wrapCharged(L, str, "byte", func(L *lua.LState) {
+	wrapCharged(str, "byte", func(L *lua.LState) {
 		s := L.CheckString(1)
 		i := L.OptInt(2, 1)
 		j := L.OptInt(3, i)
@@ -154,17 +154,9 @@ func chargeStringLibrary(L *lua.LState, str *lua.LTable) {
 }
 
 // wrapCharged replaces lib[name], a Go function, by one that runs before
-// first (which charges the call or raises a limit). The wrapper keeps the
-// function's upvalues, which some of gopher-lua's base functions read.
-func wrapCharged(L *lua.LState, lib *lua.LTable, name string, before func(L *lua.LState)) {
-	fn := lib.RawGetString(name).(*lua.LFunction)
-	orig := fn.GFunction
-	wrapped := *fn
-	wrapped.GFunction = func(L *lua.LState) int {
-		before(L)
-		return orig(L)
-	}
-	lib.RawSetString(name, &wrapped)
+// first (which charges the call or raises a limit).
+func wrapCharged(lib *lua.LTable, name string, before func(L *lua.LState)) {
+	lib.RawSetString(name, runningFirst(lib.RawGetString(name).(*lua.LFunction), before))
 }
 
 // osDateDirective is the longest text one directive of os.date's format
@@ -178,7 +170,7 @@ const osDateDirective = 32
 // charged as a table with gopher-lua's default map of 32 slots.
 func chargeOsLibrary(L *lua.LState, osLib *lua.LTable, maxLen int) {
 	limit := formatSize(maxLen)
-	wrapCharged(L, osLib, "date", func(L *lua.LState) {
+	wrapCharged(osLib, "date", func(L *lua.LState) {
 		if L.GetTop() == 0 {
 			chargeMemory(L, osDateDirective)
 			return
