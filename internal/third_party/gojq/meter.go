@@ -567,15 +567,18 @@ func regexpProgram(re, flags string) (insts, groups int64) {
 	if err != nil {
 		return 1, 0
 	}
-	return max(regexpSize(t), 1), int64(t.MaxCap())
+	return regexpSize(t) + 1, int64(t.MaxCap()) // and the match instruction
 }
 
 func regexpSize(re *syntax.Regexp) int64 {
 	// A literal is an instruction per rune, a class one instruction that
 	// searches its ranges.
 	n := int64(1 + len(re.Rune))
-	if re.Op == syntax.OpCharClass {
+	switch re.Op {
+	case syntax.OpCharClass:
 		n = int64(1 + log2(int64(len(re.Rune))))
+	case syntax.OpCapture:
+		n = 2 // saving where it starts and ends
 	}
 	for _, sub := range re.Sub {
 		n = addSat(n, regexpSize(sub))
