@@ -27,8 +27,8 @@ func TestRegexpProgram(t *testing.T) {
 		groups   int64
 	}{
 		{re: "a", min: 1, max: 4},
-		{re: "(a)(b)", min: 8, max: 16, groups: 2}, // Go compiles 8
-		{re: "[a-z]{1,1000}", min: 2001, max: 10000}, // Go compiles 2,001
+		{re: "(a)(b)", min: 8, max: 16, groups: 2},                                     // Go compiles 8
+		{re: "[a-z]{1,1000}", min: 2001, max: 10000},                                   // Go compiles 2,001
 		{re: "((a|b|c|d|e|f|g|h|i|j){1,30}){1,30}x", min: 3662, max: 10000, groups: 2}, // Go compiles 3,662
 		{re: `\pL+`, min: 1, max: 32},
 	} {
