@@ -124,3 +124,40 @@ func TestHostileLibraryCalls(t *testing.T) {
 		})
 	}
 }
+
+// The charged library functions keep gopher-lua's results: each script
+// runs in the sandbox and in a plain gopher-lua state.
+func TestChargedFunctionsKeepResults(t *testing.T) {
+	for _, src := range []string{
+		`local t = {5, 3, 9, 1, 7, 3, 8} table.sort(t) return table.concat(t, ",")`,
+		`local t = {"pear", "apple", "fig", "apple", "kiwi"} table.sort(t) return table.concat(t, ",")`,
+		`local t = {5, 3, 9, 1, 7, 3, 8} table.sort(t, function(a, b) return a > b end) return table.concat(t, ",")`,
+		// A comparator that is not a strict order: the order is sort.Sort's, as in gopher-lua.
+		`local t = {} for i = 1, 40 do t[i] = (i * 7) % 11 end table.sort(t, function(a, b) return a <= b end) return table.concat(t, ",")`,
+		`local t = {{n = 2}, {n = 1}, {n = 3}} table.sort(t, function(a, b) return a.n < b.n end) return t[1].n .. t[2].n .. t[3].n`,
+		`local t = {1, 2, 3} table.insert(t, 2, 9) table.insert(t, 5, 8) table.insert(t, 7) return table.concat(t, ",")`,
+		`local t = {1, 2, 3, 4} return table.remove(t, 2) .. table.remove(t) .. table.concat(t, ",")`,
+		`local t = {1, 2, 3} table.insert(t, 6, 9) return #t .. tostring(t[6])`,
+		`local n = 20 local t = {1, [n] = 2, [2.5] = 3, x = 4} return #t .. t[n] .. t[2.5] .. t.x`,
+		`return select("#", unpack({1, 2, 3}, 1, 5)), select(2, "a", "b", "c")`,
+		`return tonumber("0x1F"), tonumber("12", 8), string.byte("hello", 2, 4)`,
+		`return os.date("!%Y-%m-%d %H:%M:%S %%", 86400), os.date("!*t", 0).year`,
+	} {
+		plain := lua.NewState()
+		require.NoError(t, plain.DoString("return "+`(function() `+src+` end)()`), src)
+		want := make([]string, plain.GetTop())
+		for i := range want {
+			want[i] = plain.Get(i + 1).String()
+		}
+		plain.Close()
+
+		L := NewState(SandboxOptions{})
+		res := mustRun(t, L, src)
+		L.Close()
+		got := make([]string, len(res))
+		for i, v := range res {
+			got[i] = v.String()
+		}
+		assert.Equal(t, want, got, src)
+	}
+}

@@ -59,40 +59,37 @@ func chargeTableLibrary(L *lua.LState, tbl *lua.LTable) {
 }
 
 // chargedSort is table.sort(t [, less]) sorting the elements 1..maxn of t
-// with sort.Sort, as gopher-lua does (so the order is gopher-lua's, for
-// any comparator), each comparison charged before it runs: a step, plus
-// one per 16 bytes of the shorter string when two strings are compared
-// (gopher-lua compares them byte by byte in Go). A comparator's own
-// instructions are counted by the VM.
+// in place with sort.Sort, as gopher-lua does (so the order is
+// gopher-lua's, for any comparator), each comparison charged before it
+// runs: a step, plus one per 16 bytes of the shorter string when two
+// strings are compared (gopher-lua compares them byte by byte in Go). A
+// comparator's own instructions are counted by the VM.
 func chargedSort(L *lua.LState) int {
 	t := L.CheckTable(1)
 	var less *lua.LFunction
 	if L.GetTop() != 1 {
 		less = L.CheckFunction(2)
 	}
-	n := t.MaxN()
-	s := &luaSorter{L: L, less: less, vs: make([]lua.LValue, n)}
-	chargeMemory(L, n*arraySlotCost)
-	for i := range n {
-		s.vs[i] = t.RawGetInt(i + 1)
-	}
-	sort.Sort(s)
-	for i, v := range s.vs {
-		t.RawSetInt(i+1, v)
-	}
+	sort.Sort(&luaSorter{L: L, less: less, t: t, n: t.MaxN()})
 	return 0
 }
 
+// luaSorter sorts the array part of t, 1..n.
 type luaSorter struct {
 	L    *lua.LState
 	less *lua.LFunction
-	vs   []lua.LValue
+	t    *lua.LTable
+	n    int
 }
 
-func (s *luaSorter) Len() int      { return len(s.vs) }
-func (s *luaSorter) Swap(i, j int) { s.vs[i], s.vs[j] = s.vs[j], s.vs[i] }
+func (s *luaSorter) Len() int { return s.n }
+func (s *luaSorter) Swap(i, j int) {
+	a, b := s.t.RawGetInt(i+1), s.t.RawGetInt(j+1)
+	s.t.RawSetInt(i+1, b)
+	s.t.RawSetInt(j+1, a)
+}
 func (s *luaSorter) Less(i, j int) bool {
-	a, b := s.vs[i], s.vs[j]
+	a, b := s.t.RawGetInt(i+1), s.t.RawGetInt(j+1)
 	steps := 1
 	if x, ok := a.(lua.LString); ok {
 		if y, ok := b.(lua.LString); ok {
