@@ -166,6 +166,12 @@ func TestRunLimits(t *testing.T) {
 		"while true do end return {}",
 		`local s = string.rep("x", 2^28) return {}`,
 		`local t = {} t[60000000] = true return {}`,
+		// Library functions charge before they work (docs/charges.md).
+		`local t = {} table.insert(t, 60000000, true) return {}`,
+		`local t = {[50000000] = true} return {}`,
+		`local n = 50000000 local t = {1, [n] = true} return {}`,
+		`return {message = os.date(string.rep("%c", 500000))}`,
+		`local s = string.rep("x", 2^20 - 8) local T = {} for i = 1, 2000 do T[i] = s end table.sort(T) return {}`,
 	} {
 		t.Run("defaults: "+body, func(t *testing.T) {
 			start := time.Now()

@@ -90,7 +90,12 @@ func jqKarta(t *testing.T, expr string) *karta.Karta {
 	return k
 }
 
-func TestHostileJQ(t *testing.T) {
+func TestHostileJQ(t *testing.T) { testHostileJQ(t, hostileJQ) }
+
+// testHostileJQ runs each expression as a Karta's byExpression and as a
+// script's jq(...), and checks the limit that ends it and that the Program
+// and a bystander stay healthy.
+func testHostileJQ(t *testing.T, cases []struct{ name, expr string }) {
 	base := progKartaFile(t, filepath.Join(progProgramDir, "deployment.karta.yaml"))
 	good := progObjFile(t, filepath.Join(progProgramDir, "deployment.yaml"))[0]
 	evil := good.DeepCopy()
@@ -99,7 +104,7 @@ func TestHostileJQ(t *testing.T) {
 	want, err := bystander.InterpretStatus(context.Background(), good)
 	require.NoError(t, err)
 
-	for _, tc := range hostileJQ {
+	for _, tc := range cases {
 		for _, form := range []string{"karta", "script"} {
 			t.Run(tc.name+"/"+form, func(t *testing.T) {
 				var k *karta.Karta

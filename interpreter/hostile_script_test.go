@@ -130,7 +130,7 @@ var hostileScripts = []struct {
 	{"many karta.object() tables", `local T = {} for i = 1, 1e9 do T[i] = karta.object() end`, limit(luaapi.KindMemory)},
 	{"many karta.array() tables", `local T = {} for i = 1, 1e9 do T[i] = karta.array() end`, limit(luaapi.KindMemory)},
 	{"many closures", `local T = {} for i = 1, 1e9 do T[i] = function() return i end end`, limit(luaapi.KindMemory)},
-	{"table.concat", `local t = {} for i = 1, 1e6 do t[i] = "0123456789" end return table.concat(t)`, limit(luaapi.KindStringSize)},
+	{"table.concat", `local t = {} for i = 1, 2e5 do t[i] = "0123456789" end return table.concat(t)`, limit(luaapi.KindStringSize)},
 	{"unpack", `return unpack({}, 1, 1e8)`, limit(luaapi.KindStackSize)},
 	{"backtracking pattern", `return string.find(string.rep("a", 500), ".-.-.-b")`, limit(luaapi.KindInstructions)},
 	{"balanced pattern", `return string.find(string.rep("(", 2^20 - 1), "%b()")`, limit(luaapi.KindInstructions)},

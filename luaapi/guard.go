@@ -9,12 +9,15 @@ import (
 // Approximate sizes charged to the memory guard, in bytes, from gopher-lua's
 // data structures on 64-bit Go: a table is a struct of slices and maps
 // (about 100 bytes empty, more once its hash part exists), a slot of its
-// array part an interface value (16 bytes) plus the value's own box, a slot
+// array part an interface value (16 bytes) plus the value's own box (8 for
+// a number) and its share of the array's growth (appending doubles the
+// slice, and the old one is live while it is copied: 48 bytes a slot at
+// the peak), a slot
 // of its hash part a map entry plus its key in the key list, and a closure
 // a struct with its upvalue slice. They err on the high side.
 const (
 	tableCost     = 160
-	arraySlotCost = 24
+	arraySlotCost = 56
 	hashSlotCost  = 80
 	closureCost   = 160
 )
@@ -28,6 +31,7 @@ func installGuards(L *lua.LState, sandbox *lua.LTable, maxString int) {
 	}))
 	sandbox.RawSetString(guardSetName, L.NewFunction(guardSet))
 	sandbox.RawSetString(guardTableName, L.NewFunction(guardTable))
+	sandbox.RawSetString(guardKeyName, L.NewFunction(guardKey))
 	sandbox.RawSetString(guardFnName, L.NewFunction(guardFn))
 }
 
@@ -117,6 +121,20 @@ func guardTable(L *lua.LState) int {
 	t := L.CheckTable(1)
 	keyed := L.OptInt(2, 0)
 	chargeMemory(L, tableCost+t.Len()*arraySlotCost+keyed*hashSlotCost)
+	L.SetTop(1)
+	return 1
+}
+
+// guardKey is a constructor's computed or large key, [k] = v: the VM
+// stores it into the new table inside the constructor, and an integer key
+// grows the array part up to it ({[50000000] = 1} would allocate 50
+// million slots before the constructor's guardTable runs). The table is
+// new, so the growth is at most k slots: that is charged before the key
+// reaches the VM. The key is returned unchanged.
+func guardKey(L *lua.LState) int {
+	if k, ok := L.Get(1).(lua.LNumber); ok && k > smallIntKey && float64(k) < float64(lua.MaxArrayIndex) && float64(k) == float64(int64(k)) {
+		chargeMemory(L, int(k)*arraySlotCost)
+	}
 	L.SetTop(1)
 	return 1
 }

@@ -18,6 +18,7 @@ import (
 //	a .. b .. c      → __karta_concat(a, b, c)
 //	t[k] = v         → __karta_set(t, k, v)      (k not a constant string or small integer)
 //	{...}            → __karta_table({...}, n)   (n: the constructor's keyed fields)
+//	{[k] = v}        → {[__karta_key(k)] = v}    (k not a constant string or small integer)
 //	function ... end → __karta_fn(function ... end)   (closures made as values)
 //
 // Stores with a constant string key (t.name = v) and small constant
@@ -40,10 +41,11 @@ const (
 	guardSetName    = "(karta set)"
 	guardTableName  = "(karta table)"
 	guardFnName     = "(karta closure)"
+	guardKeyName    = "(karta key)"
 	guardTempPrefix = "(karta temp "
 )
 
-var guardNames = []string{guardConcatName, guardSetName, guardTableName, guardFnName}
+var guardNames = []string{guardConcatName, guardSetName, guardTableName, guardFnName, guardKeyName}
 
 // smallIntKey is the largest constant integer key stored without the guard:
 // such a store grows an array by at most this many slots.
@@ -268,6 +270,9 @@ func (g *guardRewriter) expr(e ast.Expr) ast.Expr {
 		for _, f := range ex.Fields {
 			if f.Key != nil {
 				f.Key = g.expr(f.Key)
+				if needsGuard(f.Key) {
+					f.Key = guardCall(f.Key.Line(), guardKeyName, f.Key)
+				}
 				keyed++
 			}
 			f.Value = g.expr(f.Value)

@@ -68,9 +68,14 @@ func kubeModule(L *lua.LState, text bool) lua.LValue {
 }
 
 func kubeResourceAdd(L *lua.LState) int {
+	qs := make([]resource.Quantity, L.GetTop())
+	for i := range qs {
+		qs[i] = checkQuantity(L, i+1)
+	}
+	chargeQuantities(L, qs...)
 	var sum resource.Quantity
-	for i := 1; i <= L.GetTop(); i++ {
-		sum.Add(checkQuantity(L, i))
+	for _, q := range qs {
+		sum.Add(q)
 	}
 	L.Push(lua.LString(sum.String()))
 	return 1
@@ -81,6 +86,7 @@ func kubeGetResourceQuantity(L *lua.LState) int {
 		L.RaiseError("getResourceQuantity only accepts one argument")
 	}
 	q := checkQuantity(L, 1)
+	chargeQuantities(L, q)
 	f := q.AsApproximateFloat64()
 	switch {
 	case f < 0:
@@ -97,6 +103,7 @@ func podRequirementsHelper(L *lua.LState, text bool) int {
 		L.RaiseError("getPodRequirements only accepts one argument")
 	}
 	tmpl := checkPodTemplate(L, 1, text)
+	chargeTemplateQuantities(L, &tmpl.Spec)
 	pushKubeResult(L, podRequirements(tmpl), text)
 	return 1
 }
@@ -154,6 +161,7 @@ func checkPodTemplate(L *lua.LState, n int, text bool) *corev1.PodTemplateSpec {
 	if _, isView := ViewOf(v); !isView {
 		v = L.CheckTable(n)
 	}
+	chargeTree(L, v)
 	tmpl := &corev1.PodTemplateSpec{}
 	var err error
 	if text {

@@ -192,6 +192,7 @@ func NewState(opts SandboxOptions) *lua.LState {
 		sandbox.RawSetString(name, fillingFirst(L, opened.RawGetString(name).(*lua.LFunction)))
 	}
 	sandbox.RawSetString("pairs", L.NewClosure(sandboxPairs, sandbox.RawGetString("next")))
+	chargeBaseLibrary(L, sandbox)
 
 	// string: all but dump. The library table is also the __index of the
 	// string metatable (for ("x"):upper()); gopher-lua makes it its own
@@ -204,12 +205,14 @@ func NewState(opts SandboxOptions) *lua.LState {
 	for _, name := range []string{"insert", "remove", "concat", "sort", "getn", "maxn"} {
 		tbl.RawSetString(name, lib(lua.TabLibName).RawGetString(name))
 	}
+	chargeTableLibrary(L, tbl)
 	guardTableWrites(L, tbl)
 
 	str := lib(lua.StringLibName)
 	str.RawSetString("dump", lua.LNil)
 	str.RawSetString("__index", lua.LNil)
 	capStrings(L, str, tbl, opts.MaxStringSize)
+	chargeStringLibrary(L, str)
 	// Every table function reads its first argument raw: a lazy table is
 	// filled first, before the wrappers above measure or check it.
 	for _, name := range []string{"insert", "remove", "concat", "sort", "getn", "maxn"} {
@@ -226,6 +229,7 @@ func NewState(opts SandboxOptions) *lua.LState {
 	for _, name := range []string{"time", "date", "clock"} {
 		osLib.RawSetString(name, lib(lua.OsLibName).RawGetString(name))
 	}
+	chargeOsLibrary(L, osLib, opts.MaxStringSize)
 	// os.time reads its table argument raw.
 	osLib.RawSetString("time", fillingFirst(L, osLib.RawGetString("time").(*lua.LFunction)))
 

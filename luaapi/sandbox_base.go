@@ -88,10 +88,17 @@ func sandboxPairs(L *lua.LState) int {
 // raw when it is a table) filling a lazy table first argument before it
 // runs. The wrapper keeps fn's upvalues, which gopher-lua's ipairs reads.
 func fillingFirst(L *lua.LState, fn *lua.LFunction) *lua.LFunction {
+	return runningFirst(fn, func(L *lua.LState) { fillArg(L, 1) })
+}
+
+// runningFirst returns fn, a Go function, running before first (which
+// fills, charges or raises a limit). The copy keeps fn's upvalues, which
+// some of gopher-lua's base functions read.
+func runningFirst(fn *lua.LFunction, before func(L *lua.LState)) *lua.LFunction {
 	orig := fn.GFunction
 	wrapped := *fn
 	wrapped.GFunction = func(L *lua.LState) int {
-		fillArg(L, 1)
+		before(L)
 		return orig(L)
 	}
 	return &wrapped

@@ -23,7 +23,7 @@ type compiler struct {
 	builtinScope  *scopeinfo
 	scopes        []*scopeinfo
 	scopecnt      int
-	regexpCache   sync.Map
+	regexpCache   regexpCache
 }
 
 // Code is a compiled jq query.

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -1982,7 +1983,7 @@ func funcNow(any) any {
 	return timeToEpoch(time.Now())
 }
 
-func funcMatch(v, re, fs, testing any, cache *sync.Map) any {
+func funcMatch(v, re, fs, testing any, cache *regexpCache) any {
 	var name string
 	if testing == true {
 		name = "test"
@@ -2053,9 +2054,9 @@ func funcMatch(v, re, fs, testing any, cache *sync.Map) any {
 	return res
 }
 
-func compileRegexp(re, flags string, cache *sync.Map) (*regexpMatcher, error) {
+func compileRegexp(re, flags string, cache *regexpCache) (*regexpMatcher, error) {
 	key := [2]string{re, flags}
-	if r, ok := cache.Load(key); ok {
+	if r, ok := cache.m.Load(key); ok {
 		return r.(*regexpMatcher), nil
 	}
 	if strings.ContainsFunc(flags, func(r rune) bool {
@@ -2077,8 +2078,28 @@ func compileRegexp(re, flags string, cache *sync.Map) (*regexpMatcher, error) {
 	if r, err := regexp.Compile(`\A(?s:.)(?:` + re + `)`); err == nil {
 		m.probe = r
 	}
-	cache.Store(key, m)
+	cache.store(key, m)
 	return m, nil
+}
+
+// regexpCache holds a program's compiled regular expressions. karta patch:
+// bounded. A program lives as long as its Karta, and a pattern may come
+// from the input (test(.metadata.name)): a cache that kept every one
+// would grow with every object the process ever saw, beyond any call's
+// memory guard. Past regexpCacheSize patterns, new ones are compiled
+// (and charged) each time.
+type regexpCache struct {
+	m sync.Map
+	n atomic.Int64
+}
+
+// regexpCacheSize is the most patterns a program keeps compiled.
+const regexpCacheSize = 256
+
+func (c *regexpCache) store(key [2]string, m *regexpMatcher) {
+	if c.n.Add(1) <= regexpCacheSize {
+		c.m.Store(key, m)
+	}
 }
 
 // regexpMatcher wraps a compiled regular expression to fill the gap between

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
 )
@@ -182,8 +183,28 @@ func isScalar(v any) bool {
 func chargeCall(m Meter, name string, v any, args []any) error {
 	switch name {
 	case "_add":
+		if isBig(args[0]) || isBig(args[1]) {
+			return chargeBigLinear(m, args[0], args[1])
+		}
 		return m.ChargeMemory(addBytes(args[0], args[1]))
+	case "_divide", "_modulo":
+		if isBig(args[0]) || isBig(args[1]) {
+			a, b := bigWords(args[0]), bigWords(args[1])
+			return chargeBoth(m, mulSat(a, b), 8*(a+b)+sliceBytes)
+		}
+		if name == "_divide" {
+			return chargeSplit(m, args[0], args[1])
+		}
+		return nil
+	case "_negate":
+		if isBig(v) {
+			return chargeBigLinear(m, v, nil)
+		}
+		return nil
 	case "_subtract":
+		if isBig(args[0]) || isBig(args[1]) {
+			return chargeBigLinear(m, args[0], args[1])
+		}
 		l, lok := args[0].([]any)
 		r, rok := args[1].([]any)
 		if !lok || !rok {
@@ -199,18 +220,21 @@ func chargeCall(m Meter, name string, v any, args []any) error {
 		return m.ChargeMemory(arrayBytes(len(l)))
 	case "_multiply":
 		return chargeMultiply(m, args[0], args[1])
-	case "_divide", "split":
-		if name == "split" {
-			return chargeSplit(m, v, args[0])
-		}
-		return chargeSplit(m, args[0], args[1])
+	case "split":
+		return chargeSplit(m, v, args[0])
 	case "_equal", "_notequal", "_greater", "_less", "_greatereq", "_lesseq":
 		if isScalar(args[0]) || isScalar(args[1]) {
 			return nil // a scalar ends the comparison at its first step
 		}
 		_, err := measure(m, args[0], args[1])
 		return err
-	case "contains", "inside", "bsearch", "min", "max", "_min_by", "_max_by":
+	case "contains", "inside":
+		l, r := v, args[0]
+		if name == "inside" {
+			l, r = r, l
+		}
+		return chargeContains(m, l, r)
+	case "bsearch", "min", "max", "_min_by", "_max_by":
 		_, err := measure(m, append([]any{v}, args...)...)
 		return err
 	case "indices", "index", "rindex", "_index":
@@ -253,7 +277,12 @@ func chargeCall(m Meter, name string, v any, args []any) error {
 			}
 		}
 		return chargeBoth(m, int64(len(vs)), 2*b)
-	case "reverse", "explode", "ascii_downcase", "ascii_upcase", "implode", "utf8bytelength", "tonumber",
+	case "tonumber":
+		if s, ok := v.(string); ok {
+			return chargeBoth(m, int64(len(s)/64)+digitRunsCost(s), 2*int64(len(s)))
+		}
+		return nil
+	case "reverse", "explode", "ascii_downcase", "ascii_upcase", "implode", "utf8bytelength",
 		"ltrimstr", "rtrimstr", "trimstr", "startswith", "endswith", "ltrim", "rtrim", "trim":
 		n := lengthOf(v)
 		if s, ok := v.(string); ok {
@@ -280,7 +309,7 @@ func chargeCall(m Meter, name string, v any, args []any) error {
 		return chargeText(m, 6, v)
 	case "fromjson":
 		if s, ok := v.(string); ok {
-			return chargeBoth(m, int64(len(s)/8), 32*int64(len(s)))
+			return chargeBoth(m, int64(len(s)/8)+digitRunsCost(s), 32*int64(len(s)))
 		}
 		return nil
 	case "flatten":
@@ -362,6 +391,11 @@ func addBytes(l, r any) int64 {
 }
 
 func chargeMultiply(m Meter, l, r any) error {
+	if isBig(l) || isBig(r) {
+		// Schoolbook multiplication: a word product per pair of words.
+		a, b := bigWords(l), bigWords(r)
+		return chargeBoth(m, mulSat(a, b), 8*(a+b)+sliceBytes)
+	}
 	if s, ok := l.(string); ok {
 		return chargeRepeat(m, s, r)
 	}
@@ -415,12 +449,11 @@ func chargeIndices(m Meter, name string, v any, args []any) error {
 	}
 	switch in := in.(type) {
 	case string:
+		// Both are exploded into arrays of runes, and the key is compared
+		// at every position of the subject.
 		k, _ := key.(string)
-		n := int64(len(in)) + 1
-		if len(k) > 0 {
-			n = int64(len(in)/len(k)) + 1
-		}
-		return chargeBoth(m, int64(len(in)/16), arrayBytes(int(n)))
+		steps := mulSat(int64(len(in))+1, int64(len(k))+1) / 8
+		return chargeBoth(m, steps, 2*arrayBytes(len(in)+len(k)+1))
 	case []any:
 		w, err := measure(m, key)
 		if err != nil {
@@ -488,9 +521,13 @@ func chargePath(m Meter, name string, v any, args []any) error {
 	return chargeBoth(m, steps, bytes)
 }
 
-// chargeMatch charges a regular expression match: the engine's work is
-// linear in the subject times the program, and a global match makes at
-// most one match object per position.
+// chargeMatch charges a regular expression match by its compiled
+// program, not its text: (x{1,1000}){1,1000} is 19 bytes and a million
+// instructions. Compiling charges a step and instBytes per instruction
+// (the program is compiled twice, with its probe); matching, which Go's
+// engine keeps linear in the subject times the program, a step per
+// instruction per byte of the subject; a global match makes at most one
+// match object per position, each with its capture groups.
 func chargeMatch(m Meter, v any, args []any) error {
 	s, ok := v.(string)
 	if !ok {
@@ -498,12 +535,118 @@ func chargeMatch(m Meter, v any, args []any) error {
 	}
 	re, _ := args[0].(string)
 	flags, _ := args[1].(string)
+	insts, groups := regexpProgram(re, flags)
+	if err := chargeBoth(m, insts, mulSat(2*insts, instBytes)); err != nil {
+		return err
+	}
 	matches := int64(1)
 	if strings.Contains(flags, "g") {
 		matches = int64(len(s)) + 1
 	}
-	steps := mulSat(int64(len(s))+1, int64(len(re))+1) / 16
-	return chargeBoth(m, steps, mulSat(matches, matchBytes+int64(len(re))*elemBytes))
+	steps := mulSat(int64(len(s))+1, insts)
+	return chargeBoth(m, steps, mulSat(matches, matchBytes+mulSat(groups+1, 2*elemBytes+objectBytes(4))))
+}
+
+// instBytes is the size of one instruction of a compiled regexp, with its
+// share of the engine's per-instruction state.
+const instBytes = 64
+
+// regexpProgram estimates, from the parse tree, how many instructions
+// regexp.Compile makes of re under gojq's flags (on the high side: every
+// counted repetition x{n,m} is m copies of x), and how many capture
+// groups it has. Parsing is linear in the text. A text that does not
+// parse costs nothing: gojq fails to compile it the same way.
+func regexpProgram(re, flags string) (insts, groups int64) {
+	if strings.ContainsRune(flags, 'i') {
+		re = "(?i)" + re
+	}
+	if strings.ContainsRune(flags, 'm') {
+		re = "(?s)" + re
+	}
+	t, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return 1, 0
+	}
+	return regexpSize(t) + 1, int64(t.MaxCap()) // and the match instruction
+}
+
+func regexpSize(re *syntax.Regexp) int64 {
+	// A literal is an instruction per rune, a class one instruction that
+	// searches its ranges.
+	n := int64(1 + len(re.Rune))
+	switch re.Op {
+	case syntax.OpCharClass:
+		n = int64(1 + log2(int64(len(re.Rune))))
+	case syntax.OpCapture:
+		n = 2 // saving where it starts and ends
+	}
+	for _, sub := range re.Sub {
+		n = addSat(n, regexpSize(sub))
+	}
+	if re.Op == syntax.OpRepeat {
+		copies := int64(max(re.Max, re.Min, 1))
+		n = addSat(mulSat(n, copies), 1)
+	}
+	return n
+}
+
+// isBig reports whether v is an integer gojq holds as a math/big.Int.
+func isBig(v any) bool {
+	_, ok := v.(*big.Int)
+	return ok
+}
+
+// bigWords is the number of 64-bit words of a number (1 for one that is
+// not a big integer).
+func bigWords(v any) int64 {
+	if b, ok := v.(*big.Int); ok {
+		return int64(b.BitLen()/64) + 1
+	}
+	return 1
+}
+
+// chargeBigLinear charges an addition, subtraction or negation of big
+// integers: a step per word, and the result's words.
+func chargeBigLinear(m Meter, l, r any) error {
+	n := bigWords(l) + bigWords(r)
+	return chargeBoth(m, n, 8*n+sliceBytes)
+}
+
+// digitRunsCost charges parsing the numbers in s: math/big converts a
+// run of n decimal digits in about (n/19)² word operations, and a 1 MB
+// run of digits takes seconds; a step is 16 of them.
+func digitRunsCost(s string) int64 {
+	var total, run int64
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			run++
+			continue
+		}
+		if run > 19 {
+			w := run/19 + 1
+			total = addSat(total, mulSat(w, w)/16)
+		}
+		run = 0
+	}
+	return total
+}
+
+// chargeContains charges l contains r: every leaf of r may be compared
+// with every leaf of l (a string comparison scanning the string), so
+// the nodes of r times the nodes and the text of l.
+func chargeContains(m Meter, l, r any) error {
+	if isScalar(l) && isScalar(r) {
+		return nil // one comparison, or strings.Contains: linear
+	}
+	wl, err := measure(m, l)
+	if err != nil {
+		return err
+	}
+	wr, err := measure(m, r)
+	if err != nil {
+		return err
+	}
+	return m.ChargeSteps(mulSat(wr.nodes, wl.nodes+wl.text/16) / 8)
 }
 
 func lengthOf(v any) int64 {
