@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/internal/perf"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
-	"github.com/kartalua/karta/internal/perf"
 )
 
 // busyPIDs are the process ids of the Program's workers running a call.
