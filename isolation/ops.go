@@ -24,14 +24,14 @@ const (
 	OpPlacePods       Op = "PlacePods"
 	OpReviseSpec      Op = "ReviseSpec"
 
-	OpKarmadaGetReplicas     Op = "karmada.GetReplicas"
-	OpKarmadaGetComponents   Op = "karmada.GetComponents"
-	OpKarmadaReviseReplica   Op = "karmada.ReviseReplica"
-	OpKarmadaRetain          Op = "karmada.Retain"
-	OpKarmadaAggregateStatus Op = "karmada.AggregateStatus"
-	OpKarmadaReflectStatus   Op = "karmada.ReflectStatus"
-	OpKarmadaInterpretHealth Op = "karmada.InterpretHealth"
-	OpKarmadaGetDependencies Op = "karmada.GetDependencies"
+	OpKarmadaGetReplicas     Op = "GetReplicas"
+	OpKarmadaGetComponents   Op = "GetComponents"
+	OpKarmadaReviseReplica   Op = "ReviseReplica"
+	OpKarmadaRetain          Op = "Retain"
+	OpKarmadaAggregateStatus Op = "AggregateStatus"
+	OpKarmadaReflectStatus   Op = "ReflectStatus"
+	OpKarmadaInterpretHealth Op = "InterpretHealth"
+	OpKarmadaGetDependencies Op = "GetDependencies"
 )
 
 // replicasResult is karmada.GetReplicas's two results.

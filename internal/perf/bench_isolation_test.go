@@ -106,4 +106,3 @@ func benchCalls(b *testing.B, callers int, call func() (any, error)) {
 	b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
 }
-
