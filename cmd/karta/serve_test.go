@@ -235,6 +235,7 @@ func TestServeUsage(t *testing.T) {
 	require.NoError(t, os.WriteFile(cust, []byte(serveCustomization), 0o600))
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: v1\nkind: ConfigMap\n"), 0o600))
+	certFile, keyFile, _ := selfSigned(t, dir)
 	tests := []struct {
 		name string
 		args []string
@@ -249,6 +250,10 @@ func TestServeUsage(t *testing.T) {
 		{"not a customization", []string{"serve", "--listen", "127.0.0.1:0", "-c", bad}, exitInvalid, "want config.karmada.io/v1alpha1"},
 		{"bad key pair", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--tls-cert", cust, "--tls-key", cust}, exitInvalid, "--tls-cert"},
 		{"bad address", []string{"serve", "--listen", "127.0.0.1:notaport", "-c", cust}, exitInvalid, "--listen"},
+		{"client CA without TLS", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--client-ca", cust}, exitUsage, "--client-ca needs --tls-cert"},
+		{"client CA not PEM", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--tls-cert", certFile, "--tls-key", keyFile, "--client-ca", cust}, exitInvalid, "no PEM certificate"},
+		{"bad isolate", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--isolate", "some"}, exitUsage, "--isolate must be untrusted, all or none"},
+		{"bad concurrency", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--karta-concurrency", "0"}, exitUsage, "--karta-concurrency must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
