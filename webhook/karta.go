@@ -64,10 +64,15 @@ func (k Kartas) program(obj *unstructured.Unstructured) (karmadaOps, error) {
 	if !ok {
 		return nil, fmt.Errorf("no Karta registered for %s", obj.GroupVersionKind())
 	}
-	if k.Workers != nil && (k.Isolate == nil || k.Isolate(p)) {
+	if k.Isolated(p) {
 		return k.Workers.Program(p).Karmada(), nil
 	}
 	return karmada.ForProgram(p), nil
+}
+
+// Isolated reports whether p's calls run in a worker process.
+func (k Kartas) Isolated(p *interpreter.Program) bool {
+	return k.Workers != nil && (k.Isolate == nil || k.Isolate(p))
 }
 
 // GetReplicas is the Program's GetReplicas.

@@ -259,7 +259,7 @@ func serveKartas(s streams, f *serveFlags) (webhook.Kartas, map[string]string, e
 
 // servedKinds lists every kind the server answers for, one line each with
 // what answers: the customizations of -c (which win for the operations
-// they script) and the Kartas.
+// they script) and the Kartas (those in worker processes "isolated").
 func servedKinds(custs []*karmada.Customization, kartas webhook.Kartas, sources map[string]string) []string {
 	byKind := map[string][]string{}
 	for _, c := range custs {
@@ -274,6 +274,9 @@ func servedKinds(custs []*karmada.Customization, kartas webhook.Kartas, sources 
 		src := sources[e.Name]
 		if src != "built-in" {
 			src = "from " + src
+		}
+		if p, ok := kartas.Registry.Get(e.GVK); ok && kartas.Isolated(p) {
+			src += "; isolated"
 		}
 		k := e.GVK.String()
 		byKind[k] = append(byKind[k], fmt.Sprintf("karta %q (%s)", e.Name, src))

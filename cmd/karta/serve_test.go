@@ -28,6 +28,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/webhook"
 )
@@ -368,6 +369,15 @@ func TestServeKartasAndLog(t *testing.T) {
 	lines := servedKinds(custs, kartas, sources)
 	assert.Contains(t, lines, `kubeflow.org/v1, Kind=PyTorchJob: karta "pytorchjob" (built-in)`)
 	assert.Contains(t, lines, `example.com/v1, Kind=TrainJob: karta "example-trainjob" (from ../../examples/kartas/trainjob.yaml)`)
+
+	// With --isolate=untrusted, the Kartas of files run in workers.
+	f := isolateFlags{mode: isolateUntrusted, memoryMiB: 512, concurrency: 1}
+	sup, err := f.apply(&kartas, func(p *interpreter.Program) bool { return sources[p.Name()] == "built-in" })
+	require.NoError(t, err)
+	defer sup.Close()
+	lines = servedKinds(custs, kartas, sources)
+	assert.Contains(t, lines, `kubeflow.org/v1, Kind=PyTorchJob: karta "pytorchjob" (built-in)`)
+	assert.Contains(t, lines, `example.com/v1, Kind=TrainJob: karta "example-trainjob" (from ../../examples/kartas/trainjob.yaml; isolated)`)
 	found := false
 	for _, l := range lines {
 		if strings.Contains(l, "customization ") {
