@@ -40,13 +40,19 @@ type isolateFlags struct {
 }
 
 func (f *isolateFlags) register(fl *pflag.FlagSet) {
-	fl.StringVar(&f.mode, "isolate", isolateUntrusted, "which Kartas to evaluate in worker processes under kernel limits: `untrusted` (every Karta not built in), all, or none (docs/security.md, \"Isolation\")")
+	fl.StringVar(&f.mode, "isolate", isolateUntrusted, "which Kartas run in worker processes under kernel limits, as a `MODE`: untrusted (every Karta not built in), all, or none (docs/security.md, \"Isolation\")")
 	fl.Int64Var(&f.memoryMiB, "worker-memory", isolation.DefaultMaxMemory>>20, "a worker process's memory limit in `MiB` (RLIMIT_DATA)")
-	fl.IntVar(&f.concurrency, "karta-concurrency", defaultKartaConcurrency(), "the most evaluations of one kind's Karta at once (`N`; its workers, when isolated); more wait in a bounded queue or are answered 429")
+	fl.IntVar(&f.concurrency, "karta-concurrency", 0, "the most evaluations of one kind's Karta at once (`N`; its workers, when isolated; 0: half the CPUs, at least one); more wait in a bounded queue or are answered 429")
 }
 
-// defaultKartaConcurrency leaves half of the CPUs to the other Kartas.
-func defaultKartaConcurrency() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+// kartaConcurrency is --karta-concurrency; by default half of the CPUs,
+// so that one kind's Karta leaves the other half to the others.
+func (f *isolateFlags) kartaConcurrency() int {
+	if f.concurrency > 0 {
+		return f.concurrency
+	}
+	return max(1, runtime.GOMAXPROCS(0)/2)
+}
 
 func (f *isolateFlags) check() error {
 	switch f.mode {
@@ -57,15 +63,15 @@ func (f *isolateFlags) check() error {
 	if f.memoryMiB <= 0 {
 		return usageError("--worker-memory must be positive, not %d", f.memoryMiB)
 	}
-	if f.concurrency <= 0 {
-		return usageError("--karta-concurrency must be positive, not %d", f.concurrency)
+	if f.concurrency < 0 {
+		return usageError("--karta-concurrency must not be negative, not %d", f.concurrency)
 	}
 	return nil
 }
 
 // fair is the webhook's per-kind bound.
 func (f *isolateFlags) fair() *isolation.Fair {
-	return isolation.NewFair(f.concurrency, fairQueue, fairWait)
+	return isolation.NewFair(f.kartaConcurrency(), fairQueue, fairWait)
 }
 
 // apply sets k's workers: none with --isolate=none, else a Supervisor of
@@ -75,7 +81,7 @@ func (f *isolateFlags) apply(k *webhook.Kartas, trusted func(*interpreter.Progra
 	if f.mode == isolateNone {
 		return nil, nil
 	}
-	sup, err := isolation.NewSupervisor(isolation.Options{MaxMemory: f.memoryMiB << 20, Workers: f.concurrency})
+	sup, err := isolation.NewSupervisor(isolation.Options{MaxMemory: f.memoryMiB << 20, Workers: f.kartaConcurrency()})
 	if err != nil {
 		return nil, err
 	}

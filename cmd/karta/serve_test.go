@@ -254,7 +254,7 @@ func TestServeUsage(t *testing.T) {
 		{"client CA without TLS", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--client-ca", cust}, exitUsage, "--client-ca needs --tls-cert"},
 		{"client CA not PEM", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--tls-cert", certFile, "--tls-key", keyFile, "--client-ca", cust}, exitInvalid, "no PEM certificate"},
 		{"bad isolate", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--isolate", "some"}, exitUsage, "--isolate must be untrusted, all or none"},
-		{"bad concurrency", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--karta-concurrency", "0"}, exitUsage, "--karta-concurrency must be positive"},
+		{"bad concurrency", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--karta-concurrency", "-1"}, exitUsage, "--karta-concurrency must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
