@@ -4,6 +4,7 @@ package isolation
 
 import (
 	"fmt"
+	"os"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -20,6 +21,11 @@ import (
 // stack stops at a quarter of it (a fatal "stack overflow" rather than an
 // out-of-memory death, so that the supervisor can say which).
 func limitSelf(mem, cpu int64) error {
+	// Workers share the server's memory cgroup (a container's limit): when
+	// it runs out, the kernel's OOM killer is to take a worker, never the
+	// server. Raising one's own score needs no privilege; where there is
+	// no /proc, there is no such killer to steer.
+	_ = os.WriteFile("/proc/self/oom_score_adj", []byte("1000"), 0)
 	if mem > 0 {
 		if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: uint64(mem), Max: uint64(mem)}); err != nil {
 			return fmt.Errorf("setting RLIMIT_DATA to %d: %w", mem, err)
