@@ -54,6 +54,20 @@ func example(t testing.TB, file string) []*unstructured.Unstructured {
 	return objs
 }
 
+// pytorchRevisions reads examples/pytorchjob/revisions.yaml.
+func pytorchRevisions(t testing.TB) []interpreter.Revision {
+	t.Helper()
+	ws, err := perf.LoadWorkloads(filepath.Join("..", "examples"))
+	require.NoError(t, err)
+	for _, w := range ws {
+		if w.Name == "pytorchjob" {
+			return w.Revisions
+		}
+	}
+	t.Fatal("no pytorchjob workload")
+	return nil
+}
+
 // supervisor is a Supervisor under opts, closed when the test ends.
 func supervisor(t testing.TB, opts Options) *Supervisor {
 	t.Helper()

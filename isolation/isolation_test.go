@@ -50,6 +50,19 @@ func TestIsolatedAnswersEqualInProcess(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, wantPlaced, gotPlaced)
 
+	revisions := pytorchRevisions(t)
+	wantRevised, err := p.ReviseSpec(ctx, running, revisions)
+	require.NoError(t, err)
+	gotRevised, err := ip.ReviseSpec(ctx, running, revisions)
+	require.NoError(t, err)
+	assert.Equal(t, wantRevised, gotRevised)
+
+	wantPlaced1, err := p.PlacePod(ctx, running, pods[0])
+	require.NoError(t, err)
+	gotPlaced1, err := ip.PlacePod(ctx, running, pods[0])
+	require.NoError(t, err)
+	assert.Equal(t, wantPlaced1, gotPlaced1)
+
 	kp, kip := karmada.ForProgram(p), ip.Karmada()
 	wantComps, err := kp.GetComponents(ctx, running)
 	require.NoError(t, err)
