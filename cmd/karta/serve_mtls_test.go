@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -29,23 +28,33 @@ type testCA struct {
 	key  *ecdsa.PrivateKey
 }
 
-func newTestCA(t *testing.T, name string) *testCA {
+// issue signs a certificate of tmpl, valid for the hour around now, for a
+// new key: by parent, or by itself when parent is nil.
+func issue(t *testing.T, tmpl *x509.Certificate, parent *testCA) (*x509.Certificate, *ecdsa.PrivateKey) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
+	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	signer, signerKey := tmpl, key
+	if parent != nil {
+		signer, signerKey = parent.cert, parent.key
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, signer, &key.PublicKey, signerKey)
 	require.NoError(t, err)
 	cert, err := x509.ParseCertificate(der)
 	require.NoError(t, err)
+	return cert, key
+}
+
+func newTestCA(t *testing.T, name string) *testCA {
+	t.Helper()
+	cert, key := issue(t, &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: name},
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}, nil)
 	return &testCA{cert: cert, key: key}
 }
 
@@ -58,20 +67,14 @@ func (ca *testCA) writePEM(t *testing.T, file string) {
 // client issues a client certificate.
 func (ca *testCA) client(t *testing.T, name string) tls.Certificate {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
+	cert, key := issue(t, &x509.Certificate{
 		SerialNumber: big.NewInt(2),
 		Subject:      pkix.Name{CommonName: name},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	require.NoError(t, err)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	}, ca)
+	return tls.Certificate{Certificate: [][]byte{cert.Raw}, PrivateKey: key}
 }
 
 // karta serve --client-ca requires a client certificate of that CA: a
@@ -84,21 +87,9 @@ func TestServeClientCA(t *testing.T) {
 	caFile := filepath.Join(dir, "ca.crt")
 	ca.writePEM(t, caFile)
 
-	var stderr lockedBuffer
-	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: &stderr})
-	root.SetArgs([]string{"serve", "--listen", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile, "--client-ca", caFile})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(ctx) }()
-	var addr string
-	require.Eventually(t, func() bool {
-		m := servingRE.FindStringSubmatch(stderr.String())
-		if m != nil {
-			addr = m[1]
-		}
-		return m != nil
-	}, 20*time.Second, 10*time.Millisecond, "no address printed: %s", stderr.String())
+	addr, done, _ := startServe(t, ctx, servingRE, "serve", "--listen", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile, "--client-ca", caFile)
 
 	get := func(certs ...tls.Certificate) (string, error) {
 		client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
@@ -121,10 +112,5 @@ func TestServeClientCA(t *testing.T) {
 	assert.Equal(t, "ok", body)
 
 	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("karta serve did not stop")
-	}
+	waitStopped(t, done)
 }

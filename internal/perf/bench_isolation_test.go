@@ -61,29 +61,33 @@ func BenchmarkIsolation(b *testing.B) {
 			call func() (any, error)
 		}{{"inprocess", h.inProcess}, {"isolated", h.inWkr}} {
 			b.Run(h.name+"/"+mode.name, func(b *testing.B) {
-				benchCalls(b, isolationCallers, mode.call)
+				benchClients(b, isolationCallers, "calls/s", func(int, int) error {
+					_, err := mode.call()
+					return err
+				})
 			})
 		}
 	}
 }
 
-// benchCalls runs b.N calls of call from callers goroutines and reports
-// calls per second and the p50 and p99 latency.
-func benchCalls(b *testing.B, callers int, call func() (any, error)) {
-	lat := make([][]time.Duration, callers)
+// benchClients runs b.N calls of call(client, i) from clients goroutines
+// and reports calls per second (in rateUnit) and the p50 and p99 latency
+// of one call.
+func benchClients(b *testing.B, clients int, rateUnit string, call func(c, i int) error) {
+	lat := make([][]time.Duration, clients)
 	var wg sync.WaitGroup
 	var failed error
 	var once sync.Once
-	per := (b.N + callers - 1) / callers
+	per := (b.N + clients - 1) / clients
 	b.ResetTimer()
 	start := time.Now()
-	for c := range callers {
+	for c := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range per {
+			for i := range per {
 				t0 := time.Now()
-				if _, err := call(); err != nil {
+				if err := call(c, i); err != nil {
 					once.Do(func() { failed = err })
 					return
 				}
@@ -102,7 +106,7 @@ func benchCalls(b *testing.B, callers int, call func() (any, error)) {
 		all = append(all, l...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "calls/s")
+	b.ReportMetric(float64(len(all))/elapsed.Seconds(), rateUnit)
 	b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
 }
