@@ -244,3 +244,32 @@ func TestWaitForWorkerEndsWithContext(t *testing.T) {
 	assert.Equal(t, luaapi.KindDeadline, le.Kind)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }
+
+// Idle workers end after IdleTimeout; a Program that recorded limit
+// errors is not forgotten with them, so its count never shrinks.
+func TestIdleWorkersEnd(t *testing.T) {
+	hostile := compile(t, pytorchKarta(t, "function InterpretStatus(obj) while true do end end"), interpreter.Options{})
+	quiet := compile(t, pytorchKarta(t, ""), interpreter.Options{})
+	s := supervisor(t, Options{IdleTimeout: 100 * time.Millisecond, Compile: interpreter.Options{Limits: interpreter.Limits{MaxInstructions: 10000}}})
+	ctx := bounded(t, time.Minute)
+	running := example(t, "running.yaml")[0]
+	_, err := s.Program(hostile).InterpretStatus(ctx, running)
+	var le *luaapi.LimitError
+	require.ErrorAs(t, err, &le)
+	_, err = s.Program(quiet).GetPodSpecs(ctx, running)
+	require.NoError(t, err)
+
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		_, kept := s.programs[hostile]
+		_, forgotten := s.programs[quiet]
+		return kept && !forgotten
+	}, 30*time.Second, 10*time.Millisecond)
+	ip := s.Program(hostile)
+	ip.mu.Lock()
+	idle := len(ip.idle)
+	ip.mu.Unlock()
+	assert.Zero(t, idle, "its worker ended")
+	assert.Equal(t, uint64(1), s.LimitStats(hostile).Count)
+}

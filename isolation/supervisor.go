@@ -195,7 +195,7 @@ func (s *Supervisor) isClosed() bool {
 }
 
 // reap ends the workers idle longer than IdleTimeout, and forgets the
-// Programs without workers or calls for as long.
+// Programs without workers, calls or limit errors for as long.
 func (s *Supervisor) reap() {
 	defer close(s.reaped)
 	t := time.NewTicker(s.opts.IdleTimeout / 2)
@@ -387,7 +387,8 @@ func (ip *Program) setBusy(w *process, busy bool) {
 func (ip *Program) limitStats() interpreter.LimitStats { return ip.rec.stats() }
 
 // reapIdle closes the workers idle since before; it reports whether the
-// Program is unused since then too.
+// Program is unused since then too and may be forgotten: not when it
+// holds limit errors, whose count LimitStats must never see shrink.
 func (ip *Program) reapIdle(before time.Time) bool {
 	ip.mu.Lock()
 	var keep, old []*process
@@ -401,6 +402,7 @@ func (ip *Program) reapIdle(before time.Time) bool {
 	ip.idle = keep
 	unused := len(keep) == 0 && len(ip.slots) == 0 && ip.lastUsed.Before(before)
 	ip.mu.Unlock()
+	unused = unused && ip.rec.stats().Count == 0
 	for _, w := range old {
 		w.close()
 	}
