@@ -170,9 +170,10 @@ func TestWorkerKilledMidRequest(t *testing.T) {
 // The load: fairClients clients sending the hostile Karta's requests
 // back to back (after a 429 they wait 100 ms, as a client that backs off
 // does; Retry-After asks for a second), while one client sends the
-// bystander's requests one after the other. The bound: the bystander's p50 under the load within 5 times
-// that measured in the same trial without it; the machine is shared, so
-// the best of five trials counts. Its p90 and p99 are logged, not
+// bystander's requests one after the other. The bound: the bystander's
+// p50 under the load within 5 times (25 under the race detector) that
+// measured in the same trial without it; the machine is shared, so the
+// best of five trials counts. Its p90 and p99 are logged, not
 // asserted: on a loaded machine they measure the operating system's
 // scheduling of the process's threads as much as karta's (docs/security.md,
 // "Fairness", has the figures; without the bound the same load raised the
@@ -184,6 +185,10 @@ func TestFairnessBoundsBystanderLatency(t *testing.T) {
 		samples     = 150
 		trials      = 5
 	)
+	bound := 5
+	if raceEnabled {
+		bound = 25
+	}
 	reg, _ := spinRegistry(t, interpreter.Options{Limits: interpreter.Limits{Timeout: 200 * time.Millisecond, MaxInstructions: -1}})
 	srv := httptest.NewServer(New(Options{Fair: isolation.NewFair(1, 2, time.Second)}, Kartas{Registry: reg}))
 	t.Cleanup(srv.Close)
@@ -212,7 +217,7 @@ func TestFairnessBoundsBystanderLatency(t *testing.T) {
 			base, load := quantile(baseline, q), quantile(loaded, q)
 			t.Logf("trial %d: bystander p%d %s alone, %s beside the hostile Karta (%.1fx)", trial, q, base, load, float64(load)/float64(base))
 		}
-		within = quantile(loaded, 50) < 5*quantile(baseline, 50)
+		within = quantile(loaded, 50) < time.Duration(bound)*quantile(baseline, 50)
 	}
 	assert.True(t, within, "the bystander's latency stayed within the bounds in one of %d trials", trials)
 	assert.Positive(t, spun.Load(), "hostile requests ran")
