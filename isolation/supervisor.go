@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -246,6 +247,9 @@ type Program struct {
 
 // Name is the Karta's name.
 func (ip *Program) Name() string { return ip.p.Name() }
+
+// Karta is the Karta the workers compile. Do not modify it.
+func (ip *Program) Karta() *karta.Karta { return ip.p.Karta() }
 
 // CrashLooping reports whether the Karta's last Options.CrashLoop calls
 // all killed their workers.

@@ -160,7 +160,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	}
 	log := slog.New(slog.NewTextHandler(s.err, nil))
 	metrics := newControllerMetrics()
-	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics)
+	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics, gangHooks(kartas))
 	if err != nil {
 		return reported(s, err)
 	}

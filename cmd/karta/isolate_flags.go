@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kartalua/karta/gangoutput"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/isolation"
 	"github.com/kartalua/karta/webhook"
@@ -106,4 +107,19 @@ func clientCAConfig(tc *tls.Config, file string) error {
 	tc.ClientCAs = pool
 	tc.ClientAuth = tls.RequireAndVerifyClientCert
 	return nil
+}
+
+// gangHooks runs the gang output's calls of the Programs k isolates in
+// k's workers, as the webhook's; nil (the Programs themselves) without
+// workers.
+func gangHooks(k webhook.Kartas) func(*interpreter.Program) gangoutput.Hooks {
+	if k.Workers == nil {
+		return nil
+	}
+	return func(p *interpreter.Program) gangoutput.Hooks {
+		if k.Isolated(p) {
+			return k.Workers.Program(p)
+		}
+		return p
+	}
 }
