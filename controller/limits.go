@@ -26,7 +26,8 @@ const withinLimitsMessage = "evaluations end within their limits"
 // errors. Guarded by the controller's mu.
 type limitWatch struct {
 	program *interpreter.Program
-	// seen is the Program's LimitStats().Count at the last check.
+	// seen is the Program's LimitStats (Options.LimitStats) Count at the
+	// last check.
 	seen    uint64
 	verdict verdict
 }
@@ -49,7 +50,7 @@ func (c *Controller) evaluating(e *entry, registered bool) (cond metav1.Conditio
 	}
 	w := c.limits[e.key]
 	if w == nil || w.program != e.program {
-		w = &limitWatch{program: e.program, seen: e.program.LimitStats().Count, verdict: withinLimits}
+		w = &limitWatch{program: e.program, seen: c.opts.LimitStats(e.program).Count, verdict: withinLimits}
 		c.limits[e.key] = w
 	}
 	return metav1.Condition{Type: ConditionEvaluating, Status: w.verdict.status, Reason: w.verdict.reason,
@@ -62,7 +63,7 @@ func (c *Controller) checkLimits() {
 	c.mu.Lock()
 	var requeue []key
 	for k, w := range c.limits {
-		st := w.program.LimitStats()
+		st := c.opts.LimitStats(w.program)
 		next := withinLimits
 		if n := st.Count - w.seen; n > 0 && st.Last != nil {
 			next = limitExceeded(n, c.opts.LimitInterval, st)

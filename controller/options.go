@@ -87,6 +87,11 @@ type Options struct {
 	// in each Karta's Evaluating condition (default DefaultLimitInterval;
 	// negative for never, and then no Evaluating condition is written).
 	LimitInterval time.Duration
+	// LimitStats reads a Program's limit errors for the Evaluating
+	// condition (default Program.LimitStats). An adapter that runs some
+	// Programs' calls elsewhere — isolation.Supervisor.LimitStats, whose
+	// workers' failures count as limit errors — gives its own.
+	LimitStats func(*interpreter.Program) interpreter.LimitStats
 }
 
 func (o Options) withDefaults() Options {
@@ -101,6 +106,9 @@ func (o Options) withDefaults() Options {
 		o.ResyncPeriod = DefaultResyncPeriod
 	case o.ResyncPeriod < 0:
 		o.ResyncPeriod = 0
+	}
+	if o.LimitStats == nil {
+		o.LimitStats = (*interpreter.Program).LimitStats
 	}
 	switch {
 	case o.LimitInterval == 0:

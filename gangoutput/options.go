@@ -1,6 +1,7 @@
 package gangoutput
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -8,9 +9,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/podgroups"
 )
 
@@ -86,6 +89,18 @@ type Options struct {
 	// RediscoverPeriod is how often served kinds are discovered again
 	// (default DefaultRediscoverPeriod; negative for never).
 	RediscoverPeriod time.Duration
+
+	// Hooks gives what the reconciler and the pod webhook call of a
+	// registered Program: by default the Program itself; a server that
+	// isolates untrusted Kartas gives their calls in worker processes
+	// (isolation.Supervisor.Program).
+	Hooks func(*interpreter.Program) Hooks
+}
+
+// Hooks are the calls the gang output makes of a Program.
+type Hooks interface {
+	podgroups.Hooks
+	PlacePod(ctx context.Context, obj, pod *unstructured.Unstructured) (*interpreter.PodPlacement, error)
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -104,6 +119,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers
+	}
+	if o.Hooks == nil {
+		o.Hooks = func(p *interpreter.Program) Hooks { return p }
 	}
 	o.ResyncPeriod = period(o.ResyncPeriod, DefaultResyncPeriod)
 	o.RediscoverPeriod = period(o.RediscoverPeriod, DefaultRediscoverPeriod)

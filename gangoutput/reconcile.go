@@ -94,7 +94,7 @@ func (c *Controller) reconcile(ctx context.Context, k rootKey) error {
 	if err != nil {
 		return c.failed(k, obj, err)
 	}
-	res, err := podgroups.ForProgram(ctx, p, obj, pods, c.opts.Target, c.opts.Build)
+	res, err := podgroups.ForProgram(ctx, c.opts.Hooks(p), obj, pods, c.opts.Target, c.opts.Build)
 	if err != nil {
 		var invalid *podgroups.InvalidError
 		if errors.As(err, &invalid) {

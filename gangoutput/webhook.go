@@ -173,7 +173,7 @@ func (c *Controller) admit(ctx context.Context, req *admissionv1.AdmissionReques
 	if _, linked := podgroups.LinkOf(c.opts.Target, pod); linked {
 		return verdict{result: resultAlreadyLinked}
 	}
-	pl, err := h.p.PlacePod(ctx, h.obj, pod)
+	pl, err := c.opts.Hooks(h.p).PlacePod(ctx, h.obj, pod)
 	var unmatched *interpreter.UnmatchedError
 	if errors.As(err, &unmatched) {
 		return verdict{result: resultUnmatched, detail: "karta: " + unmatched.Reason}

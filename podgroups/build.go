@@ -96,9 +96,19 @@ type PodLink struct {
 	Patch []jsonpatch.Operation `json:"patch"`
 }
 
+// Hooks are what ForProgram calls of a Program: an *interpreter.Program,
+// or the same Program's calls in a worker process (an
+// *isolation.Program).
+type Hooks interface {
+	Name() string
+	Karta() *karta.Karta
+	GetGangGroups(ctx context.Context, obj *unstructured.Unstructured, pods []*unstructured.Unstructured) (*interpreter.GangResult, error)
+	GetPodSpecs(ctx context.Context, obj *unstructured.Unstructured) (*interpreter.PodSpecs, error)
+}
+
 // ForProgram runs p's GetGangGroups and GetPodSpecs on obj (and pods) and
 // builds target's objects from them.
-func ForProgram(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstructured, pods []*unstructured.Unstructured, target Target, opts Options) (*Result, error) {
+func ForProgram(ctx context.Context, p Hooks, obj *unstructured.Unstructured, pods []*unstructured.Unstructured, target Target, opts Options) (*Result, error) {
 	if !HasGangInstructions(p.Karta()) {
 		return nil, fmt.Errorf("karta %q: %w", p.Name(), ErrNoGangInstructions)
 	}

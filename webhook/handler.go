@@ -21,6 +21,7 @@ import (
 	k8sjson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/isolation"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/luaapi"
 
@@ -42,6 +43,10 @@ type Options struct {
 	// MaxRequestBytes is the largest /interpret body; a larger one is
 	// answered 413 (default DefaultMaxRequestBytes).
 	MaxRequestBytes int64
+	// Fair bounds the evaluations of each kind (its Karta or
+	// customization) that run at once; a request it refuses is answered
+	// 429 with Retry-After. Nil bounds nothing.
+	Fair *isolation.Fair
 }
 
 // Handler is the webhook's http.Handler: Karmada's interpreter protocol
@@ -50,6 +55,7 @@ type Options struct {
 type Handler struct {
 	backends []Backend
 	maxBytes int64
+	fair     *isolation.Fair
 	metrics  *metrics
 	mux      *http.ServeMux
 }
@@ -63,6 +69,7 @@ func New(opts Options, backends ...Backend) *Handler {
 	h := &Handler{
 		backends: backends,
 		maxBytes: opts.MaxRequestBytes,
+		fair:     opts.Fair,
 		metrics:  newMetrics(backends),
 		mux:      http.NewServeMux(),
 	}
@@ -96,8 +103,11 @@ func (h *Handler) serveInterpret(w http.ResponseWriter, r *http.Request) {
 		}
 		h.metrics.errors.WithLabelValues(lb.op, lb.apiVersion, lb.kind, fmt.Sprint(code)).Inc()
 	}
-	if httpCode == http.StatusMethodNotAllowed {
+	switch httpCode {
+	case http.StatusMethodNotAllowed:
 		w.Header().Set("Allow", http.MethodPost)
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", "1")
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(httpCode)
@@ -109,8 +119,9 @@ func (h *Handler) serveInterpret(w http.ResponseWriter, r *http.Request) {
 }
 
 // interpret answers one request: the HTTP status (200 unless the request
-// is refused before it is read: 405, 413, 415) and the response, whose
-// status carries the code of a failed interpretation.
+// is refused before it is read: 405, 413, 415, or before it runs: 429)
+// and the response, whose status carries the code of a failed
+// interpretation.
 func (h *Handler) interpret(w http.ResponseWriter, r *http.Request) (int, *ResourceInterpreterResponse, labels) {
 	if r.Method != http.MethodPost {
 		return http.StatusMethodNotAllowed, failure(http.StatusMethodNotAllowed, "method %s not allowed: POST a %s", r.Method, ContextKind), unknownLabels
@@ -138,6 +149,9 @@ func (h *Handler) interpret(w http.ResponseWriter, r *http.Request) (int, *Resou
 	}
 	resp, lb := h.handle(r.Context(), review.Request)
 	resp.UID = review.Request.UID
+	if resp.Status != nil && resp.Status.Code == http.StatusTooManyRequests {
+		return http.StatusTooManyRequests, resp, lb
+	}
 	return http.StatusOK, resp, lb
 }
 
@@ -176,7 +190,12 @@ func (h *Handler) handle(ctx context.Context, req *ResourceInterpreterRequest) (
 	if backend == nil {
 		return failure(http.StatusNotFound, "no backend interprets %s for %s", op, kindString(gvk)), lb
 	}
+	release, err := h.fair.Acquire(ctx, kindString(gvk))
+	if err != nil {
+		return failure(http.StatusTooManyRequests, "%s for %s refused: %v", op, kindString(gvk), err), lb
+	}
 	resp, code, err := run(ctx, backend, op, req, obj)
+	release()
 	if err != nil {
 		// An operation the customization does not enable, or a hook the
 		// Karta does not define for this object (GetReplicas of a kind

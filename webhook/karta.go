@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/isolation"
 	"github.com/kartalua/karta/karmada"
 )
 
@@ -18,7 +19,30 @@ import (
 // Programs swapped in the registry take effect on the next request.
 type Kartas struct {
 	Registry *interpreter.Registry
+	// Workers, when set, runs the Programs Isolate accepts (every
+	// Program, when Isolate is nil) in its worker processes; the others
+	// run in process.
+	Workers *isolation.Supervisor
+	Isolate func(*interpreter.Program) bool
 }
+
+// karmadaOps are Karmada's operations on a Program: karmada.Program in
+// process, isolation.Karmada in a worker.
+type karmadaOps interface {
+	GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmada.ReplicaRequirements, error)
+	GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.Component, error)
+	ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, n int64) (*unstructured.Unstructured, error)
+	Retain(ctx context.Context, desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []karmada.AggregatedStatusItem) (*unstructured.Unstructured, error)
+	ReflectStatus(ctx context.Context, obj *unstructured.Unstructured) (map[string]any, error)
+	InterpretHealth(ctx context.Context, obj *unstructured.Unstructured) (bool, error)
+	GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error)
+}
+
+var (
+	_ karmadaOps = karmada.Program{}
+	_ karmadaOps = isolation.Karmada{}
+)
 
 var _ Backend = Kartas{}
 
@@ -33,12 +57,22 @@ func (k Kartas) Handles(gvk schema.GroupVersionKind, op karmada.Operation) bool 
 	return ok
 }
 
-func (k Kartas) program(obj *unstructured.Unstructured) (*interpreter.Program, error) {
+// program is Karmada's operations on the Program of obj's kind, in a
+// worker when the Program is isolated.
+func (k Kartas) program(obj *unstructured.Unstructured) (karmadaOps, error) {
 	p, ok := k.Registry.Get(obj.GroupVersionKind())
 	if !ok {
 		return nil, fmt.Errorf("no Karta registered for %s", obj.GroupVersionKind())
 	}
-	return p, nil
+	if k.Isolated(p) {
+		return k.Workers.Program(p).Karmada(), nil
+	}
+	return karmada.ForProgram(p), nil
+}
+
+// Isolated reports whether p's calls run in a worker process.
+func (k Kartas) Isolated(p *interpreter.Program) bool {
+	return k.Workers != nil && (k.Isolate == nil || k.Isolate(p))
 }
 
 // GetReplicas is the Program's GetReplicas.
@@ -47,7 +81,7 @@ func (k Kartas) GetReplicas(ctx context.Context, obj *unstructured.Unstructured)
 	if err != nil {
 		return 0, nil, err
 	}
-	return karmada.ForProgram(p).GetReplicas(ctx, obj)
+	return p.GetReplicas(ctx, obj)
 }
 
 // GetComponents is the Program's GetComponents.
@@ -56,7 +90,7 @@ func (k Kartas) GetComponents(ctx context.Context, obj *unstructured.Unstructure
 	if err != nil {
 		return nil, err
 	}
-	return karmada.ForProgram(p).GetComponents(ctx, obj)
+	return p.GetComponents(ctx, obj)
 }
 
 // ReviseReplica is the Program's ReviseReplica.
@@ -65,7 +99,7 @@ func (k Kartas) ReviseReplica(ctx context.Context, obj *unstructured.Unstructure
 	if err != nil {
 		return nil, err
 	}
-	return karmada.ForProgram(p).ReviseReplica(ctx, obj, replicas)
+	return p.ReviseReplica(ctx, obj, replicas)
 }
 
 // Retain is the Program's Retain, when its script defines one.
@@ -74,7 +108,7 @@ func (k Kartas) Retain(ctx context.Context, desired, observed *unstructured.Unst
 	if err != nil {
 		return nil, err
 	}
-	return karmada.ForProgram(p).Retain(ctx, desired, observed)
+	return p.Retain(ctx, desired, observed)
 }
 
 // AggregateStatus is the Program's AggregateStatus.
@@ -83,7 +117,7 @@ func (k Kartas) AggregateStatus(ctx context.Context, obj *unstructured.Unstructu
 	if err != nil {
 		return nil, err
 	}
-	return karmada.ForProgram(p).AggregateStatus(ctx, obj, items)
+	return p.AggregateStatus(ctx, obj, items)
 }
 
 // ReflectStatusRaw is the Program's ReflectStatus as JSON.
@@ -92,7 +126,7 @@ func (k Kartas) ReflectStatusRaw(ctx context.Context, obj *unstructured.Unstruct
 	if err != nil {
 		return nil, err
 	}
-	st, err := karmada.ForProgram(p).ReflectStatus(ctx, obj)
+	st, err := p.ReflectStatus(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +139,7 @@ func (k Kartas) InterpretHealth(ctx context.Context, obj *unstructured.Unstructu
 	if err != nil {
 		return false, err
 	}
-	return karmada.ForProgram(p).InterpretHealth(ctx, obj)
+	return p.InterpretHealth(ctx, obj)
 }
 
 // GetDependencies is the Program's GetDependencies.
@@ -114,7 +148,7 @@ func (k Kartas) GetDependencies(ctx context.Context, obj *unstructured.Unstructu
 	if err != nil {
 		return nil, err
 	}
-	return karmada.ForProgram(p).GetDependencies(ctx, obj)
+	return p.GetDependencies(ctx, obj)
 }
 
 var _ StatsBackend = Kartas{}

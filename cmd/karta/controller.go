@@ -23,6 +23,7 @@ import (
 	"github.com/kartalua/karta/cluster"
 	"github.com/kartalua/karta/controller"
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/webhook"
 )
 
 type controllerFlags struct {
@@ -37,6 +38,8 @@ type controllerFlags struct {
 	workers         int
 	serve           string
 	tlsCert, tlsKey string
+	clientCA        string
+	isolate         isolateFlags
 	leaseDuration   time.Duration
 	leaseRenewal    time.Duration
 	leaseRetry      time.Duration
@@ -102,6 +105,8 @@ func newControllerCmd(s streams) *cobra.Command {
 	fl.StringVar(&f.serve, "serve", "", "also serve Karmada's resource interpreter webhook on `ADDR` from the live registry")
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "the PEM certificate `FILE` of --serve (with --tls-key: HTTPS)")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
+	fl.StringVar(&f.clientCA, "client-ca", "", "the PEM `FILE` of the CAs whose client certificates --serve requires (mTLS; with --tls-cert)")
+	f.isolate.register(fl)
 	addGangFlags(fl, &f)
 	return cmd
 }
@@ -135,9 +140,27 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 			return reported(s, err)
 		}
 	}
+	// The built-ins the registry starts with are trusted; the cluster's
+	// Kartas, which replace or join them, run in worker processes
+	// (--isolate). base shares the built-ins' entries, so a built-in
+	// compiled on first use is the same Program in both.
+	base := reg.Clone()
+	kartas := webhook.Kartas{Registry: reg}
+	sup, err := f.isolate.apply(&kartas, func(p *interpreter.Program) bool {
+		bp, ok := base.Get(p.GVK())
+		return ok && bp == p
+	})
+	if err != nil {
+		return reported(s, err)
+	}
+	limitStats := (*interpreter.Program).LimitStats
+	if sup != nil {
+		defer sup.Close()
+		limitStats = sup.LimitStats
+	}
 	log := slog.New(slog.NewTextHandler(s.err, nil))
 	metrics := newControllerMetrics()
-	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics)
+	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics, gangHooks(kartas))
 	if err != nil {
 		return reported(s, err)
 	}
@@ -151,6 +174,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 		LabelSelector: f.selector,
 		Workers:       f.workers,
 		LimitInterval: limitInterval(f.limitInterval),
+		LimitStats:    limitStats,
 	})
 	if err != nil {
 		return reported(s, err)
@@ -165,7 +189,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 			return reported(s, err)
 		}
 	}
-	servers, err := listenController(s, f, ctrl, gang, reg, metrics)
+	servers, err := listenController(s, f, ctrl, gang, kartas, metrics)
 	if err != nil {
 		return err
 	}
@@ -228,6 +252,12 @@ func (f *controllerFlags) check() error {
 	}
 	if f.tlsCert != "" && f.serve == "" {
 		return usageError("--tls-cert and --tls-key are for --serve")
+	}
+	if f.clientCA != "" && f.tlsCert == "" {
+		return usageError("--client-ca needs --tls-cert and --tls-key")
+	}
+	if err := f.isolate.check(); err != nil {
+		return err
 	}
 	if _, err := labels.Parse(f.selector); err != nil {
 		return usageError("--selector: %v", err)

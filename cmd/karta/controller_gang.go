@@ -81,7 +81,7 @@ type gangRun struct {
 
 // newGangOutput creates the gang output when --gang-output asks for it.
 func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.DiscoveryInterface, dyn dynamic.Interface,
-	reg *interpreter.Registry, log *slog.Logger, metrics prometheus.Registerer) (*gangRun, error) {
+	reg *interpreter.Registry, log *slog.Logger, metrics prometheus.Registerer, hooks func(*interpreter.Program) gangoutput.Hooks) (*gangRun, error) {
 	if f.gangOutput == "" {
 		return &gangRun{}, nil
 	}
@@ -110,6 +110,7 @@ func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.Discove
 		Registerer: metrics,
 		Recorder:   events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: gangoutput.FieldManager}),
 		Standby:    f.leaderElect,
+		Hooks:      hooks,
 	})
 	if err != nil {
 		events.Shutdown()

@@ -15,7 +15,6 @@ import (
 
 	"github.com/kartalua/karta/controller"
 	"github.com/kartalua/karta/gangoutput"
-	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/webhook"
 )
 
@@ -80,7 +79,7 @@ func probes(ctrl *controller.Controller, gang *gangRun) http.Handler {
 // listenController opens the listeners of the probe, metrics and (with
 // --serve) webhook servers, so that a busy port fails the command before
 // anything runs.
-func listenController(s streams, f *controllerFlags, ctrl *controller.Controller, gang *gangRun, reg *interpreter.Registry, metrics *prometheus.Registry) ([]*controllerServer, error) {
+func listenController(s streams, f *controllerFlags, ctrl *controller.Controller, gang *gangRun, kartas webhook.Kartas, metrics *prometheus.Registry) ([]*controllerServer, error) {
 	type want struct {
 		what, flag, addr string
 		handler          http.Handler
@@ -90,7 +89,7 @@ func listenController(s streams, f *controllerFlags, ctrl *controller.Controller
 		{"metrics", "--metrics-addr", f.metricsAddr, promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})},
 	}
 	if f.serve != "" {
-		var h http.Handler = webhook.New(webhook.Options{}, webhook.Kartas{Registry: reg})
+		var h http.Handler = webhook.New(webhook.Options{Fair: f.isolate.fair()}, kartas)
 		if f.podWebhook {
 			mux := http.NewServeMux()
 			mux.Handle(gangoutput.WebhookPath, gang.ctrl.Webhook())
@@ -121,6 +120,12 @@ func listenController(s streams, f *controllerFlags, ctrl *controller.Controller
 				return nil, reported(s, fmt.Errorf("--tls-cert %s, --tls-key %s: %w", f.tlsCert, f.tlsKey, err))
 			}
 			srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+			if f.clientCA != "" {
+				if err := clientCAConfig(srv.TLSConfig, f.clientCA); err != nil {
+					closeAll()
+					return nil, reported(s, err)
+				}
+			}
 		}
 		ln, err := net.Listen("tcp", w.addr)
 		if err != nil {

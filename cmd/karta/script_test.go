@@ -6,12 +6,15 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/kartalua/karta/isolation"
 )
 
 // TestMain lets testscript run this test binary as the karta command, so
 // that the scripts below exercise the real process: its arguments, its
 // standard streams and its exit code.
 func TestMain(m *testing.M) {
+	isolation.RunWorkerIfChild() // the isolated servers' workers
 	testscript.Main(m, map[string]func(){
 		"karta": main,
 	})

@@ -33,16 +33,18 @@ type serveFlags struct {
 	listen          string
 	tlsCert         string
 	tlsKey          string
+	clientCA        string
 	customizations  []string
 	kartas          []string
 	builtins        bool
 	maxRequestBytes int64
+	isolate         isolateFlags
 }
 
 func newServeCmd(s streams) *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve --listen ADDR [--tls-cert FILE --tls-key FILE] [-c CUSTOMIZATION...] [-k KARTA...] [--builtins=false] [--max-request-bytes N]",
+		Use:   "serve --listen ADDR [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [-c CUSTOMIZATION...] [-k KARTA...] [--builtins=false] [--max-request-bytes N] [--isolate MODE]",
 		Short: "Serve Karmada's resource interpreter webhook for Kartas and ResourceInterpreterCustomizations",
 		Long: "Serve Karmada's resource interpreter webhook (ResourceInterpreterContext,\n" +
 			"config.karmada.io/v1alpha1) at /interpret, plus /healthz (\"ok\") and /metrics (Prometheus).\n" +
@@ -55,7 +57,13 @@ func newServeCmd(s streams) *cobra.Command {
 			"script, a hook its Karta does not define for the object (InterpretReplica of a kind with\n" +
 			"two pod-bearing components) — is answered unsuccessful with code 404; a failing script or\n" +
 			"hook with 500, and a bad request with 400.\n" +
-			"With --tls-cert and --tls-key the server speaks HTTPS, as Karmada requires of webhooks.\n" +
+			"With --tls-cert and --tls-key the server speaks HTTPS, as Karmada requires of webhooks;\n" +
+			"with --client-ca too, it requires a client certificate signed by that CA (mTLS).\n" +
+			"The Kartas of -k run in worker processes under kernel limits (--isolate=untrusted; all\n" +
+			"isolates the built-ins too, none runs every Karta in the server): a Karta that crashes or\n" +
+			"exhausts its worker fails that request with code 500, and the worker is restarted.\n" +
+			"Each kind runs at most --karta-concurrency evaluations at once; requests over it wait in a\n" +
+			"bounded queue for up to a second, or are answered 429 with Retry-After.\n" +
 			"It logs every kind it serves, and what answers for it, on standard error.\n" +
 			"SIGINT or SIGTERM stops it, after the requests in flight finish.",
 		Example: "  karta serve --listen :8443 --tls-cert tls.crt --tls-key tls.key\n" +
@@ -75,6 +83,8 @@ func newServeCmd(s streams) *cobra.Command {
 	fl.StringArrayVarP(&f.kartas, "karta", "k", nil, "a Karta `FILE`, or a built-in's name, whose generated Karmada hooks to serve (repeatable)")
 	fl.BoolVar(&f.builtins, "builtins", true, "serve the built-in Kartas' kinds too")
 	fl.Int64Var(&f.maxRequestBytes, "max-request-bytes", webhook.DefaultMaxRequestBytes, "the largest request body `N` accepted (larger: 413)")
+	fl.StringVar(&f.clientCA, "client-ca", "", "the PEM `FILE` of the CAs whose client certificates are required (mTLS; with --tls-cert)")
+	f.isolate.register(fl)
 	_ = cmd.MarkFlagRequired("listen") // the flag exists: no error
 	return cmd
 }
@@ -83,8 +93,14 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return usageError("--tls-cert and --tls-key go together")
 	}
+	if f.clientCA != "" && f.tlsCert == "" {
+		return usageError("--client-ca needs --tls-cert and --tls-key")
+	}
 	if f.maxRequestBytes <= 0 {
 		return usageError("--max-request-bytes must be positive, not %d", f.maxRequestBytes)
+	}
+	if err := f.isolate.check(); err != nil {
+		return err
 	}
 	var custs []*karmada.Customization
 	for _, file := range f.customizations {
@@ -113,9 +129,16 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 	if len(custs) == 0 && kartas.Registry.Len() == 0 {
 		return usageError("nothing to serve: give -c CUSTOMIZATION or -k KARTA, or keep --builtins")
 	}
+	sup, err := f.isolate.apply(&kartas, func(p *interpreter.Program) bool { return sources[p.Name()] == "built-in" })
+	if err != nil {
+		return reported(s, err)
+	}
+	if sup != nil {
+		defer sup.Close()
+	}
 
 	srv := &http.Server{
-		Handler:           webhook.New(webhook.Options{MaxRequestBytes: f.maxRequestBytes}, webhook.NewKarmada(in), kartas),
+		Handler:           webhook.New(webhook.Options{MaxRequestBytes: f.maxRequestBytes, Fair: f.isolate.fair()}, webhook.NewKarmada(in), kartas),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		WriteTimeout:      time.Minute,
@@ -129,6 +152,11 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 			return reported(s, fmt.Errorf("--tls-cert %s, --tls-key %s: %w", f.tlsCert, f.tlsKey, err))
 		}
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		if f.clientCA != "" {
+			if err := clientCAConfig(srv.TLSConfig, f.clientCA); err != nil {
+				return reported(s, err)
+			}
+		}
 		scheme = "https"
 	}
 
@@ -231,7 +259,7 @@ func serveKartas(s streams, f *serveFlags) (webhook.Kartas, map[string]string, e
 
 // servedKinds lists every kind the server answers for, one line each with
 // what answers: the customizations of -c (which win for the operations
-// they script) and the Kartas.
+// they script) and the Kartas (those in worker processes "isolated").
 func servedKinds(custs []*karmada.Customization, kartas webhook.Kartas, sources map[string]string) []string {
 	byKind := map[string][]string{}
 	for _, c := range custs {
@@ -246,6 +274,9 @@ func servedKinds(custs []*karmada.Customization, kartas webhook.Kartas, sources 
 		src := sources[e.Name]
 		if src != "built-in" {
 			src = "from " + src
+		}
+		if p, ok := kartas.Registry.Get(e.GVK); ok && kartas.Isolated(p) {
+			src += "; isolated"
 		}
 		k := e.GVK.String()
 		byKind[k] = append(byKind[k], fmt.Sprintf("karta %q (%s)", e.Name, src))

@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -28,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/webhook"
 )
@@ -75,32 +73,56 @@ func (b *lockedBuffer) String() string {
 // selfSigned writes a certificate for 127.0.0.1 and its key to dir.
 func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
+	cert, key := issue(t, &x509.Certificate{
 		SerialNumber: big.NewInt(1),
 		Subject:      pkix.Name{CommonName: "karta-test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
+	}, nil)
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	require.NoError(t, err)
 	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw}), 0o600))
 	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600))
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
 	pool = x509.NewCertPool()
 	pool.AddCert(cert)
 	return certFile, keyFile, pool
 }
 
 var servingRE = regexp.MustCompile(`serving \d+ kinds on https://(127\.0\.0\.1:\d+)`)
+
+// waitStopped waits for a serve command to return, without error.
+func waitStopped(t *testing.T, done <-chan error) {
+	t.Helper()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("karta serve did not stop")
+	}
+}
+
+// startServe runs the karta command of args (a serve) until ctx ends and
+// returns the address re reads from its log, what the command returns and
+// its standard error.
+func startServe(t *testing.T, ctx context.Context, re *regexp.Regexp, args ...string) (string, <-chan error, *lockedBuffer) {
+	t.Helper()
+	stderr := &lockedBuffer{}
+	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: stderr})
+	root.SetArgs(args)
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	var addr string
+	require.Eventually(t, func() bool {
+		m := re.FindStringSubmatch(stderr.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	}, 20*time.Second, 10*time.Millisecond, "no address printed: %s", stderr.String())
+	return addr, done, stderr
+}
 
 // karta serve answers over TLS and stops on SIGTERM.
 func TestServeEndToEnd(t *testing.T) {
@@ -109,20 +131,8 @@ func TestServeEndToEnd(t *testing.T) {
 	cust := filepath.Join(dir, "widget.yaml")
 	require.NoError(t, os.WriteFile(cust, []byte(serveCustomization), 0o600))
 
-	var stderr lockedBuffer
-	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: &stderr})
-	root.SetArgs([]string{"serve", "--listen", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile, "-c", cust})
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(context.Background()) }()
-
-	var addr string
-	require.Eventually(t, func() bool {
-		m := servingRE.FindStringSubmatch(stderr.String())
-		if m != nil {
-			addr = m[1]
-		}
-		return m != nil
-	}, 20*time.Second, 10*time.Millisecond, "no address printed: %s", stderr.String())
+	addr, done, stderr := startServe(t, context.Background(), servingRE,
+		"serve", "--listen", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile, "-c", cust)
 
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 	defer client.CloseIdleConnections()
@@ -221,12 +231,7 @@ func TestServeStopsWithContext(t *testing.T) {
 	_ = resp.Body.Close()
 
 	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("karta serve did not stop")
-	}
+	waitStopped(t, done)
 }
 
 func TestServeUsage(t *testing.T) {
@@ -235,6 +240,7 @@ func TestServeUsage(t *testing.T) {
 	require.NoError(t, os.WriteFile(cust, []byte(serveCustomization), 0o600))
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: v1\nkind: ConfigMap\n"), 0o600))
+	certFile, keyFile, _ := selfSigned(t, dir)
 	tests := []struct {
 		name string
 		args []string
@@ -249,6 +255,10 @@ func TestServeUsage(t *testing.T) {
 		{"not a customization", []string{"serve", "--listen", "127.0.0.1:0", "-c", bad}, exitInvalid, "want config.karmada.io/v1alpha1"},
 		{"bad key pair", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--tls-cert", cust, "--tls-key", cust}, exitInvalid, "--tls-cert"},
 		{"bad address", []string{"serve", "--listen", "127.0.0.1:notaport", "-c", cust}, exitInvalid, "--listen"},
+		{"client CA without TLS", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--client-ca", cust}, exitUsage, "--client-ca needs --tls-cert"},
+		{"client CA not PEM", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--tls-cert", certFile, "--tls-key", keyFile, "--client-ca", cust}, exitInvalid, "no PEM certificate"},
+		{"bad isolate", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--isolate", "some"}, exitUsage, "--isolate must be untrusted, all or none"},
+		{"bad concurrency", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--karta-concurrency", "-1"}, exitUsage, "--karta-concurrency must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -281,22 +291,9 @@ func TestServeHostileKarta(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "hostile.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(hostileServeKarta), 0o600))
-	var stderr lockedBuffer
-	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: &stderr})
-	root.SetArgs([]string{"serve", "--listen", "127.0.0.1:0", "-k", file})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(ctx) }()
-	re := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)`)
-	var addr string
-	require.Eventually(t, func() bool {
-		m := re.FindStringSubmatch(stderr.String())
-		if m != nil {
-			addr = m[1]
-		}
-		return m != nil
-	}, 20*time.Second, 10*time.Millisecond, stderr.String())
+	addr, done, _ := startServe(t, ctx, regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)`), "serve", "--listen", "127.0.0.1:0", "-k", file)
 	base := "http://" + addr
 
 	interpret := func(file string) *webhook.ResourceInterpreterResponse {
@@ -333,12 +330,7 @@ func TestServeHostileKarta(t *testing.T) {
 	assert.Contains(t, string(metrics), `karta_webhook_limit_errors_total{hook="InterpretStatus",karta="hostile",kind="memory"} 1`)
 
 	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("karta serve did not stop")
-	}
+	waitStopped(t, done)
 }
 
 // readObjectJSON reads a YAML object file as JSON.
@@ -363,6 +355,15 @@ func TestServeKartasAndLog(t *testing.T) {
 	lines := servedKinds(custs, kartas, sources)
 	assert.Contains(t, lines, `kubeflow.org/v1, Kind=PyTorchJob: karta "pytorchjob" (built-in)`)
 	assert.Contains(t, lines, `example.com/v1, Kind=TrainJob: karta "example-trainjob" (from ../../examples/kartas/trainjob.yaml)`)
+
+	// With --isolate=untrusted, the Kartas of files run in workers.
+	f := isolateFlags{mode: isolateUntrusted, memoryMiB: 512, concurrency: 1}
+	sup, err := f.apply(&kartas, func(p *interpreter.Program) bool { return sources[p.Name()] == "built-in" })
+	require.NoError(t, err)
+	defer sup.Close()
+	lines = servedKinds(custs, kartas, sources)
+	assert.Contains(t, lines, `kubeflow.org/v1, Kind=PyTorchJob: karta "pytorchjob" (built-in)`)
+	assert.Contains(t, lines, `example.com/v1, Kind=TrainJob: karta "example-trainjob" (from ../../examples/kartas/trainjob.yaml; isolated)`)
 	found := false
 	for _, l := range lines {
 		if strings.Contains(l, "customization ") {

@@ -12,6 +12,14 @@ var publicByDesign = map[string]string{
 	"cluster.ResourceInterfaceKind": "the legacy kind's name, for callers that list both",
 	"cluster/clustertest.Server":    "the URL a test's fake cluster answers on",
 
+	"isolation.KindWorker":          "the limit kind of a worker that died of no limit it names, for callers that branch on LimitError.Kind",
+	"isolation.DefaultMaxCPU":       "documents the default of Options.MaxCPU",
+	"isolation.DefaultStartTimeout": "documents the default of Options.StartTimeout",
+	"isolation.DefaultIdleTimeout":  "documents the default of Options.IdleTimeout",
+	"isolation.DefaultBackoff":      "documents the default of Options.Backoff",
+	"isolation.DefaultMaxBackoff":   "documents the default of Options.MaxBackoff",
+	"isolation.DefaultCrashLoop":    "documents the default of Options.CrashLoop",
+
 	"controller.FieldManager":           "the field manager the controller's writes carry in managedFields",
 	"controller.DefaultResyncPeriod":    "documents the default of Options.ResyncPeriod",
 	"controller.LegacyResource":         "the legacy resource the controller also watches",

@@ -9,10 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sort"
-	"sync"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -204,41 +201,10 @@ func BenchmarkWebhook(b *testing.B) {
 	for _, name := range []string{"karta", "karmada"} {
 		url := servers[name].URL + webhook.InterpretPath
 		b.Run(name, func(b *testing.B) {
-			lat := make([][]time.Duration, webhookClients)
-			var wg sync.WaitGroup
-			var failed error
-			var once sync.Once
-			per := (b.N + webhookClients - 1) / webhookClients
-			b.ResetTimer()
-			start := time.Now()
-			for c := range webhookClients {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; i < per; i++ {
-						t0 := time.Now()
-						if _, err := post(client, url, bodies[(c+i)%len(bodies)]); err != nil {
-							once.Do(func() { failed = err })
-							return
-						}
-						lat[c] = append(lat[c], time.Since(t0))
-					}
-				}()
-			}
-			wg.Wait()
-			elapsed := time.Since(start)
-			b.StopTimer()
-			if failed != nil {
-				b.Fatal(failed)
-			}
-			var all []time.Duration
-			for _, l := range lat {
-				all = append(all, l...)
-			}
-			sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-			b.ReportMetric(float64(len(all))/elapsed.Seconds(), "req/s")
-			b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
+			benchClients(b, webhookClients, "req/s", func(c, i int) error {
+				_, err := post(client, url, bodies[(c+i)%len(bodies)])
+				return err
+			})
 		})
 	}
 }

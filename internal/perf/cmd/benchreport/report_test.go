@@ -52,6 +52,7 @@ BenchmarkParallel/InterpretStatus/pytorchjob/karta-2	  800000	      1600 ns/op	 
 BenchmarkPoolState/jobset-2                         	       1	 900000000 ns/op	    180000 B/state	    210000 B/state-used
 BenchmarkMillionCalls-2                             	       1	3000000000 ns/op	  5000000 heap-B	     2048 heap-delta-B
 BenchmarkWebhook/karta-2                            	    3000	    210000 ns/op	      5451 p50-µs	     22948 p99-µs	      4768 req/s
+BenchmarkIsolation/GetPodSpecs/isolated-2           	    2000	    862344 ns/op	      1160 calls/s	       695.0 p50-µs	     14881 p99-µs
 BenchmarkControllerResync-2                         	       1	4000000000 ns/op	         1.500 cpu-s/resync	    800000 heap-B/program	    150000 heap-B/workload	    100000 pods	         4.000 s/resync	     10000 workloads
 BenchmarkKarmadaCases-2                             	       1	5000000000 ns/op	       564.0 cases	        12.50 min-ratio	        20.00 p10-ratio	        35.00 median-ratio
 BenchmarkReviseInterleaved/jobset-2                 	       1	  30000000 ns/op	     37000 karta-ns	         0.8400 vs-go	        12.00 vs-gojq
@@ -160,6 +161,7 @@ func TestReport(t *testing.T) {
 	assert.Contains(t, lines, "MEMORY pool-state jobset B/state=180000 B/state-used=210000")
 	assert.Contains(t, lines, "MEMORY million-calls pytorchjob heap-B=5000000 heap-delta-B=2048")
 	assert.Contains(t, lines, "WEBHOOK karta req/s=4768 p50-µs=5451 p99-µs=22948")
+	assert.Contains(t, lines, "ISOLATION GetPodSpecs/isolated calls/s=1160 p50-µs=695 p99-µs=14881")
 	assert.Contains(t, lines, "SCALE controller-resync workloads=10000 pods=100000 s/resync=4 cpu-s/resync=1.5 heap-B/program=800000 heap-B/workload=150000")
 	assert.Contains(t, lines, "KARMADA-CASES vs-karmada cases=564 min-ratio=12.5 p10-ratio=20 median-ratio=35")
 	assert.Contains(t, lines, "ARGO-CASES vs-argocd cases=180 min-ratio=2.5 p10-ratio=6 median-ratio=12")

@@ -1,0 +1,5 @@
+//go:build !race
+
+package webhook
+
+const raceEnabled = false
