@@ -241,14 +241,15 @@ func units(e *luaexport.Exporter, c *programapi.Component) error {
 }
 
 // reviseReplica emits ReviseReplica(obj, n) for a replicasPath that is a
-// chain of fields (it must be assignable); a component with
+// chain of fields, perhaps with a default (it must be assignable); a component with
 // instances must have exactly one.
 func reviseReplica(e *luaexport.Exporter, c *programapi.Component) error {
 	a, err := e.In.Analysis(c.ReplicasPath)
 	if err != nil {
 		return e.Fail(fmt.Sprintf("component %q: replicasPath", c.Name), c.ReplicasPath, err)
 	}
-	fields, ok := luaexport.FieldChain(a.Query)
+	// A default (.spec.replicas // 1) is written through its field.
+	fields, ok := luaexport.FieldChain(jqexpr.WritePath(a.Query))
 	if !ok {
 		return e.Fail(fmt.Sprintf("component %q: replicasPath", c.Name), c.ReplicasPath,
 			fmt.Errorf("ReviseReplica exports only a chain of fields (.a.b.c)"))
