@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 
 	"github.com/kartalua/karta/karta"
@@ -220,8 +221,10 @@ func (x *exprTable) path(field, expr string) (*jqPath, error) {
 		p.notAssignable = reason
 		return p, nil
 	}
+	// Writes go through the path without its defaults (`.spec.replicas //
+	// 1` writes .spec.replicas; jqexpr.WritePath).
 	p.pathQuery = &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc,
-		Func: &gojq.Func{Name: "path", Args: []*gojq.Query{q}}}}
+		Func: &gojq.Func{Name: "path", Args: []*gojq.Query{jqexpr.WritePath(q)}}}}
 	return p, nil
 }
 

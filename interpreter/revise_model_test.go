@@ -34,8 +34,11 @@ func TestModelStructure(t *testing.T) {
 	prog, err := m.byName["leader"].spec.pathProgram()
 	require.NoError(t, err)
 	assert.NotNil(t, prog)
-	assert.Equal(t, "literal 1 is not a path", m.byName["group"].replicas.notAssignable)
-	assert.Nil(t, m.byName["group"].replicas.pathQuery)
+	assert.Equal(t, `operator "-" is not a path`, m.byName["worker"].replicas.notAssignable)
+	assert.Nil(t, m.byName["worker"].replicas.pathQuery)
+	// A default (.spec.replicas // 1) is assignable: it writes its field.
+	assert.Empty(t, m.byName["group"].replicas.notAssignable)
+	assert.NotNil(t, m.byName["group"].replicas.pathQuery)
 
 	kserve := fixtureModel(t, "inferenceservice")
 	pred := kserve.byName["predictor"]

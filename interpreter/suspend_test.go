@@ -77,7 +77,7 @@ func TestSuspendResume(t *testing.T) {
 		obj:  func(t testing.TB) map[string]any { return objectFrom(t, actionsObject) },
 		errs: []string{
 			`component "gates": suspendActions[0].path ".spec.gates[]? | select(.name == \"none\") | .open" yields no location`,
-			`component "gates": suspendActions[1].path ".spec.paused // false" is not assignable: literal false is not a path`,
+			`component "gates": suspendActions[1].path ".spec.paused // \"no\"" is not assignable: literal "no" is not a path`,
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,7 +108,7 @@ spec:
       suspendDefinition:
         suspendActions:
         - {path: '.spec.gates[]? | select(.name == "none") | .open', value: "false"}
-        - {path: .spec.paused // false, value: "true"}
+        - {path: '.spec.paused // "no"', value: "true"}
         resumeActions:
         - {path: '.spec.gates[].open', value: "true"}
 `
@@ -206,11 +206,29 @@ func TestReviseReplica(t *testing.T) {
 		err:     `karta "pytorchjob": ReviseReplica is not defined: the root has no replicasPath and there are 2 pod-bearing components, not one`,
 		defined: true,
 	}, {
+		name: "a default is written through its field when the field is set",
+		m:    modelFrom(t, replicaKarta(".spec.replicas // 1")),
+		obj:  func(t testing.TB) map[string]any { return objectFrom(t, "spec: {replicas: 2}") },
+		n:    4,
+		ops:  `[{op: replace, path: /spec/replicas, value: 4}]`,
+	}, {
+		name: "a default is written through its field when the field is missing",
+		m:    modelFrom(t, replicaKarta(".spec.replicas // 1")),
+		obj:  func(t testing.TB) map[string]any { return objectFrom(t, "spec: {}") },
+		n:    3,
+		ops:  `[{op: add, path: /spec/replicas, value: 3}]`,
+	}, {
+		name: "a default is written through its field when the field is 0",
+		m:    modelFrom(t, replicaKarta(".spec.replicas // 1")),
+		obj:  func(t testing.TB) map[string]any { return objectFrom(t, "spec: {replicas: 0}") },
+		n:    2,
+		ops:  `[{op: replace, path: /spec/replicas, value: 2}]`,
+	}, {
 		name:    "a replicasPath that is not assignable",
-		m:       modelFrom(t, replicaKarta(".spec.replicas // 1")),
+		m:       modelFrom(t, replicaKarta(`.spec.replicas // "1"`)),
 		obj:     func(t testing.TB) map[string]any { return objectFrom(t, "spec: {replicas: 2}") },
 		n:       1,
-		err:     `karta "single": ReviseReplica is not defined: component "main": replicasPath ".spec.replicas // 1" is not assignable: literal 1 is not a path`,
+		err:     `karta "single": ReviseReplica is not defined: component "main": replicasPath ".spec.replicas // \"1\"" is not assignable: literal "1" is not a path`,
 		defined: true,
 	}, {
 		name: "a replicasPath yielding two locations",

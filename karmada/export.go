@@ -241,14 +241,15 @@ func units(e *luaexport.Exporter, c *programapi.Component) error {
 }
 
 // reviseReplica emits ReviseReplica(obj, n) for a replicasPath that is a
-// chain of fields (it must be assignable); a component with
+// chain of fields, perhaps with a default (it must be assignable); a component with
 // instances must have exactly one.
 func reviseReplica(e *luaexport.Exporter, c *programapi.Component) error {
 	a, err := e.In.Analysis(c.ReplicasPath)
 	if err != nil {
 		return e.Fail(fmt.Sprintf("component %q: replicasPath", c.Name), c.ReplicasPath, err)
 	}
-	fields, ok := luaexport.FieldChain(a.Query)
+	// A default (.spec.replicas // 1) is written through its field.
+	fields, ok := luaexport.FieldChain(jqexpr.WritePath(a.Query))
 	if !ok {
 		return e.Fail(fmt.Sprintf("component %q: replicasPath", c.Name), c.ReplicasPath,
 			fmt.Errorf("ReviseReplica exports only a chain of fields (.a.b.c)"))
@@ -281,15 +282,38 @@ var karmadaHooks = map[string]bool{
 
 var kartaRef = regexp.MustCompile(`\b(karta|jq)\b`)
 
+// unreadByKarmada are the hooks no Karmada operation reads: an override
+// that defines only these (a built-in's GetPodSpecs adding the containers
+// an operator injects, scripts/overrides/ray.lua) changes nothing Karmada
+// runs, so the export leaves it out rather than refuse the Karta.
+var unreadByKarmada = map[string]bool{
+	string(interpreter.HookGetPodSpecs): true, string(interpreter.HookGetGangGroups): true,
+}
+
+// unreadOverride reports whether every global an override defines is a
+// hook no Karmada operation reads.
+func unreadOverride(globals []string) bool {
+	for _, g := range globals {
+		if !unreadByKarmada[g] {
+			return false
+		}
+	}
+	return len(globals) > 0
+}
+
 // exportOverrides returns the override chunks to append and whether one
 // defines Retain. An override must define only Karmada hooks and must not
-// use karta or jq, and an Argo CD health script cannot be exported.
+// use karta or jq, and an Argo CD health script cannot be exported; one
+// that defines only hooks Karmada never reads is left out.
 func exportOverrides(e *luaexport.Exporter) (string, bool, error) {
 	var b strings.Builder
 	retain := false
 	for _, o := range e.In.Overrides() {
 		if o.Argo {
 			return "", false, e.Refuse("%s: an Argo CD health script is not exported", o.Chunk)
+		}
+		if unreadOverride(o.Globals) {
+			continue
 		}
 		if m := kartaRef.FindString(o.Source); m != "" {
 			return "", false, e.Refuse("%s uses %s, which Karmada's runtime does not have", o.Chunk, m)

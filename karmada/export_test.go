@@ -327,9 +327,25 @@ func TestExportKarmadaOverrides(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"phase": "Running"}, out.Object["status"])
 
+	// An override of hooks Karmada never reads is left out: the export is
+	// the Karta's alone.
+	plain, err := Export(progCompile(t, progKarta(t, setKarta), interpreter.Options{}))
+	require.NoError(t, err)
+	for _, script := range []string{
+		"function GetPodSpecs(obj) return karta.generated.GetPodSpecs(obj) end",
+		"function GetPodSpecs(obj) return {} end\nfunction GetGangGroups(obj, pods) return karta.generated.GetGangGroups(obj, pods) end",
+	} {
+		got, err := Export(progCompile(t, progKarta(t, setKarta), interpreter.Options{Scripts: []interpreter.Script{{Name: "x.lua", Source: script}}}))
+		require.NoError(t, err, script)
+		assert.Equal(t, string(plain), string(got), script)
+	}
+
 	for script, want := range map[string]string{
 		"function InterpretStatus(obj) return karta.generated.InterpretStatus(obj) end": "uses karta",
-		"function GetPodSpecs(obj) return {} end":                                       "overrides GetPodSpecs",
+		// With another hook or a helper beside it, the override is carried
+		// and refused for its GetPodSpecs.
+		"function GetPodSpecs(obj) return {} end\nfunction Suspend(obj) return obj end": "overrides GetPodSpecs",
+		"function GetPodSpecs(obj) return {} end\nfunction helper() end":                "overrides GetPodSpecs",
 	} {
 		_, err := Export(progCompile(t, progKarta(t, setKarta), interpreter.Options{Scripts: []interpreter.Script{{Name: "x.lua", Source: script}}}))
 		var ee *interpreter.ExportError

@@ -179,9 +179,18 @@ func TestValidateAssignability(t *testing.T) {
 			mutate: func(t *testing.T, k *Karta) {
 				c := childOf(t, k, "replicatedjob")
 				c.InstanceIDPath, c.PodSelector.ComponentInstanceSelector = "", nil
+				c.ScaleDefinition.ReplicasPath = `.spec.replicatedJobs[0].replicas // "1"`
+			},
+			want: []wantProblem{warnAt(fJSChild+".scaleDefinition.replicasPath", `not assignable (literal "1" is not a path); ReviseReplica`)},
+		},
+		{
+			name: "a number default is written through its field",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				c := childOf(t, k, "replicatedjob")
+				c.InstanceIDPath, c.PodSelector.ComponentInstanceSelector = "", nil
 				c.ScaleDefinition.ReplicasPath = ".spec.replicatedJobs[0].replicas // 1"
 			},
-			want: []wantProblem{warnAt(fJSChild+".scaleDefinition.replicasPath", "not assignable (literal 1 is not a path); ReviseReplica")},
 		},
 		{
 			name: "the root's replicasPath wins over the only component's",
@@ -219,10 +228,17 @@ func TestValidateSuspendDefinition(t *testing.T) {
 			name: "path not assignable",
 			base: fixturePyTorchJob,
 			mutate: func(t *testing.T, k *Karta) {
-				rootOf(k).SuspendDefinition.SuspendActions[0].Path = ".spec.runPolicy.suspend // false"
+				rootOf(k).SuspendDefinition.SuspendActions[0].Path = ".spec.runPolicy.suspend + false"
 			},
 			want: []wantProblem{errAt(sp+".suspendActions[0].path",
-				"not assignable (literal false is not a path); Suspend and Resume write the value through this path")},
+				`not assignable (operator "+" is not a path); Suspend and Resume write the value through this path`)},
+		},
+		{
+			name: "a default is assignable",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				rootOf(k).SuspendDefinition.SuspendActions[0].Path = ".spec.runPolicy.suspend // false"
+			},
 		},
 		{
 			name: "assignable guarded path",

@@ -42,8 +42,8 @@ func TestValidateStructure(t *testing.T) {
 			want: []wantProblem{
 				errAt(fRoot+".name", "required"),
 				errAt(fMaster+".ownerRef", `ownerRef "master" does not name a component (have: worker)`),
-				// The worker is now the only pod-bearing component.
-				warnAt(fMaster+".scaleDefinition.replicasPath", "not assignable (literal 1 is not a path)"),
+				// The worker is now the only pod-bearing component, and its
+				// replicasPath (a `// 1` default) is the ReviseReplica target.
 			},
 		},
 		{

@@ -109,7 +109,7 @@ func TestHostileObjectFiles(t *testing.T) {
 		{"self-alias.yaml", []byte("apiVersion: v1\nkind: JobSet\nspec: &s {a: *s, b: *s}\n"), "deeper than 200 levels"},
 		{"non-utf8.yaml", []byte("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: \xff\xfe}\n"), "not valid UTF-8 (byte offset 67)"},
 		{"fractional-replicas.json", jobsetWith(t, func(o map[string]any) { replicatedJob(o, 0)["replicas"] = 2.5 }),
-			`karta "jobset": GetPodSpecs: component "replicatedjob" instance "driver": replicasPath .spec.replicatedJobs[]? | (.replicas // 1) * (.template.spec.parallelism // 1): 2.5 is not an integer`},
+			`karta "jobset": GetPodSpecs: component "replicatedjob" instance "driver": replicasPath .spec.replicatedJobs[]? | (.replicas // 1) * (if .template.spec.completions != null and .template.spec.completions < (.template.spec.parallelism // 1) then .template.spec.completions else (.template.spec.parallelism // 1) end): 2.5 is not an integer`},
 		{"huge-replicas.json", jobsetWith(t, func(o map[string]any) { replicatedJob(o, 1)["replicas"] = json.Number("1e300") }),
 			`component "replicatedjob" instance "workers": replicasPath`},
 		{"nan-replicas.json", jobsetWith(t, func(o map[string]any) { replicatedJob(o, 1)["replicas"] = "NaN" }),

@@ -24,7 +24,10 @@ var notStates = map[string]bool{
 // IsState reports whether a file of an example folder (by its base name)
 // holds a state of the workload object.
 func IsState(base string) bool {
-	return strings.HasSuffix(base, ".yaml") && !notStates[base] && !strings.HasPrefix(base, "revisions")
+	// pods-STATE.yaml holds the pods of one state (the leaders alone, before
+	// the workers exist), as revisions-*.yaml holds more revisions.
+	return strings.HasSuffix(base, ".yaml") && !notStates[base] &&
+		!strings.HasPrefix(base, "revisions") && !strings.HasPrefix(base, "pods-")
 }
 
 // States returns the paths of dir's state files, sorted.

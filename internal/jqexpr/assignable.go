@@ -13,6 +13,8 @@ import (
 //   - `|` and `,`;
 //   - `//` with both sides assignable, and `if` whose branches are (the
 //     conditions are free; a missing else is identity);
+//   - `P // D` with P assignable and D a number, boolean or null literal (a
+//     default), which reads P with a default and writes P (see WritePath);
 //   - first(f) with f assignable, select(...), empty and getpath(...);
 //   - parentheses.
 //
@@ -42,6 +44,9 @@ func pathQuery(q *gojq.Query) string {
 	case q.Left == nil || q.Right == nil:
 		// The empty program, which gojq runs as identity.
 		return ""
+	}
+	if isDefault(q) {
+		return pathQuery(q.Left)
 	}
 	switch q.Op {
 	case gojq.OpPipe, gojq.OpComma, gojq.OpAlt:

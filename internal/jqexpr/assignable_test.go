@@ -44,10 +44,21 @@ func TestAssignable(t *testing.T) {
 		{expr: "(.a)?"},
 		{expr: "first(.a[])"},
 		{expr: ""},
+		// A scalar literal after // is a default: the left side is written.
+		{expr: ".x // 1"},
+		{expr: ".spec.pytorchReplicaSpecs.Worker.replicas // 1"},
+		{expr: ".a // .b // 0"},
+		{expr: `.spec.replicatedJobs[]? | .replicas // 1`},
+		{expr: ".a // null"},
+		{expr: ".a // false"},
 
 		// Not assignable.
-		{expr: ".x // 1", reason: "literal 1 is not a path"},
-		{expr: ".spec.pytorchReplicaSpecs.Worker.replicas // 1", reason: "literal 1 is not a path"},
+		{expr: "1 // .x", reason: "literal 1 is not a path"},
+		{expr: ".x // -1", reason: `unary "-" is not a path`},
+		{expr: `.x // "\(.y)"`, reason: `literal "\(.y)" is not a path`},
+		{expr: `.x // "1"`, reason: `literal "1" is not a path`},
+		{expr: ".x // (1)", reason: "literal 1 is not a path"},
+		{expr: ".x // 1 + 1", reason: `operator "+" is not a path`},
 		{expr: ".a + 1", reason: `operator "+" is not a path`},
 		{expr: "(.replicas // 1) * (.template.spec.parallelism // 1)", reason: `operator "*" is not a path`},
 		{expr: "(.a) * (.b)", reason: `operator "*" is not a path`},

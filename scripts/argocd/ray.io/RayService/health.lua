@@ -670,6 +670,17 @@ do
   end
 end
 
+-- .spec.suspend // false
+Q[3] = function(v, out)
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
+  if suspend == NULL or suspend == false then
+    suspend = false
+  end
+  if out == nil then return suspend end
+  J.emit(out, suspend)
+end
+
 -- [.status.activeServiceStatus.applicationStatuses[]?.status] | any(. == "UNHEALTHY" or . == "DEPLOY_FAILED")
 do
   local function first(v)
@@ -684,7 +695,7 @@ do
     end
     do return false end
   end
-  Q[3] = function(v, out)
+  Q[4] = function(v, out)
     local arr = J.array()
     local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
     local activeServiceStatus = type(status) == "table" and status[1] == nil and status.activeServiceStatus or J.index(status, "activeServiceStatus")
@@ -701,7 +712,7 @@ do
 end
 
 -- [.status.conditions[]? | select(.type == "Ready")] | length
-Q[4] = function(v, out)
+Q[5] = function(v, out)
   local arr = J.array()
   local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
   local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
@@ -768,8 +779,8 @@ local function outputIs(outs, expected)
   return J.tostring(outs[1]) == expected
 end
 local E = {}
-E[1] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[0].byExpression.expression") end
-E[2] = function(ins) return run(Q[3], ins[1], "statusMappings.degraded[1].byExpression.expression") end
+E[1] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[1].byExpression.expression") end
+E[2] = function(ins) return run(Q[4], ins[1], "statusMappings.degraded[1].byExpression.expression") end
 E[3] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
 local function statusIn(obj)
@@ -779,8 +790,24 @@ local function statusIn(obj)
   local matched = {}
   do
     local hold = false
+    if (condition(conds, "Ready", "False", "InitializingTimeout")) then hold = true end
     if (outputIs(E[1]({W(obj)}), "true")) then hold = true end
     if hold then matched[#matched+1] = "Failed" end
+  end
+  do
+    local hold = false
+    if (condition(conds, "Suspended", "True", "") and J.tostring(V(Q[3], obj, "statusMappings.resuming[0].byExpression.expression")) == "false") then hold = true end
+    if hold then matched[#matched+1] = "Resuming" end
+  end
+  do
+    local hold = false
+    if (condition(conds, "Suspending", "True", "")) then hold = true end
+    if hold then matched[#matched+1] = "Suspending" end
+  end
+  do
+    local hold = false
+    if (condition(conds, "Suspended", "True", "")) then hold = true end
+    if hold then matched[#matched+1] = "Suspended" end
   end
   do
     local hold = false
@@ -796,7 +823,7 @@ local function statusIn(obj)
   do
     local hold = false
     if (condition(conds, "Ready", "False", "Initializing")) then hold = true end
-    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[1].byExpression.expression")) == "0") then hold = true end
+    if (J.tostring(V(Q[5], obj, "statusMappings.initializing[1].byExpression.expression")) == "0") then hold = true end
     if (condition(conds, "UpgradeInProgress", "True", "")) then hold = true end
     if hold then matched[#matched+1] = "Initializing" end
   end
