@@ -105,6 +105,9 @@ type frame struct {
 	// interpolation marks a string interpolation's \( ): after its
 	// closing parenthesis the string goes on.
 	interpolation bool
+	// params marks a function's frame until its parameter list closes:
+	// the body that follows starts a statement.
+	params bool
 }
 
 func newDepth(name string, max int) *depth {

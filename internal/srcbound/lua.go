@@ -80,7 +80,12 @@ func Lua(name, src string, maxSize, maxNesting int) error {
 // luaWord handles a name or keyword.
 func (d *depth) luaWord(w string) error {
 	switch w {
-	case "function", "if", "do":
+	case "function":
+		if err := d.push("end"); err != nil {
+			return err
+		}
+		d.top.params = true
+	case "if", "do":
 		return d.push("end")
 	case "repeat":
 		return d.push("until")
@@ -156,6 +161,11 @@ func (d *depth) luaPunct(s string) (int, error) {
 	case ')', ']', '}':
 		if !d.pop(string(c)) {
 			return 0, errStop
+		}
+		if c == ')' && d.top.params { // function f(a, b): the body starts
+			d.top.params = false
+			d.boundary()
+			return 1, nil
 		}
 		d.endOperand()
 		return 1, nil
