@@ -18,7 +18,6 @@ import (
 // stack overflow, after hundreds of MiB. Each is now refused before it is
 // parsed, in one line naming the file and the limit, cheaply.
 
-
 // sourceBudget is the bar for any input: 5 s of CPU and 256 MiB.
 const (
 	sourceCPU    = 5 * time.Second

@@ -58,7 +58,9 @@ var jqNests = []nest{
 	{"interpolation", wrap(`"\(`, "1", `)"`)},
 	{"if", wrap("if . then ", ".", " else . end")},
 	{"try", func(n int) string { return strings.Repeat("try ", n) + "." }},
-	{"reduce", func(n int) string { return strings.Repeat("reduce ", n) + ". as $x (.; .)" + strings.Repeat(" as $x (.; .)", n-1) }},
+	{"reduce", func(n int) string {
+		return strings.Repeat("reduce ", n) + ". as $x (.; .)" + strings.Repeat(" as $x (.; .)", n-1)
+	}},
 	{"def", func(n int) string { return strings.Repeat("def f: ", n) + "." + strings.Repeat("; f", n) }},
 	{"pipes", func(n int) string { return "." + strings.Repeat(" | .", n) }},
 	{"commas", func(n int) string { return "[1" + strings.Repeat(", 1", n) + "]" }},
