@@ -42,6 +42,12 @@ func countDocuments(data []byte) int {
 	return n
 }
 
+// CheckBounds refuses, before any decoder runs, a YAML or JSON input
+// (source names it in errors) that may hold more than MaxValues values or
+// MaxDocuments documents: a *DecodeError. Decode runs it; so do the paths
+// that decode JSON themselves (the webhook's request bodies).
+func CheckBounds(data []byte, source string) error { return checkValues(data, source) }
+
 // checkValues refuses an input with more than MaxValues values or
 // MaxDocuments documents.
 func checkValues(data []byte, source string) error {
