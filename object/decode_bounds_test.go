@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kartalua/karta/internal/yamlerr"
 )
 
 // Inputs whose node tree would grow far faster than their text are refused
@@ -47,7 +49,7 @@ func TestCountValuesIsAnUpperBound(t *testing.T) {
 		for _, d := range docs {
 			nodes += countNodes(d.node)
 		}
-		assert.LessOrEqual(t, nodes, countValues([]byte(src)), src)
+		assert.LessOrEqual(t, nodes, yamlerr.CountValues([]byte(src)), src)
 	}
 }
 
@@ -62,10 +64,10 @@ func TestRealFilesWithinValueLimits(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if n := countValues(data); n > most {
+		if n := yamlerr.CountValues(data); n > most {
 			most, where = n, path
 		}
-		assert.Less(t, countDocuments(data), MaxDocuments/100, path)
+		assert.Less(t, yamlerr.CountDocuments(data), MaxDocuments/100, path)
 		return nil
 	}))
 	t.Logf("the largest example holds at most %d values (%s)", most, where)

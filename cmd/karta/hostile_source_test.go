@@ -82,3 +82,37 @@ func TestHostileSources(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileInputSizes: object and Karta files whose decoded trees would
+// grow far faster than their text (10 MB of empty objects: 650 MiB and 9 s
+// in status; 8 MB in a Karta: 840 MiB and 22 s; 50 000 documents) are
+// refused in one line before they are decoded.
+func TestHostileInputSizes(t *testing.T) {
+	dir := t.TempDir()
+	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\nspec: {}\n"
+	karta := "apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {name: x}\nspec: {}\n"
+	empties := writeFile(t, dir, "empties.json", []byte("["+strings.Repeat("{},", 3_300_000)+"{}]"))
+	docs := writeFile(t, dir, "docs.yaml", []byte(strings.Repeat(pod+"---\n", 50_000)))
+	kEmpties := writeFile(t, dir, "karta-empties.yaml", []byte("apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {name: x}\nspec: {x: ["+strings.Repeat("{},", 2_600_000)+"{}]}\n"))
+	kDocs := writeFile(t, dir, "karta-docs.yaml", []byte(strings.Repeat(karta+"---\n", 50_000)))
+	for _, args := range [][]string{
+		{"status", "-k", pytorchKarta, "-f", empties},
+		{"pods", "-k", pytorchKarta, "-f", empties},
+		{"status", "-k", pytorchKarta, "-f", docs},
+		{"validate", kEmpties},
+		{"validate", kDocs},
+		{"status", "-k", kEmpties, "-f", "../../examples/pytorchjob/running.yaml"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var stdout, stderr string
+			var code int
+			cost := heapwatch.Measure(func() { stdout, stderr, code = runCLI(t, "", args...) })
+			assert.Equal(t, exitInvalid, code, stderr)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, "more than the")
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+			assert.Less(t, cost.CPU, sourceCPU)
+			assert.Less(t, cost.Growth, uint64(sourceMemory))
+		})
+	}
+}
