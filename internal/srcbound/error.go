@@ -73,12 +73,16 @@ func stopped(err error) error {
 	return err
 }
 
-// checkSize is the size check every scanner starts with.
-func checkSize(name, src string, maxSize int) error {
-	if maxSize > 0 && len(src) > maxSize {
-		return &LimitError{Name: name, Kind: KindSourceSize, Limit: maxSize, Size: len(src)}
+// start is how every scanner starts: the size check (maxSize zero: the
+// default; negative: none), then the depth bookkeeping.
+func start(name, src string, maxSize, maxNesting int) (*depth, error) {
+	if maxSize == 0 {
+		maxSize = DefaultMaxSourceSize
 	}
-	return nil
+	if maxSize > 0 && len(src) > maxSize {
+		return nil, &LimitError{Name: name, Kind: KindSourceSize, Limit: maxSize, Size: len(src)}
+	}
+	return newDepth(name, maxNesting), nil
 }
 
 // depth is the nesting bookkeeping both scanners share. Every open bracket

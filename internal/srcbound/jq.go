@@ -12,13 +12,10 @@ const JQName = "jq expression"
 // syntax tree one level deeper. Strings and comments are skipped as
 // gojq's lexer skips them.
 func JQ(expr string, maxSize, maxNesting int) error {
-	if maxSize == 0 {
-		maxSize = DefaultMaxSourceSize
-	}
-	if err := checkSize(JQName, expr, maxSize); err != nil {
+	d, err := start(JQName, expr, maxSize, maxNesting)
+	if err != nil {
 		return err
 	}
-	d := newDepth(JQName, maxNesting)
 	return stopped(d.jq(expr))
 }
 

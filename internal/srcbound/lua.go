@@ -11,13 +11,10 @@ import "strings"
 // ([==[ ]==]) and comments (--, --[[ ]]) are skipped as gopher-lua's
 // lexer skips them.
 func Lua(name, src string, maxSize, maxNesting int) error {
-	if maxSize == 0 {
-		maxSize = DefaultMaxSourceSize
-	}
-	if err := checkSize(name, src, maxSize); err != nil {
+	d, err := start(name, src, maxSize, maxNesting)
+	if err != nil {
 		return err
 	}
-	d := newDepth(name, maxNesting)
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch {
