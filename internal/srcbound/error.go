@@ -105,7 +105,11 @@ type depth struct {
 
 type frame struct {
 	base, chain, unary int
-	closer             string
+	// low counts the lowest-precedence operators (jq's | and ,) of the
+	// current expression: the operands between them do not nest in one
+	// another, so chain restarts after each.
+	low    int
+	closer string
 	// interpolation marks a string interpolation's \( ): after its
 	// closing parenthesis the string goes on.
 	interpolation bool
@@ -125,8 +129,24 @@ func (d *depth) err() error {
 	return &LimitError{Name: d.name, Kind: KindNesting, Line: d.line, Limit: d.max}
 }
 
+// chainWeight is how many binary operators or suffixes of one expression
+// count as one level: a list of 300 elements or a sum of 300 terms is
+// ordinary code, and at most chainWeight times the limit they nest the
+// tree no deeper than a few hundred levels, which costs the parsers
+// nothing.
+const chainWeight = 4
+
 // current is the depth of the next token.
-func (d *depth) current() int { return d.top.base + d.top.chain + d.top.unary }
+func (d *depth) current() int {
+	return d.top.base + (d.top.low+d.top.chain+chainWeight-1)/chainWeight + d.top.unary
+}
+
+// lowLink counts a lowest-precedence operator (jq's | and ,).
+func (d *depth) lowLink() error {
+	d.top.low++
+	d.top.chain = -1 // link counts the operator itself
+	return d.link()
+}
 
 // push opens a frame that the token closer ends.
 func (d *depth) push(closer string) error {
@@ -176,7 +196,7 @@ func (d *depth) prefix() error {
 // boundary ends the current expression (a separator or a statement
 // keyword): what follows starts at the frame's base.
 func (d *depth) boundary() {
-	d.top.chain, d.top.unary = 0, 0
+	d.top.chain, d.top.unary, d.top.low = 0, 0, 0
 	d.operand = false
 }
 

@@ -18,8 +18,9 @@ const fuzzNesting = 12
 
 // maxTreeDepth bounds the syntax tree of what the scanner accepts at
 // fuzzNesting: a level of the scanner's is a few pointers of the tree's
-// (an expression statement, its expression, the operand's node).
-const maxTreeDepth = 8 * fuzzNesting
+// (an expression statement, its expression, the operand's node), and up
+// to four binary operators or suffixes (chainWeight).
+const maxTreeDepth = 24 * fuzzNesting
 
 func seed(f *testing.F, fams []nest) {
 	for _, fam := range fams {

@@ -8,7 +8,8 @@ const JQName = "jq expression"
 // brackets, braces, string interpolations \( ), if ... end and def ... ;
 // blocks, runs of prefix operators and keywords (unary minus, try, reduce,
 // foreach, label), and the binary operators (| , // = and the rest) and
-// suffixes (.x, [i], ?) of one expression, each of which nests gojq's
+// suffixes (.x, [i], ?) of one expression (four to a level), each of
+// which nests gojq's
 // syntax tree one level deeper. Strings and comments are skipped as
 // gojq's lexer skips them.
 func JQ(expr string, maxSize, maxNesting int) error {
@@ -151,7 +152,7 @@ func (d *depth) jqPunct(s string) (int, error) {
 			d.boundary()
 			return 1, nil
 		}
-		return 1, d.link()
+		return 1, d.lowLink()
 	case '-':
 		if len(s) > 1 && s[1] == '=' {
 			return 2, d.link()
@@ -170,6 +171,9 @@ func (d *depth) jqPunct(s string) (int, error) {
 		}
 		return 1, nil
 	case '|', '+', '*', '/', '%', '=', '!', '<', '>':
+		if c == '|' && (len(s) == 1 || s[1] != '=') {
+			return 1, d.lowLink()
+		}
 		n := 1
 		for n < len(s) && n < 3 && (s[n] == '=' || s[n] == '/' && s[n-1] == '/') {
 			n++

@@ -6,8 +6,8 @@ import "strings"
 // most maxNesting deep (zero or less: the defaults). Depth counts
 // parentheses, brackets, braces and blocks (function, if, do, repeat),
 // runs of unary operators (-, not, #), and the binary operators and
-// suffixes (.x, :m, [i], calls) of one expression, each of which nests
-// gopher-lua's syntax tree one level deeper. Strings, long strings
+// suffixes (.x, :m, [i], calls) of one expression, four to a level, each
+// of which nests gopher-lua's syntax tree one level deeper. Strings, long strings
 // ([==[ ]==]) and comments (--, --[[ ]]) are skipped as gopher-lua's
 // lexer skips them.
 func Lua(name, src string, maxSize, maxNesting int) error {

@@ -20,6 +20,12 @@ type nest struct {
 	src  func(n int) string
 }
 
+// chain is a family of expressions with n binary operators or suffixes,
+// which count a quarter level each: nested n/4 deep.
+func chain(name string, src func(n int) string) nest {
+	return nest{name, func(n int) string { return src(4 * n) }}
+}
+
 func wrap(open, mid, close string) func(int) string {
 	return func(n int) string { return strings.Repeat(open, n) + mid + strings.Repeat(close, n) }
 }
@@ -38,14 +44,14 @@ var luaNests = []nest{
 	{"do blocks", wrap("do ", "", " end ")},
 	{"while loops", wrap("while false do ", "", " end ")},
 	{"repeat loops", wrap("repeat ", "", " until true ")},
-	{"plus chain", func(n int) string { return "return 1" + strings.Repeat(" + 1", n) }},
-	{"concatenation chain", func(n int) string { return "return 'a'" + strings.Repeat(" .. 'a'", n) }},
-	{"power chain", func(n int) string { return "return 2" + strings.Repeat("^2", n) }},
-	{"and chain", func(n int) string { return "return true" + strings.Repeat(" and true", n) }},
-	{"field chain", func(n int) string { return "local a = {} return a" + strings.Repeat(".b", n) }},
-	{"index chain", func(n int) string { return "local a = {} return a" + strings.Repeat("[1]", n) }},
-	{"call chain", func(n int) string { return "local f f = function() return f end return f" + strings.Repeat("()", n) }},
-	{"string call chain", func(n int) string { return "local f f = function() return f end return f" + strings.Repeat("'x'", n) }},
+	chain("plus chain", func(n int) string { return "return 1" + strings.Repeat(" + 1", n) }),
+	chain("concatenation chain", func(n int) string { return "return 'a'" + strings.Repeat(" .. 'a'", n) }),
+	chain("power chain", func(n int) string { return "return 2" + strings.Repeat("^2", n) }),
+	chain("and chain", func(n int) string { return "return true" + strings.Repeat(" and true", n) }),
+	chain("field chain", func(n int) string { return "local a = {} return a" + strings.Repeat(".b", n) }),
+	chain("index chain", func(n int) string { return "local a = {} return a" + strings.Repeat("[1]", n) }),
+	chain("call chain", func(n int) string { return "local f f = function() return f end return f" + strings.Repeat("()", n) }),
+	chain("string call chain", func(n int) string { return "local f f = function() return f end return f" + strings.Repeat("'x'", n) }),
 	{"mixed", func(n int) string { return "return " + strings.Repeat("-(", n) + "1" + strings.Repeat(")", n) }},
 }
 
@@ -62,14 +68,14 @@ var jqNests = []nest{
 		return strings.Repeat("reduce ", n) + ". as $x (.; .)" + strings.Repeat(" as $x (.; .)", n-1)
 	}},
 	{"def", func(n int) string { return strings.Repeat("def f: ", n) + "." + strings.Repeat("; f", n) }},
-	{"pipes", func(n int) string { return "." + strings.Repeat(" | .", n) }},
-	{"commas", func(n int) string { return "[1" + strings.Repeat(", 1", n) + "]" }},
-	{"alternatives", func(n int) string { return "." + strings.Repeat(" // .", n) }},
-	{"plus chain", func(n int) string { return "1" + strings.Repeat(" + 1", n) }},
-	{"field chain", func(n int) string { return "(.)" + strings.Repeat(".a", n) }},
-	{"index chain", func(n int) string { return "." + strings.Repeat("[0]", n) }},
-	{"optional chain", func(n int) string { return "(.)" + strings.Repeat(".a?", n) }},
-	{"bindings", func(n int) string { return strings.Repeat(". as $x | ", n) + "." }},
+	chain("pipes", func(n int) string { return "." + strings.Repeat(" | .", n) }),
+	chain("commas", func(n int) string { return "[1" + strings.Repeat(", 1", n) + "]" }),
+	chain("alternatives", func(n int) string { return "." + strings.Repeat(" // .", n) }),
+	chain("plus chain", func(n int) string { return "1" + strings.Repeat(" + 1", n) }),
+	chain("field chain", func(n int) string { return "(.)" + strings.Repeat(".a", n) }),
+	chain("index chain", func(n int) string { return "." + strings.Repeat("[0]", n) }),
+	chain("optional chain", func(n int) string { return "(.)" + strings.Repeat(".a?", n) }),
+	chain("bindings", func(n int) string { return strings.Repeat(". as $x | ", n) + "." }),
 }
 
 func assertNesting(t *testing.T, err error, name string) {
@@ -90,7 +96,7 @@ func TestLuaNesting(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			assertNesting(t, srcbound.Lua("c", f.src(srcbound.DefaultMaxNesting+1), 0, 0), "c")
 			assertNesting(t, srcbound.Lua("c", f.src(1_000_000), 1<<30, 0), "c")
-			src := f.src(srcbound.DefaultMaxNesting / 4)
+			src := f.src(srcbound.DefaultMaxNesting / 8)
 			require.NoError(t, srcbound.Lua("c", src, 0, 0))
 			stmts, err := parse.Parse(strings.NewReader(src), "c")
 			require.NoError(t, err)
@@ -105,7 +111,7 @@ func TestJQNesting(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			assertNesting(t, srcbound.JQ(f.src(srcbound.DefaultMaxNesting+1), 0, 0), srcbound.JQName)
 			assertNesting(t, srcbound.JQ(f.src(1_000_000), 1<<30, 0), srcbound.JQName)
-			src := f.src(srcbound.DefaultMaxNesting / 4)
+			src := f.src(srcbound.DefaultMaxNesting / 8)
 			require.NoError(t, srcbound.JQ(src, 0, 0))
 			_, errs := jqexpr.Check(src)
 			for _, err := range errs { // a safety finding is fine; a limit or syntax error is not
