@@ -20,7 +20,7 @@ KARMADA_TEST := test/karmada
 # Fuzz targets as package:Target; `go test -fuzz` takes one target per run.
 FUZZ_TARGETS := ./karta:FuzzLoad ./internal/jqexpr:FuzzCheck ./internal/jqlua:FuzzJQ ./interpreter:FuzzReviseSpec ./interpreter:FuzzBackends ./internal/jqdirect:FuzzAgreesWithGojq \
 	./luaapi:FuzzValueBridge ./luaapi:FuzzKubeTypedAgreesWithJSON ./object:FuzzDecode ./interpreter:FuzzMergeDiff \
-	./argo:FuzzLazyAgreesWithEager
+	./argo:FuzzLazyAgreesWithEager ./internal/srcbound:FuzzLua ./internal/srcbound:FuzzJQ
 
 .PHONY: all build image test test-integration fmt-check vet lint fuzz bench golden generate tidy-check clean
 

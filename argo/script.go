@@ -40,7 +40,8 @@ type Script struct {
 
 // Compile compiles a script with the default limits. name (a file name,
 // say) names the chunk in errors: script:NAME:3: .... A chunk that does not
-// parse is a *luaapi.SyntaxError.
+// parse is a *luaapi.SyntaxError; one beyond the limits' source size or
+// nesting depth a *luaapi.SourceLimitError, refused before it is parsed.
 func Compile(name, source string) (*Script, error) {
 	return CompileWith(name, source, luaapi.Limits{})
 }
@@ -48,7 +49,7 @@ func Compile(name, source string) (*Script, error) {
 // CompileWith compiles a script with limits.
 func CompileWith(name, source string, limits luaapi.Limits) (*Script, error) {
 	chunk := "script:" + name
-	proto, err := luaapi.Compile(chunk, source)
+	proto, err := luaapi.CompileWith(chunk, source, limits)
 	if err != nil {
 		return nil, err
 	}

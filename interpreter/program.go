@@ -237,11 +237,11 @@ func (p *Program) compileOverrides(luaScript string, scripts []Script) error {
 		p.enabled[h] = true
 	}
 	for _, c := range chunks {
-		info, err := luaapi.InspectChunk(c.Name, c.Source)
+		info, err := luaapi.InspectChunkWith(c.Name, c.Source, p.limits)
 		if err != nil {
 			return fmt.Errorf("karta %q: %w", p.name, err)
 		}
-		proto, err := luaapi.Compile(c.Name, c.Source)
+		proto, err := luaapi.CompileWith(c.Name, c.Source, p.limits)
 		if err != nil {
 			return fmt.Errorf("karta %q: %w", p.name, err)
 		}

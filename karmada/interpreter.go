@@ -80,7 +80,7 @@ func NewInterpreter(custs []*Customization, opts Options) (*Interpreter, error) 
 			in.protos[s] = p
 			return nil
 		}
-		p, err := luaapi.Compile(fmt.Sprintf("karmada:%s/%s", s.customization, s.op.Field()), s.text)
+		p, err := luaapi.CompileWith(fmt.Sprintf("karmada:%s/%s", s.customization, s.op.Field()), s.text, opts.Limits)
 		if err != nil {
 			return &ScriptError{Customization: s.customization, Source: s.source, Operation: s.op, Err: err}
 		}

@@ -82,6 +82,9 @@ type validator struct {
 	treeOK bool
 
 	exprs map[string]exprResult
+	// haveNames is names()'s message, made once: a message per component
+	// must not cost a walk over all of them.
+	haveNames string
 }
 
 // compRef is a component with its field path and, once resolved, its
@@ -127,8 +130,16 @@ func (v *validator) warnf(p *field.Path, format string, args ...any) {
 	v.add(SeverityWarning, p, format, args...)
 }
 
-// names lists the component names for messages ("have: a, b, c").
+// names lists the component names for messages ("have: a, b, c"), at
+// most maxListed of them.
 func (v *validator) names() string {
+	if v.haveNames == "" {
+		v.haveNames = v.listNames()
+	}
+	return v.haveNames
+}
+
+func (v *validator) listNames() string {
 	var out []string
 	seen := map[string]bool{}
 	for _, c := range v.comps {
@@ -140,7 +151,7 @@ func (v *validator) names() string {
 	if len(out) == 0 {
 		return "have: no named components"
 	}
-	return "have: " + strings.Join(out, ", ")
+	return "have: " + listCapped(out, ", ")
 }
 
 // component runs the rules that concern one component on its own, in the

@@ -143,7 +143,7 @@ func (v *validator) typeSelectors() {
 		if c.c.PodSelector == nil || c.c.PodSelector.ComponentTypeSelector == nil {
 			v.errorf(c.path.Child("podSelector"),
 				"componentTypeSelector is required: %d components are pod-bearing (%s), so each needs one to tell its pods apart",
-				len(bearing), strings.Join(names, ", "))
+				len(bearing), listCapped(names, ", "))
 		}
 	}
 }

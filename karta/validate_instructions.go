@@ -2,7 +2,6 @@ package karta
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -118,7 +117,7 @@ func (v *validator) narrowingMix(p *field.Path, group string, members []*compRef
 	}
 	v.warnf(p, "group %q mixes narrowing member %s with other members; a narrowing member counts one instance or replica "+
 		"in minMember while the others count in full, so give it a group of its own or name a common ancestor",
-		group, strings.Join(narrowing, ", "))
+		group, listCapped(narrowing, ", "))
 }
 
 func (v *validator) podGroupV2(p *field.Path, g *PodGroupV2) {

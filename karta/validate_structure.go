@@ -2,7 +2,6 @@ package karta
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -163,13 +162,12 @@ func (v *validator) reportCycle(cycle []*compRef) {
 	for i := range cycle {
 		names = append(names, cycle[(first+i)%len(cycle)].c.Name)
 	}
-	names = append(names, cycle[first].c.Name)
 	root := "the root component"
 	if r := v.k.Spec.StructureDefinition.RootComponent; r != nil && r.Name != "" {
 		root = fmt.Sprintf("the root component %q", r.Name)
 	}
 	v.errorf(cycle[first].path.Child("ownerRef"),
-		"ownership cycle %s; every chain of ownerRefs must end at %s", strings.Join(names, " → "), root)
+		"ownership cycle %s; every chain of ownerRefs must end at %s", listCapped(names, " → ")+" → "+cycle[first].c.Name, root)
 }
 
 func (v *validator) position(c *compRef) int {

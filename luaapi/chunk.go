@@ -28,8 +28,18 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string { return e.Chunk + ": " + e.Msg }
 
 // InspectChunk parses src (named chunk in messages) and reports its
-// top-level global definitions and whether it ends in return.
+// top-level global definitions and whether it ends in return. A chunk
+// beyond the default Limits' source size or nesting depth is a
+// *SourceLimitError, refused before it is parsed.
 func InspectChunk(chunk, src string) (*ChunkInfo, error) {
+	return InspectChunkWith(chunk, src, Limits{})
+}
+
+// InspectChunkWith is InspectChunk with the source limits of limits.
+func InspectChunkWith(chunk, src string, limits Limits) (*ChunkInfo, error) {
+	if err := limits.CheckSource(chunk, src); err != nil {
+		return nil, err
+	}
 	stmts, err := parse.Parse(strings.NewReader(src), chunk)
 	if err != nil {
 		return nil, &SyntaxError{Chunk: chunk, Msg: cleanParseError(chunk, err)}

@@ -150,7 +150,7 @@ func (g *guardRewriter) assign(st *ast.AssignStmt) []ast.Stmt {
 		if attr, ok := lhs.(*ast.AttrGetExpr); ok {
 			attr.Object = g.expr(attr.Object)
 			attr.Key = g.expr(attr.Key)
-			guarded = guarded || needsGuard(attr.Key)
+			guarded = guarded || needsCall(attr)
 		} else {
 			st.Lhs[i] = g.expr(lhs)
 		}
@@ -189,7 +189,7 @@ func (g *guardRewriter) assign(st *ast.AssignStmt) []ast.Stmt {
 	body := []ast.Stmt{targets, values}
 	for i := len(st.Lhs) - 1; i >= 0; i-- {
 		val := ident(values.Names[i], line)
-		if attr, ok := st.Lhs[i].(*ast.AttrGetExpr); ok && needsGuard(attr.Key) {
+		if attr, ok := st.Lhs[i].(*ast.AttrGetExpr); ok && needsCall(attr) {
 			body = append(body, g.setCall(st, attr, val))
 			continue
 		}
@@ -225,6 +225,19 @@ func (g *guardRewriter) setCall(at ast.Stmt, attr *ast.AttrGetExpr, val ast.Expr
 	st.SetLine(at.Line())
 	st.SetLastLine(at.LastLine())
 	return st
+}
+
+// needsCall reports whether the store obj[key] = v becomes a guardSet
+// call: when its key needs the guard, or when obj is a constant
+// (("").x = 1), which gopher-lua's compiler stores through a register
+// holding some other value — a local table of the caller's, silently
+// changed — instead of raising; through the call, the store raises
+// "attempt to index a non-table object(string)" as Lua does.
+func needsCall(attr *ast.AttrGetExpr) bool {
+	if _, ok := attr.Object.(ast.ConstExpr); ok {
+		return true
+	}
+	return needsGuard(attr.Key)
 }
 
 // needsGuard reports whether a store with this key can grow a table by

@@ -3,6 +3,7 @@ package luaapi
 import (
 	"time"
 
+	"github.com/kartalua/karta/internal/srcbound"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -31,6 +32,16 @@ type Limits struct {
 	// tables, table slots and closures scripts create, and of the values
 	// jq builds (docs/security.md). Default DefaultMaxMemory.
 	MaxMemory int64
+	// MaxSourceSize caps a Lua chunk's source in bytes, checked before it
+	// is parsed. Default srcbound.DefaultMaxSourceSize (1 MiB).
+	MaxSourceSize int
+	// MaxNesting caps a Lua chunk's nesting depth (brackets, blocks, runs
+	// of unary operators, operators and suffixes of one expression),
+	// checked by a scanner before it is parsed: gopher-lua's parser and
+	// compiler recurse once per level. Default srcbound.DefaultMaxNesting
+	// (200). jq expressions are checked with the same defaults when a
+	// Karta is loaded.
+	MaxNesting int
 }
 
 // WithDefaults fills the zero fields with their defaults.
@@ -50,6 +61,12 @@ func (l Limits) WithDefaults() Limits {
 	if l.MaxMemory == 0 {
 		l.MaxMemory = DefaultMaxMemory
 	}
+	if l.MaxSourceSize <= 0 {
+		l.MaxSourceSize = srcbound.DefaultMaxSourceSize
+	}
+	if l.MaxNesting <= 0 {
+		l.MaxNesting = srcbound.DefaultMaxNesting
+	}
 	return l
 }
 
@@ -64,4 +81,16 @@ func (l Limits) Sandbox(modules map[string]func(*lua.LState) lua.LValue) Sandbox
 		MaxInstructions: l.MaxInstructions,
 		MaxMemory:       l.MaxMemory,
 	}
+}
+
+// SourceLimitError is a Lua chunk or jq expression refused before it is
+// parsed: larger than MaxSourceSize or nested deeper than MaxNesting. It
+// names the chunk, the line and the limit.
+type SourceLimitError = srcbound.LimitError
+
+// CheckSource checks a Lua chunk's size and nesting depth under l (zero
+// fields: the defaults) without parsing it: a *SourceLimitError.
+func (l Limits) CheckSource(chunk, source string) error {
+	l = l.WithDefaults()
+	return srcbound.Lua(chunk, source, l.MaxSourceSize, l.MaxNesting)
 }

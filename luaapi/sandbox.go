@@ -307,8 +307,19 @@ func NewEnv(L *lua.LState) *lua.LTable {
 // checked by the memory guard and the string size limit (guard_rewrite.go).
 // A prototype is immutable and may be instantiated in any number of states
 // concurrently; it must run in a NewState state, whose sandbox has the
-// guard functions. Syntax errors are *SyntaxError.
+// guard functions. Syntax errors are *SyntaxError; a chunk larger or
+// nested deeper than the default Limits allow is a *SourceLimitError,
+// refused before it is parsed.
 func Compile(chunk, source string) (*lua.FunctionProto, error) {
+	return CompileWith(chunk, source, Limits{})
+}
+
+// CompileWith is Compile with the source limits of limits (MaxSourceSize,
+// MaxNesting; zero fields take the defaults).
+func CompileWith(chunk, source string, limits Limits) (*lua.FunctionProto, error) {
+	if err := limits.CheckSource(chunk, source); err != nil {
+		return nil, err
+	}
 	return compile(chunk, source, true)
 }
 

@@ -78,6 +78,9 @@ func checkInput(data []byte, source string) error {
 	if len(data) > MaxBytes {
 		return inputError(source, "input is %d bytes, more than the %d MiB limit", len(data), MaxBytes>>20)
 	}
+	if err := checkValues(data, source); err != nil {
+		return err
+	}
 	if msg, line, ok := yamlerr.CheckText(data); !ok {
 		return &DecodeError{Source: source, Line: line, Message: msg}
 	}

@@ -18,12 +18,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	k8sjson "k8s.io/apimachinery/pkg/util/json"
+	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/isolation"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/luaapi"
+	"github.com/kartalua/karta/object"
 
 	"github.com/kartalua/karta/internal/jsonpatch"
 )
@@ -136,6 +137,11 @@ func (h *Handler) interpret(w http.ResponseWriter, r *http.Request) (int, *Resou
 			return http.StatusRequestEntityTooLarge, failure(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", h.maxBytes), unknownLabels
 		}
 		return http.StatusBadRequest, failure(http.StatusBadRequest, "reading the request: %v", err), unknownLabels
+	}
+	// encoding/json builds a value per element: a bounded count first
+	// (10 MiB of empty objects would be 3 million maps).
+	if err := object.CheckBounds(body, "request body"); err != nil {
+		return http.StatusOK, failure(http.StatusBadRequest, "%v", err), unknownLabels
 	}
 	var review ResourceInterpreterContext
 	if err := json.Unmarshal(body, &review); err != nil {
@@ -347,14 +353,20 @@ func (h *Handler) knownKind(gvk schema.GroupVersionKind) bool {
 }
 
 // decodeObject reads an object of the request as unstructured (numbers as
-// int64 or float64).
+// int64 or float64). A duplicate key is an error, as in every file the
+// command line reads (object.Decode): which of two values counts would
+// otherwise depend on the decoder.
 func decodeObject(raw runtime.RawExtension, field string) (*unstructured.Unstructured, error) {
 	if len(raw.Raw) == 0 {
 		return nil, fmt.Errorf("request.%s is missing", field)
 	}
 	var m map[string]any
-	if err := k8sjson.Unmarshal(raw.Raw, &m); err != nil {
+	strict, err := sigsjson.UnmarshalStrict(raw.Raw, &m, sigsjson.DisallowDuplicateFields)
+	if err != nil {
 		return nil, fmt.Errorf("request.%s: %v", field, err)
+	}
+	if len(strict) > 0 {
+		return nil, fmt.Errorf("request.%s: %w", field, errors.Join(strict...))
 	}
 	if m == nil {
 		return nil, fmt.Errorf("request.%s is null", field)

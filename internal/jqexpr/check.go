@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kartalua/karta/internal/srcbound"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
@@ -51,11 +52,18 @@ func (a *Analysis) Assignable() (bool, string) {
 // variables the caller will bind when it runs the expression (e.g.
 // "$value"); the leading "$" may be omitted.
 //
-// It returns every problem found, each an *Error: a compile error first (gojq
+// An expression larger or nested deeper than srcbound's defaults is refused
+// before it is parsed, with a *srcbound.LimitError as the only problem.
+// Otherwise it returns every problem found, each an *Error: a compile error first (gojq
 // stops at its first one), then the safety findings in source order, each
 // distinct message once. The Analysis is never nil; its Query is nil only when
 // parsing failed, in which case the syntax error is the only problem.
 func Check(expr string, vars ...string) (*Analysis, []error) {
+	// gojq's parser and compiler and the safety walk recurse once per
+	// level: a bounded text first (a *srcbound.LimitError).
+	if err := srcbound.JQ(expr, 0, 0); err != nil {
+		return &Analysis{Text: expr}, []error{err}
+	}
 	q, err := gojq.Parse(expr)
 	if err != nil {
 		return &Analysis{Text: expr}, []error{&Error{Expr: expr, Msg: "syntax error: " + err.Error()}}
