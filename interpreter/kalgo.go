@@ -7,13 +7,15 @@ import (
 )
 
 // The K helpers behind the generated hooks whose work is an algorithm over
-// the accessors. Each runs the engine's Go side with a luaEvaluator, so the
-// jq paths are the generated Lua accessors of this state.
+// the accessors. Each runs the engine's Go side: GetPodSpecs and
+// GetGangGroups on the direct evaluator first (runAlgorithm), the others
+// with a luaEvaluator, whose jq paths are this state's generated Lua
+// accessors.
 
 // K.GetPodSpecs(obj)
 func (sd *stateData) luaGetPodSpecs(L *lua.LState) int {
 	obj := objectArg(L, 1, "GetPodSpecs: obj")
-	res, err := sd.p.podSpecs(L.Context(), luaEvaluator{sd}, obj)
+	res, err := runAlgorithm(L, sd, func(ev evaluator) (*PodSpecs, error) { return sd.p.podSpecs(L.Context(), ev, obj) })
 	if err != nil {
 		raise(L, err)
 	}
@@ -39,7 +41,9 @@ func (sd *stateData) luaGetGangGroups(L *lua.LState) int {
 			raise(L, fmt.Errorf("GetGangGroups: pods[%d] must be an object", i))
 		}
 	}
-	res, err := sd.p.gang.gangGroups(L.Context(), luaEvaluator{sd}, obj, pods)
+	res, err := runAlgorithm(L, sd, func(ev evaluator) (*GangResult, error) {
+		return sd.p.gang.gangGroups(L.Context(), ev, obj, pods)
+	})
 	if err != nil {
 		raise(L, err)
 	}
@@ -73,4 +77,20 @@ func (sd *stateData) luaSuspend(L *lua.LState, resume bool) int {
 		raise(L, err)
 	}
 	return sd.deliver(L, h, func() (any, error) { return revised, nil })
+}
+
+// runAlgorithm runs a generated hook's Go algorithm for a script that
+// called karta.generated.<Hook>: on the direct evaluator first, as the Go
+// API does for a hook no script overrides, and on this state's Lua
+// accessors when the direct path declines. A bundled override that only
+// adds to the generated answer (scripts/overrides/ray.lua) then costs its
+// own Lua and the conversions, not the paths' translated Lua (BenchmarkHooks'
+// GetPodSpecs of the Ray kinds and SparkApplication). The direct result
+// equals the Lua path's by construction (direct_hooks.go), so the script
+// sees the same answer either way.
+func runAlgorithm[T any](L *lua.LState, sd *stateData, f func(ev evaluator) (T, error)) (T, error) {
+	if res, ok := direct(L.Context(), sd.p, f); ok {
+		return res, nil
+	}
+	return f(luaEvaluator{sd})
 }
