@@ -124,10 +124,13 @@ func describeFiles(ctx context.Context, s streams, o *describeOptions, format st
 	}
 	return eachObject(ctx, s, &o.objectFlags, format, func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error) {
 		tree, err := workload.Describe(ctx, p, asUnstructured(doc.Object), pods)
-		if err != nil {
+		if tree == nil {
 			return result{}, err
 		}
 		r := result{value: tree, table: func(w io.Writer) error { return describeTable(w, tree) }}
+		if err != nil {
+			return r, err // the status it has, and the error (GetPodSpecs's)
+		}
 		if len(pods) > 0 && placed(tree) == 0 {
 			r.warnings = append(r.warnings, fmt.Sprintf("warning: none of the %d pods of %s is placed in this object; see Unmatched Pods", len(pods), o.podsFile))
 		}
@@ -186,7 +189,9 @@ func describeLive(ctx context.Context, s streams, o *describeOptions, format str
 	}
 	if err != nil {
 		reportError(s, where, err)
-		return invalid()
+		if tree == nil {
+			return invalid()
+		}
 	}
-	return writeResults(s.out, format, []result{{value: tree, table: func(w io.Writer) error { return describeTable(w, tree) }, where: where, object: objectName(obj.Object)}})
+	return writeAnswered(s, format, []result{{value: tree, table: func(w io.Writer) error { return describeTable(w, tree) }, where: where, object: objectName(obj.Object)}}, err != nil)
 }
