@@ -39,6 +39,11 @@ edit it by hand: ` + "`make generate`" + ` (or ` + "`go test ./cmd/karta -run Te
   ` + "`argo actions`" + `, ` + "`karmada run`" + `) prints the results of the good documents on standard output, names
   each bad one on standard error (` + "`FILE:LINE: document N: message`" + `, ` + "`FILE:LINE: item M: message`" + ` in a List),
   and exits 1. ` + "`--pods`" + ` takes v1 Pods only: any other object is named at its line and refused.
+- **A schema at hand** (` + "`--crd FILE`" + ` on ` + "`status`" + `, ` + "`pods`" + `, ` + "`gang`" + `, ` + "`podgroups`" + `, ` + "`revise`" + ` and ` + "`describe -f`" + `): each
+  Karta is checked against its CRD's schema the first time it runs, and every path the schema refutes
+  (` + "`.spec.templat`" + `, which reads nothing on any object of the kind) is a warning on standard error, with the
+  schema's did-you-mean: ` + "`FILE: warning: karta \"NAME\": FIELD: spec has no field \"templat\"; did you mean \"template\"?`" + `.
+  Warnings never change the exit code (the hooks ran and answered); ` + "`karta validate --crd`" + ` makes them errors.
 - **Output** (` + "`-o`" + `): ` + "`json`" + `, ` + "`yaml`" + ` or ` + "`table`" + ` on every command that prints data (` + "`pods`" + `, ` + "`status`" + `,
   ` + "`gang`" + `, ` + "`podgroups`" + `, ` + "`describe`" + `, ` + "`get`" + `, ` + "`builtin list`" + `, ` + "`version`" + `, ` + "`argo health`" + `, ` + "`argo actions`" + `,
   ` + "`karmada run`" + `): a table on a terminal, JSON in a pipe or a file. Several results print as a JSON stream,

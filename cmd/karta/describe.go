@@ -71,6 +71,7 @@ func newDescribeCmd(s streams) *cobra.Command {
 	cmd.Flags().StringVar(&o.podsFile, "pods", "", "with -f, the Pods `FILE`: a YAML or JSON List, or several documents (- reads standard input)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output `FMT`: table, json or yaml (default: table on a terminal, else json)")
 	cmd.Flags().BoolVar(&o.allowKindMismatch, "allow-kind-mismatch", false, "run the Karta on objects whose apiVersion and kind are not its root kind (refused by default)")
+	cmd.Flags().StringArrayVar(&o.crds, "crd", nil, "with -f, "+crdHelp)
 	o.config.AddFlags(cmd.Flags(), false)
 	return cmd
 }
@@ -102,6 +103,8 @@ func (o *describeOptions) parseArgs(args []string) error {
 		return usageError("-f and KIND/NAME cannot be used together: KIND/NAME reads the object from the cluster")
 	case o.podsFile != "":
 		return usageError("--pods needs -f: KIND/NAME reads the object's pods from the cluster")
+	case len(o.crds) > 0:
+		return usageError("--crd needs -f: KIND/NAME is checked against the cluster's CRD by karta validate --live")
 	}
 	return nil
 }

@@ -31,6 +31,8 @@ type objectFlags struct {
 	output   string
 	// allowKindMismatch runs the Karta on objects of another kind.
 	allowKindMismatch bool
+	// crds are the --crd files the Kartas' paths are checked against.
+	crds []string
 }
 
 // kartaHelp is -k's help for the commands that interpret an object.
@@ -46,6 +48,7 @@ func (f *objectFlags) addObject(cmd *cobra.Command, outputHelp string) {
 	cmd.Flags().StringVarP(&f.filename, "filename", "f", "", "the workload object `FILE` (YAML or JSON; one result per document; - reads standard input)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "", "output `FMT`: "+outputHelp)
 	cmd.Flags().BoolVar(&f.allowKindMismatch, "allow-kind-mismatch", false, "run the Karta on objects whose apiVersion and kind are not its root kind (refused by default)")
+	cmd.Flags().StringArrayVar(&f.crds, "crd", nil, crdHelp)
 	_ = cmd.MarkFlagRequired("filename") // the flag exists: no error
 }
 
@@ -89,6 +92,15 @@ func eachObject(ctx context.Context, s streams, f *objectFlags, format string, f
 		return err
 	}
 	res.allowKindMismatch = f.allowKindMismatch
+	for _, c := range f.crds {
+		if c == "-" && f.filename == "-" {
+			return usageError("-f and --crd cannot both read standard input")
+		}
+	}
+	schemas, err := newSchemaWarner(s, f.crds)
+	if err != nil {
+		return err
+	}
 	objs, err := readObjects(s, f.filename)
 	if err != nil {
 		return err
@@ -97,7 +109,7 @@ func eachObject(ctx context.Context, s streams, f *objectFlags, format string, f
 	failed := false
 	for _, doc := range objs.items {
 		where := objs.label(doc)
-		r, err := runOne(ctx, res, doc, fn)
+		r, err := runOne(ctx, res, doc, fn, func(p *interpreter.Program) { schemas.warn(ctx, s, where, p) })
 		if err != nil {
 			reportError(s, where, err)
 			failed = true
@@ -135,11 +147,14 @@ func writeAnswered(s streams, format string, results []result, failed bool) erro
 	return nil
 }
 
-func runOne(ctx context.Context, res *resolver, doc *object.Document, fn objectFunc) (result, error) {
+// runOne runs fn on one document with its Karta's Program; check sees the
+// Program first (the --crd schema warnings).
+func runOne(ctx context.Context, res *resolver, doc *object.Document, fn objectFunc, check func(*interpreter.Program)) (result, error) {
 	p, err := res.program(asUnstructured(doc.Object).GroupVersionKind())
 	if err != nil {
 		return result{}, err
 	}
+	check(p)
 	return fn(ctx, p, doc)
 }
 

@@ -57,6 +57,9 @@ func newReviseCmd(s streams) *cobra.Command {
 			if err != nil {
 				return usageError("--type %s: want merge, strategic or json", patchType)
 			}
+			if live.target != "" && len(f.crds) > 0 {
+				return usageError("--crd needs -f: --live objects are checked against the cluster's CRD by karta validate --live")
+			}
 			if live.target != "" {
 				return reviseLive(cmd.Context(), s, &f, live, revisionsFile, typ, format)
 			}
