@@ -38,7 +38,10 @@ edit it by hand: ` + "`make generate`" + ` (or ` + "`go test ./cmd/karta -run Te
   answers per document (` + "`status`" + `, ` + "`pods`" + `, ` + "`gang`" + `, ` + "`podgroups`" + `, ` + "`revise`" + `, ` + "`describe`" + `, ` + "`argo health`" + `,
   ` + "`argo actions`" + `, ` + "`karmada run`" + `) prints the results of the good documents on standard output, names
   each bad one on standard error (` + "`FILE:LINE: document N: message`" + `, ` + "`FILE:LINE: item M: message`" + ` in a List),
-  and exits 1. ` + "`--pods`" + ` takes v1 Pods only: any other object is named at its line and refused.
+  and exits 1. ` + "`--pods`" + ` takes v1 Pods only: any other object is named at its line and refused. A test
+  runner (` + "`test`" + `, ` + "`argo test`" + `, ` + "`karmada test`" + `) on a folder with no test fails. A test in
+  ` + "`cmd/karta`" + ` (` + "`TestSweepDataCommands`" + `) walks the command tree and holds every command to this rule with
+  the same classes of input; a new command gets its cases there, or an exemption with its reason.
 - **A schema at hand** (` + "`--crd FILE`" + ` on ` + "`status`" + `, ` + "`pods`" + `, ` + "`gang`" + `, ` + "`podgroups`" + `, ` + "`revise`" + ` and ` + "`describe -f`" + `): each
   Karta is checked against its CRD's schema the first time it runs, and every path the schema refutes
   (` + "`.spec.templat`" + `, which reads nothing on any object of the kind) is a warning on standard error, with the
