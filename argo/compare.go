@@ -179,23 +179,36 @@ func diffMerge(out *[]string, at []any, want, got any) {
 		*out = append(*out, fmt.Sprintf("%s: expected %s, got %s", fieldPath(at), jsonText(stripNulls(want)), jsonText(got)))
 		return
 	}
-	if jsonText(want) != jsonText(got) {
+	// An array replaces got whole, with the nulls of the objects in it
+	// pruned, as the merge patch library gitops-engine uses does
+	// (evanphx/json-patch's pruneAryNulls): an expected
+	// {conditions: null, from: in} matches an actual {from: in}.
+	if want = stripNulls(want); jsonText(want) != jsonText(got) {
 		*out = append(*out, fmt.Sprintf("%s: expected %s, got %s", fieldPath(at), jsonText(want), jsonText(got)))
 	}
 }
 
+// stripNulls removes the null members of the objects in v, at any depth,
+// through arrays too; null array elements stay (evanphx/json-patch's
+// pruneNulls, which a merge patch applies to the values it sets).
 func stripNulls(v any) any {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return v
-	}
-	out := map[string]any{}
-	for k, x := range m {
-		if x != nil {
-			out[k] = stripNulls(x)
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if e != nil {
+				out[k] = stripNulls(e)
+			}
 		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = stripNulls(e)
+		}
+		return out
 	}
-	return out
+	return v
 }
 
 // fieldPath writes a location as the API server does: spec.items[0].name.

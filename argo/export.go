@@ -89,15 +89,20 @@ type Export struct {
 // built-in scripts, and an argocd-cm script with useOpenLibs), the Karta's
 // jq expressions translated onto it, the generic status of the Karta, then
 // its Argo CD word (HealthWords) with a message from the conditions
-// (HealthMessage). A Karta whose InterpretStatus a script overrides, or
+// (HealthMessage). A Karta whose InterpretStatus, Suspend or Resume a
+// script overrides, or
 // with a jq expression only gojq can run, fails with an
 // *interpreter.ExportError.
 func ExportProgram(p *interpreter.Program) (*Export, error) {
 	e := luaexport.New(p, "Argo CD")
 	for _, o := range e.In.Overrides() {
 		for _, g := range o.Globals {
-			if g == string(interpreter.HookInterpretStatus) {
-				return nil, e.Refuse("%s overrides InterpretStatus, which the Argo CD export cannot carry", o.Chunk)
+			// The export translates the Karta's paths: a hook written in
+			// Lua is not carried, and exporting without it would give
+			// Argo CD another health or action than karta computes.
+			switch interpreter.Hook(g) {
+			case interpreter.HookInterpretStatus, interpreter.HookSuspend, interpreter.HookResume:
+				return nil, e.Refuse("%s overrides %s, which the Argo CD export cannot carry", o.Chunk, g)
 			}
 		}
 		if o.Argo {

@@ -31,7 +31,7 @@ type Script struct {
 	// pool keeps sandboxed states between runs (building one costs far
 	// more than a typical script), at most GOMAXPROCS of them: concurrent
 	// runs beyond that wait for a state.
-	pool *statepool.Pool[*lua.LState]
+	pool *statepool.Pool[*argoState]
 	// eager converts the whole object before the script runs, as Argo CD
 	// does, instead of handing it lazy tables: the reference the tests
 	// compare the lazy conversion with.
@@ -55,11 +55,14 @@ func CompileWith(name, source string, limits luaapi.Limits) (*Script, error) {
 	}
 	limits = limits.WithDefaults()
 	sandbox := limits.Sandbox(nil)
-	pool, err := statepool.New(statepool.Options[*lua.LState]{
+	pool, err := statepool.New(statepool.Options[*argoState]{
 		Size:    runtime.GOMAXPROCS(0),
 		Prewarm: -1,
-		New:     func() (*lua.LState, error) { return luaapi.NewState(sandbox), nil },
-		Close:   (*lua.LState).Close,
+		New: func() (*argoState, error) {
+			L := luaapi.NewState(sandbox)
+			return &argoState{L: L, meta: newMetatables(L)}, nil
+		},
+		Close: func(st *argoState) { st.L.Close() },
 	})
 	if err != nil {
 		return nil, err
@@ -154,22 +157,33 @@ func wrongResult(want string, v lua.LValue) error {
 // value it returned, nil for none — to read, inside the call, before the
 // state goes back to the pool.
 func (s *Script) call(ctx context.Context, obj map[string]any, params map[string]string, read func(*lua.LState, lua.LValue) error) error {
-	L, err := s.pool.Get(ctx)
+	st, err := s.pool.Get(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.chunk, err)
 	}
-	if err := s.run(ctx, L, obj, params, read); err != nil {
+	err = s.run(ctx, st, obj, params, read)
+	st.meta.reset()
+	if err != nil {
 		// A state that hit a limit or an error is discarded.
-		s.pool.Discard(L)
+		s.pool.Discard(st)
 		return err
 	}
-	s.pool.Put(L)
+	s.pool.Put(st)
 	return nil
 }
 
-func (s *Script) run(ctx context.Context, L *lua.LState, obj map[string]any, params map[string]string, read func(*lua.LState, lua.LValue) error) error {
+// argoState is a pooled sandbox state with the base functions Argo CD
+// gives its scripts and Kartas do not get (metatables.go).
+type argoState struct {
+	L    *lua.LState
+	meta *metatables
+}
+
+func (s *Script) run(ctx context.Context, st *argoState, obj map[string]any, params map[string]string, read func(*lua.LState, lua.LValue) error) error {
+	L := st.L
 	// A fresh environment per run: no global a script sets outlives it.
 	env := luaapi.NewEnv(L)
+	st.meta.addTo(env)
 	if params != nil {
 		t := L.CreateTable(0, len(params))
 		for k, v := range params {

@@ -238,13 +238,17 @@ func (v *validator) unseparated(p *field.Path, group string, m PodGroupMember) {
 	sel := c.c.PodSelector
 	if rs := sel.ReplicaSelector; rs != nil && v.parsed(rs.KeyPath) && !keys[v.canonical(rs.KeyPath)] {
 		v.warnf(p, "group %q has one member, %q, whose replicaSelector counts one replica in minMember, but no groupByKeyPaths "+
-			"entry separates the replicas: their pods fall into one group that spans replicas, and every pod is unmatched "+
-			"at run time; add the replica key %s to groupByKeyPaths", group, c.c.Name, rs.KeyPath)
+			"entry reads the replica key: unless another key tells the replicas apart, the pods of several replicas fall "+
+			"into one group that spans them and are unmatched at run time (one replica alone is matched); add the replica "+
+			"key %s to groupByKeyPaths",
+			group, c.c.Name, rs.KeyPath)
 	}
 	if is := sel.ComponentInstanceSelector; c.c.InstanceIDPath != "" && is != nil && v.parsed(is.IDPath) && !keys[v.canonical(is.IDPath)] {
 		v.warnf(p, "group %q has one member, %q, whose instances each count alone in minMember, but no groupByKeyPaths "+
-			"entry separates the instances: their pods fall into one group that spans instances, and every pod is "+
-			"unmatched at run time; add the instance id %s to groupByKeyPaths", group, c.c.Name, is.IDPath)
+			"entry reads the instance id: unless another key tells the instances apart, the pods of several instances fall "+
+			"into one group that spans them and are unmatched at run time (one instance alone is matched); add the "+
+			"instance id %s to groupByKeyPaths",
+			group, c.c.Name, is.IDPath)
 	}
 }
 

@@ -236,8 +236,9 @@ func TestValidateGangTraps(t *testing.T) {
 				m.GroupByKeyPaths = m.GroupByKeyPaths[:1]
 			},
 			want: []wantProblem{warnAt(fGroup0+".members[0]", `group "group" has one member, "group", whose replicaSelector counts one `+
-				`replica in minMember, but no groupByKeyPaths entry separates the replicas: their pods fall into one group that `+
-				`spans replicas, and every pod is unmatched at run time; add the replica key `+
+				`replica in minMember, but no groupByKeyPaths entry reads the replica key: unless another key tells the replicas `+
+				`apart, the pods of several replicas fall into one group that spans them and are unmatched at run time (one `+
+				`replica alone is matched); add the replica key `+
 				`.metadata.labels["leaderworkerset.sigs.k8s.io/group-index"] to groupByKeyPaths`)},
 		},
 		{
@@ -246,7 +247,7 @@ func TestValidateGangTraps(t *testing.T) {
 			mutate: func(t *testing.T, k *Karta) {
 				gangOf(k).PodGroups[0].Members[0].GroupByKeyPaths = nil
 			},
-			want: []wantProblem{warnAt(fGroup0+".members[0]", `no groupByKeyPaths entry separates the replicas`)},
+			want: []wantProblem{warnAt(fGroup0+".members[0]", `no groupByKeyPaths entry reads the replica key`)},
 		},
 		{
 			name: "the replica key spaced another way",
@@ -263,7 +264,7 @@ func TestValidateGangTraps(t *testing.T) {
 				m.GroupByKeyPaths = m.GroupByKeyPaths[:1]
 			},
 			want: []wantProblem{warnAt(fGroup0+".members[0]", `group "replicatedjob" has one member, "replicatedjob", whose instances `+
-				`each count alone in minMember, but no groupByKeyPaths entry separates the instances`)},
+				`each count alone in minMember, but no groupByKeyPaths entry reads the instance id`)},
 		},
 		{
 			name: "a descendant claimed by another group",

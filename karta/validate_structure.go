@@ -13,6 +13,11 @@ var coreKinds = map[string]bool{"Pod": true, "ReplicationController": true}
 // structure checks the component tree: the root, names, kinds, ownerRefs
 // and ownership cycles. It records namesOK and treeOK for later rules.
 func (v *validator) structure() {
+	if v.k.Name == "" {
+		// The name is how every message, the registry and the cluster
+		// know the Karta; without one, errors read karta "".
+		v.errorf(field.NewPath("metadata", "name"), "required: the Karta's name, used in its hooks' errors and in the registry")
+	}
 	sd := &v.k.Spec.StructureDefinition
 	if sd.RootComponent == nil {
 		v.errorf(field.NewPath("spec", "structureDefinition", "rootComponent"),

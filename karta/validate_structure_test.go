@@ -7,6 +7,14 @@ import (
 func TestValidateStructure(t *testing.T) {
 	runValidateCases(t, []validateCase{
 		{
+			name:   "no metadata.name",
+			base:   fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) { k.Name = "" },
+			want: []wantProblem{
+				errAt("metadata.name", "required: the Karta's name, used in its hooks' errors and in the registry"),
+			},
+		},
+		{
 			name: "missing root",
 			base: fixturePyTorchJob,
 			mutate: func(t *testing.T, k *Karta) {

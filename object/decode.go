@@ -35,6 +35,11 @@ type Document struct {
 	// string, bool, nil and json.Number.
 	Object map[string]any
 	node   *yaml.Node
+	// src is the whole input, and orig the tree as decoded (copied at the
+	// first ApplyToTree): YAML splices the revised entries into src
+	// (splice.go).
+	src  []byte
+	orig *yaml.Node
 }
 
 // DecodeError is a problem in an input Decode or DecodeValue read: where
@@ -137,7 +142,7 @@ func Decode(data []byte, source string) ([]*Document, error) {
 			return nil, at(root.Line, err.Error())
 		}
 		flowNulls(root, false)
-		docs = append(docs, &Document{Index: idx, Line: root.Line, Object: v.(map[string]any), node: root})
+		docs = append(docs, &Document{Index: idx, Line: root.Line, Object: v.(map[string]any), node: root, src: data})
 	}
 	if len(docs) == 0 {
 		return nil, inputError(source, "no object found (the input is empty)")

@@ -9,8 +9,12 @@ import (
 )
 
 // YAML renders the document's tree: untouched parts keep their key order,
-// spelling and comments.
+// spelling and comments and, in a document revised with ApplyToTree, the
+// bytes of every line no revision touched (splice.go).
 func (d *Document) YAML() ([]byte, error) {
+	if out, ok := d.spliced(); ok {
+		return out, nil
+	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)

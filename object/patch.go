@@ -22,6 +22,9 @@ type Op struct {
 // replaced whole to add one element keeps the others as they were written.
 // Object is not changed: callers keep the revised Go value they computed.
 func (d *Document) ApplyToTree(ops []Op) error {
+	if d.orig == nil && d.src != nil {
+		d.orig = cloneNode(d.node)
+	}
 	for _, op := range ops {
 		if err := applyOp(d.node, op); err != nil {
 			return fmt.Errorf("%s %s: %w", op.Op, op.Path, err)

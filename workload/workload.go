@@ -168,16 +168,16 @@ func walk(n *Node, depth int, fn func(*Node, int) bool) {
 //
 // Pods are placed as GetGangGroups places them when the Karta has gang
 // instructions or overrides GetGangGroups, otherwise by PlacePods. A hook
-// that fails fails Describe, with the hook's error.
+// that fails fails Describe, with the hook's error — except GetPodSpecs:
+// then Describe returns the tree it has (the status and the components, no
+// instance and no pod) with the error, so that a caller can show the
+// status and report the error.
 func Describe(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstructured, pods []*unstructured.Unstructured) (*Node, error) {
 	st, err := p.InterpretStatus(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
-	specs, err := p.GetPodSpecs(ctx, obj)
-	if err != nil {
-		return nil, err
-	}
+	specs, specsErr := p.GetPodSpecs(ctx, obj)
 	root := &Node{Kind: KindWorkload, Name: obj.GetName(), Children: []*Node{}, Fields: Fields{
 		Namespace: obj.GetNamespace(), APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Karta: p.Name(),
 		Status: string(st.Status), Message: st.Message, Conditions: st.Conditions,
@@ -190,6 +190,11 @@ func Describe(ctx context.Context, p *interpreter.Program, obj *unstructured.Uns
 	}
 	b := &builder{p: p, obj: obj, comps: map[string]*compInfo{}}
 	root.Children = append(root.Children, b.components())
+	if specsErr != nil {
+		// The status and the components are known: a user looking at a
+		// broken workload needs them most. The tree comes with the error.
+		return root, specsErr
+	}
 	b.instances(ctx, specs)
 	if pods == nil {
 		return root, nil

@@ -57,8 +57,7 @@ func newArgoHealthCmd(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// All or nothing, as eachObject: a pipe never carries a
-			// partial answer.
+			// As eachObject: the good documents answered, the bad named.
 			var results []result
 			failed := false
 			for _, doc := range objs.items {
@@ -71,10 +70,7 @@ func newArgoHealthCmd(s streams) *cobra.Command {
 				}
 				results = append(results, result{value: h, where: where, object: objectName(doc.Object), table: healthTable(h)})
 			}
-			if failed {
-				return invalid()
-			}
-			return writeResults(s.out, format, results)
+			return writeAnswered(s, format, results, failed)
 		},
 	}
 	cmd.Flags().StringVar(&script, "script", "", "the Argo CD health script `FILE.lua`")

@@ -93,10 +93,7 @@ func newArgoActionsCmd(s streams) *cobra.Command {
 				}
 				results = append(results, result{value: actions, where: where, object: objectName(doc.Object), table: actionsTable(actions)})
 			}
-			if failed {
-				return invalid()
-			}
-			return writeResults(s.out, format, results)
+			return writeAnswered(s, format, results, failed)
 		},
 	}
 	cmd.Flags().StringVarP(&filename, "filename", "f", "", "the object `FILE` (YAML or JSON; one result per document, and per item of a List; - reads standard input)")

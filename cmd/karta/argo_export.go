@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	slashpath "path"
 	"path/filepath"
@@ -39,13 +41,19 @@ func newArgoExportCmd(s streams) *cobra.Command {
 			"for a batch kind, one that maps Completed), Initializing, Suspending and Resuming\n" +
 			"Progressing, Failed and Degraded Degraded, Suspended Suspended, Undefined no assessment;\n" +
 			"the message is the last condition's with status True. -o argocd-cm prints the argocd-cm\n" +
-			"entries instead (health, useOpenLibs, actions). Without -k every built-in is written.",
+			"entries instead (health, useOpenLibs, actions). Without -k every built-in is written.\n" +
+			"An --examples DIR that does not exist is an error; a Karta with no example of its kind is\n" +
+			"written without tests, with a warning. With --script, the overrides are carried or the\n" +
+			"export is refused naming the hook (InterpretStatus, Suspend and Resume cannot be).",
 		Example: "  karta argo export -k jobset --dir resource_customizations\n" +
 			"  karta argo export -k examples/kartas/trainjob.yaml --examples examples/trainjob -o argocd-cm",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "" && output != formatArgoCM {
 				return usageError("-o %s: unknown output format (want %s)", output, formatArgoCM)
+			}
+			if f.karta == "" && len(f.scripts) > 0 {
+				return usageError("--script overrides one Karta's hooks: name it with -k")
 			}
 			var progs []*interpreter.Program
 			if f.karta == "" {
@@ -56,7 +64,14 @@ func newArgoExportCmd(s streams) *cobra.Command {
 				progs = reg.List()
 				sort.Slice(progs, func(i, j int) bool { return progs[i].Name() < progs[j].Name() })
 			} else {
-				res, err := newResolver(s, f.karta, nil, builtinRegistry)
+				// With the --script overrides: the export carries them or
+				// refuses, naming the hook, and its tests expect what the
+				// overridden Program computes.
+				scripts, err := readScripts(s, f.scripts)
+				if err != nil {
+					return err
+				}
+				res, err := newResolver(s, f.karta, scripts, builtinRegistry)
 				if err != nil {
 					return err
 				}
@@ -83,9 +98,19 @@ func newArgoExportCmd(s streams) *cobra.Command {
 				} else if f.karta == "" {
 					exDir = filepath.Join(examples, p.Name())
 				}
-				files, err := argoFolder(cmd.Context(), p, exDir)
+				files, tested, err := argoFolder(cmd.Context(), p, exDir)
 				if err != nil {
-					return reported(s, err)
+					if errors.Is(err, fs.ErrNotExist) && examples != "" && f.karta != "" {
+						// The folder the user named is not there: no
+						// silent export without tests.
+						return cannotRead(s, exDir, err)
+					}
+					if !errors.Is(err, fs.ErrNotExist) {
+						return reported(s, err)
+					}
+				}
+				if !tested {
+					fmt.Fprintf(s.err, "warning: karta %q: no example of %s in %s: the export has no tests (pass --examples DIR)\n", p.Name(), describeKind(p.GVK()), exDir)
 				}
 				if output == formatArgoCM {
 					cm, err := argoCMData(p, files)
@@ -115,7 +140,24 @@ func newArgoExportCmd(s streams) *cobra.Command {
 // argoFolder is the files of a Karta's Argo CD customization, by slash
 // path under OUT: the exported scripts, and tests from the examples,
 // whose expected results are the Program's own, in process.
-func argoFolder(ctx context.Context, p *interpreter.Program, examples string) (map[string][]byte, error) {
+//
+// tested is false when the examples folder holds no object of the Karta's
+// kind (the folder alone is written, without tests); a folder that does
+// not exist is that too, with its *fs.PathError.
+func argoFolder(ctx context.Context, p *interpreter.Program, examples string) (files map[string][]byte, tested bool, err error) {
+	files, err = argoFiles(ctx, p, examples)
+	if err != nil {
+		return files, false, err
+	}
+	for name := range files {
+		if strings.HasSuffix(name, "/health_test.yaml") {
+			return files, true, nil
+		}
+	}
+	return files, false, nil
+}
+
+func argoFiles(ctx context.Context, p *interpreter.Program, examples string) (map[string][]byte, error) {
 	ex, err := argo.ExportProgram(p)
 	if err != nil {
 		return nil, err
@@ -130,7 +172,7 @@ func argoFolder(ctx context.Context, p *interpreter.Program, examples string) (m
 	}
 	objs, err := exampleObjects(p, examples)
 	if err != nil {
-		return nil, err
+		return files, err
 	}
 	if len(objs) == 0 {
 		return files, nil
@@ -225,9 +267,6 @@ type exampleObject struct {
 // Karta's kind, sorted by name. A missing dir has none.
 func exampleObjects(p *interpreter.Program, dir string) ([]exampleObject, error) {
 	entries, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func TestArgoExportEveryBuiltin(t *testing.T) {
 	for _, p := range reg.List() {
 		t.Run(p.Name(), func(t *testing.T) {
 			examples := filepath.Join("../../examples", p.Name())
-			files, err := argoFolder(ctx, p, examples)
+			files, _, err := argoFolder(ctx, p, examples)
 			require.NoError(t, err)
 			dir := t.TempDir()
 			for name, data := range files {

@@ -36,6 +36,9 @@ func newArgoTestCmd(s streams) *cobra.Command {
 				}
 				return reported(s, err)
 			}
+			if rep.Passed+rep.Failed == 0 && len(rep.Problems) == 0 {
+				return nothingTested(s, args[0], "<group>/<Kind>/health.lua beside health_test.yaml, or actions/action_test.yaml")
+			}
 			if err := printReport(s.out, rep); err != nil {
 				return &exitError{code: exitInvalid, msg: fmt.Sprintf("cannot write the output: %v", err)}
 			}

@@ -51,7 +51,7 @@ func newBuiltinCmd(s streams) *cobra.Command {
 		Short: "List the built-in Kartas: name, kind and components",
 		Long: "List the built-in Kartas with the group, version and kind each interprets, its components\n" +
 			"(root first) and whether it has a bundled script. -o table (the default on a terminal)\n" +
-			"prints one row each; -o json (the default in a pipe) or yaml a list of\n" +
+			"prints one row each (SCRIPT: yes when it has one); -o json (the default in a pipe) or yaml a list of\n" +
 			"{name, group, version, kind, components, script}.",
 		Example: "  karta builtin list\n" +
 			"  karta builtin list -o json",
@@ -66,7 +66,7 @@ func newBuiltinCmd(s streams) *cobra.Command {
 				return &exitError{code: exitInvalid, msg: err.Error()}
 			}
 			entries := make([]builtinEntry, len(all))
-			rows := [][]string{{"NAME", "GROUP/VERSION", "KIND", "COMPONENTS"}}
+			rows := [][]string{{"NAME", "GROUP/VERSION", "KIND", "SCRIPT", "COMPONENTS"}}
 			for i, b := range all {
 				gvk := b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK()
 				e := builtinEntry{Name: b.Name, Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Components: []string{}, Script: b.Script != ""}
@@ -74,7 +74,11 @@ func newBuiltinCmd(s streams) *cobra.Command {
 					e.Components = append(e.Components, c.Name)
 				}
 				entries[i] = e
-				rows = append(rows, []string{b.Name, gvk.GroupVersion().String(), gvk.Kind, strings.Join(e.Components, ", ")})
+				script := "-"
+				if e.Script {
+					script = "yes"
+				}
+				rows = append(rows, []string{b.Name, gvk.GroupVersion().String(), gvk.Kind, script, strings.Join(e.Components, ", ")})
 			}
 			return writeResults(s.out, format, []result{{value: entries, table: func(w io.Writer) error { return table(w, rows) }}})
 		},

@@ -35,7 +35,7 @@ func TestBundledScriptsAreFresh(t *testing.T) {
 			continue // written by the first Karta of the kind, as karta argo export does
 		}
 		seen[gk] = true
-		files, err := argoFolder(context.Background(), p, filepath.Join("../../examples", p.Name()))
+		files, _, err := argoFolder(context.Background(), p, filepath.Join("../../examples", p.Name()))
 		require.NoError(t, err, p.Name())
 		for name, data := range files {
 			want["argocd/"+name] = data

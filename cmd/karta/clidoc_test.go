@@ -34,6 +34,19 @@ edit it by hand: ` + "`make generate`" + ` (or ` + "`go test ./cmd/karta -run Te
   terminal, karta says on standard error what it waits for (` + "`karta: reading the object from standard input (Ctrl-D to end)`" + `).
   A file of several documents gives one result per document, and a ` + "`v1 List`" + `
   (what ` + "`kubectl get -o yaml`" + ` prints) one result per item. Duplicate keys are an error, as in a Karta.
+  **One bad document never hides the good ones, and never passes for a whole answer**: every command that
+  answers per document (` + "`status`" + `, ` + "`pods`" + `, ` + "`gang`" + `, ` + "`podgroups`" + `, ` + "`revise`" + `, ` + "`describe`" + `, ` + "`argo health`" + `,
+  ` + "`argo actions`" + `, ` + "`karmada run`" + `) prints the results of the good documents on standard output, names
+  each bad one on standard error (` + "`FILE:LINE: document N: message`" + `, ` + "`FILE:LINE: item M: message`" + ` in a List),
+  and exits 1. ` + "`--pods`" + ` takes v1 Pods only: any other object is named at its line and refused. A test
+  runner (` + "`test`" + `, ` + "`argo test`" + `, ` + "`karmada test`" + `) on a folder with no test fails. A test in
+  ` + "`cmd/karta`" + ` (` + "`TestSweepDataCommands`" + `) walks the command tree and holds every command to this rule with
+  the same classes of input; a new command gets its cases there, or an exemption with its reason.
+- **A schema at hand** (` + "`--crd FILE`" + ` on ` + "`status`" + `, ` + "`pods`" + `, ` + "`gang`" + `, ` + "`podgroups`" + `, ` + "`revise`" + ` and ` + "`describe -f`" + `): each
+  Karta is checked against its CRD's schema the first time it runs, and every path the schema refutes
+  (` + "`.spec.templat`" + `, which reads nothing on any object of the kind) is a warning on standard error, with the
+  schema's did-you-mean: ` + "`FILE: warning: karta \"NAME\": FIELD: spec has no field \"templat\"; did you mean \"template\"?`" + `.
+  Warnings never change the exit code (the hooks ran and answered); ` + "`karta validate --crd`" + ` makes them errors.
 - **Output** (` + "`-o`" + `): ` + "`json`" + `, ` + "`yaml`" + ` or ` + "`table`" + ` on every command that prints data (` + "`pods`" + `, ` + "`status`" + `,
   ` + "`gang`" + `, ` + "`podgroups`" + `, ` + "`describe`" + `, ` + "`get`" + `, ` + "`builtin list`" + `, ` + "`version`" + `, ` + "`argo health`" + `, ` + "`argo actions`" + `,
   ` + "`karmada run`" + `): a table on a terminal, JSON in a pipe or a file. Several results print as a JSON stream,

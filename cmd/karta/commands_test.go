@@ -36,6 +36,14 @@ const (
 // TestGoldenCommands pins the output and exit code of compile, pods,
 // status, revise and gang, as TestGolden does for validate. Regenerate
 // with: go test ./cmd/karta -run TestGoldenCommands -update
+// partialAnswers are the golden cases that fail (exit 1) yet answer on
+// standard output what they could: the good documents of several, or
+// describe's status when GetPodSpecs fails (docs/cli.md).
+var partialAnswers = map[string]bool{
+	"pods-one-document-fails": true,
+	"describe-hook-error":     true,
+}
+
 func TestGoldenCommands(t *testing.T) {
 	cases := []struct {
 		name string
@@ -131,7 +139,7 @@ func TestGoldenCommands(t *testing.T) {
 			stdout, stderr, code := runCLI(t, joinDocuments(t, tc.stdin), tc.args...)
 			checkGolden(t, tc.name, tc.args, stdout, stderr, code)
 			assert.NotContains(t, stderr, "goroutine ", "no Go stack traces, ever")
-			if code != exitOK {
+			if code != exitOK && !partialAnswers[tc.name] {
 				assert.Empty(t, stdout, "a failed command prints nothing on standard output")
 				assert.NotEmpty(t, stderr, "a failed command says why")
 			}

@@ -71,6 +71,7 @@ func newDescribeCmd(s streams) *cobra.Command {
 	cmd.Flags().StringVar(&o.podsFile, "pods", "", "with -f, the Pods `FILE`: a YAML or JSON List, or several documents (- reads standard input)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output `FMT`: table, json or yaml (default: table on a terminal, else json)")
 	cmd.Flags().BoolVar(&o.allowKindMismatch, "allow-kind-mismatch", false, "run the Karta on objects whose apiVersion and kind are not its root kind (refused by default)")
+	cmd.Flags().StringArrayVar(&o.crds, "crd", nil, "with -f, "+crdHelp)
 	o.config.AddFlags(cmd.Flags(), false)
 	return cmd
 }
@@ -102,6 +103,8 @@ func (o *describeOptions) parseArgs(args []string) error {
 		return usageError("-f and KIND/NAME cannot be used together: KIND/NAME reads the object from the cluster")
 	case o.podsFile != "":
 		return usageError("--pods needs -f: KIND/NAME reads the object's pods from the cluster")
+	case len(o.crds) > 0:
+		return usageError("--crd needs -f: KIND/NAME is checked against the cluster's CRD by karta validate --live")
 	}
 	return nil
 }
@@ -124,10 +127,13 @@ func describeFiles(ctx context.Context, s streams, o *describeOptions, format st
 	}
 	return eachObject(ctx, s, &o.objectFlags, format, func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error) {
 		tree, err := workload.Describe(ctx, p, asUnstructured(doc.Object), pods)
-		if err != nil {
+		if tree == nil {
 			return result{}, err
 		}
 		r := result{value: tree, table: func(w io.Writer) error { return describeTable(w, tree) }}
+		if err != nil {
+			return r, err // the status it has, and the error (GetPodSpecs's)
+		}
 		if len(pods) > 0 && placed(tree) == 0 {
 			r.warnings = append(r.warnings, fmt.Sprintf("warning: none of the %d pods of %s is placed in this object; see Unmatched Pods", len(pods), o.podsFile))
 		}
@@ -186,7 +192,9 @@ func describeLive(ctx context.Context, s streams, o *describeOptions, format str
 	}
 	if err != nil {
 		reportError(s, where, err)
-		return invalid()
+		if tree == nil {
+			return invalid()
+		}
 	}
-	return writeResults(s.out, format, []result{{value: tree, table: func(w io.Writer) error { return describeTable(w, tree) }, where: where, object: objectName(obj.Object)}})
+	return writeAnswered(s, format, []result{{value: tree, table: func(w io.Writer) error { return describeTable(w, tree) }, where: where, object: objectName(obj.Object)}}, err != nil)
 }

@@ -56,7 +56,7 @@ func TestGoldenDescribe(t *testing.T) {
 			stdout, stderr, code := runCLI(t, joinDocuments(t, tc.stdin), tc.args...)
 			checkGolden(t, tc.name, tc.args, stdout, stderr, code)
 			assert.NotContains(t, stderr, "goroutine ", "no Go stack traces, ever")
-			if code != exitOK {
+			if code != exitOK && !partialAnswers[tc.name] {
 				assert.Empty(t, stdout, "a failed command prints nothing on standard output")
 				assert.NotEmpty(t, stderr, "a failed command says why")
 			}
@@ -120,7 +120,7 @@ func TestGoldenDescribeLive(t *testing.T) {
 			stdout, stderr, code := runCLI(t, "", tc.args...)
 			checkGolden(t, tc.name, tc.args, stdout, stderr, code)
 			assert.NotContains(t, stderr, "goroutine ", "no Go stack traces, ever")
-			if code != exitOK {
+			if code != exitOK && !partialAnswers[tc.name] {
 				assert.Empty(t, stdout, "a failed command prints nothing on standard output")
 				assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line says why")
 			}

@@ -34,7 +34,7 @@ func newKarmadaTestCmd(s streams) *cobra.Command {
 			"Results are compared as Karmada's harness compares them: quantities by value, dependencies and\n" +
 			"components in any order, fields whose expected value is {{EXCLUDE}} not at all, and every\n" +
 			"expected output key must be produced. Prints each failure with a diff (- expected, + got),\n" +
-			"then \"N passed, M failed\"; exits 1 when any case failed.",
+			"then \"N passed, M failed\"; exits 1 when any case failed, or when DIR holds no case.",
 		Example: "  karta karmada test cmd/karta/testdata/karmada/pass\n" +
 			"  karta karmada test cmd/karta/testdata/karmada/pass/example.io/v1/Gizmo",
 		Args: cobra.ExactArgs(1),
@@ -46,6 +46,9 @@ func newKarmadaTestCmd(s streams) *cobra.Command {
 					return reported(s, err)
 				}
 				return cannotRead(s, dir, err) // a missing or unreadable DIR is a usage error
+			}
+			if report.Passed+report.Failed == 0 {
+				return nothingTested(s, dir, "<group>/<version>/<Kind>/customizations.yaml beside testdata/*-test.yaml")
 			}
 			for _, f := range report.Failures {
 				fmt.Fprintln(s.out, f.String())

@@ -28,13 +28,14 @@ type karmadaRunFlags struct {
 	replicas      int64
 	customization string
 	karta         string
+	scripts       []string
 	output        string
 }
 
 func newKarmadaRunCmd(s streams) *cobra.Command {
 	var f karmadaRunFlags
 	cmd := &cobra.Command{
-		Use:   "run --operation OP -f OBJECT [--observed FILE] [--status-items FILE] [--replicas N] (-c CUSTOMIZATION | -k REF)",
+		Use:   "run --operation OP -f OBJECT [--observed FILE] [--status-items FILE] [--replicas N] (-c CUSTOMIZATION | -k REF [--script FILE.lua])",
 		Short: "Run one Karmada interpreter operation with a customization's Lua script or a Karta's hook",
 		Long: "Run one operation on an object with the ResourceInterpreterCustomizations of -c, as Karmada\n" +
 			"would, and print its results under the keys of Karmada's test files:\n" +
@@ -47,7 +48,8 @@ func newKarmadaRunCmd(s streams) *cobra.Command {
 			"  InterpretHealth      healthy\n" +
 			"  InterpretDependency  dependencies\n" +
 			"OP may also be the script's function name (GetReplicas, ReflectStatus...); case does not matter.\n" +
-			"With -k instead of -c, the Karta's in-process Karmada hook runs (Retain is not one).\n" +
+			"With -k instead of -c, the Karta's in-process Karmada hook runs (Retain is not one), with\n" +
+			"its hooks overridden by each --script, as in the other commands.\n" +
 			"Each document of -f (and each item of a List) is a case of its own, with one result each;\n" +
 			"Retain takes one. -o table (the default on a terminal) prints each result for people: a\n" +
 			"value as KEY: value, components and dependencies as tables, objects as indented YAML.",
@@ -70,6 +72,7 @@ func newKarmadaRunCmd(s streams) *cobra.Command {
 	fl.Int64Var(&f.replicas, "replicas", 0, "the replica count `N` (ReviseReplica only)")
 	fl.StringVarP(&f.customization, "customization", "c", "", "the ResourceInterpreterCustomization `FILE` (YAML or JSON; several documents are merged as Karmada merges them)")
 	fl.StringVarP(&f.karta, "karta", "k", "", "the `REF` of a Karta (a file or a built-in's name) whose Karmada hook runs instead of -c")
+	fl.StringArrayVar(&f.scripts, "script", nil, "with -k: a Lua chunk `FILE.lua` whose global functions override the Karta's hooks (repeatable; later wins)")
 	fl.StringVarP(&f.output, "output", "o", "", "output `FMT`: json, yaml or table (default: table on a terminal, else json)")
 	for _, name := range []string{"operation", "filename"} {
 		_ = cmd.MarkFlagRequired(name) // the flags exist: no error
@@ -115,7 +118,7 @@ func runKarmada(cmd *cobra.Command, s streams, f *karmadaRunFlags) error {
 	if op == karmada.OpRetain && len(objs) != 1 {
 		return usageError("-f %s: Retain takes one desired object (against --observed), found %d", f.filename, len(objs))
 	}
-	// All or nothing, as every command that runs on each document.
+	// As every command that runs on each document: the good answered, the bad named.
 	var results []result
 	failed := false
 	for _, o := range objs {
@@ -130,10 +133,7 @@ func runKarmada(cmd *cobra.Command, s streams, f *karmadaRunFlags) error {
 		value, keys := karmadaOutput(out)
 		results = append(results, result{value: value, table: karmadaTable(value, keys), where: o.where, object: objectName(o.obj.Object)})
 	}
-	if failed {
-		return invalid()
-	}
-	return writeResults(s.out, format, results)
+	return writeAnswered(s, format, results, failed)
 }
 
 // karmadaOp runs the operation on one case.
@@ -149,6 +149,8 @@ func checkKarmadaFlags(cmd *cobra.Command, op karmada.Operation, f *karmadaRunFl
 		return usageError("give the hooks to run: -c CUSTOMIZATION (a ResourceInterpreterCustomization file) or -k REF (a Karta file or built-in name)")
 	case f.karta != "" && f.customization != "":
 		return usageError("-c and -k cannot be used together")
+	case f.karta == "" && len(f.scripts) > 0:
+		return usageError("--script overrides a Karta's hooks: use it with -k (a customization's script is its own)")
 	case op == karmada.OpRetain && f.observed == "":
 		return usageError("--observed is required for Retain")
 	case op != karmada.OpRetain && changed("observed"):
@@ -386,7 +388,11 @@ func kartaKarmadaOp(s streams, op karmada.Operation, f *karmadaRunFlags) (karmad
 	default:
 		return nil, usageError("--operation %s: not supported with -k", op)
 	}
-	res, err := newResolver(s, f.karta, nil, builtinRegistry)
+	scripts, err := readScripts(s, f.scripts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := newResolver(s, f.karta, scripts, builtinRegistry)
 	if err != nil {
 		return nil, err
 	}

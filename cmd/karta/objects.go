@@ -31,6 +31,8 @@ type objectFlags struct {
 	output   string
 	// allowKindMismatch runs the Karta on objects of another kind.
 	allowKindMismatch bool
+	// crds are the --crd files the Kartas' paths are checked against.
+	crds []string
 }
 
 // kartaHelp is -k's help for the commands that interpret an object.
@@ -46,6 +48,7 @@ func (f *objectFlags) addObject(cmd *cobra.Command, outputHelp string) {
 	cmd.Flags().StringVarP(&f.filename, "filename", "f", "", "the workload object `FILE` (YAML or JSON; one result per document; - reads standard input)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "", "output `FMT`: "+outputHelp)
 	cmd.Flags().BoolVar(&f.allowKindMismatch, "allow-kind-mismatch", false, "run the Karta on objects whose apiVersion and kind are not its root kind (refused by default)")
+	cmd.Flags().StringArrayVar(&f.crds, "crd", nil, crdHelp)
 	_ = cmd.MarkFlagRequired("filename") // the flag exists: no error
 }
 
@@ -66,15 +69,19 @@ type result struct {
 	warnings []string
 	// object names the object: Kind namespace/name.
 	object string
+	// headed prints the table under its heading even when it is the only
+	// result: the one answered document of several.
+	headed bool
 }
 
 // objectFunc computes one document's result with its Karta's Program.
 type objectFunc func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error)
 
 // eachObject runs fn on every document of -f with its Karta and prints
-// the results. It is all or nothing: when any document fails, every error
-// is printed and nothing goes to standard output, so that a pipe never
-// carries a partial answer.
+// the results. A document that fails does not hide the others (docs/cli.md,
+// "Several documents"): the good ones are answered on standard output, each
+// bad one is named on standard error (FILE:LINE: document N), and the exit
+// code is 1, so that a script still knows the answer is not whole.
 func eachObject(ctx context.Context, s streams, f *objectFlags, format string, fn objectFunc) error {
 	scripts, err := readScripts(s, f.scripts)
 	if err != nil {
@@ -85,6 +92,15 @@ func eachObject(ctx context.Context, s streams, f *objectFlags, format string, f
 		return err
 	}
 	res.allowKindMismatch = f.allowKindMismatch
+	for _, c := range f.crds {
+		if c == "-" && f.filename == "-" {
+			return usageError("-f and --crd cannot both read standard input")
+		}
+	}
+	schemas, err := newSchemaWarner(s, f.crds)
+	if err != nil {
+		return err
+	}
 	objs, err := readObjects(s, f.filename)
 	if err != nil {
 		return err
@@ -93,11 +109,15 @@ func eachObject(ctx context.Context, s streams, f *objectFlags, format string, f
 	failed := false
 	for _, doc := range objs.items {
 		where := objs.label(doc)
-		r, err := runOne(ctx, res, doc, fn)
+		r, err := runOne(ctx, res, doc, fn, func(p *interpreter.Program) { schemas.warn(ctx, s, where, p) })
 		if err != nil {
 			reportError(s, where, err)
 			failed = true
-			continue
+			if r.value == nil {
+				continue
+			}
+			// A partial result (describe's status when GetPodSpecs
+			// failed) is printed beside its error.
 		}
 		r.where, r.object = where, objectName(doc.Object)
 		for _, w := range r.warnings {
@@ -105,17 +125,36 @@ func eachObject(ctx context.Context, s streams, f *objectFlags, format string, f
 		}
 		results = append(results, r)
 	}
+	return writeAnswered(s, format, results, failed)
+}
+
+// writeAnswered prints the results of the documents that were answered and
+// returns exit 1 when any other document failed (its error is on standard
+// error already): a good document is never hidden by a bad one, and a
+// partial answer never exits 0.
+func writeAnswered(s streams, format string, results []result, failed bool) error {
+	if failed && len(results) == 1 {
+		results[0].headed = true // which document of the input it is
+	}
+	if len(results) > 0 {
+		if err := writeResults(s.out, format, results); err != nil {
+			return err
+		}
+	}
 	if failed {
 		return invalid()
 	}
-	return writeResults(s.out, format, results)
+	return nil
 }
 
-func runOne(ctx context.Context, res *resolver, doc *object.Document, fn objectFunc) (result, error) {
+// runOne runs fn on one document with its Karta's Program; check sees the
+// Program first (the --crd schema warnings).
+func runOne(ctx context.Context, res *resolver, doc *object.Document, fn objectFunc, check func(*interpreter.Program)) (result, error) {
 	p, err := res.program(asUnstructured(doc.Object).GroupVersionKind())
 	if err != nil {
 		return result{}, err
 	}
+	check(p)
 	return fn(ctx, p, doc)
 }
 
@@ -227,11 +266,18 @@ type objects struct {
 // (LINE where the document starts); ": item M" after it for the items of a
 // List ("FILE:LINE: item M" with the item's line in a single document).
 func (o *objects) label(d *object.Document) string {
+	return o.at(d, o.docs > 1 || d.Item > 0)
+}
+
+// at names an object as label does, with its line when withLine is set:
+// a problem of that object, not of the file, names its line even in a file
+// of one document.
+func (o *objects) at(d *object.Document, withLine bool) string {
 	doc, line := 0, 0
 	if o.docs > 1 {
-		doc, line = d.Index, d.Line
+		doc = d.Index
 	}
-	if d.Item > 0 {
+	if withLine {
 		line = d.Line
 	}
 	where := yamlerr.Where(o.source, line, doc)
@@ -261,17 +307,44 @@ func readObjects(s streams, file string) (*objects, error) {
 }
 
 // readPods reads --pods: Pods in a List, in several documents, or both.
+// An object that is not a v1 Pod is refused, each named with its line:
+// matched as a pod, a Deployment or a Job would place a wrong pod in a gang.
 func readPods(s streams, file string) ([]*unstructured.Unstructured, error) {
 	data, source, err := readInput(s, file, "the pods")
 	if err != nil {
 		return nil, err
 	}
-	pods, err := object.DecodeObjects(data, source)
+	docs, err := object.Decode(data, source)
 	if err != nil {
 		fmt.Fprintln(s.err, oneLine(err.Error()))
 		return nil, invalid()
 	}
+	objs := &objects{source: source, docs: len(docs), items: object.Expand(docs)}
+	var pods []*unstructured.Unstructured
+	failed := false
+	for _, d := range objs.items {
+		u := asUnstructured(d.Object)
+		if u.GetAPIVersion() != "v1" || u.GetKind() != "Pod" {
+			fmt.Fprintf(s.err, "%s: --pods takes v1 Pods; this is %s\n", objs.at(d, true), describeObject(u))
+			failed = true
+			continue
+		}
+		pods = append(pods, u)
+	}
+	if failed {
+		return nil, invalid()
+	}
 	return pods, nil
+}
+
+// describeObject is "apps/v1 Deployment ns/name", or what of it the object
+// says.
+func describeObject(u *unstructured.Unstructured) string {
+	what := strings.TrimSpace(u.GetAPIVersion() + " " + objectName(u.Object))
+	if u.GetKind() == "" {
+		what = strings.TrimSpace("an object without a kind " + u.GetName())
+	}
+	return what
 }
 
 // readScripts reads the --script files; each chunk is named by its base

@@ -74,7 +74,7 @@ func writeResults(w io.Writer, format string, results []result) error {
 		switch {
 		case format == formatYAML && i > 0:
 			buf.WriteString("---\n")
-		case format == formatTable && len(results) > 1:
+		case format == formatTable && (len(results) > 1 || r.headed):
 			if i > 0 {
 				buf.WriteByte('\n')
 			}

@@ -72,7 +72,8 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 				if err != nil {
 					return result{}, err
 				}
-				r := result{warnings: res.Warnings, table: func(w io.Writer) error { return podGroupsTable(w, res) }}
+				// Each printed as every warning is: FILE: warning: message.
+				r := result{warnings: warningPrefixed(res.Warnings), table: func(w io.Writer) error { return podGroupsTable(w, res) }}
 				for _, u := range res.Unlinked {
 					r.warnings = append(r.warnings, fmt.Sprintf("pod %s belongs to no group: %s", u.Pod, u.Reason))
 				}
@@ -192,4 +193,14 @@ func joinCounts(m map[string]any) string {
 		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
 	}
 	return strings.Join(parts, ",")
+}
+
+// warningPrefixed puts "warning: " before each of podgroups' warnings (the
+// KAI "no queue" one, say), as every other warning reads.
+func warningPrefixed(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = "warning: " + w
+	}
+	return out
 }

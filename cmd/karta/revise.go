@@ -32,8 +32,8 @@ func newReviseCmd(s streams) *cobra.Command {
 			"ports by containerPort) and $patch directives; json is a list of RFC 6902 operations\n" +
 			"({op: replace, path: /spec/containers/0/image, value: ...}) with paths into the view. A\n" +
 			"merge patch that replaces a list whose elements lose fields is reported as a warning on\n" +
-			"standard error. Revisions are all or nothing: on any error, every error is reported and\n" +
-			"nothing is printed.\n\n" +
+			"standard error. Revisions are all or nothing per object: on any error, every error is\n" +
+			"reported and that object is not printed.\n\n" +
 			"With --live KIND/NAME (instead of -f) the object is read from the cluster, revised, and\n" +
 			"patched with the JSON Patch, guarded by a test of the resourceVersion read: when the\n" +
 			"object changed in between, karta reads it again and recomputes the patch. The output\n" +
@@ -56,6 +56,9 @@ func newReviseCmd(s streams) *cobra.Command {
 			typ, err := interpreter.ParsePatchType(patchType)
 			if err != nil {
 				return usageError("--type %s: want merge, strategic or json", patchType)
+			}
+			if live.target != "" && len(f.crds) > 0 {
+				return usageError("--crd needs -f: --live objects are checked against the cluster's CRD by karta validate --live")
 			}
 			if live.target != "" {
 				return reviseLive(cmd.Context(), s, &f, live, revisionsFile, typ, format)

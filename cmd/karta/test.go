@@ -46,6 +46,9 @@ func newTestCmd(s streams) *cobra.Command {
 				}
 				return reported(s, err)
 			}
+			if rep.Passed+rep.Failed == 0 {
+				return nothingTested(s, args[0], "a "+kartatest.FileName+" whose tests: list cases")
+			}
 			if err := printTestReport(s.out, rep); err != nil {
 				return &exitError{code: exitInvalid, msg: fmt.Sprintf("cannot write the output: %v", err)}
 			}

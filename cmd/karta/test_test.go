@@ -96,7 +96,7 @@ tests:
 func TestBuiltinList(t *testing.T) {
 	stdout, stderr, code := runCLI(t, "", "builtin", "list", "-o", "table")
 	require.Equal(t, 0, code, stderr)
-	assert.Regexp(t, `(?m)^pytorchjob +kubeflow.org/v1 +PyTorchJob +pytorchjob, master, worker$`, stdout)
+	assert.Regexp(t, `(?m)^pytorchjob +kubeflow.org/v1 +PyTorchJob +(yes|-) +pytorchjob, master, worker$`, stdout)
 	stdout, _, code = runCLI(t, "", "builtin", "list")
 	require.Equal(t, 0, code)
 	var entries []builtinEntry

@@ -33,7 +33,8 @@ func newValidateCmd(s streams) *cobra.Command {
 			"cluster the kubeconfig flags select), every path of the Karta that reads the workload object\n" +
 			"is also checked against the openAPIV3Schema of the version the Karta names: the fields\n" +
 			"exist, [] and [n] step into arrays, and each path yields what its role needs. A path the\n" +
-			"schema refutes is an error, one it cannot decide a warning; each names the schema path.",
+			"schema refutes is an error, one it cannot decide a warning; each names the schema path.\n" +
+			"A Karta whose kind no --crd file defines is an error; under --live, a warning.",
 		Example: "  karta validate examples/kartas/trainjob.yaml examples/kartas/pytorchjob.yaml\n" +
 			"  karta validate --target karmada examples/kartas/pytorchjob.yaml\n" +
 			"  karta validate --crd examples/tutorial-trainjob/crd.yaml examples/kartas/trainjob.yaml\n" +

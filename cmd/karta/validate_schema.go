@@ -22,6 +22,9 @@ type schemaSource interface {
 	lookup(ctx context.Context, gvk schema.GroupVersionKind) (*schemacheck.Schema, error)
 	// where names the source in messages.
 	where() string
+	// mustDefine says whether a kind the source has no served CRD for is an
+	// error: the --crd files were given for the Karta, a cluster was not.
+	mustDefine() bool
 }
 
 // crdFiles are the CRDs of --crd.
@@ -32,6 +35,8 @@ func (c crdFiles) lookup(_ context.Context, gvk schema.GroupVersionKind) (*schem
 }
 
 func (crdFiles) where() string { return "the --crd files" }
+
+func (crdFiles) mustDefine() bool { return true }
 
 // liveCRDs are the cluster's CRDs (--live).
 type liveCRDs struct {
@@ -44,6 +49,8 @@ func (l liveCRDs) lookup(ctx context.Context, gvk schema.GroupVersionKind) (*sch
 }
 
 func (l liveCRDs) where() string { return "the cluster at " + l.server }
+
+func (liveCRDs) mustDefine() bool { return false }
 
 // newCRDClient connects to the CRDs of the cluster the kubeconfig flags
 // select. Tests replace it with a fake.
@@ -84,8 +91,11 @@ func readCRDs(s streams, files []string) (schemaSource, error) {
 }
 
 // schemaProblems checks a Karta against its CRD's schema. A kind the
-// source has no CRD for is a warning (nothing to check against); a version
-// the CRD lacks is an error: the Karta describes objects that cannot exist.
+// --crd files do not define (or do not serve) is an error: they were given
+// to check this Karta, and an "ok" would claim a check that never ran. A
+// kind the cluster (--live) has no CRD for is a warning: nothing to check
+// against, and the CRD may not be installed yet. A version the CRD lacks
+// is an error: the Karta describes objects that cannot exist.
 func schemaProblems(ctx context.Context, src schemaSource, c *karta.Checked) (karta.Problems, error) {
 	root := c.Karta.Spec.StructureDefinition.RootComponent
 	if root == nil || root.Kind == nil {
@@ -95,6 +105,9 @@ func schemaProblems(ctx context.Context, src schemaSource, c *karta.Checked) (ka
 	at := field.NewPath("spec", "structureDefinition", "rootComponent", "kind").String()
 	s, err := src.lookup(ctx, gvk)
 	switch {
+	case (errors.Is(err, schemacheck.ErrNoCRD) || errors.Is(err, schemacheck.ErrNotServed)) && src.mustDefine():
+		return karta.Problems{{Severity: karta.SeverityError, Field: at,
+			Message: fmt.Sprintf("no served CRD for %s in %s: the Karta cannot be checked against them", describeKind(gvk), src.where())}}, nil
 	case errors.Is(err, schemacheck.ErrNoCRD), errors.Is(err, schemacheck.ErrNotServed):
 		return karta.Problems{{Severity: karta.SeverityWarning, Field: at,
 			Message: fmt.Sprintf("not checked against a schema: no served CRD for %s in %s", describeKind(gvk), src.where())}}, nil

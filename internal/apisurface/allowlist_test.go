@@ -5,7 +5,6 @@ package apisurface
 var publicByDesign = map[string]string{
 	"argo.Statuses":    "lists the values of Health.Status",
 	"argo.CompileWith": "compiling a health script under other limits than the defaults",
-	"luaapi.FillLazy":  "a Go function an embedder registers in the sandbox must fill a lazy table a script hands it before reading it raw",
 
 	"cluster.DefaultReviseAttempts": "documents the default of Revise's attempts",
 	"cluster.FieldManager":          "the field manager karta's writes carry in managedFields",

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -74,6 +75,28 @@ func (ck *checker) same(v *verdict, check, field string, want, got any) {
 	v.failf("%s: expected %s, got %s", field, compact(want), compact(got))
 }
 
+// expectsNothing handles a check that names its inputs but states no
+// expectation (gang: {pods: pods.yaml}): it would pass whatever the hook
+// gave. Without --update it fails, saying what to add; with --update it
+// writes the placeholders of fill into the test file (and the case) and
+// returns true, so that the comparison that follows writes the values.
+func (ck *checker) expectsNothing(v *verdict, check, want string, fill ...placeholder) bool {
+	if !ck.r.opts.Update {
+		v.failf("%s states nothing to check: add %s (or run karta test --update)", check, want)
+		return false
+	}
+	for _, p := range fill {
+		ck.r.updates.set(ck.i, check, p.field, p.value)
+	}
+	return true
+}
+
+// placeholder is a value --update writes under a check before comparing.
+type placeholder struct {
+	field string
+	value any
+}
+
 // golden compares the JSON (or text) of a result with a golden file, or
 // writes it.
 func (ck *checker) golden(v *verdict, file string, got []byte) {
@@ -106,6 +129,12 @@ func (ck *checker) golden(v *verdict, file string, got []byte) {
 
 func (ck *checker) status(c *StatusCheck) Result {
 	v := &verdict{name: ck.name + ": status"}
+	if c.Status == "" && c.Matched == nil && c.Phase == "" && c.Golden == "" && c.Error == "" {
+		c.Status, c.Matched = "?", []string{}
+		if !ck.expectsNothing(v, "status", "status, matched, phase, golden or error", placeholder{"status", c.Status}, placeholder{"matched", c.Matched}) {
+			return v.result()
+		}
+	}
 	res, err := ck.p.InterpretStatus(ck.ctx, ck.obj)
 	if ck.hookErr(v, err, c.Error) {
 		return v.result()
@@ -135,6 +164,12 @@ func (ck *checker) status(c *StatusCheck) Result {
 
 func (ck *checker) pods(c *PodsCheck) Result {
 	v := &verdict{name: ck.name + ": pods"}
+	if c.Count == nil && c.Items == nil && c.Golden == "" && c.Error == "" {
+		c.Count = new(int)
+		if !ck.expectsNothing(v, "pods", "count, items, golden or error", placeholder{"count", 0}) {
+			return v.result()
+		}
+	}
 	res, err := ck.p.GetPodSpecs(ck.ctx, ck.obj)
 	if ck.hookErr(v, err, c.Error) {
 		return v.result()
@@ -157,6 +192,12 @@ func (ck *checker) pods(c *PodsCheck) Result {
 
 func (ck *checker) gang(c *GangCheck) Result {
 	v := &verdict{name: ck.name + ": gang"}
+	if c.Groups == nil && c.Unmatched == nil && c.Golden == "" && c.Error == "" {
+		c.Groups, c.Unmatched = []GroupSummary{}, new(int)
+		if !ck.expectsNothing(v, "gang", "groups, unmatched, golden or error", placeholder{"groups", c.Groups}, placeholder{"unmatched", 0}) {
+			return v.result()
+		}
+	}
 	pods, err := ck.r.readPods(c.Pods)
 	if err != nil {
 		v.failf("%v", err)
@@ -191,6 +232,14 @@ func (ck *checker) revise(c *ReviseCheck, objectFile string) Result {
 	if err != nil {
 		v.failf("type %q: want merge, strategic or json", c.Type)
 		return v.result()
+	}
+	if c.Patch == "" && c.Object == "" && c.Error == "" {
+		// The expectations of a revision are golden files: --update names
+		// one beside the others.
+		c.Patch = "golden/" + path.Base(ck.name) + ".patch.json"
+		if !ck.expectsNothing(v, "revise", "patch, object (golden files) or error", placeholder{"patch", c.Patch}) {
+			return v.result()
+		}
 	}
 	revs, err := ck.r.readRevisions(c.Revisions, typ)
 	if err != nil {

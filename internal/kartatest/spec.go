@@ -10,8 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
+	"strings"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/internal/yamlerr"
@@ -129,11 +132,17 @@ func readSuite(file string) (*Suite, error) {
 	var s Suite
 	if err := yaml.UnmarshalStrict(data, &s); err != nil {
 		msg := yamlerr.Plain(err.Error())
-		line := 0
 		if m := unknownField.FindStringSubmatch(msg); m != nil {
-			line = yamlerr.NewLines(data).Field(1, m[1])
+			// At the key's own line, with its path and what the place
+			// takes: "tests[0].status.statsu: unknown field".
+			var root yamlv3.Node
+			if yamlv3.Unmarshal(data, &root) == nil {
+				if at, line, known := unknownFieldAt(&root, reflect.TypeOf(s), ""); line > 0 {
+					return nil, errors.New(yamlerr.Format(file, line, 0, at, fmt.Sprintf("unknown field %q (want one of: %s)", m[1], strings.Join(known, ", "))))
+				}
+			}
 		}
-		return nil, errors.New(yamlerr.Format(file, line, 0, "", msg))
+		return nil, errors.New(yamlerr.Format(file, 0, 0, "", msg))
 	}
 	if len(s.Tests) == 0 {
 		return nil, fmt.Errorf("no tests: list the cases under tests, each with an object")
