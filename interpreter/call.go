@@ -42,6 +42,10 @@ func (e *HookError) Unwrap() error { return e.Err }
 // Karta without a suspendDefinition, say).
 var ErrHookNotEnabled = errors.New("hook not enabled")
 
+// ErrNoProgram is the error of an entry point given a nil *Program (the
+// exports, say): a caller's bug, reported rather than a panic.
+var ErrNoProgram = errors.New("no Program (nil)")
+
 // withState runs f on a pooled state, inside a protected Lua call that
 // carries the call's limits: the deadline (measured from here, so queueing
 // for the state is not charged), the instruction budget and the call
