@@ -37,7 +37,10 @@ func TestNilInputs(t *testing.T) {
 		{"karmada.Export", func() error { _, err := karmada.Export(nil); return err }, interpreter.ErrNoProgram},
 		{"schemacheck.FromCRD", func() error { _, err := schemacheck.FromCRD(nil); return err }, nil},
 		{"schemacheck.NewSet", func() error { _, err := schemacheck.NewSet(nil); return err }, nil},
-		{"schemacheck.ServedIn", func() error { _, err := schemacheck.ServedIn(nil, karta.GroupVersionKind{Kind: "Job"}.GVK()); return err }, schemacheck.ErrNoCRD},
+		{"schemacheck.ServedIn", func() error {
+			_, err := schemacheck.ServedIn(nil, karta.GroupVersionKind{Kind: "Job"}.GVK())
+			return err
+		}, schemacheck.ErrNoCRD},
 	}
 	for _, tc := range errCases {
 		t.Run(tc.name, func(t *testing.T) {
