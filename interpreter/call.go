@@ -49,7 +49,9 @@ var ErrNoProgram = errors.New("no Program (nil)")
 // withState runs f on a pooled state, inside a protected Lua call that
 // carries the call's limits: the deadline (measured from here, so queueing
 // for the state is not charged), the instruction budget and the call
-// depth. A state that failed is discarded, not pooled.
+// depth. A state whose call hit a limit, panicked or raised a Lua error is
+// discarded; one whose call f refused with its own error goes back to the
+// pool (reusable).
 func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Context, sd *stateData) error) error {
 	if err := p.buildLua(); err != nil {
 		return &HookError{Karta: p.name, Hook: h, Err: err}
