@@ -44,8 +44,12 @@ func HealthWords(batch bool) map[karta.Status]string {
 }
 
 // IsBatch reports whether a Karta describes a batch kind: its root
-// component maps a Completed status.
+// component maps a Completed status. A nil Karta, or one without a root
+// component, is not.
 func IsBatch(k *karta.Karta) bool {
+	if k == nil || k.Spec.StructureDefinition.RootComponent == nil {
+		return false
+	}
 	sd := k.Spec.StructureDefinition.RootComponent.StatusDefinition
 	return sd != nil && len(sd.StatusMappings.Completed) > 0
 }
@@ -92,8 +96,11 @@ type Export struct {
 // (HealthMessage). A Karta whose InterpretStatus, Suspend or Resume a
 // script overrides, or
 // with a jq expression only gojq can run, fails with an
-// *interpreter.ExportError.
+// *interpreter.ExportError; a nil p with interpreter.ErrNoProgram.
 func ExportProgram(p *interpreter.Program) (*Export, error) {
+	if p == nil {
+		return nil, fmt.Errorf("argo export: %w", interpreter.ErrNoProgram)
+	}
 	e := luaexport.New(p, "Argo CD")
 	for _, o := range e.In.Overrides() {
 		for _, g := range o.Globals {

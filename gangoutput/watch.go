@@ -217,6 +217,9 @@ type kindWant struct {
 // not Pods, and not Kubernetes' other kinds unless k switches them on
 // (KubernetesKinds says why). The chart's RBAC follows it.
 func WatchedAsWorkload(k *karta.Karta) bool {
+	if k == nil {
+		return false
+	}
 	root := k.Spec.StructureDefinition.RootComponent
 	if root == nil || root.Kind == nil {
 		return false

@@ -42,10 +42,16 @@ func (e *HookError) Unwrap() error { return e.Err }
 // Karta without a suspendDefinition, say).
 var ErrHookNotEnabled = errors.New("hook not enabled")
 
+// ErrNoProgram is the error of an entry point given a nil *Program (the
+// exports, say): a caller's bug, reported rather than a panic.
+var ErrNoProgram = errors.New("no Program (nil)")
+
 // withState runs f on a pooled state, inside a protected Lua call that
 // carries the call's limits: the deadline (measured from here, so queueing
 // for the state is not charged), the instruction budget and the call
-// depth. A state that failed is discarded, not pooled.
+// depth. A state whose call hit a limit, panicked or raised a Lua error is
+// discarded; one whose call f refused with its own error goes back to the
+// pool (reusable).
 func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Context, sd *stateData) error) error {
 	if err := p.buildLua(); err != nil {
 		return &HookError{Karta: p.name, Hook: h, Err: err}

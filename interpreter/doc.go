@@ -47,7 +47,9 @@
 // call's own run (waiting for a pooled state is not charged), an
 // instruction budget, a call-depth limit and string-size caps. Crossing one
 // returns a *luaapi.LimitError naming the Karta, the hook and the limit;
-// other failures are *HookError. A state that failed is discarded, never
-// reused. Program.LimitStats counts the calls that ended on one of the
+// other failures are *HookError. A state whose call hit a limit, panicked
+// or raised a Lua error is discarded; one whose call karta's own Go code
+// refused (a revision that cannot be written, an object of the wrong
+// shape) leaves nothing behind and goes back to the pool. Program.LimitStats counts the calls that ended on one of the
 // Program's own limits, with the last such error, for adapters to report.
 package interpreter

@@ -132,7 +132,7 @@ type override struct {
 // refused with a *karta.ValidationError listing every problem.
 func Compile(k *karta.Karta, opts Options) (*Program, error) {
 	if k == nil {
-		return nil, fmt.Errorf("compile: no Karta")
+		return nil, fmt.Errorf("compile: %w", karta.ErrNoKarta)
 	}
 	checked, err := karta.Check(k, ValidateOptions())
 	if err != nil {
@@ -147,7 +147,7 @@ func Compile(k *karta.Karta, opts Options) (*Program, error) {
 // expressions are not parsed again.
 func CompileChecked(checked *karta.Checked, opts Options) (*Program, error) {
 	if checked == nil || checked.Karta == nil {
-		return nil, fmt.Errorf("compile: no Karta")
+		return nil, fmt.Errorf("compile: %w", karta.ErrNoKarta)
 	}
 	k := checked.Karta
 	p := &Program{karta: k, name: k.Name, limits: opts.Limits.WithDefaults(), warnings: checked.Warnings, allowKindMismatch: opts.AllowKindMismatch}

@@ -2,29 +2,16 @@ package karmada
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
-)
 
-// conformanceDir is Karmada's bundled third-party customizations with
-// their tests, kept beside the repository (shared/conformance), never in
-// it; $KARTA_KARMADA_CORPUS overrides where (as for internal/perf's
-// benchmarks), for a checkout that is not beside it.
-var conformanceDir = func() string {
-	if d := os.Getenv("KARTA_KARMADA_CORPUS"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "conformance", "karmada", "resourcecustomizations")
-}()
+	"github.com/kartalua/karta/internal/conformance"
+)
 
 // TestKarmadaConformance runs Karmada's own third-party customization
 // suite, unmodified, through the Interpreter: every case must pass.
 func TestKarmadaConformance(t *testing.T) {
-	if _, err := os.Stat(conformanceDir); err != nil {
-		t.Skipf("Karmada's conformance corpus is not at %s (%v): skipping", conformanceDir, err)
-	}
-	report, err := RunTestDir(context.Background(), conformanceDir)
+	dir := conformance.Require(t)
+	report, err := RunTestDir(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

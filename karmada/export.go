@@ -31,8 +31,12 @@ import (
 // fragmented pod spec definition is exported by building its
 // PodTemplateSpec view in Lua. An expression outside the
 // subset, or an override that uses karta or replaces a non-Karmada hook,
-// fails the export with an *interpreter.ExportError naming it.
+// fails the export with an *interpreter.ExportError naming it. A nil p
+// fails with interpreter.ErrNoProgram.
 func Export(p *interpreter.Program) ([]byte, error) {
+	if p == nil {
+		return nil, fmt.Errorf("karmada export: %w", interpreter.ErrNoProgram)
+	}
 	e := luaexport.New(p, "Karmada")
 	in := e.In
 	chunk, rules, err := exportLua(e)
@@ -412,6 +416,9 @@ func fragmentedUnits(e *luaexport.Exporter, c *programapi.Component) error {
 // expression the Karmada export cannot carry, and why: the same
 // translation the export runs.
 func ExportCheck(a *jqexpr.Analysis) string {
+	if a == nil {
+		return ""
+	}
 	if err := luaexport.Check(a); err != nil {
 		return fmt.Sprintf("cannot be exported to Karmada: jq %q: %v", a.Text, err)
 	}

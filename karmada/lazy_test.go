@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kartalua/karta/internal/conformance"
 )
 
 // outcome is an operation's results and error text, for comparing the
@@ -68,9 +70,7 @@ func maskNow(v any) any {
 // corpus with arguments as lazy tables and as eager ones: results and
 // errors are equal, on a fresh state and on a reused one.
 func TestLazyArgumentsAgreeWithEagerOverCorpus(t *testing.T) {
-	if _, err := os.Stat(conformanceDir); err != nil {
-		t.Skipf("Karmada's conformance corpus is not at %s (%v): skipping", conformanceDir, err)
-	}
+	conformanceDir := conformance.Require(t)
 	ctx := context.Background()
 	cases := 0
 	err := filepath.WalkDir(conformanceDir, func(path string, d fs.DirEntry, err error) error {

@@ -1,6 +1,14 @@
 package karta
 
-import "github.com/kartalua/karta/internal/jqexpr"
+import (
+	"errors"
+
+	"github.com/kartalua/karta/internal/jqexpr"
+)
+
+// ErrNoKarta is the error of an entry point given a nil Karta (or a nil
+// Checked) instead of one: a caller's bug, reported rather than a panic.
+var ErrNoKarta = errors.New("no Karta (nil)")
 
 // Checked is a Karta that passed validation, in the form compilation
 // starts from: every jq expression it holds parsed and analysed once, and
@@ -17,8 +25,12 @@ type Checked struct {
 }
 
 // Check validates k with opts and returns its checked form, or a
-// *ValidationError listing every error (warnings included).
+// *ValidationError listing every error (warnings included). A nil k is
+// ErrNoKarta.
 func Check(k *Karta, opts ValidateOptions) (*Checked, error) {
+	if k == nil {
+		return nil, ErrNoKarta
+	}
 	c, problems := Analyze(k, opts)
 	if err := problems.ErrFor(k.Name); err != nil {
 		return nil, err
@@ -46,5 +58,10 @@ func Analyze(k *Karta, opts ValidateOptions) (*Checked, Problems) {
 }
 
 // Expr returns the checked form of one of the Karta's expressions, by its
-// text; nil when the Karta holds no such expression.
-func (c *Checked) Expr(text string) *jqexpr.Analysis { return c.exprs[text] }
+// text; nil when the Karta holds no such expression (or c is nil).
+func (c *Checked) Expr(text string) *jqexpr.Analysis {
+	if c == nil {
+		return nil
+	}
+	return c.exprs[text]
+}

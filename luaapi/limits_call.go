@@ -84,7 +84,10 @@ func (e *PanicError) Error() string { return "Go panic during Lua call: " + e.Ms
 // script cannot swallow them.
 //
 // After any error the state is usable again as far as gopher-lua goes (its
-// stacks are unwound), but callers discard it anyway rather than pool it.
+// stacks are unwound). Whether to pool it again is the caller's choice:
+// after a limit, a panic or a Lua error karta's callers discard it (the
+// script may have left anything in it); interpreter pools it again when
+// the error is its own Go code's refusal, raised through the call.
 func CallProtected(ctx context.Context, L *lua.LState, timeout time.Duration, fn lua.LValue, nret int, args ...lua.LValue) (results []lua.LValue, err error) {
 	if ctx == nil {
 		ctx = context.Background()

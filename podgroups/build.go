@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kartalua/karta/internal/jsonpatch"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
 )
@@ -93,7 +92,7 @@ type PodLink struct {
 	Role string `json:"role,omitempty"`
 	// Patch is the JSON Patch (RFC 6902) that sets the link on the pod
 	// (an admission webhook's answer); empty when the pod has it already.
-	Patch []jsonpatch.Operation `json:"patch"`
+	Patch []interpreter.PatchOp `json:"patch"`
 }
 
 // Hooks are what ForProgram calls of a Program: an *interpreter.Program,

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/internal/conformance"
 )
 
 const (
@@ -117,10 +119,7 @@ func TestKarmadaRunReadsStdin(t *testing.T) {
 
 // Karmada's own suite, through the CLI: the last line is the count.
 func TestKarmadaTestConformance(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "conformance", "karmada", "resourcecustomizations")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Karmada's conformance corpus is not at %s (%v): skipping", dir, err)
-	}
+	dir := conformance.Require(t)
 	stdout, stderr, code := runCLI(t, "", "karmada", "test", dir)
 	assert.Equal(t, exitOK, code, stderr)
 	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")

@@ -9,23 +9,6 @@ import (
 	"github.com/kartalua/karta/karmada"
 )
 
-// CorpusEnv names a directory that overrides where the Karmada corpus is
-// read from.
-const CorpusEnv = "KARTA_KARMADA_CORPUS"
-
-// DefaultCorpusDir is Karmada's third-party customizations with their tests,
-// kept beside the repository (as karmada's conformance test reads them),
-// relative to a package directory of the repository.
-var DefaultCorpusDir = filepath.Join("..", "..", "..", "shared", "conformance", "karmada", "resourcecustomizations")
-
-// CorpusDir is $KARTA_KARMADA_CORPUS, else DefaultCorpusDir.
-func CorpusDir() string {
-	if d := os.Getenv(CorpusEnv); d != "" {
-		return d
-	}
-	return DefaultCorpusDir
-}
-
 // Corpus is Karmada's customization corpus, read in place: every
 // customization and every test case, in the layout RunTestDir reads
 // (<group>/<version>/<Kind>/customizations.yaml beside testdata/).

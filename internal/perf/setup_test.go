@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kartalua/karta/internal/conformance"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
 )
@@ -187,13 +187,11 @@ func (cb *corpusBench) agreeWith(ctx context.Context, cc *CorpusCase, name strin
 	return fmt.Errorf("%s: baseline %s differs from karta\nkarta:    %s\nbaseline: %s", cc.Name(), name, w, g)
 }
 
-// loadCorpusBench skips tb when the corpus is absent.
+// loadCorpusBench skips tb when the corpus is absent (fails it under CI:
+// conformance.Require).
 func loadCorpusBench(tb testing.TB) *corpusBench {
 	tb.Helper()
-	dir := CorpusDir()
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("Karmada's customization corpus is not at %s (set %s): %v", dir, CorpusEnv, err)
-	}
+	dir := conformance.Require(tb)
 	corpusOnce.Do(func() { corpusData, corpusErr = buildCorpusBench(dir) })
 	if corpusErr != nil {
 		tb.Fatal(corpusErr)

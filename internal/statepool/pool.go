@@ -134,7 +134,8 @@ func (p *Pool[T]) Get(ctx context.Context) (T, error) {
 	}
 }
 
-// Put returns a healthy state for reuse. On a closed pool it closes it.
+// Put returns a state for reuse: one whose call succeeded, or failed
+// without touching it (the caller decides). On a closed pool it closes it.
 // Each Get is matched by exactly one Put or Discard.
 func (p *Pool[T]) Put(s T) {
 	p.inUse.Add(-1)
@@ -151,8 +152,9 @@ func (p *Pool[T]) Put(s T) {
 	}
 }
 
-// Discard closes a state that hit a limit or an error and frees its slot,
-// so the next Get may create a fresh one.
+// Discard closes a state its caller will not reuse (one that hit a limit,
+// panicked or ran a script that failed) and frees its slot, so the next
+// Get may create a fresh one.
 func (p *Pool[T]) Discard(s T) {
 	p.inUse.Add(-1)
 	p.close(s)

@@ -32,6 +32,9 @@ func Served(ctx context.Context, crds apiextensionsclientv1.CustomResourceDefini
 
 // ServedIn returns the schema of gvk from one CRD, as Served does.
 func ServedIn(crd *apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVersionKind) (*Schema, error) {
+	if crd == nil {
+		return nil, fmt.Errorf("%w %s: nil CRD", ErrNoCRD, gvk.GroupKind())
+	}
 	if crd.Spec.Group != gvk.Group || crd.Spec.Names.Kind != gvk.Kind {
 		return nil, fmt.Errorf("%w %s: CRD %s defines %s", ErrNoCRD, gvk.GroupKind(), crd.Name,
 			schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind})

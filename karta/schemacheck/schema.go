@@ -53,10 +53,16 @@ type Schema struct {
 	Structural *structuralschema.Structural
 }
 
+// errNilCRD is FromCRD's (and NewSet's) error for a nil CRD.
+var errNilCRD = errors.New("nil CRD")
+
 // FromCRD returns the schema of each version of crd that has one. A version
 // whose schema is not structural is an error (the API server refuses such
 // a v1 CRD too).
 func FromCRD(crd *apiextensionsv1.CustomResourceDefinition) ([]*Schema, error) {
+	if crd == nil {
+		return nil, errNilCRD
+	}
 	var out []*Schema
 	for _, v := range crd.Spec.Versions {
 		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
