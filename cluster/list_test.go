@@ -107,7 +107,7 @@ func TestListBuiltinExamples(t *testing.T) {
 		"CronJob ml-platform/model-eval-nightly Running [pod 2/2] [2/1]",
 		"JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
 		"RayCluster ml-research/llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
-		"RayJob ml-training/resnet-train Running [head 1/1 worker/gpu-workers 4/4] [5/5]",
+		"RayJob ml-training/resnet-train Running [head 1/1 worker/gpu-workers 4/4 submitter 0/1] [5/5]",
 		"AppWrapper mlbatch-team-a/granite-ft Running [podset/granite-ft-data 1/1 podset/granite-ft/master 1/1 podset/granite-ft/worker 3/3] [5/5]",
 		"NIMCache nim-service/nemotron-super-49b Running [nimcache 1/1] [1/1]",
 		"NIMService nim-service/meta-llama3-8b-instruct Running [nimservice 2/1] [2/2]",

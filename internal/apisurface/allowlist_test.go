@@ -37,8 +37,6 @@ var publicByDesign = map[string]string{
 	"controller.ReasonSchemaMismatch":   "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonWithinLimits":     "a reason a Karta's conditions carry, read by users and automation",
 
-	"karta/schemacheck.FromCRD": "the schemas of a CRD an embedder holds already (NewSet reads manifests)",
-
 	"karmada.CustomizationKind": "the kind of the documents Load reads and Export writes",
 
 	// Kubernetes API conventions for a CRD's Go types.
@@ -54,24 +52,26 @@ var publicByDesign = map[string]string{
 	"karta.LoadReader":              "loading Kartas from a stream (standard input, a request body) with its size cap",
 	"karta.DefaultMaxBytes":         "documents the default of LoadOptions.MaxBytes",
 	"karta.DefaultMaxDepth":         "documents the default of LoadOptions.MaxDepth",
+	"karta.DefaultMaxValues":        "documents the default of LoadOptions.MaxValues",
+	"karta.DefaultMaxDocuments":     "documents the default of LoadOptions.MaxDocuments",
 	"karta.DefaultMessageFieldName": "the CRD's default of conditionsDefinition.messageFieldName",
 
 	// The limits' defaults, which Limits.WithDefaults applies.
-	"luaapi.DefaultTimeout":         "documents a default of Limits",
 	"luaapi.DefaultCallStackSize":   "documents a default of Limits",
 	"luaapi.DefaultMaxInstructions": "documents a default of Limits",
 	"luaapi.DefaultMaxMemory":       "documents a default of Limits",
 	"luaapi.DefaultMaxStringSize":   "documents a default of Limits",
 	"luaapi.DefaultStackSize":       "documents a default of Limits",
 
-	"object.MaxDepth": "the nesting cap Decode applies, beside MaxBytes",
+	"object.MaxDepth":     "the nesting cap Decode applies, beside MaxBytes",
+	"object.MaxValues":    "the value cap Decode applies before decoding, beside MaxBytes",
+	"object.MaxDocuments": "the document cap Decode applies before decoding, beside MaxBytes",
 
 	"gangoutput.DefaultOwnerKinds":       "documents the default of Options.OwnerKinds",
 	"gangoutput.DefaultRediscoverPeriod": "documents the default of Options.RediscoverPeriod",
 	"gangoutput.DefaultResyncPeriod":     "documents the default of Options.ResyncPeriod",
 	"gangoutput.DefaultWorkers":          "documents the default of Options.Workers",
 	"gangoutput.KubernetesKinds":         "documents which kinds are off unless their Karta switches them on",
-	"gangoutput.WatchedAsWorkload":       "which workload kinds the gang output watches: what its RBAC must grant (the chart's test, in its own module, derives the chart's rules from it)",
 	"gangoutput.ReasonDeleted":           "an event reason on workloads, read by users and automation",
 	"gangoutput.ReasonFailed":            "an event reason on workloads, read by users and automation",
 	"gangoutput.ReasonLeftAlone":         "an event reason on workloads, read by users and automation",

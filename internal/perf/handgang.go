@@ -18,7 +18,7 @@ import (
 // sets, the group's minimum from the workload's spec (PyTorchJob's
 // runPolicy.schedulingPolicy.minAvailable, else its replicas with
 // elasticPolicy.minReplicas for workers; a JobSet replicated job's
-// replicas × parallelism; an LWS group's size). KAI groups one pod per
+// replicas × min(parallelism, completions); an LWS group's size). KAI groups one pod per
 // call against its top owner; GetGangGroups groups a workload's pods at
 // once, so the grouper reads the spec once and makes one pass over the
 // pods. KAI has no JobSet plugin; the JobSet grouper follows the same
@@ -167,6 +167,11 @@ func (pytorchGrouper) read(obj map[string]any) gangSpec {
 	if s.worker {
 		s.min += eff(orDefault(get(specs, "Worker", "replicas"), 1), optional(get(obj, "spec", "elasticPolicy", "minReplicas")))
 	}
+	// With startupPolicy LeaderReady the controller creates a group's
+	// workers only once its leader is Ready: the gang is the leader alone.
+	if get(obj, "spec", "startupPolicy") == "LeaderReady" {
+		s.min = 1
+	}
 	s.min = max(1, s.min)
 	return s
 }
@@ -212,7 +217,7 @@ func (jobsetGrouper) read(obj map[string]any) gangSpec {
 	for _, rj := range rjs {
 		s.ids = append(s.ids, str(rj, "name"))
 		s.present = append(s.present, get(rj, "template", "spec", "template") != nil)
-		s.pods = append(s.pods, max(0, orDefault(get(rj, "replicas"), 1)*orDefault(get(rj, "template", "spec", "parallelism"), 1)))
+		s.pods = append(s.pods, max(0, orDefault(get(rj, "replicas"), 1)*jobPods(rj)))
 	}
 	return s
 }
@@ -279,6 +284,11 @@ func (lwsGrouper) read(obj map[string]any) gangSpec {
 	}
 	if s.worker {
 		s.min += max(0, orDefault(get(lwt, "size"), 1)-1)
+	}
+	// With startupPolicy LeaderReady the controller creates a group's
+	// workers only once its leader is Ready: the gang is the leader alone.
+	if get(obj, "spec", "startupPolicy") == "LeaderReady" {
+		s.min = 1
 	}
 	s.min = max(1, s.min)
 	return s

@@ -222,6 +222,17 @@ func pytorchPods(obj map[string]any) (*interpreter.PodSpecs, error) {
 	return res, nil
 }
 
+// jobPods is how many pods one Job of a replicated job runs at once: the
+// Job controller never runs more than min(parallelism, completions)
+// (parallelism defaults to 1; no completions, no bound).
+func jobPods(rj any) int64 {
+	n := orDefault(get(rj, "template", "spec", "parallelism"), 1)
+	if c := get(rj, "template", "spec", "completions"); c != nil {
+		n = min(n, orDefault(c, n))
+	}
+	return n
+}
+
 func jobsetPods(obj map[string]any) (*interpreter.PodSpecs, error) {
 	res := &interpreter.PodSpecs{Items: []interpreter.PodSpecItem{}}
 	rjs, _ := get(obj, "spec", "replicatedJobs").([]any)
@@ -230,7 +241,7 @@ func jobsetPods(obj map[string]any) (*interpreter.PodSpecs, error) {
 		if !ok {
 			continue
 		}
-		n := orDefault(get(rj, "replicas"), 1) * orDefault(get(rj, "template", "spec", "parallelism"), 1)
+		n := orDefault(get(rj, "replicas"), 1) * jobPods(rj)
 		res.Items = append(res.Items, interpreter.PodSpecItem{Component: "replicatedjob", Instance: str(rj, "name"),
 			PodTemplateSpec: t, Scale: &interpreter.Scale{Replicas: ptr(n)}})
 	}
@@ -299,7 +310,7 @@ func jobsetPlace(obj, pod map[string]any, uid string) (*interpreter.PodPlacement
 		if str(rj, "name") != rjName || get(rj, "template", "spec", "template") == nil {
 			continue
 		}
-		n := orDefault(get(rj, "replicas"), 1) * orDefault(get(rj, "template", "spec", "parallelism"), 1)
+		n := orDefault(get(rj, "replicas"), 1) * jobPods(rj)
 		return &interpreter.PodPlacement{Component: "replicatedjob", Instance: rjName,
 			Group: "pg-" + uid + "-replicatedjob-" + js + "-" + rjName, MinMember: max(1, n)}, nil
 	}
