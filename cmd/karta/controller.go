@@ -22,6 +22,7 @@ import (
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/cluster"
 	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -136,8 +137,14 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(s.err, nil))
+	// client-go's own records (leader election's, the reflectors') go
+	// through the same logger, rate-limited.
+	defer watchguard.RouteKlog(log)()
+	// One probe of the API server for every informer: a list or watch it
+	// does not answer waits for /readyz and is retried at once.
+	probe := watchguard.ReadyzProbe(disco.RESTClient())
 	metrics := newControllerMetrics()
-	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics)
+	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics, probe)
 	if err != nil {
 		return reported(s, err)
 	}
@@ -147,6 +154,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 		CRDs:          crds.ApiextensionsV1().CustomResourceDefinitions(),
 		Logger:        log,
 		Registerer:    metrics,
+		ServerProbe:   probe,
 		Standby:       f.leaderElect,
 		LabelSelector: f.selector,
 		Workers:       f.workers,

@@ -58,6 +58,14 @@ func (f *flakyLW) ListWithContext(context.Context, metav1.ListOptions) (runtime.
 	return &metav1.List{}, nil
 }
 
+func (f *flakyLW) List(o metav1.ListOptions) (runtime.Object, error) {
+	return f.ListWithContext(context.Background(), o)
+}
+
+func (f *flakyLW) Watch(o metav1.ListOptions) (watch.Interface, error) {
+	return f.WatchWithContext(context.Background(), o)
+}
+
 func (f *flakyLW) WatchWithContext(context.Context, metav1.ListOptions) (watch.Interface, error) {
 	if err := f.next(); err != nil {
 		return nil, err
@@ -65,7 +73,7 @@ func (f *flakyLW) WatchWithContext(context.Context, metav1.ListOptions) (watch.I
 	return watch.NewEmptyWatch(), nil
 }
 
-var _ cache.ListerWatcherWithContext = (*flakyLW)(nil)
+var _ cache.ListerWatcher = (*flakyLW)(nil)
 
 // switchProbe answers once up is set.
 type switchProbe struct {
@@ -111,7 +119,7 @@ func TestWatchWaitsForTheServerAndRetriesWhenItAnswers(t *testing.T) {
 	probe := &switchProbe{}
 	g, logs, _ := newTestGuard(t, Options{Probe: probe.probe, Bound: time.Hour})
 	lw := &flakyLW{errs: []error{refused}}
-	w := g.ListWatch("run.ai/kartas", lw)
+	w := g.ListWatch("run.ai/kartas", lw).(cache.ListerWatcherWithContext)
 
 	done := make(chan error, 1)
 	go func() {
@@ -156,7 +164,7 @@ func TestServerAnswersAreHandedBack(t *testing.T) {
 			probe := &switchProbe{}
 			g, logs, _ := newTestGuard(t, Options{Probe: probe.probe, Bound: time.Nanosecond})
 			lw := &flakyLW{errs: []error{err}}
-			_, got := g.ListWatch("run.ai/kartas", lw).ListWithContext(t.Context(), metav1.ListOptions{})
+			_, got := g.ListWatch("run.ai/kartas", lw).(cache.ListerWatcherWithContext).ListWithContext(t.Context(), metav1.ListOptions{})
 			require.ErrorIs(t, got, err)
 			assert.EqualValues(t, 1, lw.calls.Load())
 			assert.Zero(t, probe.probes.Load())
@@ -217,7 +225,7 @@ func TestCallEndsWithItsContext(t *testing.T) {
 	lw := &flakyLW{errs: []error{refused}}
 	done := make(chan error, 1)
 	go func() {
-		_, err := g.ListWatch("run.ai/kartas", lw).WatchWithContext(ctx, metav1.ListOptions{})
+		_, err := g.ListWatch("run.ai/kartas", lw).(cache.ListerWatcherWithContext).WatchWithContext(ctx, metav1.ListOptions{})
 		done <- err
 	}()
 	require.Eventually(t, func() bool { return probe.probes.Load() >= 1 }, 5*time.Second, time.Millisecond)
@@ -233,7 +241,7 @@ func TestCallEndsWithItsContext(t *testing.T) {
 func TestWithoutProbeTheCallRetriesItself(t *testing.T) {
 	g, _, _ := newTestGuard(t, Options{})
 	lw := &flakyLW{errs: []error{refused, apierrors.NewServiceUnavailable("starting"), refused}}
-	_, err := g.ListWatch("run.ai/kartas", lw).ListWithContext(t.Context(), metav1.ListOptions{})
+	_, err := g.ListWatch("run.ai/kartas", lw).(cache.ListerWatcherWithContext).ListWithContext(t.Context(), metav1.ListOptions{})
 	require.NoError(t, err)
 	assert.EqualValues(t, 4, lw.calls.Load())
 	assert.EqualValues(t, 3, testutil.ToFloat64(g.errors.WithLabelValues("run.ai/kartas")))

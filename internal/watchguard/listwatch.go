@@ -15,14 +15,34 @@ import (
 // in logs and metrics), so that its calls are retried as soon as the
 // server answers again and their failures are counted, logged and reported
 // by Err.
-func (g *Guard) ListWatch(resource string, lw cache.ListerWatcherWithContext) cache.ListerWatcherWithContext {
-	return &guarded{g: g, resource: resource, inner: lw}
+// The result is a cache.ListerWatcher, as informers take, whose calls
+// with a context are the ones the reflector makes.
+func (g *Guard) ListWatch(resource string, lw cache.ListerWatcher) cache.ListerWatcher {
+	return &guarded{g: g, resource: resource, inner: cache.ToListerWatcherWithContext(lw), orig: lw}
 }
 
 type guarded struct {
 	g        *Guard
 	resource string
 	inner    cache.ListerWatcherWithContext
+	// orig is the ListerWatcher given, which says whether its client
+	// supports streaming lists.
+	orig cache.ListerWatcher
+}
+
+var (
+	_ cache.ListerWatcher            = (*guarded)(nil)
+	_ cache.ListerWatcherWithContext = (*guarded)(nil)
+)
+
+// List and Watch are the calls without a context, for the ListerWatcher
+// interface; the reflector makes the ones with.
+func (w *guarded) List(opts metav1.ListOptions) (runtime.Object, error) {
+	return w.ListWithContext(context.Background(), opts)
+}
+
+func (w *guarded) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	return w.WatchWithContext(context.Background(), opts)
 }
 
 func (w *guarded) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -37,7 +57,7 @@ func (w *guarded) WatchWithContext(ctx context.Context, opts metav1.ListOptions)
 // ListerWatcher's client supports streaming lists (a fake client does
 // not), which the reflector asks.
 func (w *guarded) IsWatchListSemanticsUnSupported() bool {
-	return watchlist.DoesClientNotSupportWatchListSemantics(w.inner)
+	return watchlist.DoesClientNotSupportWatchListSemantics(w.orig)
 }
 
 // retry calls f until it succeeds, fails with an answer of the server, or
