@@ -235,6 +235,10 @@ func TestServeUsage(t *testing.T) {
 	require.NoError(t, os.WriteFile(cust, []byte(serveCustomization), 0o600))
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: v1\nkind: ConfigMap\n"), 0o600))
+	// A Karta whose luaScript loops at top level: every hook it defines
+	// would fail, so the server refuses to start.
+	loops := filepath.Join(dir, "loops.yaml")
+	require.NoError(t, os.WriteFile(loops, []byte(strings.Replace(hostileServeKarta, "spec:\n", "spec:\n  luaScript: |\n    while true do end\n", 1)), 0o600))
 	tests := []struct {
 		name string
 		args []string
@@ -249,6 +253,7 @@ func TestServeUsage(t *testing.T) {
 		{"not a customization", []string{"serve", "--listen", "127.0.0.1:0", "-c", bad}, exitInvalid, "want config.karmada.io/v1alpha1"},
 		{"bad key pair", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--tls-cert", cust, "--tls-key", cust}, exitInvalid, "--tls-cert"},
 		{"bad address", []string{"serve", "--listen", "127.0.0.1:notaport", "-c", cust}, exitInvalid, "--listen"},
+		{"script that cannot run", []string{"serve", "--listen", "127.0.0.1:0", "-k", loops}, exitInvalid, `karta "hostile": load: `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

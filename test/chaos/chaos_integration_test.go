@@ -1,0 +1,417 @@
+//go:build integration
+
+// Package chaos holds the fault-injection tests of karta controller
+// (docs/controller.md, "Under faults"): the API server killed and
+// relaunched, etcd paused, the leader killed, a churn of a thousand
+// workloads. They run on a private etcd and kube-apiserver (hack/testenv.sh
+// with a state directory and ports of their own), since killing the shared
+// test cluster's API server would break the tests of the packages that run
+// beside them.
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/internal/testenv"
+)
+
+// recoveryBound is the promise of docs/controller.md: a change made after
+// the API server returns is reconciled within it.
+const recoveryBound = 10 * time.Second
+
+// readinessBound is watchguard.DefaultBound, the controller's
+// WatchFailureBound: /readyz fails once the server has left the watches
+// unanswered longer.
+const readinessBound = 10 * time.Second
+
+var (
+	jobSetGVR       = schema.GroupVersionResource{Group: "jobset.x-k8s.io", Version: "v1alpha2", Resource: "jobsets"}
+	volcanoGroupGVR = schema.GroupVersionResource{Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "podgroups"}
+)
+
+// chaos is the state the faults share: one private cluster, one controller
+// (a second for the leader's death), a Karta that is changed after each
+// fault and JobSets created after each.
+type chaos struct {
+	t       *testing.T
+	c       *privateCluster
+	dyn     dynamic.Interface
+	ctrl    *controllerProc
+	karta   string
+	jobSets atomic.Int32
+}
+
+func TestIntegrationChaos(t *testing.T) {
+	bin := buildKarta(t)
+	c := startPrivateCluster(t)
+	testenv.InstallCRDs(t, c.cfg)
+	dyn, err := dynamic.NewForConfig(c.cfg)
+	require.NoError(t, err)
+	ch := &chaos{t: t, c: c, dyn: dyn, karta: "chaos-trainjob"}
+	ch.createKarta()
+	ch.ctrl = startController(t, bin, c, "chaos-a")
+	ch.waitReady(ch.ctrl, "ok: leader", 2*time.Minute)
+	_, ok := waitFor(t.Context(), time.Minute, func() bool { return ch.observed(t.Context()) >= 1 })
+	require.True(t, ok, "the Karta not compiled; log:\n%s", ch.ctrl.log.String())
+
+	for _, d := range []time.Duration{5 * time.Second, 20 * time.Second, 90 * time.Second} {
+		t.Run(fmt.Sprintf("apiserver-down-%s", d), func(t *testing.T) { ch.apiServerOutage(t, d) })
+	}
+	t.Run("etcd-paused-15s", ch.etcdPaused)
+	t.Run("churn-1000", ch.churn)
+	t.Run("leader-killed", func(t *testing.T) { ch.leaderKilled(t, bin) })
+}
+
+// apiServerOutage kills kube-apiserver, samples /readyz and the metrics
+// while it is down, relaunches it, and measures how long a Karta change and
+// a new JobSet made after its return take to be reconciled.
+func (ch *chaos) apiServerOutage(t *testing.T, outage time.Duration) {
+	p := ch.ctrl
+	errorsBefore := metric(p.scrape(), `karta_watch_errors_total{resource="run.ai/kartas"}`)
+	failingBefore := strings.Count(p.log.String(), `msg="watch failing: run.ai/kartas"`)
+	recoveredBefore := strings.Count(p.log.String(), `msg="watch recovered: run.ai/kartas"`)
+
+	ch.c.must(t, "kill", "kube-apiserver")
+	down := time.Now()
+	type sample struct {
+		at   time.Duration
+		code int
+		body string
+	}
+	var samples []sample
+	var syncedDuring []string
+	for time.Since(down) < outage {
+		code, body := p.readyz()
+		at := time.Since(down)
+		samples = append(samples, sample{at, code, body})
+		if at > readinessBound+2*time.Second && len(syncedDuring) == 0 {
+			s := p.scrape()
+			syncedDuring = []string{
+				fmt.Sprint(metric(s, "karta_controller_synced")),
+				fmt.Sprint(metric(s, "karta_gang_output_synced")),
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	ch.c.must(t, "relaunch", "kube-apiserver")
+	back := time.Now()
+	t.Logf("API server down %s (relaunched and ready %s after the kill)", outage, describe(back.Sub(down)))
+
+	// The readiness answers while it was down: ready within the bound,
+	// not ready past it (with slack for a loaded machine), saying why.
+	sawNotReady := false
+	for _, s := range samples {
+		switch {
+		case s.at < readinessBound-time.Second:
+			assert.Equal(t, 200, s.code, "at %s: %s", describe(s.at), s.body)
+		case s.at > readinessBound+2*time.Second:
+			if assert.Equal(t, 503, s.code, "at %s: %s", describe(s.at), s.body) {
+				assert.Contains(t, s.body, "not ready: the API server has not answered the watches of ")
+				sawNotReady = true
+			}
+		}
+	}
+	if outage > readinessBound+3*time.Second {
+		assert.True(t, sawNotReady, "no readiness sample past the bound")
+		assert.Equal(t, []string{"0", "0"}, syncedDuring, "karta_controller_synced and karta_gang_output_synced during the outage")
+	}
+
+	// A change made after the return, reconciled within the bound.
+	took := ch.changeAndMeasure(t, p)
+	t.Logf("after a %s outage: Karta reconciled and PodGroup written %s after the server's return", outage, describe(took))
+	assert.Less(t, took, recoveryBound, "recovery after a %s outage", outage)
+
+	ch.waitReady(p, "ok: ", recoveryBound)
+	s := p.scrape()
+	assert.Equal(t, 1.0, metric(s, "karta_controller_synced"))
+	assert.Equal(t, 1.0, metric(s, "karta_gang_output_synced"))
+	assert.Greater(t, metric(s, `karta_watch_errors_total{resource="run.ai/kartas"}`), errorsBefore)
+	assert.Greater(t, metric(s, `karta_watch_errors_total{resource="scheduling.volcano.sh/podgroups"}`), 0.0)
+	logs := p.log.String()
+	assert.Equal(t, failingBefore+1, strings.Count(logs, `msg="watch failing: run.ai/kartas"`), "one line when the watch starts failing")
+	assert.Equal(t, recoveredBefore+1, strings.Count(logs, `msg="watch recovered: run.ai/kartas"`), "one line when it recovers")
+	if outage > 30*time.Second {
+		assert.Contains(t, logs, `msg="watch still failing: run.ai/kartas"`)
+	}
+}
+
+// etcdPaused stops etcd (SIGSTOP: connections stay open, nothing answers)
+// for 15 s; after SIGCONT a change is reconciled within the bound.
+func (ch *chaos) etcdPaused(t *testing.T) {
+	ch.c.must(t, "pause", "etcd")
+	paused := time.Now()
+	resumed := false
+	defer func() {
+		if !resumed {
+			ch.c.must(t, "resume", "etcd")
+		}
+	}()
+	time.Sleep(15 * time.Second)
+	code, body := ch.ctrl.readyz()
+	t.Logf("/readyz with etcd paused %s: %d %s", describe(time.Since(paused)), code, body)
+	ch.c.must(t, "resume", "etcd")
+	resumed = true
+	took := ch.changeAndMeasure(t, ch.ctrl)
+	t.Logf("after etcd paused 15s: reconciled %s after it resumed", describe(took))
+	assert.Less(t, took, recoveryBound)
+	ch.waitReady(ch.ctrl, "ok: ", recoveryBound)
+}
+
+// churn creates a thousand JobSets and deletes them: the gang output keeps
+// up (every one written), comes back to where it was, and its heap returns.
+func (ch *chaos) churn(t *testing.T) {
+	const n = 1000
+	p := ch.ctrl
+	ctx := t.Context()
+	heapBefore := metric(p.scrape(), "go_memstats_heap_inuse_bytes")
+	writtenBefore := metric(p.scrape(), `karta_gang_output_workloads{state="written"}`)
+	jobSets := ch.dyn.Resource(jobSetGVR).Namespace(metav1.NamespaceDefault)
+
+	parallel(t, n, func(i int) error {
+		_, err := jobSets.Create(ctx, jobSet(fmt.Sprintf("churn-%d", i)), metav1.CreateOptions{})
+		return err
+	})
+	took, ok := waitFor(ctx, 3*time.Minute, func() bool {
+		return metric(p.scrape(), `karta_gang_output_workloads{state="written"}`) >= writtenBefore+n
+	})
+	require.True(t, ok, "the PodGroups of %d JobSets not written in %s: %s", n, describe(took), p.scrape())
+	t.Logf("%d JobSets: every PodGroup written %s after the last create", n, describe(took))
+	heapPeak := metric(p.scrape(), "go_memstats_heap_inuse_bytes")
+
+	parallel(t, n, func(i int) error {
+		err := jobSets.Delete(ctx, fmt.Sprintf("churn-%d", i), metav1.DeleteOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+	took, ok = waitFor(ctx, 3*time.Minute, func() bool {
+		s := p.scrape()
+		return metric(s, `karta_gang_output_workloads{state="written"}`) == writtenBefore && metric(s, "karta_gang_output_queue_depth") == 0
+	})
+	require.True(t, ok, "the deletes not seen in %s: %s", describe(took), p.scrape())
+
+	// The Go runtime collects at least every two minutes: the heap goes
+	// back to within 64 MiB of where it was.
+	const slack = 64 << 20
+	var heapAfter float64
+	took, ok = waitFor(ctx, 3*time.Minute, func() bool {
+		heapAfter = metric(p.scrape(), "go_memstats_heap_inuse_bytes")
+		return heapAfter < heapBefore+slack
+	})
+	t.Logf("heap in use: %.0f MiB before, %.0f MiB with %d JobSets, %.0f MiB after (%s)", heapBefore/(1<<20), heapPeak/(1<<20), n, heapAfter/(1<<20), describe(took))
+	assert.True(t, ok, "the heap did not come back: %.0f MiB before, %.0f MiB after", heapBefore/(1<<20), heapAfter/(1<<20))
+	code, body := p.readyz()
+	assert.Equal(t, 200, code, body)
+}
+
+// leaderKilled starts a standby, SIGKILLs the leader (its lease is not
+// released) and measures how long a Karta change takes to be written by
+// the new leader: the lease's 15 s plus the recovery bound at most.
+func (ch *chaos) leaderKilled(t *testing.T, bin string) {
+	standby := startController(t, bin, ch.c, "chaos-b")
+	ch.waitReady(standby, "ok: standby", 2*time.Minute)
+	ch.ctrl.kill()
+	killed := time.Now()
+	ch.changeAndMeasure(t, standby)
+	took := time.Since(killed)
+	t.Logf("leader killed: the standby took over and reconciled the change %s after the kill", describe(took))
+	assert.Less(t, took, 15*time.Second+recoveryBound)
+	ch.waitReady(standby, "ok: leader", recoveryBound)
+	ch.ctrl = standby
+}
+
+// changeAndMeasure bumps the Karta's spec and creates a JobSet (retrying
+// while the server is not back), and returns how long, from the first
+// attempt, until p's leader wrote the Karta's new generation and the
+// JobSet's PodGroup exists.
+func (ch *chaos) changeAndMeasure(t *testing.T, p *controllerProc) time.Duration {
+	t.Helper()
+	ctx := t.Context()
+	start := time.Now()
+	gen := ch.bumpKarta(ctx)
+	name := fmt.Sprintf("chaos-%d", ch.jobSets.Add(1))
+	var uid string
+	_, ok := waitFor(ctx, time.Minute, func() bool {
+		js, err := ch.dyn.Resource(jobSetGVR).Namespace(metav1.NamespaceDefault).Create(ctx, jobSet(name), metav1.CreateOptions{})
+		if err == nil {
+			uid = string(js.GetUID())
+		}
+		return err == nil
+	})
+	require.True(t, ok, "creating JobSet %s", name)
+	karta, group := false, false
+	_, ok = waitFor(ctx, time.Minute, func() bool {
+		karta = karta || ch.observed(ctx) >= gen
+		group = group || ch.podGroupOf(ctx, uid)
+		return karta && group
+	})
+	require.True(t, ok, "not reconciled within a minute (Karta generation %d: %t, PodGroup of %s: %t); log:\n%s", gen, karta, name, group, p.log.String())
+	return time.Since(start)
+}
+
+// createKarta creates the Karta the faults change: the TrainJob example for
+// a group of its own.
+func (ch *chaos) createKarta() {
+	k := readYAML(ch.t, repoRoot+"/examples/kartas/trainjob.yaml")
+	k.SetName(ch.karta)
+	require.NoError(ch.t, unstructured.SetNestedField(k.Object, "chaos.example.com", "spec", "structureDefinition", "rootComponent", "kind", "group"))
+	_, err := ch.dyn.Resource(controller.KartaResource).Create(ch.t.Context(), k, metav1.CreateOptions{})
+	require.NoError(ch.t, err)
+}
+
+// bumpKarta changes the Karta's spec (a luaScript comment), retrying until
+// the server takes it, and returns the new generation.
+func (ch *chaos) bumpKarta(ctx context.Context) int64 {
+	var gen int64
+	_, ok := waitFor(ctx, time.Minute, func() bool {
+		kartas := ch.dyn.Resource(controller.KartaResource)
+		k, err := kartas.Get(ctx, ch.karta, metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		if err := unstructured.SetNestedField(k.Object, fmt.Sprintf("-- %d\n", time.Now().UnixNano()), "spec", "luaScript"); err != nil {
+			return false
+		}
+		k, err = kartas.Update(ctx, k, metav1.UpdateOptions{})
+		if err != nil {
+			return false
+		}
+		gen = k.GetGeneration()
+		return true
+	})
+	require.True(ch.t, ok, "updating the Karta")
+	return gen
+}
+
+// observed is the Karta's Compiled condition's observedGeneration, 0 when
+// it has none (or cannot be read).
+func (ch *chaos) observed(ctx context.Context) int64 {
+	k, err := ch.dyn.Resource(controller.KartaResource).Get(ctx, ch.karta, metav1.GetOptions{})
+	if err != nil {
+		return 0
+	}
+	conds, _, _ := unstructured.NestedSlice(k.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == controller.ConditionCompiled && m["status"] == "True" {
+			g, _ := m["observedGeneration"].(int64)
+			return g
+		}
+	}
+	return 0
+}
+
+// podGroupOf reports whether a Volcano PodGroup owned by uid exists.
+func (ch *chaos) podGroupOf(ctx context.Context, uid string) bool {
+	list, err := ch.dyn.Resource(volcanoGroupGVR).Namespace(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false
+	}
+	for _, pg := range list.Items {
+		for _, ref := range pg.GetOwnerReferences() {
+			if string(ref.UID) == uid {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// waitReady waits until p's /readyz answers 200 with a body that starts
+// with prefix.
+func (ch *chaos) waitReady(p *controllerProc, prefix string, d time.Duration) {
+	ch.t.Helper()
+	var code int
+	var body string
+	took, ok := waitFor(ch.t.Context(), d, func() bool {
+		code, body = p.readyz()
+		return code == 200 && strings.HasPrefix(body, prefix)
+	})
+	require.True(ch.t, ok, "%s /readyz after %s: %d %s; log:\n%s", p.name, describe(took), code, body, p.log.String())
+}
+
+// jobSet is a JobSet of one replicated job of two pods: one Volcano
+// PodGroup.
+func jobSet(name string) *unstructured.Unstructured {
+	js := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(fmt.Sprintf(`
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: %s, namespace: default}
+spec:
+  replicatedJobs:
+  - name: workers
+    replicas: 1
+    template:
+      spec:
+        parallelism: 2
+        completions: 2
+        template:
+          spec:
+            restartPolicy: Never
+            schedulerName: volcano
+            containers: [{name: train, image: registry.example.com/train:1, resources: {requests: {cpu: "2"}}}]
+`, name)), &js.Object); err != nil {
+		panic(err)
+	}
+	return js
+}
+
+func readYAML(t *testing.T, path string) *unstructured.Unstructured {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	obj := map[string]any{}
+	require.NoError(t, yaml.Unmarshal(data, &obj))
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// parallel runs f(0..n-1) on 16 goroutines and fails the test on the first
+// error.
+func parallel(t *testing.T, n int, f func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var next atomic.Int32
+	var mu sync.Mutex
+	var firstErr error
+	for range 16 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := f(i); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		t.Fatal(firstErr)
+	}
+}
