@@ -55,6 +55,10 @@ func startPrivateCluster(t *testing.T) *privateCluster {
 		"KARTA_TESTENV_ETCD_PORT="+freePort(t),
 		"KARTA_TESTENV_ETCD_PEER_PORT="+freePort(t),
 		"KARTA_TESTENV_APISERVER_PORT="+freePort(t),
+		// Not started without nodes, but start checks they are free.
+		"KARTA_TESTENV_CONTROLLER_MANAGER_PORT="+freePort(t),
+		"KARTA_TESTENV_SCHEDULER_PORT="+freePort(t),
+		"KARTA_TESTENV_KWOK_PORT="+freePort(t),
 	)
 	t.Cleanup(func() {
 		if out, err := c.testenv("stop"); err != nil {
