@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/version"
-	watchapi "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kartalua/karta/karta"
@@ -162,26 +161,18 @@ func (c *Controller) start(ctx context.Context, w *watch) *watch {
 // (they wait for an API server that does not answer and retry at once when
 // it does: internal/watchguard).
 func (c *Controller) informer(w *watch, resync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
-	var lw *cache.ListWatch
+	lw := &cache.ListWatch{}
 	var client any
 	var example runtime.Object
 	if w.role == roleOwner {
 		ri := c.meta.Resource(w.gvr)
-		lw = &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watchapi.Interface, error) {
-				return ri.Watch(ctx, o)
-			},
-		}
+		lw.ListWithContextFunc = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) }
+		lw.WatchFuncWithContext = ri.Watch
 		client, example = c.meta, &metav1.PartialObjectMetadata{}
 	} else {
 		ri := c.dyn.Resource(w.gvr)
-		lw = &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watchapi.Interface, error) {
-				return ri.Watch(ctx, o)
-			},
-		}
+		lw.ListWithContextFunc = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) }
+		lw.WatchFuncWithContext = ri.Watch
 		client, example = c.dyn, &unstructured.Unstructured{}
 	}
 	guarded := c.watches.ListWatch(w.gvr.GroupResource().String(), cache.ToListWatcherWithWatchListSemantics(lw, client))
