@@ -13,11 +13,13 @@ const hookLoad Hook = "load"
 // the Karta is compiled rather than when a hook first runs. The error
 // names the Karta and "load" as the hook (a *luaapi.LimitError for a
 // limit). An Argo CD health script's top level is its hook, which needs
-// an object: it is not run. nil when there is nothing to run.
+// an object: it is not run. nil when there is nothing to run: no script,
+// or only top levels that define functions and constants, which cannot
+// fail (and then the Lua side is not built before a call needs it).
 func (p *Program) CheckLoad(ctx context.Context) error {
 	run := false
 	for _, o := range p.overrides {
-		run = run || !o.argo
+		run = run || (!o.argo && !o.definesOnly)
 	}
 	if !run {
 		return nil
