@@ -44,21 +44,23 @@ const recoveryBound = 10 * time.Second
 const readinessBound = 10 * time.Second
 
 var (
-	jobSetGVR       = schema.GroupVersionResource{Group: "jobset.x-k8s.io", Version: "v1alpha2", Resource: "jobsets"}
+	trainJobGVR     = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "trainjobs"}
+	crdGVR          = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 	volcanoGroupGVR = schema.GroupVersionResource{Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "podgroups"}
 )
 
 // chaos is the state the faults share: one private cluster, one controller
 // (a second for the leader's death), a Karta that is changed after each
-// fault and JobSets created after each.
+// fault and TrainJobs (the tutorial's kind, whose PodGroup forms without
+// pods) created after each.
 type chaos struct {
-	t       *testing.T
-	c       *privateCluster
-	dyn     dynamic.Interface
-	cs      kubernetes.Interface
-	ctrl    *controllerProc
-	karta   string
-	jobSets atomic.Int32
+	t         *testing.T
+	c         *privateCluster
+	dyn       dynamic.Interface
+	cs        kubernetes.Interface
+	ctrl      *controllerProc
+	karta     string
+	workloads atomic.Int32
 }
 
 func TestIntegrationChaos(t *testing.T) {
@@ -77,6 +79,7 @@ func TestIntegrationChaos(t *testing.T) {
 		require.NoError(t, err)
 	}
 	ch := &chaos{t: t, c: c, dyn: dyn, cs: cs, karta: "chaos-trainjob"}
+	ch.installTrainJobCRD()
 	ch.createKarta()
 	ch.ctrl = startController(t, bin, c, "chaos-a")
 	ch.waitReady(ch.ctrl, "ok: leader", 2*time.Minute)
@@ -93,7 +96,7 @@ func TestIntegrationChaos(t *testing.T) {
 
 // apiServerOutage kills kube-apiserver, samples /readyz and the metrics
 // while it is down, relaunches it, and measures how long a Karta change and
-// a new JobSet made after its return take to be reconciled.
+// a new TrainJob made after its return take to be reconciled.
 func (ch *chaos) apiServerOutage(t *testing.T, outage time.Duration) {
 	p := ch.ctrl
 	errorsBefore := metric(p.scrape(), `karta_watch_errors_total{resource="run.ai/kartas"}`)
@@ -188,7 +191,7 @@ func (ch *chaos) etcdPaused(t *testing.T) {
 
 // churn creates a thousand pods, which the gang output watches (every pod,
 // to link it to its workload), and deletes them: the controller keeps up (a
-// JobSet created right after gets its PodGroup within the bound), stays
+// TrainJob created right after gets its PodGroup within the bound), stays
 // ready, and its heap comes back.
 func (ch *chaos) churn(t *testing.T) {
 	const n = 1000
@@ -264,25 +267,25 @@ func (ch *chaos) leaderKilled(t *testing.T, bin string) {
 	ch.ctrl = standby
 }
 
-// changeAndMeasure bumps the Karta's spec and creates a JobSet (retrying
+// changeAndMeasure bumps the Karta's spec and creates a TrainJob (retrying
 // while the server is not back), and returns how long, from the first
-// attempt, until p's leader wrote the Karta's new generation and the
-// JobSet's PodGroup exists.
+// attempt, until the leader wrote the Karta's new generation and the
+// TrainJob's PodGroup exists.
 func (ch *chaos) changeAndMeasure(t *testing.T, p *controllerProc) time.Duration {
 	t.Helper()
 	ctx := t.Context()
 	start := time.Now()
 	gen := ch.bumpKarta(ctx)
-	name := fmt.Sprintf("chaos-%d", ch.jobSets.Add(1))
+	name := fmt.Sprintf("chaos-%d", ch.workloads.Add(1))
 	var uid string
 	_, ok := waitFor(ctx, time.Minute, func() bool {
-		js, err := ch.dyn.Resource(jobSetGVR).Namespace(metav1.NamespaceDefault).Create(ctx, jobSet(name), metav1.CreateOptions{})
+		js, err := ch.dyn.Resource(trainJobGVR).Namespace(metav1.NamespaceDefault).Create(ctx, ch.trainJob(name), metav1.CreateOptions{})
 		if err == nil {
 			uid = string(js.GetUID())
 		}
 		return err == nil
 	})
-	require.True(t, ok, "creating JobSet %s", name)
+	require.True(t, ok, "creating TrainJob %s", name)
 	karta, group := false, false
 	_, ok = waitFor(ctx, time.Minute, func() bool {
 		karta = karta || ch.observed(ctx) >= gen
@@ -293,12 +296,23 @@ func (ch *chaos) changeAndMeasure(t *testing.T, p *controllerProc) time.Duration
 	return time.Since(start)
 }
 
-// createKarta creates the Karta the faults change: the TrainJob example for
-// a group of its own.
+// installTrainJobCRD installs the tutorial's TrainJob CRD and waits until
+// it is served.
+func (ch *chaos) installTrainJobCRD() {
+	crd := readYAML(ch.t, repoRoot+"/examples/tutorial-trainjob/crd.yaml")
+	_, err := ch.dyn.Resource(crdGVR).Create(ch.t.Context(), crd, metav1.CreateOptions{})
+	require.NoError(ch.t, err)
+	_, ok := waitFor(ch.t.Context(), time.Minute, func() bool {
+		_, err := ch.dyn.Resource(trainJobGVR).Namespace(metav1.NamespaceDefault).List(ch.t.Context(), metav1.ListOptions{})
+		return err == nil
+	})
+	require.True(ch.t, ok, "trainjobs.example.com not served")
+}
+
+// createKarta creates the Karta the faults change: the TrainJob example.
 func (ch *chaos) createKarta() {
 	k := readYAML(ch.t, repoRoot+"/examples/kartas/trainjob.yaml")
 	k.SetName(ch.karta)
-	require.NoError(ch.t, unstructured.SetNestedField(k.Object, "chaos.example.com", "spec", "structureDefinition", "rootComponent", "kind", "group"))
 	_, err := ch.dyn.Resource(controller.KartaResource).Create(ch.t.Context(), k, metav1.CreateOptions{})
 	require.NoError(ch.t, err)
 }
@@ -374,31 +388,16 @@ func (ch *chaos) waitReady(p *controllerProc, prefix string, d time.Duration) {
 	require.True(ch.t, ok, "%s /readyz after %s: %d %s; log:\n%s", p.name, describe(took), code, body, p.log.String())
 }
 
-// jobSet is a JobSet of one replicated job of two pods: one Volcano
-// PodGroup.
-func jobSet(name string) *unstructured.Unstructured {
-	js := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(fmt.Sprintf(`
-apiVersion: jobset.x-k8s.io/v1alpha2
-kind: JobSet
-metadata: {name: %s, namespace: default}
-spec:
-  replicatedJobs:
-  - name: workers
-    replicas: 1
-    template:
-      spec:
-        parallelism: 2
-        completions: 2
-        template:
-          spec:
-            restartPolicy: Never
-            schedulerName: volcano
-            containers: [{name: train, image: registry.example.com/train:1, resources: {requests: {cpu: "2"}}}]
-`, name)), &js.Object); err != nil {
-		panic(err)
-	}
-	return js
+// trainJob is the tutorial's running TrainJob (a launcher and four
+// workers: one PodGroup, written before any pod) named name in default.
+func (ch *chaos) trainJob(name string) *unstructured.Unstructured {
+	tj := readYAML(ch.t, repoRoot+"/examples/tutorial-trainjob/running.yaml")
+	tj.SetName(name)
+	tj.SetNamespace(metav1.NamespaceDefault)
+	tj.SetUID("")
+	tj.SetResourceVersion("")
+	unstructured.RemoveNestedField(tj.Object, "status")
+	return tj
 }
 
 func readYAML(t *testing.T, path string) *unstructured.Unstructured {
