@@ -140,7 +140,7 @@ func New(opts Options) (*Guard, error) {
 	g := &Guard{opts: opts, log: opts.Logger, now: time.Now, failing: map[string]*episode{}, answered: make(chan struct{})}
 	errs := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "karta", Name: "watch_errors_total",
-		Help: "Lists and watches of the API server that failed, by resource (GROUP/RESOURCE).",
+		Help: "Lists and watches of the API server that failed, by resource (RESOURCE.GROUP).",
 	}, []string{"resource"})
 	if opts.Registerer != nil {
 		if err := opts.Registerer.Register(errs); err != nil {

@@ -119,7 +119,7 @@ func TestWatchWaitsForTheServerAndRetriesWhenItAnswers(t *testing.T) {
 	probe := &switchProbe{}
 	g, logs, _ := newTestGuard(t, Options{Probe: probe.probe, Bound: time.Hour})
 	lw := &flakyLW{errs: []error{refused}}
-	w := g.ListWatch("run.ai/kartas", lw).(cache.ListerWatcherWithContext)
+	w := g.ListWatch("kartas.run.ai", lw).(cache.ListerWatcherWithContext)
 
 	done := make(chan error, 1)
 	go func() {
@@ -142,10 +142,10 @@ func TestWatchWaitsForTheServerAndRetriesWhenItAnswers(t *testing.T) {
 		t.Fatal("not retried after the server answered")
 	}
 	assert.EqualValues(t, 2, lw.calls.Load())
-	assert.EqualValues(t, 1, testutil.ToFloat64(g.errors.WithLabelValues("run.ai/kartas")))
-	assert.Contains(t, logs.String(), `msg="watch failing: run.ai/kartas"`)
+	assert.EqualValues(t, 1, testutil.ToFloat64(g.errors.WithLabelValues("kartas.run.ai")))
+	assert.Contains(t, logs.String(), `msg="watch failing: kartas.run.ai"`)
 	assert.Contains(t, logs.String(), "serverAnswered=false")
-	assert.Contains(t, logs.String(), `msg="watch recovered: run.ai/kartas"`)
+	assert.Contains(t, logs.String(), `msg="watch recovered: kartas.run.ai"`)
 	require.NoError(t, g.Err())
 	// The probe loop stops once nobody waits.
 	n := probe.probes.Load()
@@ -164,11 +164,11 @@ func TestServerAnswersAreHandedBack(t *testing.T) {
 			probe := &switchProbe{}
 			g, logs, _ := newTestGuard(t, Options{Probe: probe.probe, Bound: time.Nanosecond})
 			lw := &flakyLW{errs: []error{err}}
-			_, got := g.ListWatch("run.ai/kartas", lw).(cache.ListerWatcherWithContext).ListWithContext(t.Context(), metav1.ListOptions{})
+			_, got := g.ListWatch("kartas.run.ai", lw).(cache.ListerWatcherWithContext).ListWithContext(t.Context(), metav1.ListOptions{})
 			require.ErrorIs(t, got, err)
 			assert.EqualValues(t, 1, lw.calls.Load())
 			assert.Zero(t, probe.probes.Load())
-			assert.EqualValues(t, 1, testutil.ToFloat64(g.errors.WithLabelValues("run.ai/kartas")))
+			assert.EqualValues(t, 1, testutil.ToFloat64(g.errors.WithLabelValues("kartas.run.ai")))
 			assert.Contains(t, logs.String(), "serverAnswered=true")
 			// The server answered: readiness is not the guard's to fail.
 			assert.NoError(t, g.Err())
@@ -185,37 +185,37 @@ func TestErrReportsResourcesPastTheBound(t *testing.T) {
 	g.now = func() time.Time { return *clock.Load() }
 	advance := func(d time.Duration) { t := clock.Load().Add(d); clock.Store(&t) }
 
-	g.failed("run.ai/kartas", "watch", refused, true)
+	g.failed("kartas.run.ai", "watch", refused, true)
 	advance(5 * time.Second)
-	g.failed("/pods", "list", refused, true)
+	g.failed("pods", "list", refused, true)
 	require.NoError(t, g.Err(), "within the bound")
 
 	advance(6 * time.Second)
 	err := g.Err()
 	var ue *UnreachableError
 	require.ErrorAs(t, err, &ue)
-	assert.Equal(t, []string{"run.ai/kartas"}, ue.Resources)
-	assert.Equal(t, "the API server has not answered the watches of run.ai/kartas for 11s: "+refused.Error(), err.Error())
+	assert.Equal(t, []string{"kartas.run.ai"}, ue.Resources)
+	assert.Equal(t, "the API server has not answered the watches of kartas.run.ai for 11s: "+refused.Error(), err.Error())
 	assert.ErrorIs(t, err, syscall.ECONNREFUSED)
 
 	advance(5 * time.Second)
 	require.ErrorAs(t, g.Err(), &ue)
-	assert.Equal(t, []string{"run.ai/kartas", "/pods"}, ue.Resources, "longest first")
+	assert.Equal(t, []string{"kartas.run.ai", "pods"}, ue.Resources, "longest first")
 
 	// Logged once when it started, again only after LogInterval.
 	for range 10 {
-		g.failed("run.ai/kartas", "watch", refused, true)
+		g.failed("kartas.run.ai", "watch", refused, true)
 	}
-	assert.NotContains(t, logs.String(), "watch still failing: run.ai/kartas")
+	assert.NotContains(t, logs.String(), "watch still failing: kartas.run.ai")
 	advance(30 * time.Second)
-	g.failed("run.ai/kartas", "watch", refused, true)
-	assert.Equal(t, 1, strings.Count(logs.String(), `msg="watch still failing: run.ai/kartas"`))
+	g.failed("kartas.run.ai", "watch", refused, true)
+	assert.Equal(t, 1, strings.Count(logs.String(), `msg="watch still failing: kartas.run.ai"`))
 	assert.Contains(t, logs.String(), "failures=12 sinceLastLog=11")
 
-	g.succeeded("run.ai/kartas")
-	g.succeeded("/pods")
+	g.succeeded("kartas.run.ai")
+	g.succeeded("pods")
 	assert.NoError(t, g.Err())
-	assert.Equal(t, 1, strings.Count(logs.String(), `msg="watch recovered: run.ai/kartas"`))
+	assert.Equal(t, 1, strings.Count(logs.String(), `msg="watch recovered: kartas.run.ai"`))
 }
 
 func TestCallEndsWithItsContext(t *testing.T) {
@@ -225,7 +225,7 @@ func TestCallEndsWithItsContext(t *testing.T) {
 	lw := &flakyLW{errs: []error{refused}}
 	done := make(chan error, 1)
 	go func() {
-		_, err := g.ListWatch("run.ai/kartas", lw).(cache.ListerWatcherWithContext).WatchWithContext(ctx, metav1.ListOptions{})
+		_, err := g.ListWatch("kartas.run.ai", lw).(cache.ListerWatcherWithContext).WatchWithContext(ctx, metav1.ListOptions{})
 		done <- err
 	}()
 	require.Eventually(t, func() bool { return probe.probes.Load() >= 1 }, 5*time.Second, time.Millisecond)
@@ -241,10 +241,10 @@ func TestCallEndsWithItsContext(t *testing.T) {
 func TestWithoutProbeTheCallRetriesItself(t *testing.T) {
 	g, _, _ := newTestGuard(t, Options{})
 	lw := &flakyLW{errs: []error{refused, apierrors.NewServiceUnavailable("starting"), refused}}
-	_, err := g.ListWatch("run.ai/kartas", lw).(cache.ListerWatcherWithContext).ListWithContext(t.Context(), metav1.ListOptions{})
+	_, err := g.ListWatch("kartas.run.ai", lw).(cache.ListerWatcherWithContext).ListWithContext(t.Context(), metav1.ListOptions{})
 	require.NoError(t, err)
 	assert.EqualValues(t, 4, lw.calls.Load())
-	assert.EqualValues(t, 3, testutil.ToFloat64(g.errors.WithLabelValues("run.ai/kartas")))
+	assert.EqualValues(t, 3, testutil.ToFloat64(g.errors.WithLabelValues("kartas.run.ai")))
 }
 
 func TestGuardsShareTheCounter(t *testing.T) {
@@ -253,12 +253,12 @@ func TestGuardsShareTheCounter(t *testing.T) {
 	require.NoError(t, err)
 	b, err := New(Options{Registerer: reg})
 	require.NoError(t, err)
-	a.failed("run.ai/kartas", "watch", refused, true)
-	b.failed("run.ai/kartas", "watch", refused, true)
+	a.failed("kartas.run.ai", "watch", refused, true)
+	b.failed("kartas.run.ai", "watch", refused, true)
 	n, err := testutil.GatherAndCount(reg, "karta_watch_errors_total")
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
-	assert.EqualValues(t, 2, testutil.ToFloat64(a.errors.WithLabelValues("run.ai/kartas")))
+	assert.EqualValues(t, 2, testutil.ToFloat64(a.errors.WithLabelValues("kartas.run.ai")))
 }
 
 func TestServerDown(t *testing.T) {

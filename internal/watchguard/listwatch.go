@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/util/watchlist"
 )
 
-// ListWatch wraps lw, the ListerWatcher of resource (named GROUP/RESOURCE
+// ListWatch wraps lw, the ListerWatcher of resource (named RESOURCE.GROUP
 // in logs and metrics), so that its calls are retried as soon as the
 // server answers again and their failures are counted, logged and reported
 // by Err.

@@ -99,9 +99,9 @@ func TestIntegrationChaos(t *testing.T) {
 // a new TrainJob made after its return take to be reconciled.
 func (ch *chaos) apiServerOutage(t *testing.T, outage time.Duration) {
 	p := ch.ctrl
-	errorsBefore := metric(p.scrape(), `karta_watch_errors_total{resource="run.ai/kartas"}`)
-	failingBefore := strings.Count(p.log.String(), `msg="watch failing: run.ai/kartas"`)
-	recoveredBefore := strings.Count(p.log.String(), `msg="watch recovered: run.ai/kartas"`)
+	errorsBefore := metric(p.scrape(), `karta_watch_errors_total{resource="kartas.run.ai"}`)
+	failingBefore := strings.Count(p.log.String(), `msg="watch failing: kartas.run.ai"`)
+	recoveredBefore := strings.Count(p.log.String(), `msg="watch recovered: kartas.run.ai"`)
 
 	ch.c.must(t, "kill", "kube-apiserver")
 	down := time.Now()
@@ -116,7 +116,7 @@ func (ch *chaos) apiServerOutage(t *testing.T, outage time.Duration) {
 		code, body := p.readyz()
 		at := time.Since(down)
 		samples = append(samples, sample{at, code, body})
-		if at > readinessBound+2*time.Second && len(syncedDuring) == 0 {
+		if at > readinessBound+5*time.Second && len(syncedDuring) == 0 {
 			s := p.scrape()
 			syncedDuring = []string{
 				fmt.Sprint(metric(s, "karta_controller_synced")),
@@ -157,13 +157,13 @@ func (ch *chaos) apiServerOutage(t *testing.T, outage time.Duration) {
 	s := p.scrape()
 	assert.Equal(t, 1.0, metric(s, "karta_controller_synced"))
 	assert.Equal(t, 1.0, metric(s, "karta_gang_output_synced"))
-	assert.Greater(t, metric(s, `karta_watch_errors_total{resource="run.ai/kartas"}`), errorsBefore)
-	assert.Greater(t, metric(s, `karta_watch_errors_total{resource="scheduling.volcano.sh/podgroups"}`), 0.0)
+	assert.Greater(t, metric(s, `karta_watch_errors_total{resource="kartas.run.ai"}`), errorsBefore)
+	assert.Greater(t, metric(s, `karta_watch_errors_total{resource="podgroups.scheduling.volcano.sh"}`), 0.0)
 	logs := p.log.String()
-	assert.Equal(t, failingBefore+1, strings.Count(logs, `msg="watch failing: run.ai/kartas"`), "one line when the watch starts failing")
-	assert.Equal(t, recoveredBefore+1, strings.Count(logs, `msg="watch recovered: run.ai/kartas"`), "one line when it recovers")
+	assert.Equal(t, failingBefore+1, strings.Count(logs, `msg="watch failing: kartas.run.ai"`), "one line when the watch starts failing")
+	assert.Equal(t, recoveredBefore+1, strings.Count(logs, `msg="watch recovered: kartas.run.ai"`), "one line when it recovers")
 	if outage > 30*time.Second {
-		assert.Contains(t, logs, `msg="watch still failing: run.ai/kartas"`)
+		assert.Contains(t, logs, `msg="watch still failing: kartas.run.ai"`)
 	}
 }
 
