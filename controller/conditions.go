@@ -35,6 +35,10 @@ const (
 	// ReasonCompileFailed (Compiled=False): compiling failed; the message
 	// is the error.
 	ReasonCompileFailed = "CompileFailed"
+	// ReasonScriptFailed (Compiled=False): the Karta compiled, but the
+	// top-level code of its scripts, run once under the call limits, failed
+	// (an error, a loop ending on a limit); the message is the error.
+	ReasonScriptFailed = "ScriptFailed"
 	// ReasonNotAccepted (Compiled=False): the Karta is not valid, so it
 	// was not compiled.
 	ReasonNotAccepted = "NotAccepted"

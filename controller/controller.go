@@ -8,15 +8,14 @@ import (
 	"sync"
 	"sync/atomic"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -29,6 +28,8 @@ type Controller struct {
 	log      *slog.Logger
 	queue    workqueue.TypedRateLimitingInterface[key]
 	metrics  *metrics
+	// watches guards the informers' lists and watches (watch.go).
+	watches *watchguard.Guard
 
 	started atomic.Bool
 	leading atomic.Bool
@@ -91,6 +92,11 @@ func New(dyn dynamic.Interface, reg *interpreter.Registry, opts Options) (*Contr
 		c.base[p.GVK()] = p
 	}
 	c.leading.Store(!opts.Standby)
+	var err error
+	if c.watches, err = watchguard.New(watchguard.Options{Probe: opts.ServerProbe, Logger: c.log, Registerer: opts.Registerer,
+		Bound: opts.WatchFailureBound}); err != nil {
+		return nil, fmt.Errorf("controller: %w", err)
+	}
 	m, err := newMetrics(c, opts.Registerer)
 	if err != nil {
 		return nil, err
@@ -111,12 +117,10 @@ func (c *Controller) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.dyn, c.opts.ResyncPeriod, metav1.NamespaceAll,
-		func(o *metav1.ListOptions) { o.LabelSelector = c.opts.LabelSelector })
 	informers := make([]cache.SharedIndexInformer, len(sources))
 	synced := make([]cache.InformerSynced, len(sources))
 	for i, s := range sources {
-		inf := factory.ForResource(s.gvr).Informer()
+		inf := c.informer(s.gvr)
 		if _, err := inf.AddEventHandler(c.handler(i)); err != nil {
 			return fmt.Errorf("controller: watching %s: %w", s.gvr.GroupResource(), err)
 		}
@@ -127,8 +131,11 @@ func (c *Controller) Run(ctx context.Context) error {
 	c.sources, c.informers = sources, informers
 	c.mu.Unlock()
 
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	var informersDone sync.WaitGroup
+	defer informersDone.Wait()
+	for _, inf := range informers {
+		informersDone.Go(func() { inf.RunWithContext(ctx) })
+	}
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return nil // ctx ended first
 	}
@@ -153,6 +160,20 @@ func (c *Controller) Run(ctx context.Context) error {
 // HasSynced reports whether the registry reflects every Karta that existed
 // when the informers first synced.
 func (c *Controller) HasSynced() bool { return c.synced.Load() }
+
+// Ready is nil once the registry reflects every Karta of the initial list
+// (HasSynced) and while the API server answers the Kartas' watches, or has
+// not for less than Options.WatchFailureBound; else it says why not.
+func (c *Controller) Ready() error {
+	if !c.synced.Load() {
+		return ErrNotSynced
+	}
+	return c.watches.Err()
+}
+
+// ErrNotSynced is Ready's error before the registry reflects the Kartas
+// of the initial list.
+var ErrNotSynced = errors.New("the Kartas are not synced yet")
 
 // Leading reports whether the controller writes status.
 func (c *Controller) Leading() bool { return c.leading.Load() }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,7 +70,7 @@ type entry struct {
 
 // build loads, validates and compiles obj. prev is the object's previous
 // entry, reused when the Karta is unchanged.
-func build(k key, obj *unstructured.Unstructured, prev *entry, opts interpreter.Options) *entry {
+func build(ctx context.Context, k key, obj *unstructured.Unstructured, prev *entry, opts interpreter.Options) *entry {
 	e := &entry{key: k, uid: obj.GetUID(), generation: obj.GetGeneration(), created: obj.GetCreationTimestamp().Time}
 	doc, err := document(obj)
 	if err != nil {
@@ -105,6 +106,14 @@ func build(k key, obj *unstructured.Unstructured, prev *entry, opts interpreter.
 	p, err := interpreter.CompileChecked(checked, opts)
 	if err != nil {
 		e.compiled = verdict{status: metav1.ConditionFalse, reason: ReasonCompileFailed, message: err.Error()}
+		e.outcome = resultCompileFailed
+		return e
+	}
+	// The scripts' top level runs before every hook they define: one that
+	// cannot run (an error, a loop) is a Karta that cannot work, reported
+	// now, and the base Program keeps the kind.
+	if err := p.CheckLoad(ctx); err != nil && ctx.Err() == nil {
+		e.compiled = verdict{status: metav1.ConditionFalse, reason: ReasonScriptFailed, message: "its scripts' top-level code cannot run: " + err.Error()}
 		e.outcome = resultCompileFailed
 		return e
 	}

@@ -42,15 +42,15 @@ func TestDocumentLeavesServerFieldsOut(t *testing.T) {
 func TestBuildReusesAnUnchangedKarta(t *testing.T) {
 	obj := kartaObject(t, "examples/kartas/trainjob.yaml", "trainjob", t0)
 	k := key{name: "trainjob"}
-	first := build(k, obj, nil, interpreter.Options{PoolSize: 1})
+	first := build(t.Context(), k, obj, nil, interpreter.Options{PoolSize: 1})
 	require.NotNil(t, first.program)
 
 	obj.SetResourceVersion("99")
-	second := build(k, obj, first, interpreter.Options{PoolSize: 1})
+	second := build(t.Context(), k, obj, first, interpreter.Options{PoolSize: 1})
 	assert.Same(t, first.program, second.program)
 
 	require.NoError(t, unstructured.SetNestedField(obj.Object, "v2", "spec", "structureDefinition", "rootComponent", "kind", "version"))
-	third := build(k, obj, second, interpreter.Options{PoolSize: 1})
+	third := build(t.Context(), k, obj, second, interpreter.Options{PoolSize: 1})
 	assert.NotSame(t, second.program, third.program)
 	assert.Equal(t, "v2", third.gvk.Version)
 }

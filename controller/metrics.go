@@ -76,9 +76,9 @@ func newMetrics(c *Controller, reg prometheus.Registerer) (*metrics, error) {
 		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "karta", Subsystem: "controller", Name: "synced",
-			Help: "1 once the registry reflects every Karta of the initial list.",
+			Help: "1 while the controller is ready: the registry reflects every Karta of the initial list and the API server answers its watches.",
 		}, func() float64 {
-			if c.synced.Load() {
+			if c.Ready() == nil {
 				return 1
 			}
 			return 0

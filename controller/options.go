@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	apiextensionsclientv1 "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -24,6 +26,11 @@ const DefaultWorkers = 2
 // registered Programs' limit errors (interpreter.Program.LimitStats) and
 // reports them in the Evaluating condition.
 const DefaultLimitInterval = time.Minute
+
+// DefaultWatchFailureBound is how long, by default, the API server may
+// leave the Kartas' watches unanswered before Ready fails: an API server's
+// restart (a few seconds) does not flip readiness, an outage does.
+const DefaultWatchFailureBound = watchguard.DefaultBound
 
 // FieldManager is the field manager of the controller's status writes.
 const FieldManager = "karta-controller"
@@ -80,6 +87,20 @@ type Options struct {
 	// ResyncPeriod is how often the informers replay every Karta (default
 	// DefaultResyncPeriod; negative for never).
 	ResyncPeriod time.Duration
+
+	// ServerProbe, when set, asks whether the API server answers (karta
+	// controller passes watchguard.ReadyzProbe: GET /readyz). While the
+	// server does not answer a list or watch, the call waits for a probe
+	// to succeed, made every half second, and is retried at once: a change
+	// made after the server's return is seen within seconds, not after
+	// client-go's backoff of up to 30 s. Without it the call retries
+	// itself every half second.
+	ServerProbe func(ctx context.Context) error
+
+	// WatchFailureBound is how long the server may leave the Kartas'
+	// lists and watches unanswered before Ready fails (default
+	// DefaultWatchFailureBound).
+	WatchFailureBound time.Duration
 
 	// LimitInterval is how often the controller reads the limit errors of
 	// the Kartas' registered Programs (calls made in this process: the

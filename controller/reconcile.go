@@ -35,7 +35,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if obj != nil {
 		// Compiling happens outside the lock; the queue never hands the
 		// same key to two workers, so prev is still this key's entry.
-		next = build(k, obj, prev, c.opts.Compile)
+		next = build(ctx, k, obj, prev, c.opts.Compile)
 		if c.opts.CRDs != nil && next.program != nil {
 			next.schema = c.schemaVerdict(ctx, next)
 		}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/podgroups"
 )
@@ -33,6 +34,8 @@ type Controller struct {
 	queue    workqueue.TypedRateLimitingInterface[rootKey]
 	metrics  *metrics
 	live     *liveOwners
+	// watches guards the informers' lists and watches.
+	watches *watchguard.Guard
 
 	started atomic.Bool
 	leading atomic.Bool
@@ -116,6 +119,10 @@ func New(dyn dynamic.Interface, meta metadata.Interface, mapper meta.RESTMapper,
 	}
 	c.set.Store(&watchSet{roots: map[schema.GroupKind]*watch{}, owners: map[schema.GroupKind]*watch{}, targets: map[schema.GroupKind]*watch{}})
 	c.leading.Store(!opts.Standby)
+	if c.watches, err = watchguard.New(watchguard.Options{Probe: opts.ServerProbe, Logger: c.log, Registerer: opts.Registerer,
+		Bound: opts.WatchFailureBound}); err != nil {
+		return nil, fmt.Errorf("gang output: %w", err)
+	}
 	if c.metrics, err = newMetrics(c, opts.Registerer); err != nil {
 		return nil, err
 	}
@@ -204,6 +211,19 @@ func (c *Controller) HasSynced() bool {
 	}
 	return true
 }
+
+// Ready is nil once the caches are synced (HasSynced) and while the API
+// server answers their watches, or has not for less than
+// Options.WatchFailureBound; else it says why not.
+func (c *Controller) Ready() error {
+	if !c.HasSynced() {
+		return ErrNotSynced
+	}
+	return c.watches.Err()
+}
+
+// ErrNotSynced is Ready's error before the caches are synced.
+var ErrNotSynced = errors.New("the gang output's caches are not synced yet")
 
 // Leading reports whether the controller writes.
 func (c *Controller) Leading() bool { return c.leading.Load() }

@@ -77,9 +77,9 @@ func newMetrics(c *Controller, reg prometheus.Registerer) (*metrics, error) {
 		}, func() float64 { return float64(c.queue.Len()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "karta", Subsystem: "gang_output", Name: "synced",
-			Help: "1 once the caches hold the pods, the target's objects and the kinds watched at the start.",
+			Help: "1 while the gang output is ready: the caches hold the pods, the target's objects and the kinds watched at the start, and the API server answers their watches.",
 		}, func() float64 {
-			if c.HasSynced() {
+			if c.Ready() == nil {
 				return 1
 			}
 			return 0

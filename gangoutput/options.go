@@ -63,6 +63,17 @@ type Options struct {
 	// server once and remembered.
 	OwnerKinds []schema.GroupVersionKind
 
+	// ServerProbe, when set, asks whether the API server answers (karta
+	// controller passes watchguard.ReadyzProbe: GET /readyz): a list or
+	// watch the server does not answer waits for it and is retried as soon
+	// as it answers, instead of client-go's backoff of up to 30 s. Without
+	// it the call retries itself every half second.
+	ServerProbe func(ctx context.Context) error
+
+	// WatchFailureBound is how long the server may leave the lists and
+	// watches unanswered before Ready fails (default watchguard's, 10 s).
+	WatchFailureBound time.Duration
+
 	// Logger receives the controller's log records (default: none).
 	Logger *slog.Logger
 

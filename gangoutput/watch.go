@@ -12,11 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/version"
-	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kartalua/karta/karta"
@@ -134,11 +133,7 @@ func (c *Controller) start(ctx context.Context, w *watch) *watch {
 	if w.role != roleWorkload {
 		resync = 0 // the workloads' resync reconciles everything
 	}
-	if w.role == roleOwner {
-		w.inf = metadatainformer.NewFilteredMetadataInformer(c.meta, w.gvr, metav1.NamespaceAll, resync, indexers, nil).Informer()
-	} else {
-		w.inf = dynamicinformer.NewFilteredDynamicInformer(c.dyn, w.gvr, metav1.NamespaceAll, resync, indexers, nil).Informer()
-	}
+	w.inf = c.informer(w, resync, indexers)
 	// Only what the controller reads is kept: no managed fields.
 	_ = w.inf.SetTransform(func(obj any) (any, error) {
 		if m, err := meta.Accessor(obj); err == nil {
@@ -146,9 +141,10 @@ func (c *Controller) start(ctx context.Context, w *watch) *watch {
 		}
 		return obj, nil
 	})
+	// The guard logs and counts every failure; the reflector sees only
+	// the server's answers (forbidden, not served).
 	_ = w.inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
 		w.failed.Store(true)
-		c.log.Error("gang output: cannot watch "+w.gvr.GroupResource().String(), "role", string(w.role), "err", err)
 		cache.DefaultWatchErrorHandler(ctx, r, err)
 	})
 	if _, err := w.inf.AddEventHandler(c.handler(w)); err != nil {
@@ -158,6 +154,30 @@ func (c *Controller) start(ctx context.Context, w *watch) *watch {
 	go w.inf.RunWithContext(ctx)
 	c.log.Info("gang output: watching", "resource", w.gvr.GroupResource().String(), "role", string(w.role))
 	return w
+}
+
+// informer is w's informer: of the objects' metadata for an owner kind,
+// of the objects otherwise, its lists and watches guarded by c.watches
+// (they wait for an API server that does not answer and retry at once when
+// it does: internal/watchguard).
+func (c *Controller) informer(w *watch, resync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	lw := &cache.ListWatch{}
+	var client any
+	var example runtime.Object
+	if w.role == roleOwner {
+		ri := c.meta.Resource(w.gvr)
+		lw.ListWithContextFunc = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) }
+		lw.WatchFuncWithContext = ri.Watch
+		client, example = c.meta, &metav1.PartialObjectMetadata{}
+	} else {
+		ri := c.dyn.Resource(w.gvr)
+		lw.ListWithContextFunc = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) }
+		lw.WatchFuncWithContext = ri.Watch
+		client, example = c.dyn, &unstructured.Unstructured{}
+	}
+	guarded := c.watches.ListWatch(w.gvr.GroupResource().String(), cache.ToListWatcherWithWatchListSemantics(lw, client))
+	return cache.NewSharedIndexInformerWithOptions(guarded, example,
+		cache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: indexers, ObjectDescription: w.gvr.String()})
 }
 
 // controllerUIDIndex indexes an object by its controller's uid.

@@ -10,6 +10,7 @@
 # recreated by every start.
 #
 # Usage: hack/testenv.sh build|start|stop|env|status
+#        hack/testenv.sh kill|relaunch|pause|resume COMPONENT   (fault injection)
 #
 # Environment (all optional):
 #   KARTA_TESTENV_CACHE          binary cache      (default $HOME/.cache/karta-testenv)
@@ -576,6 +577,58 @@ cmd_stop() {
   done
 }
 
+# ---------------------------------------------------------- fault injection
+
+# component_known checks a component name against COMPONENTS.
+component_known() {
+  local c
+  for c in "${COMPONENTS[@]}"; do [[ "$1" == "${c}" ]] && return 0; done
+  die "unknown component $1 (one of: ${COMPONENTS[*]})"
+}
+
+# cmd_kill SIGKILLs one component (a crash: no graceful shutdown) and waits
+# until it is gone. Its pid file stays, so status shows it exited.
+cmd_kill() {
+  local component=$1 pid
+  component_known "${component}"
+  pid=$(running_pid "${component}") || die "${component} is not running"
+  kill -KILL "${pid}"
+  # Gone, or a zombie nobody has reaped yet (in a container without an
+  # init, possibly never): either way it holds no port any more.
+  local stat
+  while stat=$(<"/proc/${pid}/stat") 2>/dev/null && [[ "${stat##*) }" != Z* ]]; do sleep 0.05; done
+  log "killed ${component} (pid ${pid})"
+}
+
+# cmd_relaunch starts one killed component again with the arguments start
+# gave it, on the same state (etcd's data, the PKI), and waits until it is
+# ready.
+cmd_relaunch() {
+  local component=$1
+  component_known "${component}"
+  running_pid "${component}" >/dev/null && die "${component} is running; kill it first"
+  [[ -f "${RUN_DIR}/pki/token.csv" ]] || die "no environment in ${RUN_DIR}; run: $0 start"
+  # The log of the run before is kept beside the new one.
+  [[ -f "$(log_file "${component}")" ]] && mv -f "$(log_file "${component}")" "$(log_file "${component}").previous"
+  case "${component}" in
+    etcd) start_etcd ;;
+    kube-apiserver) start_apiserver ;;
+    kube-controller-manager) start_controller_manager ;;
+    kube-scheduler) start_scheduler ;;
+    kwok) start_kwok ;;
+  esac
+  log "relaunched ${component}"
+}
+
+# cmd_signal pauses (SIGSTOP) or resumes (SIGCONT) one component: a hung
+# process that keeps its connections open.
+cmd_signal() {
+  local signal=$1 component=$2 pid
+  component_known "${component}"
+  pid=$(running_pid "${component}") || die "${component} is not running"
+  kill "-${signal}" "${pid}"
+}
+
 cmd_env() {
   [[ -f "${KUBECONFIG_FILE}" ]] || die "no environment in ${RUN_DIR}; run: $0 start"
   echo "export KARTA_TESTENV_KUBECONFIG=${KUBECONFIG_FILE}"
@@ -609,6 +662,7 @@ cmd_status() {
 usage() {
   cat >&2 <<USAGE
 usage: $0 build|start|stop|env|status
+       $0 kill|relaunch|pause|resume COMPONENT
   build   build the binaries into ${CACHE_DIR} (skipped when cached)
   start   build if needed, then start etcd, kube-apiserver and (unless
           KARTA_TESTENV_NODES=0) controller-manager, scheduler, kwok + nodes
@@ -616,10 +670,30 @@ usage: $0 build|start|stop|env|status
   env     print export lines: eval "\$($0 env)"
   status  show what runs; exit 1 unless the API server is ready and
           every component started still runs
+  kill COMPONENT      SIGKILL one component and wait until it is gone
+  relaunch COMPONENT  start a killed component again (same flags and
+                      state) and wait until it is ready
+  pause COMPONENT     SIGSTOP one component; resume COMPONENT: SIGCONT
+  COMPONENT is one of: ${COMPONENTS[*]}
 USAGE
 }
 
 main() {
+  case "${1:-}" in
+    kill | relaunch | pause | resume)
+      if (($# != 2)); then
+        usage
+        exit 2
+      fi
+      case "$1" in
+        kill) cmd_kill "$2" ;;
+        relaunch) cmd_relaunch "$2" ;;
+        pause) cmd_signal STOP "$2" ;;
+        resume) cmd_signal CONT "$2" ;;
+      esac
+      return
+      ;;
+  esac
   if (($# != 1)); then
     usage
     exit 2

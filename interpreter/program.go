@@ -122,6 +122,9 @@ type override struct {
 	globals []string
 	// argo marks an Argo CD health script (a chunk ending in return).
 	argo bool
+	// definesOnly: the top level only defines functions and constants
+	// (CheckLoad need not run it).
+	definesOnly bool
 }
 
 // Compile validates a Karta and compiles it into a Program: the jq paths
@@ -245,7 +248,7 @@ func (p *Program) compileOverrides(luaScript string, scripts []Script) error {
 		if err != nil {
 			return fmt.Errorf("karta %q: %w", p.name, err)
 		}
-		o := override{chunk: c.Name, source: c.Source, proto: proto, globals: info.Globals, argo: info.EndsInReturn}
+		o := override{chunk: c.Name, source: c.Source, proto: proto, globals: info.Globals, argo: info.EndsInReturn, definesOnly: info.DefinesOnly}
 		p.overrides = append(p.overrides, o)
 		if o.argo {
 			p.argo = &p.overrides[len(p.overrides)-1]

@@ -17,6 +17,10 @@ type ChunkInfo struct {
 	// EndsInReturn is true when the top level ends in a return statement:
 	// the Argo CD health-script form.
 	EndsInReturn bool
+	// DefinesOnly is true when the top level only defines: global
+	// functions by plain name, and locals bound to functions or constants.
+	// Running it cannot fail, so it need not be tried before use.
+	DefinesOnly bool
 }
 
 // SyntaxError is a chunk that does not parse.
@@ -52,7 +56,9 @@ func InspectChunkWith(chunk, src string, limits Limits) (*ChunkInfo, error) {
 			info.Globals = append(info.Globals, id.Value)
 		}
 	}
+	info.DefinesOnly = true
 	for _, st := range stmts {
+		info.DefinesOnly = info.DefinesOnly && definesOnly(st)
 		switch s := st.(type) {
 		case *ast.FuncDefStmt:
 			if s.Name != nil && s.Name.Receiver == nil {
@@ -69,6 +75,30 @@ func InspectChunkWith(chunk, src string, limits Limits) (*ChunkInfo, error) {
 	}
 	sort.Strings(info.Globals)
 	return info, nil
+}
+
+// definesOnly reports whether a top-level statement only defines a
+// function or a local constant: `function Name()`, `local function f()`,
+// `local x, y = 1, "s"`.
+func definesOnly(st ast.Stmt) bool {
+	switch s := st.(type) {
+	case *ast.FuncDefStmt:
+		if s.Name == nil || s.Name.Receiver != nil {
+			return false
+		}
+		_, ok := s.Name.Func.(*ast.IdentExpr)
+		return ok
+	case *ast.LocalAssignStmt:
+		for _, e := range s.Exprs {
+			switch e.(type) {
+			case *ast.FunctionExpr, *ast.NumberExpr, *ast.StringExpr, *ast.TrueExpr, *ast.FalseExpr, *ast.NilExpr:
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // cleanParseError turns gopher-lua's "<name> line:3(column:5) near 'x':

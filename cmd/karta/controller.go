@@ -22,6 +22,7 @@ import (
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/cluster"
 	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/webhook"
 )
@@ -159,8 +160,14 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 		limitStats = sup.LimitStats
 	}
 	log := slog.New(slog.NewTextHandler(s.err, nil))
+	// client-go's own records (leader election's, the reflectors') go
+	// through the same logger, rate-limited.
+	defer watchguard.RouteKlog(log)()
+	// One probe of the API server for every informer: a list or watch it
+	// does not answer waits for /readyz and is retried at once.
+	probe := watchguard.ReadyzProbe(disco.RESTClient())
 	metrics := newControllerMetrics()
-	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics, gangHooks(kartas))
+	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics, gangHooks(kartas), probe)
 	if err != nil {
 		return reported(s, err)
 	}
@@ -170,6 +177,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 		CRDs:          crds.ApiextensionsV1().CustomResourceDefinitions(),
 		Logger:        log,
 		Registerer:    metrics,
+		ServerProbe:   probe,
 		Standby:       f.leaderElect,
 		LabelSelector: f.selector,
 		Workers:       f.workers,

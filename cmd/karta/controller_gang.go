@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -81,7 +82,8 @@ type gangRun struct {
 
 // newGangOutput creates the gang output when --gang-output asks for it.
 func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.DiscoveryInterface, dyn dynamic.Interface,
-	reg *interpreter.Registry, log *slog.Logger, metrics prometheus.Registerer, hooks func(*interpreter.Program) gangoutput.Hooks) (*gangRun, error) {
+	reg *interpreter.Registry, log *slog.Logger, metrics prometheus.Registerer, hooks func(*interpreter.Program) gangoutput.Hooks,
+	probe func(context.Context) error) (*gangRun, error) {
 	if f.gangOutput == "" {
 		return &gangRun{}, nil
 	}
@@ -102,15 +104,16 @@ func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.Discove
 	events := record.NewBroadcaster()
 	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
 	gang, err := gangoutput.New(dyn, meta, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg, gangoutput.Options{
-		Target:     podgroups.Target(f.gangOutput),
-		Build:      podgroups.Options{Queue: f.gangQueue},
-		Skip:       skip,
-		Selector:   f.gangSelector,
-		Logger:     log,
-		Registerer: metrics,
-		Recorder:   events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: gangoutput.FieldManager}),
-		Standby:    f.leaderElect,
-		Hooks:      hooks,
+		Target:      podgroups.Target(f.gangOutput),
+		Build:       podgroups.Options{Queue: f.gangQueue},
+		Skip:        skip,
+		Selector:    f.gangSelector,
+		Logger:      log,
+		Registerer:  metrics,
+		ServerProbe: probe,
+		Recorder:    events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: gangoutput.FieldManager}),
+		Standby:     f.leaderElect,
+		Hooks:       hooks,
 	})
 	if err != nil {
 		events.Shutdown()
@@ -137,9 +140,13 @@ func (g *gangRun) kindChanged(gvk schema.GroupVersionKind, p *interpreter.Progra
 	}
 }
 
-// synced reports whether the gang output's caches are synced (true
-// without one).
-func (g *gangRun) synced() bool { return g == nil || g.ctrl == nil || g.ctrl.HasSynced() }
+// ready is the gang output's Ready (nil without one).
+func (g *gangRun) ready() error {
+	if g == nil || g.ctrl == nil {
+		return nil
+	}
+	return g.ctrl.Ready()
+}
 
 // stop flushes and stops the event broadcaster.
 func (g *gangRun) stop() {

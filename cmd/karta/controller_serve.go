@@ -2,11 +2,13 @@ package main
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,7 +50,9 @@ func newControllerMetrics() *prometheus.Registry {
 
 // probes serves /healthz (the process answers) and /readyz (the registry
 // reflects the cluster, and the gang output's caches, when there is one,
-// are synced; the body says whether this replica leads).
+// are synced, and the API server has answered their watches within the
+// bound; the body says whether this replica leads, or why it is not
+// ready).
 func probes(ctrl *controller.Controller, gang *gangRun) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc(healthzPath, func(w http.ResponseWriter, _ *http.Request) {
@@ -57,14 +61,9 @@ func probes(ctrl *controller.Controller, gang *gangRun) http.Handler {
 	})
 	mux.HandleFunc(readyzPath, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if !ctrl.HasSynced() {
+		if err := errors.Join(ctrl.Ready(), gang.ready()); err != nil {
 			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(w, "not ready: the Kartas are not synced yet")
-			return
-		}
-		if !gang.synced() {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(w, "not ready: the gang output's caches are not synced yet")
+			_, _ = io.WriteString(w, "not ready: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 			return
 		}
 		role := "standby"

@@ -245,6 +245,11 @@ func serveKartas(s streams, f *serveFlags) (webhook.Kartas, map[string]string, e
 		}
 		for _, k := range ks {
 			p, err := interpreter.Compile(k, interpreter.Options{})
+			if err == nil {
+				// A script whose top level cannot run would fail every
+				// request for its hooks: the server fails now instead.
+				err = p.CheckLoad(context.Background())
+			}
 			if err != nil {
 				return webhook.Kartas{}, nil, reported(s, fmt.Errorf("%s: %w", ref, err))
 			}

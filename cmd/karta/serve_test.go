@@ -241,6 +241,10 @@ func TestServeUsage(t *testing.T) {
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: v1\nkind: ConfigMap\n"), 0o600))
 	certFile, keyFile, _ := selfSigned(t, dir)
+	// A Karta whose luaScript loops at top level: every hook it defines
+	// would fail, so the server refuses to start.
+	loops := filepath.Join(dir, "loops.yaml")
+	require.NoError(t, os.WriteFile(loops, []byte(strings.Replace(hostileServeKarta, "spec:\n", "spec:\n  luaScript: |\n    while true do end\n", 1)), 0o600))
 	tests := []struct {
 		name string
 		args []string
@@ -259,6 +263,7 @@ func TestServeUsage(t *testing.T) {
 		{"client CA not PEM", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--tls-cert", certFile, "--tls-key", keyFile, "--client-ca", cust}, exitInvalid, "no PEM certificate"},
 		{"bad isolate", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--isolate", "some"}, exitUsage, "--isolate must be untrusted, all or none"},
 		{"bad concurrency", []string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--karta-concurrency", "-1"}, exitUsage, "--karta-concurrency must not be negative"},
+		{"script that cannot run", []string{"serve", "--listen", "127.0.0.1:0", "-k", loops}, exitInvalid, `karta "hostile": load: `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

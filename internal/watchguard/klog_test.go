@@ -1,0 +1,45 @@
+package watchguard
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"k8s.io/klog/v2"
+)
+
+func TestLimitedHandlerDropsRepeatsWithinTheInterval(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	h := &limitedHandler{next: slog.NewTextHandler(&buf, nil).WithAttrs([]slog.Attr{slog.String("component", "client-go")}),
+		state: &limitState{interval: 30 * time.Second, now: func() time.Time { return now }, last: map[string]*seen{}}}
+	log := slog.New(h)
+	for range 5 {
+		log.Error("error retrieving resource lock default/karta-controller")
+	}
+	log.Info("another message")
+	now = now.Add(31 * time.Second)
+	log.Error("error retrieving resource lock default/karta-controller")
+
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if assert.Len(t, lines, 3) {
+		assert.Contains(t, lines[0], "component=client-go")
+		assert.NotContains(t, lines[0], "dropped")
+		assert.Contains(t, lines[1], `msg="another message"`)
+		assert.Contains(t, lines[2], "dropped=4")
+	}
+}
+
+func TestRouteKlog(t *testing.T) {
+	var buf bytes.Buffer
+	restore := RouteKlog(slog.New(slog.NewTextHandler(&buf, nil)))
+	klog.Background().Info("Warning: watch ended with error", "reflector", "test")
+	restore()
+	klog.Background().Info("after restore")
+	assert.Contains(t, buf.String(), "watch ended with error")
+	assert.Contains(t, buf.String(), "component=client-go")
+	assert.NotContains(t, buf.String(), "after restore")
+}
