@@ -5,8 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -60,47 +58,11 @@ func TestIntegrationGangOutput(t *testing.T) {
 
 	dir := t.TempDir()
 	certFile, keyFile, _ := selfSigned(t, dir)
-	var stderr lockedBuffer
-	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: &stderr})
-	root.SetArgs([]string{"controller", "--kubeconfig", testenv.Kubeconfig(t), "--leader-elect=false",
+	c := startController(t, "--kubeconfig", testenv.Kubeconfig(t), "--leader-elect=false",
 		"-l", testLabel, "--gang-output", "volcano", "--gang-output-selector", testLabel, "--pod-webhook",
 		"--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
-		"--serve", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile})
-	runCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(runCtx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			assert.NoError(t, err)
-		case <-time.After(time.Minute):
-			t.Errorf("karta controller did not stop")
-		}
-		if t.Failed() {
-			t.Logf("stderr:\n%s", stderr.String())
-		}
-	})
-	addrs := map[string]string{}
-	require.Eventually(t, func() bool {
-		for _, m := range servingAddrRE.FindAllStringSubmatch(stderr.String(), -1) {
-			addrs[m[1]] = m[2]
-		}
-		return len(addrs) == 3
-	}, time.Minute, 20*time.Millisecond, "addresses not logged: %s", stderr.String())
-	get := func(addr, path string) (int, string) {
-		resp, err := http.Get("http://" + addr + path)
-		if err != nil {
-			return 0, err.Error()
-		}
-		defer func() { _ = resp.Body.Close() }()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
-	require.Eventually(t, func() bool {
-		code, _ := get(addrs["health probes"], readyzPath)
-		return code == http.StatusOK
-	}, 2*time.Minute, 100*time.Millisecond, "readyz; stderr: %s", stderr.String())
+		"--serve", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile)
+	addrs, stderr := c.addrs, c.stderr
 
 	// The API server sends the test namespace's pods to the webhook.
 	ca, err := os.ReadFile(certFile)
@@ -195,8 +157,10 @@ spec:
 	require.NoError(t, err)
 	assert.Empty(t, bare.Annotations)
 
-	// Scaled: the PodGroup follows.
-	patch := []byte(`[{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/parallelism","value":3}]`)
+	// Scaled: the PodGroup follows. Parallelism alone would not do: the
+	// Job controller never runs more than min(parallelism, completions).
+	patch := []byte(`[{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/parallelism","value":3},` +
+		`{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/completions","value":3}]`)
 	_, err = dyn.Resource(jobSetGVR).Namespace(ns).Patch(ctx, "train", types.JSONPatchType, patch, metav1.PatchOptions{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return minMember() == 3 }, time.Minute, 100*time.Millisecond, "minMember 3")
@@ -223,7 +187,7 @@ spec:
 
 	// The controller counts a write when the API server has answered it,
 	// which may be after the test has seen the object.
-	metrics := waitMetrics(t, func() string { _, m := get(addrs["metrics"], "/metrics"); return m },
+	metrics := waitMetrics(t, func() string { _, m := httpGet(addrs["metrics"], "/metrics"); return m },
 		`karta_gang_output_writes_total{kind="PodGroup",operation="create"} 2`,
 		`karta_gang_output_writes_total{kind="PodGroup",operation="delete"} 1`,
 		`karta_pod_webhook_admissions_total{result="linked"} `,

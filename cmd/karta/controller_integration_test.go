@@ -3,9 +3,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -89,20 +87,8 @@ func TestIntegrationControllerCommand(t *testing.T) {
 	assert.Equal(t, identity, *lease.Spec.HolderIdentity)
 
 	// The webhook does not know the kind until its Karta exists.
-	running := controllerTrainJob(t, group)
 	interpret := func() *webhook.ResourceInterpreterResponse {
-		t.Helper()
-		req, err := json.Marshal(map[string]any{"apiVersion": "config.karmada.io/v1alpha1", "kind": "ResourceInterpreterContext",
-			"request": map[string]any{"uid": "h-1", "operation": "InterpretHealth", "object": running,
-				"kind": map[string]string{"group": group, "version": "v1", "kind": "TrainJob"}}})
-		require.NoError(t, err)
-		resp, err := http.Post("http://"+addrs["the interpreter webhook"]+webhook.InterpretPath, "application/json", bytes.NewReader(req))
-		require.NoError(t, err)
-		defer func() { _ = resp.Body.Close() }()
-		var out webhook.ResourceInterpreterContext
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
-		require.NotNil(t, out.Response)
-		return out.Response
+		return interpretHealth(t, addrs["the interpreter webhook"], group)
 	}
 	assert.False(t, interpret().Successful)
 
