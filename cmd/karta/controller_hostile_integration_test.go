@@ -53,7 +53,10 @@ func TestIntegrationControllerHostileKartas(t *testing.T) {
 		return group
 	}
 	// falseCondition waits for a condition of the Karta that is False
-	// with the reason and a message holding msg.
+	// with the reason and a message holding msg. The reasons are spelt
+	// out as users read them, not as controller.Reason*: this file is built
+	// only with -tags integration, and internal/apisurface must find the
+	// same uses of the public names with and without it.
 	falseCondition := func(name, reason, msg string) {
 		t.Helper()
 		var last []any
@@ -82,8 +85,8 @@ func TestIntegrationControllerHostileKartas(t *testing.T) {
 	// A hook that doubles a string past the string limit, on every call.
 	bomb := create("bomb", "function InterpretHealth(obj)\n  local s = 'x'\n  for i = 1, 40 do s = s .. s end\n  return true\nend\n")
 
-	falseCondition("nested", controller.ReasonInvalid, "nesting depth exceeds the limit")
-	falseCondition("loops", controller.ReasonScriptFailed, "")
+	falseCondition("nested", "Invalid", "nesting depth exceeds the limit")
+	falseCondition("loops", "ScriptFailed", "")
 
 	webhookAddr := c.addrs["the interpreter webhook"]
 	require.Eventually(t, func() bool { return interpretHealth(t, webhookAddr, good).Successful },
@@ -92,7 +95,7 @@ func TestIntegrationControllerHostileKartas(t *testing.T) {
 		r := interpretHealth(t, webhookAddr, bomb)
 		return !r.Successful && r.Status != nil && strings.Contains(r.Status.Message, "string size limit")
 	}, time.Minute, 100*time.Millisecond, "the bomb's call does not end on the string size limit")
-	falseCondition("bomb", controller.ReasonLimitExceeded, "string size limit")
+	falseCondition("bomb", "LimitExceeded", "string size limit")
 
 	// Hostile calls in a row do not take the good kind down.
 	for range 5 {

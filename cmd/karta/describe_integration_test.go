@@ -110,7 +110,9 @@ func TestLiveDescribeAndTopLevel(t *testing.T) {
 	stdout, stderr, code = runCLI(t, "", "describe", "rayjob/resnet-train", "-n", ns, "-o", "table", "--kubeconfig", kubeconfig)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "Kind:         RayJob\n")
-	assert.Regexp(t, `(?m)^    Instance gpu-workers:\n(.*\n)*?      Existing:  4$`, stdout)
+	// The Ray cluster's pods are the cluster component's (RayJob's other
+	// component is the submitter Job).
+	assert.Regexp(t, `(?m)^      Instance gpu-workers:\n(.*\n)*?        Existing:  4$`, stdout)
 
 	_, stderr, code = runCLI(t, "", "describe", "pytorchjob/nope", "-n", ns, "--kubeconfig", kubeconfig)
 	assert.Equal(t, exitInvalid, code)
