@@ -354,7 +354,7 @@ gangOutput: {enabled: true, target: volcano, selector: "%s=%s"}
 		default:
 			f.symptom = func(t *testing.T, p *controllerProcess) {
 				p.waitReady(t, "ok: leader")
-				p.waitStderr(t, "gang output: cannot watch "+r.Resources[0]+"."+r.APIGroups[0])
+				p.waitStderr(t, "watch failing: "+r.Resources[0]+"."+r.APIGroups[0])
 			}
 		}
 		failures[ruleName(r)] = f
