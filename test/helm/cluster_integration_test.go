@@ -347,7 +347,8 @@ gangOutput: {enabled: true, target: volcano, selector: "%s=%s"}
 		if _, ok := failures[ruleName(r)]; ok || r.APIGroups[0] == "run.ai" {
 			continue
 		}
-		f := failure{forbidden: fmt.Sprintf(`cannot list resource "%s" in API group "%s" at the cluster scope`, r.Resources[0], r.APIGroups[0])}
+		// The guarded informers may log the watch refused before the list.
+		f := failure{forbidden: fmt.Sprintf(`resource "%s" in API group "%s" at the cluster scope`, r.Resources[0], r.APIGroups[0])}
 		switch r.APIGroups[0] {
 		case "jobset.x-k8s.io", "batch":
 			f.setup, f.symptom = gang.deletePodGroup, noPodGroup
