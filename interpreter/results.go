@@ -91,9 +91,15 @@ type Group struct {
 	Topology     *karta.Topology `json:"topology,omitempty"`
 }
 
-// SubGroup is one component's part of a v2 group.
+// SubGroup is one component's part of a v2 group: of all its instances, or
+// of one instance or replica when the group splits it (docs/karta.md, "The
+// v2 podGroup").
 type SubGroup struct {
-	Name      string          `json:"name"`
+	Name string `json:"name"`
+	// Parent names the subgroup this one nests in; empty when it sits
+	// directly under the group. Subgroup names are unique within a group,
+	// and a parent always comes before its children.
+	Parent    string          `json:"parent,omitempty"`
 	MinMember int64           `json:"minMember"`
 	Pods      []string        `json:"pods"`
 	Topology  *karta.Topology `json:"topology,omitempty"`
