@@ -497,4 +497,3 @@ func (g *gangModel) unmatchClash(ag *alphaGroup, routes []podRoute) {
 		routes[i].reason = reason
 	}
 }
-

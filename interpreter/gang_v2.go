@@ -21,18 +21,16 @@ type gangV2 struct {
 	// minMember is the group's minMemberPath, nil without one.
 	minMember *jqProgram
 	// scope is the group's component (the root when podGroup.componentName
-	// is empty); scoped says it splits the group per instance or replica,
-	// which only a named componentName does, so that a Karta written
-	// before componentName keeps its one group per object.
+	// is empty): pods of other components are unmatched. scoped says it
+	// splits the group per instance or replica, which only a named
+	// componentName does, so that a Karta written before componentName
+	// keeps its one group per object.
 	scope  *gangComp
 	scoped bool
 	// subOf[i] is the subgroup entry that pods of component i join: the
 	// one of the component itself or of its nearest ancestor; nil when
 	// none covers it.
 	subOf []*gangSub
-	// slots is the subgroup layout when no entry is per instance (it
-	// does not depend on the object then); nil otherwise.
-	slots []v2Slot
 }
 
 // gangSub is one v2 subgroup entry.
@@ -77,7 +75,6 @@ func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
 		v2.scope, v2.scoped = gc, gc.cm.ids != nil || gc.replicaKey != nil
 	}
 	own := make([]*gangSub, len(g.comps))
-	perInstance := false
 	for i := range pg.SubGroups {
 		sg := &pg.SubGroups[i]
 		field := fmt.Sprintf("podGroup.subGroups[%d]", i)
@@ -108,7 +105,6 @@ func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
 		}
 		v2.subs = append(v2.subs, sub)
 		own[gc.cm.index] = sub
-		perInstance = perInstance || sub.perInstance
 	}
 	for _, cm := range g.m.comps {
 		for a := cm; a != nil; a = a.parent {
@@ -117,9 +113,6 @@ func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
 				break
 			}
 		}
-	}
-	if !perInstance {
-		v2.slots = v2.layout(nil)
 	}
 	return v2, nil
 }
@@ -135,25 +128,30 @@ func descends(c, a *compModel) bool {
 }
 
 // layout lists the call's subgroups: the entries in order, a per-instance
-// entry as one slot per present instance (in instance order). A parent
-// entry is never per instance, so its slot is its entry's one slot.
+// entry as one slot per present instance (in instance order), and no slot
+// for an entry whose component has no present instance (a TFJob without
+// an evaluator has no evaluator subgroup). A slot nests under the slot of
+// its nearest entry that has one; a parent entry is never per instance,
+// so that is its entry's one slot.
 func (v2 *gangV2) layout(o *gangObject) []v2Slot {
-	if v2.slots != nil {
-		return v2.slots
-	}
 	slots := make([]v2Slot, 0, len(v2.subs))
-	first := make([]int, len(v2.subs))
+	var room [8]int
+	slotOf := append(room[:0], make([]int, len(v2.subs))...)
 	for i, s := range v2.subs {
-		first[i] = len(slots)
+		slotOf[i] = -1
 		parent := -1
-		if s.parent >= 0 {
-			parent = first[s.parent]
+		for p := s.parent; p >= 0 && parent < 0; p = v2.subs[p].parent {
+			parent = slotOf[p]
 		}
+		insts := o.insts[s.comp.cm.index]
 		if !s.perInstance {
-			slots = append(slots, v2Slot{sub: s, inst: -1, parent: parent})
+			if anyPresent(insts) {
+				slotOf[i] = len(slots)
+				slots = append(slots, v2Slot{sub: s, inst: -1, parent: parent})
+			}
 			continue
 		}
-		for k, inst := range o.insts[s.comp.cm.index] {
+		for k, inst := range insts {
 			if inst.present {
 				slots = append(slots, v2Slot{sub: s, inst: k, parent: parent})
 			}
@@ -179,16 +177,16 @@ func (o *gangObject) slotName(s v2Slot) string {
 func (g *gangModel) routeV2(ctx context.Context, ev evaluator, o *gangObject, pod *podIn, ga *gangAssembly, left int, r *podRoute) {
 	v2 := g.v2
 	pc := g.comps[r.pl.comp.index]
+	if !descends(pc.cm, v2.scope.cm) {
+		r.reason = fmt.Sprintf("component %q is not under the group's component %q", pc.name(), v2.scope.name())
+		return
+	}
 	if !v2.scoped {
 		if ga.v2Name == "" {
 			ga.v2Name = groupName(o.uid, v2.name, nil)
 		}
 		r.group = ga.v2Name
 	} else {
-		if !descends(pc.cm, v2.scope.cm) {
-			r.reason = fmt.Sprintf("component %q is not under the group's component %q", pc.name(), v2.scope.name())
-			return
-		}
 		key, n, reason := g.scopeKey(ctx, ev, o, pod, r)
 		if reason != "" {
 			r.reason = reason

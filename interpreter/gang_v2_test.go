@@ -98,7 +98,7 @@ func TestGangV2Hierarchy(t *testing.T) {
 			want: []Group{{Name: "pg-u-jobset", Definition: "jobset", MinMember: 1, MinSubGroups: i64(2),
 				Pods: []string{"research/js-driver-0-0-abcde", "research/js-workers-0-0-q00", "research/js-workers-0-1-q01",
 					"research/js-workers-0-2-q02", "research/js-workers-0-3-q03",
-						"research/js-workers-1-0-k2x9p", "research/js-workers-1-1-q11", "research/js-workers-1-2-q12", "research/js-workers-1-3-q13"},
+					"research/js-workers-1-0-k2x9p", "research/js-workers-1-1-q11", "research/js-workers-1-2-q12", "research/js-workers-1-3-q13"},
 				SubGroups: []SubGroup{
 					{Name: "replicatedjob-driver", MinMember: 1, Pods: []string{"research/js-driver-0-0-abcde"}},
 					{Name: "replicatedjob-workers", MinMember: 0, Pods: []string{"research/js-workers-0-0-q00", "research/js-workers-0-1-q01",
