@@ -184,8 +184,12 @@ func (g *gangModel) placeOne(ctx context.Context, ev evaluator, obj map[string]a
 	if r.reason != "" {
 		return nil, r.reason, nil
 	}
-	return &PodPlacement{Component: r.pl.comp.c.Name, Instance: r.pl.instance, Replica: r.pl.replica,
-		Group: r.group, MinMember: minMember}, "", nil
+	pl := &PodPlacement{Component: r.pl.comp.c.Name, Instance: r.pl.instance, Replica: r.pl.replica,
+		Group: r.group, MinMember: minMember}
+	if r.slot >= 0 {
+		pl.SubGroup = o.slotName(ga.slots[r.slot])
+	}
+	return pl, "", nil
 }
 
 // cancelled reports a cancelled call as the context's error rather than

@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -143,7 +144,15 @@ func TestGangV2Hierarchy(t *testing.T) {
 				pl, reason, err := g.placeOne(context.Background(), gojqEvaluator{}, obj, pod)
 				require.NoError(t, err)
 				require.Empty(t, reason)
-				assert.Equal(t, groupOf(t, res, pl.Group).MinMember, pl.MinMember, "PlacePod of %s", podName(pod))
+				grp := groupOf(t, res, pl.Group)
+				assert.Equal(t, grp.MinMember, pl.MinMember, "PlacePod of %s", podName(pod))
+				sub := ""
+				for _, sg := range grp.SubGroups {
+					if slices.Contains(sg.Pods, podName(pod)) {
+						sub = sg.Name
+					}
+				}
+				assert.Equal(t, sub, pl.SubGroup, "PlacePod's subgroup of %s", podName(pod))
 			}
 			viaHook, err := runProgramGang(t, k, obj, pods)
 			require.NoError(t, err)
