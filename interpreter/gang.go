@@ -171,7 +171,7 @@ func (g *gangModel) placeOne(ctx context.Context, ev evaluator, obj map[string]a
 			if gi := routes[0].gi; gi >= 0 {
 				n = ga.groups[gi].v2n
 			}
-			minMember, _ = g.v2MinMembers(o, ga.slots, n)
+			minMember = g.v2MinMembers(o, ga.slots, n, make([]int64, len(ga.slots)))
 		} else {
 			ag := &alphaGroup{name: routes[0].group, def: routes[0].member.def, pods: []int{0}}
 			minMember = g.groupMinMember(ctx, ev, o, ag, []map[string]any{pod}, routes)

@@ -244,87 +244,107 @@ func (g *gangModel) scopeKey(ctx context.Context, ev evaluator, o *gangObject, p
 // v2Groups builds the v2 groups: the one group of the object, which exists
 // whatever the pods (a scheduler can create it before them), or one per
 // instance or replica of the group's component that a pod maps to, sorted
-// by name. Filters and keys do not apply.
+// by name. Filters and keys do not apply. The groups' subgroups, minimums
+// and pod lists are carved from a few arrays sized by a first count, so
+// that a call allocates per call rather than per group and per pod.
 func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly) []Group {
+	n := len(ga.groups)
 	if !g.v2.scoped {
-		grp := g.v2Group(o, ga.slots, ga.v2Name, wholeComponent)
-		if grp.Name == "" {
-			grp.Name = groupName(o.uid, g.v2.name, nil)
+		n = 1
+	}
+	groupOf := func(r *podRoute) int {
+		if g.v2.scoped {
+			return r.gi
 		}
-		for i := range routes {
-			if routes[i].reason == "" {
-				grp.addPod(&routes[i])
+		return 0
+	}
+	ns := len(ga.slots)
+	// counts[gi*(ns+1)] is group gi's pods, counts[gi*(ns+1)+1+k] its
+	// slot k's.
+	counts := make([]int, n*(ns+1))
+	placed, inSlots := 0, 0
+	for i := range routes {
+		if r := &routes[i]; r.reason == "" {
+			gi := groupOf(r)
+			counts[gi*(ns+1)]++
+			placed++
+			if r.slot >= 0 {
+				counts[gi*(ns+1)+1+r.slot]++
+				inSlots++
 			}
 		}
-		grp.sortPods()
-		return []Group{grp}
 	}
-	groups := make([]Group, len(ga.groups))
-	for i := range ga.groups {
-		groups[i] = g.v2Group(o, ga.slots, ga.groups[i].name, ga.groups[i].v2n)
+	names := make([]string, 0, placed+inSlots)
+	take := func(c int) []string {
+		out := names[len(names) : len(names) : len(names)+c]
+		names = names[:len(names)+c]
+		return out
+	}
+	slotNames := make([]string, ns)
+	for k, sl := range ga.slots {
+		slotNames[k] = o.slotName(sl)
+	}
+	subs := make([]SubGroup, n*ns)
+	mins := make([]int64, n*ns)
+	tops := make([]int64, n)
+	groups := make([]Group, n)
+	for gi := range groups {
+		name, nar := ga.v2Name, wholeComponent
+		if g.v2.scoped {
+			name, nar = ga.groups[gi].name, ga.groups[gi].v2n
+		} else if name == "" {
+			name = groupName(o.uid, g.v2.name, nil)
+		}
+		grp := &groups[gi]
+		gm := mins[gi*ns : (gi+1)*ns]
+		total := g.v2MinMembers(o, ga.slots, nar, gm)
+		*grp = Group{Name: name, Definition: g.v2.name, MinMember: total, Pods: take(counts[gi*(ns+1)]),
+			SubGroups: subs[gi*ns : (gi+1)*ns : (gi+1)*ns], MinSubGroups: &tops[gi], Topology: g.v2.topology}
+		for k, sl := range ga.slots {
+			sg := &grp.SubGroups[k]
+			*sg = SubGroup{Name: slotNames[k], MinMember: gm[k], Pods: take(counts[gi*(ns+1)+1+k]), Topology: sl.sub.topology}
+			if sl.parent >= 0 {
+				sg.Parent = slotNames[sl.parent]
+			} else {
+				tops[gi]++
+			}
+		}
 	}
 	for i := range routes {
 		if r := &routes[i]; r.reason == "" {
-			groups[r.gi].addPod(r)
+			grp := &groups[groupOf(r)]
+			grp.Pods = append(grp.Pods, r.name)
+			if r.slot >= 0 {
+				grp.SubGroups[r.slot].Pods = append(grp.SubGroups[r.slot].Pods, r.name)
+			}
 		}
 	}
 	for i := range groups {
-		groups[i].sortPods()
+		slices.Sort(groups[i].Pods)
+		for k := range groups[i].SubGroups {
+			slices.Sort(groups[i].SubGroups[k].Pods)
+		}
 	}
-	slices.SortFunc(groups, func(a, b Group) int { return strings.Compare(a.Name, b.Name) })
+	if g.v2.scoped {
+		slices.SortFunc(groups, func(a, b Group) int { return strings.Compare(a.Name, b.Name) })
+	}
 	return groups
 }
 
-// v2Group is one v2 group without its pods: its subgroups, in slot order,
-// with their minimums.
-func (g *gangModel) v2Group(o *gangObject, slots []v2Slot, name string, n narrowing) Group {
-	total, mins := g.v2MinMembers(o, slots, n)
-	subs := make([]SubGroup, len(slots))
-	var top int64
-	for i, s := range slots {
-		subs[i] = SubGroup{Name: o.slotName(s), MinMember: mins[i], Pods: []string{}, Topology: s.sub.topology}
-		if s.parent >= 0 {
-			subs[i].Parent = subs[s.parent].Name
-		} else {
-			top++
-		}
-	}
-	return Group{Name: name, Definition: g.v2.name, MinMember: total, Pods: []string{}, SubGroups: subs,
-		MinSubGroups: &top, Topology: g.v2.topology}
-}
-
-// addPod adds a routed pod to the group and to its own subgroup, the one
-// of its nearest entry: a pod is in one subgroup, and a parent subgroup's
-// minimum counts its children's pods without listing them. A pod that no
-// subgroup covers stays in the group only.
-func (grp *Group) addPod(r *podRoute) {
-	grp.Pods = append(grp.Pods, r.name)
-	if r.slot >= 0 {
-		grp.SubGroups[r.slot].Pods = append(grp.SubGroups[r.slot].Pods, r.name)
-	}
-}
-
-func (grp *Group) sortPods() {
-	slices.Sort(grp.Pods)
-	for i := range grp.SubGroups {
-		slices.Sort(grp.SubGroups[i].Pods)
-	}
-}
-
-// v2MinMembers returns a v2 group's minMember and each slot's: the pod
+// v2MinMembers returns a v2 group's minMember and writes each slot's into
+// mins (one per slot): the pod
 // count of its component (of its one instance for a per-instance slot)
 // within the group's scope, W(C) = sub(C) × Π m(A) over C's proper
 // ancestors A up to the group's component G, m(A) = own(A) if > 0 else 1,
 // m(G) narrowed like the group (one replica counts 1, one instance its
 // eff). A parent's count includes its children's, as sub does. The
-// group's minMember is the sum over the top-level slots, unless the object
+// group's minMember is max(1, the sum over the top-level slots), unless the object
 // states it (podGroup.minMemberPath); a stated minimum below that sum is
 // taken from the last slots first, each giving up its own pods (its count
 // less its children's) and its ancestors the same, so that no subgroup
 // demands more than the group and parents stay the sum of their parts.
-func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing) (int64, []int64) {
+func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing, mins []int64) int64 {
 	v2 := g.v2
-	mins := make([]int64, len(slots))
 	var total int64
 	for i, s := range slots {
 		c := s.sub.comp
@@ -348,7 +368,9 @@ func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing) (in
 		}
 	}
 	if o.v2Min <= 0 {
-		return total, mins
+		// A gang of no pod is no gang: like the alpha form's, the
+		// computed minimum is at least 1.
+		return max(1, total)
 	}
 	deficit := total - o.v2Min
 	for i := len(slots) - 1; i >= 0 && deficit > 0; i-- {
@@ -364,5 +386,5 @@ func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing) (in
 		}
 		deficit -= take
 	}
-	return o.v2Min, mins
+	return o.v2Min
 }

@@ -593,6 +593,7 @@ func (g *GojqKarta) placeV2(obj *unstructured.Unstructured, v, pv any, comp *gCo
 		}
 		pl.MinMember += w
 	}
+	pl.MinMember = max(1, pl.MinMember)
 	if v2.MinMemberPath != "" {
 		outs, err := jq(v2.MinMemberPath, v)
 		if err != nil {

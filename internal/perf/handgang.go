@@ -161,6 +161,7 @@ func v2Group(def string, stated int64, subs ...subGroup) interpreter.Group {
 		}
 		total = stated
 	}
+	total = max(1, total)
 	grp := interpreter.Group{Definition: def, MinMember: total, Pods: []string{}, SubGroups: make([]interpreter.SubGroup, len(subs))}
 	for i, s := range subs {
 		grp.SubGroups[i] = interpreter.SubGroup{Name: s.name, MinMember: s.min, Pods: []string{}}

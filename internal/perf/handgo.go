@@ -294,6 +294,7 @@ func pytorchPlace(obj, pod map[string]any, uid string) (*interpreter.PodPlacemen
 	if get(specs, "Worker", "template") != nil {
 		n += eff(orDefault(get(specs, "Worker", "replicas"), 1), optional(get(obj, "spec", "elasticPolicy", "minReplicas")))
 	}
+	n = max(1, n)
 	if stated, ok := num(get(obj, "spec", "runPolicy", "schedulingPolicy", "minAvailable")); ok && stated > 0 {
 		n = stated
 	}
@@ -320,6 +321,7 @@ func jobsetPlace(obj, pod map[string]any, uid string) (*interpreter.PodPlacement
 	if !found {
 		return nil, errUnmatched
 	}
+	n = max(1, n)
 	if get(obj, "spec", "startupPolicy", "startupPolicyOrder") == "InOrder" {
 		n = max(1, orDefault(get(rjs[0], "replicas"), 1)*jobPods(rjs[0]))
 	}
