@@ -86,9 +86,9 @@ func TestKAIGrouperCases(t *testing.T) {
 			name: "LeaderWorkerSet of size 3, LeaderReady, leader not yet scheduled", builtin: "leaderworkerset",
 			kaiTest: "leaderworkerset/lws_grouper_test.go TestGetPodGroupMetadata_LeaderReady_LeaderPod",
 			object:  lws("LeaderReady"), pods: lwsLeader,
-			kai:     []kaiGroup{{1, []kaiSub{{"leader", 1}}}},
-			karta:   []kaiGroup{{1, []kaiSub{{"leader", 1}, {"worker", 0}}}},
-			policy:  "KAI leaves out the workers' subgroup while the leader is unscheduled; karta keeps it with minimum 0",
+			kai:    []kaiGroup{{1, []kaiSub{{"leader", 1}}}},
+			karta:  []kaiGroup{{1, []kaiSub{{"leader", 1}, {"worker", 0}}}},
+			policy: "KAI leaves out the workers' subgroup while the leader is unscheduled; karta keeps it with minimum 0",
 		},
 		{
 			name: "JobSet AnyOrder: one gang of every replicated job", builtin: "jobset",
