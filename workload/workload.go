@@ -36,7 +36,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/interpreter"
-	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -259,15 +258,8 @@ func (b *builder) components() *Node {
 // instances adds an Instance node for every item of GetPodSpecs, before
 // the child components of its component.
 func (b *builder) instances(ctx context.Context, specs *interpreter.PodSpecs) {
-	// Workload-wide counts, as karta get shows them: GetComponents lists
-	// the same instances in the same order; when it cannot answer, an
-	// instance's own replicas stand.
-	var wide []int64
-	if comps, err := karmada.ForProgram(b.p).GetComponents(ctx, b.obj); err == nil && len(comps) == len(specs.Items) {
-		for _, c := range comps {
-			wide = append(wide, int64(c.Replicas))
-		}
-	}
+	// Workload-wide counts, as karta get shows them.
+	expected := b.p.ExpectedPods(ctx, b.obj, specs)
 	added := map[*compInfo]int{}
 	for i, it := range specs.Items {
 		ci := b.comps[it.Component]
@@ -279,13 +271,7 @@ func (b *builder) instances(ctx context.Context, specs *interpreter.PodSpecs) {
 		if s := it.Scale; s != nil {
 			n.Fields.Replicas, n.Fields.MinReplicas, n.Fields.MaxReplicas = s.Replicas, s.MinReplicas, s.MaxReplicas
 			inst.replicas = s.Replicas
-			if s.Replicas != nil {
-				e := *s.Replicas
-				if wide != nil {
-					e = wide[i]
-				}
-				n.Fields.Expected = &e
-			}
+			n.Fields.Expected = expected[i]
 		}
 		// Instances first, then child components.
 		k := added[ci]
