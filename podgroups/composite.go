@@ -9,7 +9,6 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kartalua/karta/interpreter"
 )
@@ -99,14 +98,7 @@ type levelTemplates struct {
 // workloadAPIComposite builds the Workload with composite templates, the
 // groups' CompositePodGroups and their leaves' PodGroups.
 func (b *builder) workloadAPIComposite(def string, plans []*plan) error {
-	obj := b.in.Object
-	wl := &schedulingv1beta1.Workload{
-		TypeMeta:   metav1.TypeMeta{APIVersion: workloadGV.String(), Kind: "Workload"},
-		ObjectMeta: b.meta(obj.GetName(), ""),
-		Spec: schedulingv1beta1.WorkloadSpec{
-			ControllerRef: &schedulingv1beta1.TypedLocalObjectReference{APIGroup: obj.GroupVersionKind().Group, Kind: obj.GetKind(), Name: obj.GetName()},
-		},
-	}
+	wl := b.newWorkload()
 	levels := []levelTemplates{{composite: &schedulingv1beta1.CompositePodGroupTemplate{Name: labelName(def)}}}
 	// composite and leaf templates of depth d (d ≥ 1).
 	level := func(d int, leaf bool) string {
@@ -205,16 +197,10 @@ func (b *builder) workloadAPIComposite(def string, plans []*plan) error {
 		}
 	}
 	wl.Spec.CompositePodGroupTemplates = []schedulingv1beta1.CompositePodGroupTemplate{*levels[0].composite}
+	if err := b.addWorkload(wl); err != nil {
+		return err
+	}
 	op := b.workloadOperation()
-	errs := append(checkMeta(&wl.ObjectMeta), validateAsV1alpha3(wl, &schedulingv1alpha3.Workload{}, func(twin *schedulingv1alpha3.Workload) field.ErrorList {
-		return schedulingv1alpha3.Validate_Workload(context.Background(), op, nil, twin, nil)
-	})...)
-	if err := invalid("Workload", wl.Name, errs); err != nil {
-		return err
-	}
-	if err := b.add(wl); err != nil {
-		return err
-	}
 	for _, cpg := range cpgs {
 		errs := append(checkMeta(&cpg.ObjectMeta), schedulingv1alpha3.Validate_CompositePodGroup(context.Background(), op, nil, cpg, nil)...)
 		if err := invalid("CompositePodGroup", cpg.Name, errs); err != nil {

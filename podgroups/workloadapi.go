@@ -50,14 +50,8 @@ func (b *builder) workloadAPI(defs []string) error {
 		b.warn("the groups are written without CompositePodGroups: %s", reason)
 	}
 	templateOf := map[string]string{}
-	wl := &schedulingv1beta1.Workload{
-		TypeMeta:   metav1.TypeMeta{APIVersion: workloadGV.String(), Kind: "Workload"},
-		ObjectMeta: b.meta(obj.GetName(), ""),
-		Spec: schedulingv1beta1.WorkloadSpec{
-			ControllerRef:     &schedulingv1beta1.TypedLocalObjectReference{APIGroup: obj.GroupVersionKind().Group, Kind: obj.GetKind(), Name: obj.GetName()},
-			PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{},
-		},
-	}
+	wl := b.newWorkload()
+	wl.Spec.PodGroupTemplates = []schedulingv1beta1.PodGroupTemplate{}
 	var groups []*schedulingv1beta1.PodGroup
 	for _, def := range defs {
 		tmpl := schedulingv1beta1.PodGroupTemplate{Name: labelName(def)}
@@ -108,6 +102,27 @@ func (b *builder) workloadAPI(defs []string) error {
 			groups = append(groups, pg)
 		}
 	}
+	if err := b.addWorkload(wl); err != nil {
+		return err
+	}
+	return b.addWorkloadPodGroups(groups)
+}
+
+// newWorkload is the workload's Workload, without templates: named after
+// it, with spec.controllerRef pointing at it.
+func (b *builder) newWorkload() *schedulingv1beta1.Workload {
+	obj := b.in.Object
+	return &schedulingv1beta1.Workload{
+		TypeMeta:   metav1.TypeMeta{APIVersion: workloadGV.String(), Kind: "Workload"},
+		ObjectMeta: b.meta(obj.GetName(), ""),
+		Spec: schedulingv1beta1.WorkloadSpec{
+			ControllerRef: &schedulingv1beta1.TypedLocalObjectReference{APIGroup: obj.GroupVersionKind().Group, Kind: obj.GetKind(), Name: obj.GetName()},
+		},
+	}
+}
+
+// addWorkload validates the Workload and adds it.
+func (b *builder) addWorkload(wl *schedulingv1beta1.Workload) error {
 	op := b.workloadOperation()
 	errs := append(checkMeta(&wl.ObjectMeta), validateAsV1alpha3(wl, &schedulingv1alpha3.Workload{}, func(twin *schedulingv1alpha3.Workload) field.ErrorList {
 		return schedulingv1alpha3.Validate_Workload(context.Background(), op, nil, twin, nil)
@@ -115,10 +130,7 @@ func (b *builder) workloadAPI(defs []string) error {
 	if err := invalid("Workload", wl.Name, errs); err != nil {
 		return err
 	}
-	if err := b.add(wl); err != nil {
-		return err
-	}
-	return b.addWorkloadPodGroups(groups)
+	return b.add(wl)
 }
 
 // addWorkloadPodGroups validates the PodGroups and adds them.
