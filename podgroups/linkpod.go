@@ -13,7 +13,9 @@ import (
 // LinkPod is the link of one pod that Program.PlacePod placed, as Build
 // would give it among its Links: what an admission webhook answers when the
 // pod is created, before the other pods of its group exist. k is the Karta
-// of the Program that placed the pod. It fails with an *UnknownTargetError,
+// of the Program that placed the pod. PlacePod does not say which subgroup a
+// pod is in: when the link names it (NeedsGroups), use LinkInGroups. It
+// fails with an *UnknownTargetError,
 // or an *UnlinkedError when the pod cannot be linked (it names another
 // PodGroup in a field that cannot change).
 func LinkPod(k *karta.Karta, target Target, pod *unstructured.Unstructured, pl *interpreter.PodPlacement) (*PodLink, error) {
