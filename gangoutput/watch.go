@@ -88,7 +88,7 @@ func (w *watch) get(namespace, name string) any {
 // which never change; the target's kinds must be served.
 func (c *Controller) startFixed(ctx context.Context) error {
 	var targets []*watch
-	for _, gvk := range podgroups.Kinds(c.opts.Target) {
+	for _, gvk := range c.opts.Build.Kinds(c.opts.Target) {
 		m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if meta.IsNoMatchError(err) {
 			return &NotServedError{Target: c.opts.Target, GVK: gvk}
