@@ -149,6 +149,15 @@ func (c *fromLua) conv(lv lua.LValue) (any, error) {
 	case lua.LString:
 		return string(x), nil
 	case *lua.LTable:
+		if lz := c.vs.lazy; lz != nil && x.Metatable == lua.LValue(lz.meta) {
+			// A JSON lazy table the script left untouched is its
+			// normalized Go value, as a view is (lazy_json.go); any
+			// other lazy table converts as its filled table.
+			if src, ok := lz.src[x]; ok && src.rules.json {
+				return src.v, nil
+			}
+			lz.fill(lz.L, x)
+		}
 		return c.table(x)
 	case *lua.LUserData:
 		if x == c.vs.Null {
