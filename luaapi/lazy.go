@@ -110,6 +110,9 @@ func NewLazy(L *lua.LState, v any, rules *LazyRules) lua.LValue {
 }
 
 func (lz *lazyTables) value(v any, rules *LazyRules) lua.LValue {
+	if w, ok := v.(*View); ok && rules.json {
+		v = w.Value() // as ToLuaTable unwraps it
+	}
 	switch v.(type) {
 	case map[string]any, []any:
 		t := &lua.LTable{Metatable: lz.meta}

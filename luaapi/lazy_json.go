@@ -13,48 +13,54 @@ import (
 // script observes exactly the eager tables, but a call converts only the
 // levels the script touches.
 //
-// Their Go value is normalized when they are made (NormalizeJSON): it is
-// what FromLua of the eager tables would give. So FromLua returns an
-// unfilled JSON lazy table's Go value itself, as it returns a view's: an
-// object the script passes back untouched (to karta.generated.GetPodSpecs,
-// say) and the parts of an answer it did not touch cross back without a
-// conversion, aliasing the value they were made from.
+// What the script leaves untouched crosses back without tables: FromLua
+// gives an unfilled JSON lazy table's Go value as FromLua of the filled
+// tables would (NormalizeJSON of it: copied only where a null member or a
+// number's Go type differs), or, with ConvertOptions.Lazy, as the caller
+// wants it — the K helpers take the object itself, as the Go API's
+// algorithms do, so that an object the script hands back untouched to
+// karta.generated.GetPodSpecs costs nothing.
 
 // jsonLazyRules mark a lazy table as a JSON lazy table.
 var jsonLazyRules = LazyRules{json: true}
 
 // NewLazyJSON converts v for a script as ToLuaTable does, but lazily; see
-// above. Its errors are ToLuaTable's, reported before anything is handed
-// out. L must come from NewState.
+// above. Its errors are ToLuaTable's, found by a walk of v before anything
+// is handed out, so that they do not depend on what the script reads. L
+// must come from NewState.
 func NewLazyJSON(L *lua.LState, v any) (lua.LValue, error) {
 	lz := lazyOf(L)
 	if lz == nil {
 		panic("luaapi: NewLazyJSON needs a state made by NewState")
 	}
-	n, err := NormalizeJSON(v)
-	if err != nil {
+	c := toTable{}
+	if _, _, err := c.normalize(v); err != nil {
 		return nil, err
 	}
-	if n == nil {
+	if v == nil {
 		return ValuesOf(L).Null, nil
 	}
-	return lz.value(n, &jsonLazyRules), nil
+	if w, ok := v.(*View); ok {
+		v = w.Value()
+	}
+	return lz.value(v, &jsonLazyRules), nil
 }
 
 // NormalizeJSON returns what FromLua(ToLuaTable(v)) gives, without the
 // tables: null members of objects dropped, numbers as FromLua makes them
 // (int64 when integral within ±2^53, else float64), views unwrapped. It
 // copies only the objects and arrays that change, so an already normal
-// value (an object decoded from JSON without nulls) comes back as itself,
-// allocation-free. Its errors are ToLuaTable's.
+// value comes back as itself, allocation-free. Its errors are
+// ToLuaTable's.
 func NormalizeJSON(v any) (any, error) {
-	c := toTable{}
+	c := toTable{build: true}
 	n, _, err := c.normalize(v)
 	return n, err
 }
 
 // normalize returns v normalized and whether that is a new value (false:
-// v itself).
+// v itself). Without c.build it only checks v: it reports the errors and
+// whether v would change, and returns v's own objects and arrays.
 func (c *toTable) normalize(v any) (any, bool, error) {
 	switch x := v.(type) {
 	case nil, bool, string:
@@ -112,6 +118,9 @@ func (c *toTable) normalizeObject(x map[string]any) (any, bool, error) {
 				continue
 			}
 		}
+		if !c.build {
+			continue
+		}
 		if changed && out == nil {
 			// The members met so far are normal; the others are
 			// replaced below when they change.
@@ -151,11 +160,11 @@ func (c *toTable) normalizeArray(x []any) (any, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		if changed && out == nil {
+		if changed && out == nil && c.build {
 			out = make([]any, len(x))
 			copy(out, x)
 		}
-		if changed {
+		if out != nil {
 			out[i] = n
 		}
 	}

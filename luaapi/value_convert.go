@@ -54,6 +54,10 @@ type ConvertOptions struct {
 	// View converts the Go value a view wraps; nil returns it unchanged, so
 	// the result aliases the view's value.
 	View func(v any) (any, error)
+	// Lazy converts the Go value an unfilled JSON lazy table stands for
+	// (lazy_json.go); nil applies NormalizeJSON, which gives what
+	// converting the filled table would.
+	Lazy func(v any) (any, error)
 }
 
 // FromLua converts a JSON value in Lua to its Go form: nil, bool, int64
@@ -154,7 +158,7 @@ func (c *fromLua) conv(lv lua.LValue) (any, error) {
 			// normalized Go value, as a view is (lazy_json.go); any
 			// other lazy table converts as its filled table.
 			if src, ok := lz.src[x]; ok && src.rules.json {
-				return src.v, nil
+				return c.lazy(src.v)
 			}
 			lz.fill(lz.L, x)
 		}
@@ -191,6 +195,19 @@ func (c *fromLua) conv(lv lua.LValue) (any, error) {
 		return nil, c.errorf("userdata is not a JSON value")
 	}
 	return nil, c.errorf("Lua %s is not a JSON value", lv.Type().String())
+}
+
+// lazy converts the Go value of an unfilled JSON lazy table.
+func (c *fromLua) lazy(v any) (any, error) {
+	f := c.opts.Lazy
+	if f == nil {
+		f = NormalizeJSON
+	}
+	n, err := f(v)
+	if err != nil {
+		return nil, c.errorf("%s", err.Error())
+	}
+	return n, nil
 }
 
 func (c *fromLua) table(tb *lua.LTable) (any, error) {
@@ -381,6 +398,9 @@ type toTable struct {
 	vs    *Values
 	path  []pathSeg
 	meter *callContext // nil: not charged
+	// build makes normalize (lazy_json.go) copy what changes; without it,
+	// normalize only checks.
+	build bool
 }
 
 // What a converted table costs, measured on gopher-lua 1.1 (a table made
