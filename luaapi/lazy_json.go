@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"fmt"
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
@@ -33,9 +34,8 @@ func NewLazyJSON(L *lua.LState, v any) (lua.LValue, error) {
 	if lz == nil {
 		panic("luaapi: NewLazyJSON needs a state made by NewState")
 	}
-	c := toTable{}
-	if _, _, err := c.normalize(v); err != nil {
-		return nil, err
+	if _, _, err := normalizeJSON(v, false, 0); err != nil {
+		return nil, err.convertError()
 	}
 	if v == nil {
 		return ValuesOf(L).Null, nil
@@ -53,15 +53,43 @@ func NewLazyJSON(L *lua.LState, v any) (lua.LValue, error) {
 // value comes back as itself, allocation-free. Its errors are
 // ToLuaTable's.
 func NormalizeJSON(v any) (any, error) {
-	c := toTable{build: true}
-	n, _, err := c.normalize(v)
-	return n, err
+	n, _, err := normalizeJSON(v, true, 0)
+	if err != nil {
+		return nil, err.convertError()
+	}
+	return n, nil
 }
 
-// normalize returns v normalized and whether that is a new value (false:
-// v itself). Without c.build it only checks v: it reports the errors and
-// whether v would change, and returns v's own objects and arrays.
-func (c *toTable) normalize(v any) (any, bool, error) {
+// normError is a normalization error on its way up: its path is collected
+// in reverse as the walk unwinds, so that the walk keeps no path of its own
+// (and allocates none) while nothing fails.
+type normError struct {
+	rev  []pathSeg
+	msg  string
+	deep bool // nesting beyond MaxDepth: the path is cut as tooDeep cuts it
+}
+
+func (e *normError) at(seg pathSeg) *normError {
+	e.rev = append(e.rev, seg)
+	return e
+}
+
+// convertError is the *ConvertError ToLuaTable reports for e.
+func (e *normError) convertError() error {
+	path := make([]pathSeg, len(e.rev))
+	for i, s := range e.rev {
+		path[len(path)-1-i] = s
+	}
+	if e.deep {
+		return tooDeep("value", path, 0)
+	}
+	return &ConvertError{Path: formatPath("value", path, 0), Msg: e.msg}
+}
+
+// normalizeJSON returns v normalized and whether that is a new value
+// (false: v itself). Without build it only checks v: it reports the errors
+// and whether v would change, and returns v's own objects and arrays.
+func normalizeJSON(v any, build bool, depth int) (any, bool, *normError) {
 	switch x := v.(type) {
 	case nil, bool, string:
 		return v, false, nil
@@ -71,46 +99,49 @@ func (c *toTable) normalize(v any) (any, bool, error) {
 		}
 		return v, false, nil
 	case map[string]any:
-		return c.normalizeObject(x)
+		if depth >= MaxDepth {
+			return nil, false, &normError{deep: true}
+		}
+		return normalizeObject(x, build, depth+1)
 	case []any:
-		return c.normalizeArray(x)
+		if depth >= MaxDepth {
+			return nil, false, &normError{deep: true}
+		}
+		n, changed, err := normalizeArray(x, build, depth+1)
+		if !changed {
+			return v, false, err // not x: boxing the slice again allocates
+		}
+		return n, true, err
 	case *View:
-		n, _, err := c.normalize(x.Value())
+		n, _, err := normalizeJSON(x.Value(), build, depth)
 		return n, true, err
 	}
 	f, ok := GoNumber(v)
 	if !ok {
-		return nil, false, c.errorf("unsupported Go type %T", v)
+		return nil, false, &normError{msg: fmt.Sprintf("unsupported Go type %T", v)}
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, false, c.errorf("%v is not a JSON number", v)
+		return nil, false, &normError{msg: fmt.Sprintf("%v is not a JSON number", v)}
+	}
+	if _, ok := v.(float64); ok && (f != math.Trunc(f) || math.Abs(f) > MaxExactInt) {
+		return v, false, nil // FromLua's float64 (exactNumber), and boxing it again allocates
 	}
 	n, _ := exactNumber(f)
-	if g, ok := v.(float64); ok {
-		if h, ok := n.(float64); ok && math.Float64bits(g) == math.Float64bits(h) {
-			return v, false, nil
-		}
-	}
 	return n, true, nil
 }
 
-func (c *toTable) normalizeObject(x map[string]any) (any, bool, error) {
-	if len(c.path) >= MaxDepth {
-		return nil, false, tooDeep("value", c.path, 0)
-	}
+func normalizeObject(x map[string]any, build bool, depth int) (any, bool, *normError) {
 	var out map[string]any // the copy, once a member changes
 	// Map order is random: the error reported is that of the first failing
 	// key in key order, as ToLuaTable's.
 	var firstKey string
-	var firstErr error
+	var firstErr *normError
 	for k, e := range x {
 		var n any
 		changed := e == nil
 		if e != nil {
-			c.path = append(c.path, pathSeg{key: k, isKey: true})
-			var err error
-			n, changed, err = c.normalize(e)
-			c.path = c.path[:len(c.path)-1]
+			var err *normError
+			n, changed, err = normalizeJSON(e, build, depth)
 			if err != nil {
 				if firstErr == nil || k < firstKey {
 					firstKey, firstErr = k, err
@@ -118,7 +149,7 @@ func (c *toTable) normalizeObject(x map[string]any) (any, bool, error) {
 				continue
 			}
 		}
-		if !c.build {
+		if !build {
 			continue
 		}
 		if changed && out == nil {
@@ -140,7 +171,7 @@ func (c *toTable) normalizeObject(x map[string]any) (any, bool, error) {
 		}
 	}
 	if firstErr != nil {
-		return nil, false, firstErr
+		return nil, false, firstErr.at(pathSeg{key: firstKey, isKey: true})
 	}
 	if out == nil {
 		return x, false, nil
@@ -148,19 +179,14 @@ func (c *toTable) normalizeObject(x map[string]any) (any, bool, error) {
 	return out, true, nil
 }
 
-func (c *toTable) normalizeArray(x []any) (any, bool, error) {
-	if len(c.path) >= MaxDepth {
-		return nil, false, tooDeep("value", c.path, 0)
-	}
+func normalizeArray(x []any, build bool, depth int) ([]any, bool, *normError) {
 	var out []any // the copy, once an element changes
 	for i, e := range x {
-		c.path = append(c.path, pathSeg{index: i + 1})
-		n, changed, err := c.normalize(e)
-		c.path = c.path[:len(c.path)-1]
+		n, changed, err := normalizeJSON(e, build, depth)
 		if err != nil {
-			return nil, false, err
+			return nil, false, err.at(pathSeg{index: i + 1})
 		}
-		if changed && out == nil && c.build {
+		if changed && out == nil && build {
 			out = make([]any, len(x))
 			copy(out, x)
 		}

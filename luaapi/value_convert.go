@@ -398,9 +398,6 @@ type toTable struct {
 	vs    *Values
 	path  []pathSeg
 	meter *callContext // nil: not charged
-	// build makes normalize (lazy_json.go) copy what changes; without it,
-	// normalize only checks.
-	build bool
 }
 
 // What a converted table costs, measured on gopher-lua 1.1 (a table made
