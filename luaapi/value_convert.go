@@ -64,7 +64,9 @@ type ConvertOptions struct {
 // (integral numbers within ±2^53, -0 included), float64 (other finite
 // numbers), string, []any and map[string]any.
 //
-// A view becomes the very Go value it wraps (no copy). A table becomes an
+// A view becomes the very Go value it wraps (no copy), an untouched JSON
+// lazy table its Go value normalized (ConvertOptions.Lazy; lazy_json.go),
+// and any other lazy table what its filled table converts to. A table becomes an
 // array or an object by its marker; an unmarked table is an array when its
 // keys are exactly 1..n, an object when they are strings (an empty one is
 // an object). Shared sub-tables are fine. Mixed keys, sparse arrays, NaN and
