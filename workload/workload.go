@@ -21,7 +21,7 @@
 // Everything comes from the Program's hooks: InterpretStatus, GetPodSpecs,
 // Karmada's GetComponents for workload-wide replica counts, and for the
 // pods GetGangGroups when the Karta has gang instructions (or overrides
-// GetGangGroups), otherwise PlacePods. A Node marshals to JSON and YAML with
+// GetGangGroups), and PlacePods for the pods outside the gang. A Node marshals to JSON and YAML with
 // the field names below; they are stable.
 package workload
 
@@ -162,12 +162,13 @@ func walk(n *Node, depth int, fn func(*Node, int) bool) {
 // has no Pod, Replica or Group nodes and no Existing counts. Otherwise each
 // pod ends up exactly once: placed under its instance (and replica), or
 // under the Workload with the reason it is not placed — another namespace,
-// no component selector matching, a gang reason, or an owner reference
-// (controller) to another object of obj's kind. Live, pass the pods obj
-// owns (cluster.Client.PodsOf); offline, any pods.
+// no component selector matching, an instance that is not present, or an
+// owner reference (controller) to another object of obj's kind. Live, pass
+// the pods obj owns (cluster.Client.PodsOf); offline, any pods.
 //
 // Pods are placed as GetGangGroups places them when the Karta has gang
-// instructions or overrides GetGangGroups, otherwise by PlacePods. A hook
+// instructions or overrides GetGangGroups; the pods it leaves out of the
+// gang, and all pods without one, by PlacePods (with no group). A hook
 // that fails fails Describe, with the hook's error — except GetPodSpecs:
 // then Describe returns the tree it has (the status and the components, no
 // instance and no pod) with the error, so that a caller can show the
@@ -312,31 +313,10 @@ func (b *builder) pods(ctx context.Context, pods []*unstructured.Unstructured) (
 		}
 		mine = append(mine, pod)
 	}
-	var groups []*Node
 	minOf := map[string]int64{}
-	var placements []interpreter.Placement
-	if placesByGang(b.p) {
-		res, err := b.p.GetGangGroups(ctx, b.obj, mine)
-		if err != nil {
-			return nil, err
-		}
-		placements = res.Placements
-		for _, u := range res.Unmatched {
-			reasons[u.Pod] = u.Reason
-		}
-		for _, g := range res.Groups {
-			minOf[g.Name] = g.MinMember
-			groups = append(groups, groupNode(g))
-		}
-	} else {
-		res, err := b.p.PlacePods(ctx, b.obj, mine)
-		if err != nil {
-			return nil, err
-		}
-		placements = res.Placements
-		for _, u := range res.Unmatched {
-			reasons[u.Pod] = u.Reason
-		}
+	placements, groups, err := b.place(ctx, mine, reasons, minOf)
+	if err != nil {
+		return nil, err
 	}
 	for _, pl := range placements {
 		pod := byName[pl.Pod]
@@ -379,6 +359,56 @@ func (b *builder) pods(ctx context.Context, pods []*unstructured.Unstructured) (
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// place places the pods in their components, instances and replicas, and
+// in their gang groups when the Karta has a gang. It records the reason of
+// every pod it does not place in reasons and every group's minimum in
+// minOf, and returns the placements and the Group nodes.
+//
+// A pod's component is a matter of the component selectors, not of the
+// gang: a component can be deliberately outside it (a RayJob's submitter
+// comes after the cluster, an MPIJob's launcher under WaitForWorkersReady
+// after the workers). So the pods GetGangGroups leaves unmatched are
+// placed by PlacePods, without a group; only those PlacePods leaves
+// unmatched too are unmatched, with its reason.
+func (b *builder) place(ctx context.Context, pods []*unstructured.Unstructured, reasons map[string]string, minOf map[string]int64) ([]interpreter.Placement, []*Node, error) {
+	var groups []*Node
+	var placements []interpreter.Placement
+	rest := pods
+	gang := placesByGang(b.p)
+	if gang {
+		res, err := b.p.GetGangGroups(ctx, b.obj, pods)
+		if err != nil {
+			return nil, nil, err
+		}
+		placements = res.Placements
+		for _, g := range res.Groups {
+			minOf[g.Name] = g.MinMember
+			groups = append(groups, groupNode(g))
+		}
+		outside := make(map[string]bool, len(res.Unmatched))
+		for _, u := range res.Unmatched {
+			outside[u.Pod] = true
+		}
+		rest = nil
+		for _, pod := range pods {
+			if outside[podKey(pod)] {
+				rest = append(rest, pod)
+			}
+		}
+	}
+	if gang && len(rest) == 0 {
+		return placements, groups, nil
+	}
+	res, err := b.p.PlacePods(ctx, b.obj, rest)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, u := range res.Unmatched {
+		reasons[u.Pod] = u.Reason
+	}
+	return append(placements, res.Placements...), groups, nil
 }
 
 // placesByGang reports whether GetGangGroups places the Program's pods:
