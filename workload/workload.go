@@ -313,12 +313,20 @@ func (b *builder) pods(ctx context.Context, pods []*unstructured.Unstructured) (
 		}
 		mine = append(mine, pod)
 	}
-	minOf := map[string]int64{}
-	placements, groups, err := b.place(ctx, mine, reasons, minOf)
+	res, err := Place(ctx, b.p, b.obj, mine)
 	if err != nil {
 		return nil, err
 	}
-	for _, pl := range placements {
+	for _, u := range res.Unmatched {
+		reasons[u.Pod] = u.Reason
+	}
+	var groups []*Node
+	minOf := map[string]int64{}
+	for _, g := range res.Groups {
+		minOf[g.Name] = g.MinMember
+		groups = append(groups, groupNode(g))
+	}
+	for _, pl := range res.Placements {
 		pod := byName[pl.Pod]
 		inst := b.instance(pl.Component, pl.Instance)
 		if pod == nil || inst == nil {
@@ -359,67 +367,6 @@ func (b *builder) pods(ctx context.Context, pods []*unstructured.Unstructured) (
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-// place places the pods in their components, instances and replicas, and
-// in their gang groups when the Karta has a gang. It records the reason of
-// every pod it does not place in reasons and every group's minimum in
-// minOf, and returns the placements and the Group nodes.
-//
-// A pod's component is a matter of the component selectors, not of the
-// gang: a component can be deliberately outside it (a RayJob's submitter
-// comes after the cluster, an MPIJob's launcher under WaitForWorkersReady
-// after the workers). So the pods GetGangGroups leaves unmatched are
-// placed by PlacePods, without a group; only those PlacePods leaves
-// unmatched too are unmatched, with its reason.
-func (b *builder) place(ctx context.Context, pods []*unstructured.Unstructured, reasons map[string]string, minOf map[string]int64) ([]interpreter.Placement, []*Node, error) {
-	var groups []*Node
-	var placements []interpreter.Placement
-	rest := pods
-	gang := placesByGang(b.p)
-	if gang {
-		res, err := b.p.GetGangGroups(ctx, b.obj, pods)
-		if err != nil {
-			return nil, nil, err
-		}
-		placements = res.Placements
-		for _, g := range res.Groups {
-			minOf[g.Name] = g.MinMember
-			groups = append(groups, groupNode(g))
-		}
-		outside := make(map[string]bool, len(res.Unmatched))
-		for _, u := range res.Unmatched {
-			outside[u.Pod] = true
-		}
-		rest = nil
-		for _, pod := range pods {
-			if outside[podKey(pod)] {
-				rest = append(rest, pod)
-			}
-		}
-	}
-	if gang && len(rest) == 0 {
-		return placements, groups, nil
-	}
-	res, err := b.p.PlacePods(ctx, b.obj, rest)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, u := range res.Unmatched {
-		reasons[u.Pod] = u.Reason
-	}
-	return append(placements, res.Placements...), groups, nil
-}
-
-// placesByGang reports whether GetGangGroups places the Program's pods:
-// generated code does so only under gang instructions; an override says
-// what it says.
-func placesByGang(p *interpreter.Program) bool {
-	if p.Overridden(interpreter.HookGetGangGroups) {
-		return true
-	}
-	in := p.Karta().Spec.EffectiveInstructions()
-	return in != nil && in.GangScheduling != nil && (in.GangScheduling.PodGroup != nil || len(in.GangScheduling.PodGroups) > 0)
 }
 
 // foreign says why a pod belongs to another object of obj's kind: its
