@@ -1,4 +1,4 @@
-package builtin
+package builtin_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -55,7 +56,7 @@ func TestAppWrapperInferredPodSets(t *testing.T) {
 		{"unknown kind", `{template: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w}, spec: {template: ` + tpl + `}}}`,
 			map[string]int64{}},
 	}
-	b, ok, err := Get("appwrapper")
+	b, ok, err := builtin.Get("appwrapper")
 	require.NoError(t, err)
 	require.True(t, ok)
 	p, err := b.Compile(interpreter.Options{PoolSize: 1})

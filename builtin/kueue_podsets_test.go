@@ -1,4 +1,4 @@
-package builtin
+package builtin_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -53,12 +54,12 @@ func TestKueuePodSets(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b, ok, err := Get(tc.karta)
+			b, ok, err := builtin.Get(tc.karta)
 			require.NoError(t, err)
 			require.True(t, ok)
 			p, err := b.Compile(interpreter.Options{PoolSize: 1})
 			require.NoError(t, err)
-			specs, err := p.GetPodSpecs(context.Background(), exampleObject(t, tc.file))
+			specs, err := p.GetPodSpecs(context.Background(), loadObject(t, tc.file))
 			require.NoError(t, err)
 			var got, want []kueuePodSet
 			for i, it := range specs.Items {

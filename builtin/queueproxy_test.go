@@ -1,35 +1,22 @@
-package builtin
+package builtin_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/interpreter"
-	"github.com/kartalua/karta/object"
 )
-
-// exampleObject reads the one object of an example file.
-func exampleObject(t *testing.T, path string) *unstructured.Unstructured {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	docs, err := object.Decode(data, path)
-	require.NoError(t, err)
-	items := object.Items(docs)
-	require.Len(t, items, 1)
-	return &unstructured.Unstructured{Object: items[0]}
-}
 
 // queueProxies returns, per GetPodSpecs item, the requests of its
 // queue-proxy container, nil when it has none.
 func queueProxies(t *testing.T, name string, obj *unstructured.Unstructured) []any {
 	t.Helper()
-	b, ok, err := Get(name)
+	b, ok, err := builtin.Get(name)
 	require.NoError(t, err)
 	require.True(t, ok)
 	p, err := b.Compile(interpreter.Options{PoolSize: 1})
@@ -66,7 +53,7 @@ func queueProxies(t *testing.T, name string, obj *unstructured.Unstructured) []a
 func TestQueueProxy(t *testing.T) {
 	def := map[string]any{"requests": map[string]any{"cpu": "25m"}}
 	isvc := func(edit func(o *unstructured.Unstructured)) *unstructured.Unstructured {
-		o := exampleObject(t, "../examples/inferenceservice/running.yaml")
+		o := loadObject(t, "../examples/inferenceservice/running.yaml")
 		edit(o)
 		return o
 	}
@@ -85,13 +72,13 @@ func TestQueueProxy(t *testing.T) {
 		obj  *unstructured.Unstructured
 		want []any
 	}{
-		{"knative default", "knative-service", exampleObject(t, "../examples/knative-service/running.yaml"), []any{def}},
-		{"knative annotations", "knative-service", exampleObject(t, "../examples/knative-service/queue-resources.yaml"), []any{map[string]any{
+		{"knative default", "knative-service", loadObject(t, "../examples/knative-service/running.yaml"), []any{def}},
+		{"knative annotations", "knative-service", loadObject(t, "../examples/knative-service/queue-resources.yaml"), []any{map[string]any{
 			"requests": map[string]any{"cpu": "100m", "memory": "128Mi"},
 			"limits":   map[string]any{"memory": "256Mi"},
 		}}},
 		{"isvc serverless", "inferenceservice", isvc(func(*unstructured.Unstructured) {}), []any{def, def}},
-		{"isvc raw by status", "inferenceservice", exampleObject(t, "../examples/inferenceservice/raw-deployment.yaml"), []any{nil}},
+		{"isvc raw by status", "inferenceservice", loadObject(t, "../examples/inferenceservice/raw-deployment.yaml"), []any{nil}},
 		{"isvc status wins over the annotation", "inferenceservice", isvc(func(o *unstructured.Unstructured) {
 			setAnnotation(o, "serving.kserve.io/deploymentMode", "RawDeployment")
 		}), []any{def, def}},
