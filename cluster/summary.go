@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/workload"
 )
 
 // StatusError is the status of a workload whose hooks failed; the other
@@ -117,7 +118,7 @@ func summarize(ctx context.Context, p *interpreter.Program, obj *unstructured.Un
 	if len(mine) == 0 {
 		return w, nil
 	}
-	gangs, err := p.GetGangGroups(ctx, obj, mine)
+	gangs, err := workload.Place(ctx, p, obj, mine)
 	if err != nil {
 		fail(err)
 		return w, ctx.Err()
@@ -163,8 +164,9 @@ func placesPods(p *interpreter.Program) bool {
 }
 
 // ownPods picks obj's pods among its namespace's: those its Karta places
-// in a component and that obj owns, directly or through
-// intermediate owners (a JobSet's Jobs, a Deployment's ReplicaSets). The
+// in a component (in a gang or not: workload.Place) and that obj owns,
+// directly or through intermediate owners (a JobSet's Jobs, a Deployment's
+// ReplicaSets). The
 // placement runs first, on every pod, so that owners are read only for
 // the pods that could be obj's.
 func ownPods(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstructured, pods []*unstructured.Unstructured, own *owners) ([]*unstructured.Unstructured, error) {
@@ -182,7 +184,7 @@ func ownPods(ctx context.Context, p *interpreter.Program, obj *unstructured.Unst
 	if len(pods) == 0 {
 		return nil, nil
 	}
-	res, err := p.GetGangGroups(ctx, obj, pods)
+	res, err := workload.Place(ctx, p, obj, pods)
 	if err != nil {
 		return nil, err
 	}
