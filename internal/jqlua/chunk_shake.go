@@ -74,8 +74,13 @@ type chunkPart struct {
 
 // splitChunk splits a chunk into its top-level statements, every byte in
 // one of them (the comment lines after the last go with it); false when
-// it does not parse or two statements share a line.
+// it does not parse or a line holds parts of two statements.
 func splitChunk(src string) ([]chunkPart, bool) {
+	// The parser counts a carriage return as a line break too; lines here
+	// are cut at "\n" alone.
+	if strings.ContainsRune(src, '\r') {
+		return nil, false
+	}
 	stmts, err := parse.Parse(strings.NewReader(src), "chunk")
 	if err != nil || len(stmts) == 0 {
 		return nil, false
@@ -84,6 +89,9 @@ func splitChunk(src string) ([]chunkPart, bool) {
 	starts := make([]int, len(stmts))
 	for i, st := range stmts {
 		s := st.Line() - 1
+		if s < 0 || s >= len(lines) {
+			return nil, false
+		}
 		floor := 0
 		if i > 0 {
 			if s <= stmts[i-1].Line()-1 {
@@ -104,6 +112,11 @@ func splitChunk(src string) ([]chunkPart, bool) {
 			stop = starts[i+1]
 		}
 		text := strings.Join(lines[starts[i]:stop], "")
+		// A statement that ends on the line the next begins on is not cut
+		// at a line: then the chunk is not split.
+		if alone, err := parse.Parse(strings.NewReader(text), "statement"); err != nil || len(alone) != 1 {
+			return nil, false
+		}
 		parts[i] = chunkPart{text: text, defines: chunkDefines(st), refs: chunkReferences(text)}
 	}
 	return parts, true
