@@ -533,6 +533,23 @@ local J, JX = (function()
     return x
   end
 
+  -- J.field(v, k) is J.index(v, k) for a string k: what portable
+  -- accessors call for a constant key (.a, ."a", .["a"]), so that a chunk
+  -- that reads only by name carries none of the number, slice and array
+  -- indexing index does.
+  function J.field(v, k)
+    if v == nil or v == NULL then return NULL end
+    if type(v) == "table" then
+      local kv = KIND[v]
+      if kv == OBJECT or kv == nil and v[1] == nil then
+        local x = v[k]
+        if x == nil then return NULL end
+        return x
+      end
+    end
+    raise("expected an object but got: " .. tep(v))
+  end
+
   function J.index_opt(v, k) return (index(v, k)) end
 
   function J.slice(v, from, to)

@@ -4,13 +4,12 @@
 -- The jq runtime: the parts of karta's portable jq runtime (internal/jqlua/portable.lua,
 -- which documents them) this chunk uses; then the Karta's jq expressions, each under its jq.
 local J, JX = (function()
-  local runeSize, runeStarts, lastRuneSize, REPLACEMENT, intLike, trunc, clampIndex, zeros, decimal, formatFloat, formatNumber, sortedKeys, ESCAPES, HEX, quote, put, encode, tojson, preview, tep, func0Error, ORDER, order, indexString, indices, sliceBounds, slice, index
+  local runeSize, lastRuneSize, intLike, zeros, decimal, formatFloat, formatNumber, sortedKeys, ESCAPES, HEX, quote, put, encode, tojson, preview, tep, func0Error, ORDER, order
   local J, JX = {}, {}
   local NULL, KIND, ERR = {}, {}, {}
   local ARRAY, OBJECT = "array", "object"
   local zero = 0
   local LIMIT = 10000
-  local TWO63 = 2 ^ 63
   local EXACT = 2 ^ 53
   local MAXFLOAT = (2 - 2 ^ -52) * 2 ^ 1023
   local INF = 1 / zero
@@ -20,8 +19,6 @@ local J, JX = (function()
   local type, pairs, next, pcall, error, tonumber, select = type, pairs, next, pcall, error, tonumber, select
 
   J.null = NULL
-
-  local function newArray() local t = {}; KIND[t] = ARRAY; return t end
 
   local function kindOf(v)
     local t = type(v)
@@ -40,12 +37,6 @@ local J, JX = (function()
   end
 
   local function blank(v) return KIND[v] == nil and next(v) == nil end
-
-  local function arrayLike(v, k)
-    return k == ARRAY or k == OBJECT and blank(v)
-  end
-
-  local function orNull(x) if x == nil then return NULL end return x end
 
   local function raise(msg, value, hasValue)
     error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
@@ -122,21 +113,17 @@ local J, JX = (function()
   function J.lt(a, b) return compare(a, b) < 0 end
   function J.gt(a, b) return compare(a, b) > 0 end
 
-  function J.index(v, k)
-    if type(k) == "string" then
-      if v == nil or v == NULL then return NULL end
-      if type(v) == "table" then
-        local kv = KIND[v]
-        if kv == OBJECT or kv == nil and v[1] == nil then
-          local x = v[k]
-          if x == nil then return NULL end
-          return x
-        end
+  function J.field(v, k)
+    if v == nil or v == NULL then return NULL end
+    if type(v) == "table" then
+      local kv = KIND[v]
+      if kv == OBJECT or kv == nil and v[1] == nil then
+        local x = v[k]
+        if x == nil then return NULL end
+        return x
       end
     end
-    local x, err = index(v, k)
-    if err ~= nil then raise(err) end
-    return x
+    raise("expected an object but got: " .. tep(v))
   end
 
   function J.emit(out, x)
@@ -199,16 +186,6 @@ local J, JX = (function()
       return n, true
     end
 
-    function runeStarts(s)
-      local starts, i, n = {}, 1, #s
-      while i <= n do
-        starts[#starts + 1] = i
-        i = i + runeSize(s, i)
-      end
-      starts[#starts + 1] = n + 1
-      return starts
-    end
-
     function lastRuneSize(s)
       local e = #s
       if sbyte(s, e) < 0x80 then return 1 end
@@ -226,25 +203,8 @@ local J, JX = (function()
       return size
     end
 
-    REPLACEMENT = "\239\191\189"
-
     function intLike(f)
       return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
-    end
-
-    function trunc(x)
-      if x >= -TWO63 and x < TWO63 then
-        if x >= 0 then return floor(x) end
-        return -floor(-x)
-      end
-      if x > 0 then return TWO63 end
-      return -TWO63
-    end
-
-    function clampIndex(i, lo, hi)
-      if i < 0 then i = i + hi end
-      if i < lo then return lo elseif i < hi then return i end
-      return hi
     end
 
     function zeros(n)
@@ -418,102 +378,13 @@ local J, JX = (function()
       end
       return ORDER[k]
     end
-
-    function indexString(s, i)
-      local starts = runeStarts(s)
-      local l = #starts - 1
-      i = clampIndex(i, -1, l)
-      if i >= 0 and i < l then
-        local size, ok = runeSize(s, starts[i + 1])
-        if not ok then return REPLACEMENT end
-        return ssub(s, starts[i + 1], starts[i + 1] + size - 1)
-      end
-      return NULL
-    end
-
-    function indices(vs, xs)
-      local out, m = newArray(), #xs
-      if m == 0 then return out end
-      for i = 0, #vs - m do
-        local same = true
-        for j = 1, m do
-          if compare(vs[i + j], xs[j]) ~= 0 then same = false; break end
-        end
-        if same then out[#out + 1] = i end
-      end
-      return out
-    end
-
-    function sliceBounds(n, from, to)
-      local start, stop = 0, n
-      if from ~= NULL and from ~= nil then
-        if type(from) ~= "number" then return nil, nil, from end
-        start = clampIndex(trunc(floor(from)), 0, n)
-      end
-      if to ~= NULL and to ~= nil then
-        if type(to) ~= "number" then return nil, nil, to end
-        local e
-        if to > -1 and to < 0 or to ~= to then e = TWO63 else e = trunc(ceil(to)) end
-        stop = clampIndex(e, start, n)
-      end
-      return start, stop
-    end
-
-    function slice(v, from, to)
-      local k = kindOf(v)
-      if k == "null" then return NULL end
-      if arrayLike(v, k) then
-        local start, stop, bad = sliceBounds(#v, from, to)
-        if start == nil then return nil, "expected a number for indexing an array but got: " .. tep(bad) end
-        local out = newArray()
-        for i = start + 1, stop do out[#out + 1] = v[i] end
-        return out
-      elseif k == "string" then
-        local starts = runeStarts(v)
-        local start, stop, bad = sliceBounds(#starts - 1, from, to)
-        if start == nil then return nil, "expected a number for indexing a string but got: " .. tep(bad) end
-        return ssub(v, starts[start + 1], starts[stop + 1] - 1)
-      end
-      return nil, "expected an array but got: " .. tep(v)
-    end
-
-    function index(v, k)
-      local kk, vk = kindOf(k), kindOf(v)
-      if kk == "string" then
-        if vk == "null" then return NULL end
-        if vk == OBJECT then return orNull(v[k]) end
-        return nil, "expected an object but got: " .. tep(v)
-      elseif kk == "number" then
-        if vk == "null" then return NULL end
-        if arrayLike(v, vk) then
-          local n = #v
-          local i = clampIndex(trunc(k), -1, n)
-          if i >= 0 and i < n then return v[i + 1] end
-          return NULL
-        end
-        if vk == "string" then return indexString(v, trunc(k)) end
-        return nil, "expected an array but got: " .. tep(v)
-      elseif kk == ARRAY then
-        if vk == "null" then return NULL end
-        if arrayLike(v, vk) then return indices(v, k) end
-        return nil, "expected an array but got: " .. tep(v)
-      elseif kk == OBJECT then
-        if vk == "null" then return NULL end
-        local from, to = k.start, k["end"]
-        if from == nil or to == nil then return nil, 'expected "start" and "end" for slicing but got: ' .. tep(k) end
-        return slice(v, from, to)
-      end
-      if arrayLike(v, vk) then return nil, "expected a number for indexing an array but got: " .. tep(k) end
-      if vk == "string" then return nil, "expected a number for indexing a string but got: " .. tep(k) end
-      return nil, "expected a string for object key but got: " .. tep(k)
-    end
   end
   function runeSize(...) warm() return runeSize(...) end
   function sortedKeys(...) warm() return sortedKeys(...) end
   function tojson(...) warm() return tojson(...) end
+  function tep(...) warm() return tep(...) end
   function func0Error(...) warm() return func0Error(...) end
   function order(...) warm() return order(...) end
-  function index(...) warm() return index(...) end
 
 
   return J, JX
@@ -524,12 +395,12 @@ local Q = {}
 
 -- .spec.suspend == true and (.status.active | length) > 0
 Q[1] = function(v, out)
-  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
-  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.field(spec, "suspend")
   local b = false
   if suspend == true then
-    local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
-    local active = type(status) == "table" and status[1] == nil and status.active or J.index(status, "active")
+    local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
+    local active = type(status) == "table" and status[1] == nil and status.active or J.field(status, "active")
     local len = J.length(active)
     local t = J.gt(len, 0)
     b = t
@@ -540,8 +411,8 @@ end
 
 -- .spec.suspend == true
 Q[2] = function(v, out)
-  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
-  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.field(spec, "suspend")
   local t = suspend == true
   if out == nil then return t end
   J.emit(out, t)
@@ -549,23 +420,23 @@ end
 
 -- (.status.active | length) == 0 and .status.lastSuccessfulTime != null and .status.lastScheduleTime != null and .status.lastSuccessfulTime < .status.lastScheduleTime
 Q[3] = function(v, out)
-  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
-  local active = type(status) == "table" and status[1] == nil and status.active or J.index(status, "active")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
+  local active = type(status) == "table" and status[1] == nil and status.active or J.field(status, "active")
   local len = J.length(active)
   local b = false
   if len == 0 then
-    local lastSuccessfulTime = type(status) == "table" and status[1] == nil and status.lastSuccessfulTime or J.index(status, "lastSuccessfulTime")
+    local lastSuccessfulTime = type(status) == "table" and status[1] == nil and status.lastSuccessfulTime or J.field(status, "lastSuccessfulTime")
     b = lastSuccessfulTime ~= NULL
   end
   local b_2 = false
   if b then
-    local lastScheduleTime = type(status) == "table" and status[1] == nil and status.lastScheduleTime or J.index(status, "lastScheduleTime")
+    local lastScheduleTime = type(status) == "table" and status[1] == nil and status.lastScheduleTime or J.field(status, "lastScheduleTime")
     b_2 = lastScheduleTime ~= NULL
   end
   local b_3 = false
   if b_2 then
-    local lastScheduleTime_2 = type(status) == "table" and status[1] == nil and status.lastScheduleTime or J.index(status, "lastScheduleTime")
-    local lastSuccessfulTime_2 = type(status) == "table" and status[1] == nil and status.lastSuccessfulTime or J.index(status, "lastSuccessfulTime")
+    local lastScheduleTime_2 = type(status) == "table" and status[1] == nil and status.lastScheduleTime or J.field(status, "lastScheduleTime")
+    local lastSuccessfulTime_2 = type(status) == "table" and status[1] == nil and status.lastSuccessfulTime or J.field(status, "lastSuccessfulTime")
     local t = J.lt(lastSuccessfulTime_2, lastScheduleTime_2)
     b_3 = t
   end
@@ -575,8 +446,8 @@ end
 
 -- .spec.suspend != true
 Q[4] = function(v, out)
-  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
-  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.field(spec, "suspend")
   local t = suspend ~= true
   if out == nil then return t end
   J.emit(out, t)

@@ -4,13 +4,12 @@
 -- The jq runtime: the parts of karta's portable jq runtime (internal/jqlua/portable.lua,
 -- which documents them) this chunk uses; then the Karta's jq expressions, each under its jq.
 local J, JX = (function()
-  local runeSize, runeStarts, lastRuneSize, REPLACEMENT, intLike, trunc, clampIndex, zeros, decimal, formatFloat, formatNumber, sortedKeys, ESCAPES, HEX, quote, put, encode, tojson, preview, tep, ORDER, order, indexString, indices, sliceBounds, slice, index
+  local runeSize, lastRuneSize, intLike, zeros, decimal, formatFloat, formatNumber, sortedKeys, ESCAPES, HEX, quote, put, encode, tojson, preview, tep
   local J, JX = {}, {}
   local NULL, KIND, ERR = {}, {}, {}
   local ARRAY, OBJECT = "array", "object"
   local zero = 0
   local LIMIT = 10000
-  local TWO63 = 2 ^ 63
   local EXACT = 2 ^ 53
   local MAXFLOAT = (2 - 2 ^ -52) * 2 ^ 1023
   local INF = 1 / zero
@@ -20,8 +19,6 @@ local J, JX = (function()
   local type, pairs, next, pcall, error, tonumber, select = type, pairs, next, pcall, error, tonumber, select
 
   J.null = NULL
-
-  local function newArray() local t = {}; KIND[t] = ARRAY; return t end
 
   local function kindOf(v)
     local t = type(v)
@@ -39,93 +36,21 @@ local J, JX = (function()
     error("jq: a " .. t .. " is not a JSON value", 0)
   end
 
-  local function blank(v) return KIND[v] == nil and next(v) == nil end
-
-  local function arrayLike(v, k)
-    return k == ARRAY or k == OBJECT and blank(v)
-  end
-
-  local function orNull(x) if x == nil then return NULL end return x end
-
   local function raise(msg, value, hasValue)
     error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
   end
-  local compare
 
-  compare = function(a, b)
-    local ta = type(a)
-    if ta == type(b) then
-      if ta == "number" then
-        if a < b or a ~= a then return -1 elseif a == b then return 0 end
-        return 1
-      elseif ta == "string" then
-        if a < b then return -1 elseif a == b then return 0 end
-        return 1
+  function J.field(v, k)
+    if v == nil or v == NULL then return NULL end
+    if type(v) == "table" then
+      local kv = KIND[v]
+      if kv == OBJECT or kv == nil and v[1] == nil then
+        local x = v[k]
+        if x == nil then return NULL end
+        return x
       end
     end
-    local ka, kb = kindOf(a), kindOf(b)
-    if ka ~= kb then
-      if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
-      elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
-    end
-    local oa, ob = order(a, ka), order(b, kb)
-    if oa ~= ob then
-      if oa < ob then return -1 end
-      return 1
-    end
-    if ka == "number" then
-      if a < b or a ~= a then return -1 elseif a == b then return 0 end
-      return 1
-    elseif ka == "string" then
-      if a < b then return -1 elseif a == b then return 0 end
-      return 1
-    elseif ka == ARRAY then
-      local na, nb = #a, #b
-      local n = na
-      if nb < n then n = nb end
-      for i = 1, n do
-        local c = compare(a[i], b[i])
-        if c ~= 0 then return c end
-      end
-      if na < nb then return -1 elseif na > nb then return 1 end
-      return 0
-    elseif ka == OBJECT then
-      local ak, bk = sortedKeys(a), sortedKeys(b)
-      local n = #ak
-      if #bk < n then n = #bk end
-      for i = 1, n do
-        if ak[i] ~= bk[i] then
-          if ak[i] < bk[i] then return -1 end
-          return 1
-        end
-      end
-      if #ak ~= #bk then
-        if #ak < #bk then return -1 end
-        return 1
-      end
-      for _, key in ipairs(ak) do
-        local c = compare(a[key], b[key])
-        if c ~= 0 then return c end
-      end
-    end
-    return 0
-  end
-
-  function J.index(v, k)
-    if type(k) == "string" then
-      if v == nil or v == NULL then return NULL end
-      if type(v) == "table" then
-        local kv = KIND[v]
-        if kv == OBJECT or kv == nil and v[1] == nil then
-          local x = v[k]
-          if x == nil then return NULL end
-          return x
-        end
-      end
-    end
-    local x, err = index(v, k)
-    if err ~= nil then raise(err) end
-    return x
+    raise("expected an object but got: " .. tep(v))
   end
 
   function J.emit(out, x)
@@ -174,16 +99,6 @@ local J, JX = (function()
       return n, true
     end
 
-    function runeStarts(s)
-      local starts, i, n = {}, 1, #s
-      while i <= n do
-        starts[#starts + 1] = i
-        i = i + runeSize(s, i)
-      end
-      starts[#starts + 1] = n + 1
-      return starts
-    end
-
     function lastRuneSize(s)
       local e = #s
       if sbyte(s, e) < 0x80 then return 1 end
@@ -201,25 +116,8 @@ local J, JX = (function()
       return size
     end
 
-    REPLACEMENT = "\239\191\189"
-
     function intLike(f)
       return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
-    end
-
-    function trunc(x)
-      if x >= -TWO63 and x < TWO63 then
-        if x >= 0 then return floor(x) end
-        return -floor(-x)
-      end
-      if x > 0 then return TWO63 end
-      return -TWO63
-    end
-
-    function clampIndex(i, lo, hi)
-      if i < 0 then i = i + hi end
-      if i < lo then return lo elseif i < hi then return i end
-      return hi
     end
 
     function zeros(n)
@@ -379,110 +277,9 @@ local J, JX = (function()
       if k == "null" then return "null" end
       return k .. " (" .. preview(v) .. ")"
     end
-
-    ORDER = {null = 0, number = 3, string = 4, array = 5, object = 6}
-
-    function order(v, k)
-      if k == "boolean" then
-        if v then return 2 end
-        return 1
-      end
-      return ORDER[k]
-    end
-
-    function indexString(s, i)
-      local starts = runeStarts(s)
-      local l = #starts - 1
-      i = clampIndex(i, -1, l)
-      if i >= 0 and i < l then
-        local size, ok = runeSize(s, starts[i + 1])
-        if not ok then return REPLACEMENT end
-        return ssub(s, starts[i + 1], starts[i + 1] + size - 1)
-      end
-      return NULL
-    end
-
-    function indices(vs, xs)
-      local out, m = newArray(), #xs
-      if m == 0 then return out end
-      for i = 0, #vs - m do
-        local same = true
-        for j = 1, m do
-          if compare(vs[i + j], xs[j]) ~= 0 then same = false; break end
-        end
-        if same then out[#out + 1] = i end
-      end
-      return out
-    end
-
-    function sliceBounds(n, from, to)
-      local start, stop = 0, n
-      if from ~= NULL and from ~= nil then
-        if type(from) ~= "number" then return nil, nil, from end
-        start = clampIndex(trunc(floor(from)), 0, n)
-      end
-      if to ~= NULL and to ~= nil then
-        if type(to) ~= "number" then return nil, nil, to end
-        local e
-        if to > -1 and to < 0 or to ~= to then e = TWO63 else e = trunc(ceil(to)) end
-        stop = clampIndex(e, start, n)
-      end
-      return start, stop
-    end
-
-    function slice(v, from, to)
-      local k = kindOf(v)
-      if k == "null" then return NULL end
-      if arrayLike(v, k) then
-        local start, stop, bad = sliceBounds(#v, from, to)
-        if start == nil then return nil, "expected a number for indexing an array but got: " .. tep(bad) end
-        local out = newArray()
-        for i = start + 1, stop do out[#out + 1] = v[i] end
-        return out
-      elseif k == "string" then
-        local starts = runeStarts(v)
-        local start, stop, bad = sliceBounds(#starts - 1, from, to)
-        if start == nil then return nil, "expected a number for indexing a string but got: " .. tep(bad) end
-        return ssub(v, starts[start + 1], starts[stop + 1] - 1)
-      end
-      return nil, "expected an array but got: " .. tep(v)
-    end
-
-    function index(v, k)
-      local kk, vk = kindOf(k), kindOf(v)
-      if kk == "string" then
-        if vk == "null" then return NULL end
-        if vk == OBJECT then return orNull(v[k]) end
-        return nil, "expected an object but got: " .. tep(v)
-      elseif kk == "number" then
-        if vk == "null" then return NULL end
-        if arrayLike(v, vk) then
-          local n = #v
-          local i = clampIndex(trunc(k), -1, n)
-          if i >= 0 and i < n then return v[i + 1] end
-          return NULL
-        end
-        if vk == "string" then return indexString(v, trunc(k)) end
-        return nil, "expected an array but got: " .. tep(v)
-      elseif kk == ARRAY then
-        if vk == "null" then return NULL end
-        if arrayLike(v, vk) then return indices(v, k) end
-        return nil, "expected an array but got: " .. tep(v)
-      elseif kk == OBJECT then
-        if vk == "null" then return NULL end
-        local from, to = k.start, k["end"]
-        if from == nil or to == nil then return nil, 'expected "start" and "end" for slicing but got: ' .. tep(k) end
-        return slice(v, from, to)
-      end
-      if arrayLike(v, vk) then return nil, "expected a number for indexing an array but got: " .. tep(k) end
-      if vk == "string" then return nil, "expected a number for indexing a string but got: " .. tep(k) end
-      return nil, "expected a string for object key but got: " .. tep(k)
-    end
   end
-  function sortedKeys(...) warm() return sortedKeys(...) end
   function tojson(...) warm() return tojson(...) end
-  function order(...) warm() return order(...) end
-  function index(...) warm() return index(...) end
+  function tep(...) warm() return tep(...) end
 
 
   return J, JX
@@ -493,24 +290,24 @@ local Q = {}
 
 -- .status.jobDeploymentStatus
 Q[1] = function(v, out)
-  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
-  local jobDeploymentStatus = type(status) == "table" and status[1] == nil and status.jobDeploymentStatus or J.index(status, "jobDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
+  local jobDeploymentStatus = type(status) == "table" and status[1] == nil and status.jobDeploymentStatus or J.field(status, "jobDeploymentStatus")
   if out == nil then return jobDeploymentStatus end
   J.emit(out, jobDeploymentStatus)
 end
 
 -- .status.jobStatus
 Q[2] = function(v, out)
-  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
-  local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.index(status, "jobStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
+  local jobStatus = type(status) == "table" and status[1] == nil and status.jobStatus or J.field(status, "jobStatus")
   if out == nil then return jobStatus end
   J.emit(out, jobStatus)
 end
 
 -- .spec.suspend // false
 Q[3] = function(v, out)
-  local spec = type(v) == "table" and v[1] == nil and v.spec or J.index(v, "spec")
-  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.index(spec, "suspend")
+  local spec = type(v) == "table" and v[1] == nil and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.field(spec, "suspend")
   if suspend == NULL or suspend == false then
     suspend = false
   end
@@ -520,8 +317,8 @@ end
 
 -- .status.jobDeploymentStatus // ""
 Q[4] = function(v, out)
-  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
-  local jobDeploymentStatus = type(status) == "table" and status[1] == nil and status.jobDeploymentStatus or J.index(status, "jobDeploymentStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
+  local jobDeploymentStatus = type(status) == "table" and status[1] == nil and status.jobDeploymentStatus or J.field(status, "jobDeploymentStatus")
   if jobDeploymentStatus == NULL or jobDeploymentStatus == false then
     jobDeploymentStatus = ""
   end

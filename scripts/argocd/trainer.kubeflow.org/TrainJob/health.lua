@@ -4,13 +4,12 @@
 -- The jq runtime: the parts of karta's portable jq runtime (internal/jqlua/portable.lua,
 -- which documents them) this chunk uses; then the Karta's jq expressions, each under its jq.
 local J, JX = (function()
-  local runeSize, runeStarts, lastRuneSize, REPLACEMENT, intLike, trunc, clampIndex, zeros, decimal, formatFloat, formatNumber, sortedKeys, ESCAPES, HEX, quote, put, encode, tojson, preview, tep, func0Error, ORDER, order, indexString, indices, sliceBounds, slice, index
+  local runeSize, lastRuneSize, intLike, zeros, decimal, formatFloat, formatNumber, sortedKeys, ESCAPES, HEX, quote, put, encode, tojson, preview, tep, func0Error, ORDER, order
   local J, JX = {}, {}
   local NULL, KIND, ERR = {}, {}, {}
   local ARRAY, OBJECT = "array", "object"
   local zero = 0
   local LIMIT = 10000
-  local TWO63 = 2 ^ 63
   local EXACT = 2 ^ 53
   local MAXFLOAT = (2 - 2 ^ -52) * 2 ^ 1023
   local INF = 1 / zero
@@ -40,10 +39,6 @@ local J, JX = (function()
   end
 
   local function blank(v) return KIND[v] == nil and next(v) == nil end
-
-  local function arrayLike(v, k)
-    return k == ARRAY or k == OBJECT and blank(v)
-  end
 
   local function orNull(x) if x == nil then return NULL end return x end
 
@@ -121,21 +116,17 @@ local J, JX = (function()
   end
   function J.gt(a, b) return compare(a, b) > 0 end
 
-  function J.index(v, k)
-    if type(k) == "string" then
-      if v == nil or v == NULL then return NULL end
-      if type(v) == "table" then
-        local kv = KIND[v]
-        if kv == OBJECT or kv == nil and v[1] == nil then
-          local x = v[k]
-          if x == nil then return NULL end
-          return x
-        end
+  function J.field(v, k)
+    if v == nil or v == NULL then return NULL end
+    if type(v) == "table" then
+      local kv = KIND[v]
+      if kv == OBJECT or kv == nil and v[1] == nil then
+        local x = v[k]
+        if x == nil then return NULL end
+        return x
       end
     end
-    local x, err = index(v, k)
-    if err ~= nil then raise(err) end
-    return x
+    raise("expected an object but got: " .. tep(v))
   end
 
   local function iterArray(t, i)
@@ -227,16 +218,6 @@ local J, JX = (function()
       return n, true
     end
 
-    function runeStarts(s)
-      local starts, i, n = {}, 1, #s
-      while i <= n do
-        starts[#starts + 1] = i
-        i = i + runeSize(s, i)
-      end
-      starts[#starts + 1] = n + 1
-      return starts
-    end
-
     function lastRuneSize(s)
       local e = #s
       if sbyte(s, e) < 0x80 then return 1 end
@@ -254,25 +235,8 @@ local J, JX = (function()
       return size
     end
 
-    REPLACEMENT = "\239\191\189"
-
     function intLike(f)
       return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
-    end
-
-    function trunc(x)
-      if x >= -TWO63 and x < TWO63 then
-        if x >= 0 then return floor(x) end
-        return -floor(-x)
-      end
-      if x > 0 then return TWO63 end
-      return -TWO63
-    end
-
-    function clampIndex(i, lo, hi)
-      if i < 0 then i = i + hi end
-      if i < lo then return lo elseif i < hi then return i end
-      return hi
     end
 
     function zeros(n)
@@ -446,95 +410,6 @@ local J, JX = (function()
       end
       return ORDER[k]
     end
-
-    function indexString(s, i)
-      local starts = runeStarts(s)
-      local l = #starts - 1
-      i = clampIndex(i, -1, l)
-      if i >= 0 and i < l then
-        local size, ok = runeSize(s, starts[i + 1])
-        if not ok then return REPLACEMENT end
-        return ssub(s, starts[i + 1], starts[i + 1] + size - 1)
-      end
-      return NULL
-    end
-
-    function indices(vs, xs)
-      local out, m = newArray(), #xs
-      if m == 0 then return out end
-      for i = 0, #vs - m do
-        local same = true
-        for j = 1, m do
-          if compare(vs[i + j], xs[j]) ~= 0 then same = false; break end
-        end
-        if same then out[#out + 1] = i end
-      end
-      return out
-    end
-
-    function sliceBounds(n, from, to)
-      local start, stop = 0, n
-      if from ~= NULL and from ~= nil then
-        if type(from) ~= "number" then return nil, nil, from end
-        start = clampIndex(trunc(floor(from)), 0, n)
-      end
-      if to ~= NULL and to ~= nil then
-        if type(to) ~= "number" then return nil, nil, to end
-        local e
-        if to > -1 and to < 0 or to ~= to then e = TWO63 else e = trunc(ceil(to)) end
-        stop = clampIndex(e, start, n)
-      end
-      return start, stop
-    end
-
-    function slice(v, from, to)
-      local k = kindOf(v)
-      if k == "null" then return NULL end
-      if arrayLike(v, k) then
-        local start, stop, bad = sliceBounds(#v, from, to)
-        if start == nil then return nil, "expected a number for indexing an array but got: " .. tep(bad) end
-        local out = newArray()
-        for i = start + 1, stop do out[#out + 1] = v[i] end
-        return out
-      elseif k == "string" then
-        local starts = runeStarts(v)
-        local start, stop, bad = sliceBounds(#starts - 1, from, to)
-        if start == nil then return nil, "expected a number for indexing a string but got: " .. tep(bad) end
-        return ssub(v, starts[start + 1], starts[stop + 1] - 1)
-      end
-      return nil, "expected an array but got: " .. tep(v)
-    end
-
-    function index(v, k)
-      local kk, vk = kindOf(k), kindOf(v)
-      if kk == "string" then
-        if vk == "null" then return NULL end
-        if vk == OBJECT then return orNull(v[k]) end
-        return nil, "expected an object but got: " .. tep(v)
-      elseif kk == "number" then
-        if vk == "null" then return NULL end
-        if arrayLike(v, vk) then
-          local n = #v
-          local i = clampIndex(trunc(k), -1, n)
-          if i >= 0 and i < n then return v[i + 1] end
-          return NULL
-        end
-        if vk == "string" then return indexString(v, trunc(k)) end
-        return nil, "expected an array but got: " .. tep(v)
-      elseif kk == ARRAY then
-        if vk == "null" then return NULL end
-        if arrayLike(v, vk) then return indices(v, k) end
-        return nil, "expected an array but got: " .. tep(v)
-      elseif kk == OBJECT then
-        if vk == "null" then return NULL end
-        local from, to = k.start, k["end"]
-        if from == nil or to == nil then return nil, 'expected "start" and "end" for slicing but got: ' .. tep(k) end
-        return slice(v, from, to)
-      end
-      if arrayLike(v, vk) then return nil, "expected a number for indexing an array but got: " .. tep(k) end
-      if vk == "string" then return nil, "expected a number for indexing a string but got: " .. tep(k) end
-      return nil, "expected a string for object key but got: " .. tep(k)
-    end
   end
   function runeSize(...) warm() return runeSize(...) end
   function sortedKeys(...) warm() return sortedKeys(...) end
@@ -542,7 +417,6 @@ local J, JX = (function()
   function tep(...) warm() return tep(...) end
   function func0Error(...) warm() return func0Error(...) end
   function order(...) warm() return order(...) end
-  function index(...) warm() return index(...) end
 
 
   return J, JX
@@ -553,8 +427,8 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
-  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
@@ -562,17 +436,17 @@ end
 -- [.status.jobsStatus[]? | select(.name != "dataset-initializer" and .name != "model-initializer" and (.ready // 0) > 0)] | length > 0
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
-  local jobsStatus = type(status) == "table" and status[1] == nil and status.jobsStatus or J.index(status, "jobsStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
+  local jobsStatus = type(status) == "table" and status[1] == nil and status.jobsStatus or J.field(status, "jobsStatus")
   for _, x in J.each_opt(jobsStatus) do
-    local name = type(x) == "table" and x[1] == nil and x.name or J.index(x, "name")
+    local name = type(x) == "table" and x[1] == nil and x.name or J.field(x, "name")
     local b = false
     if name ~= "dataset-initializer" then
       b = name ~= "model-initializer"
     end
     local b_2 = false
     if b then
-      local ready = type(x) == "table" and x[1] == nil and x.ready or J.index(x, "ready")
+      local ready = type(x) == "table" and x[1] == nil and x.ready or J.field(x, "ready")
       if ready == NULL or ready == false then
         ready = 0
       end
@@ -592,17 +466,17 @@ end
 -- ([.status.jobsStatus[]? | select(.name != "dataset-initializer" and .name != "model-initializer" and (.ready // 0) > 0)] | length) == 0 and ([.status.conditions[]? | select(.status == "True" and (.type == "Complete" or .type == "Failed" or .type == "Suspended"))] | length) == 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = type(v) == "table" and v[1] == nil and v.status or J.index(v, "status")
-  local jobsStatus = type(status) == "table" and status[1] == nil and status.jobsStatus or J.index(status, "jobsStatus")
+  local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
+  local jobsStatus = type(status) == "table" and status[1] == nil and status.jobsStatus or J.field(status, "jobsStatus")
   for _, x in J.each_opt(jobsStatus) do
-    local name = type(x) == "table" and x[1] == nil and x.name or J.index(x, "name")
+    local name = type(x) == "table" and x[1] == nil and x.name or J.field(x, "name")
     local b = false
     if name ~= "dataset-initializer" then
       b = name ~= "model-initializer"
     end
     local b_2 = false
     if b then
-      local ready = type(x) == "table" and x[1] == nil and x.ready or J.index(x, "ready")
+      local ready = type(x) == "table" and x[1] == nil and x.ready or J.field(x, "ready")
       if ready == NULL or ready == false then
         ready = 0
       end
@@ -617,12 +491,12 @@ Q[3] = function(v, out)
   local b_3 = false
   if len == 0 then
     local arr_2 = J.array()
-    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.index(status, "conditions")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.field(status, "conditions")
     for _, x_2 in J.each_opt(conditions) do
-      local status_2 = type(x_2) == "table" and x_2[1] == nil and x_2.status or J.index(x_2, "status")
+      local status_2 = type(x_2) == "table" and x_2[1] == nil and x_2.status or J.field(x_2, "status")
       local b_4 = false
       if status_2 == "True" then
-        local type_ = type(x_2) == "table" and x_2[1] == nil and x_2.type or J.index(x_2, "type")
+        local type_ = type(x_2) == "table" and x_2[1] == nil and x_2.type or J.field(x_2, "type")
         local b_5 = true
         if not (type_ == "Complete") then
           b_5 = type_ == "Failed"
