@@ -40,6 +40,7 @@ local J, JX = (function()
     error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
   end
 
+
   function J.field(v, k)
     if v == nil or v == NULL then return NULL end
     if type(v) == "table" then

@@ -53,6 +53,7 @@ local J, JX = (function()
     return count
   end
 
+
   function J.field(v, k)
     if v == nil or v == NULL then return NULL end
     if type(v) == "table" then

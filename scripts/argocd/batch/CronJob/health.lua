@@ -113,6 +113,7 @@ local J, JX = (function()
   function J.lt(a, b) return compare(a, b) < 0 end
   function J.gt(a, b) return compare(a, b) > 0 end
 
+
   function J.field(v, k)
     if v == nil or v == NULL then return NULL end
     if type(v) == "table" then
