@@ -146,7 +146,7 @@ func healthLua(e *luaexport.Exporter) (string, error) {
 		conds = f
 	}
 	// The message is part of the chunk's body, so that the helpers it names
-	// are kept (luaexport's shakeHelpers).
+	// are kept (luaexport's Chunk walks the chunk).
 	e.W("%s", "-- The message: the last condition with status True and a message, else the last\n-- condition with a message.\nlocal function message(obj)\n")
 	if conds == "" {
 		e.W("%s", "  return \"\"\nend\n\n")

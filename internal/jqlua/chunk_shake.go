@@ -35,26 +35,7 @@ func ShakeChunk(src string, roots []string) string {
 	for _, r := range roots {
 		needed[r] = true
 	}
-	kept := make([]bool, len(parts))
-	for changed := true; changed; {
-		changed = false
-		for i, p := range parts {
-			if kept[i] {
-				continue
-			}
-			keep := len(p.defines) == 0
-			for _, d := range p.defines {
-				keep = keep || needed[d]
-			}
-			if !keep {
-				continue
-			}
-			kept[i], changed = true, true
-			for _, r := range p.refs {
-				needed[r] = true
-			}
-		}
-	}
+	kept := reached(len(parts), func(i int) ([]string, []string) { return parts[i].defines, parts[i].refs }, needed)
 	var b strings.Builder
 	for i, p := range parts {
 		if kept[i] {
@@ -62,6 +43,35 @@ func ShakeChunk(src string, roots []string) string {
 		}
 	}
 	return b.String()
+}
+
+// reached is the walk of ShakeChunk and ShakePortable over n parts, each
+// defining and naming names (part): it keeps a part that defines nothing
+// or a needed name and adds what a kept part names to needed, until
+// nothing changes.
+func reached(n int, part func(i int) (defines, refs []string), needed map[string]bool) []bool {
+	kept := make([]bool, n)
+	for changed := true; changed; {
+		changed = false
+		for i := range n {
+			if kept[i] {
+				continue
+			}
+			defines, refs := part(i)
+			keep := len(defines) == 0
+			for _, d := range defines {
+				keep = keep || needed[d]
+			}
+			if !keep {
+				continue
+			}
+			kept[i], changed = true, true
+			for _, r := range refs {
+				needed[r] = true
+			}
+		}
+	}
+	return kept
 }
 
 // chunkPart is a top-level statement of a chunk with the comment and

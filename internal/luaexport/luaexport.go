@@ -140,7 +140,7 @@ func (e *Exporter) Chunk(header, imports string, roots ...string) string {
 	rest.WriteString(e.u.Lua())
 	rest.WriteString("\n")
 	rest.WriteString(imports)
-	rest.WriteString(shakeHelpers(body.String()))
+	rest.WriteString(helperText())
 	rest.WriteString(body.String())
 	shaken := jqlua.ShakeChunk(rest.String(), roots)
 	var b strings.Builder

@@ -309,7 +309,6 @@ Q[2] = function(v, out)
   if out == nil then return phase end
   J.emit(out, phase)
 end
-
 local WHAT = nil
 local function V(acc, v, what)
   WHAT = what

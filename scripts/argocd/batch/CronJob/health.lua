@@ -453,7 +453,6 @@ Q[4] = function(v, out)
   if out == nil then return t end
   J.emit(out, t)
 end
-
 local WHAT = nil
 local function V(acc, v, what)
   WHAT = what

@@ -326,7 +326,6 @@ Q[4] = function(v, out)
   if out == nil then return jobDeploymentStatus end
   J.emit(out, jobDeploymentStatus)
 end
-
 local WHAT = nil
 local function V(acc, v, what)
   WHAT = what

@@ -310,7 +310,6 @@ Q[2] = function(v, out)
   if out == nil then return t end
   J.emit(out, t)
 end
-
 local WHAT = nil
 local function V(acc, v, what)
   WHAT = what
