@@ -87,7 +87,7 @@ fuzz:
 bench:
 	@mkdir -p $(dir $(BENCHOUT))
 	@echo "benchmarking (-count $(BENCHCOUNT), -benchtime $(BENCHTIME)); raw output in $(BENCHOUT)"
-	$(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada|Argo|Registry|Webhook|Isolation)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./internal/perf/ ./builtin/ > $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
+	$(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada|Argo|Registry|Webhook|Isolation|Exports)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./internal/perf/ ./builtin/ > $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	$(GO) test -run '^$$' -bench '^BenchmarkParallel$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -cpu 1,2 ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	$(GO) test -run '^$$' -bench '^Benchmark(PoolState|MillionCalls|KarmadaCases|ArgoCases|ControllerResync|ReviseInterleaved)$$' -benchtime 1x -count 3 -timeout 30m ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	@$(GO) run ./internal/perf/cmd/benchreport $(BENCHOUT)

@@ -3,19 +3,17 @@ package builtin_test
 import (
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/internal/exampledir"
 	"github.com/kartalua/karta/internal/kartatest"
+	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/interpreter"
-	"github.com/kartalua/karta/object"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden outputs of the examples (make golden)")
@@ -38,7 +36,7 @@ func TestExamples(t *testing.T) {
 			require.NoError(t, err)
 			require.NotEmpty(t, objects, "every built-in ships examples in %s", dir)
 			for _, file := range objects {
-				obj := loadObject(t, file)
+				obj := testobj.Read(t, file)
 				p, ok := reg.Get(obj.GroupVersionKind())
 				require.True(t, ok, "%s: no built-in for %s", file, obj.GroupVersionKind())
 				require.Equal(t, name, p.Name(), "%s is found by its GVK", file)
@@ -52,14 +50,4 @@ func TestExamples(t *testing.T) {
 			assert.Positive(t, rep.Passed)
 		})
 	}
-}
-
-func loadObject(t *testing.T, file string) *unstructured.Unstructured {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	require.NoError(t, err)
-	docs, err := object.Decode(data, file)
-	require.NoError(t, err)
-	require.Len(t, docs, 1, "%s: one object per state file", file)
-	return &unstructured.Unstructured{Object: docs[0].Object}
 }

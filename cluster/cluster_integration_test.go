@@ -148,7 +148,7 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 			"PodCliqueSet sglang-disagg Running [clique/router 2/2 clique/decode 2/2 clique/pleader 2/2 clique/pworker 2/2] [6/5,2/2]",
 			"PyTorchJob mistral-7b-sft Running [master 1/1 worker 3/3] [4/4]",
 			"RayCluster llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
-			"RayJob resnet-train Running [head 1/1 worker/gpu-workers 4/4 submitter 0/1] [5/5]",
+			"RayJob resnet-train Running [head 1/1 worker/gpu-workers 4/4 submitter 1/1] [5/5]",
 			"RayService llama-serve Running [head 1/1 worker/gpu-group 2/2] [3/2]",
 			"ReplicaSet triton-resnet50-7c9d5b8f64 Running [pod 2/2] [2/1]",
 			"Sandbox swe-agent-4821 Running [sandbox 1/1] [1/1]",
@@ -156,7 +156,7 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 			"SparkApplication clickstream-etl Running [driver 1/1 executor 4/4] [5/1]",
 			"StatefulSet qdrant Running [pod 3/3] [3/1]",
 			"TFJob wide-deep-ctr Running [chief 1/1 ps 2/2 worker 4/4 evaluator 1/1] [8/7]",
-			"TrainJob llama32-3b-alpaca Running [dataset-initializer 1/1 model-initializer 1/1 launcher 0/0 node 1/1] [3/3]",
+			"TrainJob llama32-3b-alpaca Running [dataset-initializer 1/1 model-initializer 1/1 node 1/1] [3/3]",
 			"Workflow fraud-model-9hq2w Running [step/preprocess 0/? step/train 1/? step/evaluate 0/? step/publish 0/?] [1/1]",
 			"XGBoostJob fraud-gbdt Running [master 1/1 worker 3/3] [4/4]",
 		}

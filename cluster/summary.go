@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kartalua/karta/interpreter"
-	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/workload"
 )
 
 // StatusError is the status of a workload whose hooks failed; the other
@@ -118,7 +118,7 @@ func summarize(ctx context.Context, p *interpreter.Program, obj *unstructured.Un
 	if len(mine) == 0 {
 		return w, nil
 	}
-	gangs, err := p.GetGangGroups(ctx, obj, mine)
+	gangs, err := workload.Place(ctx, p, obj, mine)
 	if err != nil {
 		fail(err)
 		return w, ctx.Err()
@@ -138,29 +138,15 @@ func summarize(ctx context.Context, p *interpreter.Program, obj *unstructured.Un
 }
 
 // components lists the present instances of the pod-bearing components
-// with their expected pod counts. GetPodSpecs gives each instance's own
-// replicas; GetComponents multiplies them by the replicas of the scaled
-// ancestors (a LeaderWorkerSet's leader: 1 per group, so spec.replicas in
-// all). GetComponents lists the same instances in the same order; when it
-// cannot answer (no scaled ancestor has a single instance, a Karmada name
-// rule) the instance's own replicas stand.
+// with their expected pod counts (Program.ExpectedPods: an instance's own
+// replicas times those of its scaled ancestors, a LeaderWorkerSet's
+// leader 1 per group, so spec.replicas in all).
 func components(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstructured, specs *interpreter.PodSpecs) []Component {
 	out := make([]Component, 0, len(specs.Items))
-	var wide []int64
-	if comps, err := karmada.ForProgram(p).GetComponents(ctx, obj); err == nil && len(comps) == len(specs.Items) {
-		for _, c := range comps {
-			wide = append(wide, int64(c.Replicas))
-		}
-	}
+	expected := p.ExpectedPods(ctx, obj, specs)
 	for i, it := range specs.Items {
 		c := Component{Component: it.Component, Instance: it.Instance}
-		if it.Scale != nil && it.Scale.Replicas != nil {
-			n := *it.Scale.Replicas
-			if wide != nil {
-				n = wide[i]
-			}
-			c.Expected = &n
-		}
+		c.Expected = expected[i]
 		out = append(out, c)
 	}
 	return out
@@ -178,8 +164,9 @@ func placesPods(p *interpreter.Program) bool {
 }
 
 // ownPods picks obj's pods among its namespace's: those its Karta places
-// in a component and that obj owns, directly or through
-// intermediate owners (a JobSet's Jobs, a Deployment's ReplicaSets). The
+// in a component (in a gang or not: workload.Place) and that obj owns,
+// directly or through intermediate owners (a JobSet's Jobs, a Deployment's
+// ReplicaSets). The
 // placement runs first, on every pod, so that owners are read only for
 // the pods that could be obj's.
 func ownPods(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstructured, pods []*unstructured.Unstructured, own *owners) ([]*unstructured.Unstructured, error) {
@@ -197,7 +184,7 @@ func ownPods(ctx context.Context, p *interpreter.Program, obj *unstructured.Unst
 	if len(pods) == 0 {
 		return nil, nil
 	}
-	res, err := p.GetGangGroups(ctx, obj, pods)
+	res, err := workload.Place(ctx, p, obj, pods)
 	if err != nil {
 		return nil, err
 	}

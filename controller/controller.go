@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
+	"github.com/kartalua/karta/internal/reconcile"
 	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
 )
@@ -26,13 +26,12 @@ type Controller struct {
 	registry *interpreter.Registry
 	opts     Options
 	log      *slog.Logger
-	queue    workqueue.TypedRateLimitingInterface[key]
+	loop     *reconcile.Loop[key]
 	metrics  *metrics
 	// watches guards the informers' lists and watches (watch.go).
 	watches *watchguard.Guard
 
 	started atomic.Bool
-	leading atomic.Bool
 	synced  atomic.Bool
 
 	// mu guards the fields below it.
@@ -80,18 +79,20 @@ func New(dyn dynamic.Interface, reg *interpreter.Registry, opts Options) (*Contr
 		registry: reg,
 		opts:     opts,
 		log:      opts.Logger,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[key](),
-			workqueue.TypedRateLimitingQueueConfig[key]{Name: "karta"}),
-		base:    map[schema.GroupVersionKind]*interpreter.Program{},
-		entries: map[key]*entry{},
-		serving: map[schema.GroupVersionKind]key{},
-		stuck:   map[key]int64{},
-		limits:  map[key]*limitWatch{},
+		base:     map[schema.GroupVersionKind]*interpreter.Program{},
+		entries:  map[key]*entry{},
+		serving:  map[schema.GroupVersionKind]key{},
+		stuck:    map[key]int64{},
+		limits:   map[key]*limitWatch{},
 	}
 	for _, p := range reg.List() {
 		c.base[p.GVK()] = p
 	}
-	c.leading.Store(!opts.Standby)
+	c.loop = reconcile.New("karta", c.reconcile, func(k key, err error) {
+		c.log.Error("reconcile failed; retrying", "object", k.String(), "err", err)
+		c.metrics.reconciles.WithLabelValues(resultError).Inc()
+	})
+	c.loop.SetLeading(!opts.Standby)
 	var err error
 	if c.watches, err = watchguard.New(watchguard.Options{Probe: opts.ServerProbe, Logger: c.log, Registerer: opts.Registerer,
 		Bound: opts.WatchFailureBound}); err != nil {
@@ -112,7 +113,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	if c.started.Swap(true) {
 		return errors.New("controller: Run called twice")
 	}
-	defer c.queue.ShutDown()
+	defer c.loop.ShutDown()
 	sources, err := discoverSources(ctx, c.opts.Discovery)
 	if err != nil {
 		return err
@@ -142,17 +143,10 @@ func (c *Controller) Run(ctx context.Context) error {
 	c.markInitial()
 
 	var wg sync.WaitGroup
-	for range c.opts.Workers {
-		wg.Go(func() {
-			for c.processNext(ctx) {
-			}
-		})
-	}
 	if c.opts.LimitInterval > 0 {
 		wg.Go(func() { c.watchLimits(ctx) })
 	}
-	<-ctx.Done()
-	c.queue.ShutDown()
+	c.loop.Work(ctx, c.opts.Workers)
 	wg.Wait()
 	return nil
 }
@@ -176,17 +170,17 @@ func (c *Controller) Ready() error {
 var ErrNotSynced = errors.New("the Kartas are not synced yet")
 
 // Leading reports whether the controller writes status.
-func (c *Controller) Leading() bool { return c.leading.Load() }
+func (c *Controller) Leading() bool { return c.loop.Leading() }
 
 // SetLeading starts or stops the status writes. Starting them requeues
 // every Karta, so that the new leader writes what its standby time left
 // unwritten.
 func (c *Controller) SetLeading(leading bool) {
-	if c.leading.Swap(leading) == leading || !leading {
+	if !c.loop.SetLeading(leading) {
 		return
 	}
 	for _, k := range c.knownKeys() {
-		c.queue.Add(k)
+		c.loop.Add(k)
 	}
 }
 
@@ -232,30 +226,11 @@ func (c *Controller) handler(src int) cache.ResourceEventHandler {
 		if !ok {
 			return
 		}
-		c.queue.Add(key{src: src, namespace: u.GetNamespace(), name: u.GetName()})
+		c.loop.Add(key{src: src, namespace: u.GetNamespace(), name: u.GetName()})
 	}
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc:    enqueue,
 		UpdateFunc: func(_, obj any) { enqueue(obj) },
 		DeleteFunc: enqueue,
 	}
-}
-
-// processNext reconciles one key; false once the queue shuts down.
-func (c *Controller) processNext(ctx context.Context) bool {
-	k, shutdown := c.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer c.queue.Done(k)
-	if err := c.reconcile(ctx, k); err != nil {
-		if ctx.Err() == nil {
-			c.log.Error("reconcile failed; retrying", "object", k.String(), "err", err)
-		}
-		c.metrics.reconciles.WithLabelValues(resultError).Inc()
-		c.queue.AddRateLimited(k)
-		return true
-	}
-	c.queue.Forget(k)
-	return true
 }

@@ -250,7 +250,7 @@ func TestNoStatusWriteWhenNothingChanged(t *testing.T) {
 	// The write's own update event has been reconciled once the queue is
 	// empty and nothing is in progress; count the reconciles from there.
 	reconciles := func() float64 { return value(t, c.metrics.reconciles.WithLabelValues(resultAccepted)) }
-	require.Eventually(t, func() bool { return reconciles() >= 2 && c.queue.Len() == 0 }, waitFor, tick)
+	require.Eventually(t, func() bool { return reconciles() >= 2 && c.loop.Len() == 0 }, waitFor, tick)
 	writes, done := f.statusWrites.Load(), reconciles()
 	assert.EqualValues(t, 1, writes, "one write for both conditions")
 
@@ -418,7 +418,7 @@ func TestPrunedConditionsAreNotRewritten(t *testing.T) {
 
 	reconciles := func() float64 { return value(t, c.metrics.reconciles.WithLabelValues(resultAccepted)) }
 	// The write's own event is reconciled, and a label change after it.
-	require.Eventually(t, func() bool { return reconciles() >= 2 && c.queue.Len() == 0 }, waitFor, tick)
+	require.Eventually(t, func() bool { return reconciles() >= 2 && c.loop.Len() == 0 }, waitFor, tick)
 	obj := f.get(t, "trainjob")
 	obj.SetLabels(map[string]string{"team": "ml"})
 	done := reconciles()

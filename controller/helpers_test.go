@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -19,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
-	"sigs.k8s.io/yaml"
 
+	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -40,11 +39,7 @@ const tick = 20 * time.Millisecond
 // object.
 func readYAML(t *testing.T, path string) *unstructured.Unstructured {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", path))
-	require.NoError(t, err)
-	obj := map[string]any{}
-	require.NoError(t, yaml.Unmarshal(data, &obj))
-	return &unstructured.Unstructured{Object: obj}
+	return testobj.Read(t, filepath.Join("..", path))
 }
 
 // kartaObject reads an example Karta as the API server would return it:

@@ -77,7 +77,7 @@ func (c *Controller) checkLimits() {
 	}
 	c.mu.Unlock()
 	for _, k := range requeue {
-		c.queue.Add(k)
+		c.loop.Add(k)
 	}
 }
 

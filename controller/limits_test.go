@@ -127,10 +127,10 @@ func TestLimitErrorsOnTheKarta(t *testing.T) {
 	f.waitMessage(t, "hostile", ConditionEvaluating, metav1.ConditionTrue, ReasonWithinLimits, "evaluations end within their limits")
 
 	// A quiet check writes nothing.
-	require.Eventually(t, func() bool { return c.queue.Len() == 0 }, waitFor, tick)
+	require.Eventually(t, func() bool { return c.loop.Len() == 0 }, waitFor, tick)
 	writes = f.statusWrites.Load()
 	c.checkLimits()
-	require.Eventually(t, func() bool { return c.queue.Len() == 0 }, waitFor, tick)
+	require.Eventually(t, func() bool { return c.loop.Len() == 0 }, waitFor, tick)
 	assert.Equal(t, writes, f.statusWrites.Load())
 }
 
@@ -165,7 +165,7 @@ func TestEvaluatingOnlyWhileRegistered(t *testing.T) {
 	f.updateSpec(t, "hostile", textKarta(t, hostileKarta, "hostile", t0))
 	f.waitCondition(t, "hostile", ConditionEvaluating, metav1.ConditionTrue, ReasonWithinLimits)
 	c.checkLimits()
-	require.Eventually(t, func() bool { return c.queue.Len() == 0 }, waitFor, tick)
+	require.Eventually(t, func() bool { return c.loop.Len() == 0 }, waitFor, tick)
 	f.waitCondition(t, "hostile", ConditionEvaluating, metav1.ConditionTrue, ReasonWithinLimits)
 	evaluateHostile(t, reg, 1)
 	c.checkLimits()
@@ -202,7 +202,7 @@ func TestLimitIntervalOff(t *testing.T) {
 	f.waitCondition(t, "hostile", ConditionCompiled, metav1.ConditionTrue, ReasonCompiled)
 	evaluateHostile(t, reg, 1)
 	c.checkLimits() // nothing is watched
-	require.Eventually(t, func() bool { return c.queue.Len() == 0 }, waitFor, tick)
+	require.Eventually(t, func() bool { return c.loop.Len() == 0 }, waitFor, tick)
 	assert.Nil(t, f.condition(t, "hostile", ConditionEvaluating))
 	assert.EqualValues(t, 1, f.statusWrites.Load())
 }

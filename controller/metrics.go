@@ -61,29 +61,10 @@ func newMetrics(c *Controller, reg prometheus.Registerer) (*metrics, error) {
 			Namespace: "karta", Subsystem: "controller", Name: "registry_programs",
 			Help: "Programs in the registry (base Programs and Kartas').",
 		}, func() float64 { return float64(c.registry.Len()) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: "karta", Subsystem: "controller", Name: "queue_depth",
-			Help: "Kartas waiting to be reconciled.",
-		}, func() float64 { return float64(c.queue.Len()) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: "karta", Subsystem: "controller", Name: "leading",
-			Help: "1 while the controller writes status (the leader), 0 in standby.",
-		}, func() float64 {
-			if c.leading.Load() {
-				return 1
-			}
-			return 0
-		}),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: "karta", Subsystem: "controller", Name: "synced",
-			Help: "1 while the controller is ready: the registry reflects every Karta of the initial list and the API server answers its watches.",
-		}, func() float64 {
-			if c.Ready() == nil {
-				return 1
-			}
-			return 0
-		}),
 	}
+	collectors = append(collectors, c.loop.Gauges("controller", "Kartas",
+		"1 while the controller is ready: the registry reflects every Karta of the initial list and the API server answers its watches.",
+		c.Ready)...)
 	for _, col := range collectors {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("controller: registering metrics: %w", err)

@@ -112,7 +112,7 @@ func (c *Controller) commit(k key, prev, next *entry) (conds []metav1.Condition,
 	c.notify.Unlock()
 
 	for _, r := range requeue {
-		c.queue.Add(r)
+		c.loop.Add(r)
 	}
 	return conds, drop
 }
@@ -125,7 +125,7 @@ func (c *Controller) writeConditions(ctx context.Context, src source, k key, obj
 	c.mu.Lock()
 	stuck, isStuck := c.stuck[k]
 	c.mu.Unlock()
-	if !c.leading.Load() || !src.status || (isStuck && stuck == obj.GetGeneration()) {
+	if !c.loop.Leading() || !src.status || (isStuck && stuck == obj.GetGeneration()) {
 		return nil
 	}
 	wrote, kept, err := writeStatus(ctx, c.resource(src, k), obj, conds, drop)

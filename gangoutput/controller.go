@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/util/workqueue"
 
+	"github.com/kartalua/karta/internal/reconcile"
 	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/podgroups"
@@ -31,14 +31,13 @@ type Controller struct {
 	log      *slog.Logger
 	selector labels.Selector
 	skip     map[schema.GroupKind]bool
-	queue    workqueue.TypedRateLimitingInterface[rootKey]
+	loop     *reconcile.Loop[rootKey]
 	metrics  *metrics
 	live     *liveOwners
 	// watches guards the informers' lists and watches.
 	watches *watchguard.Guard
 
 	started atomic.Bool
-	leading atomic.Bool
 
 	// set is the current watch set: read without a lock (the webhook's hot
 	// path), replaced whole under setMu.
@@ -105,9 +104,7 @@ func New(dyn dynamic.Interface, meta metadata.Interface, mapper meta.RESTMapper,
 	}
 	c := &Controller{
 		dyn: dyn, meta: meta, mapper: mapper, registry: reg, opts: opts, log: opts.Logger, selector: sel,
-		skip: map[schema.GroupKind]bool{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[rootKey](),
-			workqueue.TypedRateLimitingQueueConfig[rootKey]{Name: "karta-gang-output"}),
+		skip:     map[schema.GroupKind]bool{},
 		live:     newLiveOwners(),
 		kick:     make(chan struct{}, 1),
 		states:   map[rootKey]string{},
@@ -118,7 +115,10 @@ func New(dyn dynamic.Interface, meta metadata.Interface, mapper meta.RESTMapper,
 		c.skip[gk] = true
 	}
 	c.set.Store(&watchSet{roots: map[schema.GroupKind]*watch{}, owners: map[schema.GroupKind]*watch{}, targets: map[schema.GroupKind]*watch{}})
-	c.leading.Store(!opts.Standby)
+	c.loop = reconcile.New("karta-gang-output", c.reconcile, func(k rootKey, err error) {
+		c.log.Error("gang output failed; retrying", "workload", k.String(), "err", err)
+	})
+	c.loop.SetLeading(!opts.Standby)
 	if c.watches, err = watchguard.New(watchguard.Options{Probe: opts.ServerProbe, Logger: c.log, Registerer: opts.Registerer,
 		Bound: opts.WatchFailureBound}); err != nil {
 		return nil, fmt.Errorf("gang output: %w", err)
@@ -154,7 +154,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	if c.started.Swap(true) {
 		return errors.New("gang output: Run called twice")
 	}
-	defer c.queue.ShutDown()
+	defer c.loop.ShutDown()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.setMu.Lock()
@@ -172,15 +172,8 @@ func (c *Controller) Run(ctx context.Context) error {
 	if !waitSynced(ctx, append(set.targetList(), set.pods)...) {
 		return nil // ctx ended first
 	}
-	for range c.opts.Workers {
-		wg.Go(func() {
-			for c.processNext(ctx) {
-			}
-		})
-	}
 	wg.Go(func() { c.rediscover(ctx) })
-	<-ctx.Done()
-	c.queue.ShutDown()
+	c.loop.Work(ctx, c.opts.Workers)
 	return nil
 }
 
@@ -226,12 +219,12 @@ func (c *Controller) Ready() error {
 var ErrNotSynced = errors.New("the gang output's caches are not synced yet")
 
 // Leading reports whether the controller writes.
-func (c *Controller) Leading() bool { return c.leading.Load() }
+func (c *Controller) Leading() bool { return c.loop.Leading() }
 
 // SetLeading starts or stops the writes. Starting them requeues every
 // workload.
 func (c *Controller) SetLeading(leading bool) {
-	if c.leading.Swap(leading) == leading || !leading {
+	if !c.loop.SetLeading(leading) {
 		return
 	}
 	c.requeueAll()
@@ -262,25 +255,7 @@ func (c *Controller) requeueWatch(w *watch) {
 	for _, key := range w.inf.GetStore().ListKeys() {
 		ns, name, err := splitKey(key)
 		if err == nil {
-			c.queue.Add(rootKey{gk: w.gvk.GroupKind(), namespace: ns, name: name})
+			c.loop.Add(rootKey{gk: w.gvk.GroupKind(), namespace: ns, name: name})
 		}
 	}
-}
-
-// processNext reconciles one workload; false once the queue shuts down.
-func (c *Controller) processNext(ctx context.Context) bool {
-	k, shutdown := c.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer c.queue.Done(k)
-	if err := c.reconcile(ctx, k); err != nil {
-		if ctx.Err() == nil {
-			c.log.Error("gang output failed; retrying", "workload", k.String(), "err", err)
-		}
-		c.queue.AddRateLimited(k)
-		return true
-	}
-	c.queue.Forget(k)
-	return true
 }

@@ -31,7 +31,9 @@
 //
 // The Webhook answers admission reviews of pod creation: it resolves the
 // pod's owner chain from the informers' caches to its workload, places the
-// pod with Program.PlacePod and answers podgroups.LinkPod's JSON Patch. It
+// pod with Program.PlacePod and answers podgroups.LinkPod's JSON Patch (or,
+// when the link names the pod's leaf subgroup, podgroups.NeedsGroups, runs
+// GetGangGroups with the pod and answers podgroups.LinkInGroups'). It
 // fails open: any pod it cannot link is admitted unchanged, and a metric
 // counts why.
 //

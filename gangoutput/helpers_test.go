@@ -113,7 +113,7 @@ func newEnv(t testing.TB) *env {
 		add(gvk)
 	}
 	for _, target := range podgroups.Targets() {
-		for _, gvk := range podgroups.Kinds(target) {
+		for _, gvk := range (podgroups.Options{CompositePodGroup: true}).Kinds(target) {
 			add(gvk)
 		}
 	}

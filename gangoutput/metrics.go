@@ -70,21 +70,10 @@ func newMetrics(c *Controller, reg prometheus.Registerer) (*metrics, error) {
 	if reg == nil {
 		return m, nil
 	}
-	collectors := []prometheus.Collector{m.writes, m.errors, m.workloads, m.kinds, m.ownerReads, m.admissions, m.failOpen, m.latency,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: "karta", Subsystem: "gang_output", Name: "queue_depth",
-			Help: "Workloads waiting to be reconciled.",
-		}, func() float64 { return float64(c.queue.Len()) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: "karta", Subsystem: "gang_output", Name: "synced",
-			Help: "1 while the gang output is ready: the caches hold the pods, the target's objects and the kinds watched at the start, and the API server answers their watches.",
-		}, func() float64 {
-			if c.Ready() == nil {
-				return 1
-			}
-			return 0
-		}),
-	}
+	collectors := []prometheus.Collector{m.writes, m.errors, m.workloads, m.kinds, m.ownerReads, m.admissions, m.failOpen, m.latency}
+	collectors = append(collectors, c.loop.Gauges("gang_output", "Workloads",
+		"1 while the gang output is ready: the caches hold the pods, the target's objects and the kinds watched at the start, and the API server answers their watches.",
+		c.Ready)...)
 	for _, col := range collectors {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("gang output: registering metrics: %w", err)

@@ -67,7 +67,7 @@ func (c *Controller) reconcile(ctx context.Context, k rootKey) error {
 		c.forget(k)
 		return nil
 	}
-	if !c.leading.Load() {
+	if !c.loop.Leading() {
 		return nil
 	}
 	if !c.selector.Empty() && !c.selector.Matches(labels.Set(obj.GetLabels())) {

@@ -88,7 +88,7 @@ func (w *watch) get(namespace, name string) any {
 // which never change; the target's kinds must be served.
 func (c *Controller) startFixed(ctx context.Context) error {
 	var targets []*watch
-	for _, gvk := range podgroups.Kinds(c.opts.Target) {
+	for _, gvk := range c.opts.Build.Kinds(c.opts.Target) {
 		m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if meta.IsNoMatchError(err) {
 			return &NotServedError{Target: c.opts.Target, GVK: gvk}
@@ -424,14 +424,14 @@ func (c *Controller) changed(w *watch, old, obj any, added bool) {
 	switch w.role {
 	case roleWorkload, roleOwner:
 		if w.role == roleWorkload {
-			c.queue.Add(rootKey{gk: w.gvk.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()})
+			c.loop.Add(rootKey{gk: w.gvk.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()})
 		}
 		if !added {
 			return
 		}
 		for _, r := range set.roots {
 			for _, child := range byOwner(r, m.GetUID()) {
-				c.queue.Add(rootKey{gk: r.gvk.GroupKind(), namespace: child.GetNamespace(), name: child.GetName()})
+				c.loop.Add(rootKey{gk: r.gvk.GroupKind(), namespace: child.GetNamespace(), name: child.GetName()})
 			}
 		}
 		// The pods (through owners) under it.
@@ -463,7 +463,7 @@ func (c *Controller) changed(w *watch, old, obj any, added bool) {
 			if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
 				gk := gv.WithKind(ref.Kind).GroupKind()
 				if _, ok := set.roots[gk]; ok {
-					c.queue.Add(rootKey{gk: gk, namespace: m.GetNamespace(), name: ref.Name})
+					c.loop.Add(rootKey{gk: gk, namespace: m.GetNamespace(), name: ref.Name})
 				}
 			}
 		}
@@ -474,7 +474,7 @@ func (c *Controller) changed(w *watch, old, obj any, added bool) {
 func (c *Controller) queuePod(pod metav1.Object) {
 	h, err := c.rootOf(context.Background(), pod.GetNamespace(), pod.GetOwnerReferences(), false)
 	if err == nil && h != nil {
-		c.queue.Add(h.key)
+		c.loop.Add(h.key)
 	}
 }
 

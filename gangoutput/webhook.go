@@ -173,15 +173,11 @@ func (c *Controller) admit(ctx context.Context, req *admissionv1.AdmissionReques
 	if _, linked := podgroups.LinkOf(c.opts.Target, pod); linked {
 		return verdict{result: resultAlreadyLinked}
 	}
-	pl, err := c.opts.Hooks(h.p).PlacePod(ctx, h.obj, pod)
+	link, err := c.link(ctx, h, pod)
 	var unmatched *interpreter.UnmatchedError
 	if errors.As(err, &unmatched) {
 		return verdict{result: resultUnmatched, detail: "karta: " + unmatched.Reason}
 	}
-	if err != nil {
-		return verdict{result: resultFailOpen, reason: reasonHookError, detail: "karta: " + err.Error()}
-	}
-	link, err := podgroups.LinkPod(h.p.Karta(), c.opts.Target, pod, pl)
 	if err != nil {
 		return verdict{result: resultFailOpen, reason: reasonHookError, detail: "karta: " + err.Error()}
 	}
@@ -193,4 +189,23 @@ func (c *Controller) admit(ctx context.Context, req *admissionv1.AdmissionReques
 		return verdict{result: resultFailOpen, reason: reasonHookError, detail: "karta: " + err.Error()}
 	}
 	return verdict{result: resultLinked, patch: patch}
+}
+
+// link is pod's link: from PlacePod, or, when the link names the pod's
+// subgroup (podgroups.NeedsGroups), from GetGangGroups called with the
+// pod, which says which subgroup it is in.
+func (c *Controller) link(ctx context.Context, h *hit, pod *unstructured.Unstructured) (*podgroups.PodLink, error) {
+	hooks := c.opts.Hooks(h.p)
+	if podgroups.NeedsGroups(h.p.Karta(), c.opts.Target, c.opts.Build) {
+		gangs, err := hooks.GetGangGroups(ctx, h.obj, []*unstructured.Unstructured{pod})
+		if err != nil {
+			return nil, err
+		}
+		return podgroups.LinkInGroups(c.opts.Target, c.opts.Build, pod, gangs)
+	}
+	pl, err := hooks.PlacePod(ctx, h.obj, pod)
+	if err != nil {
+		return nil, err
+	}
+	return podgroups.LinkPod(h.p.Karta(), c.opts.Target, pod, pl)
 }

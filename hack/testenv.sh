@@ -36,9 +36,12 @@ readonly KWOK_VERSION=v0.8.0
 # Kubernetes' gang scheduling (KEP-4671): the Workload API's Workload and
 # PodGroup (scheduling.k8s.io/v1beta1, the version karta writes) and
 # kube-scheduler's GangScheduling plugin, behind the GenericWorkload gate
-# (beta in 1.37, off by default).
-readonly FEATURE_GATES=GenericWorkload=true
-readonly RUNTIME_CONFIG=scheduling.k8s.io/v1beta1=true
+# (beta in 1.37, off by default). CompositePodGroup (alpha in 1.37) nests
+# PodGroups in CompositePodGroups (scheduling.k8s.io/v1alpha3 only, so that
+# version is served too) for hierarchical gangs; it requires
+# TopologyAwareWorkloadScheduling (alpha) besides GenericWorkload.
+readonly FEATURE_GATES=GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true
+readonly RUNTIME_CONFIG=scheduling.k8s.io/v1beta1=true,scheduling.k8s.io/v1alpha3=true
 
 readonly CACHE_DIR="${KARTA_TESTENV_CACHE:-${HOME}/.cache/karta-testenv}"
 readonly RUN_DIR="${KARTA_TESTENV_DIR:-/tmp/karta-testenv}"

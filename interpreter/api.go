@@ -50,7 +50,11 @@ func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructure
 	}
 	var items []PodSpecItem
 	err := p.callLua(ctx, HookGetPodSpecs, objectArgs(obj.Object), func(L *lua.LState, v lua.LValue) error {
-		return decodeResult(L, v, &items)
+		return decodeResultWith(L, v, &items, func(g any) bool {
+			var ok bool
+			items, ok = podSpecItems(g)
+			return ok
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -443,7 +447,7 @@ func objectArgs(obj map[string]any) func(L *lua.LState, generated bool) ([]lua.L
 		if generated {
 			return []lua.LValue{luaapi.ToLuaView(L, obj)}, nil
 		}
-		t, err := luaapi.ToLuaTable(L, obj)
+		t, err := luaapi.NewLazyJSON(L, obj)
 		if err != nil {
 			return nil, fmt.Errorf("object: %w", err)
 		}

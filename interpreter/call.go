@@ -122,6 +122,10 @@ func (p *Program) callLua(ctx context.Context, h Hook, args func(L *lua.LState, 
 	}
 	return p.withState(ctx, h, func(ctx context.Context, sd *stateData) error {
 		L := sd.L
+		// The lazy tables of the call (a script's object, the answers of
+		// karta.generated) are forgotten once decode has read the result,
+		// so that the pooled state keeps no object alive.
+		defer luaapi.EndLazy(L)
 		fn := sd.generated.RawGetString(string(h))
 		generated := true
 		if p.overridden[h] {

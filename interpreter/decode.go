@@ -19,11 +19,22 @@ import (
 // It goes through JSON, which is fine: it only runs for scripts' results,
 // never for the generated hooks' Go fast path.
 func decodeResult(L *lua.LState, v lua.LValue, dst any) error {
+	return decodeResultWith(L, v, dst, nil)
+}
+
+// decodeResultWith is decodeResult with a typed reader of the converted
+// result tried first: fast reads the exact shape into dst itself and
+// reports false for anything else, which goes through JSON as before.
+func decodeResultWith(L *lua.LState, v lua.LValue, dst any, fast func(g any) bool) error {
 	g, err := luaapi.FromLua(L, v)
 	if err != nil {
 		return resultError(err)
 	}
-	return decodeJSONValue(fitEmptyTables(L, v, g, reflect.TypeOf(dst)), dst)
+	g = fitEmptyTables(L, v, g, reflect.TypeOf(dst))
+	if fast != nil && fast(g) {
+		return nil
+	}
+	return decodeJSONValue(g, dst)
 }
 
 // fitEmptyTables gives the empty tables of a result the kind its schema
@@ -40,6 +51,11 @@ func fitEmptyTables(L *lua.LState, lv lua.LValue, g any, t reflect.Type) any {
 	tb, ok := lv.(*lua.LTable)
 	if !ok {
 		// A view is the input's own value; a scalar has no kind to fit.
+		return g
+	}
+	if _, lazy := luaapi.LazySource(L, tb); lazy {
+		// An untouched lazy table is its Go value, not a copy, whose
+		// empty objects and arrays have their kinds already.
 		return g
 	}
 	switch t.Kind() {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kartalua/karta/luaapi"
 )
 
 // The K helpers behind the generated hooks whose work is an algorithm over
@@ -19,13 +21,14 @@ func (sd *stateData) luaGetPodSpecs(L *lua.LState) int {
 	if err != nil {
 		raise(L, err)
 	}
-	return sd.deliver(L, HookGetPodSpecs, func() (any, error) {
-		v, err := jsonValue(res)
-		if err != nil {
-			return nil, err
-		}
-		return v.(map[string]any)["items"], nil
-	})
+	// The answer goes to the script as JSON lazy tables, of its Go JSON
+	// value (podspecs_lua.go).
+	lv, err := luaapi.NewLazyJSON(L, podSpecsValue(res))
+	if err != nil {
+		raise(L, fmt.Errorf("%s: %w", HookGetPodSpecs, err))
+	}
+	L.Push(lv)
+	return 1
 }
 
 // K.GetGangGroups(obj, pods)

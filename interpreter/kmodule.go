@@ -76,15 +76,21 @@ func raise(L *lua.LState, err error) {
 	L.Error(ud, 0)
 }
 
-// goArg converts argument n to a Go JSON value (views unwrap to the very
-// Go value they wrap).
+// goArg converts argument n to a Go JSON value for a hook's Go algorithm:
+// views and untouched JSON lazy tables (a script's object handed back) are
+// the very Go value they stand for, which the algorithm reads as the Go
+// API's does (nulls and number types are alike to it).
 func goArg(L *lua.LState, n int, what string) any {
-	v, err := luaapi.FromLua(L, L.Get(n))
+	v, err := luaapi.FromLuaWith(L, L.Get(n), algorithmInput)
 	if err != nil {
 		raise(L, fmt.Errorf("%s: %w", what, err))
 	}
 	return v
 }
+
+// algorithmInput converts arguments for the K helpers: a lazy table's Go
+// value as it is.
+var algorithmInput = luaapi.ConvertOptions{Lazy: func(v any) (any, error) { return v, nil }}
 
 // objectArg is argument n as an object.
 func objectArg(L *lua.LState, n int, what string) map[string]any {

@@ -421,3 +421,40 @@ func TestExportKarmadaFragmented(t *testing.T) {
 	_, _, err = in.GetReplicas(ctx, objs[5])
 	assert.Error(t, err, "containerPath yields an array")
 }
+
+// TestExportKarmadaRulesCarryWhatTheyReach: each rule's script carries
+// what its function reaches, not the whole export: the status rules none
+// of the pod-spec paths, the component rules no status, and
+// statusReflection no jq runtime; every script defines its function.
+func TestExportKarmadaRulesCarryWhatTheyReach(t *testing.T) {
+	p := progCompile(t, progKartaFile(t, "../builtin/kartas/pytorchjob.yaml"), interpreter.Options{})
+	data, err := Export(p)
+	require.NoError(t, err)
+	custs, err := Load(data, "pytorchjob")
+	require.NoError(t, err)
+	require.Len(t, custs, 1)
+	rules := &custs[0].Spec.Customizations
+	scripts := map[Operation]string{}
+	for _, op := range Operations {
+		if s := op.Script(rules); s != "" {
+			scripts[op] = s
+			assert.Contains(t, s, "function "+op.Hook()+"(", "the %s script defines %s", op.Field(), op.Hook())
+		}
+	}
+	require.Len(t, scripts, 5, "componentResource, statusReflection, statusAggregation, healthInterpretation, dependencyInterpretation")
+	for _, op := range []Operation{OpInterpretHealth, OpAggregateStatus} {
+		assert.Contains(t, scripts[op], "function statusOf(")
+		assert.NotContains(t, scripts[op], "pytorchReplicaSpecs", "%s reads no pod spec", op)
+		assert.NotContains(t, scripts[op], "kube", "%s needs no kube", op)
+	}
+	for _, op := range []Operation{OpInterpretComponent, OpInterpretDependency} {
+		assert.Contains(t, scripts[op], "-- .spec.pytorchReplicaSpecs.Master.template\n", "the jq stays above its accessor")
+		assert.NotContains(t, scripts[op], "statusOf", "%s computes no status", op)
+		assert.NotContains(t, scripts[op], "conditions", "%s reads no condition", op)
+	}
+	assert.NotContains(t, scripts[OpInterpretStatus], "local J, JX", "ReflectStatus needs no jq runtime")
+	assert.NotContains(t, scripts[OpInterpretComponent], "function GetDependencies(")
+	for op, s := range scripts {
+		assert.Less(t, len(s), 20_000, "the %s script", op)
+	}
+}

@@ -47,6 +47,9 @@ type LazyRules struct {
 	// pairs visits them in the same order on every call; otherwise in
 	// Go's map order.
 	SortKeys bool
+	// json fills as ToLuaTable converts (lazy_json.go): marked tables, a
+	// null element Null; the Go value is normalized (NormalizeJSON).
+	json bool
 }
 
 // lazyTables is a state's lazy metatable and the Go values of its
@@ -54,6 +57,9 @@ type LazyRules struct {
 type lazyTables struct {
 	meta *lua.LTable
 	src  map[*lua.LTable]lazySource
+	// L is the state's main thread, which fills the tables that Go code
+	// meets without a state at hand (Values.TableKind).
+	L *lua.LState
 }
 
 type lazySource struct {
@@ -62,7 +68,8 @@ type lazySource struct {
 }
 
 func newLazyTables(L *lua.LState) *lazyTables {
-	lz := &lazyTables{src: map[*lua.LTable]lazySource{}}
+	lz := &lazyTables{src: map[*lua.LTable]lazySource{}, L: L}
+	ValuesOf(L).lazy = lz
 	mt := L.NewTable()
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
@@ -103,6 +110,9 @@ func NewLazy(L *lua.LState, v any, rules *LazyRules) lua.LValue {
 }
 
 func (lz *lazyTables) value(v any, rules *LazyRules) lua.LValue {
+	if w, ok := v.(*View); ok && rules.json {
+		v = w.Value() // as ToLuaTable unwraps it
+	}
 	switch v.(type) {
 	case map[string]any, []any:
 		t := &lua.LTable{Metatable: lz.meta}
@@ -149,6 +159,9 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 		// takes t's place (gopher-lua cannot grow a table's parts in
 		// advance, and t must stay the same table).
 		*t = *L.CreateTable(0, len(x))
+		if src.rules.json {
+			t.Metatable = ValuesOf(L).ObjectMT
+		}
 		if src.rules.SortKeys {
 			keys := make([]string, 0, len(x))
 			for k := range x {
@@ -169,6 +182,18 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 		}
 	case []any:
 		*t = *L.CreateTable(len(x), 0)
+		if src.rules.json {
+			vs := ValuesOf(L)
+			t.Metatable = vs.ArrayMT
+			for i, e := range x {
+				lv := lz.value(e, src.rules)
+				if lv == lua.LNil {
+					lv = vs.Null
+				}
+				t.RawSetInt(i+1, lv)
+			}
+			return
+		}
 		for _, e := range x {
 			t.Append(lz.value(e, src.rules)) // nil is left out
 		}

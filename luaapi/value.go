@@ -56,6 +56,9 @@ type Values struct {
 	ObjectMT *lua.LTable
 
 	viewMT *lua.LTable
+	// lazy is the state's lazy tables (nil for a state NewState did not
+	// make): a lazy table is filled before its kind is read.
+	lazy *lazyTables
 }
 
 // registryKey names the Values of a state in its registry. The registry is
@@ -153,6 +156,9 @@ func (vs *Values) Kind(lv lua.LValue) Kind {
 // TableKind returns KindArray or KindObject for tb: its marker if it has
 // one, else array exactly when tb is non-empty with key 1.
 func (vs *Values) TableKind(tb *lua.LTable) Kind {
+	if lz := vs.lazy; lz != nil && tb.Metatable == lua.LValue(lz.meta) {
+		lz.fill(lz.L, tb)
+	}
 	switch tb.Metatable {
 	case lua.LValue(vs.ArrayMT):
 		return KindArray

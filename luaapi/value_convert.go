@@ -54,13 +54,19 @@ type ConvertOptions struct {
 	// View converts the Go value a view wraps; nil returns it unchanged, so
 	// the result aliases the view's value.
 	View func(v any) (any, error)
+	// Lazy converts the Go value an unfilled JSON lazy table stands for
+	// (lazy_json.go); nil applies NormalizeJSON, which gives what
+	// converting the filled table would.
+	Lazy func(v any) (any, error)
 }
 
 // FromLua converts a JSON value in Lua to its Go form: nil, bool, int64
 // (integral numbers within ±2^53, -0 included), float64 (other finite
 // numbers), string, []any and map[string]any.
 //
-// A view becomes the very Go value it wraps (no copy). A table becomes an
+// A view becomes the very Go value it wraps (no copy), an untouched JSON
+// lazy table its Go value normalized (ConvertOptions.Lazy; lazy_json.go),
+// and any other lazy table what its filled table converts to. A table becomes an
 // array or an object by its marker; an unmarked table is an array when its
 // keys are exactly 1..n, an object when they are strings (an empty one is
 // an object). Shared sub-tables are fine. Mixed keys, sparse arrays, NaN and
@@ -149,6 +155,15 @@ func (c *fromLua) conv(lv lua.LValue) (any, error) {
 	case lua.LString:
 		return string(x), nil
 	case *lua.LTable:
+		if lz := c.vs.lazy; lz != nil && x.Metatable == lua.LValue(lz.meta) {
+			// A JSON lazy table the script left untouched is its
+			// normalized Go value, as a view is (lazy_json.go); any
+			// other lazy table converts as its filled table.
+			if src, ok := lz.src[x]; ok && src.rules.json {
+				return c.lazy(src.v)
+			}
+			lz.fill(lz.L, x)
+		}
 		return c.table(x)
 	case *lua.LUserData:
 		if x == c.vs.Null {
@@ -182,6 +197,19 @@ func (c *fromLua) conv(lv lua.LValue) (any, error) {
 		return nil, c.errorf("userdata is not a JSON value")
 	}
 	return nil, c.errorf("Lua %s is not a JSON value", lv.Type().String())
+}
+
+// lazy converts the Go value of an unfilled JSON lazy table.
+func (c *fromLua) lazy(v any) (any, error) {
+	f := c.opts.Lazy
+	if f == nil {
+		f = NormalizeJSON
+	}
+	n, err := f(v)
+	if err != nil {
+		return nil, c.errorf("%s", err.Error())
+	}
+	return n, nil
 }
 
 func (c *fromLua) table(tb *lua.LTable) (any, error) {

@@ -2,6 +2,8 @@ package podgroups_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -79,10 +81,27 @@ func checkObject(t *testing.T, target podgroups.Target, o *unstructured.Unstruct
 	case podgroups.WorkloadAPI:
 		// v1beta1, validated through v1alpha3, the version k8s.io/api
 		// ships declarative validation for (the fields are the same).
-		require.Equal(t, "scheduling.k8s.io/v1beta1", o.GetAPIVersion())
+		if o.GetKind() != "CompositePodGroup" { // only in v1alpha3
+			require.Equal(t, "scheduling.k8s.io/v1beta1", o.GetAPIVersion())
+		}
+		// The hierarchy's fields need the CompositePodGroup gate (and
+		// TopologyAwareWorkloadScheduling, which it requires); the flat
+		// objects are valid without either.
+		_, composite, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "compositePodGroupTemplates")
+		_, nested, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "parentCompositePodGroupName")
+		composite = composite || nested || o.GetKind() == "CompositePodGroup"
 		op := operation.Operation{Type: operation.Create, Options: map[string]bool{
-			"TopologyAwareWorkloadScheduling": false, "CompositePodGroup": false, "PodGroupPreemptionPolicy": false}}
+			"TopologyAwareWorkloadScheduling": composite, "CompositePodGroup": composite, "PodGroupPreemptionPolicy": false}}
 		switch o.GetKind() {
+		case "CompositePodGroup":
+			require.Equal(t, "scheduling.k8s.io/v1alpha3", o.GetAPIVersion())
+			var cpg schedulingv1alpha3.CompositePodGroup
+			strictDecode(t, o.Object, &cpg)
+			assert.Empty(t, schedulingv1alpha3.Validate_CompositePodGroup(context.Background(), op, nil, &cpg, nil))
+			meta = &cpg.ObjectMeta
+			assert.Empty(t, apivalidation.ValidateObjectMeta(meta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata")))
+			assert.Equal(t, "karta", meta.Labels[podgroups.ManagedByLabel])
+			return
 		case "Workload":
 			var wl schedulingv1beta1.Workload
 			strictDecode(t, o.Object, &wl)
@@ -112,6 +131,7 @@ func checkObject(t *testing.T, target podgroups.Target, o *unstructured.Unstruct
 			require.NotNil(t, sg.MinMember)
 			assert.GreaterOrEqual(t, *sg.MinMember, int32(0))
 		}
+		assert.NoError(t, kaiValidateSubGroups(pg.Spec.SubGroups))
 		meta = &pg.ObjectMeta
 	case podgroups.Volcano:
 		require.Equal(t, "scheduling.volcano.sh/v1beta1", o.GetAPIVersion())
@@ -132,4 +152,33 @@ func checkObject(t *testing.T, target podgroups.Target, o *unstructured.Unstruct
 	}
 	assert.Empty(t, apivalidation.ValidateObjectMeta(meta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata")))
 	assert.Equal(t, "karta", meta.Labels[podgroups.ManagedByLabel])
+}
+
+// kaiValidateSubGroups is KAI-Scheduler's PodGroup webhook's check of a
+// subgroup tree (pkg/apis/scheduling/v2alpha2/podgroup_webhook.go,
+// validateSubGroups): unique names, every parent a subgroup, no cycle.
+func kaiValidateSubGroups(subs []kaiSubGroup) error {
+	byName := map[string]*kaiSubGroup{}
+	for i := range subs {
+		if byName[subs[i].Name] != nil {
+			return fmt.Errorf("duplicate subgroup name %s", subs[i].Name)
+		}
+		byName[subs[i].Name] = &subs[i]
+	}
+	for _, sg := range byName {
+		if sg.Parent != nil && byName[*sg.Parent] == nil {
+			return fmt.Errorf("parent %s of %s was not found", *sg.Parent, sg.Name)
+		}
+	}
+	// Walk up from each subgroup: a cycle comes back to it.
+	for _, sg := range byName {
+		seen := map[string]bool{}
+		for cur := sg; cur != nil && cur.Parent != nil; cur = byName[*cur.Parent] {
+			if seen[cur.Name] {
+				return errors.New("cycle detected in subgroups")
+			}
+			seen[cur.Name] = true
+		}
+	}
+	return nil
 }

@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/kartalua/karta/internal/testenv"
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/podgroups"
 )
 
@@ -124,7 +125,8 @@ func linked(t *testing.T, pod *unstructured.Unstructured, res *podgroups.Result)
 // validation: the Workload API's by kube-apiserver itself, the others by
 // the schedulers' CRDs (internal/testenv/crds: Volcano's and
 // scheduler-plugins' from their published API types and manifests, KAI's
-// a stand-in). So is every pod with its link.
+// a stand-in), and so are the Workload API's CompositePodGroups. So is every
+// pod with its link.
 func TestIntegrationObjectsValidate(t *testing.T) {
 	cfg := testenv.Config(t)
 	testenv.InstallCRDs(t, cfg)
@@ -132,9 +134,21 @@ func TestIntegrationObjectsValidate(t *testing.T) {
 	c := connect(t, cfg)
 	for _, ex := range examples(t) {
 		obj, pods := inNamespace(ex, ns)
+		type variant struct {
+			target podgroups.Target
+			opts   podgroups.Options
+			name   string
+		}
+		var variants []variant
 		for _, target := range podgroups.Targets() {
-			t.Run(ex.name+"/"+string(target), func(t *testing.T) {
-				res, err := podgroups.ForProgram(context.Background(), ex.p, obj, pods, target, podgroups.Options{})
+			variants = append(variants, variant{target, podgroups.Options{}, string(target)})
+		}
+		// With the CompositePodGroup gate (a group with subgroups is a tree).
+		variants = append(variants, variant{podgroups.WorkloadAPI, podgroups.Options{CompositePodGroup: true}, "workload-api-composite"})
+		for _, v := range variants {
+			target := v.target
+			t.Run(ex.name+"/"+v.name, func(t *testing.T) {
+				res, err := podgroups.ForProgram(context.Background(), ex.p, obj, pods, target, v.opts)
 				require.NoError(t, err)
 				require.NotEmpty(t, res.Objects)
 				for _, o := range res.Objects {
@@ -163,10 +177,20 @@ type gangCase struct {
 // Workload and PodGroups, then the linked pods, each with resources.
 func (g *gangCase) submit(t *testing.T, ex example, resources corev1.ResourceList) {
 	t.Helper()
+	g.submitBuilt(t, ex, resources, func(created *unstructured.Unstructured, pods []*unstructured.Unstructured) (*podgroups.Result, error) {
+		return podgroups.ForProgram(context.Background(), ex.p, created, pods, podgroups.WorkloadAPI, podgroups.Options{})
+	})
+}
+
+// submitBuilt is submit with the objects build makes for the created
+// workload and its pods.
+func (g *gangCase) submitBuilt(t *testing.T, ex example, resources corev1.ResourceList,
+	build func(created *unstructured.Unstructured, pods []*unstructured.Unstructured) (*podgroups.Result, error)) {
+	t.Helper()
 	obj, pods := inNamespace(ex, g.ns)
 	created, err := g.c.create(t, obj, false)
 	require.NoError(t, err)
-	res, err := podgroups.ForProgram(context.Background(), ex.p, created, pods, podgroups.WorkloadAPI, podgroups.Options{})
+	res, err := build(created, pods)
 	require.NoError(t, err)
 	for _, o := range res.Objects {
 		_, err := g.c.create(t, o, false)
@@ -267,22 +291,7 @@ func TestIntegrationGangScheduling(t *testing.T) {
 		g := &gangCase{c: c, ns: testenv.Namespace(t, cfg)}
 		g.submit(t, byName["pytorchjob"], corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), "nvidia.com/gpu": resource.MustParse("5")})
 		require.Len(t, g.pods, 4, "the example's master and three workers")
-		// The scheduler tries the gang: every pod is marked unschedulable,
-		// none is bound.
-		require.Eventually(t, func() bool {
-			for _, p := range g.pods {
-				pod, err := c.cs.CoreV1().Pods(g.ns).Get(context.Background(), p.GetName(), metav1.GetOptions{})
-				require.NoError(t, err)
-				if !scheduledFalse(pod) {
-					return false
-				}
-			}
-			return true
-		}, wait, 250*time.Millisecond, "the scheduler has tried every pod of the gang")
-		assert.Never(t, func() bool { n, _ := g.bound(t); return n > 0 }, 5*time.Second, 250*time.Millisecond,
-			"no pod of a gang that cannot fit is bound")
-		n, where := g.bound(t)
-		assert.Zero(t, n, where)
+		g.noneBound(t, wait)
 	})
 
 	t.Run("deployment, no gang: scheduled as usual", func(t *testing.T) {
@@ -308,6 +317,161 @@ func TestIntegrationGangScheduling(t *testing.T) {
 			}
 			return n == 2
 		}, wait, 250*time.Millisecond, "the Deployment's pods are bound")
+	})
+}
+
+// noneBound waits until the scheduler has tried every pod of the case and
+// marked it unschedulable, then checks that none is bound for a while.
+func (g *gangCase) noneBound(t *testing.T, wait time.Duration) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		for _, p := range g.pods {
+			pod, err := g.c.cs.CoreV1().Pods(g.ns).Get(context.Background(), p.GetName(), metav1.GetOptions{})
+			require.NoError(t, err)
+			if !scheduledFalse(pod) {
+				return false
+			}
+		}
+		return true
+	}, wait, 250*time.Millisecond, "the scheduler has tried every pod of the gang")
+	assert.Never(t, func() bool { n, _ := g.bound(t); return n > 0 }, 5*time.Second, 250*time.Millisecond,
+		"no pod of a gang that cannot fit is bound")
+	n, where := g.bound(t)
+	assert.Zero(t, n, where)
+}
+
+// jobSetHierarchy is the JobSet's gang as issue 29 wants it and KAI's
+// podgrouper builds it: one group for the JobSet, a subgroup per
+// replicated job (the driver, the workers), and under the workers a leaf
+// per replica (its Job's 4 pods), every subgroup required; from the
+// placements of the built-in's GetGangGroups (instance: the replicated
+// job) and the pods' jobset.sigs.k8s.io/job-index label (the Job's index).
+func jobSetHierarchy(t *testing.T, gangs *interpreter.GangResult, pods []*unstructured.Unstructured, uid string) *interpreter.GangResult {
+	t.Helper()
+	jobIndex := map[string]string{}
+	for _, p := range pods {
+		jobIndex[p.GetNamespace()+"/"+p.GetName()] = p.GetLabels()["jobset.sigs.k8s.io/job-index"]
+	}
+	name := "pg-" + uid + "-jobset"
+	out := &interpreter.GangResult{Unmatched: gangs.Unmatched}
+	g := interpreter.Group{Name: name, Definition: "replicatedjob"}
+	index := map[string]int{}
+	sub := func(sg interpreter.SubGroup) *interpreter.SubGroup {
+		if i, ok := index[sg.Name]; ok {
+			return &g.SubGroups[i]
+		}
+		index[sg.Name] = len(g.SubGroups)
+		g.SubGroups = append(g.SubGroups, sg)
+		return &g.SubGroups[len(g.SubGroups)-1]
+	}
+	for _, pl := range gangs.Placements {
+		rj := sub(interpreter.SubGroup{Name: pl.Instance})
+		rj.Pods = append(rj.Pods, pl.Pod)
+		rj.MinMember++
+		if pl.Instance == "workers" {
+			require.NotEmpty(t, jobIndex[pl.Pod], "pod %s has its Job's index", pl.Pod)
+			leaf := sub(interpreter.SubGroup{Name: "workers-" + jobIndex[pl.Pod], Parent: "workers"})
+			leaf.Pods = append(leaf.Pods, pl.Pod)
+			leaf.MinMember++
+		}
+		g.Pods = append(g.Pods, pl.Pod)
+		g.MinMember++
+		pl.Group = name
+		out.Placements = append(out.Placements, pl)
+	}
+	out.Groups = []interpreter.Group{g}
+	return out
+}
+
+// Kubernetes' CompositePodGroup (alpha in 1.37, with the testenv's
+// CompositePodGroup gate): the JobSet as one hierarchical gang, the driver
+// and a leaf PodGroup per workers' Job under CompositePodGroups. When the
+// whole gang fits kube-scheduler binds all 9 pods; when each leaf would fit
+// alone but the whole does not (9 pods of 2 GPUs on 2 nodes of 8), none is
+// bound: the leaves are held together by their CompositePodGroups, where
+// flat leaf PodGroups would each be bound on their own.
+func TestIntegrationHierarchicalGang(t *testing.T) {
+	cfg := testenv.Config(t)
+	testenv.InstallCRDs(t, cfg)
+	testenv.FakeNode(t, cfg)
+	c := connect(t, cfg)
+	var jobset example
+	for _, ex := range examples(t) {
+		if ex.name == "jobset" {
+			jobset = ex
+		}
+	}
+	require.NotNil(t, jobset.p)
+	// The example's pods of its own namespace (a driver of another
+	// namespace's JobSet is among them, to be left unmatched).
+	var own []*unstructured.Unstructured
+	for _, p := range jobset.pods {
+		if p.GetNamespace() == jobset.obj.GetNamespace() {
+			own = append(own, p)
+		}
+	}
+	jobset.pods = own
+	build := func(t *testing.T) func(created *unstructured.Unstructured, pods []*unstructured.Unstructured) (*podgroups.Result, error) {
+		return func(created *unstructured.Unstructured, pods []*unstructured.Unstructured) (*podgroups.Result, error) {
+			ctx := context.Background()
+			gangs, err := jobset.p.GetGangGroups(ctx, created, pods)
+			require.NoError(t, err)
+			specs, err := jobset.p.GetPodSpecs(ctx, created)
+			require.NoError(t, err)
+			res, err := podgroups.Build(podgroups.Input{Object: created, Karta: jobset.p.Karta(), Gangs: jobSetHierarchy(t, gangs, pods, string(created.GetUID())),
+				PodSpecs: specs, Pods: pods}, podgroups.WorkloadAPI, podgroups.Options{CompositePodGroup: true})
+			if err == nil {
+				var kinds []string
+				for _, o := range res.Objects {
+					kinds = append(kinds, o.GetKind())
+				}
+				assert.Equal(t, []string{"Workload", "CompositePodGroup", "CompositePodGroup", "PodGroup", "PodGroup", "PodGroup"}, kinds)
+			}
+			return res, err
+		}
+	}
+	wait := 90 * time.Second
+
+	t.Run("fits: all bound together", func(t *testing.T) {
+		g := &gangCase{c: c, ns: testenv.Namespace(t, cfg)}
+		g.submitBuilt(t, jobset, corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")}, build(t))
+		require.Len(t, g.pods, 9, "the driver and 2 × 4 workers")
+		require.Eventually(t, func() bool { n, _ := g.bound(t); return n == len(g.pods) }, wait, 250*time.Millisecond,
+			"every pod of the gang is bound")
+	})
+
+	twoGPUs := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), "nvidia.com/gpu": resource.MustParse("2")}
+	t.Run("each leaf fits, the gang does not: nothing bound", func(t *testing.T) {
+		g := &gangCase{c: c, ns: testenv.Namespace(t, cfg)}
+		g.submitBuilt(t, jobset, twoGPUs, build(t))
+		require.Len(t, g.pods, 9)
+		g.noneBound(t, wait)
+	})
+
+	// The control: the same leaf PodGroups without their CompositePodGroups
+	// are gangs of their own, and some are bound.
+	t.Run("the leaves alone: some bound", func(t *testing.T) {
+		g := &gangCase{c: c, ns: testenv.Namespace(t, cfg)}
+		g.submitBuilt(t, jobset, twoGPUs, func(created *unstructured.Unstructured, pods []*unstructured.Unstructured) (*podgroups.Result, error) {
+			res, err := build(t)(created, pods)
+			if err != nil {
+				return nil, err
+			}
+			var leaves []*unstructured.Unstructured
+			for _, o := range res.Objects {
+				if o.GetKind() == "PodGroup" {
+					unstructured.RemoveNestedField(o.Object, "spec", "parentCompositePodGroupName")
+					unstructured.RemoveNestedField(o.Object, "spec", "workloadRef")
+					leaves = append(leaves, o)
+				}
+			}
+			res.Objects = leaves
+			return res, nil
+		})
+		require.Eventually(t, func() bool { n, _ := g.bound(t); return n > 0 }, wait, 250*time.Millisecond,
+			"a leaf that fits is bound on its own")
+		n, where := g.bound(t)
+		assert.Less(t, n, len(g.pods), where)
 	})
 }
 

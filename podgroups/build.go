@@ -56,6 +56,14 @@ type Options struct {
 	// alpha TopologyAwareWorkloadScheduling feature gate; without it the
 	// constraint is left out, with a warning.
 	TopologyAwareWorkloadScheduling bool
+	// CompositePodGroup writes a v2 group with subgroups for the Workload
+	// API as a tree of CompositePodGroups (scheduling.k8s.io/v1alpha3)
+	// with a PodGroup per leaf subgroup, which the cluster serves with the
+	// alpha CompositePodGroup feature gate (and its v1alpha3 API version).
+	// It implies TopologyAwareWorkloadScheduling, a gate CompositePodGroup
+	// needs. Without it a group is one PodGroup with the group's minimum,
+	// and a warning says the subgroups' minimums are lost.
+	CompositePodGroup bool
 	// AllowNoGroups makes a workload whose groups are not known yet (its
 	// alpha definitions form them from pods, and none is placed) a result
 	// rather than a *NoGroupsError: the objects that exist without groups,
@@ -69,8 +77,10 @@ type Options struct {
 type Result struct {
 	Target Target `json:"target"`
 	// Objects are the scheduler's objects, ready to apply: for the
-	// Workload API the Workload, then one PodGroup per group; for the
-	// others one PodGroup per group. Groups are in GetGangGroups' order.
+	// Workload API the Workload, then one PodGroup per group (with
+	// Options.CompositePodGroup, a group with subgroups is its
+	// CompositePodGroups, parents first, then its leaves' PodGroups); for
+	// the others one PodGroup per group. Groups are in GetGangGroups' order.
 	Objects []*unstructured.Unstructured `json:"objects"`
 	// Links are the placed pods' links to their groups, in the order of
 	// GetGangGroups' placements.
@@ -200,6 +210,9 @@ type builder struct {
 	objectOf map[string]string
 	// roleOf maps a placed pod to its KAI subgroup or Volcano task.
 	roleOf map[string]string
+	// objectOfPod maps a placed pod to its leaf's PodGroup, when its
+	// group is a tree of CompositePodGroups.
+	objectOfPod map[string]string
 }
 
 func newBuilder(in Input, target Target, opts Options) (*builder, error) {
@@ -209,7 +222,7 @@ func newBuilder(in Input, target Target, opts Options) (*builder, error) {
 	}
 	b := &builder{in: in, target: target, opts: opts, model: m,
 		res:      Result{Target: target, Objects: []*unstructured.Unstructured{}, Links: []PodLink{}, Unlinked: []interpreter.Unmatched{}, Warnings: []string{}},
-		objectOf: map[string]string{}, roleOf: map[string]string{}}
+		objectOf: map[string]string{}, roleOf: map[string]string{}, objectOfPod: map[string]string{}}
 	for _, g := range in.Gangs.Groups {
 		b.objectOf[g.Name] = ObjectName(target, g.Name)
 	}

@@ -5,12 +5,15 @@
 //   - workload-api: Kubernetes' own gang scheduling (KEP-4671,
 //     scheduling.k8s.io/v1beta1): one Workload per workload object, with a
 //     PodGroupTemplate per gang definition of its Karta, and one PodGroup
-//     per group; a pod links to its PodGroup by spec.schedulingGroup.
+//     per group; with Options.CompositePodGroup a group with subgroups is
+//     a tree of CompositePodGroups (v1alpha3) with a PodGroup per leaf
+//     subgroup; a pod links to its PodGroup by spec.schedulingGroup.
 //   - kai: KAI-Scheduler's PodGroup (scheduling.run.ai/v2alpha2) with its
-//     subgroups and topology constraints; a pod links by the pod-group-name
-//     annotation (and kai.scheduler/subgroup-name label).
+//     (nested) subgroups and topology constraints; a pod links by the
+//     pod-group-name annotation (and its leaf subgroup's
+//     kai.scheduler/subgroup-name label).
 //   - volcano: Volcano's PodGroup (scheduling.volcano.sh/v1beta1) with
-//     minTaskMember and minResources; a pod links by the
+//     minTaskMember (per leaf subgroup) and minResources; a pod links by the
 //     scheduling.k8s.io/group-name annotation (and volcano.sh/task-spec).
 //   - coscheduling: scheduler-plugins' PodGroup
 //     (scheduling.x-k8s.io/v1alpha1) with minResources; a pod links by the

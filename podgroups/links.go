@@ -57,6 +57,9 @@ func (b *builder) links() ([]PodLink, []interpreter.Unmatched) {
 		pod := pods[0]
 		byName[pl.Pod] = pods[1:]
 		obj := b.objectOf[pl.Group]
+		if leaf, ok := b.objectOfPod[pl.Pod]; ok {
+			obj = leaf
+		}
 		role := b.roleOf[pl.Pod]
 		ops, reason := b.podPatch(pod, obj, role)
 		if reason != "" {

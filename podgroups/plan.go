@@ -1,6 +1,7 @@
 package podgroups
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -25,12 +26,23 @@ type plan struct {
 	priority string
 }
 
+// subPlan is one subgroup of a v2 group. Subgroups nest (SubGroup.Parent):
+// a parent's minimum covers its own pods and its children's, and a leaf,
+// a subgroup without children, is where a pod belongs.
 type subPlan struct {
 	sg *interpreter.SubGroup
-	// name is the subgroup's name as a DNS label.
-	name   string
+	// name is the subgroup's name as a DNS label; parent is its parent's,
+	// "" directly under the group.
+	name, parent string
+	// children are the indices of its children in plan.subs.
+	children []int
+	// own is its minimum less its children's: the pods of its own, which
+	// only a leaf should have.
+	own    int64
 	shares []share
 }
+
+func (sp *subPlan) leaf() bool { return len(sp.children) == 0 }
 
 type roleMin struct {
 	name string
@@ -62,17 +74,23 @@ func (b *builder) plans() []*plan {
 				}
 			}
 		} else {
+			p.subs = b.subPlans(g)
+			// The group's shares are its top subgroups': each one's
+			// minimum covers its descendants.
 			var all []share
 			var sum int64
-			for j := range g.SubGroups {
-				sg := &g.SubGroups[j]
-				units := b.model.subUnits(sg.Name)
-				sp := subPlan{sg: sg, name: labelName(sg.Name), shares: shares(units, sg.MinMember)}
-				p.subs = append(p.subs, sp)
-				p.units = append(p.units, units...)
+			for _, sp := range p.subs {
+				if sp.parent != "" {
+					continue
+				}
+				p.units = append(p.units, b.subgroupUnits(g, p.subs, sp)...)
 				all = append(all, sp.shares...)
-				sum += sg.MinMember
-				for _, pod := range sg.Pods {
+				sum += sp.sg.MinMember
+			}
+			// A pod's role is its leaf subgroup (the deepest that lists
+			// it: parents come before their children).
+			for _, sp := range p.subs {
+				for _, pod := range sp.sg.Pods {
 					if b.target == Volcano || b.target == KAI {
 						b.roleOf[pod] = sp.name
 					}
@@ -98,6 +116,107 @@ func (b *builder) plans() []*plan {
 			p.priority = b.priority(p)
 		}
 		out = append(out, p)
+	}
+	return out
+}
+
+// subPlans are g's subgroups with their tree, own minimums and shares.
+func (b *builder) subPlans(g *interpreter.Group) []subPlan {
+	subs, problems := subTree(g)
+	for _, msg := range problems {
+		b.warn("%s", msg)
+	}
+	for j := range subs {
+		subs[j].shares = shares(b.subgroupUnits(g, subs, subs[j]), subs[j].sg.MinMember)
+	}
+	return subs
+}
+
+// subTree is g's subgroups with their tree: parent names, children and
+// own minimums; and what is wrong with the tree.
+func subTree(g *interpreter.Group) ([]subPlan, []string) {
+	var problems []string
+	subs := make([]subPlan, len(g.SubGroups))
+	index := map[string]int{}
+	for j := range g.SubGroups {
+		sg := &g.SubGroups[j]
+		subs[j] = subPlan{sg: sg, name: labelName(sg.Name), own: sg.MinMember}
+		index[sg.Name] = j
+	}
+	for j := range subs {
+		parent := subs[j].sg.Parent
+		if parent == "" {
+			continue
+		}
+		// Parents come before their children: a parent after its child
+		// (or none) leaves the subgroup at the top, so the tree has no
+		// cycle.
+		k, ok := index[parent]
+		if !ok || k >= j {
+			problems = append(problems, fmt.Sprintf("group %s: subgroup %s names parent %q, which is no subgroup before it: it is put directly under the group", g.Name, subs[j].sg.Name, parent))
+			continue
+		}
+		subs[j].parent = subs[k].name
+		subs[k].children = append(subs[k].children, j)
+		subs[k].own -= subs[j].sg.MinMember
+	}
+	for j := range subs {
+		subs[j].own = max(subs[j].own, 0)
+	}
+	return subs, problems
+}
+
+// subgroupUnits are the units a subgroup's minimum is apportioned over:
+// its component's scope when it is named after a component (a role
+// subgroup), else the unit it is named after (component-instance), else
+// the units its pods and its descendants' pods are placed in, else its
+// children's.
+func (b *builder) subgroupUnits(g *interpreter.Group, subs []subPlan, sp subPlan) []*unit {
+	if units := b.model.subUnits(sp.sg.Name); len(units) > 0 {
+		return units
+	}
+	var out []*unit
+	add := func(u *unit) {
+		if !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	for _, u := range b.model.units {
+		if u.role() == sp.sg.Name {
+			add(u)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	pods := map[string]bool{}
+	var mark func(sp subPlan)
+	mark = func(sp subPlan) {
+		for _, pod := range sp.sg.Pods {
+			pods[pod] = true
+		}
+		for _, c := range sp.children {
+			mark(subs[c])
+		}
+	}
+	mark(sp)
+	for _, pl := range b.in.Gangs.Placements {
+		if pl.Group != g.Name || !pods[pl.Pod] {
+			continue
+		}
+		for _, u := range b.model.units {
+			if u.item.Component == pl.Component && u.item.Instance == pl.Instance {
+				add(u)
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, c := range sp.children {
+		for _, u := range b.subgroupUnits(g, subs, subs[c]) {
+			add(u)
+		}
 	}
 	return out
 }

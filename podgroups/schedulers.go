@@ -2,6 +2,7 @@ package podgroups
 
 import (
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,8 +25,12 @@ import (
 // {topology, requiredTopologyLevel, preferredTopologyLevel}, subGroups
 // [{name (DNS label), minMember (*int32, minimum 0), parent,
 // topologyConstraint}]. Pods name their PodGroup in the pod-group-name
-// annotation and their (leaf) subgroup in the kai.scheduler/subgroup-name
-// label. minSubGroup is left unset: then every subgroup is required, which
+// annotation and their leaf subgroup in the kai.scheduler/subgroup-name
+// label: KAI's scheduler (subgroup_info factory.go) makes a subgroup with
+// children a set of subgroups and puts pods in leaves only, and its
+// PodGroup webhook (podgroup_webhook.go validateSubGroups) refuses a
+// duplicate name, a parent that is no subgroup, and a cycle. A parent's
+// minMember counts its descendant pods, as a Karta's does. minSubGroup is left unset: then every subgroup is required, which
 // is what a Karta's v2 group says (minSubGroups is their number), and the
 // PodGroup stays valid for KAI versions before minSubGroup.
 var kaiGVK = metav1.GroupVersionKind{Group: "scheduling.run.ai", Version: "v2alpha2", Kind: "PodGroup"}
@@ -63,6 +68,12 @@ func (b *builder) kai() error {
 					return err
 				}
 				sub := map[string]any{"name": sp.name, "minMember": int64(sn)}
+				if sp.parent != "" {
+					sub["parent"] = sp.parent
+				}
+				if !sp.leaf() && sp.own > 0 {
+					b.warn("group %s: subgroup %s has %d pods of its own besides its subgroups': KAI places pods in leaf subgroups only, so they count in no subgroup's minimum", p.g.Name, sp.sg.Name, sp.own)
+				}
 				if t := kaiTopology(sp.sg.Topology); t != nil {
 					sub["topologyConstraint"] = t
 				}
@@ -112,15 +123,28 @@ func (b *builder) volcano() error {
 		}
 		tasks := map[string]int32{}
 		if len(p.subs) > 0 {
+			// Volcano's tasks are flat: a task per subgroup with pods of its
+			// own (the leaves, and a parent's own pods).
+			var nested []string
 			for _, sp := range p.subs {
-				if sp.sg.MinMember == 0 {
+				if sp.parent != "" {
+					nested = append(nested, sp.sg.Name+" in "+sp.sg.Parent)
+				}
+				n := sp.sg.MinMember
+				if !sp.leaf() {
+					n = sp.own
+				}
+				if n == 0 {
 					continue
 				}
-				tn, err := count32("PodGroup", p.name, fmt.Sprintf("spec.minTaskMember[%s]", sp.name), sp.sg.MinMember)
+				tn, err := count32("PodGroup", p.name, fmt.Sprintf("spec.minTaskMember[%s]", sp.name), n)
 				if err != nil {
 					return err
 				}
 				tasks[sp.name] = tn
+			}
+			if len(nested) > 0 {
+				b.warn("group %s: Volcano's tasks are flat: the nested subgroups (%s) are flattened to a minTaskMember per leaf subgroup, and a parent's minimum is kept only as the sum of its leaves'", p.g.Name, strings.Join(nested, ", "))
 			}
 		} else {
 			for _, r := range p.roles {

@@ -53,6 +53,17 @@ func Kinds(target Target) []schema.GroupVersionKind {
 	return nil
 }
 
+// Kinds are Kinds(target) with the kinds these options add: the Workload
+// API's CompositePodGroup (scheduling.k8s.io/v1alpha3) with
+// CompositePodGroup, between the Workload and the PodGroups.
+func (o Options) Kinds(target Target) []schema.GroupVersionKind {
+	kinds := Kinds(target)
+	if target == WorkloadAPI && o.CompositePodGroup {
+		return []schema.GroupVersionKind{kinds[0], compositeGV.WithKind("CompositePodGroup"), kinds[1]}
+	}
+	return kinds
+}
+
 // ParseTarget reads a target's name; an unknown one is an
 // *UnknownTargetError.
 func ParseTarget(s string) (Target, error) {

@@ -10,8 +10,10 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/operation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karta"
 )
 
 // The Workload API's version: the newest k8s.io/api carries,
@@ -36,15 +38,20 @@ func (b *builder) workloadAPI(defs []string) error {
 			len(defs), schedulingv1beta1.WorkloadMaxPodGroupTemplates, b.in.Karta.Name)}}
 	}
 	plans := b.plans()
-	templateOf := map[string]string{}
-	wl := &schedulingv1beta1.Workload{
-		TypeMeta:   metav1.TypeMeta{APIVersion: workloadGV.String(), Kind: "Workload"},
-		ObjectMeta: b.meta(obj.GetName(), ""),
-		Spec: schedulingv1beta1.WorkloadSpec{
-			ControllerRef:     &schedulingv1beta1.TypedLocalObjectReference{APIGroup: obj.GroupVersionKind().Group, Kind: obj.GetKind(), Name: obj.GetName()},
-			PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{},
-		},
+	if hasSubgroups(plans) && b.opts.CompositePodGroup {
+		groups := make([]*interpreter.Group, len(plans))
+		for i, p := range plans {
+			groups[i] = p.g
+		}
+		reason := compositeUnfit(defs, groups)
+		if reason == "" {
+			return b.workloadAPIComposite(defs[0], plans)
+		}
+		b.warn("the groups are written without CompositePodGroups: %s", reason)
 	}
+	templateOf := map[string]string{}
+	wl := b.newWorkload()
+	wl.Spec.PodGroupTemplates = []schedulingv1beta1.PodGroupTemplate{}
 	var groups []*schedulingv1beta1.PodGroup
 	for _, def := range defs {
 		tmpl := schedulingv1beta1.PodGroupTemplate{Name: labelName(def)}
@@ -84,14 +91,38 @@ func (b *builder) workloadAPI(defs []string) error {
 			if templateOf[p.g.Definition] != tmpl.Name {
 				continue
 			}
-			pg, err := b.workloadPodGroup(p, wl.Name, tmpl)
+			pg, err := b.workloadPodGroup(p, wl.Name, tmpl, p.g.MinMember, p.g.Topology)
 			if err != nil {
 				return err
+			}
+			if len(p.subs) > 0 {
+				b.warn("group %s: a Workload API PodGroup has no subgroups: its minCount %d is the whole group's, and its subgroups' own minimums (%s) are not kept%s", p.g.Name, p.g.MinMember, subMinimums(p), compositeHint(b.opts))
 			}
 			tmpl.SchedulingConstraints = pg.Spec.SchedulingConstraints
 			groups = append(groups, pg)
 		}
 	}
+	if err := b.addWorkload(wl); err != nil {
+		return err
+	}
+	return b.addWorkloadPodGroups(groups)
+}
+
+// newWorkload is the workload's Workload, without templates: named after
+// it, with spec.controllerRef pointing at it.
+func (b *builder) newWorkload() *schedulingv1beta1.Workload {
+	obj := b.in.Object
+	return &schedulingv1beta1.Workload{
+		TypeMeta:   metav1.TypeMeta{APIVersion: workloadGV.String(), Kind: "Workload"},
+		ObjectMeta: b.meta(obj.GetName(), ""),
+		Spec: schedulingv1beta1.WorkloadSpec{
+			ControllerRef: &schedulingv1beta1.TypedLocalObjectReference{APIGroup: obj.GroupVersionKind().Group, Kind: obj.GetKind(), Name: obj.GetName()},
+		},
+	}
+}
+
+// addWorkload validates the Workload and adds it.
+func (b *builder) addWorkload(wl *schedulingv1beta1.Workload) error {
 	op := b.workloadOperation()
 	errs := append(checkMeta(&wl.ObjectMeta), validateAsV1alpha3(wl, &schedulingv1alpha3.Workload{}, func(twin *schedulingv1alpha3.Workload) field.ErrorList {
 		return schedulingv1alpha3.Validate_Workload(context.Background(), op, nil, twin, nil)
@@ -99,9 +130,12 @@ func (b *builder) workloadAPI(defs []string) error {
 	if err := invalid("Workload", wl.Name, errs); err != nil {
 		return err
 	}
-	if err := b.add(wl); err != nil {
-		return err
-	}
+	return b.add(wl)
+}
+
+// addWorkloadPodGroups validates the PodGroups and adds them.
+func (b *builder) addWorkloadPodGroups(groups []*schedulingv1beta1.PodGroup) error {
+	op := b.workloadOperation()
 	for _, pg := range groups {
 		errs := append(checkMeta(&pg.ObjectMeta), validateAsV1alpha3(pg, &schedulingv1alpha3.PodGroup{}, func(twin *schedulingv1alpha3.PodGroup) field.ErrorList {
 			return schedulingv1alpha3.Validate_PodGroup(context.Background(), op, nil, twin, nil)
@@ -116,10 +150,27 @@ func (b *builder) workloadAPI(defs []string) error {
 	return nil
 }
 
-// workloadPodGroup is the PodGroup of one group: the gang policy with the
-// group's minMember, from its template.
-func (b *builder) workloadPodGroup(p *plan, workload string, tmpl *schedulingv1beta1.PodGroupTemplate) (*schedulingv1beta1.PodGroup, error) {
-	n, err := count32("PodGroup", p.name, "spec.schedulingPolicy.gang.minCount", p.g.MinMember)
+func hasSubgroups(plans []*plan) bool {
+	for _, p := range plans {
+		if len(p.subs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// compositeHint says how to keep the subgroups, when that is not asked for.
+func compositeHint(opts Options) string {
+	if opts.CompositePodGroup {
+		return ""
+	}
+	return " (the CompositePodGroup option, podgroups --composite-pod-group, keeps them as CompositePodGroups where the cluster serves them)"
+}
+
+// workloadPodGroup is the PodGroup of one group (or leaf subgroup): the
+// gang policy with its minimum, from its template.
+func (b *builder) workloadPodGroup(p *plan, workload string, tmpl *schedulingv1beta1.PodGroupTemplate, minimum int64, t topology) (*schedulingv1beta1.PodGroup, error) {
+	n, err := count32("PodGroup", p.name, "spec.schedulingPolicy.gang.minCount", minimum)
 	if err != nil {
 		return nil, err
 	}
@@ -135,37 +186,26 @@ func (b *builder) workloadPodGroup(p *plan, workload string, tmpl *schedulingv1b
 			DisruptionMode: &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}},
 		},
 	}
-	if len(p.subs) > 0 {
-		b.warn("group %s: a Workload API PodGroup has no subgroups: its minCount %d is the whole group's, and its subgroups' own minimums (%s) are not kept", p.g.Name, p.g.MinMember, subMinimums(p))
-	}
-	if t := p.g.Topology; t != nil {
-		if t.PreferredTopologyLevel != "" {
-			b.warn("group %s: the Workload API has no preferred topology: preferredTopologyLevel %q is left out", p.g.Name, t.PreferredTopologyLevel)
-		}
-		if lvl := t.RequiredTopologyLevel; lvl != "" {
-			switch {
-			case !b.opts.TopologyAwareWorkloadScheduling:
-				b.warn("group %s: requiredTopologyLevel %q is left out: schedulingConstraints needs the TopologyAwareWorkloadScheduling feature gate (Options.TopologyAwareWorkloadScheduling)", p.g.Name, lvl)
-			case len(validation.IsQualifiedName(lvl)) > 0:
-				b.warn("group %s: requiredTopologyLevel %q is no node label key: it is left out", p.g.Name, lvl)
-			default:
-				pg.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: lvl}}}
-			}
-		}
+	if key := b.requiredLevel(p.g.Name, t); key != "" {
+		pg.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: key}}}
 	}
 	return pg, nil
 }
 
 // workloadOperation is a create, with the options of the feature gates
-// the types' validation names: only TopologyAwareWorkloadScheduling may
-// be on, when asked for.
+// the types' validation names: TopologyAwareWorkloadScheduling and
+// CompositePodGroup when asked for (CompositePodGroup needs the other
+// gate, so it turns both on).
 func (b *builder) workloadOperation() operation.Operation {
 	return operation.Operation{Type: operation.Create, Options: map[string]bool{
-		"TopologyAwareWorkloadScheduling": b.opts.TopologyAwareWorkloadScheduling,
-		"CompositePodGroup":               false,
+		"TopologyAwareWorkloadScheduling": b.opts.TopologyAwareWorkloadScheduling || b.opts.CompositePodGroup,
+		"CompositePodGroup":               b.opts.CompositePodGroup,
 		"PodGroupPreemptionPolicy":        false,
 	}}
 }
+
+// topology is a Karta group's or subgroup's topology.
+type topology = *karta.Topology
 
 func subMinimums(p *plan) string {
 	s := ""

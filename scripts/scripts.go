@@ -20,11 +20,15 @@ import (
 var files embed.FS
 
 // shared names the override several built-ins use, by built-in: the
-// three KubeRay kinds add the same containers to the same head pod.
+// three KubeRay kinds add the same containers to the same head pod; a
+// Knative Service and a KServe InferenceService (Serverless) the same
+// queue-proxy sidecar.
 var shared = map[string]string{
-	"raycluster": "ray",
-	"rayjob":     "ray",
-	"rayservice": "ray",
+	"raycluster":       "ray",
+	"rayjob":           "ray",
+	"rayservice":       "ray",
+	"knative-service":  "knative",
+	"inferenceservice": "knative",
 }
 
 // For returns the bundled override of a built-in, if it has one:

@@ -21,7 +21,7 @@
 // Everything comes from the Program's hooks: InterpretStatus, GetPodSpecs,
 // Karmada's GetComponents for workload-wide replica counts, and for the
 // pods GetGangGroups when the Karta has gang instructions (or overrides
-// GetGangGroups), otherwise PlacePods. A Node marshals to JSON and YAML with
+// GetGangGroups), and PlacePods for the pods outside the gang. A Node marshals to JSON and YAML with
 // the field names below; they are stable.
 package workload
 
@@ -36,7 +36,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/interpreter"
-	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -162,12 +161,13 @@ func walk(n *Node, depth int, fn func(*Node, int) bool) {
 // has no Pod, Replica or Group nodes and no Existing counts. Otherwise each
 // pod ends up exactly once: placed under its instance (and replica), or
 // under the Workload with the reason it is not placed — another namespace,
-// no component selector matching, a gang reason, or an owner reference
-// (controller) to another object of obj's kind. Live, pass the pods obj
-// owns (cluster.Client.PodsOf); offline, any pods.
+// no component selector matching, an instance that is not present, or an
+// owner reference (controller) to another object of obj's kind. Live, pass
+// the pods obj owns (cluster.Client.PodsOf); offline, any pods.
 //
 // Pods are placed as GetGangGroups places them when the Karta has gang
-// instructions or overrides GetGangGroups, otherwise by PlacePods. A hook
+// instructions or overrides GetGangGroups; the pods it leaves out of the
+// gang, and all pods without one, by PlacePods (with no group). A hook
 // that fails fails Describe, with the hook's error — except GetPodSpecs:
 // then Describe returns the tree it has (the status and the components, no
 // instance and no pod) with the error, so that a caller can show the
@@ -259,15 +259,8 @@ func (b *builder) components() *Node {
 // instances adds an Instance node for every item of GetPodSpecs, before
 // the child components of its component.
 func (b *builder) instances(ctx context.Context, specs *interpreter.PodSpecs) {
-	// Workload-wide counts, as karta get shows them: GetComponents lists
-	// the same instances in the same order; when it cannot answer, an
-	// instance's own replicas stand.
-	var wide []int64
-	if comps, err := karmada.ForProgram(b.p).GetComponents(ctx, b.obj); err == nil && len(comps) == len(specs.Items) {
-		for _, c := range comps {
-			wide = append(wide, int64(c.Replicas))
-		}
-	}
+	// Workload-wide counts, as karta get shows them.
+	expected := b.p.ExpectedPods(ctx, b.obj, specs)
 	added := map[*compInfo]int{}
 	for i, it := range specs.Items {
 		ci := b.comps[it.Component]
@@ -279,13 +272,7 @@ func (b *builder) instances(ctx context.Context, specs *interpreter.PodSpecs) {
 		if s := it.Scale; s != nil {
 			n.Fields.Replicas, n.Fields.MinReplicas, n.Fields.MaxReplicas = s.Replicas, s.MinReplicas, s.MaxReplicas
 			inst.replicas = s.Replicas
-			if s.Replicas != nil {
-				e := *s.Replicas
-				if wide != nil {
-					e = wide[i]
-				}
-				n.Fields.Expected = &e
-			}
+			n.Fields.Expected = expected[i]
 		}
 		// Instances first, then child components.
 		k := added[ci]
@@ -312,33 +299,20 @@ func (b *builder) pods(ctx context.Context, pods []*unstructured.Unstructured) (
 		}
 		mine = append(mine, pod)
 	}
+	res, err := Place(ctx, b.p, b.obj, mine)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range res.Unmatched {
+		reasons[u.Pod] = u.Reason
+	}
 	var groups []*Node
 	minOf := map[string]int64{}
-	var placements []interpreter.Placement
-	if placesByGang(b.p) {
-		res, err := b.p.GetGangGroups(ctx, b.obj, mine)
-		if err != nil {
-			return nil, err
-		}
-		placements = res.Placements
-		for _, u := range res.Unmatched {
-			reasons[u.Pod] = u.Reason
-		}
-		for _, g := range res.Groups {
-			minOf[g.Name] = g.MinMember
-			groups = append(groups, groupNode(g))
-		}
-	} else {
-		res, err := b.p.PlacePods(ctx, b.obj, mine)
-		if err != nil {
-			return nil, err
-		}
-		placements = res.Placements
-		for _, u := range res.Unmatched {
-			reasons[u.Pod] = u.Reason
-		}
+	for _, g := range res.Groups {
+		minOf[g.Name] = g.MinMember
+		groups = append(groups, groupNode(g))
 	}
-	for _, pl := range placements {
+	for _, pl := range res.Placements {
 		pod := byName[pl.Pod]
 		inst := b.instance(pl.Component, pl.Instance)
 		if pod == nil || inst == nil {
@@ -379,17 +353,6 @@ func (b *builder) pods(ctx context.Context, pods []*unstructured.Unstructured) (
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-// placesByGang reports whether GetGangGroups places the Program's pods:
-// generated code does so only under gang instructions; an override says
-// what it says.
-func placesByGang(p *interpreter.Program) bool {
-	if p.Overridden(interpreter.HookGetGangGroups) {
-		return true
-	}
-	in := p.Karta().Spec.EffectiveInstructions()
-	return in != nil && in.GangScheduling != nil && (in.GangScheduling.PodGroup != nil || len(in.GangScheduling.PodGroups) > 0)
 }
 
 // foreign says why a pod belongs to another object of obj's kind: its

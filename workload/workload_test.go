@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -337,6 +338,92 @@ end
 		`Group "all" present=0/2`,
 		`Pod "mistral-7b-sft-master-0" reason=placed in component "launcher" instance "", which GetPodSpecs does not list`,
 	}, trimmed(outline(tree)))
+}
+
+// A pod's component is its component selectors' answer, not the gang's:
+// a component the gang leaves out still holds its pods, without a group.
+// A RayJob's submitter comes after the cluster and is outside its gang; an
+// MPIJob's launcher under WaitForWorkersReady comes after its workers (the
+// running pods of examples/mpijob: the workers ready, then the launcher).
+// The gangs themselves are TestExamples' (examples/*/golden/*.gang.json):
+// here only where each pod is placed counts.
+func TestDescribePodsOutsideTheGang(t *testing.T) {
+	rayObj, rayPods := example(t, "rayjob")
+	mpiObjs := read(filepath.Join("..", "examples", "mpijob", "wait-for-workers.yaml"))
+	require.Len(t, mpiObjs, 1)
+	_, mpiPods := example(t, "mpijob")
+	cases := []struct {
+		name    string
+		obj     *unstructured.Unstructured
+		pods    []*unstructured.Unstructured
+		want    []string
+		noGroup []string
+	}{{
+		name: "rayjob", obj: rayObj, pods: rayPods,
+		want: []string{
+			`Workload "resnet-train" status=Running`,
+			`Component "rayjob"`,
+			`Component "cluster"`,
+			`Component "head"`,
+			`Instance "" style=podTemplateSpec pods=1/1 scale=1[?,?] images=rayproject/ray:2.46.0-py311-gpu`,
+			`Pod "resnet-train-raycluster-7bq8l-head-p2x4m"`,
+			`Component "worker"`,
+			`Instance "gpu-workers" style=podTemplateSpec pods=4/4 scale=4[4,4] images=rayproject/ray:2.46.0-py311-gpu`,
+			`Pod "resnet-train-raycluster-7bq8l-gpu-workers-worker-b8rkz"`,
+			`Pod "resnet-train-raycluster-7bq8l-gpu-workers-worker-f4n2q"`,
+			`Pod "resnet-train-raycluster-7bq8l-gpu-workers-worker-mx7dw"`,
+			`Pod "resnet-train-raycluster-7bq8l-gpu-workers-worker-tz9ch"`,
+			`Component "submitter"`,
+			`Instance "" style=podTemplateSpec pods=1/1 scale=1[?,?] images=rayproject/ray:2.46.0-py311-gpu`,
+			`Pod "resnet-train-h9k2w"`,
+		},
+		noGroup: []string{"resnet-train-h9k2w"},
+	}, {
+		name: "mpijob wait-for-workers", obj: mpiObjs[0], pods: mpiPods,
+		want: []string{
+			`Workload "resnet50-horovod" status=Initializing`,
+			`Component "mpijob"`,
+			`Component "launcher"`,
+			`Instance "" style=podTemplateSpec pods=1/1 scale=1[?,?] images=horovod/horovod:0.28.1`,
+			`Pod "resnet50-horovod-launcher-n5f6q"`,
+			`Component "worker"`,
+			`Instance "" style=podTemplateSpec pods=4/4 scale=4[?,?] images=horovod/horovod:0.28.1`,
+			`Pod "resnet50-horovod-worker-0"`,
+			`Pod "resnet50-horovod-worker-1"`,
+			`Pod "resnet50-horovod-worker-2"`,
+			`Pod "resnet50-horovod-worker-3"`,
+			`Pod "imagenet-tfrecords-s5hvj" reason=no component selector matches`,
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := describe(t, program(t, strings.ToLower(tc.obj.GetKind()), nil), tc.obj, tc.pods)
+			assert.Equal(t, tc.want, placedOutline(tree))
+			workload.Walk(tree, func(n *workload.Node, _ int) bool {
+				if n.Kind == workload.KindPod && slices.Contains(tc.noGroup, n.Name) {
+					assert.Empty(t, n.Fields.Group, "pod %s is outside the gang", n.Name)
+					assert.Nil(t, n.Fields.MinMember, "pod %s is outside the gang", n.Name)
+				}
+				return true
+			})
+		})
+	}
+}
+
+// placedOutline is outline without the gangs: no Group node, no pod's
+// group and minimum.
+func placedOutline(tree *workload.Node) []string {
+	var out []string
+	for _, l := range trimmed(outline(tree)) {
+		if strings.HasPrefix(l, "Group ") {
+			continue
+		}
+		if i := strings.Index(l, " group="); i >= 0 && strings.HasPrefix(l, "Pod ") {
+			l = l[:i]
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // A hook that fails fails Describe with its error; so does an object of

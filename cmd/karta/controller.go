@@ -52,6 +52,7 @@ type controllerFlags struct {
 	gangSkip     []string
 	gangSelector string
 	gangQueue    string
+	gangCPG      bool
 	podWebhook   bool
 
 	// flags are the command's, to tell a flag given from its default.

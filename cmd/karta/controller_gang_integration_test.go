@@ -27,6 +27,7 @@ import (
 	"github.com/kartalua/karta/controller"
 	"github.com/kartalua/karta/gangoutput"
 	"github.com/kartalua/karta/internal/testenv"
+	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/podgroups"
 )
 
@@ -218,7 +219,7 @@ func jobFor(js *unstructured.Unstructured, yes *bool, parallelism, completions i
 // builtinKartaObject is a built-in Karta as a cluster object.
 func builtinKartaObject(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
-	obj := controllerExample(t, "../../builtin/kartas/"+name+".yaml")
+	obj := testobj.Read(t, "../../builtin/kartas/"+name+".yaml")
 	obj.SetResourceVersion("")
 	return obj
 }

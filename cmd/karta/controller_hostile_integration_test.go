@@ -19,6 +19,7 @@ import (
 
 	"github.com/kartalua/karta/controller"
 	"github.com/kartalua/karta/internal/testenv"
+	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/webhook"
 )
 
@@ -40,7 +41,7 @@ func TestIntegrationControllerHostileKartas(t *testing.T) {
 	// script.
 	create := func(name, script string) (group string) {
 		group = name + "." + ns + ".example.com"
-		k := controllerExample(t, "../../examples/kartas/trainjob.yaml")
+		k := testobj.Read(t, "../../examples/kartas/trainjob.yaml")
 		k.SetName(ns + "-" + name)
 		k.SetLabels(map[string]string{"karta.run.ai/test": ns})
 		require.NoError(t, unstructured.SetNestedField(k.Object, group, "spec", "structureDefinition", "rootComponent", "kind", "group"))

@@ -6,7 +6,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,11 +19,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/controller"
 	"github.com/kartalua/karta/internal/testenv"
+	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/webhook"
 )
 
@@ -44,7 +43,7 @@ func TestIntegrationControllerCommand(t *testing.T) {
 	identity := "it-" + ns
 	group := ns + ".example.com"
 
-	var stderr lockedBuffer
+	var stderr testenv.SyncBuffer
 	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: &stderr})
 	root.SetArgs([]string{"controller", "--kubeconfig", testenv.Kubeconfig(t),
 		"--leader-election-namespace", ns, "--leader-election-identity", identity,
@@ -93,7 +92,7 @@ func TestIntegrationControllerCommand(t *testing.T) {
 	assert.False(t, interpret().Successful)
 
 	// A Karta: accepted, compiled, and served by the webhook.
-	karta := controllerExample(t, "../../examples/kartas/trainjob.yaml")
+	karta := testobj.Read(t, "../../examples/kartas/trainjob.yaml")
 	karta.SetName(ns + "-trainjob")
 	karta.SetLabels(map[string]string{"karta.run.ai/test": ns})
 	require.NoError(t, unstructured.SetNestedField(karta.Object, group, "spec", "structureDefinition", "rootComponent", "kind", "group"))
@@ -149,18 +148,9 @@ func TestIntegrationControllerCommand(t *testing.T) {
 // controllerTrainJob is examples/tutorial-trainjob/running.yaml in group.
 func controllerTrainJob(t *testing.T, group string) map[string]any {
 	t.Helper()
-	obj := controllerExample(t, "../../examples/tutorial-trainjob/running.yaml")
+	obj := testobj.Read(t, "../../examples/tutorial-trainjob/running.yaml")
 	obj.SetAPIVersion(group + "/v1")
 	return obj.Object
-}
-
-func controllerExample(t *testing.T, path string) *unstructured.Unstructured {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	obj := map[string]any{}
-	require.NoError(t, yaml.Unmarshal(data, &obj))
-	return &unstructured.Unstructured{Object: obj}
 }
 
 func condField(v any) string { s, _ := v.(string); return s }

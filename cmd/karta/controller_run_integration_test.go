@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/internal/testenv"
 )
 
 // runningController is a `karta controller` run in the test's process for
@@ -20,7 +22,7 @@ import (
 // stderr.
 type runningController struct {
 	addrs  map[string]string
-	stderr *lockedBuffer
+	stderr *testenv.SyncBuffer
 	done   <-chan error
 }
 
@@ -29,7 +31,7 @@ type runningController struct {
 // logged its three addresses and answers /readyz with 200.
 func startController(t *testing.T, args ...string) *runningController {
 	t.Helper()
-	stderr := &lockedBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: stderr})
 	root.SetArgs(append([]string{"controller"}, args...))
 	ctx, cancel := context.WithCancel(context.Background())

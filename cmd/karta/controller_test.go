@@ -70,6 +70,8 @@ func TestControllerUsageErrors(t *testing.T) {
 		{"pod webhook without serve", []string{"controller", "--gang-output", "kai", "--pod-webhook"}, "karta: --pod-webhook is served on --serve's port: give --serve (and its certificate)"},
 		{"skip without gang output", []string{"controller", "--gang-output-skip", "PyTorchJob.kubeflow.org"}, "karta: --gang-output-skip is for --gang-output"},
 		{"queue without gang output", []string{"controller", "--gang-output-queue", "research"}, "karta: --gang-output-queue is for --gang-output"},
+		{"composite without gang output", []string{"controller", "--gang-output-composite-pod-group"}, "karta: --gang-output-composite-pod-group is for --gang-output"},
+		{"composite for kai", []string{"controller", "--gang-output", "kai", "--gang-output-composite-pod-group"}, "karta: --gang-output-composite-pod-group is for --gang-output=workload-api"},
 		{"skip kinds", []string{"controller", "--gang-output", "kai", "--gang-output-skip", "kubeflow.org/v1 PyTorchJob"},
 			`karta: --gang-output-skip: "kubeflow.org/v1 PyTorchJob" is not a kind: write Kind.group, e.g. PyTorchJob.kubeflow.org`},
 		{"gang selector", []string{"controller", "--gang-output", "kai", "--gang-output-selector", "team in (a"}, "karta: --gang-output-selector: "},

@@ -36,8 +36,9 @@ func newDescribeCmd(s streams) *cobra.Command {
 			"its components, each present instance of a pod-bearing one with its style, replica counts\n" +
 			"(expected across the workload, and existing), images (GetPodSpecs); the replicas and pods\n" +
 			"placed in each instance with their phase, images and gang group; the gang groups with\n" +
-			"their minimum and present members (GetGangGroups, or PlacePods for a Karta without gang\n" +
-			"instructions); and the pods that belong nowhere, with the reason.\n\n" +
+			"their minimum and present members (GetGangGroups; a pod the gang leaves out, or any pod\n" +
+			"of a Karta without gang instructions, is placed by PlacePods, without a group); and the\n" +
+			"pods that belong nowhere, with the reason.\n\n" +
 			"Offline, -f reads the object (one tree per document) and --pods the candidate pods: those\n" +
 			"the Karta does not place, and those another object of the same kind controls, are listed\n" +
 			"as unmatched. Without --pods the tree stops at the instances. Live, KIND/NAME reads the\n" +

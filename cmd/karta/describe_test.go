@@ -15,8 +15,9 @@ import (
 )
 
 // describeExamples are the built-ins whose running example and pods have
-// golden descriptions, in the table and in JSON.
-var describeExamples = []string{"pytorchjob", "jobset", "leaderworkerset", "raycluster", "milvus"}
+// golden descriptions, in the table and in JSON (a RayJob's submitter
+// pod is outside its gang, placed in its component).
+var describeExamples = []string{"pytorchjob", "jobset", "leaderworkerset", "raycluster", "rayjob", "milvus"}
 
 // TestGoldenDescribe pins describe's output for files. Regenerate with:
 // go test ./cmd/karta -run TestGoldenDescribe -update

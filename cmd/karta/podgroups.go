@@ -27,11 +27,13 @@ var podLinkFields = map[podgroups.Target]string{
 func newPodGroupsCmd(s streams) *cobra.Command {
 	var f objectFlags
 	var podsFile, target, queue string
+	var composite bool
 	cmd := &cobra.Command{
 		Use:   "podgroups [-k REF] -f OBJECT [--pods PODS] --for TARGET",
 		Short: "Print the objects a gang scheduler needs for a workload, and each pod's link to its group",
 		Long: "Turn the workload's gangs (GetGangGroups) into the objects the scheduler TARGET acts on:\n" +
 			"  workload-api   Kubernetes' own gang scheduling: a scheduling.k8s.io Workload and a PodGroup per group\n" +
+			"                 (with --composite-pod-group, a group's subgroups as CompositePodGroups and leaf PodGroups)\n" +
 			"  kai            a KAI-Scheduler PodGroup per group, with its subgroups and topology\n" +
 			"  volcano        a Volcano PodGroup per group, with minTaskMember and minResources\n" +
 			"  coscheduling   a scheduler-plugins coscheduling PodGroup per group, with minResources\n" +
@@ -66,7 +68,7 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 					return err
 				}
 			}
-			opts := podgroups.Options{Queue: queue}
+			opts := podgroups.Options{Queue: queue, CompositePodGroup: composite}
 			return eachObject(cmd.Context(), s, &f, format, func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error) {
 				res, err := podgroups.ForProgram(ctx, p, asUnstructured(doc.Object), pods, t, opts)
 				if err != nil {
@@ -97,6 +99,7 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 	cmd.Flags().StringVar(&podsFile, "pods", "", "the Pods `FILE`: a YAML or JSON List, or several documents (- reads standard input)")
 	cmd.Flags().StringVar(&target, "for", "", "the `TARGET` scheduler: workload-api, kai, volcano or coscheduling")
 	cmd.Flags().StringVar(&queue, "queue", "", "the `QUEUE` of KAI's and Volcano's PodGroups (default: the one the workload names: its kai.scheduler/queue label, its scheduling.volcano.sh/queue-name annotation)")
+	cmd.Flags().BoolVar(&composite, "composite-pod-group", false, "for workload-api: write a group with subgroups as CompositePodGroups (scheduling.k8s.io/v1alpha3, the alpha CompositePodGroup feature gate) with a PodGroup per leaf subgroup, instead of one PodGroup with the group's minimum")
 	_ = cmd.MarkFlagRequired("for") // the flag exists: no error
 	return cmd
 }
@@ -140,7 +143,31 @@ func minMemberOf(o *unstructured.Unstructured) string {
 			return strconv.FormatInt(n, 10)
 		}
 	}
+	// A CompositePodGroup's minimum counts its child groups.
+	if n, ok, _ := unstructured.NestedInt64(o.Object, "spec", "schedulingPolicy", "gang", "minGroupCount"); ok {
+		return strconv.FormatInt(n, 10) + " groups"
+	}
 	return ""
+}
+
+// templatesOf names a Workload's templates with their minimums: a pod
+// group template's minCount, a composite template's minGroupCount and
+// its own templates in brackets.
+func templatesOf(o map[string]any) []string {
+	var names []string
+	tmpls, _, _ := unstructured.NestedSlice(o, "podGroupTemplates")
+	for _, t := range tmpls {
+		tm, _ := t.(map[string]any)
+		n, _, _ := unstructured.NestedInt64(tm, "schedulingPolicy", "gang", "minCount")
+		names = append(names, fmt.Sprintf("%v=%d", tm["name"], n))
+	}
+	composites, _, _ := unstructured.NestedSlice(o, "compositePodGroupTemplates")
+	for _, t := range composites {
+		tm, _ := t.(map[string]any)
+		n, _, _ := unstructured.NestedInt64(tm, "schedulingPolicy", "gang", "minGroupCount")
+		names = append(names, fmt.Sprintf("%v=%d groups[%s]", tm["name"], n, strings.Join(templatesOf(tm), " ")))
+	}
+	return names
 }
 
 func resourcesOf(o *unstructured.Unstructured) string {
@@ -149,26 +176,30 @@ func resourcesOf(o *unstructured.Unstructured) string {
 }
 
 // detailsOf names what else an object says of the gang: a Workload's
-// templates, a KAI PodGroup's subgroups, a Volcano PodGroup's tasks.
+// templates, the CompositePodGroup a PodGroup is in, a KAI PodGroup's
+// subgroups (parent>child for a nested one), a Volcano PodGroup's tasks.
 func detailsOf(o *unstructured.Unstructured) string {
 	var parts []string
-	if tmpls, ok, _ := unstructured.NestedSlice(o.Object, "spec", "podGroupTemplates"); ok {
-		names := make([]string, 0, len(tmpls))
-		for _, t := range tmpls {
-			tm, _ := t.(map[string]any)
-			n, _, _ := unstructured.NestedInt64(tm, "schedulingPolicy", "gang", "minCount")
-			names = append(names, fmt.Sprintf("%v=%d", tm["name"], n))
+	if o.GetKind() == "Workload" {
+		if spec, ok := o.Object["spec"].(map[string]any); ok {
+			parts = append(parts, "templates: "+strings.Join(templatesOf(spec), " "))
 		}
-		parts = append(parts, "templates: "+strings.Join(names, " "))
 	}
 	if tmpl, ok, _ := unstructured.NestedString(o.Object, "spec", "workloadRef", "templateName"); ok {
 		parts = append(parts, "template: "+tmpl)
+	}
+	if parent, ok, _ := unstructured.NestedString(o.Object, "spec", "parentCompositePodGroupName"); ok {
+		parts = append(parts, "in: "+parent)
 	}
 	if subs, ok, _ := unstructured.NestedSlice(o.Object, "spec", "subGroups"); ok {
 		names := make([]string, 0, len(subs))
 		for _, s := range subs {
 			sm, _ := s.(map[string]any)
-			names = append(names, fmt.Sprintf("%v=%v", sm["name"], sm["minMember"]))
+			name := fmt.Sprint(sm["name"])
+			if parent, ok := sm["parent"].(string); ok {
+				name = parent + ">" + name
+			}
+			names = append(names, fmt.Sprintf("%s=%v", name, sm["minMember"]))
 		}
 		parts = append(parts, "subgroups: "+strings.Join(names, " "))
 	}

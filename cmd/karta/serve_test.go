@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kartalua/karta/internal/testenv"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/webhook"
@@ -51,24 +51,6 @@ spec:
           return obj
         end
 `
-
-// lockedBuffer is a bytes.Buffer the server and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // selfSigned writes a certificate for 127.0.0.1 and its key to dir.
 func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
@@ -106,9 +88,9 @@ func waitStopped(t *testing.T, done <-chan error) {
 // startServe runs the karta command of args (a serve) until ctx ends and
 // returns the address re reads from its log, what the command returns and
 // its standard error.
-func startServe(t *testing.T, ctx context.Context, re *regexp.Regexp, args ...string) (string, <-chan error, *lockedBuffer) {
+func startServe(t *testing.T, ctx context.Context, re *regexp.Regexp, args ...string) (string, <-chan error, *testenv.SyncBuffer) {
 	t.Helper()
-	stderr := &lockedBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: stderr})
 	root.SetArgs(args)
 	done := make(chan error, 1)
@@ -208,7 +190,7 @@ func TestServeEndToEnd(t *testing.T) {
 func TestServeStopsWithContext(t *testing.T) {
 	cust := filepath.Join(t.TempDir(), "widget.yaml")
 	require.NoError(t, os.WriteFile(cust, []byte(serveCustomization), 0o600))
-	var stderr lockedBuffer
+	var stderr testenv.SyncBuffer
 	root := newRootCmd(streams{in: strings.NewReader(""), out: io.Discard, err: &stderr})
 	root.SetArgs([]string{"serve", "--listen", "127.0.0.1:0", "-c", cust, "--max-request-bytes", "100"})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -514,20 +514,28 @@ local J, JX = (function()
     return nil, "expected a string for object key but got: " .. tep(k)
   end
 
-  function J.index(v, k)
-    -- A string key of null or of an object, the common case, first: what
-    -- index decides for it, without its calls.
-    if type(k) == "string" then
-      if v == nil or v == NULL then return NULL end
-      if type(v) == "table" then
-        local kv = KIND[v]
-        if kv == OBJECT or kv == nil and v[1] == nil then
-          local x = v[k]
-          if x == nil then return NULL end
-          return x
-        end
+
+  -- J.field(v, k) is J.index(v, k) for a string k: what portable
+  -- accessors call for a constant key (.a, ."a", .["a"]), so that a chunk
+  -- that reads only by name carries none of the number, slice and array
+  -- indexing index does. It decides what index decides for a string key
+  -- without index's calls.
+  function J.field(v, k)
+    if v == nil or v == NULL then return NULL end
+    if type(v) == "table" then
+      local kv = KIND[v]
+      if kv == OBJECT or kv == nil and v[1] == nil then
+        local x = v[k]
+        if x == nil then return NULL end
+        return x
       end
     end
+    raise("expected an object but got: " .. tep(v))
+  end
+
+  function J.index(v, k)
+    -- A string key, the common case, is J.field's.
+    if type(k) == "string" then return J.field(v, k) end
     local x, err = index(v, k)
     if err ~= nil then raise(err) end
     return x

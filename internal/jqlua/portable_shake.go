@@ -39,26 +39,7 @@ func ShakePortable(code string) string {
 			needed[ref] = true
 		}
 	}
-	kept := make([]bool, len(rt.parts))
-	for changed := true; changed; {
-		changed = false
-		for i, p := range rt.parts {
-			if kept[i] {
-				continue
-			}
-			keep := len(p.defines) == 0
-			for _, d := range p.defines {
-				keep = keep || needed[d]
-			}
-			if !keep {
-				continue
-			}
-			kept[i], changed = true, true
-			for _, r := range p.refs {
-				needed[r] = true
-			}
-		}
-	}
+	kept := reached(len(rt.parts), func(i int) ([]string, []string) { return rt.parts[i].defines, rt.parts[i].refs }, needed)
 	cold := coldParts(rt, kept)
 	var b strings.Builder
 	b.WriteString(rt.head)

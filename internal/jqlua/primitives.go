@@ -8,7 +8,7 @@ package jqlua
 // J also holds the values null and negzero.
 var Primitives = []string{
 	// values and streams
-	"index", "index_opt", "slice", "slice_opt", "each", "each_opt",
+	"index", "field", "index_opt", "slice", "slice_opt", "each", "each_opt",
 	"array", "object", "make_object", "emit", "collect", "try", "error",
 	// operators
 	"eq", "ne", "lt", "le", "gt", "ge",

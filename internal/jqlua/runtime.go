@@ -62,7 +62,7 @@ func runtimeOf(L *lua.LState) *runtime {
 	r.iters.keyed = L.NewFunction(r.iterKeyed)
 	fns := map[string]lua.LGFunction{
 		// values and streams
-		"index": r.luaIndex, "index_opt": r.luaIndexOpt,
+		"index": r.luaIndex, "field": r.luaIndex, "index_opt": r.luaIndexOpt,
 		"slice": r.luaSlice, "slice_opt": r.luaSliceOpt,
 		"each": r.luaEach, "each_opt": r.luaEachOpt,
 		"array": r.luaArray, "object": r.luaObject, "make_object": r.luaMakeObject,

@@ -12,7 +12,9 @@ import (
 
 // J.index(v, k) is gojq's _index: .[k] for a string key on an object or
 // null, a number key on an array or null; the rest (strings indexed by
-// number, array keys, slice objects, and every error) goes to gojq.
+// number, array keys, slice objects, and every error) goes to gojq. It is
+// J.field too, J.index for a string key, which only portable accessors
+// call (portable.lua's own J.field needs none of index's other keys).
 func (r *runtime) luaIndex(L *lua.LState) int {
 	L.Push(r.index(L, L.Get(1), L.Get(2), false))
 	return 1

@@ -173,6 +173,9 @@ func (g *gen) constIndex(b value, key constKey, opt bool) value {
 	if g.portable && !opt && key.str && b.atom && !b.lit {
 		return g.directIndex(b, key)
 	}
+	if g.portable && !opt && key.str {
+		return g.call(key.name, false, false, "J.field(%s, %s)", b.expr, key.expr)
+	}
 	return g.call(key.name, false, false, "J.index%s(%s, %s)", suffix, b.expr, key.expr)
 }
 
@@ -180,9 +183,9 @@ func (g *gen) constIndex(b value, key constKey, opt bool) value {
 // runtime: b[key] straight from the table when b is a table that J.index
 // reads as an object (no element 1: not a runtime-made array, which has
 // no string keys, nor a decoded one) and the member is there and neither
-// false nor nil; J.index otherwise, whose answer it is in every case (null,
-// a missing or false member, an array or a scalar: its null, its value or
-// its error). One line, as J.index's call was: exported chunks carry many.
+// false nor nil; J.field otherwise (J.index for a string key), whose
+// answer it is in every case (null, a missing or false member, an array or
+// a scalar: its null, its value or its error). One line, as J.index's call was: exported chunks carry many.
 // The reads of one accessor on the same local are made once while the
 // result is in scope (g.reads): the value is the same, and an error would
 // have been raised by the first.
@@ -195,7 +198,7 @@ func (g *gen) directIndex(b value, key constKey) value {
 		}
 	}
 	x := g.names.fresh(key.name)
-	g.line("local %s = type(%s) == \"table\" and %s[1] == nil and %s%s or J.index(%s, %s)",
+	g.line("local %s = type(%s) == \"table\" and %s[1] == nil and %s%s or J.field(%s, %s)",
 		x, b.expr, b.expr, b.expr, fieldRef(key.name), b.expr, key.expr)
 	v := value{expr: x, atom: true, fresh: true}
 	g.reads = append(g.reads, memoRead{base: b.expr, key: key.expr, val: v, depth: g.w.indent})

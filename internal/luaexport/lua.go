@@ -2,7 +2,6 @@ package luaexport
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,7 +63,7 @@ func Escape(s string) string {
 // names only those before it). JSON null is NULL inside output lists;
 // values handed to Karmada's kube functions go through JX.plain, which
 // leaves nulls out as Karmada's own decoding does. A chunk carries those
-// its body names, and what they name in turn (shakeHelpers): each is a
+// its body names, and what they name in turn (Chunk's walk): each is a
 // closure or a table built on every run of the chunk.
 var helpers = []struct{ name, text string }{
 	{"W", "local function W(v) if v == nil then return NULL end return v end\n"},
@@ -171,32 +170,12 @@ func rankTable() string {
 	return b.String()
 }
 
-var luaName = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-
-// shakeHelpers returns the helpers that code names, and those they name,
-// in their order. Names are found in the text as words, strings and
-// comments included: it may keep a helper it does not need, never less.
-func shakeHelpers(code string) string {
-	needed := map[string]bool{}
-	for _, n := range luaName.FindAllString(code, -1) {
-		needed[n] = true
-	}
-	kept := make([]bool, len(helpers))
-	for i := len(helpers) - 1; i >= 0; i-- {
-		if !needed[helpers[i].name] {
-			continue
-		}
-		kept[i] = true
-		// A helper names only those before it.
-		for _, n := range luaName.FindAllString(helpers[i].text, -1) {
-			needed[n] = true
-		}
-	}
+// helperText is every helper, in their order: a chunk carries those its
+// body reaches (luaexport's Chunk walks the chunk with jqlua.ShakeChunk).
+func helperText() string {
 	var b strings.Builder
-	for i, h := range helpers {
-		if kept[i] {
-			b.WriteString(h.text)
-		}
+	for _, h := range helpers {
+		b.WriteString(h.text)
 	}
 	return b.String()
 }

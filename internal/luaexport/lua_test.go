@@ -1,14 +1,14 @@
 package luaexport
 
 import (
-	"strings"
-
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
@@ -60,16 +60,27 @@ func TestLiteral(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// TestShakeHelpers: a chunk carries the helpers its body names and those
-// they name, in their order, and nothing else.
-func TestShakeHelpers(t *testing.T) {
-	defined := func(code string) []string {
+// TestChunkCarriesTheHelpersItNames: a chunk carries the helpers its
+// body names and those they name, in their order, and nothing else
+// (Chunk's walk over helperText and the body).
+func TestChunkCarriesTheHelpersItNames(t *testing.T) {
+	names := map[string]bool{}
+	for _, h := range helpers {
+		names[h.name] = true
+	}
+	defined := func(body string) []string {
 		var out []string
-		for _, line := range strings.Split(shakeHelpers(code), "\n") {
-			if name, ok := strings.CutPrefix(line, "local function "); ok {
-				out = append(out, name[:strings.Index(name, "(")])
-			} else if name, ok := strings.CutPrefix(line, "local "); ok {
-				out = append(out, name[:strings.Index(name, " ")])
+		chunk := helperText() + "function Hook()\n" + body + "end\n"
+		for _, line := range strings.Split(jqlua.ShakeChunk(chunk, []string{"Hook"}), "\n") {
+			name, ok := strings.CutPrefix(line, "local function ")
+			if ok {
+				name = name[:strings.Index(name, "(")]
+			} else if name, ok = strings.CutPrefix(line, "local "); ok {
+				name = name[:strings.Index(name, " ")]
+			}
+			if ok {
+				assert.True(t, names[name] || name == "WHAT", "%s is a helper", name)
+				out = append(out, name)
 			}
 		}
 		return out
@@ -78,13 +89,13 @@ func TestShakeHelpers(t *testing.T) {
 		name, body string
 		want       []string
 	}{
-		{"health", "conds = conditionsOf(E[1]({W(obj)}), \"type\")\nif outputIs(E[2]({W(obj)}), \"true\") then end\nE[1] = function(ins) return run(Q[1], ins[1], \"x\") end\n",
+		{"health", "  conds = conditionsOf(E[1]({W(obj)}), \"type\")\n  if outputIs(E[2]({W(obj)}), \"true\") then end\n  return run(Q[1], obj, \"x\")\n",
 			[]string{"W", "run", "conditionField", "conditionsOf", "outputIs"}},
-		{"values", "conds = conditionsOf({V(Q[1], obj, \"conditionsDefinition.path\")}, \"type\")\nif J.tostring(V(Q[2], obj, \"x.expression\")) == \"true\" then end\n",
+		{"values", "  conds = conditionsOf({V(Q[1], obj, \"conditionsDefinition.path\")}, \"type\")\n  if J.tostring(V(Q[2], obj, \"x.expression\")) == \"true\" then end\n",
 			[]string{"WHAT", "V", "conditionField", "conditionsOf"}},
-		{"replicas and ranks", "local n = scaleValue(r[1], \"x\")\nlocal r = RANK[statusOf(member)]\n",
+		{"replicas and ranks", "  local n = scaleValue(r[1], \"x\")\n  local r = RANK[statusOf(member)]\n",
 			[]string{"U", "tname", "scaleValue", "RANK"}},
-		{"nothing", "return nil\n", nil},
+		{"nothing", "  return nil\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, defined(tc.body))

@@ -10,6 +10,7 @@ package luaexport
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kartalua/karta/internal/jqexpr"
@@ -116,11 +117,16 @@ end
 func (e *Exporter) W(format string, args ...any) { fmt.Fprintf(&e.b, format, args...) }
 
 // Chunk assembles the chunk: header (comment lines), the portable jq
-// runtime (only what the rest of the chunk uses: jqlua.ShakePortable), the
-// accessors, imports (what the target's own modules the body
-// needs, such as Karmada's kube), the helpers the rest names (shakeHelpers),
-// the expressions E, then the body written with W.
-func (e *Exporter) Chunk(header, imports string) string {
+// runtime, the accessors, imports (what the target's own modules the body
+// needs, such as Karmada's kube), the helpers, the expressions E, then the
+// body written with W — each only as far as roots reach. The walk is
+// jqlua's: ShakeChunk keeps the statements of everything after the
+// runtime that define a root or define nothing (the chunk's own work) and
+// those they name, accessors and expressions (Q[i], E[i]) one by one;
+// ShakePortable then keeps the parts of the runtime the result names. With
+// no roots, the chunk is what its top-level work reaches (Argo CD's
+// health.lua); a Karmada rule's chunk is what its function reaches.
+func (e *Exporter) Chunk(header, imports string, roots ...string) string {
 	var body strings.Builder
 	body.WriteString("local E = {}\n")
 	for i, x := range e.exprs {
@@ -134,14 +140,32 @@ func (e *Exporter) Chunk(header, imports string) string {
 	rest.WriteString(e.u.Lua())
 	rest.WriteString("\n")
 	rest.WriteString(imports)
-	rest.WriteString(shakeHelpers(body.String()))
+	rest.WriteString(helperText())
 	rest.WriteString(body.String())
+	shaken := jqlua.ShakeChunk(rest.String(), roots)
 	var b strings.Builder
 	b.WriteString(header)
-	b.WriteString("-- The jq runtime (the parts of jqlua's portable runtime this chunk uses), then the\n")
-	b.WriteString("-- Karta's jq expressions.\n")
-	b.WriteString(jqlua.ShakePortable(rest.String()))
-	b.WriteString(rest.String())
+	if slices.ContainsFunc(jqlua.ChunkNames(shaken), func(n string) bool { return n == "J" || n == "JX" }) {
+		b.WriteString("-- The jq runtime: the parts of karta's portable jq runtime (internal/jqlua/portable.lua,\n")
+		b.WriteString("-- which documents them) this chunk uses; then the Karta's jq expressions, each under its jq.\n")
+		b.WriteString(uncommented(jqlua.ShakePortable(shaken)))
+	}
+	b.WriteString(shaken)
+	return b.String()
+}
+
+// uncommented is Lua source without its comment lines: the runtime's
+// comments document karta's source of it, not a Karta, and each export
+// would otherwise carry them in every script. The runtime has no long
+// strings and no comment after code on a line, so a line whose first
+// non-blank characters are "--" is a comment.
+func uncommented(src string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(src, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "--") {
+			b.WriteString(l)
+		}
+	}
 	return b.String()
 }
 

@@ -11,7 +11,7 @@ import (
 // Status emits statusOf(obj), the Karta's generic status (InterpretStatus's
 // rule: the mapped statuses in precedence order, the first that holds). A
 // body that names RANK, each status's place in that precedence, gets it
-// with the helpers (shakeHelpers). Expressions with one output are called
+// with the helpers (Chunk's walk). Expressions with one output are called
 // for their value (Value), under one protected call for the whole status.
 func (e *Exporter) Status() error {
 	sd := e.In.Karta().Spec.StructureDefinition.RootComponent.StatusDefinition

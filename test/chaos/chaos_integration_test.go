@@ -12,7 +12,6 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,10 +27,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/controller"
 	"github.com/kartalua/karta/internal/testenv"
+	"github.com/kartalua/karta/internal/testobj"
 )
 
 // recoveryBound is the promise of docs/controller.md: a change made after
@@ -299,7 +298,7 @@ func (ch *chaos) changeAndMeasure(t *testing.T, p *controllerProc) time.Duration
 // installTrainJobCRD installs the tutorial's TrainJob CRD and waits until
 // it is served.
 func (ch *chaos) installTrainJobCRD() {
-	crd := readYAML(ch.t, repoRoot+"/examples/tutorial-trainjob/crd.yaml")
+	crd := testobj.Read(ch.t, repoRoot+"/examples/tutorial-trainjob/crd.yaml")
 	_, err := ch.dyn.Resource(crdGVR).Create(ch.t.Context(), crd, metav1.CreateOptions{})
 	require.NoError(ch.t, err)
 	_, ok := waitFor(ch.t.Context(), time.Minute, func() bool {
@@ -311,7 +310,7 @@ func (ch *chaos) installTrainJobCRD() {
 
 // createKarta creates the Karta the faults change: the TrainJob example.
 func (ch *chaos) createKarta() {
-	k := readYAML(ch.t, repoRoot+"/examples/kartas/trainjob.yaml")
+	k := testobj.Read(ch.t, repoRoot+"/examples/kartas/trainjob.yaml")
 	k.SetName(ch.karta)
 	_, err := ch.dyn.Resource(controller.KartaResource).Create(ch.t.Context(), k, metav1.CreateOptions{})
 	require.NoError(ch.t, err)
@@ -391,22 +390,13 @@ func (ch *chaos) waitReady(p *controllerProc, prefix string, d time.Duration) {
 // trainJob is the tutorial's running TrainJob (a launcher and four
 // workers: one PodGroup, written before any pod) named name in default.
 func (ch *chaos) trainJob(name string) *unstructured.Unstructured {
-	tj := readYAML(ch.t, repoRoot+"/examples/tutorial-trainjob/running.yaml")
+	tj := testobj.Read(ch.t, repoRoot+"/examples/tutorial-trainjob/running.yaml")
 	tj.SetName(name)
 	tj.SetNamespace(metav1.NamespaceDefault)
 	tj.SetUID("")
 	tj.SetResourceVersion("")
 	unstructured.RemoveNestedField(tj.Object, "status")
 	return tj
-}
-
-func readYAML(t *testing.T, path string) *unstructured.Unstructured {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	obj := map[string]any{}
-	require.NoError(t, yaml.Unmarshal(data, &obj))
-	return &unstructured.Unstructured{Object: obj}
 }
 
 // parallel runs f(0..n-1) on 16 goroutines and fails the test on the first

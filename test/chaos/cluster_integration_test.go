@@ -3,7 +3,6 @@
 package chaos
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -15,13 +14,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kartalua/karta/internal/testenv"
 )
 
 // repoRoot is the module's root, from this package's directory.
@@ -115,29 +115,11 @@ func buildKarta(t *testing.T) string {
 	return bin
 }
 
-// lockedBuffer is a process's standard error, read while it is written.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // controllerProc is a `karta controller` process.
 type controllerProc struct {
 	name            string
 	cmd             *exec.Cmd
-	log             *lockedBuffer
+	log             *testenv.SyncBuffer
 	health, metrics string
 	done            chan struct{}
 }
@@ -148,7 +130,7 @@ var servingRE = regexp.MustCompile(`msg="serving ([^"]+)" addr=(\S+)`)
 // output (volcano) against the cluster; it is killed when the test ends.
 func startController(t *testing.T, bin string, c *privateCluster, identity string) *controllerProc {
 	t.Helper()
-	p := &controllerProc{name: identity, log: &lockedBuffer{}, done: make(chan struct{})}
+	p := &controllerProc{name: identity, log: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, "controller", "--kubeconfig", c.kubeconfig,
 		"--leader-election-namespace", "default", "--leader-election-identity", identity,
 		"--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",

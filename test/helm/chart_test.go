@@ -2,6 +2,7 @@ package helm
 
 import (
 	"encoding/base64"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -57,7 +58,7 @@ gangOutput:
 	"webhook from cert-manager, ServiceMonitor, gang output": `
 webhook: {enabled: true, certManager: {enabled: true}}
 metrics: {serviceMonitor: {enabled: true, labels: {release: prometheus}}}
-gangOutput: {enabled: true, target: workload-api, skip: []}
+gangOutput: {enabled: true, target: workload-api, skip: [], compositePodGroup: true}
 `,
 	"gang output without the pod webhook": `
 gangOutput: {enabled: true, target: kai, podWebhook: {enabled: false}}
@@ -410,9 +411,9 @@ func TestGangOutputArgs(t *testing.T) {
 	}{
 		"everything": {valueSets["webhook from a Secret, Karmada, gang output"], []string{"--gang-output=volcano",
 			"--gang-output-skip=PyTorchJob.kubeflow.org,Job.batch.volcano.sh", "--gang-output-selector=team=ml", "--gang-output-queue=research", "--pod-webhook"}},
-		"nothing skipped": {valueSets["webhook from cert-manager, ServiceMonitor, gang output"], []string{"--gang-output=workload-api", "--gang-output-skip=", "--pod-webhook"}},
-		"no pod webhook":  {valueSets["gang output without the pod webhook"], []string{"--gang-output=kai"}},
-		"off":             {"", nil},
+		"nothing skipped, CompositePodGroups": {valueSets["webhook from cert-manager, ServiceMonitor, gang output"], []string{"--gang-output=workload-api", "--gang-output-skip=", "--gang-output-composite-pod-group", "--pod-webhook"}},
+		"no pod webhook":                      {valueSets["gang output without the pod webhook"], []string{"--gang-output=kai"}},
+		"off":                                 {"", nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var got []string
@@ -503,10 +504,15 @@ func TestGangOutputRBAC(t *testing.T) {
 		{APIGroups: []string{"run.ai"}, Resources: []string{"kartas/status"}, Verbs: []string{"update"}},
 	}
 	workloads := builtinWorkloadRules(t)
-	for _, target := range []string{"workload-api", "kai", "volcano", "coscheduling"} {
-		t.Run(target, func(t *testing.T) {
+	for _, tc := range []struct {
+		target    string
+		composite bool
+	}{{"workload-api", false}, {"workload-api", true}, {"kai", false}, {"volcano", false}, {"coscheduling", false}} {
+		target := tc.target
+		t.Run(fmt.Sprintf("%s composite=%v", target, tc.composite), func(t *testing.T) {
 			vals := parseValues(t, valueSets["webhook from a Secret, Karmada, gang output"])
 			vals["gangOutput"].(map[string]any)["target"] = target
+			vals["gangOutput"].(map[string]any)["compositePodGroup"] = tc.composite
 			values, err := yaml.Marshal(vals)
 			require.NoError(t, err)
 			objs := mustRender(t, string(values))
@@ -514,7 +520,7 @@ func TestGangOutputRBAC(t *testing.T) {
 			strictDecode(t, find(t, objs, "ClusterRole", "karta"), cr)
 			var group string
 			var resources []string
-			for _, gvk := range podgroups.Kinds(podgroups.Target(target)) {
+			for _, gvk := range (podgroups.Options{CompositePodGroup: tc.composite}).Kinds(podgroups.Target(target)) {
 				group = gvk.Group
 				resources = append(resources, strings.ToLower(gvk.Kind)+"s")
 			}

@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -544,7 +543,7 @@ func (r *controllerRun) mount(t *testing.T, dir string) {
 type controllerProcess struct {
 	run    *controllerRun
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testenv.SyncBuffer
 	done   chan error
 	addrs  map[string]string
 }
@@ -555,7 +554,7 @@ func (r *controllerRun) start(t *testing.T) *controllerProcess {
 	t.Helper()
 	dir := t.TempDir()
 	r.mount(t, dir)
-	p := &controllerProcess{run: r, stderr: &lockedBuffer{}, done: make(chan error, 1), addrs: map[string]string{}}
+	p := &controllerProcess{run: r, stderr: &testenv.SyncBuffer{}, done: make(chan error, 1), addrs: map[string]string{}}
 	p.cmd = exec.Command(r.bin, r.args(t, dir)...)
 	p.cmd.Stdout, p.cmd.Stderr = io.Discard, p.stderr
 	require.NoError(t, p.cmd.Start())
@@ -937,23 +936,4 @@ func hostname(t *testing.T) string {
 	h, err := os.Hostname()
 	require.NoError(t, err)
 	return h
-}
-
-// lockedBuffer is a bytes.Buffer safe for the process's writes and the
-// test's reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -94,7 +94,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/* The gang output's target objects: their API group and resources. */}}
 {{- define "karta.gangTarget" -}}
 {{- $t := .Values.gangOutput.target -}}
-{{- if eq $t "workload-api" }}{apiGroups: [scheduling.k8s.io], resources: [podgroups, workloads]}
+{{- if and (eq $t "workload-api") .Values.gangOutput.compositePodGroup }}{apiGroups: [scheduling.k8s.io], resources: [compositepodgroups, podgroups, workloads]}
+{{- else if eq $t "workload-api" }}{apiGroups: [scheduling.k8s.io], resources: [podgroups, workloads]}
 {{- else if eq $t "kai" }}{apiGroups: [scheduling.run.ai], resources: [podgroups]}
 {{- else if eq $t "volcano" }}{apiGroups: [scheduling.volcano.sh], resources: [podgroups]}
 {{- else }}{apiGroups: [scheduling.x-k8s.io], resources: [podgroups]}

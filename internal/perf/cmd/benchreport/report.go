@@ -287,6 +287,8 @@ func (r *results) metricLines() []string {
 			prefix, units = "ARGO-CASES vs-argocd", []string{"cases", "min-ratio", "p10-ratio", "median-ratio"}
 		case strings.HasPrefix(k.name, "Webhook/"):
 			prefix, units = "WEBHOOK "+strings.TrimPrefix(k.name, "Webhook/"), []string{"req/s", "p50-µs", "p99-µs"}
+		case strings.HasPrefix(k.name, "Exports/"):
+			prefix, units = "EXPORTS "+strings.TrimPrefix(k.name, "Exports/"), []string{"cases", "ns/op", "allocs/op"}
 		case strings.HasPrefix(k.name, "Isolation/"):
 			prefix, units = "ISOLATION "+strings.TrimPrefix(k.name, "Isolation/"), []string{"calls/s", "p50-µs", "p99-µs"}
 		case strings.HasPrefix(k.name, "ReviseInterleaved/"):

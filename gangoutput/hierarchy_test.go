@@ -1,0 +1,59 @@
+package gangoutput
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karta"
+	"github.com/kartalua/karta/podgroups"
+)
+
+// A hierarchical gang (examples/kartas/trainjob-nested.yaml: the
+// launcher, and the workers nesting a leaf per pair) with the Workload
+// API's CompositePodGroups: the controller writes the Workload, the
+// CompositePodGroups and a PodGroup per leaf, and the pod webhook links a
+// new worker to its pair's PodGroup, as podgroups.Build links it.
+func TestCompositePodGroups(t *testing.T) {
+	const group = "pg-3f6b2a90-7c1d-4e8f-a2b3-c4d5e6f7a8b9-gang"
+	e := newEnv(t)
+	ks, err := karta.LoadFile("../examples/kartas/trainjob-nested.yaml")
+	require.NoError(t, err)
+	p, err := interpreter.Compile(ks[0], interpreter.Options{})
+	require.NoError(t, err)
+	e.reg.Put(p) // in the TrainJob's place
+	e.start(podgroups.WorkloadAPI, Options{Build: podgroups.Options{CompositePodGroup: true}})
+	e.create(example(t, "tutorial-trainjob", "running.yaml")[0])
+
+	e.waitObjects(workloadGVK, "ml", "llm-finetune")
+	cpgGVK := (podgroups.Options{CompositePodGroup: true}).Kinds(podgroups.WorkloadAPI)[1]
+	require.Equal(t, "CompositePodGroup", cpgGVK.Kind)
+	cpgs := e.waitObjects(cpgGVK, "ml", group, group+"-worker")
+	assert.Equal(t, int64(2), nestedInt64(cpgs[group+"-worker"], "spec", "schedulingPolicy", "gang", "minGroupCount"))
+	pgs := e.waitObjects(workloadPGGVK, "ml", group+"-launcher", group+"-worker-0", group+"-worker-1")
+	assert.Equal(t, int64(2), nestedInt64(pgs[group+"-worker-1"], "spec", "schedulingPolicy", "gang", "minCount"))
+
+	c := webhookCase{target: podgroups.WorkloadAPI, example: "tutorial-trainjob", pod: "llm-finetune-worker-2", edit: func(pod *unstructured.Unstructured, req *admissionv1.AdmissionRequest) {
+		ownedByTrainJob(pod, req)
+		pod.SetName("") // created with generateName
+		req.Name = ""
+	}}
+	body := c.review(t)
+	rec := post(t, e.ctrl.Webhook(), body)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var got admissionv1.AdmissionReview
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
+	require.NotNil(t, got.Response)
+	require.NotNil(t, got.Response.Patch, "linked: %s", got.Response.Result)
+	var review admissionv1.AdmissionReview
+	require.NoError(t, json.Unmarshal(body, &review))
+	name, ok := podgroups.LinkOf(podgroups.WorkloadAPI, appliedPatch(t, review.Request.Object.Raw, got.Response.Patch))
+	require.True(t, ok)
+	assert.Equal(t, group+"-worker-1", name, "the pod's leaf PodGroup: the second pair's")
+}

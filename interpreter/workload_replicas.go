@@ -1,0 +1,87 @@
+package interpreter
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// InstanceReplicas is one present instance of a pod-bearing component
+// with its workload-wide pod count.
+type InstanceReplicas struct {
+	Component string `json:"component"`
+	// Instance is the instance id, "" when the component has no
+	// instanceIdPath.
+	Instance string `json:"instance"`
+	// Replicas is the instance's own replicas (1 when its component has no
+	// replicas path) times the replicas of every scaled ancestor: a
+	// LeaderWorkerSet's leader is 1 per group, so spec.replicas in all.
+	Replicas int64 `json:"replicas"`
+}
+
+// WorkloadReplicas returns the present instances of the pod-bearing
+// components, in GetPodSpecs' order (components in Karta order, instances
+// in id order), with their workload-wide pod counts: what `karta get`,
+// `karta describe` and Karmada's GetComponents count. A scaled ancestor
+// must have a single instance (a workload whose scaled ancestor repeats
+// has no single workload-wide count per instance): otherwise it fails,
+// and callers keep each instance's own replicas from GetPodSpecs.
+// Scripts do not change it: it is the Karta's structure and scale paths.
+func (p *Program) WorkloadReplicas(ctx context.Context, obj *unstructured.Unstructured) ([]InstanceReplicas, error) {
+	if err := p.checkKind(HookGetComponents, obj); err != nil {
+		return nil, err
+	}
+	if res, ok := direct(ctx, p, func(ev evaluator) ([]InstanceReplicas, error) { return p.workloadReplicas(ctx, ev, obj.Object) }); ok {
+		return res, nil
+	}
+	res, err := p.runGo(ctx, HookGetComponents, func(ctx context.Context, ev evaluator) (any, error) {
+		return p.workloadReplicas(ctx, ev, obj.Object)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res.([]InstanceReplicas), nil
+}
+
+func (p *Program) workloadReplicas(ctx context.Context, ev evaluator, obj map[string]any) ([]InstanceReplicas, error) {
+	out := []InstanceReplicas{}
+	for _, c := range p.model.comps {
+		if !c.podBearing() {
+			continue
+		}
+		units, err := p.replicaUnits(ctx, ev, c, obj)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range units {
+			out = append(out, InstanceReplicas{Component: c.c.Name, Instance: u.inst.id, Replicas: u.replicas})
+		}
+	}
+	return out, nil
+}
+
+// ExpectedPods returns, for each item of specs (GetPodSpecs' answer for
+// obj), its workload-wide pod count, or nil when it has no replicas or
+// the count is not known: WorkloadReplicas' count of the same component
+// and instance, else the item's own replicas. `karta get` and `karta
+// describe` show it as an instance's expected pods.
+func (p *Program) ExpectedPods(ctx context.Context, obj *unstructured.Unstructured, specs *PodSpecs) []*int64 {
+	wide := map[[2]string]int64{}
+	if reps, err := p.WorkloadReplicas(ctx, obj); err == nil {
+		for _, r := range reps {
+			wide[[2]string{r.Component, r.Instance}] = r.Replicas
+		}
+	}
+	out := make([]*int64, len(specs.Items))
+	for i, it := range specs.Items {
+		if it.Scale == nil || it.Scale.Replicas == nil {
+			continue
+		}
+		n, ok := wide[[2]string{it.Component, it.Instance}]
+		if !ok {
+			n = *it.Scale.Replicas
+		}
+		out[i] = &n
+	}
+	return out
+}
