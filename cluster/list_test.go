@@ -105,7 +105,7 @@ func TestListBuiltinExamples(t *testing.T) {
 		"Job ml-eval/llm-eval-harness Running [pod 4/4] [4/1]",
 		"Workflow ml-pipelines/fraud-model-9hq2w Running [step/preprocess 0/? step/train 1/? step/evaluate 0/? step/publish 0/?] [1/1]",
 		"CronJob ml-platform/model-eval-nightly Running [pod 2/2] [2/1]",
-		"JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
+		"JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [9/9]",
 		"RayCluster ml-research/llm-train Running [head 1/1 worker/cpu-workers 2/2 worker/tpu-v6e-2x4 2/2] [5/4]",
 		"RayJob ml-training/resnet-train Running [head 1/1 worker/gpu-workers 4/4 submitter 1/1] [5/5]",
 		"AppWrapper mlbatch-team-a/granite-ft Running [podset/granite-ft-data 1/1 podset/granite-ft/master 1/1 podset/granite-ft/worker 3/3] [5/5]",
@@ -210,11 +210,11 @@ func TestListOwnerChains(t *testing.T) {
 	}{{
 		name:   "every owner there",
 		change: func(o []*unstructured.Unstructured) []*unstructured.Unstructured { return o },
-		want:   "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
+		want:   "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [9/9]",
 	}, {
 		name:   "the driver's Job is gone",
 		change: func(o []*unstructured.Unstructured) []*unstructured.Unstructured { return without(o, driverJob) },
-		want:   "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 0/1 replicatedjob/workers 8/8] [8/8]",
+		want:   "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 0/1 replicatedjob/workers 8/8] [8/9]",
 	}, {
 		name: "a Job of that name is another one",
 		change: func(o []*unstructured.Unstructured) []*unstructured.Unstructured {
@@ -222,12 +222,12 @@ func TestListOwnerChains(t *testing.T) {
 			other.SetUID(types.UID("c0000000-0000-4000-8000-000000000001"))
 			return append(without(o, workersJob), other)
 		},
-		want: "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 4/8] [1/1,4/8]",
+		want: "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 4/8] [5/9]",
 	}, {
 		name:    "a Job cannot be read",
 		change:  func(o []*unstructured.Unstructured) []*unstructured.Unstructured { return o },
 		forbid:  "llama3-pretrain-driver-0",
-		want:    "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 0/1 replicatedjob/workers 8/8] [8/8]",
+		want:    "JobSet ml-research/llama3-pretrain Running [replicatedjob/driver 0/1 replicatedjob/workers 8/8] [8/9]",
 		warning: `cannot read Job ml-research/llama3-pretrain-driver-0, an owner of pods: jobs.batch "llama3-pretrain-driver-0" is forbidden: User "karta-reader" cannot get resource "jobs"; its pods are not counted`,
 	}}
 	for _, tc := range cases {

@@ -32,7 +32,7 @@ const (
 	workers0UID      = "a6e76e3c-872f-46d6-8606-e12fb18e463d"
 	workers1UID      = "0e3b28b5-6d8e-4849-a391-c4f24b461311"
 	pyTorchJobNS     = "nlp"
-	pyTorchGroup     = "pg-9b1e5c3a-24f7-4d8e-a6b0-53c2e7f91d04-job-mistral-7b-sft"
+	pyTorchGroup     = "pg-9b1e5c3a-24f7-4d8e-a6b0-53c2e7f91d04-job"
 	pyTorchJobUID    = "9b1e5c3a-24f7-4d8e-a6b0-53c2e7f91d04"
 )
 

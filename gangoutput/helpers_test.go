@@ -97,6 +97,7 @@ func newEnv(t testing.TB) *env {
 	p, err := interpreter.Compile(ks[0], interpreter.Options{})
 	require.NoError(t, err)
 	reg.Put(p)
+	reg.Put(alphaJobSet(t, reg))
 
 	// The MPIJob CRD serves v2beta1 (its storage version) and v1.
 	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Group: "kubeflow.org", Version: "v2beta1"}})
@@ -346,4 +347,26 @@ func podsOwnedBy(pods []*unstructured.Unstructured, uids ...string) []*unstructu
 		}
 	}
 	return out
+}
+
+// alphaJobSet is the built-in JobSet Karta with the alpha form of the gang
+// (a group per replicated job, keyed by the JobSet and replicated job
+// names), so that the controller's handling of alpha groups, which come
+// and go with their pods, is tested on the JobSet example; the built-in
+// uses the v2 form (one group per JobSet).
+func alphaJobSet(t testing.TB, reg *interpreter.Registry) *interpreter.Program {
+	t.Helper()
+	p, ok := reg.Get(jobSetGVK)
+	require.True(t, ok)
+	k := p.Karta().DeepCopy()
+	k.Spec.Instructions = &karta.Instructions{GangScheduling: &karta.GangScheduling{PodGroups: []karta.PodGroup{{
+		Name: "replicatedjob",
+		Members: []karta.PodGroupMember{{ComponentName: "replicatedjob", GroupByKeyPaths: []string{
+			`.metadata.labels["jobset.sigs.k8s.io/jobset-name"]`,
+			`.metadata.labels["jobset.sigs.k8s.io/replicatedjob-name"]`,
+		}}},
+	}}}}
+	ap, err := interpreter.Compile(k, interpreter.Options{})
+	require.NoError(t, err)
+	return ap
 }

@@ -470,5 +470,10 @@ func (r *GangResult) normalize() {
 		if r.Groups[i].Pods == nil {
 			r.Groups[i].Pods = []string{}
 		}
+		for j := range r.Groups[i].SubGroups {
+			if sg := &r.Groups[i].SubGroups[j]; sg.Pods == nil {
+				sg.Pods = []string{}
+			}
+		}
 	}
 }

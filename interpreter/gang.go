@@ -19,9 +19,11 @@ type podRoute struct {
 	// member is the effective alpha member; nil with the v2 form.
 	member *gangMember
 	group  string
-	// gi is the alpha group's index in the call's gangAssembly, -1 for
-	// none (unmatched, or the v2 form).
+	// gi is the group's index in the call's gangAssembly, -1 for none
+	// (unmatched, or the v2 form's one group per object).
 	gi int
+	// slot is the v2 subgroup's index in the call's layout, -1 for none.
+	slot int
 	// reason is non-empty when the pod is unmatched.
 	reason string
 }
@@ -45,6 +47,9 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 	defer o.release()
 	routes := o.takeRoutes(len(pods))
 	var ga gangAssembly
+	if g.v2 != nil {
+		ga.slots = g.v2.layout(o)
+	}
 	var namer podNamer
 	for i, pod := range pods {
 		if err := podsGoOn(ctx, ev, i); err != nil {
@@ -55,7 +60,7 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 		routes[i].name = namer.name(pi.name, pi.ns, len(pods)-i)
 	}
 	if g.v2 != nil {
-		res.Groups = append(res.Groups, g.v2Group(o, routes))
+		res.Groups = g.v2Groups(o, routes, &ga)
 	} else {
 		res.Groups = g.alphaGroups(ctx, ev, o, pods, routes, &ga)
 	}
@@ -153,13 +158,20 @@ func (g *gangModel) placeOne(ctx context.Context, ev evaluator, obj map[string]a
 	}
 	defer o.release()
 	var ga gangAssembly
+	if g.v2 != nil {
+		ga.slots = g.v2.layout(o)
+	}
 	pi := newPodIn(pod)
 	routes := make([]podRoute, 1)
 	g.route(ctx, ev, o, &pi, &ga, 1, &routes[0])
 	var minMember int64
 	if routes[0].reason == "" {
 		if g.v2 != nil {
-			minMember, _ = g.v2MinMembers(o)
+			n := wholeComponent
+			if gi := routes[0].gi; gi >= 0 {
+				n = ga.groups[gi].v2n
+			}
+			minMember = g.v2MinMembers(o, ga.slots, n, make([]int64, len(ga.slots)))
 		} else {
 			ag := &alphaGroup{name: routes[0].group, def: routes[0].member.def, pods: []int{0}}
 			minMember = g.groupMinMember(ctx, ev, o, ag, []map[string]any{pod}, routes)
@@ -172,8 +184,12 @@ func (g *gangModel) placeOne(ctx context.Context, ev evaluator, obj map[string]a
 	if r.reason != "" {
 		return nil, r.reason, nil
 	}
-	return &PodPlacement{Component: r.pl.comp.c.Name, Instance: r.pl.instance, Replica: r.pl.replica,
-		Group: r.group, MinMember: minMember}, "", nil
+	pl := &PodPlacement{Component: r.pl.comp.c.Name, Instance: r.pl.instance, Replica: r.pl.replica,
+		Group: r.group, MinMember: minMember}
+	if r.slot >= 0 {
+		pl.SubGroup = o.slotName(ga.slots[r.slot])
+	}
+	return pl, "", nil
 }
 
 // cancelled reports a cancelled call as the context's error rather than
@@ -192,7 +208,7 @@ func cancelled(ctx context.Context, err error) error {
 func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod *podIn, ga *gangAssembly, left int, r *podRoute) {
 	// The pod's name is the caller's to set: PlacePod names a pod only
 	// when it is unmatched.
-	r.gi = -1
+	r.gi, r.slot = -1, -1
 	pl, reason := g.placePod(ctx, ev, o, pod)
 	if reason != "" {
 		r.reason = reason
@@ -200,10 +216,7 @@ func (g *gangModel) route(ctx context.Context, ev evaluator, o *gangObject, pod 
 	}
 	r.pl = pl
 	if g.v2 != nil {
-		if ga.v2Name == "" {
-			ga.v2Name = groupName(o.uid, g.v2.name, nil)
-		}
-		r.group = ga.v2Name
+		g.routeV2(ctx, ev, o, pod, ga, left, r)
 		return
 	}
 	gm, reason := g.effectiveMember(ctx, ev, g.comps[pl.comp.index], pod)
@@ -231,8 +244,10 @@ type gangAssembly struct {
 	byKey map[string]int
 	// buf is the room in which each pod's group name is written.
 	buf []byte
-	// v2Name is the v2 group's name, once built.
+	// v2Name is the v2 group's name, once built (unscoped groups only);
+	// slots is the v2 subgroup layout of the call.
 	v2Name string
+	slots  []v2Slot
 	// last is the index of the group the previous pod joined: an
 	// operator's pods come group by group, so it is tried first.
 	last int
@@ -409,6 +424,8 @@ type alphaGroup struct {
 	n int
 	// clash lists further definitions that produce the same name.
 	clash []*gangDef
+	// v2n is a scoped v2 group's narrowing: its instance or replica.
+	v2n narrowing
 }
 
 // alphaGroups gives the assembled groups their pods, computes each group's
@@ -483,36 +500,4 @@ func (g *gangModel) unmatchClash(ag *alphaGroup, routes []podRoute) {
 	for _, i := range ag.pods {
 		routes[i].reason = reason
 	}
-}
-
-// v2Group builds the one group of the v2 form. It exists
-// whatever the pods, as the group is per object: a scheduler can create
-// it before the pods. Filters and keys do not apply.
-func (g *gangModel) v2Group(o *gangObject, routes []podRoute) Group {
-	v2 := g.v2
-	total, subMins := g.v2MinMembers(o)
-	subs := make([]SubGroup, len(v2.subs))
-	for i, s := range v2.subs {
-		subs[i] = SubGroup{Name: s.comp.name(), MinMember: subMins[i], Pods: []string{}, Topology: s.topology}
-	}
-	grp := Group{Name: groupName(o.uid, v2.name, nil), Definition: v2.name, MinMember: total,
-		Pods: []string{}, SubGroups: subs, Topology: v2.topology}
-	n := int64(len(subs))
-	grp.MinSubGroups = &n
-	for _, r := range routes {
-		if r.reason != "" {
-			continue
-		}
-		grp.Pods = append(grp.Pods, r.name)
-		// A pod that no subgroup covers stays in the group only.
-		if s := v2.subOf[r.pl.comp.index]; s != nil {
-			i := slices.Index(v2.subs, s)
-			subs[i].Pods = append(subs[i].Pods, r.name)
-		}
-	}
-	slices.Sort(grp.Pods)
-	for i := range subs {
-		slices.Sort(subs[i].Pods)
-	}
-	return grp
 }

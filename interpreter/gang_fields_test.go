@@ -62,7 +62,9 @@ func TestMinMemberPath(t *testing.T) {
 		{"alpha: absent keeps the computed minimum", alpha(runPolicy), nil, 4, nil},
 		{"alpha: 0 keeps the computed minimum", alpha(runPolicy), 0, 4, nil},
 		{"alpha: a default in the path", alpha(runPolicy + " // 1"), nil, 1, nil},
-		{"v2: the object's minimum replaces the sum, subgroups keep theirs", v2(runPolicy), 2, 2, []int64{1, 3}},
+		{"v2: a minimum below the sum is taken from the last subgroup first", v2(runPolicy), 2, 2, []int64{1, 1}},
+		{"v2: the first subgroup keeps its pods while later ones have some", v2(runPolicy), 1, 1, []int64{1, 0}},
+		{"v2: a minimum above the sum leaves the subgroups", v2(runPolicy), 6, 6, []int64{1, 3}},
 		{"v2: absent keeps the sum", v2(runPolicy), nil, 4, []int64{1, 3}},
 	}
 	for _, tc := range cases {

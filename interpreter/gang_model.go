@@ -72,25 +72,6 @@ type gangMember struct {
 	filters []*podExpr
 }
 
-// gangV2 is the podGroup (v2) form.
-type gangV2 struct {
-	name     string
-	topology *karta.Topology
-	subs     []*gangSub
-	// minMember is the group's minMemberPath, nil without one.
-	minMember *jqProgram
-	// subOf[i] is the subgroup that pods of component i join: the one of
-	// the component itself or of its nearest ancestor; nil
-	// when none covers it.
-	subOf []*gangSub
-}
-
-// gangSub is one v2 subgroup entry.
-type gangSub struct {
-	comp     *gangComp
-	topology *karta.Topology
-}
-
 // newGangModel compiles the pod-side and scale paths of m's Karta. Like
 // newModel it fails on what validation reports first (an expression that
 // does not compile, an unknown member component, both gang forms), so
@@ -213,36 +194,6 @@ func (g *gangModel) compileAlpha(groups []karta.PodGroup) error {
 		g.defs = append(g.defs, def)
 	}
 	return nil
-}
-
-func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
-	v2 := &gangV2{name: pg.Name, topology: pg.Topology, subOf: make([]*gangSub, len(g.comps))}
-	if pg.MinMemberPath != "" {
-		p, err := g.m.exprs.compile(pg.MinMemberPath)
-		if err != nil {
-			return nil, fmt.Errorf("podGroup.minMemberPath: %w", err)
-		}
-		v2.minMember = p
-	}
-	own := make([]*gangSub, len(g.comps))
-	for i := range pg.SubGroups {
-		gc, err := g.comp(pg.SubGroups[i].ComponentName)
-		if err != nil {
-			return nil, fmt.Errorf("podGroup.subGroups[%d]: %w", i, err)
-		}
-		sub := &gangSub{comp: gc, topology: pg.SubGroups[i].Topology}
-		v2.subs = append(v2.subs, sub)
-		own[gc.cm.index] = sub
-	}
-	for _, cm := range g.m.comps {
-		for a := cm; a != nil; a = a.parent {
-			if own[a.index] != nil {
-				v2.subOf[cm.index] = own[a.index]
-				break
-			}
-		}
-	}
-	return v2, nil
 }
 
 // hasInstructions reports whether the Karta has gang instructions.

@@ -248,29 +248,6 @@ func (g *gangModel) leafCount(o *gangObject, gc *gangComp, n narrowing) int64 {
 	return count
 }
 
-// v2MinMembers returns the v2 group's minMember and each subgroup's W(C)
-// = sub(C) × Π m(A) over C's proper ancestors, m(A) = own(A) if > 0 else
-// 1: the workload-wide pod count of C. The group's minMember is their sum,
-// unless the object states it (podGroup.minMemberPath).
-func (g *gangModel) v2MinMembers(o *gangObject) (int64, []int64) {
-	var total int64
-	subs := make([]int64, len(g.v2.subs))
-	for i, s := range g.v2.subs {
-		w := g.sub(o, s.comp, wholeComponent)
-		for a := s.comp.cm.parent; a != nil; a = a.parent {
-			if m := o.own(g.comps[a.index], -1); m > 0 {
-				w = satMul(w, m)
-			}
-		}
-		subs[i] = w
-		total = satAdd(total, w)
-	}
-	if o.v2Min > 0 {
-		total = o.v2Min
-	}
-	return total, subs
-}
-
 // satAdd and satMul saturate at MaxInt64 rather than wrap: scales are
 // each at most 2^31-1, but a deep tree of them could overflow, and a
 // negative minMember would be worse than a huge one.

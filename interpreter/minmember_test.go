@@ -16,8 +16,14 @@ import (
 func assertPlaceOneAgrees(t *testing.T, g *gangModel, obj map[string]any, pods []map[string]any, res *GangResult) {
 	t.Helper()
 	minOf := map[string]int64{}
+	subOf := map[string]string{}
 	for _, grp := range res.Groups {
 		minOf[grp.Name] = grp.MinMember
+		for _, sg := range grp.SubGroups {
+			for _, pod := range sg.Pods {
+				subOf[pod] = sg.Name
+			}
+		}
 	}
 	for i, pl := range res.Placements {
 		var pod map[string]any
@@ -31,7 +37,7 @@ func assertPlaceOneAgrees(t *testing.T, g *gangModel, obj map[string]any, pods [
 		require.NoError(t, err)
 		require.Empty(t, reason, pl.Pod)
 		assert.Equal(t, PodPlacement{Component: pl.Component, Instance: pl.Instance, Replica: pl.Replica,
-			Group: pl.Group, MinMember: minOf[pl.Group]}, *pp, pl.Pod)
+			Group: pl.Group, MinMember: minOf[pl.Group], SubGroup: subOf[pl.Pod]}, *pp, pl.Pod)
 	}
 }
 

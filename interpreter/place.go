@@ -17,6 +17,9 @@ type PodPlacement struct {
 	Replica   string `json:"replica"`
 	Group     string `json:"group"`
 	MinMember int64  `json:"minMember"`
+	// SubGroup is the v2 subgroup the pod is in, "" when none covers it
+	// (or with the alpha form).
+	SubGroup string `json:"subGroup,omitempty"`
 }
 
 // placement is a pod placed on the component tree.

@@ -539,11 +539,20 @@ type PodGroupMember struct {
 
 // PodGroupV2 is the v2 gang definition.
 type PodGroupV2 struct {
-	Name      string     `json:"name"`
+	Name string `json:"name"`
+	// ComponentName is the group's scope; the root when empty. A component
+	// with instances (instanceIdPath) or a replicaSelector makes one group
+	// per instance or replica, named pg-<uid>-<name>-<id>, and counts that
+	// instance or replica alone; pods of other components are unmatched.
+	// +optional
+	ComponentName string `json:"componentName,omitempty"`
+	// SubGroups are the group's subgroups. An entry whose component
+	// descends from another entry's component nests under it.
 	SubGroups []SubGroup `json:"subGroups"`
 	// MinMemberPath is a jq expression on the root object whose positive
-	// integer replaces the group's computed minMember (the subgroups keep
-	// theirs); null, absent or 0 keeps the computed one.
+	// integer replaces the group's computed minMember; null, absent or 0
+	// keeps the computed one. A minimum below the subgroups' sum is taken
+	// from the last listed subgroups first.
 	// +optional
 	MinMemberPath string `json:"minMemberPath,omitempty"`
 	// +optional
@@ -553,6 +562,11 @@ type PodGroupV2 struct {
 // SubGroup is one component's part of a v2 group.
 type SubGroup struct {
 	ComponentName string `json:"componentName"`
+	// PerInstance makes one subgroup per present instance of the
+	// component (which must have an instanceIdPath), named
+	// <component>-<id>, instead of one for all of them.
+	// +optional
+	PerInstance bool `json:"perInstance,omitempty"`
 	// +optional
 	Topology *Topology `json:"topology,omitempty"`
 }

@@ -124,6 +124,12 @@ func (v *validator) podGroupV2(p *field.Path, g *PodGroupV2) {
 	if g.Name == "" {
 		v.errorf(p.Child("name"), "required: the group definition's name, used in the pod group name")
 	}
+	var scope *compRef
+	if g.ComponentName != "" {
+		if scope = v.byName[g.ComponentName]; scope == nil {
+			v.errorf(p.Child("componentName"), "%q does not name a component (%s)", g.ComponentName, v.names())
+		}
+	}
 	v.topology(p.Child("topology"), g.Topology)
 	v.optionalExpr(p.Child("minMemberPath"), g.MinMemberPath)
 	sp := p.Child("subGroups")
@@ -134,25 +140,51 @@ func (v *validator) podGroupV2(p *field.Path, g *PodGroupV2) {
 	subs := make([]*compRef, len(g.SubGroups))
 	for i, s := range g.SubGroups {
 		subs[i] = v.memberComponent(sp.Index(i).Child("componentName"), s.ComponentName, seen, i, sp, "subgroup")
+		if s.PerInstance && subs[i] != nil && subs[i].c.InstanceIDPath == "" {
+			v.errorf(sp.Index(i).Child("perInstance"), "component %q has no instanceIdPath, so it has no instances to split by", s.ComponentName)
+		}
 		v.topology(sp.Index(i).Child("topology"), s.Topology)
 	}
 	if !v.treeOK {
 		return
 	}
-	// A pod joins the subgroup of its nearest covered component, so nested
-	// subgroups would split one component's pods unpredictably.
+	v.subGroupNesting(p, g, scope, subs)
+}
+
+// subGroupNesting checks the v2 subgroups' places in the component tree
+// (docs/karta.md, "The v2 podGroup"): each lies in the group's scope, an
+// entry nests under the entry of its nearest listed ancestor, which must
+// come first (the output lists parents before children, and a stated
+// minimum is taken from the last entries first), and nothing nests under
+// a per-instance entry, whose subgroups are per instance.
+func (v *validator) subGroupNesting(p *field.Path, g *PodGroupV2, scope *compRef, subs []*compRef) {
+	sp := p.Child("subGroups")
 	for i, a := range subs {
-		for j := 0; j < i && a != nil; j++ {
-			b := subs[j]
-			switch {
-			case b == nil:
-			case isAncestor(b, a):
-				v.errorf(sp.Index(i).Child("componentName"), "%q is a descendant of %q (%s); subgroups must not nest",
-					a.c.Name, b.c.Name, sp.Index(j))
-			case isAncestor(a, b):
-				v.errorf(sp.Index(i).Child("componentName"), "%q is an ancestor of %q (%s); subgroups must not nest",
-					a.c.Name, b.c.Name, sp.Index(j))
+		if a == nil {
+			continue
+		}
+		cp := sp.Index(i).Child("componentName")
+		if scope != nil && a != scope && !isAncestor(scope, a) {
+			v.errorf(cp, "%q is not %q or one of its descendants (%s); a subgroup lies in its group's component",
+				a.c.Name, scope.c.Name, p.Child("componentName"))
+			continue
+		}
+		if g.SubGroups[i].PerInstance && a == scope && a.c.InstanceIDPath != "" {
+			v.errorf(sp.Index(i).Child("perInstance"), "%q is the group's component: its groups are per instance already", a.c.Name)
+		}
+		parent := -1
+		for j, b := range subs {
+			if b != nil && isAncestor(b, a) && (parent < 0 || isAncestor(subs[parent], b)) {
+				parent = j
 			}
+		}
+		switch {
+		case parent < 0:
+		case parent > i:
+			v.errorf(cp, "%q nests under %q (%s), which must be listed before it", a.c.Name, subs[parent].c.Name, sp.Index(parent))
+		case g.SubGroups[parent].PerInstance:
+			v.errorf(cp, "%q is under %q (%s), whose subgroups are per instance; a subgroup cannot nest under a per-instance subgroup",
+				a.c.Name, subs[parent].c.Name, sp.Index(parent))
 		}
 	}
 }

@@ -194,23 +194,85 @@ func TestValidateInstructions(t *testing.T) {
 			},
 		},
 		{
-			name: "subgroup under another",
+			name: "subgroup under another nests",
 			base: fixtureLWS,
 			mutate: func(t *testing.T, k *Karta) {
 				gangOf(k).PodGroups = nil
 				gangOf(k).PodGroup = &PodGroupV2{Name: "lws", SubGroups: []SubGroup{{ComponentName: "group"}, {ComponentName: "worker"}}}
 			},
-			want: []wantProblem{errAt(fV2+".subGroups[1].componentName",
-				`"worker" is a descendant of "group" (`+fV2+".subGroups[0]); subgroups must not nest")},
 		},
 		{
-			name: "subgroup above another",
+			name: "group per replica with leader and worker subgroups",
+			base: fixtureLWS,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "lws", ComponentName: "group",
+					SubGroups: []SubGroup{{ComponentName: "leader"}, {ComponentName: "worker"}}}
+			},
+		},
+		{
+			name: "subgroup above another is listed after it",
 			base: fixtureLWS,
 			mutate: func(t *testing.T, k *Karta) {
 				gangOf(k).PodGroups = nil
 				gangOf(k).PodGroup = &PodGroupV2{Name: "lws", SubGroups: []SubGroup{{ComponentName: "leader"}, {ComponentName: "lws"}}}
 			},
-			want: []wantProblem{errAt(fV2+".subGroups[1].componentName", `"lws" is an ancestor of "leader"`)},
+			want: []wantProblem{errAt(fV2+".subGroups[0].componentName",
+				`"leader" nests under "lws" (`+fV2+".subGroups[1]), which must be listed before it")},
+		},
+		{
+			name: "group component problems",
+			base: fixtureLWS,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "lws", ComponentName: "group",
+					SubGroups: []SubGroup{{ComponentName: "lws"}, {ComponentName: "group", PerInstance: true}}}
+			},
+			want: []wantProblem{
+				errAt(fV2+".subGroups[0].componentName", `"lws" is not "group" or one of its descendants (`+fV2+
+					".componentName); a subgroup lies in its group's component"),
+				errAt(fV2+".subGroups[1].perInstance", `component "group" has no instanceIdPath, so it has no instances to split by`),
+			},
+		},
+		{
+			name: "per-instance subgroup of the group's own component",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "jobset", ComponentName: "replicatedjob",
+					SubGroups: []SubGroup{{ComponentName: "replicatedjob", PerInstance: true}}}
+			},
+			want: []wantProblem{errAt(fV2+".subGroups[0].perInstance", `"replicatedjob" is the group's component: its groups are per instance already`)},
+		},
+		{
+			name: "unknown group component",
+			base: fixtureLWS,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "lws", ComponentName: "gruop", SubGroups: []SubGroup{{ComponentName: "leader"}}}
+			},
+			want: []wantProblem{errAt(fV2+".componentName", `"gruop" does not name a component`)},
+		},
+		{
+			name: "per-instance subgroups",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "jobset", SubGroups: []SubGroup{{ComponentName: "replicatedjob", PerInstance: true}}}
+			},
+		},
+		{
+			name: "nesting under a per-instance subgroup",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				k.Spec.StructureDefinition.ChildComponents = append(k.Spec.StructureDefinition.ChildComponents,
+					Component{Name: "pod", OwnerRef: ptrTo("replicatedjob")})
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "jobset", SubGroups: []SubGroup{
+					{ComponentName: "replicatedjob", PerInstance: true}, {ComponentName: "pod"}}}
+			},
+			want: []wantProblem{errAt(fV2+".subGroups[1].componentName", `"pod" is under "replicatedjob" (`+fV2+
+				".subGroups[0]), whose subgroups are per instance; a subgroup cannot nest under a per-instance subgroup")},
 		},
 		{
 			name: "no nesting check on a broken tree",

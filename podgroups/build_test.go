@@ -33,6 +33,21 @@ func pytorchjob(t *testing.T, edit func(obj map[string]any)) (*interpreter.Progr
 	return p, obj, loadAll(t, "../examples/pytorchjob/pods.yaml")
 }
 
+// alphaPyTorchJob is pytorchjob's program with the alpha form of the gang
+// (one group per job name), for the tests of alpha definitions; the
+// built-in uses the v2 form.
+func alphaPyTorchJob(t *testing.T) (*interpreter.Program, *unstructured.Unstructured, []*unstructured.Unstructured) {
+	t.Helper()
+	p, obj, pods := pytorchjob(t, nil)
+	k := p.Karta().DeepCopy()
+	jobName := []string{`.metadata.labels["training.kubeflow.org/job-name"]`}
+	k.Spec.Instructions = &karta.Instructions{GangScheduling: &karta.GangScheduling{PodGroups: []karta.PodGroup{{Name: "job",
+		Members: []karta.PodGroupMember{{ComponentName: "master", GroupByKeyPaths: jobName}, {ComponentName: "worker", GroupByKeyPaths: jobName}}}}}}
+	ap, err := interpreter.Compile(k, interpreter.Options{})
+	require.NoError(t, err)
+	return ap, obj, pods
+}
+
 func set(t *testing.T, obj map[string]any, value any, path ...string) {
 	t.Helper()
 	require.NoError(t, unstructured.SetNestedField(obj, value, path...))
@@ -115,7 +130,8 @@ func TestBuildFromTheWorkload(t *testing.T) {
 			unstructured.RemoveNestedField(obj, "metadata", "uid")
 		}, podgroups.Coscheduling, podgroups.Options{}, func(t *testing.T, pg *unstructured.Unstructured, res *podgroups.Result) {
 			assert.Empty(t, pg.GetOwnerReferences())
-			require.Len(t, res.Warnings, 1)
+			// The other warning: coscheduling keeps no subgroups.
+			require.Len(t, res.Warnings, 2)
 			assert.Contains(t, res.Warnings[0], "no metadata.uid")
 		}},
 	}
@@ -211,7 +227,7 @@ func TestBuildErrors(t *testing.T) {
 		assert.Contains(t, err.Error(), "spec.minMember: Invalid value: 2147483648: must be between 1 and 2147483647")
 	})
 	t.Run("more gang definitions than a Workload has templates", func(t *testing.T) {
-		p, obj, pods := pytorchjob(t, nil)
+		p, obj, pods := alphaPyTorchJob(t)
 		k := p.Karta().DeepCopy()
 		gs := k.Spec.EffectiveInstructions().GangScheduling
 		for i := 0; i < 8; i++ {
@@ -238,7 +254,7 @@ func TestBuildErrors(t *testing.T) {
 		require.ErrorIs(t, err, podgroups.ErrNoGangInstructions)
 	})
 	t.Run("alpha groups without pods", func(t *testing.T) {
-		p, obj, _ := pytorchjob(t, nil)
+		p, obj, _ := alphaPyTorchJob(t)
 		_, err := podgroups.ForProgram(context.Background(), p, obj, nil, podgroups.KAI, podgroups.Options{})
 		var ne *podgroups.NoGroupsError
 		require.ErrorAs(t, err, &ne)

@@ -126,8 +126,9 @@ func (e *UnlinkedError) Error() string {
 }
 
 // placedRole is the role Build gives a placed pod (see plans): a v2
-// group's subgroup for KAI and Volcano (the subgroup of the nearest
-// component at or above the pod's that one is of), an alpha group's
+// group's subgroup for KAI and Volcano (the one PlacePod reports: of the
+// nearest component at or above the pod's that one is of, per instance
+// when the entry splits so), an alpha group's
 // component and instance for Volcano, none otherwise.
 func placedRole(k *karta.Karta, target Target, pl *interpreter.PodPlacement) string {
 	if target != KAI && target != Volcano {
@@ -144,20 +145,10 @@ func placedRole(k *karta.Karta, target Target, pl *interpreter.PodPlacement) str
 		}
 		return ""
 	}
-	parent := map[string]string{}
-	for _, c := range k.Spec.StructureDefinition.Components() {
-		if c.OwnerRef != nil {
-			parent[c.Name] = *c.OwnerRef
-		}
+	if pl.SubGroup == "" {
+		return ""
 	}
-	for c, seen := pl.Component, 0; c != "" && seen <= len(parent); c, seen = parent[c], seen+1 {
-		for _, sg := range v2.SubGroups {
-			if sg.ComponentName == c {
-				return labelName(c)
-			}
-		}
-	}
-	return ""
+	return labelName(pl.SubGroup)
 }
 
 // LinkOf is the name of the object a pod is linked to for target (its

@@ -118,7 +118,7 @@ func TestLinkOf(t *testing.T) {
 // controller still writes the Workload API's Workload, from the Karta and
 // the object alone, and nothing for the other targets.
 func TestAllowNoGroups(t *testing.T) {
-	p, obj, _ := pytorchjob(t, nil)
+	p, obj, _ := alphaPyTorchJob(t)
 	_, err := podgroups.ForProgram(context.Background(), p, obj, nil, podgroups.WorkloadAPI, podgroups.Options{})
 	var none *podgroups.NoGroupsError
 	require.ErrorAs(t, err, &none)

@@ -152,7 +152,9 @@ func (m *model) groupUnits(g *interpreter.Group, placements []interpreter.Placem
 func (m *model) subUnits(component string) []*unit {
 	var out []*unit
 	for _, u := range m.units {
-		if m.within(u.item.Component, component) {
+		// A per-instance subgroup is named after its unit's role,
+		// <component>-<id> (docs/karta.md, "The v2 podGroup").
+		if m.within(u.item.Component, component) || u.role() == component {
 			out = append(out, u)
 		}
 	}

@@ -82,7 +82,9 @@ func ExampleDescribe() {
 	//         Pod "mistral-7b-sft-worker-0" phase=Running
 	//         Pod "mistral-7b-sft-worker-1" phase=Running
 	//         Pod "mistral-7b-sft-worker-2" phase=Running
-	//   Group "pg-9b1e5c3a-24f7-4d8e-a6b0-53c2e7f91d04-job-mistral-7b-sft" present=4 minMember=4
+	//   Group "pg-9b1e5c3a-24f7-4d8e-a6b0-53c2e7f91d04-job" present=4 minMember=4
+	//     Group "master" present=1 minMember=1
+	//     Group "worker" present=3 minMember=3
 	//   Pod "mistral-dev-0" unmatched: no component selector matches
 	//   Pod "mistral-7b-sft-eval-5vglx" unmatched: no component selector matches
 }

@@ -108,8 +108,8 @@ func describe(t *testing.T, p *interpreter.Program, obj *unstructured.Unstructur
 // (LeaderWorkerSet), fragmented definitions and unknown replicas
 // (Milvus), a pod-bearing root (NIMService).
 func TestDescribeShapes(t *testing.T) {
-	const lwsGroup = "pg-e85b3a1f-0d27-4c6e-b94a-7f1c2d8e6a30-group-vllm-llama3-405b-"
-	const rayGroup = "pg-5d1c7e2a-93b4-4f0e-a8c6-2b7f1e0d4c91-cluster-llm-train"
+	const lwsGroup = "pg-e85b3a1f-0d27-4c6e-b94a-7f1c2d8e6a30-group-"
+	const rayGroup = "pg-5d1c7e2a-93b4-4f0e-a8c6-2b7f1e0d4c91-cluster"
 	const nimGroup = "pg-5d2f8a61-3b7c-4e0f-9a1d-7c6b2e84f913-nim-meta-llama3-8b-instruct"
 	cases := map[string][]string{
 		"leaderworkerset": {
@@ -133,7 +133,11 @@ func TestDescribeShapes(t *testing.T) {
 			`Pod "vllm-llama3-405b-1-2" group=` + lwsGroup + `1 min=4`,
 			`Pod "vllm-llama3-405b-1-3" group=` + lwsGroup + `1 min=4`,
 			`Group "` + lwsGroup + `0" present=4/4`,
+			`Group "leader" present=1/1`,
+			`Group "worker" present=3/3`,
 			`Group "` + lwsGroup + `1" present=4/4`,
+			`Group "leader" present=1/1`,
+			`Group "worker" present=3/3`,
 			`Pod "llama-router-54c8f7d9b6-zq4nm" reason=no component selector matches`,
 		},
 		"raycluster": {
@@ -150,6 +154,9 @@ func TestDescribeShapes(t *testing.T) {
 			`Pod "llm-train-tpu-v6e-2x4-worker-8d4kr" group=` + rayGroup + ` min=4`,
 			`Pod "llm-train-tpu-v6e-2x4-worker-zt6wb" group=` + rayGroup + ` min=4`,
 			`Group "` + rayGroup + `" present=5/4`,
+			`Group "head" present=1/1`,
+			`Group "worker-cpu-workers" present=2/1`,
+			`Group "worker-tpu-v6e-2x4" present=2/2`,
 			`Pod "alice-notebook-0" reason=no component selector matches`,
 		},
 		"nimservice": {
@@ -285,7 +292,7 @@ func TestDescribeForeignPods(t *testing.T) {
 	require.Equal(t, "mistral-7b-sft-worker-2", otherKind.GetName())
 	otherKind.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "kubeflow.org/v2", Kind: "TrainJob", Name: "t", UID: "c0", Controller: &yes}})
 	tree := describe(t, program(t, "pytorchjob", nil), obj, []*unstructured.Unstructured{pods[0], other, byName, otherKind})
-	const group = "pg-9b1e5c3a-24f7-4d8e-a6b0-53c2e7f91d04-job-mistral-7b-sft"
+	const group = "pg-9b1e5c3a-24f7-4d8e-a6b0-53c2e7f91d04-job"
 	assert.Equal(t, []string{
 		`Workload "mistral-7b-sft" status=Running`,
 		`Component "pytorchjob"`,
@@ -297,6 +304,8 @@ func TestDescribeForeignPods(t *testing.T) {
 		`Pod "mistral-7b-sft-worker-1" group=` + group + ` min=4`,
 		`Pod "mistral-7b-sft-worker-2" group=` + group + ` min=4`,
 		`Group "` + group + `" present=3/4`,
+		`Group "master" present=1/1`,
+		`Group "worker" present=2/3`,
 		`Pod "mistral-7b-sft-worker-0" reason=owned by PyTorchJob mistral-7b-sft-b, not by this PyTorchJob`,
 	}, trimmed(outline(tree)))
 }
@@ -474,8 +483,9 @@ func TestWalk(t *testing.T) {
 		"2 Component replicatedjob",
 		"3 Instance driver",
 		"3 Instance workers",
-		"1 Group pg-3d8f2b61-7c4e-4a19-b5d2-9e0a6c1f48b7-replicatedjob-llama3-pretrain-driver",
-		"1 Group pg-3d8f2b61-7c4e-4a19-b5d2-9e0a6c1f48b7-replicatedjob-llama3-pretrain-workers",
+		"1 Group pg-3d8f2b61-7c4e-4a19-b5d2-9e0a6c1f48b7-jobset",
+		"2 Group replicatedjob-driver",
+		"2 Group replicatedjob-workers",
 		"1 Pod llama3-tensorboard-6d9c7b8f5-q2wzx",
 		"1 Pod llama3-pretrain-driver-0-0-cfpwn",
 	}, visited)

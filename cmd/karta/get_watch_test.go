@@ -74,10 +74,10 @@ func TestGetWatch(t *testing.T) {
 		{"json", "" +
 			`{"namespace":"nlp","name":"mistral-7b-sft","apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","karta":"pytorchjob","status":"Running",` +
 			`"components":[{"component":"master","instance":"","expected":1,"existing":1},{"component":"worker","instance":"","expected":3,"existing":2}],` +
-			`"groups":[{"name":"pg-9b1e5c3a-24f7-4d8e-a6b0-53c2e7f91d04-job-mistral-7b-sft","minMember":4,"present":3}],"creationTimestamp":"2025-04-02T13:40:11Z"}` + "\n" +
+			`"groups":[{"name":"pg-9b1e5c3a-24f7-4d8e-a6b0-53c2e7f91d04-job","minMember":4,"present":3}],"creationTimestamp":"2025-04-02T13:40:11Z"}` + "\n" +
 			`{"namespace":"nlp","name":"mistral-7b-sft","apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","karta":"pytorchjob","status":"Running",` +
 			`"components":[{"component":"master","instance":"","expected":1,"existing":1},{"component":"worker","instance":"","expected":3,"existing":3}],` +
-			`"groups":[{"name":"pg-9b1e5c3a-24f7-4d8e-a6b0-53c2e7f91d04-job-mistral-7b-sft","minMember":4,"present":4}],"creationTimestamp":"2025-04-02T13:40:11Z"}` + "\n"},
+			`"groups":[{"name":"pg-9b1e5c3a-24f7-4d8e-a6b0-53c2e7f91d04-job","minMember":4,"present":4}],"creationTimestamp":"2025-04-02T13:40:11Z"}` + "\n"},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			var late *unstructured.Unstructured

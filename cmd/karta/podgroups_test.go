@@ -41,8 +41,11 @@ func TestGoldenPodGroups(t *testing.T) {
 		{"podgroups-pods-stdin", []string{trainPods}, []string{"podgroups", "-k", trainKarta, "-f", trainJob, "--pods", "-", "--for", "coscheduling", "-o", "table"}},
 		{"podgroups-several-documents", nil, []string{"podgroups", "-k", pytorchKarta, "-f", "testdata/in/pytorchjob-list.yaml", "--pods", pytorchPods, "--for", "coscheduling", "-o", "yaml"}},
 
-		{"podgroups-without-pods", nil, []string{"podgroups", "-f", pytorchRunning, "--for", "kai"}},
-		{"podgroups-no-pod-in-a-group", nil, []string{"podgroups", "-f", pytorchRunning, "--pods", trainPods, "--for", "kai"}},
+		// A LeaderWorkerSet's groups are per group index, named by the pods;
+		// a PyTorchJob's v2 group is one per object and exists without them.
+		{"podgroups-without-pods", nil, []string{"podgroups", "-f", lwsRunning, "--for", "kai"}},
+		{"podgroups-no-pod-in-a-group", nil, []string{"podgroups", "-f", lwsRunning, "--pods", trainPods, "--for", "kai"}},
+		{"podgroups-pytorchjob-without-pods", nil, []string{"podgroups", "-f", pytorchRunning, "--for", "kai", "-o", "yaml"}},
 		{"podgroups-no-instructions", nil, []string{"podgroups", "-k", "testdata/in/pytorchjob-no-gang.yaml", "-f", pytorchRunning, "--pods", examplePods, "--for", "volcano"}},
 		{"podgroups-unknown-target", nil, []string{"podgroups", "-f", pytorchRunning, "--pods", examplePods, "--for", "slurm"}},
 		{"podgroups-no-target", nil, []string{"podgroups", "-f", pytorchRunning, "--pods", examplePods}},
@@ -86,6 +89,6 @@ func TestPodGroupsJSONIsAList(t *testing.T) {
 	for _, it := range list.Items {
 		kinds = append(kinds, it.Kind)
 	}
-	assert.Equal(t, []string{"Workload", "PodGroup", "PodGroup"}, kinds, "the Workload, then a PodGroup per replicated job")
+	assert.Equal(t, []string{"Workload", "PodGroup"}, kinds, "the Workload, then the JobSet's PodGroup")
 	assert.Equal(t, "llama3-pretrain", list.Items[0].Metadata.Name, "the Workload is named after the JobSet")
 }

@@ -133,7 +133,7 @@ func TestGang64(t *testing.T) {
 		minMembers []int64 // by group, sorted by name
 	}{
 		{"pytorchjob", []int64{64}},
-		{"jobset", []int64{1, 63}},
+		{"jobset", []int64{64}},
 		{"leaderworkerset", []int64{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

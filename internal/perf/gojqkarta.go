@@ -53,9 +53,6 @@ func NewGojqKarta(k *karta.Karta) (*GojqKarta, error) {
 		gc.parent = p
 		p.children = append(p.children, gc)
 	}
-	if ins := k.Spec.EffectiveInstructions(); ins != nil && ins.GangScheduling != nil && ins.GangScheduling.PodGroup != nil {
-		return nil, errors.New("the gojq baseline implements alpha podGroups only")
-	}
 	return g, nil
 }
 
@@ -442,6 +439,9 @@ func (g *GojqKarta) PlacePod(obj, pod *unstructured.Unstructured) (*interpreter.
 			break
 		}
 	}
+	if v2 := g.k.Spec.EffectiveInstructions().GangScheduling.PodGroup; v2 != nil {
+		return g.placeV2(obj, v, pv, comp, pl, insts, v2)
+	}
 	// §8.1: the effective member and its keys.
 	var def *karta.PodGroup
 	var member *karta.PodGroupMember
@@ -493,6 +493,130 @@ walk:
 	}
 	pl.MinMember = max(1, pl.MinMember)
 	return pl, nil
+}
+
+// placeV2 names the v2 group of a placed pod (docs/karta.md, "The v2
+// podGroup"): one per object, or per instance or replica of the group's
+// component; its minimum, the sum of its top-level subgroups' unless
+// minMemberPath states it; and the pod's subgroup, of its nearest entry.
+func (g *GojqKarta) placeV2(obj *unstructured.Unstructured, v, pv any, comp *gComp, pl *interpreter.PodPlacement,
+	insts map[*gComp][]gInstance, v2 *karta.PodGroupV2) (*interpreter.PodPlacement, error) {
+	scope := g.comps[0]
+	for _, gc := range g.comps {
+		if gc.parent == nil {
+			scope = gc
+		}
+	}
+	if v2.ComponentName != "" {
+		scope = g.comp(v2.ComponentName)
+	}
+	under := func(c, a *gComp) bool {
+		for ; c != nil; c = c.parent {
+			if c == a {
+				return true
+			}
+		}
+		return false
+	}
+	if !under(comp, scope) {
+		return nil, errors.New("not under the group's component")
+	}
+	uid := string(obj.GetUID())
+	if uid == "" {
+		uid = obj.GetName()
+	}
+	pl.Group = "pg-" + uid + "-" + v2.Name
+	scopeInst, oneReplica := -1, false
+	if v2.ComponentName != "" {
+		var key string
+		var err error
+		switch ps := scope.c.PodSelector; {
+		case scope.c.InstanceIDPath != "":
+			if key, err = podKey(ps.ComponentInstanceSelector.IDPath, pv); err != nil {
+				return nil, err
+			}
+			scopeInst = slices.IndexFunc(insts[scope], func(i gInstance) bool { return i.id == key })
+		case ps != nil && ps.ReplicaSelector != nil:
+			if key, err = podKey(ps.ReplicaSelector.KeyPath, pv); err != nil {
+				return nil, err
+			}
+			oneReplica = true
+		}
+		if key != "" {
+			pl.Group += "-" + key
+		}
+	}
+	present := func(gc *gComp) bool {
+		return slices.ContainsFunc(insts[gc], func(i gInstance) bool { return i.present })
+	}
+	nearest := -1
+	for c := comp; c != nil && nearest < 0; c = c.parent {
+		nearest = slices.IndexFunc(v2.SubGroups, func(s karta.SubGroup) bool { return s.ComponentName == c.c.Name })
+	}
+	for i, s := range v2.SubGroups {
+		mc := g.comp(s.ComponentName)
+		if i == nearest && present(mc) {
+			pl.SubGroup = mc.c.Name
+			if s.PerInstance {
+				id := pl.Instance
+				if mc != comp {
+					var err error
+					if id, err = podKey(mc.c.PodSelector.ComponentInstanceSelector.IDPath, pv); err != nil {
+						return nil, err
+					}
+				}
+				pl.SubGroup += "-" + id
+			}
+		}
+		// Only top-level entries count in the group's minimum.
+		top := true
+		for a := mc.parent; a != nil; a = a.parent {
+			if slices.ContainsFunc(v2.SubGroups, func(o karta.SubGroup) bool { return o.ComponentName == a.c.Name }) {
+				top = false
+			}
+		}
+		if !top {
+			continue
+		}
+		if mc == scope {
+			pl.MinMember += sub(mc, insts, scopeInst, oneReplica)
+			continue
+		}
+		w := sub(mc, insts, -1, false)
+		for a := mc.parent; a != nil && a != scope; a = a.parent {
+			if own := ownOf(a, insts, -1); own > 0 {
+				w *= own
+			}
+		}
+		if own := ownOf(scope, insts, scopeInst); own > 0 && !oneReplica {
+			w *= own
+		}
+		pl.MinMember += w
+	}
+	pl.MinMember = max(1, pl.MinMember)
+	if v2.MinMemberPath != "" {
+		outs, err := jq(v2.MinMemberPath, v)
+		if err != nil {
+			return nil, err
+		}
+		if len(outs) == 1 {
+			if n, err := scaleNumber(outs[0]); err == nil && n != nil && *n > 0 {
+				pl.MinMember = *n
+			}
+		}
+	}
+	return pl, nil
+}
+
+// ownOf is own(c, I): Σ eff over the instances (the one of inst >= 0).
+func ownOf(gc *gComp, insts map[*gComp][]gInstance, inst int) int64 {
+	var own int64
+	for i, in := range insts[gc] {
+		if inst < 0 || i == inst {
+			own += in.eff
+		}
+	}
+	return own
 }
 
 func (g *GojqKarta) comp(name string) *gComp {

@@ -15,16 +15,19 @@ import (
 // the manner of KAI-Scheduler's pod-grouper plugins
 // (pkg/podgrouper/podgrouper/plugins/kubeflow/pytorch, .../leaderworkerset):
 // a pod's replica type and group are read from the labels its operator
-// sets, the group's minimum from the workload's spec (PyTorchJob's
-// runPolicy.schedulingPolicy.minAvailable, else its replicas with
-// elasticPolicy.minReplicas for workers; a JobSet replicated job's
-// replicas × min(parallelism, completions); an LWS group's size). KAI groups one pod per
-// call against its top owner; GetGangGroups groups a workload's pods at
-// once, so the grouper reads the spec once and makes one pass over the
-// pods. KAI has no JobSet plugin; the JobSet grouper follows the same
-// pattern with JobSet's pod labels. Its results are karta's (asserted by
-// the benchmarks and TestBaselinesAgreeWithKarta): the reasons of the
-// unmatched pods the examples hold are karta's words.
+// sets, the group's subgroups and minimums from the workload's spec
+// (PyTorchJob: master and worker subgroups of their replicas, with
+// elasticPolicy.minReplicas for workers, runPolicy.schedulingPolicy
+// .minAvailable taken from the workers first; JobSet: a subgroup per
+// replicated job of replicas × min(parallelism, completions), under
+// InOrder the first one alone; LWS: one group per group index, leader 1
+// and workers size-1, under LeaderReady the leader alone). KAI groups one
+// pod per call against its top owner; GetGangGroups groups a workload's
+// pods at once, so the grouper reads the spec once and makes one pass over
+// the pods. KAI's JobSet plugin makes no subgroups; the JobSet grouper
+// follows the same pattern with JobSet's pod labels. Its results are
+// karta's (asserted by the benchmarks and TestBaselinesAgreeWithKarta):
+// the reasons of the unmatched pods the examples hold are karta's words.
 type GangGo struct {
 	kind gangKind
 }
@@ -39,20 +42,20 @@ type gangKind interface {
 // gangSpec is a kind's object read for one call.
 type gangSpec interface {
 	// place returns the pod's component, instance, replica, group key
-	// suffix (after pg-<uid>-) and definition, or the reason it is
-	// unmatched.
+	// and subgroup, or the reason it is unmatched.
 	place(labels, annotations map[string]any) (p gangPlace, reason string)
-	// minMember is the minimum of a group of the definition, by the
-	// placement of one of its pods.
-	minMember(p *gangPlace) int64
+	// group is the group of a placement without its pods: its minimum and
+	// its subgroups with theirs.
+	group(p *gangPlace) interpreter.Group
+	// perObject says the one group exists whatever the pods.
+	perObject() bool
 }
 
 type gangPlace struct {
 	component, instance, replica string
-	definition                   string
-	// key is the group's key labels: the group is
-	// pg-<uid>-<definition>-<key[0]>[-<key[1]>].
-	key [2]string
+	// key is the group's name after pg-<uid>-<definition> ("" for one
+	// group per object); sub the pod's subgroup.
+	key, sub string
 }
 
 // NewGangGo returns the hand-written grouper of a built-in, by name.
@@ -78,8 +81,24 @@ func (g *GangGo) GetGangGroups(obj *unstructured.Unstructured, pods []*unstructu
 	}
 	ns := obj.GetNamespace()
 	spec := g.kind.read(obj.Object)
-	// Groups by key labels, so that a group's name is built once.
-	byKey := map[[2]string]int{}
+	byKey := map[string]int{}
+	join := func(p *gangPlace) int {
+		i, ok := byKey[p.key]
+		if !ok {
+			grp := spec.group(p)
+			grp.Name = "pg-" + uid + "-" + grp.Definition
+			if p.key != "" {
+				grp.Name += "-" + p.key
+			}
+			i = len(res.Groups)
+			byKey[p.key] = i
+			res.Groups = append(res.Groups, grp)
+		}
+		return i
+	}
+	if spec.perObject() {
+		join(&gangPlace{})
+	}
 	for _, pod := range pods {
 		meta, _ := pod.Object["metadata"].(map[string]any)
 		name, _ := meta["name"].(string)
@@ -99,26 +118,57 @@ func (g *GangGo) GetGangGroups(obj *unstructured.Unstructured, pods []*unstructu
 			res.Unmatched = append(res.Unmatched, interpreter.Unmatched{Pod: name, Reason: reason})
 			continue
 		}
-		i, ok := byKey[p.key]
-		if !ok {
-			group := "pg-" + uid + "-" + p.definition + "-" + p.key[0]
-			if p.key[1] != "" {
-				group += "-" + p.key[1]
+		grp := &res.Groups[join(&p)]
+		grp.Pods = append(grp.Pods, name)
+		for j := range grp.SubGroups {
+			if grp.SubGroups[j].Name == p.sub {
+				grp.SubGroups[j].Pods = append(grp.SubGroups[j].Pods, name)
 			}
-			i = len(res.Groups)
-			byKey[p.key] = i
-			res.Groups = append(res.Groups, interpreter.Group{Name: group, Definition: p.definition,
-				MinMember: spec.minMember(&p)})
 		}
-		res.Groups[i].Pods = append(res.Groups[i].Pods, name)
 		res.Placements = append(res.Placements, interpreter.Placement{Pod: name, Component: p.component,
-			Instance: p.instance, Replica: p.replica, Group: res.Groups[i].Name})
+			Instance: p.instance, Replica: p.replica, Group: grp.Name})
 	}
 	for i := range res.Groups {
 		slices.Sort(res.Groups[i].Pods)
+		for j := range res.Groups[i].SubGroups {
+			slices.Sort(res.Groups[i].SubGroups[j].Pods)
+		}
 	}
 	slices.SortFunc(res.Groups, func(a, b interpreter.Group) int { return strings.Compare(a.Name, b.Name) })
 	return res, nil
+}
+
+// subGroup is one subgroup of a group being built.
+type subGroup struct {
+	name string
+	min  int64
+}
+
+// v2Group is a group of definition def with subgroups subs, all at the
+// top: its minimum is their sum, unless stated (> 0), when a stated
+// minimum below the sum is taken from the last subgroups first.
+func v2Group(def string, stated int64, subs ...subGroup) interpreter.Group {
+	var total int64
+	for _, s := range subs {
+		total += s.min
+	}
+	if stated > 0 {
+		deficit := total - stated
+		for i := len(subs) - 1; i >= 0 && deficit > 0; i-- {
+			take := min(deficit, subs[i].min)
+			subs[i].min -= take
+			deficit -= take
+		}
+		total = stated
+	}
+	total = max(1, total)
+	grp := interpreter.Group{Definition: def, MinMember: total, Pods: []string{}, SubGroups: make([]interpreter.SubGroup, len(subs))}
+	for i, s := range subs {
+		grp.SubGroups[i] = interpreter.SubGroup{Name: s.name, MinMember: s.min, Pods: []string{}}
+	}
+	n := int64(len(subs))
+	grp.MinSubGroups = &n
+	return grp
 }
 
 // label is a label's value, "" when it is missing or not a string.
@@ -127,26 +177,15 @@ func label(labels map[string]any, key string) (string, bool) {
 	return s, ok
 }
 
-// keyReason is karta's reason for a group key label that is missing or
-// empty.
-func keyReason(def, member, key string, v any) string {
-	what := "null"
-	if s, ok := v.(string); ok {
-		what = fmt.Sprintf("string %q", s)
-	}
-	return fmt.Sprintf("group %q member %q: groupByKeyPath %q yields %s, want a non-empty string, a number or a boolean",
-		def, member, `.metadata.labels["`+key+`"]`, what)
-}
-
 // pytorchGrouper: master and worker pods by training.kubeflow.org/
-// replica-type, one group per job-name label.
+// replica-type, one group per job with a subgroup per replica type.
 type pytorchGrouper struct{}
 
 type pytorchSpec struct {
 	master, worker bool
-	// min is the group's minimum: minAvailable, else the master's and
-	// workers' replicas (elasticPolicy.minReplicas for workers).
-	min int64
+	// masters and workers are the subgroups' minimums (elasticPolicy
+	// .minReplicas for workers), stated the minAvailable, 0 without.
+	masters, workers, stated int64
 }
 
 const (
@@ -158,21 +197,14 @@ func (pytorchGrouper) read(obj map[string]any) gangSpec {
 	specs := get(obj, "spec", "pytorchReplicaSpecs")
 	s := &pytorchSpec{master: get(specs, "Master", "template") != nil, worker: get(specs, "Worker", "template") != nil}
 	if n, ok := num(get(obj, "spec", "runPolicy", "schedulingPolicy", "minAvailable")); ok && n > 0 {
-		s.min = n
-		return s
+		s.stated = n
 	}
 	if s.master {
-		s.min += eff(orDefault(get(specs, "Master", "replicas"), 1), nil)
+		s.masters = eff(orDefault(get(specs, "Master", "replicas"), 1), nil)
 	}
 	if s.worker {
-		s.min += eff(orDefault(get(specs, "Worker", "replicas"), 1), optional(get(obj, "spec", "elasticPolicy", "minReplicas")))
+		s.workers = eff(orDefault(get(specs, "Worker", "replicas"), 1), optional(get(obj, "spec", "elasticPolicy", "minReplicas")))
 	}
-	// With startupPolicy LeaderReady the controller creates a group's
-	// workers only once its leader is Ready: the gang is the leader alone.
-	if get(obj, "spec", "startupPolicy") == "LeaderReady" {
-		s.min = 1
-	}
-	s.min = max(1, s.min)
 	return s
 }
 
@@ -184,26 +216,35 @@ func (s *pytorchSpec) place(labels, _ map[string]any) (gangPlace, string) {
 	if !(rt == "master" && s.master) && !(rt == "worker" && s.worker) {
 		return gangPlace{}, "no component selector matches"
 	}
-	job, ok := label(labels, ptJobName)
-	if !ok || job == "" {
-		return gangPlace{}, keyReason("job", rt, ptJobName, labels[ptJobName])
-	}
-	return gangPlace{component: rt, definition: "job", key: [2]string{job}}, ""
+	return gangPlace{component: rt, sub: rt}, ""
 }
 
-func (s *pytorchSpec) minMember(*gangPlace) int64 { return s.min }
+func (s *pytorchSpec) group(*gangPlace) interpreter.Group {
+	var subs []subGroup
+	if s.master {
+		subs = append(subs, subGroup{"master", s.masters})
+	}
+	if s.worker {
+		subs = append(subs, subGroup{"worker", s.workers})
+	}
+	return v2Group("job", s.stated, subs...)
+}
+
+func (s *pytorchSpec) perObject() bool { return true }
 
 // jobsetGrouper: a pod of a JobSet carries its jobset-name and
-// replicatedjob-name; one group per replicated job, of replicas ×
-// parallelism pods.
+// replicatedjob-name; one group per JobSet with a subgroup per replicated
+// job, of replicas × min(parallelism, completions) pods.
 type jobsetGrouper struct{}
 
 type jobsetSpec struct {
 	// ids are the replicated jobs' names, present whether they have a pod
-	// template; pods their pod count.
+	// template; pods their pod count. stated is the first one's count
+	// (at least 1) under InOrder, else 0.
 	ids     []string
 	present []bool
 	pods    []int64
+	stated  int64
 }
 
 const (
@@ -218,6 +259,9 @@ func (jobsetGrouper) read(obj map[string]any) gangSpec {
 		s.ids = append(s.ids, str(rj, "name"))
 		s.present = append(s.present, get(rj, "template", "spec", "template") != nil)
 		s.pods = append(s.pods, max(0, orDefault(get(rj, "replicas"), 1)*jobPods(rj)))
+	}
+	if get(obj, "spec", "startupPolicy", "startupPolicyOrder") == "InOrder" && len(rjs) > 0 {
+		s.stated = max(1, orDefault(get(rjs[0], "replicas"), 1)*jobPods(rjs[0]))
 	}
 	return s
 }
@@ -243,28 +287,35 @@ func (s *jobsetSpec) place(labels, _ map[string]any) (gangPlace, string) {
 			continue
 		}
 		if id == rj {
-			js, ok := label(labels, jsName)
-			if !ok || js == "" {
-				return gangPlace{}, keyReason("replicatedjob", "replicatedjob", jsName, labels[jsName])
-			}
-			return gangPlace{component: "replicatedjob", instance: rj, definition: "replicatedjob", key: [2]string{js, rj}}, ""
+			return gangPlace{component: "replicatedjob", instance: rj, sub: "replicatedjob-" + rj}, ""
 		}
 		present = append(present, id)
 	}
 	return gangPlace{}, fmt.Sprintf("instance %q not found among [%s]", rj, strings.Join(present, " "))
 }
 
-func (s *jobsetSpec) minMember(p *gangPlace) int64 {
-	return max(1, s.pods[slices.Index(s.ids, p.instance)])
+func (s *jobsetSpec) group(*gangPlace) interpreter.Group {
+	var subs []subGroup
+	for i, id := range s.ids {
+		if s.present[i] {
+			subs = append(subs, subGroup{"replicatedjob-" + id, s.pods[i]})
+		}
+	}
+	return v2Group("jobset", s.stated, subs...)
 }
 
+func (s *jobsetSpec) perObject() bool { return true }
+
 // lwsGrouper: a leader (worker-index 0) and its workers (which carry the
-// leader-name annotation) form one group per group-index.
+// leader-name annotation) form one group per group-index, with leader and
+// worker subgroups.
 type lwsGrouper struct{}
 
 type lwsSpec struct {
 	leader, worker bool
-	min            int64
+	// workers is the worker subgroup's minimum, size-1; stated 1 under
+	// LeaderReady, else 0.
+	workers, stated int64
 }
 
 const (
@@ -278,19 +329,12 @@ func (lwsGrouper) read(obj map[string]any) gangSpec {
 	lwt := get(obj, "spec", "leaderWorkerTemplate")
 	s := &lwsSpec{worker: get(lwt, "workerTemplate") != nil}
 	s.leader = s.worker || get(lwt, "leaderTemplate") != nil
-	// A group is the leader and size-1 workers.
-	if s.leader {
-		s.min++
-	}
-	if s.worker {
-		s.min += max(0, orDefault(get(lwt, "size"), 1)-1)
-	}
+	s.workers = max(0, orDefault(get(lwt, "size"), 1)-1)
 	// With startupPolicy LeaderReady the controller creates a group's
 	// workers only once its leader is Ready: the gang is the leader alone.
 	if get(obj, "spec", "startupPolicy") == "LeaderReady" {
-		s.min = 1
+		s.stated = 1
 	}
-	s.min = max(1, s.min)
 	return s
 }
 
@@ -317,11 +361,18 @@ func (s *lwsSpec) place(labels, annotations map[string]any) (gangPlace, string) 
 		}
 		return gangPlace{}, fmt.Sprintf("component %q: replicaSelector yields %s, want a non-empty string or a number", "group", what)
 	}
-	name, ok := label(labels, lwsName)
-	if !ok || name == "" {
-		return gangPlace{}, keyReason("group", "group", lwsName, labels[lwsName])
-	}
-	return gangPlace{component: comp, replica: group, definition: "group", key: [2]string{name, group}}, ""
+	return gangPlace{component: comp, replica: group, key: group, sub: comp}, ""
 }
 
-func (s *lwsSpec) minMember(*gangPlace) int64 { return s.min }
+func (s *lwsSpec) group(*gangPlace) interpreter.Group {
+	var subs []subGroup
+	if s.leader {
+		subs = append(subs, subGroup{"leader", 1})
+	}
+	if s.worker {
+		subs = append(subs, subGroup{"worker", s.workers})
+	}
+	return v2Group("group", s.stated, subs...)
+}
+
+func (s *lwsSpec) perObject() bool { return false }

@@ -287,7 +287,6 @@ func pytorchPlace(obj, pod map[string]any, uid string) (*interpreter.PodPlacemen
 	if (comp != "master" && comp != "worker") || get(specs, map[string]string{"master": "Master", "worker": "Worker"}[comp], "template") == nil {
 		return nil, errUnmatched
 	}
-	job, _ := labels["training.kubeflow.org/job-name"].(string)
 	var n int64
 	if get(specs, "Master", "template") != nil {
 		n += eff(orDefault(get(specs, "Master", "replicas"), 1), nil)
@@ -295,7 +294,11 @@ func pytorchPlace(obj, pod map[string]any, uid string) (*interpreter.PodPlacemen
 	if get(specs, "Worker", "template") != nil {
 		n += eff(orDefault(get(specs, "Worker", "replicas"), 1), optional(get(obj, "spec", "elasticPolicy", "minReplicas")))
 	}
-	return &interpreter.PodPlacement{Component: comp, Group: "pg-" + uid + "-job-" + job, MinMember: max(1, n)}, nil
+	n = max(1, n)
+	if stated, ok := num(get(obj, "spec", "runPolicy", "schedulingPolicy", "minAvailable")); ok && stated > 0 {
+		n = stated
+	}
+	return &interpreter.PodPlacement{Component: comp, Group: "pg-" + uid + "-job", MinMember: n, SubGroup: comp}, nil
 }
 
 func jobsetPlace(obj, pod map[string]any, uid string) (*interpreter.PodPlacement, error) {
@@ -306,15 +309,24 @@ func jobsetPlace(obj, pod map[string]any, uid string) (*interpreter.PodPlacement
 		return nil, errUnmatched
 	}
 	rjs, _ := get(obj, "spec", "replicatedJobs").([]any)
+	var n int64
+	found := false
 	for _, rj := range rjs {
-		if str(rj, "name") != rjName || get(rj, "template", "spec", "template") == nil {
+		if get(rj, "template", "spec", "template") == nil {
 			continue
 		}
-		n := orDefault(get(rj, "replicas"), 1) * jobPods(rj)
-		return &interpreter.PodPlacement{Component: "replicatedjob", Instance: rjName,
-			Group: "pg-" + uid + "-replicatedjob-" + js + "-" + rjName, MinMember: max(1, n)}, nil
+		n += max(0, orDefault(get(rj, "replicas"), 1)*jobPods(rj))
+		found = found || str(rj, "name") == rjName
 	}
-	return nil, errUnmatched
+	if !found {
+		return nil, errUnmatched
+	}
+	n = max(1, n)
+	if get(obj, "spec", "startupPolicy", "startupPolicyOrder") == "InOrder" {
+		n = max(1, orDefault(get(rjs[0], "replicas"), 1)*jobPods(rjs[0]))
+	}
+	return &interpreter.PodPlacement{Component: "replicatedjob", Instance: rjName,
+		Group: "pg-" + uid + "-jobset", MinMember: n, SubGroup: "replicatedjob-" + rjName}, nil
 }
 
 func lwsPlace(obj, pod map[string]any, uid string) (*interpreter.PodPlacement, error) {
@@ -328,11 +340,13 @@ func lwsPlace(obj, pod map[string]any, uid string) (*interpreter.PodPlacement, e
 		comp = "leader"
 	}
 	group, _ := labels["leaderworkerset.sigs.k8s.io/group-index"].(string)
-	name, _ := labels["leaderworkerset.sigs.k8s.io/name"].(string)
-	if group == "" || name == "" {
+	if group == "" {
 		return nil, errUnmatched
 	}
-	size := orDefault(get(obj, "spec", "leaderWorkerTemplate", "size"), 1)
+	n := 1 + max(0, orDefault(get(obj, "spec", "leaderWorkerTemplate", "size"), 1)-1)
+	if get(obj, "spec", "startupPolicy") == "LeaderReady" {
+		n = 1
+	}
 	return &interpreter.PodPlacement{Component: comp, Replica: group,
-		Group: "pg-" + uid + "-group-" + name + "-" + group, MinMember: max(1, 1+max(0, size-1))}, nil
+		Group: "pg-" + uid + "-group-" + group, MinMember: n, SubGroup: comp}, nil
 }

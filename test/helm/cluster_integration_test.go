@@ -713,7 +713,7 @@ spec:
 	js, err := g.dyn.Resource(jobSetGVR).Namespace(g.ns).Create(t.Context(), js, metav1.CreateOptions{})
 	require.NoError(t, err)
 	g.jobSetUID = js.GetUID()
-	g.podGroupName = fmt.Sprintf("pg-%s-replicatedjob-train-workers", js.GetUID())
+	g.podGroupName = fmt.Sprintf("pg-%s-jobset", js.GetUID())
 	yes, no, two := true, false, int32(2)
 	nonRoot := int64(1000)
 	labels := map[string]string{"jobset.sigs.k8s.io/jobset-name": "train", "jobset.sigs.k8s.io/replicatedjob-name": "workers"}

@@ -1,0 +1,390 @@
+package interpreter
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kartalua/karta/karta"
+)
+
+// The v2 podGroup form (docs/karta.md, "The v2 podGroup"): one group per
+// object, or per instance or replica of the group's component, with
+// subgroups that nest along the component tree and may split per instance.
+
+// gangV2 is the podGroup (v2) form.
+type gangV2 struct {
+	name     string
+	topology *karta.Topology
+	subs     []*gangSub
+	// minMember is the group's minMemberPath, nil without one.
+	minMember *jqProgram
+	// scope is the group's component (the root when podGroup.componentName
+	// is empty): pods of other components are unmatched. scoped says it
+	// splits the group per instance or replica, which only a named
+	// componentName does, so that a Karta written before componentName
+	// keeps its one group per object.
+	scope  *gangComp
+	scoped bool
+	// subOf[i] is the subgroup entry that pods of component i join: the
+	// one of the component itself or of its nearest ancestor; nil when
+	// none covers it.
+	subOf []*gangSub
+}
+
+// gangSub is one v2 subgroup entry.
+type gangSub struct {
+	comp     *gangComp
+	topology *karta.Topology
+	// index is the entry's position; parent the index of the entry it
+	// nests under (its nearest listed ancestor component), -1 under the
+	// group.
+	index, parent int
+	perInstance   bool
+}
+
+// v2Slot is one subgroup of a call: an entry, or one present instance of
+// a per-instance entry (inst, the instance's index; -1 for a whole entry).
+// parent is the index of the slot it nests under, -1 under the group.
+type v2Slot struct {
+	sub    *gangSub
+	inst   int
+	parent int
+}
+
+func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
+	v2 := &gangV2{name: pg.Name, topology: pg.Topology, subOf: make([]*gangSub, len(g.comps))}
+	if pg.MinMemberPath != "" {
+		p, err := g.m.exprs.compile(pg.MinMemberPath)
+		if err != nil {
+			return nil, fmt.Errorf("podGroup.minMemberPath: %w", err)
+		}
+		v2.minMember = p
+	}
+	for _, gc := range g.comps {
+		if gc.cm.parent == nil {
+			v2.scope = gc
+		}
+	}
+	if pg.ComponentName != "" {
+		gc, err := g.comp(pg.ComponentName)
+		if err != nil {
+			return nil, fmt.Errorf("podGroup.componentName: %w", err)
+		}
+		v2.scope, v2.scoped = gc, gc.cm.ids != nil || gc.replicaKey != nil
+	}
+	own := make([]*gangSub, len(g.comps))
+	for i := range pg.SubGroups {
+		sg := &pg.SubGroups[i]
+		field := fmt.Sprintf("podGroup.subGroups[%d]", i)
+		gc, err := g.comp(sg.ComponentName)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", field, err)
+		}
+		if !descends(gc.cm, v2.scope.cm) {
+			return nil, fmt.Errorf("%s: component %q is not under the group's component %q", field, gc.name(), v2.scope.name())
+		}
+		if sg.PerInstance && (gc.cm.ids == nil || gc == v2.scope) {
+			return nil, fmt.Errorf("%s: perInstance needs a component with instances below the group's component", field)
+		}
+		sub := &gangSub{comp: gc, topology: sg.Topology, index: i, parent: -1, perInstance: sg.PerInstance}
+		for a := gc.cm.parent; a != nil; a = a.parent {
+			if p := own[a.index]; p != nil {
+				if p.perInstance {
+					return nil, fmt.Errorf("%s: component %q nests under a per-instance subgroup", field, gc.name())
+				}
+				sub.parent = p.index
+				break
+			}
+		}
+		for _, later := range pg.SubGroups[i+1:] {
+			if lc, ok := g.m.byName[later.ComponentName]; ok && descends(gc.cm, lc) && lc != gc.cm {
+				return nil, fmt.Errorf("%s: component %q must come after its ancestor %q", field, gc.name(), lc.c.Name)
+			}
+		}
+		v2.subs = append(v2.subs, sub)
+		own[gc.cm.index] = sub
+	}
+	for _, cm := range g.m.comps {
+		for a := cm; a != nil; a = a.parent {
+			if own[a.index] != nil {
+				v2.subOf[cm.index] = own[a.index]
+				break
+			}
+		}
+	}
+	return v2, nil
+}
+
+// descends reports whether c is a or one of its descendants.
+func descends(c, a *compModel) bool {
+	for ; c != nil; c = c.parent {
+		if c == a {
+			return true
+		}
+	}
+	return false
+}
+
+// layout lists the call's subgroups: the entries in order, a per-instance
+// entry as one slot per present instance (in instance order), and no slot
+// for an entry whose component has no present instance (a TFJob without
+// an evaluator has no evaluator subgroup). A slot nests under the slot of
+// its nearest entry that has one; a parent entry is never per instance,
+// so that is its entry's one slot.
+func (v2 *gangV2) layout(o *gangObject) []v2Slot {
+	slots := make([]v2Slot, 0, len(v2.subs))
+	var room [8]int
+	slotOf := append(room[:0], make([]int, len(v2.subs))...)
+	for i, s := range v2.subs {
+		slotOf[i] = -1
+		parent := -1
+		for p := s.parent; p >= 0 && parent < 0; p = v2.subs[p].parent {
+			parent = slotOf[p]
+		}
+		insts := o.insts[s.comp.cm.index]
+		if !s.perInstance {
+			if anyPresent(insts) {
+				slotOf[i] = len(slots)
+				slots = append(slots, v2Slot{sub: s, inst: -1, parent: parent})
+			}
+			continue
+		}
+		for k, inst := range insts {
+			if inst.present {
+				slots = append(slots, v2Slot{sub: s, inst: k, parent: parent})
+			}
+		}
+	}
+	return slots
+}
+
+// slotName is a subgroup's name: the entry's component, with -<id> for one
+// instance of a per-instance entry.
+func (o *gangObject) slotName(s v2Slot) string {
+	if s.inst < 0 {
+		return s.sub.comp.name()
+	}
+	return s.sub.comp.name() + "-" + o.insts[s.sub.comp.cm.index][s.inst].id
+}
+
+// routeV2 names a placed pod's v2 group and finds its subgroup: the group
+// of the pod's instance or replica of the group's component when the
+// group is scoped, and the slot of its nearest subgroup entry (of its
+// instance of that entry's component when the entry is per instance). It
+// sets r.reason when the pod cannot be read or lies outside the scope.
+func (g *gangModel) routeV2(ctx context.Context, ev evaluator, o *gangObject, pod *podIn, ga *gangAssembly, left int, r *podRoute) {
+	v2 := g.v2
+	pc := g.comps[r.pl.comp.index]
+	if !descends(pc.cm, v2.scope.cm) {
+		r.reason = fmt.Sprintf("component %q is not under the group's component %q", pc.name(), v2.scope.name())
+		return
+	}
+	if !v2.scoped {
+		if ga.v2Name == "" {
+			ga.v2Name = groupName(o.uid, v2.name, nil)
+		}
+		r.group = ga.v2Name
+	} else {
+		key, n, reason := g.scopeKey(ctx, ev, o, pod, r)
+		if reason != "" {
+			r.reason = reason
+			return
+		}
+		ga.buf = append(append(append(ga.buf[:0], v2.name...), '-'), key...)
+		r.gi = ga.join(o.uid, ga.buf, nil, left)
+		r.group = ga.groups[r.gi].name
+		ga.groups[r.gi].v2n = n
+	}
+	s := v2.subOf[pc.cm.index]
+	if s == nil {
+		return
+	}
+	inst := -1
+	if s.perInstance {
+		id, reason := r.pl.instance, ""
+		if pc != s.comp {
+			id, reason = g.podInstance(ctx, ev, s.comp, o.insts, pod)
+		}
+		if reason != "" {
+			r.reason = reason
+			return
+		}
+		inst = o.instIndex(s.comp, id)
+	}
+	for i, sl := range ga.slots {
+		if sl.sub == s && sl.inst == inst {
+			r.slot = i
+			break
+		}
+	}
+}
+
+// scopeKey reads the pod's instance id or replica key of the group's
+// component, with that component's own selector unless the pod's
+// placement already holds it, and the narrowing it makes.
+func (g *gangModel) scopeKey(ctx context.Context, ev evaluator, o *gangObject, pod *podIn, r *podRoute) (string, narrowing, string) {
+	sc := g.v2.scope
+	pc := g.comps[r.pl.comp.index]
+	if sc.cm.ids != nil {
+		id, reason := r.pl.instance, ""
+		if pc != sc {
+			id, reason = g.podInstance(ctx, ev, sc, o.insts, pod)
+		}
+		return id, narrowing{inst: o.instIndex(sc, id)}, reason
+	}
+	key, reason := r.pl.replica, ""
+	if g.replicaComp(pc) != sc {
+		key, reason = g.podReplica(ctx, ev, sc, pod)
+	}
+	return key, narrowing{inst: -1, oneReplica: true}, reason
+}
+
+// v2Groups builds the v2 groups: the one group of the object, which exists
+// whatever the pods (a scheduler can create it before them), or one per
+// instance or replica of the group's component that a pod maps to, sorted
+// by name. Filters and keys do not apply. The groups' subgroups, minimums
+// and pod lists are carved from a few arrays sized by a first count, so
+// that a call allocates per call rather than per group and per pod.
+func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly) []Group {
+	n := len(ga.groups)
+	if !g.v2.scoped {
+		n = 1
+	}
+	groupOf := func(r *podRoute) int {
+		if g.v2.scoped {
+			return r.gi
+		}
+		return 0
+	}
+	ns := len(ga.slots)
+	// counts[gi*(ns+1)] is group gi's pods, counts[gi*(ns+1)+1+k] its
+	// slot k's.
+	counts := make([]int, n*(ns+1))
+	placed, inSlots := 0, 0
+	for i := range routes {
+		if r := &routes[i]; r.reason == "" {
+			gi := groupOf(r)
+			counts[gi*(ns+1)]++
+			placed++
+			if r.slot >= 0 {
+				counts[gi*(ns+1)+1+r.slot]++
+				inSlots++
+			}
+		}
+	}
+	names := make([]string, 0, placed+inSlots)
+	take := func(c int) []string {
+		out := names[len(names) : len(names) : len(names)+c]
+		names = names[:len(names)+c]
+		return out
+	}
+	slotNames := make([]string, ns)
+	for k, sl := range ga.slots {
+		slotNames[k] = o.slotName(sl)
+	}
+	subs := make([]SubGroup, n*ns)
+	mins := make([]int64, n*ns)
+	tops := make([]int64, n)
+	groups := make([]Group, n)
+	for gi := range groups {
+		name, nar := ga.v2Name, wholeComponent
+		if g.v2.scoped {
+			name, nar = ga.groups[gi].name, ga.groups[gi].v2n
+		} else if name == "" {
+			name = groupName(o.uid, g.v2.name, nil)
+		}
+		grp := &groups[gi]
+		gm := mins[gi*ns : (gi+1)*ns]
+		total := g.v2MinMembers(o, ga.slots, nar, gm)
+		*grp = Group{Name: name, Definition: g.v2.name, MinMember: total, Pods: take(counts[gi*(ns+1)]),
+			SubGroups: subs[gi*ns : (gi+1)*ns : (gi+1)*ns], MinSubGroups: &tops[gi], Topology: g.v2.topology}
+		for k, sl := range ga.slots {
+			sg := &grp.SubGroups[k]
+			*sg = SubGroup{Name: slotNames[k], MinMember: gm[k], Pods: take(counts[gi*(ns+1)+1+k]), Topology: sl.sub.topology}
+			if sl.parent >= 0 {
+				sg.Parent = slotNames[sl.parent]
+			} else {
+				tops[gi]++
+			}
+		}
+	}
+	for i := range routes {
+		if r := &routes[i]; r.reason == "" {
+			grp := &groups[groupOf(r)]
+			grp.Pods = append(grp.Pods, r.name)
+			if r.slot >= 0 {
+				grp.SubGroups[r.slot].Pods = append(grp.SubGroups[r.slot].Pods, r.name)
+			}
+		}
+	}
+	for i := range groups {
+		slices.Sort(groups[i].Pods)
+		for k := range groups[i].SubGroups {
+			slices.Sort(groups[i].SubGroups[k].Pods)
+		}
+	}
+	if g.v2.scoped {
+		slices.SortFunc(groups, func(a, b Group) int { return strings.Compare(a.Name, b.Name) })
+	}
+	return groups
+}
+
+// v2MinMembers returns a v2 group's minMember and writes each slot's into
+// mins (one per slot): the pod
+// count of its component (of its one instance for a per-instance slot)
+// within the group's scope, W(C) = sub(C) × Π m(A) over C's proper
+// ancestors A up to the group's component G, m(A) = own(A) if > 0 else 1,
+// m(G) narrowed like the group (one replica counts 1, one instance its
+// eff). A parent's count includes its children's, as sub does. The
+// group's minMember is max(1, the sum over the top-level slots), unless the object
+// states it (podGroup.minMemberPath); a stated minimum below that sum is
+// taken from the last slots first, each giving up its own pods (its count
+// less its children's) and its ancestors the same, so that no subgroup
+// demands more than the group and parents stay the sum of their parts.
+func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing, mins []int64) int64 {
+	v2 := g.v2
+	var total int64
+	for i, s := range slots {
+		c := s.sub.comp
+		var w int64
+		if c == v2.scope {
+			w = g.sub(o, c, n)
+		} else {
+			w = g.sub(o, c, narrowing{inst: s.inst})
+			for a := c.cm.parent; a != nil && a != v2.scope.cm; a = a.parent {
+				if m := o.own(g.comps[a.index], -1); m > 0 {
+					w = satMul(w, m)
+				}
+			}
+			if m := o.own(v2.scope, n.inst); m > 0 && !n.oneReplica {
+				w = satMul(w, m)
+			}
+		}
+		mins[i] = w
+		if s.parent < 0 {
+			total = satAdd(total, w)
+		}
+	}
+	if o.v2Min <= 0 {
+		// A gang of no pod is no gang: like the alpha form's, the
+		// computed minimum is at least 1.
+		return max(1, total)
+	}
+	deficit := total - o.v2Min
+	for i := len(slots) - 1; i >= 0 && deficit > 0; i-- {
+		own := mins[i]
+		for j := i + 1; j < len(slots); j++ {
+			if slots[j].parent == i {
+				own -= mins[j]
+			}
+		}
+		take := min(deficit, max(own, 0))
+		for s := i; s >= 0; s = slots[s].parent {
+			mins[s] -= take
+		}
+		deficit -= take
+	}
+	return o.v2Min
+}

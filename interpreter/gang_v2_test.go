@@ -1,0 +1,203 @@
+package interpreter
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kartalua/karta/karta"
+)
+
+// Hierarchical v2 groups (docs/karta.md, "The v2 podGroup"): a group per
+// instance or replica of podGroup.componentName, nested subgroups and
+// per-instance subgroups, with their minimums, on the testdata objects.
+
+// setPodGroupV2 replaces the gang instructions of k with a v2 podGroup.
+func setPodGroupV2(k *karta.Karta, pg karta.PodGroupV2) {
+	k.Spec.Instructions = &karta.Instructions{GangScheduling: &karta.GangScheduling{PodGroup: &pg}}
+}
+
+func i64(n int64) *int64 { return &n }
+
+func TestGangV2Hierarchy(t *testing.T) {
+	lwsGroup := func(idx string, min int64, subMins [2]int64) Group {
+		return Group{Name: "pg-u-lws-" + idx, Definition: "lws", MinMember: min, MinSubGroups: i64(2),
+			Pods: []string{"serving/lws-" + idx, "serving/lws-" + idx + "-1", "serving/lws-" + idx + "-2", "serving/lws-" + idx + "-3"},
+			SubGroups: []SubGroup{
+				{Name: "leader", MinMember: subMins[0], Pods: []string{"serving/lws-" + idx}},
+				{Name: "worker", MinMember: subMins[1], Pods: []string{"serving/lws-" + idx + "-1", "serving/lws-" + idx + "-2", "serving/lws-" + idx + "-3"}},
+			}}
+	}
+	cases := []struct {
+		name   string
+		karta  string
+		object string
+		pg     karta.PodGroupV2
+		// edit changes the object before the call.
+		edit func(obj map[string]any)
+		want []Group
+	}{
+		{
+			name: "LWS: a group per LWS group with leader and worker subgroups", karta: "leaderworkerset", object: "leaderworkerset",
+			pg: karta.PodGroupV2{Name: "lws", ComponentName: "group",
+				SubGroups: []karta.SubGroup{{ComponentName: "leader"}, {ComponentName: "worker"}}},
+			want: []Group{lwsGroup("0", 4, [2]int64{1, 3}), lwsGroup("1", 4, [2]int64{1, 3})},
+		},
+		{
+			name: "LWS LeaderReady: the stated minimum 1 leaves the workers' subgroup nothing to wait for", karta: "leaderworkerset", object: "leaderworkerset",
+			pg: karta.PodGroupV2{Name: "lws", ComponentName: "group",
+				MinMemberPath: `if .spec.startupPolicy == "LeaderReady" then 1 else null end`,
+				SubGroups:     []karta.SubGroup{{ComponentName: "leader"}, {ComponentName: "worker"}}},
+			edit: func(obj map[string]any) { obj["spec"].(map[string]any)["startupPolicy"] = "LeaderReady" },
+			want: []Group{lwsGroup("0", 1, [2]int64{1, 0}), lwsGroup("1", 1, [2]int64{1, 0})},
+		},
+		{
+			name: "LWS: a subgroup nests under its ancestor's and counts its pods", karta: "leaderworkerset", object: "leaderworkerset",
+			pg: karta.PodGroupV2{Name: "lws",
+				SubGroups: []karta.SubGroup{{ComponentName: "group"}, {ComponentName: "worker"}}},
+			want: []Group{{Name: "pg-u-lws", Definition: "lws", MinMember: 8, MinSubGroups: i64(1),
+				Pods: []string{"serving/lws-0", "serving/lws-0-1", "serving/lws-0-2", "serving/lws-0-3",
+					"serving/lws-1", "serving/lws-1-1", "serving/lws-1-2", "serving/lws-1-3"},
+				SubGroups: []SubGroup{
+					{Name: "group", MinMember: 8, Pods: []string{"serving/lws-0", "serving/lws-1"}},
+					{Name: "worker", Parent: "group", MinMember: 6, Pods: []string{"serving/lws-0-1", "serving/lws-0-2", "serving/lws-0-3",
+						"serving/lws-1-1", "serving/lws-1-2", "serving/lws-1-3"}},
+				}}},
+		},
+		{
+			name: "LWS: a stated minimum takes the child's pods before the parent's own", karta: "leaderworkerset", object: "leaderworkerset",
+			pg: karta.PodGroupV2{Name: "lws", MinMemberPath: "3",
+				SubGroups: []karta.SubGroup{{ComponentName: "group"}, {ComponentName: "worker"}}},
+			want: []Group{{Name: "pg-u-lws", Definition: "lws", MinMember: 3, MinSubGroups: i64(1),
+				Pods: []string{"serving/lws-0", "serving/lws-0-1", "serving/lws-0-2", "serving/lws-0-3",
+					"serving/lws-1", "serving/lws-1-1", "serving/lws-1-2", "serving/lws-1-3"},
+				SubGroups: []SubGroup{
+					{Name: "group", MinMember: 3, Pods: []string{"serving/lws-0", "serving/lws-1"}},
+					{Name: "worker", Parent: "group", MinMember: 1, Pods: []string{"serving/lws-0-1", "serving/lws-0-2", "serving/lws-0-3",
+						"serving/lws-1-1", "serving/lws-1-2", "serving/lws-1-3"}},
+				}}},
+		},
+		{
+			name: "RayCluster: head and a subgroup per worker group, from its minReplicas", karta: "raycluster", object: "raycluster",
+			pg: karta.PodGroupV2{Name: "cluster",
+				SubGroups: []karta.SubGroup{{ComponentName: "head"}, {ComponentName: "worker", PerInstance: true}}},
+			want: []Group{{Name: "pg-u-cluster", Definition: "cluster", MinMember: 2, MinSubGroups: i64(2),
+				Pods: []string{"ray/rc-head-8kq4w", "ray/rc-small-group-worker-2fj6d", "ray/rc-small-group-worker-b5m9t", "ray/rc-small-group-worker-x7k2q"},
+				SubGroups: []SubGroup{
+					{Name: "head", MinMember: 1, Pods: []string{"ray/rc-head-8kq4w"}},
+					{Name: "worker-small-group", MinMember: 1, Pods: []string{"ray/rc-small-group-worker-2fj6d", "ray/rc-small-group-worker-b5m9t", "ray/rc-small-group-worker-x7k2q"}},
+				}}},
+		},
+		{
+			name: "JobSet: a subgroup per replicated job; a stated minimum keeps the first whole", karta: "jobset", object: "jobset",
+			pg: karta.PodGroupV2{Name: "jobset", MinMemberPath: "1",
+				SubGroups: []karta.SubGroup{{ComponentName: "replicatedjob", PerInstance: true}}},
+			want: []Group{{Name: "pg-u-jobset", Definition: "jobset", MinMember: 1, MinSubGroups: i64(2),
+				Pods: []string{"research/js-driver-0-0-abcde", "research/js-workers-0-0-q00", "research/js-workers-0-1-q01",
+					"research/js-workers-0-2-q02", "research/js-workers-0-3-q03",
+					"research/js-workers-1-0-k2x9p", "research/js-workers-1-1-q11", "research/js-workers-1-2-q12", "research/js-workers-1-3-q13"},
+				SubGroups: []SubGroup{
+					{Name: "replicatedjob-driver", MinMember: 1, Pods: []string{"research/js-driver-0-0-abcde"}},
+					{Name: "replicatedjob-workers", MinMember: 0, Pods: []string{"research/js-workers-0-0-q00", "research/js-workers-0-1-q01",
+						"research/js-workers-0-2-q02", "research/js-workers-0-3-q03",
+						"research/js-workers-1-0-k2x9p", "research/js-workers-1-1-q11", "research/js-workers-1-2-q12", "research/js-workers-1-3-q13"}},
+				}}},
+		},
+		{
+			name: "JobSet: a group per replicated job counts that job", karta: "jobset", object: "jobset",
+			pg: karta.PodGroupV2{Name: "rj", ComponentName: "replicatedjob",
+				SubGroups: []karta.SubGroup{{ComponentName: "replicatedjob"}}},
+			want: []Group{
+				{Name: "pg-u-rj-driver", Definition: "rj", MinMember: 1, MinSubGroups: i64(1),
+					Pods:      []string{"research/js-driver-0-0-abcde"},
+					SubGroups: []SubGroup{{Name: "replicatedjob", MinMember: 1, Pods: []string{"research/js-driver-0-0-abcde"}}}},
+				{Name: "pg-u-rj-workers", Definition: "rj", MinMember: 8, MinSubGroups: i64(1),
+					Pods: []string{"research/js-workers-0-0-q00", "research/js-workers-0-1-q01", "research/js-workers-0-2-q02", "research/js-workers-0-3-q03",
+						"research/js-workers-1-0-k2x9p", "research/js-workers-1-1-q11", "research/js-workers-1-2-q12", "research/js-workers-1-3-q13"},
+					SubGroups: []SubGroup{{Name: "replicatedjob", MinMember: 8, Pods: []string{"research/js-workers-0-0-q00",
+						"research/js-workers-0-1-q01", "research/js-workers-0-2-q02", "research/js-workers-0-3-q03",
+						"research/js-workers-1-0-k2x9p", "research/js-workers-1-1-q11", "research/js-workers-1-2-q12", "research/js-workers-1-3-q13"}}}},
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			k := gangKarta(t, tc.karta)
+			setPodGroupV2(k, tc.pg)
+			require.Empty(t, karta.Validate(k).Errors())
+			obj := gangObj(t, tc.object)
+			if tc.edit != nil {
+				tc.edit(obj)
+			}
+			pods := gangDocs(t, tc.object+".pods")
+			g := compileGang(t, k)
+			res := runGang(t, g, obj, pods)
+			assert.Empty(t, res.Unmatched)
+			assert.Equal(t, tc.want, res.Groups)
+
+			// PlacePod reports the minimum of the pod's group.
+			for _, pod := range pods {
+				pl, reason, err := g.placeOne(context.Background(), gojqEvaluator{}, obj, pod)
+				require.NoError(t, err)
+				require.Empty(t, reason)
+				grp := groupOf(t, res, pl.Group)
+				assert.Equal(t, grp.MinMember, pl.MinMember, "PlacePod of %s", podName(pod))
+				sub := ""
+				for _, sg := range grp.SubGroups {
+					if slices.Contains(sg.Pods, podName(pod)) {
+						sub = sg.Name
+					}
+				}
+				assert.Equal(t, sub, pl.SubGroup, "PlacePod's subgroup of %s", podName(pod))
+			}
+			viaHook, err := runProgramGang(t, k, obj, pods)
+			require.NoError(t, err)
+			assert.Equal(t, res, viaHook, "the hook answers as the model on gojq")
+		})
+	}
+}
+
+// A scoped group places only the pods under its component; a pod whose
+// scope key cannot be read is unmatched with the reason.
+func TestGangV2ScopeUnmatched(t *testing.T) {
+	k := gangKarta(t, "leaderworkerset")
+	setPodGroupV2(k, karta.PodGroupV2{Name: "lws", ComponentName: "group", SubGroups: []karta.SubGroup{{ComponentName: "leader"}}})
+	g := compileGang(t, k)
+	obj := gangObj(t, "leaderworkerset")
+	pod := gangPod(t, `
+apiVersion: v1
+kind: Pod
+metadata:
+  name: lws-x
+  namespace: serving
+  labels:
+    leaderworkerset.sigs.k8s.io/name: lws
+    leaderworkerset.sigs.k8s.io/worker-index: "0"
+`)
+	res := runGang(t, g, obj, []map[string]any{pod})
+	assert.Empty(t, res.Groups)
+	assert.Equal(t, []Unmatched{{Pod: "serving/lws-x", Reason: `component "group": replicaSelector yields null, want a non-empty string or a number`}}, res.Unmatched)
+}
+
+// A Lua GetGangGroups that returns subgroups with parent round-trips
+// through the typed result; a subgroup without pods has an empty list, as
+// every list of the result.
+func TestGangV2ScriptParentRoundTrips(t *testing.T) {
+	k := gangKarta(t, "leaderworkerset")
+	k.Spec.LuaScript = `
+function GetGangGroups(obj, pods)
+  return {groups = {{name = "g", definition = "d", minMember = 2, pods = {},
+    subGroups = {{name = "a", minMember = 2, pods = {}}, {name = "b", parent = "a", minMember = 1}}}}}
+end`
+	p, err := Compile(k, Options{})
+	require.NoError(t, err)
+	res, err := p.GetGangGroups(context.Background(), &unstructured.Unstructured{Object: gangObj(t, "leaderworkerset")}, nil)
+	require.NoError(t, err)
+	require.Len(t, res.Groups, 1)
+	assert.Equal(t, []SubGroup{{Name: "a", MinMember: 2, Pods: []string{}}, {Name: "b", Parent: "a", MinMember: 1, Pods: []string{}}},
+		res.Groups[0].SubGroups)
+}
