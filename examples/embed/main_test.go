@@ -15,5 +15,5 @@ func TestEmbed(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), &out, "../pytorchjob/running.yaml", "../pytorchjob/pods.yaml"))
 	assert.Regexp(t, `^PyTorchJob \S+/\S+ is Running \(Karta "pytorchjob"\)\n`, out.String())
-	assert.Regexp(t, `(?m)^admit pg-\S+-job-\S+: 4 of minMember 4 pods present$`, out.String())
+	assert.Regexp(t, `(?m)^admit pg-\S+-job: 4 of minMember 4 pods present$`, out.String())
 }
