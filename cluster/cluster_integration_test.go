@@ -117,8 +117,11 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 	// services and no components there. Both LLMInferenceServices read the
 	// same through v1alpha2. The Job of the CronJob's run and the pods of
 	// both Jobs finished: their pods no longer count.
-	want := func(ctx context.Context) []string {
-		ds, err := dyn.Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}).Namespace(ns).Get(ctx, "dcgm-exporter", metav1.GetOptions{})
+	// want reads the DaemonSet with the test's context, not the poll's: a
+	// read cut short by the poll's deadline would fail the test before the
+	// comparison below shows what differs.
+	want := func() []string {
+		ds, err := dyn.Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}).Namespace(ns).Get(t.Context(), "dcgm-exporter", metav1.GetOptions{})
 		require.NoError(t, err)
 		nodes, _, _ := unstructured.NestedInt64(ds.Object, "status", "desiredNumberScheduled")
 		return []string{
@@ -133,7 +136,7 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 			"JAXJob llama2-7b-maxtext Running [worker 4/4] [4/4]",
 			"Job bert-pretrain Running [task/master 1/1 task/worker 4/4] [5/4]",
 			"Job llm-eval-harness Completed [pod 0/4] []",
-			"JobSet llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [1/1,8/8]",
+			"JobSet llama3-pretrain Running [replicatedjob/driver 1/1 replicatedjob/workers 8/8] [9/9]",
 			"LLMInferenceService deepseek-r1-0528 Running [leader 1/1 worker 1/1 scheduler 1/1] [2/2,1/1]",
 			"LLMInferenceService llama-3-3-70b Running [main 2/2 prefill 2/2 scheduler 1/1] [2/1,1/1,2/1]",
 			"LeaderWorkerSet vllm-llama3-405b Running [leader 2/2 worker 6/6] [4/4,4/4]",
@@ -170,9 +173,9 @@ func TestLiveGetEveryBuiltinKind(t *testing.T) {
 	}
 	// The controllers and kwok settle in their own time.
 	_ = wait.PollUntilContextTimeout(t.Context(), 2*time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
-		return reflect.DeepEqual(want(ctx), rows()), nil
+		return reflect.DeepEqual(want(), rows()), nil
 	})
-	if !assert.Equal(t, want(t.Context()), rows()) {
+	if !assert.Equal(t, want(), rows()) {
 		clustertest.LogPods(t, dyn, ns)
 	}
 

@@ -115,7 +115,7 @@ spec:
 `, ns, ns)), &js.Object))
 	js, err = dyn.Resource(jobSetGVR).Namespace(ns).Create(ctx, js, metav1.CreateOptions{})
 	require.NoError(t, err)
-	group := podgroups.ObjectName(podgroups.Volcano, fmt.Sprintf("pg-%s-replicatedjob-train-workers", js.GetUID()))
+	group := podgroups.ObjectName(podgroups.Volcano, fmt.Sprintf("pg-%s-jobset", js.GetUID()))
 	yes := true
 	parallelism, completions := int32(2), int32(2)
 	_, err = cs.BatchV1().Jobs(ns).Create(ctx, jobFor(js, &yes, parallelism, completions), metav1.CreateOptions{})
