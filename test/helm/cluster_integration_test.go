@@ -338,8 +338,8 @@ gangOutput: {enabled: true, target: volcano, selector: "%s=%s"}
 		},
 	}
 	// One rule per API group of workload and owner kinds: without it the
-	// kind is not watched. The JobSet's own chain (jobsets, then the Jobs
-	// its pods come from) also loses its PodGroup.
+	// kind is not watched. Without jobsets the JobSet loses its PodGroup;
+	// without the Jobs its pods come from, it keeps it.
 	for _, rule := range find(t, objs, "ClusterRole", fullname).Object["rules"].([]any) {
 		r := &rbacv1.PolicyRule{}
 		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rule.(map[string]any), r))
@@ -349,8 +349,18 @@ gangOutput: {enabled: true, target: volcano, selector: "%s=%s"}
 		// The guarded informers may log the watch refused before the list.
 		f := failure{forbidden: fmt.Sprintf(`resource "%s" in API group "%s" at the cluster scope`, r.Resources[0], r.APIGroups[0])}
 		switch r.APIGroups[0] {
-		case "jobset.x-k8s.io", "batch":
+		case "jobset.x-k8s.io":
 			f.setup, f.symptom = gang.deletePodGroup, noPodGroup
+		case "batch":
+			// The JobSet's v2 group is one per JobSet and needs no pods:
+			// without the Jobs (its pods' owners) it is still written, from
+			// the JobSet alone; only the pods cannot be traced to it.
+			f.setup = gang.deletePodGroup
+			f.symptom = func(t *testing.T, p *controllerProcess) {
+				p.waitReady(t, "ok: leader")
+				p.waitStderr(t, "watch failing: "+r.Resources[0]+"."+r.APIGroups[0])
+				gang.waitPodGroup(t, p)
+			}
 		default:
 			f.symptom = func(t *testing.T, p *controllerProcess) {
 				p.waitReady(t, "ok: leader")
