@@ -50,8 +50,8 @@ func TestValidateReferences(t *testing.T) {
 			},
 		},
 		{
-			name: "a reference's expression uses a reference",
-			base: fixturePyTorchJob,
+			name:   "a reference's expression uses a reference",
+			base:   fixturePyTorchJob,
 			mutate: withRefs(lookupRef("a", "$b.metadata.name"), lookupRef("b", "$a.metadata.name")),
 			want: []wantProblem{
 				errAt(fRefs+"[0].lookup.name", "variable not defined: $b (a reference's expressions run on the workload before any reference is resolved"),
