@@ -71,9 +71,21 @@ func (e *Exporter) accessor(field, expr string) (string, error) {
 	}
 	ref, err := e.u.AddQuery(a.Text, a.Query)
 	if err != nil {
-		return "", e.Fail(field, expr, err)
+		return "", e.Fail(field, expr, e.referenceError(a.Vars, err))
 	}
 	return ref, nil
+}
+
+// referenceError names the reference an expression reads when that is
+// why it does not compile without variables: the exported chunk runs in
+// the target's Lua, which resolves no reference (docs/karta.md,
+// "References").
+func (e *Exporter) referenceError(vars []string, err error) error {
+	_, name, ok := strings.Cut(err.Error(), "variable not defined: ")
+	if !ok || !slices.Contains(vars, name) {
+		return err
+	}
+	return fmt.Errorf("it reads the reference %s, which %s cannot resolve: an export carries no resolver", name, e.target)
 }
 
 // listFunc is Expr's function for the accessor ref.
