@@ -313,16 +313,26 @@ func (o *objects) at(d *object.Document, withLine bool) string {
 	return where
 }
 
-// readObjects decodes the objects of -f.
-func readObjects(s streams, file string) (*objects, error) {
-	data, source, err := readInput(s, file, "the object")
+// decodeInput reads and decodes a file of objects (what names it in
+// readInput's errors); a decoding error is printed, and is exit 1.
+func decodeInput(s streams, file, what string) ([]*object.Document, string, error) {
+	data, source, err := readInput(s, file, what)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	docs, err := object.Decode(data, source)
 	if err != nil {
 		fmt.Fprintln(s.err, oneLine(err.Error()))
-		return nil, invalid()
+		return nil, "", invalid()
+	}
+	return docs, source, nil
+}
+
+// readObjects decodes the objects of -f.
+func readObjects(s streams, file string) (*objects, error) {
+	docs, source, err := decodeInput(s, file, "the object")
+	if err != nil {
+		return nil, err
 	}
 	items := object.Expand(docs)
 	if len(items) == 0 {
@@ -340,14 +350,9 @@ func readRefs(s streams, files []string, objectFile string) (*interpreter.Static
 		if file == "-" && objectFile == "-" {
 			return nil, usageError("-f and --ref cannot both read standard input")
 		}
-		data, source, err := readInput(s, file, "the referenced objects")
+		docs, _, err := decodeInput(s, file, "the referenced objects")
 		if err != nil {
 			return nil, err
-		}
-		docs, err := object.Decode(data, source)
-		if err != nil {
-			fmt.Fprintln(s.err, oneLine(err.Error()))
-			return nil, invalid()
 		}
 		for _, d := range object.Expand(docs) {
 			objs = append(objs, asUnstructured(d.Object))
@@ -360,14 +365,9 @@ func readRefs(s streams, files []string, objectFile string) (*interpreter.Static
 // An object that is not a v1 Pod is refused, each named with its line:
 // matched as a pod, a Deployment or a Job would place a wrong pod in a gang.
 func readPods(s streams, file string) ([]*unstructured.Unstructured, error) {
-	data, source, err := readInput(s, file, "the pods")
+	docs, source, err := decodeInput(s, file, "the pods")
 	if err != nil {
 		return nil, err
-	}
-	docs, err := object.Decode(data, source)
-	if err != nil {
-		fmt.Fprintln(s.err, oneLine(err.Error()))
-		return nil, invalid()
 	}
 	objs := &objects{source: source, docs: len(docs), items: object.Expand(docs)}
 	var pods []*unstructured.Unstructured
