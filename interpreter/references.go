@@ -223,6 +223,9 @@ func (b *refBinding) resolve(ctx context.Context, cr *compiledReference, obj *un
 		vals = append(vals, jqvalue.Input(o.Object))
 	}
 	if !cr.shapeList {
+		if len(vals) == 0 { // cut: the call's objects were spent
+			return nil, nil
+		}
 		return vals[0], nil
 	}
 	return vals, nil

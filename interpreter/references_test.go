@@ -236,6 +236,39 @@ func TestReferencesBounds(t *testing.T) {
 		assert.Equal(t, karta.StatusInitializing, st.Status)
 		assert.Equal(t, []string{"pods: 266 objects, cut to 255 (at most 256 in all per call)"}, ws.messages())
 	})
+	t.Run("a lookup after the list spent every object is null", func(t *testing.T) {
+		text := strings.Replace(refsKarta, `  - name: runtime
+    kind: {group: example.com, version: v1, kind: Runtime}
+    scope: Cluster
+    lookup: {name: .spec.runtimeRef}
+  - name: pods
+    kind: {version: v1, kind: Pod}
+    list:
+      labelSelector: '{matchLabels: {app: .metadata.name}}'
+      owner: true
+`, `  - name: pods
+    kind: {version: v1, kind: Pod}
+    list:
+      labelSelector: '{matchLabels: {app: .metadata.name}}'
+      owner: true
+  - name: runtime
+    kind: {group: example.com, version: v1, kind: Runtime}
+    scope: Cluster
+    lookup: {name: .spec.runtimeRef}
+`, 1)
+		objs := []*unstructured.Unstructured{refsRuntime(t)}
+		for i := range MaxReferencedObjects {
+			objs = append(objs, refsPod(t, fmt.Sprintf("w-%03d", i), "ns", "w", "u-1", "Pending"))
+		}
+		var ws warnings
+		ctx := WithResolver(context.Background(), NewStaticResolver(objs...), ws.add)
+		p, err := Compile(progKarta(t, text), Options{})
+		require.NoError(t, err)
+		st, err := p.InterpretStatus(ctx, refsWorkload(t, "torch"))
+		require.NoError(t, err)
+		assert.Equal(t, karta.StatusFailed, st.Status, "$runtime is null")
+		assert.Equal(t, []string{"runtime: 1 objects, cut to 0 (at most 256 in all per call)"}, ws.messages())
+	})
 	t.Run("referenced bytes count against the memory limit", func(t *testing.T) {
 		k := progKarta(t, refsKarta)
 		p, err := Compile(k, Options{Limits: Limits{MaxMemory: 4 << 10}})
