@@ -62,9 +62,16 @@ func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Cont
 		return &HookError{Karta: p.name, Hook: h, Err: err}
 	}
 	// The references' values for the generated Lua's gojq fallbacks, for
-	// this call only: a pooled state serves other workloads next.
+	// this call only: a pooled state serves other workloads next. A call
+	// that did not enter through a hook (an adapter's own entry) has none
+	// bound: its references are absent.
 	if len(p.refs) > 0 {
-		jqlua.BindVariables(sd.L, jqvars.From(ctx))
+		vals := jqvars.From(ctx)
+		if vals == nil {
+			vals = p.absentReferences()
+			ctx = jqvars.With(ctx, vals)
+		}
+		jqlua.BindVariables(sd.L, vals)
 		defer jqlua.BindVariables(sd.L, nil)
 	}
 	var ferr error

@@ -166,6 +166,18 @@ func (p *Program) bindReferences(ctx context.Context, h Hook, obj *unstructured.
 	return jqvars.With(ctx, vals), nil
 }
 
+// absentReferences are the values of the references when none is
+// resolved: null for a lookup, [] for a list.
+func (p *Program) absentReferences() []any {
+	vals := make([]any, len(p.refs))
+	for i, cr := range p.refs {
+		if cr.shapeList {
+			vals[i] = []any{}
+		}
+	}
+	return vals
+}
+
 // refBinding is one call's resolution: what is left of its budgets.
 type refBinding struct {
 	p     *Program
@@ -183,7 +195,7 @@ func (b *refBinding) warn(ref, format string, args ...any) {
 // resolve is one reference's value: the object or null for a lookup,
 // the array of objects for a list.
 func (b *refBinding) resolve(ctx context.Context, cr *compiledReference, obj *unstructured.Unstructured) (any, error) {
-	absent := any(nil)
+	var absent any // null for a lookup, [] for a list
 	if cr.shapeList {
 		absent = []any{}
 	}

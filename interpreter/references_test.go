@@ -193,6 +193,32 @@ func TestReferencesBackendsAgree(t *testing.T) {
 	}
 }
 
+// An adapter's own entry into a pooled state (Karmada's in-process
+// operations) binds nothing: the references are absent, each in its
+// shape, on the Lua path and on gojq in Go alike.
+func TestReferencesUnboundOutsideHooks(t *testing.T) {
+	p := refsPrograms(t)["lua"]
+	obj := refsWorkload(t, "torch")
+	for expr, want := range map[string]any{
+		// [] iterates to nothing; null would be an error
+		`[$pods[] | select(.status.phase == "Running")] | length == 2`: false,
+		`$runtime == null and .spec.runtimeRef != null`:                true,
+	} {
+		prog, err := p.model.exprs.compile(expr)
+		require.NoError(t, err)
+		_, err = p.runGo(context.Background(), HookInterpretStatus, func(ctx context.Context, ev evaluator) (any, error) {
+			lua, err := ev.all(ctx, prog, obj.Object)
+			require.NoError(t, err)
+			gojq, err := gojqEvaluator{}.all(ctx, prog, obj.Object)
+			require.NoError(t, err)
+			assert.Equal(t, []any{want}, lua, expr)
+			assert.Equal(t, []any{want}, gojq, expr)
+			return nil, nil
+		})
+		require.NoError(t, err)
+	}
+}
+
 func TestReferencesWithoutResolverInContext(t *testing.T) {
 	p := refsPrograms(t)["default"]
 	st, err := p.InterpretStatus(context.Background(), refsWorkload(t, "torch"))

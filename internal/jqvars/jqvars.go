@@ -18,6 +18,9 @@ func With(ctx context.Context, vals []any) context.Context {
 
 // From returns the values ctx carries, nil when none.
 func From(ctx context.Context) []any {
+	if ctx == nil {
+		return nil
+	}
 	vals, _ := ctx.Value(key{}).([]any)
 	return vals
 }
