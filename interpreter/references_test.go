@@ -15,6 +15,21 @@ import (
 	"github.com/kartalua/karta/luaapi"
 )
 
+// The references of refsKarta, in its order.
+const (
+	refsRuntimeRef = `  - name: runtime
+    kind: {group: example.com, version: v1, kind: Runtime}
+    scope: Cluster
+    lookup: {name: .spec.runtimeRef}
+`
+	refsPodsRef = `  - name: pods
+    kind: {version: v1, kind: Pod}
+    list:
+      labelSelector: '{matchLabels: {app: .metadata.name}}'
+      owner: true
+`
+)
+
 // refsKarta reads its pod template from a Runtime it looks up and its
 // status from the Pods it owns and the Runtime.
 const refsKarta = `
@@ -23,16 +38,7 @@ kind: Karta
 metadata: {name: refs-lab}
 spec:
   references:
-  - name: runtime
-    kind: {group: example.com, version: v1, kind: Runtime}
-    scope: Cluster
-    lookup: {name: .spec.runtimeRef}
-  - name: pods
-    kind: {version: v1, kind: Pod}
-    list:
-      labelSelector: '{matchLabels: {app: .metadata.name}}'
-      owner: true
-  structureDefinition:
+` + refsRuntimeRef + refsPodsRef + `  structureDefinition:
     rootComponent:
       name: workload
       kind: {group: example.com, version: v1, kind: Workload}
@@ -263,25 +269,7 @@ func TestReferencesBounds(t *testing.T) {
 		assert.Equal(t, []string{"pods: 266 objects, cut to 255 (at most 256 in all per call)"}, ws.messages())
 	})
 	t.Run("a lookup after the list spent every object is null", func(t *testing.T) {
-		text := strings.Replace(refsKarta, `  - name: runtime
-    kind: {group: example.com, version: v1, kind: Runtime}
-    scope: Cluster
-    lookup: {name: .spec.runtimeRef}
-  - name: pods
-    kind: {version: v1, kind: Pod}
-    list:
-      labelSelector: '{matchLabels: {app: .metadata.name}}'
-      owner: true
-`, `  - name: pods
-    kind: {version: v1, kind: Pod}
-    list:
-      labelSelector: '{matchLabels: {app: .metadata.name}}'
-      owner: true
-  - name: runtime
-    kind: {group: example.com, version: v1, kind: Runtime}
-    scope: Cluster
-    lookup: {name: .spec.runtimeRef}
-`, 1)
+		text := strings.Replace(refsKarta, refsRuntimeRef+refsPodsRef, refsPodsRef+refsRuntimeRef, 1)
 		objs := []*unstructured.Unstructured{refsRuntime(t)}
 		for i := range MaxReferencedObjects {
 			objs = append(objs, refsPod(t, fmt.Sprintf("w-%03d", i), "ns", "w", "u-1", "Pending"))
