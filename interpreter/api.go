@@ -33,7 +33,8 @@ type Revised struct {
 // GetPodSpecs returns the pod definition of each present instance of each
 // pod-bearing component (docs/karta.md, "Pod specs").
 func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructured) (*PodSpecs, error) {
-	if err := p.checkKind(HookGetPodSpecs, obj); err != nil {
+	ctx, err := p.enter(ctx, HookGetPodSpecs, obj)
+	if err != nil {
 		return nil, err
 	}
 	if !p.overridden[HookGetPodSpecs] {
@@ -49,7 +50,7 @@ func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructure
 		return res.(*PodSpecs), nil
 	}
 	var items []PodSpecItem
-	err := p.callLua(ctx, HookGetPodSpecs, objectArgs(obj.Object), func(L *lua.LState, v lua.LValue) error {
+	err = p.callLua(ctx, HookGetPodSpecs, objectArgs(obj.Object), func(L *lua.LState, v lua.LValue) error {
 		return decodeResultWith(L, v, &items, func(g any) bool {
 			var ok bool
 			items, ok = podSpecItems(g)
@@ -69,7 +70,8 @@ func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructure
 // status in precedence order (karta.StatusPrecedence) whose matchers hold,
 // or Undefined; an Argo CD health script's word when an override is one.
 func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstructured) (*StatusResult, error) {
-	if err := p.checkKind(HookInterpretStatus, obj); err != nil {
+	ctx, err := p.enter(ctx, HookInterpretStatus, obj)
+	if err != nil {
 		return nil, err
 	}
 	if p.argo != nil {
@@ -81,7 +83,7 @@ func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstruc
 		}
 	}
 	var res StatusResult
-	err := p.callLua(ctx, HookInterpretStatus, objectArgs(obj.Object), func(L *lua.LState, v lua.LValue) error {
+	err = p.callLua(ctx, HookInterpretStatus, objectArgs(obj.Object), func(L *lua.LState, v lua.LValue) error {
 		return decodeStatus(L, v, &res)
 	})
 	if err != nil {
@@ -95,7 +97,8 @@ func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstruc
 // (merge, strategic or json), gives the patched view, and the difference
 // is written back through the component's paths.
 func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured, revisions []Revision) (*Revised, error) {
-	if err := p.checkKind(HookReviseSpec, obj); err != nil {
+	ctx, err := p.enter(ctx, HookReviseSpec, obj)
+	if err != nil {
 		return nil, err
 	}
 	if !p.overridden[HookReviseSpec] {
@@ -214,7 +217,8 @@ func (p *Program) Resume(ctx context.Context, obj *unstructured.Unstructured) (*
 }
 
 func (p *Program) suspendOrResume(ctx context.Context, h Hook, obj *unstructured.Unstructured) (*Revised, error) {
-	if err := p.checkKind(h, obj); err != nil {
+	ctx, err := p.enter(ctx, h, obj)
+	if err != nil {
 		return nil, err
 	}
 	if !p.enabled[h] {
@@ -320,7 +324,8 @@ func isNullAt(v any, loc []any) bool {
 // GetGangGroups places every pod and groups them into gangs (docs/karta.md,
 // "Pods" and "Gangs").
 func (p *Program) GetGangGroups(ctx context.Context, obj *unstructured.Unstructured, pods []*unstructured.Unstructured) (*GangResult, error) {
-	if err := p.checkKind(HookGetGangGroups, obj); err != nil {
+	ctx, err := p.enter(ctx, HookGetGangGroups, obj)
+	if err != nil {
 		return nil, err
 	}
 	podObjs := make([]map[string]any, len(pods))
@@ -354,7 +359,7 @@ func (p *Program) GetGangGroups(ctx context.Context, obj *unstructured.Unstructu
 		lp, err := luaapi.ToLuaTable(L, podList)
 		return append(a, lp), err
 	}
-	err := p.callLua(ctx, HookGetGangGroups, args, func(L *lua.LState, v lua.LValue) error {
+	err = p.callLua(ctx, HookGetGangGroups, args, func(L *lua.LState, v lua.LValue) error {
 		return decodeResult(L, v, &res)
 	})
 	if err != nil {
@@ -367,7 +372,8 @@ func (p *Program) GetGangGroups(ctx context.Context, obj *unstructured.Unstructu
 // PlacePod places one pod: its component, instance, replica, group and the
 // group's minMember (docs/karta.md, "Minimum members").
 func (p *Program) PlacePod(ctx context.Context, obj, pod *unstructured.Unstructured) (*PodPlacement, error) {
-	if err := p.checkKind("PlacePod", obj); err != nil {
+	ctx, err := p.enter(ctx, "PlacePod", obj)
+	if err != nil {
 		return nil, err
 	}
 	var out *PodPlacement
@@ -409,7 +415,8 @@ func (p *Program) PlacePod(ctx context.Context, obj, pod *unstructured.Unstructu
 // placed here. Like PlacePod it runs the Karta's own selectors: a
 // script's override of GetGangGroups does not apply.
 func (p *Program) PlacePods(ctx context.Context, obj *unstructured.Unstructured, pods []*unstructured.Unstructured) (*PlacementResult, error) {
-	if err := p.checkKind("PlacePods", obj); err != nil {
+	ctx, err := p.enter(ctx, "PlacePods", obj)
+	if err != nil {
 		return nil, err
 	}
 	podObjs := make([]map[string]any, len(pods))

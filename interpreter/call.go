@@ -10,6 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kartalua/karta/internal/jqlua"
+	"github.com/kartalua/karta/internal/jqvars"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -59,6 +60,19 @@ func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Cont
 	sd, err := p.pool.Get(ctx)
 	if err != nil {
 		return &HookError{Karta: p.name, Hook: h, Err: err}
+	}
+	// The references' values for the generated Lua's gojq fallbacks, for
+	// this call only: a pooled state serves other workloads next. A call
+	// that did not enter through a hook (an adapter's own entry) has none
+	// bound: its references are absent.
+	if len(p.refs) > 0 {
+		vals := jqvars.From(ctx)
+		if vals == nil {
+			vals = p.absentReferences()
+			ctx = jqvars.With(ctx, vals)
+		}
+		jqlua.BindVariables(sd.L, vals)
+		defer jqlua.BindVariables(sd.L, nil)
 	}
 	var ferr error
 	body := sd.L.NewFunction(func(L *lua.LState) int {

@@ -50,7 +50,10 @@ func codegen(m *model, checked bool) (*generated, error) {
 			err = aerr
 			return ""
 		}
-		if code := a.Code(); code != nil && len(a.Vars) == 0 {
+		// A Karta's expressions are compiled with its references'
+		// variables; their gojq fallbacks run with the values the call
+		// binds (jqlua.BindVariables, in withState).
+		if code := a.Code(); code != nil {
 			ref, err = g.unit.AddCompiled(a.Text, a.Query, code)
 		} else {
 			ref, err = g.unit.AddQuery(a.Text, a.Query)

@@ -43,7 +43,9 @@ func (x *exprTable) compile(text string) (*jqProgram, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := compileAnalysis(a)
+	// The Karta's expressions are checked with its references' variables
+	// bound (a.Vars), and run with their values (jqvars).
+	p, err := compileAnalysis(a, a.Vars...)
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +64,10 @@ func compileAnalysis(a *jqexpr.Analysis, vars ...string) (*jqProgram, error) {
 		}
 		p.code = func() *gojq.Code { return code }
 	}
-	if len(vars) == 0 {
-		p.direct = jqdirect.Compile(a.Query)
-	}
+	// The direct evaluator declines every expression that reads a
+	// variable (jqdirect.Compile gives nil), so an expression compiled with
+	// variables it does not read runs direct, and its result cannot depend
+	// on them.
+	p.direct = jqdirect.Compile(a.Query)
 	return p, nil
 }

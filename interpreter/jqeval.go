@@ -8,6 +8,7 @@ import (
 	"github.com/kartalua/karta/internal/jqlua"
 
 	"github.com/kartalua/karta/internal/jqdirect"
+	"github.com/kartalua/karta/internal/jqvars"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
@@ -29,11 +30,16 @@ type jqProgram struct {
 }
 
 // all returns every output of the program on v, or the first error. It
-// honours ctx and the output limit.
+// honours ctx and the output limit. A program compiled with variables
+// runs with vars, or, when none are given, the values the call's context
+// carries (jqvars: the Karta's resolved references).
 func (p *jqProgram) all(ctx context.Context, v any, vars ...any) ([]any, error) {
 	code := p.code()
 	if code == nil { // jqexpr.Check vouched for it; a karta bug
 		return nil, &JQError{Expr: p.expr, Err: errors.New("the expression did not compile")}
+	}
+	if len(vars) == 0 {
+		vars = jqvars.Fit(ctx, code.NumVariables())
 	}
 	iter := code.RunWithContext(ctx, v, vars...)
 	var out []any

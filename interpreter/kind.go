@@ -1,6 +1,8 @@
 package interpreter
 
 import (
+	"context"
+
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -48,6 +50,18 @@ func describeGVK(gvk schema.GroupVersionKind) string {
 // before doing anything else with it.
 func (p *Program) CheckKind(obj *unstructured.Unstructured) error {
 	return p.checkKind("", obj)
+}
+
+// enter starts a hook call on obj: the kind check, then the Karta's
+// references resolved and bound to the returned context.
+func (p *Program) enter(ctx context.Context, h Hook, obj *unstructured.Unstructured) (context.Context, error) {
+	if err := p.checkKind(h, obj); err != nil {
+		return ctx, err
+	}
+	if obj == nil {
+		return ctx, nil
+	}
+	return p.bindReferences(ctx, h, obj)
 }
 
 func (p *Program) checkKind(h Hook, obj *unstructured.Unstructured) error {

@@ -108,6 +108,9 @@ type Program struct {
 	// status is the generated InterpretStatus for direct evaluation
 	// (direct_hooks.go); nil when it must run on Lua.
 	status *statusPlan
+	// refs are the Karta's references with their programs (references.go),
+	// in the order of their variables.
+	refs []compiledReference
 	// noDirect turns direct evaluation off, for the tests that compare it
 	// with the Lua path.
 	noDirect bool
@@ -163,6 +166,9 @@ func CompileChecked(checked *karta.Checked, opts Options) (*Program, error) {
 		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}
 	if p.gang, err = newGangModel(p.model); err != nil {
+		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
+	}
+	if p.refs, err = compileReferences(checked); err != nil {
 		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}
 	if err := p.compileOverrides(k.Spec.LuaScript, opts.Scripts); err != nil {

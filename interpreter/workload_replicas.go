@@ -28,7 +28,8 @@ type InstanceReplicas struct {
 // and callers keep each instance's own replicas from GetPodSpecs.
 // Scripts do not change it: it is the Karta's structure and scale paths.
 func (p *Program) WorkloadReplicas(ctx context.Context, obj *unstructured.Unstructured) ([]InstanceReplicas, error) {
-	if err := p.checkKind(HookGetComponents, obj); err != nil {
+	ctx, err := p.enter(ctx, HookGetComponents, obj)
+	if err != nil {
 		return nil, err
 	}
 	if res, ok := direct(ctx, p, func(ev evaluator) ([]InstanceReplicas, error) { return p.workloadReplicas(ctx, ev, obj.Object) }); ok {

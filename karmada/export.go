@@ -439,7 +439,7 @@ func ExportCheck(a *jqexpr.Analysis) string {
 	if a == nil {
 		return ""
 	}
-	if err := luaexport.Check(a); err != nil {
+	if err := luaexport.Check(a, "Karmada"); err != nil {
 		return fmt.Sprintf("cannot be exported to Karmada: jq %q: %v", a.Text, err)
 	}
 	return ""

@@ -22,6 +22,9 @@ type Checked struct {
 	// Warnings are validation's warnings; a Checked has no errors.
 	Warnings Problems
 	exprs    map[string]*jqexpr.Analysis
+	// refExprs are the references' own expressions, checked without
+	// variables (they run before any reference is resolved).
+	refExprs map[string]*jqexpr.Analysis
 }
 
 // Check validates k with opts and returns its checked form, or a
@@ -48,7 +51,7 @@ func Analyze(k *Karta, opts ValidateOptions) (*Checked, Problems) {
 	}
 	v := newValidator(k, opts)
 	v.run()
-	c := &Checked{Karta: k, Warnings: v.problems.Warnings(), exprs: map[string]*jqexpr.Analysis{}}
+	c := &Checked{Karta: k, Warnings: v.problems.Warnings(), exprs: map[string]*jqexpr.Analysis{}, refExprs: v.refExprs}
 	for text, r := range v.exprs {
 		if r.analysis != nil {
 			c.exprs[text] = r.analysis
@@ -64,4 +67,14 @@ func (c *Checked) Expr(text string) *jqexpr.Analysis {
 		return nil
 	}
 	return c.exprs[text]
+}
+
+// ReferenceExpr returns the checked form of one of the references' own
+// expressions (spec.references[*].lookup.name, …), bound to no variable;
+// nil when no reference holds it.
+func (c *Checked) ReferenceExpr(text string) *jqexpr.Analysis {
+	if c == nil {
+		return nil
+	}
+	return c.refExprs[text]
 }

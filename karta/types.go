@@ -54,6 +54,15 @@ type KartaSpec struct {
 	// hooks of this Karta (the karta extension).
 	// +optional
 	LuaScript string `json:"luaScript,omitempty"`
+
+	// References are other objects the workload's truth lives in, each
+	// exposed to every expression of the Karta as the jq variable
+	// $<name>. Karta fetches nothing itself: the caller resolves them
+	// (docs/karta.md, "References").
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	References []Reference `json:"references,omitempty"`
 }
 
 // EffectiveInstructions returns Instructions, or OptimizationInstructions when

@@ -53,6 +53,7 @@ func ValidateWithOptions(k *Karta, opts ValidateOptions) Problems {
 
 // run applies every rule, in one pass, and sorts the problems.
 func (v *validator) run() {
+	v.references()
 	v.structure()
 	for _, c := range v.comps {
 		v.component(c)
@@ -82,6 +83,12 @@ type validator struct {
 	treeOK bool
 
 	exprs map[string]exprResult
+	// vars are the jq variables of the Karta's references ("$name"),
+	// bound in every expression but the references' own.
+	vars []string
+	// refExprs are the references' own expressions, checked without
+	// variables.
+	refExprs map[string]*jqexpr.Analysis
 	// haveNames is names()'s message, made once: a message per component
 	// must not cost a walk over all of them.
 	haveNames string
@@ -97,7 +104,7 @@ type compRef struct {
 }
 
 func newValidator(k *Karta, opts ValidateOptions) *validator {
-	v := &validator{k: k, opts: opts, byName: map[string]*compRef{}, exprs: map[string]exprResult{}}
+	v := &validator{k: k, opts: opts, byName: map[string]*compRef{}, exprs: map[string]exprResult{}, refExprs: map[string]*jqexpr.Analysis{}}
 	sd := &k.Spec.StructureDefinition
 	base := field.NewPath("spec", "structureDefinition")
 	if sd.RootComponent != nil {

@@ -2,6 +2,7 @@ package karta
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -26,13 +27,17 @@ type exprResult struct {
 func (v *validator) checkExpr(p *field.Path, expr string) *gojq.Query {
 	r, ok := v.exprs[expr]
 	if !ok {
-		a, errs := jqexpr.Check(expr)
+		a, errs := jqexpr.Check(expr, v.vars...)
 		for _, err := range errs {
 			var e *jqexpr.Error
 			if errors.As(err, &e) && e.IsDisallowed() {
 				r.messages = append(r.messages, e.Msg)
 			} else {
-				r.messages = append(r.messages, "invalid jq: "+err.Error())
+				msg := "invalid jq: " + err.Error()
+				if strings.Contains(msg, "variable not defined") {
+					msg += " (a variable of a Karta's expression is a reference: declare it in spec.references)"
+				}
+				r.messages = append(r.messages, msg)
 			}
 		}
 		if len(errs) == 0 {

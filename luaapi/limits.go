@@ -21,6 +21,9 @@ const (
 	KindInstructions LimitKind = "instructions"
 	KindStringSize   LimitKind = "string size"
 	KindResultSize   LimitKind = "result size"
+	// KindReferencedBytes is the JSON size of the objects a call's
+	// references hold, counted against its memory limit (interpreter).
+	KindReferencedBytes LimitKind = "referenced bytes"
 )
 
 // LimitError is a call that crossed a limit. Karta and Hook are filled in by

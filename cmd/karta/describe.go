@@ -73,6 +73,7 @@ func newDescribeCmd(s streams) *cobra.Command {
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output `FMT`: table, json or yaml (default: table on a terminal, else json)")
 	cmd.Flags().BoolVar(&o.allowKindMismatch, "allow-kind-mismatch", false, "run the Karta on objects whose apiVersion and kind are not its root kind (refused by default)")
 	cmd.Flags().StringArrayVar(&o.crds, "crd", nil, "with -f, "+crdHelp)
+	o.addRefs(cmd)
 	o.config.AddFlags(cmd.Flags(), false)
 	return cmd
 }

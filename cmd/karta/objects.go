@@ -33,6 +33,16 @@ type objectFlags struct {
 	allowKindMismatch bool
 	// crds are the --crd files the Kartas' paths are checked against.
 	crds []string
+	// refs are the --ref files: the objects a Karta's references resolve
+	// to, offline.
+	refs []string
+}
+
+// refHelp is --ref's help.
+const refHelp = "a `FILE` of objects (YAML or JSON; a List or several documents) the Karta's references resolve to, offline (repeatable; docs/karta.md, \"References\")"
+
+func (f *objectFlags) addRefs(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&f.refs, "ref", nil, refHelp)
 }
 
 // kartaHelp is -k's help for the commands that interpret an object.
@@ -49,6 +59,7 @@ func (f *objectFlags) addObject(cmd *cobra.Command, outputHelp string) {
 	cmd.Flags().StringVarP(&f.output, "output", "o", "", "output `FMT`: "+outputHelp)
 	cmd.Flags().BoolVar(&f.allowKindMismatch, "allow-kind-mismatch", false, "run the Karta on objects whose apiVersion and kind are not its root kind (refused by default)")
 	cmd.Flags().StringArrayVar(&f.crds, "crd", nil, crdHelp)
+	f.addRefs(cmd)
 	_ = cmd.MarkFlagRequired("filename") // the flag exists: no error
 }
 
@@ -101,6 +112,10 @@ func eachObject(ctx context.Context, s streams, f *objectFlags, format string, f
 	if err != nil {
 		return err
 	}
+	refs, err := readRefs(s, f.refs, f.filename)
+	if err != nil {
+		return err
+	}
 	objs, err := readObjects(s, f.filename)
 	if err != nil {
 		return err
@@ -109,7 +124,18 @@ func eachObject(ctx context.Context, s streams, f *objectFlags, format string, f
 	failed := false
 	for _, doc := range objs.items {
 		where := objs.label(doc)
-		r, err := runOne(ctx, res, doc, fn, func(p *interpreter.Program) { schemas.warn(ctx, s, where, p) })
+		var refWarnings []string
+		dctx := interpreter.WithResolver(ctx, refs, func(w interpreter.ReferenceWarning) {
+			refWarnings = append(refWarnings, w.String())
+		})
+		r, err := runOne(dctx, res, doc, fn, func(p *interpreter.Program) { schemas.warn(ctx, s, where, p) })
+		seen := map[string]bool{} // every hook a command calls resolves again
+		for _, w := range refWarnings {
+			if !seen[w] {
+				seen[w] = true
+				fmt.Fprintf(s.err, "%s: warning: %s\n", where, oneLine(w))
+			}
+		}
 		if err != nil {
 			reportError(s, where, err)
 			failed = true
@@ -287,16 +313,26 @@ func (o *objects) at(d *object.Document, withLine bool) string {
 	return where
 }
 
-// readObjects decodes the objects of -f.
-func readObjects(s streams, file string) (*objects, error) {
-	data, source, err := readInput(s, file, "the object")
+// decodeInput reads and decodes a file of objects (what names it in
+// readInput's errors); a decoding error is printed, and is exit 1.
+func decodeInput(s streams, file, what string) ([]*object.Document, string, error) {
+	data, source, err := readInput(s, file, what)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	docs, err := object.Decode(data, source)
 	if err != nil {
 		fmt.Fprintln(s.err, oneLine(err.Error()))
-		return nil, invalid()
+		return nil, "", invalid()
+	}
+	return docs, source, nil
+}
+
+// readObjects decodes the objects of -f.
+func readObjects(s streams, file string) (*objects, error) {
+	docs, source, err := decodeInput(s, file, "the object")
+	if err != nil {
+		return nil, err
 	}
 	items := object.Expand(docs)
 	if len(items) == 0 {
@@ -306,18 +342,32 @@ func readObjects(s streams, file string) (*objects, error) {
 	return &objects{source: source, docs: len(docs), items: items}, nil
 }
 
+// readRefs reads the --ref files into a static resolver (an empty one
+// without files: every reference absent, with a warning).
+func readRefs(s streams, files []string, objectFile string) (*interpreter.StaticResolver, error) {
+	var objs []*unstructured.Unstructured
+	for _, file := range files {
+		if file == "-" && objectFile == "-" {
+			return nil, usageError("-f and --ref cannot both read standard input")
+		}
+		docs, _, err := decodeInput(s, file, "the referenced objects")
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range object.Expand(docs) {
+			objs = append(objs, asUnstructured(d.Object))
+		}
+	}
+	return interpreter.NewStaticResolver(objs...), nil
+}
+
 // readPods reads --pods: Pods in a List, in several documents, or both.
 // An object that is not a v1 Pod is refused, each named with its line:
 // matched as a pod, a Deployment or a Job would place a wrong pod in a gang.
 func readPods(s streams, file string) ([]*unstructured.Unstructured, error) {
-	data, source, err := readInput(s, file, "the pods")
+	docs, source, err := decodeInput(s, file, "the pods")
 	if err != nil {
 		return nil, err
-	}
-	docs, err := object.Decode(data, source)
-	if err != nil {
-		fmt.Fprintln(s.err, oneLine(err.Error()))
-		return nil, invalid()
 	}
 	objs := &objects{source: source, docs: len(docs), items: object.Expand(docs)}
 	var pods []*unstructured.Unstructured

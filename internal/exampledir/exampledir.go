@@ -19,6 +19,7 @@ var notStates = map[string]bool{
 	"revisions.yaml":  true, // the revisions of karta revise
 	"karta_test.yaml": true, // the karta test file (internal/kartatest)
 	"crd.yaml":        true, // a CRD shipped with a user-written Karta's example
+	"runtime.yaml":    true, // an object a Karta's reference reads (--ref)
 }
 
 // IsState reports whether a file of an example folder (by its base name)

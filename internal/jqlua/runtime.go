@@ -3,6 +3,7 @@ package jqlua
 import (
 	"context"
 	"errors"
+	"github.com/kartalua/karta/internal/jqvars"
 	"math"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
@@ -26,7 +27,17 @@ type runtime struct {
 	// is exact and a float64 is not. The differential tests skip such
 	// evaluations; nothing else reads it.
 	inexact bool
+	// vars are the values of the variables the fallback programs were
+	// compiled with, bound for the current call (BindVariables).
+	vars []any
 }
+
+// BindVariables sets the values the gojq fallbacks of L's accessors run
+// with, in the order of the variables their programs were compiled with
+// (a Karta's references, "$name"), until the next call; nil unbinds. A
+// fallback compiled with more variables than are bound sees null for the
+// rest, one compiled with fewer the first ones.
+func BindVariables(L *lua.LState, vals []any) { runtimeOf(L).vars = vals }
 
 const runtimeKey = "karta.jqlua.runtime"
 
@@ -245,7 +256,7 @@ func (r *runtime) luaGojq(L *lua.LState) int {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	iter := codes[id].RunWithContext(ctx, input)
+	iter := codes[id].RunWithContext(ctx, input, jqvars.Pad(r.vars, codes[id].NumVariables())...)
 	n := out.Len()
 	for {
 		v, ok := iter.Next()

@@ -71,9 +71,21 @@ func (e *Exporter) accessor(field, expr string) (string, error) {
 	}
 	ref, err := e.u.AddQuery(a.Text, a.Query)
 	if err != nil {
-		return "", e.Fail(field, expr, err)
+		return "", e.Fail(field, expr, referenceError(a.Vars, e.target, err))
 	}
 	return ref, nil
+}
+
+// referenceError names the reference an expression reads when that is
+// why it does not compile without variables: the exported chunk runs in
+// the target's Lua, which resolves no reference (docs/karta.md,
+// "References").
+func referenceError(vars []string, target string, err error) error {
+	_, name, ok := strings.Cut(err.Error(), "variable not defined: ")
+	if !ok || !slices.Contains(vars, name) {
+		return err
+	}
+	return fmt.Errorf("it reads the reference %s, which %s cannot resolve: an export carries no resolver", name, target)
 }
 
 // listFunc is Expr's function for the accessor ref.
@@ -169,9 +181,12 @@ func uncommented(src string) string {
 	return b.String()
 }
 
-// Check reports an expression the exports cannot carry, and why: the same
-// translation they run (nil when it translates).
-func Check(a *jqexpr.Analysis) error {
+// Check reports an expression the export to target ("Karmada") cannot
+// carry, and why: the same translation it runs (nil when it translates).
+func Check(a *jqexpr.Analysis, target string) error {
 	_, err := jqlua.NewPortableUnit().AddQuery(a.Text, a.Query)
-	return err
+	if err != nil {
+		return referenceError(a.Vars, target, err)
+	}
+	return nil
 }

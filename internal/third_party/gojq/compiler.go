@@ -42,6 +42,10 @@ func (c *Code) Run(v any, values ...any) Iter {
 	return c.RunWithContext(context.Background(), v, values...)
 }
 
+// NumVariables is the number of variables the code was compiled with
+// (WithVariables): the number of values Run expects. (A karta addition.)
+func (c *Code) NumVariables() int { return len(c.variables) }
+
 // RunWithContext runs the code with context.
 func (c *Code) RunWithContext(ctx context.Context, v any, values ...any) Iter {
 	if len(values) > len(c.variables) {

@@ -1,0 +1,64 @@
+package interpreter
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// StaticResolver resolves references from a fixed set of objects (files
+// given to the CLI with --ref, tests): it never blocks, and an object it
+// does not hold is absent.
+type StaticResolver struct {
+	objs []*unstructured.Unstructured
+}
+
+// NewStaticResolver holds objs, in namespace and name order (the order
+// of a list reference's value).
+func NewStaticResolver(objs ...*unstructured.Unstructured) *StaticResolver {
+	s := &StaticResolver{objs: slices.Clone(objs)}
+	slices.SortStableFunc(s.objs, func(a, b *unstructured.Unstructured) int {
+		if c := strings.Compare(a.GetNamespace(), b.GetNamespace()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.GetName(), b.GetName())
+	})
+	return s
+}
+
+// Resolve returns the held objects q selects: of its kind and namespace,
+// then by name (lookup), or by labels and controller (list).
+func (s *StaticResolver) Resolve(_ context.Context, q ReferenceQuery, _ *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, o := range s.objs {
+		if o.GroupVersionKind() != q.GVK || o.GetNamespace() != q.Namespace {
+			continue
+		}
+		if q.Shape == "lookup" {
+			if o.GetName() == q.Name {
+				return []*unstructured.Unstructured{o}, nil
+			}
+			continue
+		}
+		if q.Selector != nil && !q.Selector.Matches(labels.Set(o.GetLabels())) {
+			continue
+		}
+		if q.OwnerUID != "" && !controlledBy(o, q) {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func controlledBy(o *unstructured.Unstructured, q ReferenceQuery) bool {
+	for _, ref := range o.GetOwnerReferences() {
+		if ref.UID == q.OwnerUID && ref.Controller != nil && *ref.Controller {
+			return true
+		}
+	}
+	return false
+}
