@@ -101,7 +101,9 @@ func summarize(ctx context.Context, p *interpreter.Program, obj *unstructured.Un
 		return w, ctx.Err()
 	}
 	w.Components = components(ctx, p, obj, specs)
-	if !placesPods(p) {
+	// Only a Program whose GetGangGroups places pods counts them (the
+	// built-ins without gang instructions show no existing pods).
+	if !workload.PlacesByGang(p) {
 		return w, ctx.Err()
 	}
 	mine, err := ownPods(ctx, p, obj, pods, own)
@@ -150,17 +152,6 @@ func components(ctx context.Context, p *interpreter.Program, obj *unstructured.U
 		out = append(out, c)
 	}
 	return out
-}
-
-// placesPods reports whether the Program can say which component a pod
-// belongs to: GetGangGroups places pods, and generated code does so only
-// under gang scheduling instructions.
-func placesPods(p *interpreter.Program) bool {
-	if p.Overridden(interpreter.HookGetGangGroups) {
-		return true
-	}
-	in := p.Karta().Spec.EffectiveInstructions()
-	return in != nil && in.GangScheduling != nil
 }
 
 // ownPods picks obj's pods among its namespace's: those its Karta places

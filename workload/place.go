@@ -21,7 +21,7 @@ import (
 // unmatched too are unmatched, with its reason. karta describe and karta
 // get count a component's pods so.
 func Place(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstructured, pods []*unstructured.Unstructured) (*interpreter.GangResult, error) {
-	if !placesByGang(p) {
+	if !PlacesByGang(p) {
 		res, err := p.PlacePods(ctx, obj, pods)
 		if err != nil {
 			return nil, err
@@ -73,10 +73,10 @@ func inputOrder(pods []*unstructured.Unstructured, gang, others []interpreter.Pl
 	return out
 }
 
-// placesByGang reports whether GetGangGroups places the Program's pods:
+// PlacesByGang reports whether GetGangGroups places the Program's pods:
 // generated code does so only under gang instructions; an override says
 // what it says.
-func placesByGang(p *interpreter.Program) bool {
+func PlacesByGang(p *interpreter.Program) bool {
 	if p.Overridden(interpreter.HookGetGangGroups) {
 		return true
 	}
