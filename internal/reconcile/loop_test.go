@@ -71,30 +71,21 @@ func TestSetLeadingSaysWhenLeadershipIsGained(t *testing.T) {
 func TestGauges(t *testing.T) {
 	l := New[int]("test", func(context.Context, int) error { return nil }, nil)
 	ready := errors.New("not synced")
+	gauges := l.Gauges("unit", "Things", "1 while ready.", func() error { return ready })
 	reg := prometheus.NewPedanticRegistry()
-	for _, c := range l.Gauges("unit", "Things", "1 while ready.", func() error { return ready }) {
+	for _, c := range gauges {
 		require.NoError(t, reg.Register(c))
 	}
 	l.Add(1)
 	l.Add(2)
 	l.SetLeading(true)
-	n, err := testutil.GatherAndCount(reg)
+	n, err := testutil.GatherAndCount(reg, "karta_unit_queue_depth", "karta_unit_leading", "karta_unit_synced")
 	require.NoError(t, err)
 	assert.Equal(t, 3, n)
-	get := func(name string) float64 {
-		mfs, err := reg.Gather()
-		require.NoError(t, err)
-		for _, mf := range mfs {
-			if mf.GetName() == name {
-				return mf.GetMetric()[0].GetGauge().GetValue()
-			}
-		}
-		t.Fatalf("no %s", name)
-		return 0
-	}
-	assert.Equal(t, 2.0, get("karta_unit_queue_depth"))
-	assert.Equal(t, 1.0, get("karta_unit_leading"))
-	assert.Equal(t, 0.0, get("karta_unit_synced"))
+	queueDepth, leading, synced := gauges[0], gauges[1], gauges[2]
+	assert.Equal(t, 2.0, testutil.ToFloat64(queueDepth))
+	assert.Equal(t, 1.0, testutil.ToFloat64(leading))
+	assert.Equal(t, 0.0, testutil.ToFloat64(synced))
 	ready = nil
-	assert.Equal(t, 1.0, get("karta_unit_synced"))
+	assert.Equal(t, 1.0, testutil.ToFloat64(synced))
 }
