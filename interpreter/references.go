@@ -279,7 +279,7 @@ func (b *refBinding) query(ctx context.Context, cr *compiledReference, obj *unst
 		}
 		s, ok := outs[0].(string)
 		if !ok || s == "" {
-			b.warn(r.Name, "%s is %s, not a name", what, jqTypeName(outs[0]))
+			b.warn(r.Name, "%s is %s, not a name", what, describe(outs[0]))
 			return "", false
 		}
 		return s, true
@@ -322,22 +322,6 @@ func (b *refBinding) query(ctx context.Context, cr *compiledReference, obj *unst
 		}
 	}
 	return q, true
-}
-
-func jqTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return "a number"
 }
 
 func objectKey(namespace, name string) string {

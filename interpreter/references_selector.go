@@ -14,7 +14,7 @@ import (
 // selector. An empty selector ({}) selects everything, as in the API.
 func labelSelector(v any) (labels.Selector, error) {
 	if _, ok := v.(map[string]any); !ok {
-		return nil, fmt.Errorf("%s, not a label selector object", jqTypeName(v))
+		return nil, fmt.Errorf("%s, not a label selector object", describe(v))
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
