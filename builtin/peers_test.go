@@ -3,8 +3,10 @@ package builtin_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,6 +46,9 @@ type peerCase struct {
 	Reason string           `json:"reason,omitempty"`
 	// Fixed says what this case made karta fix, when it did.
 	Fixed string `json:"fixed,omitempty"`
+	// Open marks a difference that is not the peer's policy but karta's
+	// to fix, naming where the fix is under way; Reason says what differs.
+	Open string `json:"open,omitempty"`
 }
 
 // peerAnswer is what a peer's test expects (or karta answers): Kueue's
@@ -55,14 +60,16 @@ type peerAnswer struct {
 }
 
 // peerPodSet is one of Kueue's PodSets, by the karta component and
-// instance whose pods it counts; Containers, when given, are the names of
-// the pod's containers in order (Kueue's PodSet template).
+// instance whose pods it counts. Containers, when given, are the names of
+// the pod's containers in order, and Requests the requests of the
+// containers it names (Kueue's PodSet template).
 type peerPodSet struct {
-	Name       string   `json:"name"`
-	Component  string   `json:"component"`
-	Instance   string   `json:"instance,omitempty"`
-	Count      int64    `json:"count"`
-	Containers []string `json:"containers,omitempty"`
+	Name       string                       `json:"name"`
+	Component  string                       `json:"component"`
+	Instance   string                       `json:"instance,omitempty"`
+	Count      int64                        `json:"count"`
+	Containers []string                     `json:"containers,omitempty"`
+	Requests   map[string]map[string]string `json:"requests,omitempty"`
 }
 
 // peerGang is one PodGroup: its minimum, its subgroups by karta's names
@@ -172,6 +179,9 @@ func podSetsOf(t *testing.T, specs *interpreter.PodSpecs, want []peerPodSet) []p
 			if want[i].Containers != nil {
 				ps.Containers = containerNames(itemContainers(it))
 			}
+			if want[i].Requests != nil {
+				ps.Requests = containerRequests(itemContainers(it), want[i].Requests)
+			}
 		}
 		got = append(got, ps)
 	}
@@ -214,6 +224,24 @@ func containerNames(containers []any) []string {
 	return out
 }
 
+// containerRequests are the requests of the named containers, as strings.
+func containerRequests(containers []any, named map[string]map[string]string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, c := range containers {
+		m, _ := c.(map[string]any)
+		name, _ := m["name"].(string)
+		if _, ok := named[name]; !ok {
+			continue
+		}
+		reqs, _, _ := unstructured.NestedMap(m, "resources", "requests")
+		out[name] = map[string]string{}
+		for k, v := range reqs {
+			out[name][k] = fmt.Sprint(v)
+		}
+	}
+	return out
+}
+
 // TestPeerCasesInCatalog: docs/catalog.md's table of the peers' cases is
 // testdata/peers, rendered (rewritten with -update, as make golden does).
 func TestPeerCasesInCatalog(t *testing.T) {
@@ -250,6 +278,9 @@ func renderPeerTable(all []peerCases) string {
 			karta, verdict := "the same", "agrees"
 			if tc.Karta != nil {
 				karta, verdict = renderAnswer(*tc.Karta), "peer's policy: "+tc.Reason
+				if tc.Open != "" {
+					verdict = "open (" + tc.Open + "): " + tc.Reason
+				}
 			}
 			if tc.Fixed != "" {
 				verdict += " (fixed: " + tc.Fixed + ")"
@@ -269,6 +300,13 @@ func renderAnswer(a peerAnswer) string {
 		s := fmt.Sprintf("%s %d", ps.Name, ps.Count)
 		if ps.Containers != nil {
 			s += " [" + strings.Join(ps.Containers, ", ") + "]"
+		}
+		for _, c := range slices.Sorted(maps.Keys(ps.Requests)) {
+			var reqs []string
+			for _, r := range slices.Sorted(maps.Keys(ps.Requests[c])) {
+				reqs = append(reqs, r+" "+ps.Requests[c][r])
+			}
+			s += " (" + c + " requests " + strings.Join(reqs, ", ") + ")"
 		}
 		parts = append(parts, s)
 	}
