@@ -62,12 +62,15 @@ type peerAnswer struct {
 // peerPodSet is one of Kueue's PodSets, by the karta component and
 // instance whose pods it counts. Containers, when given, are the names of
 // the pod's containers in order, and Requests the requests of the
-// containers it names (Kueue's PodSet template).
+// containers it names (Kueue's PodSet template); MinCount, when given, is
+// the fewest pods it admits (Kueue's partial admission), karta's minimum
+// replicas.
 type peerPodSet struct {
 	Name       string                       `json:"name"`
 	Component  string                       `json:"component"`
 	Instance   string                       `json:"instance,omitempty"`
 	Count      int64                        `json:"count"`
+	MinCount   *int64                       `json:"minCount,omitempty"`
 	Containers []string                     `json:"containers,omitempty"`
 	Requests   map[string]map[string]string `json:"requests,omitempty"`
 }
@@ -178,6 +181,9 @@ func podSetsOf(t *testing.T, specs *interpreter.PodSpecs, want []peerPodSet) []p
 			ps.Name = want[i].Name
 			if want[i].Containers != nil {
 				ps.Containers = containerNames(itemContainers(it))
+			}
+			if want[i].MinCount != nil {
+				ps.MinCount = it.Scale.MinReplicas
 			}
 			if want[i].Requests != nil {
 				ps.Requests = containerRequests(itemContainers(it), want[i].Requests)
@@ -298,6 +304,9 @@ func renderAnswer(a peerAnswer) string {
 	var parts []string
 	for _, ps := range a.PodSets {
 		s := fmt.Sprintf("%s %d", ps.Name, ps.Count)
+		if ps.MinCount != nil {
+			s += fmt.Sprintf(" (at least %d)", *ps.MinCount)
+		}
 		if ps.Containers != nil {
 			s += " [" + strings.Join(ps.Containers, ", ") + "]"
 		}
