@@ -248,6 +248,28 @@ func containerRequests(containers []any, named map[string]map[string]string) map
 	return out
 }
 
+// The peers' cases are realistic objects: each one, and each pod, is one
+// the API server would take as it is (its operator's CRD, or its
+// k8s.io/api type), where karta has the CRD (not the SparkApplication's).
+func TestPeerCasesMatchTheAPI(t *testing.T) {
+	set := operatorCRDs(t)
+	checked := 0
+	for _, pc := range readPeerCases(t) {
+		for _, tc := range pc.Cases {
+			if tc.Object == nil {
+				continue // an example file, which the examples' tests check
+			}
+			name := pc.Builtin + ": " + tc.Name
+			for _, obj := range append([]map[string]any{tc.Object}, tc.Pods...) {
+				if assertMatchesCRD(t, set, name, obj) || assertMatchesCoreType(t, name, obj) {
+					checked++
+				}
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, checked, 100, "the cases' objects and pods were found")
+}
+
 // TestPeerCasesInCatalog: docs/catalog.md's table of the peers' cases is
 // testdata/peers, rendered (rewritten with -update, as make golden does).
 func TestPeerCasesInCatalog(t *testing.T) {
@@ -291,11 +313,16 @@ func renderPeerTable(all []peerCases) string {
 			if tc.Fixed != "" {
 				verdict += " (fixed: " + tc.Fixed + ")"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", pc.Builtin, tc.Peer, tc.Test, tc.Name,
-				renderAnswer(tc.Expect), karta, verdict)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", pc.Builtin, tc.Peer, cell(tc.Test), cell(tc.Name),
+				cell(renderAnswer(tc.Expect)), cell(karta), cell(verdict))
 		}
 	}
 	return b.String()
+}
+
+// cell escapes what Markdown would read as a column or an HTML tag.
+func cell(s string) string {
+	return strings.NewReplacer("|", "\\|", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 // renderAnswer says an answer in a table cell: PodSets as "name count",
