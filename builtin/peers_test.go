@@ -64,7 +64,7 @@ type peerAnswer struct {
 // the fewest pods it admits (Kueue's partial admission), karta's minimum
 // replicas.
 type peerPodSet struct {
-	Name       string                       `json:"name"`
+	Name       string                       `json:"name,omitempty"`
 	Component  string                       `json:"component"`
 	Instance   string                       `json:"instance,omitempty"`
 	Count      int64                        `json:"count"`
@@ -329,7 +329,11 @@ func cell(s string) string {
 func renderAnswer(a peerAnswer) string {
 	var parts []string
 	for _, ps := range a.PodSets {
-		s := fmt.Sprintf("%s %d", ps.Name, ps.Count)
+		name := ps.Name
+		if name == "" {
+			name = "(" + ps.Component + ")"
+		}
+		s := fmt.Sprintf("%s %d", name, ps.Count)
 		if ps.MinCount != nil {
 			s += fmt.Sprintf(" (at least %d)", *ps.MinCount)
 		}
@@ -340,6 +344,9 @@ func renderAnswer(a peerAnswer) string {
 			var reqs []string
 			for _, r := range slices.Sorted(maps.Keys(ps.Requests[c])) {
 				reqs = append(reqs, r+" "+ps.Requests[c][r])
+			}
+			if reqs == nil {
+				reqs = []string{"none"}
 			}
 			s += " (" + c + " requests " + strings.Join(reqs, ", ") + ")"
 		}
@@ -362,6 +369,9 @@ func renderAnswer(a peerAnswer) string {
 	}
 	if a.Refused != "" {
 		parts = append(parts, "refused: "+a.Refused)
+	}
+	if parts == nil {
+		return "none"
 	}
 	return strings.Join(parts, "; ")
 }
