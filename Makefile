@@ -95,7 +95,7 @@ bench:
 ## golden: regenerate the examples' golden outputs (and the gang schedulers' objects for them,
 ## podgroups/testdata/golden); review the diff before committing.
 golden:
-	$(GO) test ./builtin -run TestExamples -update
+	$(GO) test ./builtin -run 'TestExamples|TestPeerCasesInCatalog' -update
 	$(GO) test ./podgroups -run TestExamples -update
 
 ## generate: DeepCopy methods and the CRD from the Go types (controller-gen), the chart's copy
