@@ -14,15 +14,15 @@ import (
 
 	"github.com/kartalua/karta/internal/programapi"
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karmada/kube"
 	"github.com/kartalua/karta/karta"
-	"github.com/kartalua/karta/luaapi"
 )
 
 // Program answers Karmada's resource interpreter operations for a Karta's
 // Program, in process. Each runs on one of the Program's pooled states
 // under its limits. When a script overrides the operation, the override
 // is called with Karmada's calling convention and its result converted by
-// Karmada's rules (luaapi.KubeUnmarshal); otherwise the Karta's own
+// Karmada's rules (kube.Unmarshal); otherwise the Karta's own
 // algorithm runs, with kube.accuratePodRequirements and
 // kube.getPodDependencies called through the state's kube module, so that
 // results are exactly Karmada's — and exactly what the Karta exported by
@@ -77,7 +77,7 @@ func (k Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured
 				return nil
 			case *lua.LTable:
 				req = &ReplicaRequirements{}
-				return luaapi.KubeUnmarshal(L, r, req)
+				return kube.Unmarshal(L, r, req)
 			default:
 				return fmt.Errorf("requires: %s is not a table", res[1].Type())
 			}
@@ -228,7 +228,7 @@ func (k Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructur
 			if !ok {
 				return fmt.Errorf("result: %s is not a table", res[0].Type())
 			}
-			raw, err := luaapi.KubeResultJSON(L, tb, true)
+			raw, err := kube.ResultJSON(L, tb, true)
 			if err != nil {
 				return err
 			}
@@ -386,7 +386,7 @@ func unwrapNotDefined(err error) error {
 // nil as Lua nil) and converts its one result by Karmada's rules into
 // into.
 func kubeCall(L *lua.LState, fn string, args []any, into any) error {
-	mod, ok := luaapi.KubeModule(L).(*lua.LTable)
+	mod, ok := kube.Module.Open(L).(*lua.LTable)
 	if !ok {
 		return fmt.Errorf("kube module unavailable (a karta bug)")
 	}
@@ -397,7 +397,7 @@ func kubeCall(L *lua.LState, fn string, args []any, into any) error {
 			largs[i] = lua.LNil
 			continue
 		}
-		v, err := luaapi.KubeValue(L, a)
+		v, err := kube.Value(L, a)
 		if err != nil {
 			return fmt.Errorf("kube.%s: %w", fn, err)
 		}
@@ -408,7 +408,7 @@ func kubeCall(L *lua.LState, fn string, args []any, into any) error {
 	}
 	res := L.Get(-1)
 	L.Pop(1)
-	if err := luaapi.KubeUnmarshal(L, res, into); err != nil {
+	if err := kube.Unmarshal(L, res, into); err != nil {
 		return fmt.Errorf("kube.%s: %w", fn, err)
 	}
 	return nil
@@ -436,7 +436,7 @@ func (k Program) callOverride(ctx context.Context, h interpreter.Hook, obj *unst
 				args = append(args, lua.LNil)
 				continue
 			}
-			v, err := luaapi.KubeValue(L, e)
+			v, err := kube.Value(L, e)
 			if err != nil {
 				return err
 			}
@@ -458,7 +458,7 @@ func (k Program) callOverride(ctx context.Context, h interpreter.Hook, obj *unst
 
 // callObjectOverride is callOverride for an operation whose result is an
 // object (ReviseReplica, AggregateStatus, Retain): a table, converted by
-// Karmada's rules against references (luaapi.KubeUnmarshal).
+// Karmada's rules against references (kube.Unmarshal).
 func (k Program) callObjectOverride(ctx context.Context, h interpreter.Hook, obj *unstructured.Unstructured, extra []any, references ...any) (*unstructured.Unstructured, error) {
 	out := &unstructured.Unstructured{}
 	err := k.callOverride(ctx, h, obj, extra, 1, func(L *lua.LState, res []lua.LValue) error {
@@ -466,7 +466,7 @@ func (k Program) callObjectOverride(ctx context.Context, h interpreter.Hook, obj
 		if !ok {
 			return fmt.Errorf("result: %s is not a table", res[0].Type())
 		}
-		return luaapi.KubeUnmarshal(L, tb, out, references...)
+		return kube.Unmarshal(L, tb, out, references...)
 	})
 	if err != nil {
 		return nil, err
@@ -483,7 +483,7 @@ func decodeKarmadaList(what string, out any) func(L *lua.LState, res []lua.LValu
 		case *lua.LNilType:
 			return nil
 		case *lua.LTable:
-			return luaapi.KubeUnmarshal(L, r, out)
+			return kube.Unmarshal(L, r, out)
 		default:
 			return fmt.Errorf("%s: %s is not a table", what, res[0].Type())
 		}
