@@ -435,7 +435,8 @@ func fragmentedUnits(e *luaexport.Exporter, c *programapi.Component) error {
 // ExportCheck is a karta.ValidateOptions.CheckExpr that reports an
 // expression the Karmada export cannot carry, and why: the same
 // translation the export runs.
-func ExportCheck(a *jqexpr.Analysis) string {
+func ExportCheck(e karta.Expr) string {
+	a := jqexpr.Of(e)
 	if a == nil {
 		return ""
 	}
