@@ -154,6 +154,43 @@ func (s adapterState) Units(ctx context.Context, obj map[string]any, component s
 	return out, nil
 }
 
+// scaledAncestor reports whether a component above c has a replicas path,
+// whose count multiplies c's.
+func (c *compModel) scaledAncestor() bool {
+	for a := c.parent; a != nil; a = a.parent {
+		if a.scale != nil && a.scale.replicas != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// ancestorFactor is the product of the replicas (1 if undefined) of c's
+// scaled ancestors, each of which must have a single instance.
+func (p *Program) ancestorFactor(ctx context.Context, ev evaluator, c *compModel, obj map[string]any) (int64, error) {
+	factor := int64(1)
+	for a := c.parent; a != nil; a = a.parent {
+		if a.scale == nil || a.scale.replicas == nil {
+			continue
+		}
+		insts, err := p.model.instancesWith(ctx, ev, a, obj)
+		if err != nil {
+			return 0, err
+		}
+		scales, err := p.scales(ctx, ev, a, obj, insts)
+		if err != nil {
+			return 0, err
+		}
+		if len(scales) != 1 {
+			return 0, fmt.Errorf("component %q: its scaled ancestor %q has %d instances, not one", c.c.Name, a.c.Name, len(scales))
+		}
+		if r := scales[0].Replicas; r != nil {
+			factor *= *r
+		}
+	}
+	return factor, nil
+}
+
 // replicaUnit is one present instance of a pod-bearing component with its
 // workload-wide replica count and PodTemplateSpec view.
 type replicaUnit struct {
@@ -167,25 +204,9 @@ type replicaUnit struct {
 // A scaled ancestor must have a single instance, whose replicas (1 if
 // undefined) it contributes.
 func (p *Program) replicaUnits(ctx context.Context, ev evaluator, c *compModel, obj map[string]any) ([]replicaUnit, error) {
-	factor := int64(1)
-	for a := c.parent; a != nil; a = a.parent {
-		if a.scale == nil || a.scale.replicas == nil {
-			continue
-		}
-		insts, err := p.model.instancesWith(ctx, ev, a, obj)
-		if err != nil {
-			return nil, err
-		}
-		scales, err := p.scales(ctx, ev, a, obj, insts)
-		if err != nil {
-			return nil, err
-		}
-		if len(scales) != 1 {
-			return nil, fmt.Errorf("component %q: its scaled ancestor %q has %d instances, not one", c.c.Name, a.c.Name, len(scales))
-		}
-		if r := scales[0].Replicas; r != nil {
-			factor *= *r
-		}
+	factor, err := p.ancestorFactor(ctx, ev, c, obj)
+	if err != nil {
+		return nil, err
 	}
 	insts, err := p.model.instancesWith(ctx, ev, c, obj)
 	if err != nil {
