@@ -36,6 +36,17 @@ func Of(e fmt.Stringer) *Analysis {
 	return a
 }
 
+// OfChecked is Of for the checked form e of the expression text, which
+// must be there: every expression a Karta holds is checked, so a missing
+// one is a karta bug, reported as one.
+func OfChecked(e fmt.Stringer, text string) (*Analysis, error) {
+	a := Of(e)
+	if a == nil || a.Query == nil {
+		return nil, fmt.Errorf("jq %q: not among the checked Karta's expressions (a karta bug)", text)
+	}
+	return a, nil
+}
+
 // Code is gojq's compiled program of Query with Vars bound, nil when it
 // did not compile. gojq's Code is immutable and safe for concurrent runs,
 // so back ends reuse it rather than compile the query again. Check
