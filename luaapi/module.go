@@ -87,9 +87,6 @@ func (p *Path) Index(i int) { p.segs = append(p.segs, pathSeg{index: i}) }
 // Pop leaves the member or element entered last.
 func (p *Path) Pop() { p.segs = p.segs[:len(p.segs)-1] }
 
-// Depth is how many members and elements deep the walk is.
-func (p *Path) Depth() int { return len(p.segs) }
-
 // TooDeep reports whether the walk is MaxDepth deep, where the bridge's
 // conversions stop.
 func (p *Path) TooDeep() bool { return len(p.segs) >= MaxDepth }
