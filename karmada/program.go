@@ -379,11 +379,11 @@ func unwrapNotDefined(err error) error {
 // nil as Lua nil) and converts its one result by Karmada's rules into
 // into.
 func kubeCall(L *lua.LState, fn string, args []any, into any) error {
-	mod, ok := kube.Module.Open(L).(*lua.LTable)
-	if !ok {
-		return fmt.Errorf("kube module unavailable (a karta bug)")
+	g := kube.Module.Funcs[fn]
+	if g == nil {
+		return fmt.Errorf("kube.%s: no such helper (a karta bug)", fn)
 	}
-	f := mod.RawGetString(fn)
+	f := L.NewFunction(g)
 	largs := make([]lua.LValue, len(args))
 	for i, a := range args {
 		if a == nil {
