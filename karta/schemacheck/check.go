@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -130,7 +131,7 @@ func (ch *checker) walk(p *field.Path, expr string) ([]value, bool) {
 	if expr == "" {
 		return nil, false
 	}
-	a := ch.c.Expr(expr)
+	a := jqexpr.Of(ch.c.Expr(expr))
 	if a == nil || a.Query == nil {
 		return nil, false // invalid: validation reports it
 	}

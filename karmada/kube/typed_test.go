@@ -1,4 +1,4 @@
-package luaapi
+package kube
 
 import (
 	"encoding/json"
@@ -15,6 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kartalua/karta/internal/testobj"
+	"github.com/kartalua/karta/luaapi"
 )
 
 // Karmada's typed results as package karmada declares them (karmada/types.go;
@@ -110,7 +113,7 @@ type (
 
 // typedTargets are the types the differential tests decode into: each
 // returns a fresh pointer.
-// typedTarget is a type KubeUnmarshal decodes into, by name.
+// typedTarget is a type Unmarshal decodes into, by name.
 type typedTarget struct {
 	name string
 	new  func() any
@@ -132,14 +135,14 @@ var typedTargets = []typedTarget{
 // typedAlwaysDeclines are the targets the tree route never decodes.
 var typedAlwaysDeclines = map[string]bool{"conflict": true, "embedPointer": true}
 
-// sameAsText requires KubeUnmarshal of lv into target to give what the
+// sameAsText requires Unmarshal of lv into target to give what the
 // text route gives, value and error; it returns the text route's value,
-// KubeUnmarshal's and the text route's error.
+// Unmarshal's and the text route's error.
 func sameAsText(t *testing.T, L *lua.LState, lv lua.LValue, target typedTarget, what string) (want, got any, wantErr error) {
 	t.Helper()
 	want, got = target.new(), target.new()
 	wantErr = kubeUnmarshalText(L, lv, want)
-	gotErr := KubeUnmarshal(L, lv, got)
+	gotErr := Unmarshal(L, lv, got)
 	if wantErr != nil {
 		require.Error(t, gotErr, "%s into %s", what, target.name)
 		assert.Equal(t, wantErr.Error(), gotErr.Error(), "%s into %s", what, target.name)
@@ -150,7 +153,7 @@ func sameAsText(t *testing.T, L *lua.LState, lv lua.LValue, target typedTarget, 
 	return want, got, wantErr
 }
 
-// checkTyped holds KubeUnmarshal to the text route for lv into every
+// checkTyped holds Unmarshal to the text route for lv into every
 // target, and counts the decodes the tree route took itself.
 func checkTyped(t *testing.T, L *lua.LState, lv lua.LValue, what string, direct map[string]int) {
 	t.Helper()
@@ -182,7 +185,7 @@ func checkTyped(t *testing.T, L *lua.LState, lv lua.LValue, what string, direct 
 // nulls, bad and numeric quantities, integers out of range, fractions,
 // invalid UTF-8, escapes, empty tables, mixed and sparse tables.
 func TestKubeTypedAgreesWithJSON(t *testing.T) {
-	L := NewState(SandboxOptions{})
+	L := luaapi.NewState(luaapi.SandboxOptions{})
 	defer L.Close()
 	direct := map[string]int{}
 	scripts := []string{
@@ -305,7 +308,7 @@ func (g *typedGen) scalar() lua.LValue {
 	case 1:
 		return lua.LBool(g.rng.IntN(2) == 0)
 	case 2:
-		return Null(g.L)
+		return luaapi.Null(g.L)
 	case 3:
 		return g.L.NewTable()
 	}
@@ -396,10 +399,10 @@ func FuzzKubeTypedAgreesWithJSON(f *testing.F) {
 		var v any
 		dec := json.NewDecoder(strings.NewReader(string(data)))
 		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil || jsonDepth(v) > 50 {
+		if err := dec.Decode(&v); err != nil || testobj.Depth(v) > 50 {
 			return
 		}
-		L := NewState(SandboxOptions{})
+		L := luaapi.NewState(luaapi.SandboxOptions{})
 		defer L.Close()
 		lv, ok := fuzzLua(L, v)
 		if !ok {
@@ -411,7 +414,7 @@ func FuzzKubeTypedAgreesWithJSON(f *testing.F) {
 		checkTyped(t, L, lv, string(data), nil)
 		// The same document as an unfilled lazy table (numbers as
 		// json.Number), decoded from its Go value.
-		if lazy, err := KubeLazy(L, v); err == nil {
+		if lazy, err := Lazy(L, v); err == nil {
 			if _, isTable := lazy.(*lua.LTable); isTable {
 				checkTyped(t, L, lazy, "lazy "+string(data), nil)
 			}
@@ -428,7 +431,7 @@ func FuzzKubeTypedAgreesWithJSON(f *testing.F) {
 		if !ok {
 			return
 		}
-		lazy, err := KubeLazy(L, m)
+		lazy, err := Lazy(L, m)
 		if err != nil {
 			return
 		}
@@ -436,7 +439,7 @@ func FuzzKubeTypedAgreesWithJSON(f *testing.F) {
 			for _, refs := range [][]any{nil, {m}} {
 				want, wantErr := unmarshalViaText(L, lv, refs...)
 				got := &unstructured.Unstructured{}
-				gotErr := KubeUnmarshal(L, lv, got, refs...)
+				gotErr := Unmarshal(L, lv, got, refs...)
 				if wantErr != nil {
 					require.Error(t, gotErr)
 					assert.Equal(t, wantErr.Error(), gotErr.Error())
@@ -454,7 +457,7 @@ func FuzzKubeTypedAgreesWithJSON(f *testing.F) {
 func fuzzLua(L *lua.LState, v any) (lua.LValue, bool) {
 	switch x := v.(type) {
 	case nil:
-		return Null(L), true
+		return luaapi.Null(L), true
 	case bool:
 		return lua.LBool(x), true
 	case string:
@@ -490,7 +493,7 @@ func fuzzLua(L *lua.LState, v any) (lua.LValue, bool) {
 }
 
 // luaToGo is a generated Lua value as a Go value of JSON's types, the
-// way objects reach KubeLazy: numbers as int64 where integral (or
+// way objects reach Lazy: numbers as int64 where integral (or
 // float64), the null sentinel as nil, an empty table as an empty map or
 // slice at random.
 func luaToGo(L *lua.LState, rng *rand.Rand, lv lua.LValue) any {
@@ -526,7 +529,7 @@ func luaToGo(L *lua.LState, rng *rand.Rand, lv lua.LValue) any {
 // the targets (nulls, empty maps and slices, nested empties, int64 and
 // float64 numbers, hostile ones as in TestKubeTypedAgreesWithJSON).
 func TestKubeTypedLazyAgreesWithJSON(t *testing.T) {
-	L := NewState(SandboxOptions{})
+	L := luaapi.NewState(luaapi.SandboxOptions{})
 	defer L.Close()
 	rng := rand.New(rand.NewPCG(9, 10))
 	direct := map[string]int{}
@@ -555,7 +558,7 @@ func TestKubeTypedLazyAgreesWithJSON(t *testing.T) {
 			src, what = luaToGo(L, rng, lv), fmt.Sprintf("random %d (%s)", i, target.name)
 		}
 		for _, target := range typedTargets {
-			lv, err := KubeLazy(L, src)
+			lv, err := Lazy(L, src)
 			require.NoError(t, err)
 			want, _, wantErr := sameAsText(t, L, lv, target, what)
 			alone := target.new()
@@ -566,7 +569,7 @@ func TestKubeTypedLazyAgreesWithJSON(t *testing.T) {
 			} else {
 				assert.True(t, reflect.ValueOf(alone).Elem().IsZero(), "%s into %s: a declined decode left its target zero", what, target.name)
 			}
-			EndLazy(L)
+			luaapi.EndLazy(L)
 		}
 	}
 	t.Logf("Go value decodes: %v", direct)

@@ -1,9 +1,11 @@
-package luaapi
+package kube
 
 import (
 	lua "github.com/yuin/gopher-lua"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kartalua/karta/luaapi"
 )
 
 // treeNodeCost is what converting one Lua value of a helper's argument to
@@ -15,13 +17,13 @@ const treeNodeCost = 96
 // Go before it runs: a step and treeNodeCost bytes per value and key, and
 // the bytes of every string, counting a table each time it is reached —
 // the conversion copies a table shared by 20,000 containers 20,000 times.
-// It stops at MaxDepth, where the conversion fails. A view of the object
+// It stops at luaapi.MaxDepth, where the conversion fails. A view of the object
 // is the object's own size, checked before the call, and is not charged.
 func chargeTree(L *lua.LState, v lua.LValue) {
 	pending := 0
 	flush := func() {
-		charge(L, pending)
-		chargeMemory(L, pending*treeNodeCost)
+		luaapi.Charge(L, pending)
+		luaapi.ChargeMemory(L, pending*treeNodeCost)
 		pending = 0
 	}
 	var walk func(v lua.LValue, depth int)
@@ -31,14 +33,14 @@ func chargeTree(L *lua.LState, v lua.LValue) {
 		}
 		switch x := v.(type) {
 		case lua.LString:
-			chargeMemory(L, len(x))
+			luaapi.ChargeMemory(L, len(x))
 		case *lua.LTable:
-			if depth >= MaxDepth {
+			if depth >= luaapi.MaxDepth {
 				return
 			}
 			x.ForEach(func(k, v lua.LValue) {
 				if s, ok := k.(lua.LString); ok {
-					chargeMemory(L, len(s))
+					luaapi.ChargeMemory(L, len(s))
 				}
 				walk(v, depth+1)
 			})
@@ -65,8 +67,8 @@ func chargeQuantities(L *lua.LState, qs ...resource.Quantity) {
 		d += max(scale, -scale) + int64(dec.UnscaledBig().BitLen()/3+1)
 	}
 	d = min(d, 1<<31)
-	charge(L, int(d*d>>quantityDigitsShift))
-	chargeMemory(L, int(2*d))
+	luaapi.Charge(L, int(d*d>>quantityDigitsShift))
+	luaapi.ChargeMemory(L, int(2*d))
 }
 
 // chargeTemplateQuantities charges the quantities accuratePodRequirements

@@ -1,4 +1,4 @@
-package luaapi
+package kube
 
 import (
 	"unicode/utf8"
@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// This file builds the value pushKubeResult hands KubeValue — what
+// This file builds the value pushKubeResult hands Value — what
 // encoding/json gives when it marshals a helper's result and unmarshals
 // the text into an interface — straight from the two result types, for
 // the cost of the maps: the round trip was most of a

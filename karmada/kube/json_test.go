@@ -1,4 +1,4 @@
-package luaapi
+package kube
 
 import (
 	"encoding/json"
@@ -10,11 +10,13 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kartalua/karta/luaapi"
 )
 
 // TestKubeJSON pins gopher-json's encoding, quirks included.
 func TestKubeJSON(t *testing.T) {
-	L := NewState(SandboxOptions{})
+	L := luaapi.NewState(luaapi.SandboxOptions{})
 	defer L.Close()
 	for _, tc := range []struct{ src, want, err string }{
 		{`return {}`, `[]`, ""},
@@ -37,7 +39,7 @@ func TestKubeJSON(t *testing.T) {
 		if tc.err != "" {
 			require.Error(t, err, tc.src)
 			assert.Contains(t, err.Error(), tc.err, tc.src)
-			var ce *ConvertError
+			var ce *luaapi.ConvertError
 			assert.ErrorAs(t, err, &ce)
 			continue
 		}
@@ -48,15 +50,15 @@ func TestKubeJSON(t *testing.T) {
 
 // Views and the null sentinel print as the tables they stand for.
 func TestKubeJSONOfViewsAndNull(t *testing.T) {
-	L := NewState(SandboxOptions{})
+	L := luaapi.NewState(luaapi.SandboxOptions{})
 	defer L.Close()
-	view := ToLuaView(L, map[string]any{
+	view := luaapi.ToLuaView(L, map[string]any{
 		"empty": map[string]any{}, "none": nil, "list": []any{nil, json.Number("2"), "x", []any{}},
 	})
 	b, err := encodeKubeJSON(L, view)
 	require.NoError(t, err)
 	assert.Equal(t, `{"empty":[],"list":[2,"x",[]]}`, string(b))
-	b, err = encodeKubeJSON(L, Null(L))
+	b, err = encodeKubeJSON(L, luaapi.Null(L))
 	require.NoError(t, err)
 	assert.Equal(t, `null`, string(b))
 }
@@ -93,29 +95,29 @@ func TestKubeFixEmpty(t *testing.T) {
 }
 
 func TestKubeUnmarshal(t *testing.T) {
-	L := NewState(SandboxOptions{})
+	L := luaapi.NewState(luaapi.SandboxOptions{})
 	defer L.Close()
 	res := mustRun(t, L, `return {apiVersion="v1", kind="ConfigMap", metadata={name="x", labels={}}, data={}}, {}`)
 
 	// No references: the empty tables are dropped.
 	var u unstructured.Unstructured
-	require.NoError(t, KubeUnmarshal(L, res[0], &u))
+	require.NoError(t, Unmarshal(L, res[0], &u))
 	assert.Equal(t, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"}}, u.Object)
 
 	// An input that had them brings them back as objects.
 	ref := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"labels": map[string]any{}}, "data": map[string]any{}}}
-	require.NoError(t, KubeUnmarshal(L, res[0], &u, ref))
+	require.NoError(t, Unmarshal(L, res[0], &u, ref))
 	assert.Equal(t, map[string]any{}, u.Object["data"])
 	assert.Equal(t, map[string]any{}, u.Object["metadata"].(map[string]any)["labels"])
 
 	// {} for an object has no kind, which unstructured refuses.
-	err := KubeUnmarshal(L, res[1], &unstructured.Unstructured{})
+	err := Unmarshal(L, res[1], &unstructured.Unstructured{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "'Kind' is missing")
 
 	// {} for a raw status is {}.
 	var raw runtime.RawExtension
-	require.NoError(t, KubeUnmarshal(L, res[1], &raw))
+	require.NoError(t, Unmarshal(L, res[1], &raw))
 	assert.Equal(t, `{}`, string(raw.Raw))
 
 	// Numbers land in Go types as encoding/json puts them: a fraction in
@@ -124,17 +126,17 @@ func TestKubeUnmarshal(t *testing.T) {
 	var ok []struct {
 		N int32 `json:"n"`
 	}
-	require.NoError(t, KubeUnmarshal(L, res[0], &ok))
+	require.NoError(t, Unmarshal(L, res[0], &ok))
 	assert.Equal(t, int32(2), ok[0].N)
-	require.Error(t, KubeUnmarshal(L, res[1], &ok))
+	require.Error(t, Unmarshal(L, res[1], &ok))
 
-	require.Error(t, KubeUnmarshal(L, res[0], ok), "not a pointer")
+	require.Error(t, Unmarshal(L, res[0], ok), "not a pointer")
 }
 
 func TestKubeValue(t *testing.T) {
-	L := NewState(SandboxOptions{})
+	L := luaapi.NewState(luaapi.SandboxOptions{})
 	defer L.Close()
-	lv, err := KubeValue(L, map[string]any{
+	lv, err := Value(L, map[string]any{
 		"b": []any{"x", nil, "y"}, "a": nil, "n": int64(3), "f": 1.5, "j": json.Number("7"), "e": map[string]any{},
 	})
 	require.NoError(t, err)
@@ -154,7 +156,7 @@ func TestKubeValue(t *testing.T) {
 	assert.Equal(t, []string{"b", "e", "f", "j", "n"}, keys, "keys in sorted order")
 
 	// Other Go types go through their JSON.
-	lv, err = KubeValue(L, []struct {
+	lv, err = Value(L, []struct {
 		Name string `json:"name"`
 		Skip bool   `json:"skip,omitempty"`
 	}{{Name: "a"}})
@@ -163,7 +165,7 @@ func TestKubeValue(t *testing.T) {
 	assert.Equal(t, lua.LString("a"), el.RawGetString("name"))
 	assert.Equal(t, lua.LNil, el.RawGetString("skip"), "omitempty false arrives as nil")
 
-	lv, err = KubeValue(L, nil)
+	lv, err = Value(L, nil)
 	require.NoError(t, err)
 	assert.Equal(t, lua.LNil, lv)
 }
@@ -171,9 +173,9 @@ func TestKubeValue(t *testing.T) {
 // A global a Karmada script assigns stays assigned, even to nil: it never
 // falls through to the sandbox again (FlinkDeployment's `error = nil`).
 func TestKubeEnv(t *testing.T) {
-	L := NewState(SandboxOptions{})
+	L := luaapi.NewState(luaapi.SandboxOptions{})
 	defer L.Close()
-	proto, err := Compile(testChunk, `
+	proto, err := luaapi.Compile(testChunk, `
 		local before = type(error)
 		error = ''
 		error = nil
@@ -181,22 +183,22 @@ func TestKubeEnv(t *testing.T) {
 		x = 1
 		return before, after, _G.x, type(pairs)`)
 	require.NoError(t, err)
-	res, err := CallProtected(t.Context(), L, testTimeout, Instantiate(L, proto, KubeEnv(L)), 4)
+	res, err := luaapi.CallProtected(t.Context(), L, testTimeout, luaapi.Instantiate(L, proto, Env(L)), 4)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"function", "nil", "1", "function"}, luaStrings(res))
-	assert.NotNil(t, sandboxTable(L).RawGetString("error").(*lua.LFunction), "the sandbox is untouched")
+	assert.NotNil(t, L.G.Global.RawGetString("error").(*lua.LFunction), "the sandbox is untouched")
 
 	// The next call's environment, which reuses the state's metatable,
 	// starts afresh: no name of the last call is assigned, none of its
 	// globals is there.
 	for range 2 {
-		res, err = CallProtected(t.Context(), L, testTimeout, Instantiate(L, proto, KubeEnv(L)), 4)
+		res, err = luaapi.CallProtected(t.Context(), L, testTimeout, luaapi.Instantiate(L, proto, Env(L)), 4)
 		require.NoError(t, err)
 		assert.Equal(t, []string{"function", "nil", "1", "function"}, luaStrings(res))
 	}
-	next, err := Compile(testChunk, `return type(error), type(x)`)
+	next, err := luaapi.Compile(testChunk, `return type(error), type(x)`)
 	require.NoError(t, err)
-	res, err = CallProtected(t.Context(), L, testTimeout, Instantiate(L, next, KubeEnv(L)), 2)
+	res, err = luaapi.CallProtected(t.Context(), L, testTimeout, luaapi.Instantiate(L, next, Env(L)), 2)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"function", "nil"}, luaStrings(res))
 }
@@ -218,4 +220,20 @@ func TestKubeJSONScalarsAreEncodingJSONs(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, string(want), string(got.raw), "%v", f)
 	}
+}
+
+// TestKubeJSONDepth: Karmada's encoder refuses a script-built table nested
+// deeper than luaapi.MaxDepth, as the value bridge does, instead of recursing
+// without bound.
+func TestKubeJSONDepth(t *testing.T) {
+	L := luaapi.NewState(luaapi.SandboxOptions{})
+	defer L.Close()
+	res := mustRun(t, L, `local t = {} local c = t for i = 1, 5000 do c.x = {} c = c.x end return t`)
+	_, err := encodeKubeJSON(L, res[0])
+	var ce *luaapi.ConvertError
+	require.ErrorAs(t, err, &ce)
+	assert.Contains(t, ce.Msg, "nesting deeper than 1000 levels")
+	res = mustRun(t, L, `local t = {} local c = t for i = 1, 100 do c.x = {} c = c.x end return t`)
+	_, err = encodeKubeJSON(L, res[0])
+	require.NoError(t, err)
 }

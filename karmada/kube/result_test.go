@@ -1,4 +1,4 @@
-package luaapi
+package kube
 
 import (
 	"encoding/json"
@@ -12,6 +12,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kartalua/karta/internal/testobj"
+	"github.com/kartalua/karta/luaapi"
 )
 
 // TestKubeResultGenericIsTheJSONRoundTrip: the helpers' results built
@@ -23,7 +26,7 @@ func TestKubeResultGenericIsTheJSONRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	check := func(v any, what string) {
 		g, ok := kubeResultGeneric(v)
-		want := jsonRoundTrip(t, v)
+		want := testobj.JSONRoundTrip(t, v)
 		if !ok {
 			// Declines only for invalid UTF-8, which the text replaces.
 			data, _ := json.Marshal(v)
@@ -77,9 +80,9 @@ func TestKubeResultGenericIsTheJSONRoundTrip(t *testing.T) {
 }
 
 // TestKubeHelpersPushTheRoundTrip: what the helpers push is the table
-// KubeValue makes of the round trip.
+// Value makes of the round trip.
 func TestKubeHelpersPushTheRoundTrip(t *testing.T) {
-	L := NewState(SandboxOptions{Modules: map[string]func(*lua.LState) lua.LValue{KubeModuleName: KubeModule}})
+	L := luaapi.NewState(luaapi.SandboxOptions{Modules: luaapi.Loaders(Module)})
 	defer L.Close()
 	res := mustRun(t, L, `local kube = require("kube")
 		local t = {spec={nodeSelector={zone="a"}, tolerations={{key="k", operator="Exists", tolerationSeconds=30}},
@@ -96,7 +99,7 @@ func TestKubeHelpersPushTheRoundTrip(t *testing.T) {
 			map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "namespace": "ns", "name": "sa"},
 		},
 	} {
-		wantLV, err := KubeValue(L, want)
+		wantLV, err := Value(L, want)
 		require.NoError(t, err)
 		assert.Equal(t, luaDump(L, wantLV), luaDump(L, res[i]), "result %d", i)
 	}
@@ -174,11 +177,11 @@ func fillRandom(rng *rand.Rand, v reflect.Value, depth int) {
 // TestKubeModuleAgreesWithKubeTextModule: the helpers without the text
 // give what Karmada's route through the text gives, results and errors,
 // on templates the corpus's scripts pass and on hostile ones.
-func TestKubeModuleAgreesWithKubeTextModule(t *testing.T) {
-	newState := func(module func(*lua.LState) lua.LValue) *lua.LState {
-		return NewState(SandboxOptions{Modules: map[string]func(*lua.LState) lua.LValue{KubeModuleName: module}})
+func TestModuleAgreesWithTextModule(t *testing.T) {
+	newState := func(module luaapi.Module) *lua.LState {
+		return luaapi.NewState(luaapi.SandboxOptions{Modules: luaapi.Loaders(module)})
 	}
-	fast, text := newState(KubeModule), newState(KubeTextModule)
+	fast, text := newState(Module), newState(TextModule)
 	defer fast.Close()
 	defer text.Close()
 	templates := []string{

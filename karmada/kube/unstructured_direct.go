@@ -1,13 +1,15 @@
-package luaapi
+package kube
 
 import (
 	"math"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kartalua/karta/luaapi"
 )
 
-// unstructuredDirect builds the Object KubeUnmarshal gives an Unstructured
+// unstructuredDirect builds the Object Unmarshal gives an Unstructured
 // for the table tb (Retain's, ReviseReplica's and AggregateStatus's
 // results) straight from the tables, without the encoded tree: what
 // unstructuredObject reads from the tree, with the encoder's rules (an
@@ -18,13 +20,13 @@ import (
 // where they hold an empty array, and is deleted elsewhere) applied on
 // the way. Encoding the tree was most of such a result's conversion. It
 // is written by hand because no library reads gopher-lua tables by
-// gopher-json's and Karmada's rules (luaapi's own FromLua has other ones:
+// gopher-json's and Karmada's rules (luaapi.FromLua has other ones:
 // an empty table is an object there, shared tables are accepted, and
 // integers beyond 2^53 are float64).
 //
 // ok is false wherever the tree route could end differently — an
 // encoder error (a table met twice, a sparse or mixed table, NaN, a
-// function, a depth near MaxDepth), a string or key that is not valid
+// function, a depth near luaapi.MaxDepth), a string or key that is not valid
 // UTF-8 (the text replaces it), a reference that is not made of JSON's
 // own Go types (the fix-up marshals it, which can fail), a root that is
 // not an object with a kind — and the caller takes the tree, which gives
@@ -35,7 +37,7 @@ func unstructuredDirect(L *lua.LState, tb *lua.LTable, references []any) (map[st
 			return nil, false
 		}
 	}
-	d := &directObject{L: L, vs: ValuesOf(L), refs: references, visited: map[*lua.LTable]bool{}}
+	d := &directObject{L: L, vs: luaapi.ValuesOf(L), refs: references, visited: map[*lua.LTable]bool{}}
 	v, empty, ok := d.value(tb, "", false, 0)
 	if !ok || empty {
 		return nil, false
@@ -52,7 +54,7 @@ func unstructuredDirect(L *lua.LState, tb *lua.LTable, references []any) (map[st
 
 type directObject struct {
 	L       *lua.LState
-	vs      *Values
+	vs      *luaapi.Values
 	refs    []any
 	visited map[*lua.LTable]bool
 	// The references' empty arrays and objects by path, collected the
@@ -60,7 +62,7 @@ type directObject struct {
 	emptyArrays, emptyObjects map[string]bool
 }
 
-// maxDirectDepth bounds the recursion, far below MaxDepth (where the
+// maxDirectDepth bounds the recursion, far below luaapi.MaxDepth (where the
 // encoder fails): deeper values decline.
 const maxDirectDepth = 100
 
@@ -107,7 +109,7 @@ func (d *directObject) value(lv lua.LValue, path string, nested bool, depth int)
 		if x == d.vs.Null {
 			return nil, false, true
 		}
-		if view, isView := x.Value.(*View); isView {
+		if view, isView := x.Value.(*luaapi.View); isView {
 			return d.goValue(view.Value(), path, nested, depth)
 		}
 		return nil, false, false
@@ -122,7 +124,7 @@ func (d *directObject) table(tb *lua.LTable, path string, nested bool, depth int
 		return nil, false, false
 	}
 	d.visited[tb] = true
-	if src, isLazy := LazySource(d.L, tb); isLazy {
+	if src, isLazy := luaapi.LazySource(d.L, tb); isLazy {
 		return d.goValue(src, path, nested, depth)
 	}
 	key, value := tb.Next(lua.LNil)
@@ -226,7 +228,7 @@ func (d *directObject) goValue(v any, path string, nested bool, depth int) (out 
 		}
 		return a, false, true
 	}
-	f, isNumber := GoNumber(v)
+	f, isNumber := luaapi.GoNumber(v)
 	if !isNumber {
 		return nil, false, false
 	}

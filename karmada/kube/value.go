@@ -1,4 +1,4 @@
-package luaapi
+package kube
 
 import (
 	"encoding/json"
@@ -6,9 +6,11 @@ import (
 	"sort"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kartalua/karta/luaapi"
 )
 
-// KubeValue converts a Go value into Lua the way Karmada hands values to
+// Value converts a Go value into Lua the way Karmada hands values to
 // its scripts: Karmada marshals each argument (object, status items, a
 // kube helper's result) to JSON and decodes it with gopher-json's
 // DecodeValue, so
@@ -24,15 +26,15 @@ import (
 // same order on every call (Karmada's order is Go's random map order).
 // Go types other than JSON's (structs, typed slices) go through
 // encoding/json first, as in Karmada. NaN and ±Inf cannot be JSON and are
-// *ConvertError.
-func KubeValue(L *lua.LState, v any) (lua.LValue, error) {
+// *luaapi.ConvertError.
+func Value(L *lua.LState, v any) (lua.LValue, error) {
 	c := kubeValue{L: L}
 	return c.conv(v)
 }
 
 type kubeValue struct {
 	L    *lua.LState
-	path []pathSeg
+	path luaapi.Path
 }
 
 func (c *kubeValue) conv(v any) (lua.LValue, error) {
@@ -51,9 +53,9 @@ func (c *kubeValue) conv(v any) (lua.LValue, error) {
 		sort.Strings(keys)
 		tb := c.L.CreateTable(0, len(x))
 		for _, k := range keys {
-			c.path = append(c.path, pathSeg{key: k, isKey: true})
+			c.path.Key(k)
 			lv, err := c.conv(x[k])
-			c.path = c.path[:len(c.path)-1]
+			c.path.Pop()
 			if err != nil {
 				return nil, err
 			}
@@ -65,32 +67,32 @@ func (c *kubeValue) conv(v any) (lua.LValue, error) {
 	case []any:
 		tb := c.L.CreateTable(len(x), 0)
 		for i, e := range x {
-			c.path = append(c.path, pathSeg{index: i + 1})
+			c.path.Index(i + 1)
 			lv, err := c.conv(e)
-			c.path = c.path[:len(c.path)-1]
+			c.path.Pop()
 			if err != nil {
 				return nil, err
 			}
 			tb.Append(lv) // nil is skipped, as in gopher-json
 		}
 		return tb, nil
-	case *View:
+	case *luaapi.View:
 		return c.conv(x.Value())
 	}
-	if f, ok := GoNumber(v); ok {
+	if f, ok := luaapi.GoNumber(v); ok {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, &ConvertError{Path: formatPath("value", c.path, 1), Msg: "json: unsupported value: NaN or ±Inf"}
+			return nil, c.path.Error("value", 1, "json: unsupported value: NaN or ±Inf")
 		}
 		return lua.LNumber(f), nil
 	}
 	// Any other Go type: as Karmada does, by way of its JSON.
 	data, err := json.Marshal(v)
 	if err != nil {
-		return nil, &ConvertError{Path: formatPath("value", c.path, 1), Msg: err.Error()}
+		return nil, c.path.Error("value", 1, "%s", err)
 	}
 	var generic any
 	if err := json.Unmarshal(data, &generic); err != nil {
-		return nil, &ConvertError{Path: formatPath("value", c.path, 1), Msg: err.Error()}
+		return nil, c.path.Error("value", 1, "%s", err)
 	}
 	return c.conv(generic)
 }

@@ -1,14 +1,15 @@
-package luaapi
+package kube
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kartalua/karta/luaapi"
 )
 
 // This file encodes Lua values as JSON the way Karmada does: Karmada's
@@ -17,7 +18,7 @@ import (
 // into a Go type. Karmada's scripts are written against that encoder's
 // quirks, so the karmada package must reproduce them exactly:
 //
-//   - an empty table is `[]`, whatever it was meant to be (kube_fixup.go
+//   - an empty table is `[]`, whatever it was meant to be (fixup.go
 //     then repairs what it can, as Karmada does);
 //   - a table whose first key (in gopher-lua's Next order) is a number is
 //     an array: its keys must be 1, 2, 3… in that order ("cannot encode
@@ -35,7 +36,7 @@ import (
 // Two values exist only in karta's sandbox and are extensions: the null
 // sentinel prints as null, and a lazy view prints as the table it would
 // read as (its Go value with gopher-json's rules: nulls left out, empty
-// containers as `[]`). An unfilled lazy table (KubeLazy) prints the same
+// containers as `[]`). An unfilled lazy table (Lazy) prints the same
 // way, from its Go value: it is what the table would hold once filled.
 
 // Messages of gopher-json's errors, kept word for word.
@@ -122,7 +123,7 @@ func jsonString(s string) []byte {
 
 // encodeKubeJSON returns the JSON text Karmada's gopher-json encoding gives lv
 // (see the rules above). L is the state lv lives in; it identifies the
-// null sentinel and views. Errors are *ConvertError naming the Lua path
+// null sentinel and views. Errors are *luaapi.ConvertError naming the Lua path
 // (`result.spec.containers[2]`) and gopher-json's message.
 func encodeKubeJSON(L *lua.LState, lv lua.LValue) ([]byte, error) {
 	n, err := kubeEncode(L, lv, "result")
@@ -134,20 +135,20 @@ func encodeKubeJSON(L *lua.LState, lv lua.LValue) ([]byte, error) {
 
 // kubeEncode encodes lv into a tree; root names it in error paths.
 func kubeEncode(L *lua.LState, lv lua.LValue, root string) (*jnode, error) {
-	e := &kubeEncoder{L: L, vs: ValuesOf(L), root: root, visited: map[*lua.LTable]bool{}}
+	e := &kubeEncoder{L: L, vs: luaapi.ValuesOf(L), root: root, visited: map[*lua.LTable]bool{}}
 	return e.encode(lv)
 }
 
 type kubeEncoder struct {
 	L       *lua.LState
-	vs      *Values
+	vs      *luaapi.Values
 	root    string
 	visited map[*lua.LTable]bool
-	path    []pathSeg
+	path    luaapi.Path
 }
 
 func (e *kubeEncoder) errorf(format string, args ...any) error {
-	return &ConvertError{Path: formatPath(e.root, e.path, 1), Msg: fmt.Sprintf(format, args...)}
+	return e.path.Error(e.root, 1, format, args...)
 }
 
 func (e *kubeEncoder) encode(lv lua.LValue) (*jnode, error) {
@@ -166,7 +167,7 @@ func (e *kubeEncoder) encode(lv lua.LValue) (*jnode, error) {
 		if x == e.vs.Null {
 			return &jnode{raw: jsonNull}, nil
 		}
-		if v, ok := x.Value.(*View); ok {
+		if v, ok := x.Value.(*luaapi.View); ok {
 			return e.goValue(v.Value())
 		}
 		return nil, e.errorf("cannot encode userdata to JSON")
@@ -214,17 +215,17 @@ func boolLiteral(b bool) []byte {
 
 // table follows gopher-json: the first key decides array or object.
 func (e *kubeEncoder) table(tb *lua.LTable) (*jnode, error) {
-	if len(e.path) >= MaxDepth {
+	if e.path.TooDeep() {
 		// A script can nest tables deeper than the Go stack allows a
 		// recursive walk; the value bridge refuses the same.
-		return nil, tooDeep(e.root, e.path, 1)
+		return nil, e.path.DepthError(e.root, 1)
 	}
 	if e.visited[tb] {
 		return nil, e.errorf(kubeErrNested)
 	}
 	e.visited[tb] = true
-	if src, ok := LazySource(e.L, tb); ok {
-		// A lazy table the script never filled (KubeLazy): its Go value,
+	if src, ok := luaapi.LazySource(e.L, tb); ok {
+		// A lazy table the script never filled (Lazy): its Go value,
 		// encoded as the table filling it would give. Its nested tables
 		// do not exist yet, so none of them can have been met before.
 		return e.goValue(src)
@@ -243,9 +244,9 @@ func (e *kubeEncoder) table(tb *lua.LTable) (*jnode, error) {
 			if key != expected {
 				return nil, e.errorf(kubeErrSparseArray)
 			}
-			e.path = append(e.path, pathSeg{index: int(expected)})
+			e.path.Index(int(expected))
 			el, err := e.encode(value)
-			e.path = e.path[:len(e.path)-1]
+			e.path.Pop()
 			if err != nil {
 				return nil, err
 			}
@@ -279,9 +280,9 @@ func (e *kubeEncoder) object(members map[string]lua.LValue) (*jnode, error) {
 	sort.Strings(n.keys)
 	n.elems = make([]*jnode, len(n.keys))
 	for i, k := range n.keys {
-		e.path = append(e.path, pathSeg{key: k, isKey: true})
+		e.path.Key(k)
 		el, err := e.encode(members[k])
-		e.path = e.path[:len(e.path)-1]
+		e.path.Pop()
 		if err != nil {
 			return nil, err
 		}
@@ -291,7 +292,7 @@ func (e *kubeEncoder) object(members map[string]lua.LValue) (*jnode, error) {
 }
 
 // goValue encodes the Go value of a view as gopher-json would encode the
-// table KubeValue makes of it: null members and elements are left out, and
+// table Value makes of it: null members and elements are left out, and
 // a container left empty is `[]`.
 func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 	switch x := v.(type) {
@@ -302,8 +303,8 @@ func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 	case string:
 		return &jnode{raw: jsonString(x)}, nil
 	case map[string]any:
-		if len(e.path) >= MaxDepth {
-			return nil, tooDeep(e.root, e.path, 1) // as table() refuses the table
+		if e.path.TooDeep() {
+			return nil, e.path.DepthError(e.root, 1) // as table() refuses the table
 		}
 		n := &jnode{kind: jObject}
 		for k, el := range x {
@@ -317,9 +318,9 @@ func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 		sort.Strings(n.keys)
 		n.elems = make([]*jnode, len(n.keys))
 		for i, k := range n.keys {
-			e.path = append(e.path, pathSeg{key: k, isKey: true})
+			e.path.Key(k)
 			el, err := e.goValue(x[k])
-			e.path = e.path[:len(e.path)-1]
+			e.path.Pop()
 			if err != nil {
 				return nil, err
 			}
@@ -327,17 +328,17 @@ func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 		}
 		return n, nil
 	case []any:
-		if len(e.path) >= MaxDepth {
-			return nil, tooDeep(e.root, e.path, 1)
+		if e.path.TooDeep() {
+			return nil, e.path.DepthError(e.root, 1)
 		}
 		n := &jnode{kind: jArray}
 		for _, el := range x {
 			if el == nil {
 				continue
 			}
-			e.path = append(e.path, pathSeg{index: len(n.elems) + 1})
+			e.path.Index(len(n.elems) + 1)
 			j, err := e.goValue(el)
-			e.path = e.path[:len(e.path)-1]
+			e.path.Pop()
 			if err != nil {
 				return nil, err
 			}
@@ -345,7 +346,7 @@ func (e *kubeEncoder) goValue(v any) (*jnode, error) {
 		}
 		return n, nil
 	}
-	f, ok := GoNumber(v)
+	f, ok := luaapi.GoNumber(v)
 	if !ok {
 		return nil, e.errorf("cannot encode Go type %T to JSON", v)
 	}

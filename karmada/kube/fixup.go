@@ -1,4 +1,4 @@
-package luaapi
+package kube
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kartalua/karta/luaapi"
 )
 
 // This file is Karmada's repair of gopher-json's empty tables
@@ -31,19 +33,19 @@ import (
 // array happen in Karmada in a random order, which can shift one onto the
 // wrong element; here both elements go, which is one of Karmada's outcomes.
 
-// KubeUnmarshal converts a Lua result into into (a pointer) exactly as
+// Unmarshal converts a Lua result into into (a pointer) exactly as
 // Karmada's ConvertLuaResultInto does: gopher-json encoding (encodeKubeJSON),
 // the empty-table fix-up against references, then encoding/json (so
 // json.Unmarshaler types such as *unstructured.Unstructured and
 // runtime.RawExtension apply their own rules).
-func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) error {
+func Unmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) error {
 	rv := reflect.ValueOf(into)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return fmt.Errorf("luaapi: KubeUnmarshal needs a non-nil pointer, not %T", into)
+		return fmt.Errorf("luaapi: Unmarshal needs a non-nil pointer, not %T", into)
 	}
 	if u, ok := into.(*unstructured.Unstructured); ok {
 		// The object built from the tables, where the tree would give it
-		// (kube_unstructured_direct.go).
+		// (unstructured_direct.go).
 		if tb, ok := lv.(*lua.LTable); ok {
 			if obj, ok := unstructuredDirect(L, tb, references); ok {
 				u.Object = obj
@@ -53,8 +55,8 @@ func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) er
 	}
 	if tb, ok := lv.(*lua.LTable); ok && len(references) == 0 {
 		// An unfilled lazy table, decoded from its Go value
-		// (kube_typed.go) where the tree route would decode it.
-		if src, ok := LazySource(L, tb); ok && decodeTypedGo(src, rv) {
+		// (typed.go) where the tree route would decode it.
+		if src, ok := luaapi.LazySource(L, tb); ok && decodeTypedGo(src, rv) {
 			return nil
 		}
 	}
@@ -72,33 +74,33 @@ func KubeUnmarshal(L *lua.LState, lv lua.LValue, into any, references ...any) er
 		}
 	}
 	// What encoding/json would decode from the text, decoded from the
-	// tree (kube_typed.go); anything it declines takes the text.
+	// tree (typed.go); anything it declines takes the text.
 	if decodeTyped(root, rv) {
 		return nil
 	}
 	if err := json.Unmarshal(root.bytes(), into); err != nil {
-		return &ConvertError{Path: "result", Msg: err.Error()}
+		return &luaapi.ConvertError{Path: "result", Msg: err.Error()}
 	}
 	return nil
 }
 
-// kubeUnmarshalText is KubeUnmarshal without references by Karmada's
+// kubeUnmarshalText is Unmarshal without references by Karmada's
 // route: the text, then encoding/json.
 func kubeUnmarshalText(L *lua.LState, lv lua.LValue, into any) error {
-	data, err := KubeResultJSON(L, lv, reflect.ValueOf(into).Elem().Kind() == reflect.Struct)
+	data, err := ResultJSON(L, lv, reflect.ValueOf(into).Elem().Kind() == reflect.Struct)
 	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal(data, into); err != nil {
-		return &ConvertError{Path: "result", Msg: err.Error()}
+		return &luaapi.ConvertError{Path: "result", Msg: err.Error()}
 	}
 	return nil
 }
 
-// KubeResultJSON is the JSON KubeUnmarshal unmarshals: lv encoded by
+// ResultJSON is the JSON Unmarshal unmarshals: lv encoded by
 // encodeKubeJSON, then fixed up for a struct target (isStruct) against
 // references, which are marshalled with encoding/json.
-func KubeResultJSON(L *lua.LState, lv lua.LValue, isStruct bool, references ...any) ([]byte, error) {
+func ResultJSON(L *lua.LState, lv lua.LValue, isStruct bool, references ...any) ([]byte, error) {
 	root, err := kubeResultTree(L, lv, isStruct, references...)
 	if err != nil {
 		return nil, err
@@ -106,7 +108,7 @@ func KubeResultJSON(L *lua.LState, lv lua.LValue, isStruct bool, references ...a
 	return root.bytes(), nil
 }
 
-// kubeResultTree is KubeResultJSON's tree, before it is printed.
+// kubeResultTree is ResultJSON's tree, before it is printed.
 func kubeResultTree(L *lua.LState, lv lua.LValue, isStruct bool, references ...any) (*jnode, error) {
 	root, err := kubeEncode(L, lv, "result")
 	if err != nil {

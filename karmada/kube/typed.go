@@ -1,4 +1,4 @@
-package luaapi
+package kube
 
 import (
 	"encoding"
@@ -9,9 +9,11 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kartalua/karta/luaapi"
 )
 
-// This file decodes the tree KubeUnmarshal builds (the JSON text Karmada
+// This file decodes the tree Unmarshal builds (the JSON text Karmada
 // prints, before it is printed) straight into a typed Go result, as
 // encoding/json would decode the text: Karmada's ReplicaRequirements,
 // components and dependencies, and the PodTemplateSpec of the kube
@@ -396,7 +398,7 @@ func (n *jnode) text() []byte {
 	return n.bytes()
 }
 
-// An unfilled lazy table (KubeLazy) handed to KubeUnmarshal without
+// An unfilled lazy table (Lazy) handed to Unmarshal without
 // references — the pod template a script passes to
 // kube.accuratePodRequirements untouched — is decoded from its Go value
 // by the same plans, with the encoder's and the fix-up's rules applied on
@@ -409,7 +411,7 @@ func (n *jnode) text() []byte {
 // the caller takes the tree.
 
 // decodeTypedGo decodes src, the Go value of an unfilled lazy table, into
-// into (a non-nil pointer to a zero value) as KubeUnmarshal without
+// into (a non-nil pointer to a zero value) as Unmarshal without
 // references would decode the table; false, with *into left zero, where
 // it declines.
 func decodeTypedGo(src any, into reflect.Value) bool {
@@ -465,7 +467,7 @@ func goKept(x any) bool {
 	return x != nil && !goEncodesEmpty(x)
 }
 
-// maxGoDepth bounds decodeGo's recursion, far below MaxDepth (where the
+// maxGoDepth bounds decodeGo's recursion, far below luaapi.MaxDepth (where the
 // encoder fails): deeper values decline.
 const maxGoDepth = 100
 
@@ -484,7 +486,7 @@ func (p *typedPlan) decodeGo(x any, v reflect.Value, depth int) bool {
 		case string:
 			text = jsonString(s)
 		default:
-			f, ok := GoNumber(x)
+			f, ok := luaapi.GoNumber(x)
 			if !ok {
 				return false // a container: its text would be needed
 			}
@@ -507,7 +509,7 @@ func (p *typedPlan) decodeGo(x any, v reflect.Value, depth int) bool {
 		v.SetBool(b)
 		return ok
 	case typedInt, typedUint, typedFloat:
-		f, ok := GoNumber(x)
+		f, ok := luaapi.GoNumber(x)
 		if !ok {
 			return false
 		}

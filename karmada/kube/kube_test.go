@@ -1,4 +1,4 @@
-package luaapi
+package kube
 
 import (
 	"testing"
@@ -6,13 +6,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/kartalua/karta/luaapi"
 )
 
 // kubeState is a sandbox with the kube module, as the karmada package
 // builds it.
 func kubeState(t *testing.T) *lua.LState {
 	t.Helper()
-	L := NewState(SandboxOptions{Modules: map[string]func(*lua.LState) lua.LValue{KubeModuleName: KubeModule}})
+	L := luaapi.NewState(luaapi.SandboxOptions{Modules: luaapi.Loaders(Module)})
 	t.Cleanup(L.Close)
 	return L
 }
@@ -159,14 +161,14 @@ func TestKubeAccuratePodRequirementsOfAView(t *testing.T) {
 			"limits": map[string]any{"cpu": "1", "memory": "1Gi"}}}},
 	}}
 	fn := L.NewFunction(func(L *lua.LState) int {
-		L.Push(ToLuaView(L, tmpl))
+		L.Push(luaapi.ToLuaView(L, tmpl))
 		return 1
 	})
-	env := NewEnv(L)
+	env := luaapi.NewEnv(L)
 	env.RawSetString("template", fn)
-	proto, err := Compile(testChunk, "return kube.accuratePodRequirements(template())")
+	proto, err := luaapi.Compile(testChunk, "return kube.accuratePodRequirements(template())")
 	require.NoError(t, err)
-	res, err := CallProtected(t.Context(), L, testTimeout, Instantiate(L, proto, env), 1)
+	res, err := luaapi.CallProtected(t.Context(), L, testTimeout, luaapi.Instantiate(L, proto, env), 1)
 	require.NoError(t, err)
 	b, err := encodeKubeJSON(L, res[0])
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package luaapi
+package kube
 
 import (
 	"encoding/json"

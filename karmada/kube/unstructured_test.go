@@ -1,4 +1,4 @@
-package luaapi
+package kube
 
 import (
 	"encoding/json"
@@ -10,18 +10,20 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kartalua/karta/luaapi"
 )
 
-// unmarshalViaText is KubeUnmarshal into an Unstructured the way Karmada
+// unmarshalViaText is Unmarshal into an Unstructured the way Karmada
 // does it, through the JSON text.
 func unmarshalViaText(L *lua.LState, lv lua.LValue, refs ...any) (*unstructured.Unstructured, error) {
-	data, err := KubeResultJSON(L, lv, true, refs...)
+	data, err := ResultJSON(L, lv, true, refs...)
 	if err != nil {
 		return nil, err
 	}
 	u := &unstructured.Unstructured{}
 	if err := json.Unmarshal(data, u); err != nil {
-		return nil, &ConvertError{Path: "result", Msg: err.Error()}
+		return nil, &luaapi.ConvertError{Path: "result", Msg: err.Error()}
 	}
 	return u, nil
 }
@@ -34,7 +36,7 @@ func unmarshalViaText(L *lua.LState, lv lua.LValue, refs ...any) (*unstructured.
 // refuses (no kind, a kind that is not a string, an apiVersion that does
 // not parse, not an object).
 func TestKubeUnmarshalUnstructuredAgreesWithText(t *testing.T) {
-	L := NewState(SandboxOptions{})
+	L := luaapi.NewState(luaapi.SandboxOptions{})
 	defer L.Close()
 	scripts := []string{
 		`return {apiVersion="v1", kind="ConfigMap", metadata={name="x", labels={}}, data={a="b"}}`,
@@ -58,7 +60,7 @@ func TestKubeUnmarshalUnstructuredAgreesWithText(t *testing.T) {
 			}
 			want, wantErr := unmarshalViaText(L, res[0], rs...)
 			got := &unstructured.Unstructured{}
-			gotErr := KubeUnmarshal(L, res[0], got, rs...)
+			gotErr := Unmarshal(L, res[0], got, rs...)
 			if wantErr != nil {
 				require.Error(t, gotErr, src)
 				assert.Equal(t, wantErr.Error(), gotErr.Error(), src)
@@ -69,7 +71,7 @@ func TestKubeUnmarshalUnstructuredAgreesWithText(t *testing.T) {
 		}
 	}
 
-	// Random objects, through KubeValue and back.
+	// Random objects, through Value and back.
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 300 {
 		obj := map[string]any{"kind": "K", "apiVersion": "g/v"}
@@ -78,12 +80,12 @@ func TestKubeUnmarshalUnstructuredAgreesWithText(t *testing.T) {
 				obj[k] = v
 			}
 		}
-		lv, err := KubeValue(L, obj)
+		lv, err := Value(L, obj)
 		require.NoError(t, err)
 		want, wantErr := unmarshalViaText(L, lv, obj)
 		require.NoError(t, wantErr)
 		got := &unstructured.Unstructured{}
-		require.NoError(t, KubeUnmarshal(L, lv, got, obj))
+		require.NoError(t, Unmarshal(L, lv, got, obj))
 		assert.Equal(t, want.Object, got.Object, "object %d: %#v", i, obj)
 	}
 }
@@ -98,7 +100,7 @@ func TestKubeUnmarshalUnstructuredAgreesWithText(t *testing.T) {
 // declines, rather than differs, wherever the tree route could end
 // otherwise.
 func TestKubeUnmarshalUnstructuredDirect(t *testing.T) {
-	L := NewState(SandboxOptions{})
+	L := luaapi.NewState(luaapi.SandboxOptions{})
 	defer L.Close()
 	ref := map[string]any{"kind": "K", "metadata": map[string]any{"labels": map[string]any{}}, "spec": map[string]any{
 		"e": map[string]any{}, "a": []any{}, "list": []any{map[string]any{"o": map[string]any{}, "x": []any{}}}}}
@@ -106,7 +108,7 @@ func TestKubeUnmarshalUnstructuredDirect(t *testing.T) {
 		t.Helper()
 		want, wantErr := unmarshalViaText(L, lv, refs...)
 		got := &unstructured.Unstructured{}
-		gotErr := KubeUnmarshal(L, lv, got, refs...)
+		gotErr := Unmarshal(L, lv, got, refs...)
 		if wantErr != nil {
 			require.Error(t, gotErr, what)
 			assert.Equal(t, wantErr.Error(), gotErr.Error(), what)
@@ -167,7 +169,7 @@ func TestKubeUnmarshalUnstructuredDirect(t *testing.T) {
 		fn, err := L.LoadString(`return function(o) ` + change + ` return o end`)
 		require.NoError(t, err)
 		for i, refs := range [][]any{nil, {obj}} {
-			lazy, err := KubeLazy(L, obj)
+			lazy, err := Lazy(L, obj)
 			require.NoError(t, err)
 			L.Push(fn)
 			require.NoError(t, L.PCall(0, 1, nil))
@@ -179,7 +181,7 @@ func TestKubeUnmarshalUnstructuredDirect(t *testing.T) {
 			res := L.Get(-1)
 			L.Pop(1)
 			compare(res, refs, fmt.Sprintf("lazy object, %q (references %d)", change, i))
-			EndLazy(L)
+			luaapi.EndLazy(L)
 		}
 	}
 
@@ -198,17 +200,17 @@ func TestKubeUnmarshalUnstructuredDirect(t *testing.T) {
 			other["spec"] = m
 		}
 		refs := [][]any{nil, {o}, {other}, {o, other}}[i%4]
-		lv, err := KubeValue(L, o)
+		lv, err := Value(L, o)
 		require.NoError(t, err)
 		if compare(lv, refs, fmt.Sprintf("random %d: %#v", i, o)) {
 			direct++
 		}
-		lazy, err := KubeLazy(L, o)
+		lazy, err := Lazy(L, o)
 		require.NoError(t, err)
 		if compare(lazy, refs, fmt.Sprintf("random %d, lazy: %#v", i, o)) {
 			direct++
 		}
-		EndLazy(L)
+		luaapi.EndLazy(L)
 	}
 	assert.Greater(t, direct, 700, "built directly from most random objects")
 }

@@ -1,42 +1,49 @@
-package luaapi
+package kube
 
 import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// KubeEnv returns a fresh per-call environment for a Karmada script: like
-// NewEnv, a table that reads through to the read-only sandbox and whose _G
+// Env returns a fresh per-call environment for a Karmada script: like
+// luaapi.NewEnv, a table that reads through to the read-only sandbox and whose _G
 // is itself, with one difference that Karmada's scripts can observe.
 //
 // Karmada runs a script in the state's one global table, so a global the
 // script assigns replaces the library value of that name for good:
 // FlinkDeployment's AggregateStatus sets error to the empty string and later
 // to currentStatus.error, which may be nil, and then reads error
-// expecting nil. In a NewEnv table the nil assignment removes the key and
+// expecting nil. In a luaapi.NewEnv table the nil assignment removes the key and
 // the read falls through to the sandbox's error function. Here every name
 // the script assigns (rawset aside, which the sandbox lacks) is
 // remembered, and such a name never falls through again: it reads as the
 // script left it, nil included.
 //
-// In a state made by NewState the metatable, its two functions and the
-// record of assigned names are made once and reused by every call's
-// environment: an environment lives no longer than its call (nothing a
-// script can reach outlives it: the sandbox is read-only), and a state
-// runs one call at a time, so the record is cleared for each new one.
-func KubeEnv(L *lua.LState) *lua.LTable {
-	cfg := callConfigOf(L)
-	if cfg == noCallConfig {
-		m := newKubeEnvMeta(L)
-		return m.env(L)
+// The metatable, its two functions and the record of assigned names are
+// made once per state, kept in its registry (which scripts cannot reach),
+// and reused by every call's environment: an environment lives no longer
+// than its call (nothing a script can reach outlives it: the sandbox is
+// read-only), and a state runs one call at a time, so the record is
+// cleared for each new one.
+func Env(L *lua.LState) *lua.LTable {
+	ud, ok := L.G.Registry.RawGetString(envMetaKey).(*lua.LUserData)
+	if !ok {
+		ud = L.NewUserData()
+		ud.Value = newKubeEnvMeta(L)
+		L.G.Registry.RawSetString(envMetaKey, ud)
 	}
-	if cfg.kubeEnv == nil {
-		cfg.kubeEnv = newKubeEnvMeta(L)
-	}
-	clear(cfg.kubeEnv.assigned)
-	return cfg.kubeEnv.env(L)
+	m := ud.Value.(*kubeEnvMeta)
+	clear(m.assigned)
+	return m.env(L)
 }
 
-// kubeEnvMeta is KubeEnv's metatables and the names the current call's
+// envMetaKey is the registry key of a state's kubeEnvMeta.
+const envMetaKey = "karta.kube.envmeta"
+
+// envGlobals sizes an environment table as luaapi.NewEnv does: for a few
+// globals, where gopher-lua's first string key otherwise makes room for 32.
+const envGlobals = 8
+
+// kubeEnvMeta is Env's metatables and the names the current call's
 // script has assigned. An environment starts under fast, whose __index is
 // the sandbox table itself: gopher-lua follows a table __index without a
 // function call, and a global read (pairs, kube, table…) is the commonest
@@ -50,7 +57,7 @@ type kubeEnvMeta struct {
 
 func newKubeEnvMeta(L *lua.LState) *kubeEnvMeta {
 	m := &kubeEnvMeta{assigned: map[lua.LValue]bool{}}
-	sandbox := sandboxTable(L)
+	sandbox := L.G.Global
 	// __newindex runs only for names absent from env: the first
 	// assignment of each, or one after the name was set to nil.
 	newindex := L.NewFunction(func(L *lua.LState) int {
@@ -83,7 +90,7 @@ func newKubeEnvMeta(L *lua.LState) *kubeEnvMeta {
 
 // env is a fresh environment table under m.
 func (m *kubeEnvMeta) env(L *lua.LState) *lua.LTable {
-	env := L.CreateTable(0, envGlobals) // as NewEnv sizes it
+	env := L.CreateTable(0, envGlobals) // as luaapi.NewEnv sizes it
 	env.Metatable = m.fast
 	env.RawSetString("_G", env)
 	return env

@@ -1,4 +1,4 @@
-package luaapi
+package kube
 
 import (
 	"encoding/json"
@@ -8,14 +8,16 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kartalua/karta/luaapi"
 )
 
-// KubeModuleName is the name scripts require: local kube = require("kube").
-const KubeModuleName = "kube"
+// moduleName is the name scripts require: local kube = require("kube").
+const moduleName = "kube"
 
-// KubeModule builds the sandbox's kube module in L: Karmada's four
-// helpers with Karmada's contracts (pkg/resourceinterpreter/customized/
-// declarative/luavm/kube.go), so Karmada's scripts run unmodified.
+// Module is the sandbox's kube module: Karmada's four helpers with
+// Karmada's contracts (pkg/resourceinterpreter/customized/declarative/
+// luavm/kube.go), so Karmada's scripts run unmodified.
 //
 //   - resourceAdd(q1, q2, …) → the sum of the quantity strings (nil counts
 //     as 0) as a canonical quantity string: resourceAdd("500m", "1") is
@@ -23,14 +25,16 @@ const KubeModuleName = "kube"
 //   - getResourceQuantity(q) → the quantity as a number (Quantity's
 //     AsApproximateFloat64: "500m" is 0.5, "1Gi" is 1073741824); nil is 0.
 //   - accuratePodRequirements(podTemplate) → {resourceRequest=…,
-//     nodeClaim=…} or nil: see kube_pod.go.
+//     nodeClaim=…} or nil: see pod.go.
 //   - getPodDependencies(podTemplate, namespace) → an array of
 //     {apiVersion, kind, namespace, name}, or nil when there are none; a
-//     nil namespace is "default". See kube_deps.go.
+//     nil namespace is "default". See deps.go.
 //
 // Quantities are strings: a number argument is an error, as in Karmada.
-// Tables reach the Go types through Karmada's conversion (KubeUnmarshal);
+// Tables reach the Go types through Karmada's conversion (Unmarshal);
 // a lazy view (karta's generated hooks) is accepted where a table is.
+// Each helper charges the call before it works (charges.go; the rows of
+// docs/charges.md).
 //
 // The helpers are hand-written rather than Go functions exposed through
 // gopher-luar: Karmada's contract is in its argument checks (nil is a zero
@@ -38,33 +42,25 @@ const KubeModuleName = "kube"
 // quantity, an exact argument count with Karmada's own messages), which
 // luar's reflective conversion does not give (TestLuarFunctionSemantics).
 //
-// KubeModule is a SandboxOptions.Modules loader:
+// A sandbox with the module:
 //
-//	luaapi.NewState(luaapi.SandboxOptions{Modules: map[string]func(*lua.LState) lua.LValue{
-//		luaapi.KubeModuleName: luaapi.KubeModule,
-//	}})
-func KubeModule(L *lua.LState) lua.LValue {
-	return kubeModule(L, false)
-}
+//	luaapi.NewState(luaapi.SandboxOptions{Modules: luaapi.Loaders(kube.Module)})
+var Module = module(false)
 
-// KubeTextModule is KubeModule converting as Karmada's helpers do, through
+// TextModule is Module converting as Karmada's helpers do, through
 // JSON text both ways: the pod template is printed and decoded by
 // encoding/json, the result marshalled and unmarshalled. Its results and
-// errors are KubeModule's; it is Karmada's method, for the baselines of
+// errors are Module's; it is Karmada's method, for the baselines of
 // the benchmarks (internal/perf).
-func KubeTextModule(L *lua.LState) lua.LValue {
-	return kubeModule(L, true)
-}
+var TextModule = module(true)
 
-func kubeModule(L *lua.LState, text bool) lua.LValue {
-	mod := L.NewTable()
-	L.SetFuncs(mod, map[string]lua.LGFunction{
+func module(text bool) luaapi.Module {
+	return luaapi.Module{Name: moduleName, Funcs: map[string]lua.LGFunction{
 		"resourceAdd":             kubeResourceAdd,
 		"getResourceQuantity":     kubeGetResourceQuantity,
 		"accuratePodRequirements": func(L *lua.LState) int { return podRequirementsHelper(L, text) },
 		"getPodDependencies":      func(L *lua.LState) int { return podDependenciesHelper(L, text) },
-	})
-	return mod
+	}}
 }
 
 func kubeResourceAdd(L *lua.LState) int {
@@ -158,7 +154,7 @@ func checkNamespace(L *lua.LState, n int) string {
 // dropped); text takes Karmada's route, through the JSON text.
 func checkPodTemplate(L *lua.LState, n int, text bool) *corev1.PodTemplateSpec {
 	v := L.Get(n)
-	if _, isView := ViewOf(v); !isView {
+	if _, isView := luaapi.ViewOf(v); !isView {
 		v = L.CheckTable(n)
 	}
 	chargeTree(L, v)
@@ -167,7 +163,7 @@ func checkPodTemplate(L *lua.LState, n int, text bool) *corev1.PodTemplateSpec {
 	if text {
 		err = kubeUnmarshalText(L, v, tmpl)
 	} else {
-		err = KubeUnmarshal(L, v, tmpl)
+		err = Unmarshal(L, v, tmpl)
 	}
 	if err != nil {
 		L.RaiseError("fail to convert lua value to PodTemplateSpec: %v", err)
@@ -180,8 +176,8 @@ func checkPodTemplate(L *lua.LState, n int, text bool) *corev1.PodTemplateSpec {
 // unless text is set.
 func pushKubeResult(L *lua.LState, v any, text bool) {
 	if g, ok := kubeResultGeneric(v); ok && !text {
-		// The round trip's value, built without the text (kube_result.go).
-		if lv, err := KubeValue(L, g); err == nil {
+		// The round trip's value, built without the text (result.go).
+		if lv, err := Value(L, g); err == nil {
 			L.Push(lv)
 			return
 		}
@@ -191,7 +187,7 @@ func pushKubeResult(L *lua.LState, v any, text bool) {
 		var generic any
 		if err = json.Unmarshal(data, &generic); err == nil {
 			var lv lua.LValue
-			if lv, err = KubeValue(L, generic); err == nil {
+			if lv, err = Value(L, generic); err == nil {
 				L.Push(lv)
 				return
 			}
