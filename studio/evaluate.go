@@ -61,7 +61,7 @@ type DocumentResult struct {
 	// Object names it: Kind namespace/name.
 	Object string `json:"object"`
 	// Karta is the name of the Karta that answered.
-	Karta      string                   `json:"karta,omitempty"`
+	Karta      string                    `json:"karta,omitempty"`
 	Status     *interpreter.StatusResult `json:"status,omitempty"`
 	Pods       *interpreter.PodSpecs     `json:"pods,omitempty"`
 	Gangs      *interpreter.GangResult   `json:"gangs,omitempty"`
