@@ -17,8 +17,8 @@ import (
 // podsFile is the example folder's file of the pods the operator creates.
 const podsFile = "pods.yaml"
 
-// BuiltinSummary is one built-in in the picker.
-type BuiltinSummary struct {
+// builtinSummary is one built-in in the picker.
+type builtinSummary struct {
 	Name string `json:"name"`
 	// Kind is the root component's group/version, Kind.
 	Kind string `json:"kind"`
@@ -26,8 +26,8 @@ type BuiltinSummary struct {
 	States []string `json:"states"`
 }
 
-// Builtin is a built-in as the editors take it.
-type Builtin struct {
+// builtinTexts is a built-in as the editors take it.
+type builtinTexts struct {
 	Name string `json:"name"`
 	// Karta is its YAML.
 	Karta string `json:"karta"`
@@ -45,9 +45,9 @@ func (h *Handler) serveBuiltins(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
 	}
-	out := make([]BuiltinSummary, 0, len(all))
+	out := make([]builtinSummary, 0, len(all))
 	for _, b := range all {
-		out = append(out, BuiltinSummary{Name: b.Name, Kind: b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK().String(), States: exampleStates(b.Name)})
+		out = append(out, builtinSummary{Name: b.Name, Kind: b.Karta.Spec.StructureDefinition.RootComponent.Kind.GVK().String(), States: exampleStates(b.Name)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -68,7 +68,7 @@ func (h *Handler) serveBuiltin(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
 	}
-	out := Builtin{Name: b.Name, Karta: text, Script: b.Script, States: map[string]string{}}
+	out := builtinTexts{Name: b.Name, Karta: text, Script: b.Script, States: map[string]string{}}
 	for _, s := range exampleStates(b.Name) {
 		out.States[s] = exampleFile(b.Name, s)
 	}

@@ -17,8 +17,8 @@ import (
 // names it in the CLI's.
 const kartaSource = "karta.yaml"
 
-// Problem is one finding in an editor's text, where it is.
-type Problem struct {
+// problem is one finding in an editor's text, where it is.
+type problem struct {
 	// Severity is "error" or "warning".
 	Severity string `json:"severity"`
 	// Document is the 1-based document of the text, 0 when the problem is
@@ -33,48 +33,48 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
-// CheckRequest is the body of POST /api/check.
-type CheckRequest struct {
+// checkRequest is the body of POST /api/check.
+type checkRequest struct {
 	// Karta is the Karta's YAML or JSON, one or several documents.
 	Karta string `json:"karta"`
 	// Script is a Lua override chunk, as --script gives one; "" for none.
 	Script string `json:"script,omitempty"`
 }
 
-// CheckResponse says what is wrong with a Karta, and what it is for.
-type CheckResponse struct {
-	Problems []Problem `json:"problems"`
+// checkResponse says what is wrong with a Karta, and what it is for.
+type checkResponse struct {
+	Problems []problem `json:"problems"`
 	// Kartas names each document's Karta and its root kind.
-	Kartas []KartaInfo `json:"kartas"`
+	Kartas []kartaInfo `json:"kartas"`
 }
 
-// KartaInfo names one Karta of the text.
-type KartaInfo struct {
+// kartaInfo names one Karta of the text.
+type kartaInfo struct {
 	Name string `json:"name"`
 	// Kind is the root component's group/version, Kind.
 	Kind string `json:"kind"`
 }
 
 func (h *Handler) serveCheck(w http.ResponseWriter, r *http.Request) {
-	var req CheckRequest
+	var req checkRequest
 	if !h.decodeRequest(w, r, &req) {
 		return
 	}
 	c := check(req.Karta, req.Script)
-	writeJSON(w, http.StatusOK, CheckResponse{Problems: c.problems, Kartas: c.infos()})
+	writeJSON(w, http.StatusOK, checkResponse{Problems: c.problems, Kartas: c.infos()})
 }
 
 // checked is a Karta text loaded and analysed: every problem, and the
 // checked form of each document when none of its problems is an error.
 type checked struct {
-	problems []Problem
+	problems []problem
 	kartas   []*karta.Checked
 }
 
-func (c *checked) infos() []KartaInfo {
-	out := make([]KartaInfo, 0, len(c.kartas))
+func (c *checked) infos() []kartaInfo {
+	out := make([]kartaInfo, 0, len(c.kartas))
 	for _, k := range c.kartas {
-		info := KartaInfo{Name: k.Karta.Name}
+		info := kartaInfo{Name: k.Karta.Name}
 		if root := k.Karta.Spec.StructureDefinition.RootComponent; root != nil && root.Kind != nil {
 			info.Kind = root.Kind.GVK().String()
 		}
@@ -87,9 +87,9 @@ func (c *checked) infos() []KartaInfo {
 // override script as --script's is checked; each problem is placed at its
 // line and column in the text.
 func check(text, script string) *checked {
-	c := &checked{problems: []Problem{}}
+	c := &checked{problems: []problem{}}
 	if strings.TrimSpace(text) == "" {
-		c.problems = append(c.problems, Problem{Severity: string(karta.SeverityError), Message: "no Karta: write one, or pick a built-in"})
+		c.problems = append(c.problems, problem{Severity: string(karta.SeverityError), Message: "no Karta: write one, or pick a built-in"})
 		return c
 	}
 	data := []byte(text)
@@ -98,13 +98,13 @@ func check(text, script string) *checked {
 	if err != nil {
 		var les karta.LoadErrors
 		if !errors.As(err, &les) {
-			c.problems = append(c.problems, Problem{Severity: string(karta.SeverityError), Message: err.Error()})
+			c.problems = append(c.problems, problem{Severity: string(karta.SeverityError), Message: err.Error()})
 			return c
 		}
 		for _, le := range les {
 			line := le.Line
 			col := loc.column(le.Document, le.Field, line)
-			c.problems = append(c.problems, Problem{Severity: string(karta.SeverityError), Document: le.Document, Line: line, Column: col, Field: le.Field, Message: le.Message})
+			c.problems = append(c.problems, problem{Severity: string(karta.SeverityError), Document: le.Document, Line: line, Column: col, Field: le.Field, Message: le.Message})
 		}
 		return c
 	}
@@ -112,7 +112,7 @@ func check(text, script string) *checked {
 		ck, problems := karta.Analyze(k, interpreter.ValidateOptions())
 		for _, p := range problems {
 			line, col := loc.field(i+1, p.Field)
-			c.problems = append(c.problems, Problem{Severity: string(p.Severity), Document: i + 1, Line: line, Column: col, Field: p.Field, Message: p.Message})
+			c.problems = append(c.problems, problem{Severity: string(p.Severity), Document: i + 1, Line: line, Column: col, Field: p.Field, Message: p.Message})
 		}
 		if !problems.HasErrors() {
 			c.kartas = append(c.kartas, ck)
@@ -120,7 +120,7 @@ func check(text, script string) *checked {
 	}
 	if script != "" {
 		for _, p := range interpreter.CheckScript(script) {
-			c.problems = append(c.problems, Problem{Severity: string(p.Severity), Field: "script", Message: p.String()})
+			c.problems = append(c.problems, problem{Severity: string(p.Severity), Field: "script", Message: p.String()})
 		}
 	}
 	return c

@@ -23,9 +23,9 @@ const (
 	scriptName    = "override.lua"
 )
 
-// EvaluateRequest is the body of POST /api/evaluate: the editors' texts.
-type EvaluateRequest struct {
-	CheckRequest
+// evaluateRequest is the body of POST /api/evaluate: the editors' texts.
+type evaluateRequest struct {
+	checkRequest
 	// Objects are the workload objects: one or several documents, or a
 	// List.
 	Objects string `json:"objects"`
@@ -34,12 +34,12 @@ type EvaluateRequest struct {
 	Pods string `json:"pods,omitempty"`
 }
 
-// EvaluateResponse is everything the page shows for a request.
-type EvaluateResponse struct {
-	CheckResponse
+// evaluateResponse is everything the page shows for a request.
+type evaluateResponse struct {
+	checkResponse
 	// ObjectProblems and PodProblems are what is wrong with those texts.
-	ObjectProblems []Problem `json:"objectProblems"`
-	PodProblems    []Problem `json:"podProblems"`
+	ObjectProblems []problem `json:"objectProblems"`
+	PodProblems    []problem `json:"podProblems"`
 	// Lua is the compiled program (karta compile), "" when the Karta has
 	// errors.
 	Lua string `json:"lua"`
@@ -47,12 +47,12 @@ type EvaluateResponse struct {
 	// override script, say).
 	CompileError string `json:"compileError,omitempty"`
 	// Documents are the answers for each object, in order.
-	Documents []DocumentResult `json:"documents"`
+	Documents []documentResult `json:"documents"`
 }
 
-// DocumentResult is every hook's answer for one object. A hook that
+// documentResult is every hook's answer for one object. A hook that
 // failed has its error in Errors, under its name, and no answer.
-type DocumentResult struct {
+type documentResult struct {
 	// Document and Item say which object of the text it is (Item: of a
 	// List), Line where it starts.
 	Document int `json:"document"`
@@ -66,23 +66,23 @@ type DocumentResult struct {
 	Pods       *interpreter.PodSpecs     `json:"pods,omitempty"`
 	Gangs      *interpreter.GangResult   `json:"gangs,omitempty"`
 	Tree       *workload.Node            `json:"tree,omitempty"`
-	Schedulers []SchedulerResult         `json:"schedulers,omitempty"`
+	Schedulers []schedulerResult         `json:"schedulers,omitempty"`
 	// Errors maps a hook (status, pods, gangs, tree) to its error.
 	Errors map[string]string `json:"errors,omitempty"`
 	// Warnings are the references' warnings, as the CLI prints them.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// SchedulerResult is one gang scheduler's objects for the object
+// schedulerResult is one gang scheduler's objects for the object
 // (karta podgroups --for TARGET), or why there are none.
-type SchedulerResult struct {
+type schedulerResult struct {
 	Target podgroups.Target  `json:"target"`
 	Result *podgroups.Result `json:"result,omitempty"`
 	Error  string            `json:"error,omitempty"`
 }
 
 func (h *Handler) serveEvaluate(w http.ResponseWriter, r *http.Request) {
-	var req EvaluateRequest
+	var req evaluateRequest
 	if !h.decodeRequest(w, r, &req) {
 		return
 	}
@@ -93,9 +93,9 @@ func (h *Handler) serveEvaluate(w http.ResponseWriter, r *http.Request) {
 // status, pods, gang, describe and podgroups on each object, with the
 // Karta of the text whose root kind is the object's (the only one, when
 // the text holds one), compiled as karta compile prints it.
-func (h *Handler) evaluate(ctx context.Context, req *EvaluateRequest) *EvaluateResponse {
+func (h *Handler) evaluate(ctx context.Context, req *evaluateRequest) *evaluateResponse {
 	c := check(req.Karta, req.Script)
-	resp := &EvaluateResponse{CheckResponse: CheckResponse{Problems: c.problems, Kartas: c.infos()}, ObjectProblems: []Problem{}, PodProblems: []Problem{}, Documents: []DocumentResult{}}
+	resp := &evaluateResponse{checkResponse: checkResponse{Problems: c.problems, Kartas: c.infos()}, ObjectProblems: []problem{}, PodProblems: []problem{}, Documents: []documentResult{}}
 	programs, err := h.compile(c, req.Script)
 	if err != nil {
 		resp.CompileError = err.Error()
@@ -137,7 +137,7 @@ func (h *Handler) compile(c *checked, script string) ([]*interpreter.Program, er
 	return out, nil
 }
 
-func hasErrors(ps []Problem) bool {
+func hasErrors(ps []problem) bool {
 	for _, p := range ps {
 		if p.Severity == string(karta.SeverityError) {
 			return true
@@ -148,9 +148,9 @@ func hasErrors(ps []Problem) bool {
 
 // answer runs every hook on one object. Each hook's failure is kept under
 // its name, so that one failing hook does not hide the others' answers.
-func answer(ctx context.Context, programs []*interpreter.Program, doc *object.Document, pods []*unstructured.Unstructured) DocumentResult {
+func answer(ctx context.Context, programs []*interpreter.Program, doc *object.Document, pods []*unstructured.Unstructured) documentResult {
 	obj := &unstructured.Unstructured{Object: doc.Object}
-	res := DocumentResult{Document: doc.Index, Item: doc.Item, Line: doc.Line, Object: objectName(obj), Errors: map[string]string{}}
+	res := documentResult{Document: doc.Index, Item: doc.Item, Line: doc.Line, Object: objectName(obj), Errors: map[string]string{}}
 	p, err := programFor(programs, obj)
 	if err != nil {
 		res.Errors["karta"] = err.Error()
@@ -179,7 +179,7 @@ func answer(ctx context.Context, programs []*interpreter.Program, doc *object.Do
 	}
 	if podgroups.HasGangInstructions(p.Karta()) {
 		for _, t := range podgroups.Targets() {
-			sr := SchedulerResult{Target: t}
+			sr := schedulerResult{Target: t}
 			if sr.Result, err = podgroups.ForProgram(ctx, p, obj, pods, t, podgroups.Options{}); err != nil {
 				sr.Error = err.Error()
 			}
@@ -206,26 +206,26 @@ func programFor(programs []*interpreter.Program, obj *unstructured.Unstructured)
 
 // decodeObjects decodes a text of objects as -f's are decoded, each item
 // of a List on its own; what is wrong is a problem at its line.
-func decodeObjects(text, source string) ([]*object.Document, []Problem) {
+func decodeObjects(text, source string) ([]*object.Document, []problem) {
 	if strings.TrimSpace(text) == "" {
-		return nil, []Problem{}
+		return nil, []problem{}
 	}
 	docs, err := object.Decode([]byte(text), source)
 	if err != nil {
 		var de *object.DecodeError
 		if errors.As(err, &de) {
-			return nil, []Problem{{Severity: string(karta.SeverityError), Document: de.Document, Line: de.Line, Column: newLocator([]byte(text)).indent(de.Line), Message: de.Message}}
+			return nil, []problem{{Severity: string(karta.SeverityError), Document: de.Document, Line: de.Line, Column: newLocator([]byte(text)).indent(de.Line), Message: de.Message}}
 		}
-		return nil, []Problem{{Severity: string(karta.SeverityError), Message: err.Error()}}
+		return nil, []problem{{Severity: string(karta.SeverityError), Message: err.Error()}}
 	}
-	return object.Expand(docs), []Problem{}
+	return object.Expand(docs), []problem{}
 }
 
 // decodePods decodes the pods' text as --pods is: v1 Pods only, each other
 // object a problem at its line (matched as a pod, a Deployment would place
 // a wrong pod in a gang). Without a text there are no pods (nil), as
 // without --pods.
-func decodePods(text string) ([]*unstructured.Unstructured, []Problem) {
+func decodePods(text string) ([]*unstructured.Unstructured, []problem) {
 	docs, problems := decodeObjects(text, podsSource)
 	if len(problems) > 0 || docs == nil {
 		return nil, problems
@@ -234,7 +234,7 @@ func decodePods(text string) ([]*unstructured.Unstructured, []Problem) {
 	for _, d := range docs {
 		u := &unstructured.Unstructured{Object: d.Object}
 		if u.GetAPIVersion() != "v1" || u.GetKind() != "Pod" {
-			problems = append(problems, Problem{Severity: string(karta.SeverityError), Document: d.Index, Line: d.Line, Column: 1,
+			problems = append(problems, problem{Severity: string(karta.SeverityError), Document: d.Index, Line: d.Line, Column: 1,
 				Message: fmt.Sprintf("the pods' editor takes v1 Pods; this is %s", strings.TrimSpace(u.GetAPIVersion()+" "+objectName(u)))})
 			continue
 		}

@@ -78,31 +78,31 @@ func TestHostileTexts(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		req  EvaluateRequest
+		req  evaluateRequest
 		// want is what the answer says: in a hook's error, or a problem.
-		want func(t *testing.T, a *EvaluateResponse)
+		want func(t *testing.T, a *evaluateResponse)
 	}{
-		{"jq repeat", EvaluateRequest{CheckRequest: CheckRequest{Karta: hostileKarta(`("x" * 100000000) | length > 0`)}, Objects: hostileObject}, hookLimit},
-		{"jq shared tojson", EvaluateRequest{CheckRequest: CheckRequest{Karta: hostileKarta(shared12 + `tojson | length > 0`)}, Objects: hostileObject}, hookLimit},
-		{"jq sort", EvaluateRequest{CheckRequest: CheckRequest{Karta: hostileKarta(shared12 + `sort | length > 0`)}, Objects: hostileObject}, hookLimit},
-		{"lua loop", EvaluateRequest{CheckRequest: CheckRequest{Karta: hostileKarta(`true`), Script: "function InterpretStatus(obj)\n  while true do end\nend\n"}, Objects: hostileObject}, hookLimit},
-		{"deep jq", EvaluateRequest{CheckRequest: CheckRequest{Karta: hostileKarta(strings.Repeat("[", 5000) + strings.Repeat("]", 5000))}, Objects: hostileObject}, func(t *testing.T, a *EvaluateResponse) {
+		{"jq repeat", evaluateRequest{checkRequest: checkRequest{Karta: hostileKarta(`("x" * 100000000) | length > 0`)}, Objects: hostileObject}, hookLimit},
+		{"jq shared tojson", evaluateRequest{checkRequest: checkRequest{Karta: hostileKarta(shared12 + `tojson | length > 0`)}, Objects: hostileObject}, hookLimit},
+		{"jq sort", evaluateRequest{checkRequest: checkRequest{Karta: hostileKarta(shared12 + `sort | length > 0`)}, Objects: hostileObject}, hookLimit},
+		{"lua loop", evaluateRequest{checkRequest: checkRequest{Karta: hostileKarta(`true`), Script: "function InterpretStatus(obj)\n  while true do end\nend\n"}, Objects: hostileObject}, hookLimit},
+		{"deep jq", evaluateRequest{checkRequest: checkRequest{Karta: hostileKarta(strings.Repeat("[", 5000) + strings.Repeat("]", 5000))}, Objects: hostileObject}, func(t *testing.T, a *evaluateResponse) {
 			require.NotEmpty(t, a.Problems)
 			assert.Contains(t, a.Problems[0].Message, "nest")
 			assert.Empty(t, a.Documents)
 		}},
-		{"object alias bomb", EvaluateRequest{CheckRequest: CheckRequest{Karta: hostileKarta(`true`)}, Objects: aliasBomb}, func(t *testing.T, a *EvaluateResponse) {
+		{"object alias bomb", evaluateRequest{checkRequest: checkRequest{Karta: hostileKarta(`true`)}, Objects: aliasBomb}, func(t *testing.T, a *evaluateResponse) {
 			require.Len(t, a.ObjectProblems, 1)
 			assert.Empty(t, a.Documents)
 		}},
-		{"object too deep", EvaluateRequest{CheckRequest: CheckRequest{Karta: hostileKarta(`true`)}, Objects: strings.Repeat("[", 100000)}, func(t *testing.T, a *EvaluateResponse) {
+		{"object too deep", evaluateRequest{checkRequest: checkRequest{Karta: hostileKarta(`true`)}, Objects: strings.Repeat("[", 100000)}, func(t *testing.T, a *evaluateResponse) {
 			require.Len(t, a.ObjectProblems, 1)
 			assert.Empty(t, a.Documents)
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var a EvaluateResponse
+			var a evaluateResponse
 			var code int
 			cost := heapwatch.Measure(func() { code = call(t, h, "POST", "/api/evaluate", tc.req, &a) })
 			require.Equal(t, http.StatusOK, code)
@@ -116,7 +116,7 @@ func TestHostileTexts(t *testing.T) {
 
 // hookLimit checks that the object's status ended on a limit, and that
 // the hooks that do not need the status still answered.
-func hookLimit(t *testing.T, a *EvaluateResponse) {
+func hookLimit(t *testing.T, a *evaluateResponse) {
 	t.Helper()
 	assert.Empty(t, a.Problems)
 	require.Len(t, a.Documents, 1)
@@ -133,9 +133,9 @@ func TestConcurrencyBound(t *testing.T) {
 	require.NoError(t, err)
 	defer release()
 	var e apiError
-	rec := EvaluateRequest{CheckRequest: CheckRequest{Karta: hostileKarta("true")}, Objects: hostileObject}
+	rec := evaluateRequest{checkRequest: checkRequest{Karta: hostileKarta("true")}, Objects: hostileObject}
 	assert.Equal(t, http.StatusTooManyRequests, call(t, h, "POST", "/api/evaluate", rec, &e))
 	assert.Contains(t, e.Error, "evaluations already running")
 	// Checking a Karta evaluates nothing: it is not bounded.
-	assert.Equal(t, http.StatusOK, call(t, h, "POST", "/api/check", rec.CheckRequest, nil))
+	assert.Equal(t, http.StatusOK, call(t, h, "POST", "/api/check", rec.checkRequest, nil))
 }

@@ -24,9 +24,9 @@ var assets embed.FS
 // the webhook's (`karta serve --max-request-bytes`).
 const DefaultMaxRequestBytes = webhook.DefaultMaxRequestBytes
 
-// DefaultRequestTimeout bounds one request's evaluations, all hooks of all
+// defaultRequestTimeout bounds one request's evaluations, all hooks of all
 // its documents together; each hook call has the interpreter's own limits.
-const DefaultRequestTimeout = 20 * time.Second
+const defaultRequestTimeout = 20 * time.Second
 
 // fairKey is the one key of the studio's evaluations in its Fair: a
 // studio serves one person, so every evaluation shares one bound.
@@ -42,7 +42,7 @@ type Options struct {
 	// or are answered 429.
 	Concurrency int
 	// RequestTimeout bounds one request's evaluations (default
-	// DefaultRequestTimeout).
+	// defaultRequestTimeout).
 	RequestTimeout time.Duration
 	// Limits bound each hook call (default: the interpreter's, as
 	// `karta serve` runs a Karta).
@@ -65,7 +65,7 @@ func New(opts Options) *Handler {
 		opts.Concurrency = max(runtime.NumCPU()/2, 1)
 	}
 	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = DefaultRequestTimeout
+		opts.RequestTimeout = defaultRequestTimeout
 	}
 	h := &Handler{opts: opts, fair: isolation.NewFair(opts.Concurrency, 16, time.Second), mux: http.NewServeMux()}
 	static, err := fs.Sub(assets, "assets")

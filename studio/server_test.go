@@ -36,12 +36,12 @@ func call(t *testing.T, h http.Handler, method, path string, body any, out any) 
 }
 
 // builtinInputs are a built-in's texts as the picker loads them.
-func builtinInputs(t *testing.T, h http.Handler, name, state string) EvaluateRequest {
+func builtinInputs(t *testing.T, h http.Handler, name, state string) evaluateRequest {
 	t.Helper()
-	var b Builtin
+	var b builtinTexts
 	require.Equal(t, http.StatusOK, call(t, h, "GET", "/api/builtins/"+name, nil, &b))
 	require.Contains(t, b.States, state)
-	return EvaluateRequest{CheckRequest: CheckRequest{Karta: b.Karta, Script: b.Script}, Objects: b.States[state], Pods: b.Pods}
+	return evaluateRequest{checkRequest: checkRequest{Karta: b.Karta, Script: b.Script}, Objects: b.States[state], Pods: b.Pods}
 }
 
 func TestPageAndAssets(t *testing.T) {
@@ -70,10 +70,10 @@ func TestPageAndAssets(t *testing.T) {
 // editor shows it checks clean: the YAML the picker loads is the built-in.
 func TestBuiltinsRoundTrip(t *testing.T) {
 	h := New(Options{})
-	var list []BuiltinSummary
+	var list []builtinSummary
 	require.Equal(t, http.StatusOK, call(t, h, "GET", "/api/builtins", nil, &list))
 	require.NotEmpty(t, list)
-	names := map[string]BuiltinSummary{}
+	names := map[string]builtinSummary{}
 	for _, b := range list {
 		names[b.Name] = b
 	}
@@ -82,10 +82,10 @@ func TestBuiltinsRoundTrip(t *testing.T) {
 	assert.Contains(t, names["pytorchjob"].States, "running.yaml")
 	assert.NotContains(t, names["pytorchjob"].States, "pods.yaml", "pods are not a state")
 	for _, b := range list {
-		var got Builtin
+		var got builtinTexts
 		require.Equal(t, http.StatusOK, call(t, h, "GET", "/api/builtins/"+b.Name, nil, &got), b.Name)
-		var c CheckResponse
-		require.Equal(t, http.StatusOK, call(t, h, "POST", "/api/check", CheckRequest{Karta: got.Karta, Script: got.Script}, &c), b.Name)
+		var c checkResponse
+		require.Equal(t, http.StatusOK, call(t, h, "POST", "/api/check", checkRequest{Karta: got.Karta, Script: got.Script}, &c), b.Name)
 		for _, p := range c.Problems {
 			assert.NotEqual(t, "error", p.Severity, "%s: %+v", b.Name, p)
 		}
@@ -128,8 +128,8 @@ func TestCheckPlacesProblems(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var c CheckResponse
-			require.Equal(t, http.StatusOK, call(t, h, "POST", "/api/check", CheckRequest{Karta: tc.karta, Script: tc.script}, &c))
+			var c checkResponse
+			require.Equal(t, http.StatusOK, call(t, h, "POST", "/api/check", checkRequest{Karta: tc.karta, Script: tc.script}, &c))
 			require.NotEmpty(t, c.Problems)
 			p := c.Problems[0]
 			assert.Equal(t, "error", p.Severity)
@@ -153,7 +153,7 @@ func TestCheckPlacesProblems(t *testing.T) {
 func TestEvaluateBuiltinExample(t *testing.T) {
 	h := New(Options{})
 	req := builtinInputs(t, h, "pytorchjob", "running.yaml")
-	var a EvaluateResponse
+	var a evaluateResponse
 	require.Equal(t, http.StatusOK, call(t, h, "POST", "/api/evaluate", req, &a))
 	assert.Empty(t, a.Problems)
 	assert.Contains(t, a.Lua, "function InterpretStatus")
@@ -182,7 +182,7 @@ func TestEvaluateDocuments(t *testing.T) {
 	req := builtinInputs(t, h, "pytorchjob", "running.yaml")
 	failed := builtinInputs(t, h, "pytorchjob", "failed.yaml").Objects
 	req.Objects += "\n---\n" + failed + "\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: other}\n"
-	var a EvaluateResponse
+	var a evaluateResponse
 	require.Equal(t, http.StatusOK, call(t, h, "POST", "/api/evaluate", req, &a))
 	require.Len(t, a.Documents, 3)
 	assert.Equal(t, "Running", string(a.Documents[0].Status.Status))
@@ -192,7 +192,7 @@ func TestEvaluateDocuments(t *testing.T) {
 
 	req.Pods = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: not-a-pod}\n"
 	req.Objects = "a: [\n"
-	a = EvaluateResponse{}
+	a = evaluateResponse{}
 	require.Equal(t, http.StatusOK, call(t, h, "POST", "/api/evaluate", req, &a))
 	require.Len(t, a.PodProblems, 1)
 	assert.Equal(t, 1, a.PodProblems[0].Line)
@@ -202,7 +202,7 @@ func TestEvaluateDocuments(t *testing.T) {
 	assert.Empty(t, a.Documents)
 
 	req.Karta = brokenKarta
-	a = EvaluateResponse{}
+	a = evaluateResponse{}
 	require.Equal(t, http.StatusOK, call(t, h, "POST", "/api/evaluate", req, &a))
 	assert.Empty(t, a.Lua)
 	assert.Empty(t, a.Documents)

@@ -180,9 +180,17 @@ function statusOf(d) {
       el("tbody", {}, s.conditions.map((c) => el("tr", {}, [c.type, c.status, c.reason, c.message].map((v) => el("td", { text: v || "–" })))))) : el("p", { class: "muted", text: "No conditions." }));
 }
 
+// treeOf draws the workload and its components, instances, replicas and
+// pods; the pods no component claims follow it in a row of their own, so
+// that they do not widen the tree (the gangs pane has the groups).
 function treeOf(d) {
   if (!d.tree) return null;
-  return el("div", { class: "tree", role: "tree", "aria-label": "Workload tree of " + d.object }, drawNode(d.tree));
+  const loose = d.tree.children.filter((c) => c.kind === "Pod");
+  const root = { ...d.tree, children: d.tree.children.filter((c) => c.kind !== "Pod") };
+  return el("div", {},
+    el("div", { class: "tree", role: "tree", "aria-label": "Workload tree of " + d.object }, drawNode(root)),
+    loose.length ? el("div", { class: "loose", role: "group", "aria-label": "Pods no component claims" },
+      el("h4", { text: "Pods no component claims" }), loose.map(drawNode)) : null);
 }
 
 function drawNode(n) {
@@ -190,15 +198,17 @@ function drawNode(n) {
   let detail = "";
   switch (n.kind) {
     case "Workload": detail = (f.kind || "") + (f.status ? " · " + f.status : ""); break;
-    case "Instance": detail = [f.style, f.replicas !== undefined ? "replicas " + f.replicas : "", f.existing !== undefined ? f.existing + "/" + f.expected + " pods" : ""].filter(Boolean).join(" · "); break;
-    case "Pod": detail = [f.phase, f.group ? "gang " + f.group : "", f.reason].filter(Boolean).join(" · "); break;
+    case "Instance": detail = [f.replicas !== undefined ? "replicas " + f.replicas : "", f.existing !== undefined ? f.existing + "/" + f.expected + " pods" : ""].filter(Boolean).join(" · "); break;
+    case "Pod": detail = f.reason ? "unplaced" : f.phase || ""; break;
     case "Replica": detail = f.existing !== undefined ? f.existing + " pods" : ""; break;
   }
   const kids = (n.children || []).filter((c) => c.kind !== "Group");
   const unplaced = n.kind === "Pod" && f.reason;
   return el("div", { class: "node kind-" + n.kind + (unplaced ? " unplaced" : ""), role: "treeitem", "data-kind": n.kind, "data-name": n.name, "aria-label": n.kind + " " + (n.name || "(no id)") },
-    el("div", { class: "box", title: f.reason || null }, el("span", { class: "k", text: n.kind }), el("span", { class: "n", text: n.name || "(no id)" }), detail ? el("span", { class: "d", text: detail }) : null),
-    kids.length ? el("div", { class: "kids", role: "group" }, kids.map(drawNode)) : null);
+    el("div", { class: "box", title: [n.kind + " " + (n.name || "(no id)"), detail, f.style, f.group ? "gang " + f.group : "", f.reason].filter(Boolean).join("\n") }, el("span", { class: "k", text: n.kind }), el("span", { class: "n", text: n.name || "(no id)" }), detail ? el("span", { class: "d", text: detail }) : null),
+    // Pods, the leaves, stack in a column under their instance or replica,
+    // so that a tree of many pods stays as wide as its structure.
+    kids.length ? el("div", { class: kids.every((c) => c.kind === "Pod") ? "kids leaves" : "kids", role: "group" }, kids.map(drawNode)) : null);
 }
 
 function gangsOf(d) {
