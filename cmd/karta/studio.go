@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -67,32 +63,11 @@ func runStudio(ctx context.Context, s streams, f *studioFlags) error {
 	if err != nil {
 		return reported(s, fmt.Errorf("--address: %w", err))
 	}
-	srv := &http.Server{
-		Handler:           studio.New(studio.Options{MaxRequestBytes: f.maxRequestBytes, Concurrency: f.concurrency}),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       time.Minute,
-		WriteTimeout:      time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          log.New(s.err, "karta: http: ", 0),
-	}
+	srv := newHTTPServer(s, studio.New(studio.Options{MaxRequestBytes: f.maxRequestBytes, Concurrency: f.concurrency}))
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(s.out, "karta studio: http://%s/\n", ln.Addr())
-	select {
-	case err := <-served:
-		return reported(s, fmt.Errorf("serving: %w", err))
-	case <-ctx.Done():
-	}
-	stop()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return reported(s, fmt.Errorf("shutting down: %w", err))
-	}
-	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return reported(s, fmt.Errorf("serving: %w", err))
-	}
-	return nil
+	return untilStopped(ctx, s, srv, served, stop)
 }

@@ -259,6 +259,7 @@ func TestStudioBrowser(t *testing.T) {
 	b.do(chromedp.Click(chromedp.ID("tab-schedulers")))
 	b.waitFor("the schedulers", `document.querySelectorAll('#pane-schedulers [data-target]').length === 8`)
 	b.screenshot("schedulers.png")
+	assert.NotContains(t, evalJS[string](b, `document.querySelector(".panes").innerText`), "[object ", "every value is drawn, none as a JavaScript object's name")
 	b.do(chromedp.Click(chromedp.ID("tab-lua")))
 	assert.Contains(t, evalJS[string](b, `document.getElementById("lua").textContent`), "function InterpretStatus")
 
