@@ -5,7 +5,8 @@
 // and column, and the hooks' answers for the objects and pods of the
 // request — status, pod specs, gangs, the workload tree (package workload),
 // each gang scheduler's objects (package podgroups) and the compiled Lua —
-// with the built-ins and their example states to start from.
+// with the built-ins and their example states to start from, and a folder
+// of the inputs with a karta_test.yaml that expects those answers.
 //
 // It is an adapter: it imports the core, never the reverse. It reads no
 // file: everything it evaluates comes in the request, bounded in size as

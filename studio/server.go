@@ -77,6 +77,7 @@ func New(opts Options) *Handler {
 	h.mux.HandleFunc("GET /api/builtins/{name}", h.serveBuiltin)
 	h.mux.HandleFunc("POST /api/check", h.serveCheck)
 	h.mux.HandleFunc("POST /api/evaluate", h.serveEvaluate)
+	h.mux.HandleFunc("POST /api/bundle", h.serveBundle)
 	return h
 }
 
@@ -117,19 +118,30 @@ func (h *Handler) decodeRequest(w http.ResponseWriter, r *http.Request, v any) b
 func (h *Handler) evaluating(w http.ResponseWriter, r *http.Request, fn func(ctx context.Context) any) {
 	ctx, cancel := context.WithTimeout(r.Context(), h.opts.RequestTimeout)
 	defer cancel()
-	release, err := h.fair.Acquire(ctx, fairKey)
-	if err != nil {
-		var busy *isolation.BusyError
-		if errors.As(err, &busy) {
-			w.Header().Set("Retry-After", "1")
-			writeJSON(w, http.StatusTooManyRequests, apiError{Error: err.Error()})
-			return
-		}
-		writeJSON(w, http.StatusServiceUnavailable, apiError{Error: err.Error()})
+	release, ok := h.acquire(ctx, w)
+	if !ok {
 		return
 	}
 	defer release()
 	writeJSON(w, http.StatusOK, fn(ctx))
+}
+
+// acquire takes a slot of the bound of concurrent evaluations. Over the
+// bound it answers 429 (503 when the request ended while it waited) and
+// returns false.
+func (h *Handler) acquire(ctx context.Context, w http.ResponseWriter) (release func(), ok bool) {
+	release, err := h.fair.Acquire(ctx, fairKey)
+	if err == nil {
+		return release, true
+	}
+	var busy *isolation.BusyError
+	if errors.As(err, &busy) {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusTooManyRequests, apiError{Error: err.Error()})
+		return nil, false
+	}
+	writeJSON(w, http.StatusServiceUnavailable, apiError{Error: err.Error()})
+	return nil, false
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -1,16 +1,22 @@
 package studio
 
 import (
+	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/internal/kartatest"
 )
 
 // call sends one request to a studio and decodes its JSON answer into out
@@ -207,4 +213,50 @@ func TestEvaluateDocuments(t *testing.T) {
 	assert.Empty(t, a.Lua)
 	assert.Empty(t, a.Documents)
 	assert.NotEmpty(t, a.Problems)
+}
+
+// The bundle is a folder that karta test passes on: the studio's answers,
+// stated as a karta_test.yaml, hold when the test runner checks them.
+func TestBundlePassesKartaTest(t *testing.T) {
+	h := New(Options{})
+	req := builtinInputs(t, h, "pytorchjob", "running.yaml")
+	req.Objects += "\n---\n" + builtinInputs(t, h, "pytorchjob", "failed.yaml").Objects
+	body, err := json.Marshal(req)
+	require.NoError(t, err)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/bundle", bytes.NewReader(body)))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Equal(t, "application/zip", rec.Header().Get("Content-Type"))
+	assert.Equal(t, `attachment; filename="pytorchjob.zip"`, rec.Header().Get("Content-Disposition"))
+
+	zr, err := zip.NewReader(bytes.NewReader(rec.Body.Bytes()), int64(rec.Body.Len()))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+		r, err := f.Open()
+		require.NoError(t, err)
+		data, err := io.ReadAll(r)
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(f.Name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f.Name), data, 0o644))
+	}
+	assert.Equal(t, []string{"pytorchjob/karta.yaml", "pytorchjob/karta_test.yaml", "pytorchjob/object-1.yaml", "pytorchjob/object-2.yaml", "pytorchjob/pods.yaml"}, names)
+	spec, err := os.ReadFile(filepath.Join(dir, "pytorchjob", "karta_test.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(spec), "status: Failed")
+	assert.Contains(t, string(spec), "unmatched: 2")
+
+	rep, err := kartatest.Run(context.Background(), filepath.Join(dir, "pytorchjob"), kartatest.Options{})
+	require.NoError(t, err)
+	for _, r := range rep.Results {
+		assert.True(t, r.OK(), "%s: %s", r.Name, r.Failure)
+	}
+	assert.Equal(t, 6, rep.Passed, "status, pods and gang of two objects")
+
+	// Nothing to test is said so.
+	var e apiError
+	assert.Equal(t, http.StatusUnprocessableEntity, call(t, h, "POST", "/api/bundle", evaluateRequest{checkRequest: checkRequest{Karta: brokenKarta}}, &e))
+	assert.Contains(t, e.Error, "nothing to test")
 }

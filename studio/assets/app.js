@@ -274,8 +274,21 @@ function initTabs() {
 }
 
 function download() {
-  const blob = new Blob([$("karta").value], { type: "application/yaml" });
-  const a = el("a", { href: URL.createObjectURL(blob), download: (current ? current.name : "karta") + ".yaml" });
+  save(new Blob([$("karta").value], { type: "application/yaml" }), (current ? current.name : "karta") + ".yaml");
+}
+
+// bundle downloads a zip of a folder that karta test passes on: the inputs
+// and a karta_test.yaml that expects the answers shown.
+async function bundle() {
+  const body = JSON.stringify({ karta: $("karta").value, script: $("script").value, objects: $("objects").value, pods: $("pods").value });
+  const res = await fetch("api/bundle", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+  if (!res.ok) { setBusy("error: " + (await res.json()).error); return; }
+  const name = /filename="([^"]+)"/.exec(res.headers.get("Content-Disposition") || "");
+  save(await res.blob(), name ? name[1] : "karta.zip");
+}
+
+function save(blob, file) {
+  const a = el("a", { href: URL.createObjectURL(blob), download: file });
   document.body.append(a);
   a.click();
   a.remove();
@@ -292,6 +305,7 @@ function init() {
   $("builtin").addEventListener("change", (e) => pickBuiltin(e.target.value));
   $("state").addEventListener("change", (e) => pickState(e.target.value));
   $("download").addEventListener("click", download);
+  $("bundle").addEventListener("click", bundle);
   initTabs();
   loadBuiltins().then(() => {
     const want = new URLSearchParams(location.search).get("builtin");
