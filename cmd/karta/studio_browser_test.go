@@ -196,7 +196,13 @@ func TestStudioBrowser(t *testing.T) {
 	assert.Contains(t, evalJS[string](b, `document.getElementById("pane-status").textContent`), "Fix the Karta's problems")
 	b.screenshot("problem.png")
 
+	// The problem is a button: Enter on it selects its line in the editor.
+	b.do(chromedp.Focus(chromedp.CSS("#karta-problems li.error button")), chromedp.KeyEvent(kb.Enter))
+	assert.Equal(t, "karta", evalJS[string](b, `document.activeElement.id`))
+	assert.Equal(t, line, evalJS[int](b, `(() => { const ta = document.getElementById("karta"); return ta.value.slice(0, ta.selectionStart).split("\n").length })()`), "the selection is on the problem's line")
+
 	// Fix it: the problem goes, the status is back.
+	evalJS[bool](b, fmt.Sprintf(`(() => { const ta = document.getElementById("karta"); ta.setSelectionRange(%d, %d); return true })()`, end+1, end+1))
 	b.do(chromedp.KeyEvent(kb.Backspace))
 	b.waitFor("the status again", `document.querySelectorAll("#karta-problems li").length === 0 && document.querySelector("#pane-status .status-badge")?.textContent === "Running"`)
 	assert.Equal(t, text, evalJS[string](b, `document.getElementById("karta").value`))
