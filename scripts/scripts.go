@@ -24,9 +24,6 @@ var files embed.FS
 // Knative Service and a KServe InferenceService (Serverless) the same
 // queue-proxy sidecar.
 var shared = map[string]string{
-	"raycluster":       "ray",
-	"rayjob":           "ray",
-	"rayservice":       "ray",
 	"knative-service":  "knative",
 	"inferenceservice": "knative",
 }
