@@ -86,9 +86,9 @@ func (sd *stateData) luaSuspend(L *lua.LState, resume bool) int {
 // called karta.generated.<Hook>: on the direct evaluator first, as the Go
 // API does for a hook no script overrides, and on this state's Lua
 // accessors when the direct path declines. A bundled override that only
-// adds to the generated answer (scripts/overrides/ray.lua) then costs its
+// adds to the generated answer (scripts/overrides/sparkapplication.lua) then costs its
 // own Lua and the conversions, not the paths' translated Lua (BenchmarkHooks'
-// GetPodSpecs of the Ray kinds and SparkApplication). The direct result
+// GetPodSpecs of SparkApplication). The direct result
 // equals the Lua path's by construction (direct_hooks.go), so the script
 // sees the same answer either way.
 func runAlgorithm[T any](L *lua.LState, sd *stateData, f func(ev evaluator) (T, error)) (T, error) {
