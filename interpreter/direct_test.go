@@ -139,7 +139,7 @@ func TestDirectHooksAgreeWithLua(t *testing.T) {
 					// they are, and the Lua path's gojq fallback for
 					// object + object hands back its own ints. The JSON
 					// is the same, number spelling aside.
-					wantSpecs, gotSpecs = jsonOf(t, wantSpecs), jsonOf(t, gotSpecs)
+					wantSpecs, gotSpecs = viaJSON[*PodSpecs](t, wantSpecs), viaJSON[*PodSpecs](t, gotSpecs)
 				}
 				assertSameResult(t, wantSpecs, wantErr, gotSpecs, gotErr, "%s object %d: GetPodSpecs", dk.name, i)
 				if len(pods) == 0 {
@@ -174,19 +174,6 @@ func hasViews(k *karta.Karta) bool {
 		}
 	}
 	return false
-}
-
-// jsonOf is v through its JSON text: the value encoding/json gives.
-func jsonOf(t *testing.T, v *PodSpecs) *PodSpecs {
-	t.Helper()
-	if v == nil {
-		return nil
-	}
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	var out PodSpecs
-	require.NoError(t, json.Unmarshal(b, &out))
-	return &out
 }
 
 func assertSameResult(t *testing.T, want any, wantErr error, got any, gotErr error, msgAndArgs ...any) {

@@ -13,21 +13,28 @@ import (
 // view's values replace the paths', presence stays the paths', revisions
 // keep writing the paths.
 
-func TestPodSpecsView(t *testing.T) {
-	p := progFrom(t, podsKarta(`
+// viewKarta is a Trainer Karta whose worker groups' templates have the
+// given view (YAML, under view:), then the other components.
+func viewKarta(view, others string) string {
+	return podsKarta(`
     - name: worker
       kind: {group: "", version: v1, kind: Pod}
       ownerRef: trainer
       instanceIdPath: .spec.groups[]?.name
       specDefinition:
         podTemplateSpecPath: '.spec.groups[]?.template'
-        view:
-          podTemplateSpec: >-
-            .spec.groups[]? | .template + {spec: (.template.spec + {containers:
-            (.template.spec.containers + [{name: "sidecar", image: .sidecarImage}])})}
+        view: ` + view + `
       podSelector:
         componentTypeSelector: {keyPath: .metadata.labels.role, value: worker}
         componentInstanceSelector: {idPath: .metadata.labels.group}
+` + others)
+}
+
+func TestPodSpecsView(t *testing.T) {
+	p := progFrom(t, viewKarta(`
+          podTemplateSpec: >-
+            .spec.groups[]? | .template + {spec: (.template.spec + {containers:
+            (.template.spec.containers + [{name: "sidecar", image: .sidecarImage}])})}`, `
     - name: driver
       kind: {group: "", version: v1, kind: Pod}
       ownerRef: trainer
@@ -51,12 +58,12 @@ func TestPodSpecsView(t *testing.T) {
 		"metadata": map[string]any{"labels": map[string]any{"x": "y"}},
 		"spec": map[string]any{"containers": []any{
 			map[string]any{"name": "c"}, map[string]any{"name": "sidecar", "image": "s:1"}}},
-	}, jsonValueOf(t, items[0].PodTemplateSpec))
+	}, viaJSON[any](t, items[0].PodTemplateSpec))
 	f := items[1].Fragmented
 	require.NotNil(t, f)
 	assert.Equal(t, "shared:1", *f.Image, "the view's fallback")
-	assert.Equal(t, map[string]any{"name": "main", "cpu": float64(2)}, jsonValueOf(t, f.Container), "a fragment only a view computes")
-	assert.Equal(t, map[string]any{"team": "a"}, jsonValueOf(t, f.Labels), "a fragment without a view keeps its path")
+	assert.Equal(t, map[string]any{"name": "main", "cpu": float64(2)}, viaJSON[any](t, f.Container), "a fragment only a view computes")
+	assert.Equal(t, map[string]any{"team": "a"}, viaJSON[any](t, f.Labels), "a fragment without a view keeps its path")
 
 	// Revisions write the path: the user's template, not the view's.
 	revised, err := p.ReviseSpec(context.Background(), obj, []Revision{{Component: "worker", Instance: "a",
@@ -76,29 +83,19 @@ func TestPodSpecsView(t *testing.T) {
 		err:  `component "worker" instance "a": view.podTemplateSpec`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			q := progFrom(t, podsKarta(`
-    - name: worker
-      kind: {group: "", version: v1, kind: Pod}
-      ownerRef: trainer
-      instanceIdPath: .spec.groups[]?.name
-      specDefinition:
-        podTemplateSpecPath: '.spec.groups[]?.template'
-        view: {`+tc.view+`}
-      podSelector:
-        componentTypeSelector: {keyPath: .metadata.labels.role, value: worker}
-        componentInstanceSelector: {idPath: .metadata.labels.group}
-`))
+			q := progFrom(t, viewKarta("{"+tc.view+"}", ""))
 			assert.Contains(t, podSpecsErr(t, q, obj), tc.err)
 		})
 	}
 }
 
-// jsonValueOf is v through its JSON text (numbers as float64).
-func jsonValueOf(t *testing.T, v any) any {
+// viaJSON is v through its JSON text, decoded as a T: what encoding/json
+// makes of it (numbers as float64 in an any).
+func viaJSON[T any](t *testing.T, v any) T {
 	t.Helper()
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
-	var out any
+	var out T
 	require.NoError(t, json.Unmarshal(b, &out))
 	return out
 }
