@@ -3,7 +3,6 @@ package builtin_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -14,16 +13,15 @@ import (
 
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/internal/exampledir"
+	"github.com/kartalua/karta/internal/replacedoverrides"
 	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/interpreter"
 )
 
 // The pods a view computes are those the bundled Lua override it replaced
-// computed (testdata/replaced-overrides, as they were): on every example
+// computed (internal/replacedoverrides, as they were): on every example
 // state of the six kinds and on variants that reach each branch of the
-// overrides. Null members of objects are left out of both sides: the
-// override's Lua tables dropped them (a template's creationTimestamp:
-// null), where GetPodSpecs now reports the object's values as they are.
+// overrides, null members of objects aside (WithoutNullMembers says why).
 func TestViewsGiveTheReplacedOverridesPods(t *testing.T) {
 	variants := map[string][]string{
 		"raycluster": {
@@ -67,10 +65,16 @@ func TestViewsGiveTheReplacedOverridesPods(t *testing.T) {
 		},
 	}
 	ctx := context.Background()
-	for name, script := range map[string]string{"raycluster": "ray", "rayjob": "ray", "rayservice": "ray",
-		"knative-service": "knative", "inferenceservice": "knative", "sparkapplication": "sparkapplication"} {
+	for name := range variants {
 		t.Run(name, func(t *testing.T) {
-			views, replaced := viewsAndReplacedOverride(t, name, script)
+			b, ok, err := builtin.Get(name)
+			require.NoError(t, err)
+			require.True(t, ok)
+			views, err := b.Compile(interpreter.Options{})
+			require.NoError(t, err)
+			replaced, ok, err := replacedoverrides.Compile(name, b.Karta, interpreter.Options{})
+			require.NoError(t, err)
+			require.True(t, ok, "%s replaced an override", name)
 			dir := filepath.Join("..", "examples", name)
 			states, err := exampledir.States(dir)
 			require.NoError(t, err)
@@ -93,28 +97,6 @@ func TestViewsGiveTheReplacedOverridesPods(t *testing.T) {
 	}
 }
 
-// viewsAndReplacedOverride compiles the built-in as it is, and as it was:
-// without its views, with the override they replaced.
-func viewsAndReplacedOverride(t *testing.T, name, script string) (views, replaced *interpreter.Program) {
-	t.Helper()
-	b, ok, err := builtin.Get(name)
-	require.NoError(t, err)
-	require.True(t, ok)
-	views, err = b.Compile(interpreter.Options{})
-	require.NoError(t, err)
-	old := b.Karta.DeepCopy()
-	for _, c := range old.Spec.StructureDefinition.Components() {
-		if c.SpecDefinition != nil {
-			c.SpecDefinition.View = nil
-		}
-	}
-	src, err := os.ReadFile(filepath.Join("testdata", "replaced-overrides", script+".lua"))
-	require.NoError(t, err)
-	replaced, err = interpreter.Compile(old, interpreter.Options{Scripts: []interpreter.Script{{Name: script + ".lua", Source: string(src)}}})
-	require.NoError(t, err)
-	return views, replaced
-}
-
 // patched is obj with the JSON merge patch in YAML applied.
 func patched(t *testing.T, obj *unstructured.Unstructured, patch string) *unstructured.Unstructured {
 	t.Helper()
@@ -129,30 +111,9 @@ func patched(t *testing.T, obj *unstructured.Unstructured, patch string) *unstru
 	return u
 }
 
-// withoutNulls is v through JSON with the null members of objects left out.
 func withoutNulls(t *testing.T, v any) any {
 	t.Helper()
-	b, err := json.Marshal(v)
+	out, err := replacedoverrides.WithoutNullMembers(v)
 	require.NoError(t, err)
-	var out any
-	require.NoError(t, json.Unmarshal(b, &out))
-	var drop func(any) any
-	drop = func(v any) any {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if e == nil {
-					delete(x, k)
-				} else {
-					x[k] = drop(e)
-				}
-			}
-		case []any:
-			for i, e := range x {
-				x[i] = drop(e)
-			}
-		}
-		return v
-	}
-	return drop(out)
+	return out
 }
