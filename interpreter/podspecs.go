@@ -115,7 +115,7 @@ func podSpecItem(c *compModel, in instance) (PodSpecItem, error) {
 }
 
 // fragmented builds the fragments of an instance; a fragment is absent when
-// its path is not defined or yields null.
+// neither its path nor a view defines it, or its value is null.
 func fragmented(c *compModel, in instance, where func(string) string) (*Fragmented, error) {
 	f := &Fragmented{}
 	for _, fm := range c.reported {
