@@ -13,6 +13,7 @@ import (
 
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
+	"github.com/kartalua/karta/object"
 )
 
 //go:embed *.lua
@@ -60,11 +61,8 @@ func WithoutNullMembers(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, err
-	}
-	return dropNulls(out), nil
+	out, err := object.DecodeValue(b, "a GetPodSpecs answer")
+	return dropNulls(out), err
 }
 
 func dropNulls(v any) any {
