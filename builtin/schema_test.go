@@ -114,16 +114,6 @@ var builtinSchemaWarnings = map[string][]string{
 		"spec.structureDefinition.childComponents[0].scaleDefinition.minReplicasPath: warning: spec.template.metadata.annotations.* is a string; it counts as replicas only when it holds decimal digits (schema: serving.knative.dev/v1 Service spec.template.metadata.annotations.*)",
 		"spec.structureDefinition.childComponents[0].scaleDefinition.maxReplicasPath: warning: spec.template.metadata.annotations.* is a string; it counts as replicas only when it holds decimal digits (schema: serving.knative.dev/v1 Service spec.template.metadata.annotations.*)",
 	},
-	"trainjob": {
-		"spec.structureDefinition.childComponents[0].specDefinition.fragmentedPodSpecDefinition.labelsPath: warning: cannot tell whether the path yields objects: arithmetic on object (schema: trainer.kubeflow.org/v1alpha1 TrainJob the object)",
-		"spec.structureDefinition.childComponents[0].specDefinition.fragmentedPodSpecDefinition.annotationsPath: warning: cannot tell whether the path yields objects: arithmetic on object (schema: trainer.kubeflow.org/v1alpha1 TrainJob the object)",
-		"spec.structureDefinition.childComponents[1].specDefinition.fragmentedPodSpecDefinition.labelsPath: warning: cannot tell whether the path yields objects: arithmetic on object (schema: trainer.kubeflow.org/v1alpha1 TrainJob the object)",
-		"spec.structureDefinition.childComponents[1].specDefinition.fragmentedPodSpecDefinition.annotationsPath: warning: cannot tell whether the path yields objects: arithmetic on object (schema: trainer.kubeflow.org/v1alpha1 TrainJob the object)",
-		"spec.structureDefinition.childComponents[2].specDefinition.fragmentedPodSpecDefinition.labelsPath: warning: cannot tell whether the path yields objects: arithmetic on object (schema: trainer.kubeflow.org/v1alpha1 TrainJob the object)",
-		"spec.structureDefinition.childComponents[2].specDefinition.fragmentedPodSpecDefinition.annotationsPath: warning: cannot tell whether the path yields objects: arithmetic on object (schema: trainer.kubeflow.org/v1alpha1 TrainJob the object)",
-		"spec.structureDefinition.childComponents[3].specDefinition.fragmentedPodSpecDefinition.labelsPath: warning: cannot tell whether the path yields objects: arithmetic on object (schema: trainer.kubeflow.org/v1alpha1 TrainJob the object)",
-		"spec.structureDefinition.childComponents[3].specDefinition.fragmentedPodSpecDefinition.annotationsPath: warning: cannot tell whether the path yields objects: arithmetic on object (schema: trainer.kubeflow.org/v1alpha1 TrainJob the object)",
-	},
 }
 
 // Every built-in Karta passes schema-aware validation against its

@@ -306,8 +306,8 @@ var karmadaHooks = map[string]bool{
 var kartaRef = regexp.MustCompile(`\b(karta|jq)\b`)
 
 // unreadByKarmada are the hooks no Karmada operation reads: an override
-// that defines only these (a built-in's GetPodSpecs adding the containers
-// an operator injects, scripts/overrides/ray.lua) changes nothing Karmada
+// that defines only these (a GetPodSpecs adding the containers an operator
+// injects) changes nothing Karmada
 // runs, so the export leaves it out rather than refuse the Karta.
 var unreadByKarmada = map[string]bool{
 	string(interpreter.HookGetPodSpecs): true, string(interpreter.HookGetGangGroups): true,
