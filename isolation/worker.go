@@ -100,5 +100,8 @@ func call(p *interpreter.Program, req *request) reply {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutNanos))
 		defer cancel()
 	}
+	// The supervisor resolved the references, and warned of the absent
+	// ones: the worker binds what it was given, silently.
+	ctx = interpreter.WithResolver(ctx, interpreter.NewStaticResolver(objs(req.References)...), nil)
 	return runOp(ctx, p, req)
 }
