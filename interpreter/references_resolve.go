@@ -24,3 +24,16 @@ func (p *Program) ResolveReferences(ctx context.Context, obj *unstructured.Unstr
 	}
 	return out, nil
 }
+
+// BindReferences resolves the Program's references for obj with the
+// resolver ctx carries and returns ctx with their values bound, for a
+// caller that runs the Program through an adapter's own entry (package
+// karmada's operations), which resolves nothing: without it the
+// references are absent there. The hooks resolve on entry whatever ctx
+// carries.
+func (p *Program) BindReferences(ctx context.Context, obj *unstructured.Unstructured) (context.Context, error) {
+	if obj == nil {
+		return ctx, nil
+	}
+	return p.bindReferences(ctx, "", obj)
+}
