@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // HasReferences reports whether the Program's Karta declares references.
@@ -36,4 +37,64 @@ func (p *Program) BindReferences(ctx context.Context, obj *unstructured.Unstruct
 		return ctx, nil
 	}
 	return p.bindReferences(ctx, "", obj)
+}
+
+// ResolvedReference is one reference of a Program resolved for a
+// workload, as karta describe shows it.
+type ResolvedReference struct {
+	// Name is the reference's ($<name>), GVK and Shape its kind and shape.
+	Name  string
+	GVK   schema.GroupVersionKind
+	Shape string
+	// Namespace is where it was looked up ("" for a cluster-scoped
+	// kind); Target the name a lookup looked up, or a list's label
+	// selector ("" when its expression named nothing).
+	Namespace, Target string
+	// Objects are the objects bound: at most one for a lookup.
+	Objects []*unstructured.Unstructured
+	// Warning says why the reference is absent or cut; "" when it
+	// resolved whole.
+	Warning string
+}
+
+// DescribeReferences resolves the Program's references for obj with the
+// resolver ctx carries, as a hook does on entry (its warnings go to ctx's
+// too), and returns each with what it bound and, when it is absent or
+// cut, why.
+func (p *Program) DescribeReferences(ctx context.Context, obj *unstructured.Unstructured) ([]ResolvedReference, error) {
+	if len(p.refs) == 0 || obj == nil {
+		return nil, nil
+	}
+	rv, _ := ctx.Value(resolverKey{}).(resolverValue)
+	out := make([]ResolvedReference, len(p.refs))
+	var cur *ResolvedReference
+	capture := resolverValue{r: rv.r, warn: func(w ReferenceWarning) {
+		if cur.Warning != "" {
+			cur.Warning += "; "
+		}
+		cur.Warning += w.Message
+		if rv.warn != nil {
+			rv.warn(w)
+		}
+	}}
+	var objs []*unstructured.Unstructured
+	b := refBinding{p: p, rv: capture, left: MaxReferencedObjects, bytes: p.limits.MaxMemory, resolved: &objs}
+	for i := range p.refs {
+		cr := &p.refs[i]
+		cur = &out[i]
+		*cur = ResolvedReference{Name: cr.ref.Name, GVK: cr.ref.Kind.GVK(), Shape: cr.ref.Shape()}
+		quiet := refBinding{p: p, left: b.left} // the query alone, its warnings told by resolve
+		if q, ok := quiet.query(ctx, cr, obj); ok {
+			cur.Namespace, cur.Target = q.Namespace, q.Name
+			if q.Selector != nil {
+				cur.Target = q.Selector.String()
+			}
+		}
+		objs = nil
+		if _, err := b.resolve(ctx, cr, obj); err != nil {
+			return nil, err
+		}
+		cur.Objects = objs
+	}
+	return out, nil
 }
