@@ -203,6 +203,11 @@ func (c *Cache) Kinds() []schema.GroupVersionKind {
 func (c *Cache) mapKind(gvk schema.GroupVersionKind) *kindCache {
 	k := &kindCache{gvk: gvk}
 	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if r, ok := c.mapper.(meta.ResettableRESTMapper); ok && meta.IsNoMatchError(err) {
+		// Discovery may predate the kind's CRD: ask it afresh once.
+		r.Reset()
+		m, err = c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
 	switch {
 	case meta.IsNoMatchError(err):
 		k.unserved = fmt.Errorf("the cluster does not serve %s", gvk)

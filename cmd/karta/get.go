@@ -99,6 +99,19 @@ func runGet(ctx context.Context, s streams, o *getOptions) error {
 	if err != nil {
 		return clusterError(err)
 	}
+	// The Kartas' references resolve from the cluster, through a cache of
+	// the kinds they reference, synced first.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	progs := make([]*interpreter.Program, len(kinds))
+	for i, k := range kinds {
+		progs[i] = k.Program
+	}
+	rc, err := syncedReferences(ctx, c, progs...)
+	if err != nil {
+		return clusterError(err)
+	}
+	ctx = withReferenceWarnings(ctx, s, resolverOrNil(rc))
 	// Every kind at once: each workload once, at its top (a Deployment, not
 	// also its ReplicaSets and pods; a RayJob, not also its RayCluster). A
 	// KIND named lists all of that kind.
