@@ -115,10 +115,11 @@ func resolverOrNil(r *refs.Cache) interpreter.Resolver {
 	return r
 }
 
-// referencingKartas names the registry's Kartas that declare references.
+// referencingKartas names the registry's compiled Kartas that declare
+// references (the lazy built-ins are not compiled to tell).
 func referencingKartas(reg *interpreter.Registry) []string {
 	var out []string
-	for _, p := range reg.List() {
+	for _, p := range reg.Compiled() {
 		if p.HasReferences() {
 			out = append(out, fmt.Sprintf("%s (%s)", p.Name(), p.GVK().Kind))
 		}
