@@ -47,8 +47,11 @@ type Cache struct {
 	mu sync.Mutex
 	// ctx is Start's, nil before it: the informers run under it.
 	ctx context.Context
-	// handlers are told of every change of a referenced object.
-	handlers []func(schema.GroupVersionKind, *unstructured.Unstructured)
+
+	// handlers are told of every change of a referenced object; apart
+	// from mu, which Watch holds while it asks discovery.
+	handlersMu sync.Mutex
+	handlers   []func(schema.GroupVersionKind, *unstructured.Unstructured)
 }
 
 var _ interpreter.Resolver = (*Cache)(nil)
@@ -93,8 +96,8 @@ func New(dyn dynamic.Interface, mapper meta.RESTMapper, opts Options) (*Cache, e
 // short) with every referenced object that is added, changed or deleted
 // once its kind's first list is in.
 func (c *Cache) OnChange(f func(schema.GroupVersionKind, *unstructured.Unstructured)) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.handlersMu.Lock()
+	defer c.handlersMu.Unlock()
 	c.handlers = append(c.handlers, f)
 }
 
@@ -270,9 +273,9 @@ func (c *Cache) changed(k *kindCache, obj any) {
 	if !ok {
 		return
 	}
-	c.mu.Lock()
+	c.handlersMu.Lock()
 	handlers := c.handlers
-	c.mu.Unlock()
+	c.handlersMu.Unlock()
 	for _, f := range handlers {
 		f(k.gvk, u)
 	}
