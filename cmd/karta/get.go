@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/cluster"
 	"github.com/kartalua/karta/interpreter"
@@ -116,6 +118,12 @@ func runGet(ctx context.Context, s streams, o *getOptions) error {
 	// also its ReplicaSets and pods; a RayJob, not also its RayCluster). A
 	// KIND named lists all of that kind.
 	opts := cluster.ListOptions{Namespace: ns, Name: o.name, Warn: warner(s), TopLevel: o.kind == ""}
+	if rc != nil {
+		// -w: a referenced object's change shows in its workloads' rows.
+		opts.Referenced = func(changed func(string)) {
+			rc.OnChange(func(_ schema.GroupVersionKind, u *unstructured.Unstructured) { changed(u.GetNamespace()) })
+		}
+	}
 	p := &getPrinter{w: s.out, warn: warner(s), format: format, allNamespaces: o.config.AllNamespaces, one: o.name != "", now: now()}
 	if o.watch {
 		err = c.Watch(ctx, kinds, opts, p.initial, p.changed)
