@@ -116,15 +116,15 @@ func (c *Cache) Start(ctx context.Context) {
 }
 
 // WatchRegistry watches the kinds the registry's Kartas reference
-// (ReferencedKinds) and no others.
+// (referencedKinds) and no others.
 func (c *Cache) WatchRegistry(reg *interpreter.Registry) {
-	c.Watch(ReferencedKinds(reg))
+	c.Watch(referencedKinds(reg))
 }
 
-// ReferencedKinds are the kinds the references of the registry's Kartas
+// referencedKinds are the kinds the references of the registry's Kartas
 // name, sorted (compiling the registry's lazy entries, as every live
 // consumer does to know its kinds).
-func ReferencedKinds(reg *interpreter.Registry) []schema.GroupVersionKind {
+func referencedKinds(reg *interpreter.Registry) []schema.GroupVersionKind {
 	seen := map[schema.GroupVersionKind]bool{}
 	var out []schema.GroupVersionKind
 	for _, p := range reg.List() {

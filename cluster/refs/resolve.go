@@ -6,9 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
@@ -110,17 +108,9 @@ func (c *Cache) Resolve(_ context.Context, q interpreter.ReferenceQuery, _ *unst
 	}
 	out := make([]*unstructured.Unstructured, 0, len(items))
 	for _, it := range items {
-		u, ok := it.(*unstructured.Unstructured)
-		if !ok || u.GetNamespace() != ns {
-			continue
+		if u, ok := it.(*unstructured.Unstructured); ok && u.GetNamespace() == ns && q.Selects(u) {
+			out = append(out, u)
 		}
-		if q.Selector != nil && !q.Selector.Matches(labels.Set(u.GetLabels())) {
-			continue
-		}
-		if q.OwnerUID != "" && !controlledBy(u, q) {
-			continue
-		}
-		out = append(out, u)
 	}
 	// All of them, sorted: the interpreter cuts the list to the call's
 	// bound and says how many there were.
@@ -131,9 +121,4 @@ func (c *Cache) Resolve(_ context.Context, q interpreter.ReferenceQuery, _ *unst
 		return strings.Compare(a.GetName(), b.GetName())
 	})
 	return out, nil
-}
-
-func controlledBy(u *unstructured.Unstructured, q interpreter.ReferenceQuery) bool {
-	ref := metav1.GetControllerOfNoCopy(u)
-	return ref != nil && ref.UID == q.OwnerUID
 }

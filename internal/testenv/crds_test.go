@@ -60,14 +60,7 @@ var clusterScoped = map[string]bool{"clustertrainingruntimes.trainer.kubeflow.or
 // example Kartas the integration tests use, references a custom kind that
 // InstallCRDs would not install.
 func TestCRDsCoverReferencedKinds(t *testing.T) {
-	crds, err := loadCRDs()
-	require.NoError(t, err)
-	served := map[schema.GroupVersionKind]bool{}
-	for _, crd := range crds {
-		for _, v := range crd.Spec.Versions {
-			served[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = v.Served
-		}
-	}
+	served := servedKinds(t)
 	all, err := builtin.All()
 	require.NoError(t, err)
 	kartas := map[string]*karta.Karta{}
@@ -86,9 +79,9 @@ func TestCRDsCoverReferencedKinds(t *testing.T) {
 	}
 }
 
-// TestCRDsCoverGangTargets fails when a gang output target's third-party
-// kind has no stand-in (the Workload API's are the API server's own).
-func TestCRDsCoverGangTargets(t *testing.T) {
+// servedKinds are the kinds the CRDs of crds/ serve.
+func servedKinds(t *testing.T) map[schema.GroupVersionKind]bool {
+	t.Helper()
 	crds, err := loadCRDs()
 	require.NoError(t, err)
 	served := map[schema.GroupVersionKind]bool{}
@@ -97,6 +90,13 @@ func TestCRDsCoverGangTargets(t *testing.T) {
 			served[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = v.Served
 		}
 	}
+	return served
+}
+
+// TestCRDsCoverGangTargets fails when a gang output target's third-party
+// kind has no stand-in (the Workload API's are the API server's own).
+func TestCRDsCoverGangTargets(t *testing.T) {
+	served := servedKinds(t)
 	for _, target := range podgroups.Targets() {
 		for _, gvk := range podgroups.Kinds(target) {
 			if target == podgroups.WorkloadAPI {
