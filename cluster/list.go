@@ -36,6 +36,12 @@ type ListOptions struct {
 	// user made. karta get sets it when no KIND is named. Ignored with a
 	// Name.
 	TopLevel bool
+	// Referenced, when set, is how Watch learns that an object the
+	// Kartas' references read changed (refs.Cache.OnChange): Watch gives
+	// it a function to call with the object's namespace ("" for a
+	// cluster-scoped one), and the workloads of that namespace (of every
+	// namespace) are summarized again. List ignores it.
+	Referenced func(changed func(namespace string))
 }
 
 // NotFoundError is a named workload that does not exist.

@@ -77,6 +77,9 @@ func (c *Client) Watch(ctx context.Context, kinds []*Kind, opts WatchOptions, in
 	}
 	w.pods = pods
 	hasSynced = append(hasSynced, pods.HasSynced)
+	if opts.Referenced != nil {
+		opts.Referenced(w.referenceChanged)
+	}
 
 	for _, inf := range append(append([]cache.SharedIndexInformer{}, w.informers...), pods) {
 		go inf.RunWithContext(ctx)
@@ -309,4 +312,20 @@ func byNamespace(inf cache.SharedIndexInformer, ns string) []*unstructured.Unstr
 		}
 	}
 	return out
+}
+
+// referenceChanged queues the namespace of a referenced object that
+// changed, or every namespace that holds a workload when it is
+// cluster-scoped. It reads the informers' stores only (it is called from
+// the references' informers).
+func (w *watcher) referenceChanged(namespace string) {
+	if namespace != "" {
+		w.queue.Add(namespace)
+		return
+	}
+	for _, inf := range w.informers {
+		for _, ns := range inf.GetIndexer().ListIndexFuncValues(cache.NamespaceIndex) {
+			w.queue.Add(ns)
+		}
+	}
 }

@@ -40,23 +40,24 @@ const tick = 10 * time.Millisecond
 
 // The kinds of the fixtures.
 var (
-	jobSetGVK      = schema.GroupVersionKind{Group: "jobset.x-k8s.io", Version: "v1alpha2", Kind: "JobSet"}
-	pyTorchJobGVK  = schema.GroupVersionKind{Group: "kubeflow.org", Version: "v1", Kind: "PyTorchJob"}
-	lwsGVK         = schema.GroupVersionKind{Group: "leaderworkerset.x-k8s.io", Version: "v1", Kind: "LeaderWorkerSet"}
-	rayJobGVK      = schema.GroupVersionKind{Group: "ray.io", Version: "v1", Kind: "RayJob"}
-	rayClusterGVK  = schema.GroupVersionKind{Group: "ray.io", Version: "v1", Kind: "RayCluster"}
-	trainJobGVK    = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"}
-	jobGVK         = schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}
-	statefulSetGVK = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}
-	replicaSetGVK  = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
-	deploymentGVK  = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
-	configMapGVK   = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}                    // an owner kind nobody watches
-	brokenGVK      = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Broken"} // webhook_test.go's brokenKarta
-	volcanoPGGVK   = podgroups.Kinds(podgroups.Volcano)[0]
-	kaiPGGVK       = podgroups.Kinds(podgroups.KAI)[0]
-	coschedPGGVK   = podgroups.Kinds(podgroups.Coscheduling)[0]
-	workloadGVK    = podgroups.Kinds(podgroups.WorkloadAPI)[0]
-	workloadPGGVK  = podgroups.Kinds(podgroups.WorkloadAPI)[1]
+	jobSetGVK         = schema.GroupVersionKind{Group: "jobset.x-k8s.io", Version: "v1alpha2", Kind: "JobSet"}
+	pyTorchJobGVK     = schema.GroupVersionKind{Group: "kubeflow.org", Version: "v1", Kind: "PyTorchJob"}
+	lwsGVK            = schema.GroupVersionKind{Group: "leaderworkerset.x-k8s.io", Version: "v1", Kind: "LeaderWorkerSet"}
+	rayJobGVK         = schema.GroupVersionKind{Group: "ray.io", Version: "v1", Kind: "RayJob"}
+	rayClusterGVK     = schema.GroupVersionKind{Group: "ray.io", Version: "v1", Kind: "RayCluster"}
+	trainJobGVK       = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "TrainJob"}
+	jobGVK            = schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}
+	statefulSetGVK    = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}
+	replicaSetGVK     = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
+	deploymentGVK     = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	clusterRuntimeGVK = schema.GroupVersionKind{Group: "trainer.kubeflow.org", Version: "v1alpha1", Kind: "ClusterTrainingRuntime"}
+	configMapGVK      = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}                    // an owner kind nobody watches
+	brokenGVK         = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Broken"} // webhook_test.go's brokenKarta
+	volcanoPGGVK      = podgroups.Kinds(podgroups.Volcano)[0]
+	kaiPGGVK          = podgroups.Kinds(podgroups.KAI)[0]
+	coschedPGGVK      = podgroups.Kinds(podgroups.Coscheduling)[0]
+	workloadGVK       = podgroups.Kinds(podgroups.WorkloadAPI)[0]
+	workloadPGGVK     = podgroups.Kinds(podgroups.WorkloadAPI)[1]
 )
 
 // env is a fake cluster: a dynamic client (workloads, pods, the target's
@@ -128,6 +129,10 @@ func newEnv(t testing.TB) *env {
 			add(g.GVK())
 		}
 	}
+	// The runtime examples/kartas/trainjob-runtime.yaml references
+	// (references_test.go).
+	mapper.Add(clusterRuntimeGVK, meta.RESTScopeRoot)
+	listKinds[resourceOf(clusterRuntimeGVK)] = clusterRuntimeGVK.Kind + "List"
 	scheme := runtime.NewScheme()
 	e := &env{t: t, mapper: mapper, reg: reg, rec: record.NewFakeRecorder(1000), metrics: prometheus.NewRegistry(), applies: map[string]int{}}
 	e.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, listKinds)

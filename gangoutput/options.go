@@ -101,6 +101,12 @@ type Options struct {
 	// (default DefaultRediscoverPeriod; negative for never).
 	RediscoverPeriod time.Duration
 
+	// References resolves the Kartas' references for the reconciler's
+	// and the pod webhook's hook calls: the process's refs.Cache, which
+	// the Karta controller's webhook shares (give ReferenceChanged to its
+	// OnChange). Nil: every reference is absent, and logged so.
+	References interpreter.Resolver
+
 	// Hooks gives what the reconciler and the pod webhook call of a
 	// registered Program: by default the Program itself; a server that
 	// isolates untrusted Kartas gives their calls in worker processes

@@ -94,7 +94,9 @@ func (c *Controller) reconcile(ctx context.Context, k rootKey) error {
 	if err != nil {
 		return c.failed(k, obj, err)
 	}
-	res, err := podgroups.ForProgram(ctx, c.opts.Hooks(p), obj, pods, c.opts.Target, c.opts.Build)
+	hookCtx, logReferences := c.withReferences(ctx, k.String())
+	res, err := podgroups.ForProgram(hookCtx, c.opts.Hooks(p), obj, pods, c.opts.Target, c.opts.Build)
+	logReferences()
 	if err != nil {
 		var invalid *podgroups.InvalidError
 		if errors.As(err, &invalid) {

@@ -173,7 +173,9 @@ func (c *Controller) admit(ctx context.Context, req *admissionv1.AdmissionReques
 	if _, linked := podgroups.LinkOf(c.opts.Target, pod); linked {
 		return verdict{result: resultAlreadyLinked}
 	}
-	link, err := c.link(ctx, h, pod)
+	hookCtx, logReferences := c.withReferences(ctx, h.key.String())
+	link, err := c.link(hookCtx, h, pod)
+	logReferences()
 	var unmatched *interpreter.UnmatchedError
 	if errors.As(err, &unmatched) {
 		return verdict{result: resultUnmatched, detail: "karta: " + unmatched.Reason}

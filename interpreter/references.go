@@ -150,8 +150,19 @@ func (p *Program) bindReferences(ctx context.Context, h Hook, obj *unstructured.
 	if len(p.refs) == 0 {
 		return ctx, nil
 	}
+	vals, err := p.resolveAll(ctx, h, obj, nil)
+	if err != nil {
+		return ctx, err
+	}
+	return jqvars.With(ctx, vals), nil
+}
+
+// resolveAll resolves every reference of the Program for obj: their
+// values, in order; the objects bound are appended to *resolved when it
+// is not nil.
+func (p *Program) resolveAll(ctx context.Context, h Hook, obj *unstructured.Unstructured, resolved *[]*unstructured.Unstructured) ([]any, error) {
 	rv, _ := ctx.Value(resolverKey{}).(resolverValue)
-	b := refBinding{p: p, rv: rv, left: MaxReferencedObjects, bytes: p.limits.MaxMemory}
+	b := refBinding{p: p, rv: rv, left: MaxReferencedObjects, bytes: p.limits.MaxMemory, resolved: resolved}
 	vals := make([]any, len(p.refs))
 	for i := range p.refs {
 		v, err := b.resolve(ctx, &p.refs[i], obj)
@@ -160,11 +171,11 @@ func (p *Program) bindReferences(ctx context.Context, h Hook, obj *unstructured.
 			if errors.As(err, &le) {
 				le.Karta, le.Hook = p.name, string(h)
 			}
-			return ctx, err
+			return nil, err
 		}
 		vals[i] = v
 	}
-	return jqvars.With(ctx, vals), nil
+	return vals, nil
 }
 
 // absentReferences are the values of the references when none is
@@ -185,6 +196,9 @@ type refBinding struct {
 	rv    resolverValue
 	left  int
 	bytes int64
+	// resolved, when not nil, collects the objects bound
+	// (ResolveReferences).
+	resolved *[]*unstructured.Unstructured
 }
 
 func (b *refBinding) warn(ref, format string, args ...any) {
@@ -232,6 +246,9 @@ func (b *refBinding) resolve(ctx context.Context, cr *compiledReference, obj *un
 		}
 		if err := b.charge(o); err != nil {
 			return nil, err
+		}
+		if b.resolved != nil {
+			*b.resolved = append(*b.resolved, o)
 		}
 		vals = append(vals, jqvalue.Input(o.Object))
 	}

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // StaticResolver resolves references from a fixed set of objects (files
@@ -43,20 +44,27 @@ func (s *StaticResolver) Resolve(_ context.Context, q ReferenceQuery, _ *unstruc
 			}
 			continue
 		}
-		if q.Selector != nil && !q.Selector.Matches(labels.Set(o.GetLabels())) {
-			continue
+		if q.Selects(o) {
+			out = append(out, o)
 		}
-		if q.OwnerUID != "" && !controlledBy(o, q) {
-			continue
-		}
-		out = append(out, o)
 	}
 	return out, nil
 }
 
-func controlledBy(o *unstructured.Unstructured, q ReferenceQuery) bool {
+// Selects reports whether a list query selects o by what it says of
+// objects: its labels match the selector, and, with an owner, the
+// workload controls it. The kind and namespace are the resolver's to
+// match.
+func (q ReferenceQuery) Selects(o *unstructured.Unstructured) bool {
+	if q.Selector != nil && !q.Selector.Matches(labels.Set(o.GetLabels())) {
+		return false
+	}
+	return q.OwnerUID == "" || controlledBy(o, q.OwnerUID)
+}
+
+func controlledBy(o *unstructured.Unstructured, uid types.UID) bool {
 	for _, ref := range o.GetOwnerReferences() {
-		if ref.UID == q.OwnerUID && ref.Controller != nil && *ref.Controller {
+		if ref.UID == uid && ref.Controller != nil && *ref.Controller {
 			return true
 		}
 	}

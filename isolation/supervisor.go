@@ -271,6 +271,9 @@ func (ip *Program) call(ctx context.Context, req *request, out any) error {
 	}
 	defer func() { <-ip.slots }()
 
+	if err := ip.resolveReferences(ctx, req); err != nil {
+		return err
+	}
 	w, err := ip.worker(ctx, req.Op)
 	if err != nil {
 		return err
@@ -448,4 +451,19 @@ func (r *limitRecord) stats() interpreter.LimitStats {
 		st.Last = &last
 	}
 	return st
+}
+
+// resolveReferences resolves the Karta's references for the request's
+// object with the resolver ctx carries, here, where the cache is, and
+// puts the objects in the request for the worker.
+func (ip *Program) resolveReferences(ctx context.Context, req *request) error {
+	if !ip.p.HasReferences() || req.Object == nil {
+		return nil
+	}
+	refs, err := ip.p.ResolveReferences(ctx, obj(req.Object))
+	if err != nil {
+		return err
+	}
+	req.References = objects(refs)
+	return nil
 }

@@ -88,6 +88,10 @@ type request struct {
 	Revisions    []interpreter.Revision `json:"revisions,omitempty"`
 	Replicas     int64                  `json:"replicas,omitempty"`
 	Items        json.RawMessage        `json:"items,omitempty"` // AggregateStatus's
+	// References are the objects the Karta's references resolved to in
+	// the supervisor, which holds the resolver (a cache the worker has
+	// not): the worker binds them through a static resolver.
+	References []map[string]any `json:"references,omitempty"`
 }
 
 // reply is the worker's answer: the operation's result as JSON, or the

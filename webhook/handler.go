@@ -48,6 +48,11 @@ type Options struct {
 	// customization) that run at once; a request it refuses is answered
 	// 429 with Retry-After. Nil bounds nothing.
 	Fair *isolation.Fair
+	// References resolves the Kartas' references (docs/karta.md,
+	// "References"): karta serve's cache of the cluster, the controller's
+	// shared one. Nil: every reference is absent. Each reference a call
+	// could not resolve is told in a Warning header of the answer.
+	References interpreter.Resolver
 }
 
 // Handler is the webhook's http.Handler: Karmada's interpreter protocol
@@ -57,6 +62,7 @@ type Handler struct {
 	backends []Backend
 	maxBytes int64
 	fair     *isolation.Fair
+	refs     interpreter.Resolver
 	metrics  *metrics
 	mux      *http.ServeMux
 }
@@ -71,6 +77,7 @@ func New(opts Options, backends ...Backend) *Handler {
 		backends: backends,
 		maxBytes: opts.MaxRequestBytes,
 		fair:     opts.Fair,
+		refs:     opts.References,
 		metrics:  newMetrics(backends),
 		mux:      http.NewServeMux(),
 	}
@@ -95,7 +102,10 @@ func (h *Handler) serveInterpret(w http.ResponseWriter, r *http.Request) {
 	h.metrics.inFlight.Inc()
 	defer h.metrics.inFlight.Dec()
 
-	httpCode, resp, lb := h.interpret(w, r)
+	warnings := &referenceWarnings{}
+	ctx := interpreter.WithResolver(r.Context(), h.refs, warnings.add)
+	httpCode, resp, lb := h.interpret(w, r.WithContext(ctx))
+	warnings.header(w.Header())
 	h.metrics.calls.WithLabelValues(lb.op, lb.apiVersion, lb.kind).Inc()
 	if !resp.Successful {
 		code := int32(httpCode)

@@ -58,16 +58,23 @@ func (k Kartas) Handles(gvk schema.GroupVersionKind, op karmada.Operation) bool 
 }
 
 // program is Karmada's operations on the Program of obj's kind, in a
-// worker when the Program is isolated.
-func (k Kartas) program(obj *unstructured.Unstructured) (karmadaOps, error) {
+// worker when the Program is isolated, and the context to call them with:
+// Karmada's operations enter the Program without a hook, so the Karta's
+// references are resolved for obj and bound here (in a worker, the
+// supervisor resolves them and the worker binds them).
+func (k Kartas) program(ctx context.Context, obj *unstructured.Unstructured) (context.Context, karmadaOps, error) {
 	p, ok := k.Registry.Get(obj.GroupVersionKind())
 	if !ok {
-		return nil, fmt.Errorf("no Karta registered for %s", obj.GroupVersionKind())
+		return ctx, nil, fmt.Errorf("no Karta registered for %s", obj.GroupVersionKind())
 	}
 	if k.Isolated(p) {
-		return k.Workers.Program(p).Karmada(), nil
+		return ctx, k.Workers.Program(p).Karmada(), nil
 	}
-	return karmada.ForProgram(p), nil
+	ctx, err := p.BindReferences(ctx, obj)
+	if err != nil {
+		return ctx, nil, err
+	}
+	return ctx, karmada.ForProgram(p), nil
 }
 
 // Isolated reports whether p's calls run in a worker process.
@@ -77,7 +84,7 @@ func (k Kartas) Isolated(p *interpreter.Program) bool {
 
 // GetReplicas is the Program's GetReplicas.
 func (k Kartas) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmada.ReplicaRequirements, error) {
-	p, err := k.program(obj)
+	ctx, p, err := k.program(ctx, obj)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -86,7 +93,7 @@ func (k Kartas) GetReplicas(ctx context.Context, obj *unstructured.Unstructured)
 
 // GetComponents is the Program's GetComponents.
 func (k Kartas) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.Component, error) {
-	p, err := k.program(obj)
+	ctx, p, err := k.program(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +102,7 @@ func (k Kartas) GetComponents(ctx context.Context, obj *unstructured.Unstructure
 
 // ReviseReplica is the Program's ReviseReplica.
 func (k Kartas) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, replicas int64) (*unstructured.Unstructured, error) {
-	p, err := k.program(obj)
+	ctx, p, err := k.program(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +111,7 @@ func (k Kartas) ReviseReplica(ctx context.Context, obj *unstructured.Unstructure
 
 // Retain is the Program's Retain, when its script defines one.
 func (k Kartas) Retain(ctx context.Context, desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	p, err := k.program(desired)
+	ctx, p, err := k.program(ctx, desired)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +120,7 @@ func (k Kartas) Retain(ctx context.Context, desired, observed *unstructured.Unst
 
 // AggregateStatus is the Program's AggregateStatus.
 func (k Kartas) AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []karmada.AggregatedStatusItem) (*unstructured.Unstructured, error) {
-	p, err := k.program(obj)
+	ctx, p, err := k.program(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +129,7 @@ func (k Kartas) AggregateStatus(ctx context.Context, obj *unstructured.Unstructu
 
 // ReflectStatusRaw is the Program's ReflectStatus as JSON.
 func (k Kartas) ReflectStatusRaw(ctx context.Context, obj *unstructured.Unstructured) ([]byte, error) {
-	p, err := k.program(obj)
+	ctx, p, err := k.program(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +142,7 @@ func (k Kartas) ReflectStatusRaw(ctx context.Context, obj *unstructured.Unstruct
 
 // InterpretHealth is the Program's InterpretHealth.
 func (k Kartas) InterpretHealth(ctx context.Context, obj *unstructured.Unstructured) (bool, error) {
-	p, err := k.program(obj)
+	ctx, p, err := k.program(ctx, obj)
 	if err != nil {
 		return false, err
 	}
@@ -144,7 +151,7 @@ func (k Kartas) InterpretHealth(ctx context.Context, obj *unstructured.Unstructu
 
 // GetDependencies is the Program's GetDependencies.
 func (k Kartas) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error) {
-	p, err := k.program(obj)
+	ctx, p, err := k.program(ctx, obj)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@
 //	│   │   │   └── Pod
 //	│   │   └── Pod            pods without a replica key
 //	│   └── Component          each child component, under its ownerRef
+//	├── Reference              a reference of the Karta: what it looked up
+//	│   └── Object             the object(s) it bound (none: absent)
 //	├── Group                  a gang group of the pods
 //	│   └── Group              its subgroups (the v2 podGroup)
 //	└── Pod                    a pod the Karta does not place, with the reason
@@ -66,6 +68,13 @@ const (
 	// KindGroup is a gang group of the pods (GetGangGroups), under the
 	// Workload; a v2 group's subgroups are Groups under it.
 	KindGroup Kind = "Group"
+	// KindReference is one of the Karta's references (docs/karta.md,
+	// "References"), under the Workload, named by the reference: the
+	// referenced kind, where it was looked up, and why it is absent or
+	// cut (Reason); the objects it bound are Objects under it.
+	KindReference Kind = "Reference"
+	// KindObject is an object a Reference bound, named by its name.
+	KindObject Kind = "Object"
 )
 
 // Node is one node of the tree. Children is never nil; Fields holds the
@@ -127,8 +136,14 @@ type Fields struct {
 	// group's; MinMember is also a Group's.
 	Group     string `json:"group,omitempty"`
 	MinMember *int64 `json:"minMember,omitempty"`
-	// Reason is why a Pod is not placed.
+	// Reason is why a Pod is not placed, or why a Reference is absent
+	// or cut.
 	Reason string `json:"reason,omitempty"`
+	// Shape is a Reference's (lookup or list); Target the name its lookup
+	// looked up, or its list's label selector. Namespace and APIVersion
+	// and Kind are where and what it looked up, and an Object's.
+	Shape  string `json:"shape,omitempty"`
+	Target string `json:"target,omitempty"`
 
 	// Definition is the podGroups entry (or v2 podGroup) a Group comes
 	// from; Present the number of its pods, Pods their names
@@ -190,6 +205,11 @@ func Describe(ctx context.Context, p *interpreter.Program, obj *unstructured.Uns
 	}
 	b := &builder{p: p, obj: obj, comps: map[string]*compInfo{}}
 	root.Children = append(root.Children, b.components())
+	refs, err := referenceNodes(ctx, p, obj)
+	if err != nil {
+		return nil, err
+	}
+	root.Children = append(root.Children, refs...)
 	if specsErr != nil {
 		// The status and the components are known: a user looking at a
 		// broken workload needs them most. The tree comes with the error.

@@ -16,11 +16,15 @@ import (
 	"github.com/spf13/pflag"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
 
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/cluster"
+	"github.com/kartalua/karta/cluster/refs"
 	"github.com/kartalua/karta/controller"
 	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
@@ -168,12 +172,29 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	// does not answer waits for /readyz and is retried at once.
 	probe := watchguard.ReadyzProbe(disco.RESTClient())
 	metrics := newControllerMetrics()
-	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics, gangHooks(kartas), probe)
+	// One cache of the referenced objects for every consumer: the gang
+	// output and the webhook of --serve (docs/karta.md, "References").
+	refGuard, err := watchguard.New(watchguard.Options{Probe: probe, Logger: log, Registerer: metrics})
 	if err != nil {
 		return reported(s, err)
 	}
+	live, err := newLiveReferences(dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg,
+		refs.Options{Guard: refGuard, Logger: log})
+	if err != nil {
+		return reported(s, err)
+	}
+	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics, gangHooks(kartas), probe, live.cache)
+	if err != nil {
+		return reported(s, err)
+	}
+	if gang.ctrl != nil {
+		live.cache.OnChange(gang.ctrl.ReferenceChanged)
+	}
 	ctrl, err := controller.New(dyn, reg, controller.Options{
-		OnChange:      gang.kindChanged,
+		OnChange: func(gvk schema.GroupVersionKind, p *interpreter.Program) {
+			gang.kindChanged(gvk, p)
+			live.changed()
+		},
 		Discovery:     disco,
 		CRDs:          crds.ApiextensionsV1().CustomResourceDefinitions(),
 		Logger:        log,
@@ -198,7 +219,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 			return reported(s, err)
 		}
 	}
-	servers, err := listenController(s, f, ctrl, gang, kartas, metrics)
+	servers, err := listenController(s, f, ctrl, gang, kartas, live.cache, metrics)
 	if err != nil {
 		return err
 	}
@@ -217,6 +238,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 			}
 		})
 	}
+	wg.Go(func() { live.run(ctx) })
 	wg.Go(func() {
 		if err := ctrl.Run(ctx); err != nil {
 			failed <- err

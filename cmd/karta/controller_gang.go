@@ -87,7 +87,7 @@ type gangRun struct {
 // newGangOutput creates the gang output when --gang-output asks for it.
 func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.DiscoveryInterface, dyn dynamic.Interface,
 	reg *interpreter.Registry, log *slog.Logger, metrics prometheus.Registerer, hooks func(*interpreter.Program) gangoutput.Hooks,
-	probe func(context.Context) error) (*gangRun, error) {
+	probe func(context.Context) error, references interpreter.Resolver) (*gangRun, error) {
 	if f.gangOutput == "" {
 		return &gangRun{}, nil
 	}
@@ -118,6 +118,7 @@ func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.Discove
 		Recorder:    events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: gangoutput.FieldManager}),
 		Standby:     f.leaderElect,
 		Hooks:       hooks,
+		References:  references,
 	})
 	if err != nil {
 		events.Shutdown()

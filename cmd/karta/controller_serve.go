@@ -17,6 +17,7 @@ import (
 
 	"github.com/kartalua/karta/controller"
 	"github.com/kartalua/karta/gangoutput"
+	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/webhook"
 )
 
@@ -78,7 +79,8 @@ func probes(ctrl *controller.Controller, gang *gangRun) http.Handler {
 // listenController opens the listeners of the probe, metrics and (with
 // --serve) webhook servers, so that a busy port fails the command before
 // anything runs.
-func listenController(s streams, f *controllerFlags, ctrl *controller.Controller, gang *gangRun, kartas webhook.Kartas, metrics *prometheus.Registry) ([]*controllerServer, error) {
+func listenController(s streams, f *controllerFlags, ctrl *controller.Controller, gang *gangRun, kartas webhook.Kartas, references interpreter.Resolver,
+	metrics *prometheus.Registry) ([]*controllerServer, error) {
 	type want struct {
 		what, flag, addr string
 		handler          http.Handler
@@ -88,7 +90,7 @@ func listenController(s streams, f *controllerFlags, ctrl *controller.Controller
 		{"metrics", "--metrics-addr", f.metricsAddr, promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})},
 	}
 	if f.serve != "" {
-		var h http.Handler = webhook.New(webhook.Options{Fair: f.isolate.fair()}, kartas)
+		var h http.Handler = webhook.New(webhook.Options{Fair: f.isolate.fair(), References: references}, kartas)
 		if f.podWebhook {
 			mux := http.NewServeMux()
 			mux.Handle(gangoutput.WebhookPath, gang.ctrl.Webhook())

@@ -183,6 +183,13 @@ func describeLive(ctx context.Context, s streams, o *describeOptions, format str
 	if err != nil {
 		return clusterError(err)
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rc, err := syncedReferences(ctx, c, p)
+	if err != nil {
+		return clusterError(err)
+	}
+	ctx = withReferenceWarnings(ctx, s, resolverOrNil(rc))
 	pods, err := c.PodsOf(ctx, obj, warner(s))
 	if err != nil {
 		return clusterError(err)

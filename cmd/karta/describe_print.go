@@ -39,7 +39,7 @@ func describeTable(w io.Writer, tree *workload.Node) error {
 	}
 	d.table(0, "Conditions", conds)
 
-	var groups, unmatched []*workload.Node
+	var groups, unmatched, refs []*workload.Node
 	podsKnown := false
 	workload.Walk(tree, func(n *workload.Node, _ int) bool {
 		if n.Kind == workload.KindInstance && n.Fields.Existing != nil {
@@ -58,7 +58,12 @@ func describeTable(w io.Writer, tree *workload.Node) error {
 		case workload.KindPod:
 			unmatched = append(unmatched, c)
 			podsKnown = true
+		case workload.KindReference:
+			refs = append(refs, c)
 		}
+	}
+	if len(refs) > 0 {
+		d.table(0, "References", referenceRows(refs))
 	}
 	if podsKnown {
 		rows := [][]string{{"Name", "Min Member", "Present"}}
@@ -263,4 +268,39 @@ func countOr(n *int64, unknown string) string {
 		return unknown
 	}
 	return strconv.FormatInt(*n, 10)
+}
+
+// referenceRows are the References table: each reference, the kind and
+// name (or selector) it looked up, the objects it bound, and why it is
+// absent or cut.
+func referenceRows(refs []*workload.Node) [][]string {
+	rows := [][]string{{"Name", "Kind", "Looked Up", "Objects", "Reason"}}
+	for _, r := range refs {
+		kind := r.Fields.Kind
+		if g := groupOf(r.Fields.APIVersion); g != "" {
+			kind += "." + g
+		}
+		var objs []string
+		for _, o := range r.Children {
+			name := o.Name
+			if o.Fields.Namespace != "" {
+				name = o.Fields.Namespace + "/" + name
+			}
+			objs = append(objs, name)
+		}
+		target := r.Fields.Target
+		if target != "" && r.Fields.Namespace != "" && r.Fields.Shape == "lookup" {
+			target = r.Fields.Namespace + "/" + target
+		}
+		rows = append(rows, []string{"$" + r.Name, kind, orNone(target), list(objs), orNone(r.Fields.Reason)})
+	}
+	return rows
+}
+
+// groupOf is the group of an apiVersion ("" for the core group).
+func groupOf(apiVersion string) string {
+	if g, _, ok := strings.Cut(apiVersion, "/"); ok {
+		return g
+	}
+	return ""
 }

@@ -49,6 +49,7 @@ func newGangCmd(s streams) *cobra.Command {
 		},
 	}
 	f.addObject(cmd, "json, yaml or table (default: table on a terminal, else json)")
+	f.addLive(cmd)
 	cmd.Flags().StringVar(&podsFile, "pods", "", "the Pods `FILE`: a YAML or JSON List, or several documents (- reads standard input)")
 	_ = cmd.MarkFlagRequired("pods") // the flag exists: no error
 	return cmd

@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/cluster"
 	"github.com/kartalua/karta/interpreter"
@@ -99,10 +101,29 @@ func runGet(ctx context.Context, s streams, o *getOptions) error {
 	if err != nil {
 		return clusterError(err)
 	}
+	// The Kartas' references resolve from the cluster, through a cache of
+	// the kinds they reference, synced first.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	progs := make([]*interpreter.Program, len(kinds))
+	for i, k := range kinds {
+		progs[i] = k.Program
+	}
+	rc, err := syncedReferences(ctx, c, progs...)
+	if err != nil {
+		return clusterError(err)
+	}
+	ctx = withReferenceWarnings(ctx, s, resolverOrNil(rc))
 	// Every kind at once: each workload once, at its top (a Deployment, not
 	// also its ReplicaSets and pods; a RayJob, not also its RayCluster). A
 	// KIND named lists all of that kind.
 	opts := cluster.ListOptions{Namespace: ns, Name: o.name, Warn: warner(s), TopLevel: o.kind == ""}
+	if rc != nil {
+		// -w: a referenced object's change shows in its workloads' rows.
+		opts.Referenced = func(changed func(string)) {
+			rc.OnChange(func(_ schema.GroupVersionKind, u *unstructured.Unstructured) { changed(u.GetNamespace()) })
+		}
+	}
 	p := &getPrinter{w: s.out, warn: warner(s), format: format, allNamespaces: o.config.AllNamespaces, one: o.name != "", now: now()}
 	if o.watch {
 		err = c.Watch(ctx, kinds, opts, p.initial, p.changed)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kartalua/karta/cluster"
 	"github.com/kartalua/karta/internal/yamlerr"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/object"
@@ -36,6 +37,18 @@ type objectFlags struct {
 	// refs are the --ref files: the objects a Karta's references resolve
 	// to, offline.
 	refs []string
+	// live resolves the references from the cluster of config instead
+	// (--live on the data commands).
+	live   bool
+	config cluster.ConfigFlags
+}
+
+// addLive adds --live and the kubeconfig flags it reads: the references
+// resolved from the cluster.
+func (f *objectFlags) addLive(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.live, "live", false, "resolve the Karta's references from the cluster (--kubeconfig, --context) instead of --ref files (docs/karta.md, \"References\")")
+	cmd.Flags().StringVar(&f.config.Kubeconfig, "kubeconfig", "", "with --live, the kubeconfig `FILE` (default $KUBECONFIG or ~/.kube/config)")
+	cmd.Flags().StringVar(&f.config.Context, "context", "", "with --live, the kubeconfig `CONTEXT` (default its current context)")
 }
 
 // refHelp is --ref's help.
@@ -112,13 +125,27 @@ func eachObject(ctx context.Context, s streams, f *objectFlags, format string, f
 	if err != nil {
 		return err
 	}
-	refs, err := readRefs(s, f.refs, f.filename)
+	if f.live && len(f.refs) > 0 {
+		return usageError("--live and --ref cannot be used together: --live resolves the references from the cluster")
+	}
+	if !f.live && (f.config.Kubeconfig != "" || f.config.Context != "") {
+		return usageError("--kubeconfig and --context are for --live")
+	}
+	static, err := readRefs(s, f.refs, f.filename)
 	if err != nil {
 		return err
 	}
 	objs, err := readObjects(s, f.filename)
 	if err != nil {
 		return err
+	}
+	refs := interpreter.Resolver(static)
+	if f.live {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		if refs, err = clusterResolver(ctx, s, f, res, objs); err != nil {
+			return err
+		}
 	}
 	var results []result
 	failed := false
@@ -465,4 +492,26 @@ func perObject(s streams, f *objectFlags, run func(ctx context.Context, p *inter
 		}
 		return eachObject(cmd.Context(), s, f, format, run)
 	}
+}
+
+// clusterResolver is --live's resolver: a cache of the cluster's objects of
+// the kinds the documents' Kartas reference, synced; nil (every reference
+// absent, with a warning) when none references anything.
+func clusterResolver(ctx context.Context, s streams, f *objectFlags, res *resolver, objs *objects) (interpreter.Resolver, error) {
+	c, err := newClusterClient(s, &f.config)
+	if err != nil {
+		return nil, clusterError(err)
+	}
+	var progs []*interpreter.Program
+	for _, doc := range objs.items {
+		// A document whose Karta cannot be had is reported when it runs.
+		if p, err := res.program(asUnstructured(doc.Object).GroupVersionKind()); err == nil {
+			progs = append(progs, p)
+		}
+	}
+	rc, err := syncedReferences(ctx, c, progs...)
+	if err != nil {
+		return nil, clusterError(err)
+	}
+	return resolverOrNil(rc), nil
 }

@@ -96,6 +96,7 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 		},
 	}
 	f.addObject(cmd, "json (a List), yaml (a document per object), table, or patch (each pod's JSON Patch; needs --pods) (default: table on a terminal, else json)")
+	f.addLive(cmd)
 	cmd.Flags().StringVar(&podsFile, "pods", "", "the Pods `FILE`: a YAML or JSON List, or several documents (- reads standard input)")
 	cmd.Flags().StringVar(&target, "for", "", "the `TARGET` scheduler: workload-api, kai, volcano or coscheduling")
 	cmd.Flags().StringVar(&queue, "queue", "", "the `QUEUE` of KAI's and Volcano's PodGroups (default: the one the workload names: its kai.scheduler/queue label, its scheduling.volcano.sh/queue-name annotation)")

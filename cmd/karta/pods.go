@@ -32,6 +32,7 @@ func newPodsCmd(s streams) *cobra.Command {
 		}),
 	}
 	f.addObject(cmd, "json, yaml or table (default: table on a terminal, else json)")
+	f.addLive(cmd)
 	return cmd
 }
 

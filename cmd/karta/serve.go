@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/cluster"
+	"github.com/kartalua/karta/cluster/refs"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/karta"
@@ -39,6 +42,9 @@ type serveFlags struct {
 	builtins        bool
 	maxRequestBytes int64
 	isolate         isolateFlags
+	// config, when --kubeconfig or --context is given, is the cluster the
+	// Kartas' references resolve from.
+	config cluster.ConfigFlags
 }
 
 func newServeCmd(s streams) *cobra.Command {
@@ -64,6 +70,9 @@ func newServeCmd(s streams) *cobra.Command {
 			"exhausts its worker fails that request with code 500, and the worker is restarted.\n" +
 			"Each kind runs at most --karta-concurrency evaluations at once; requests over it wait in a\n" +
 			"bounded queue for up to a second, or are answered 429 with Retry-After.\n" +
+			"With --kubeconfig (or --context) the Kartas' references resolve from a cache of that\n" +
+			"cluster's objects of the referenced kinds (docs/karta.md, \"References\"); without, they are\n" +
+			"absent. Each reference an answer could not resolve is a Warning header of the answer.\n" +
 			"It logs every kind it serves, and what answers for it, on standard error.\n" +
 			"SIGINT or SIGTERM stops it, after the requests in flight finish.",
 		Example: "  karta serve --listen :8443 --tls-cert tls.crt --tls-key tls.key\n" +
@@ -84,6 +93,8 @@ func newServeCmd(s streams) *cobra.Command {
 	fl.BoolVar(&f.builtins, "builtins", true, "serve the built-in Kartas' kinds too")
 	fl.Int64Var(&f.maxRequestBytes, "max-request-bytes", webhook.DefaultMaxRequestBytes, "the largest request body `N` accepted (larger: 413)")
 	fl.StringVar(&f.clientCA, "client-ca", "", "the PEM `FILE` of the CAs whose client certificates are required (mTLS; with --tls-cert)")
+	fl.StringVar(&f.config.Kubeconfig, "kubeconfig", "", "resolve the Kartas' references from the cluster of this kubeconfig `FILE`")
+	fl.StringVar(&f.config.Context, "context", "", "resolve the Kartas' references from the cluster of this kubeconfig `CONTEXT` ($KUBECONFIG or ~/.kube/config)")
 	f.isolate.register(fl)
 	_ = cmd.MarkFlagRequired("listen") // the flag exists: no error
 	return cmd
@@ -137,7 +148,14 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 		defer sup.Close()
 	}
 
-	srv := newHTTPServer(s, webhook.New(webhook.Options{MaxRequestBytes: f.maxRequestBytes, Fair: f.isolate.fair()}, webhook.NewKarmada(in), kartas))
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	references, err := serveReferences(ctx, s, f, kartas.Registry)
+	if err != nil {
+		return err
+	}
+	srv := newHTTPServer(s, webhook.New(webhook.Options{MaxRequestBytes: f.maxRequestBytes, Fair: f.isolate.fair(), References: references},
+		webhook.NewKarmada(in), kartas))
 	scheme := "http"
 	if f.tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
@@ -153,8 +171,6 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 		scheme = "https"
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return reported(s, fmt.Errorf("--listen: %w", err))
@@ -306,4 +322,35 @@ func servedKinds(custs []*karmada.Customization, kartas webhook.Kartas, sources 
 	}
 	sort.Strings(lines)
 	return lines
+}
+
+// serveReferences is the resolver of the Kartas' references: with
+// --kubeconfig or --context, a cache of the cluster's objects of the kinds
+// the registry's Kartas reference, run until ctx ends (it answers from
+// what it has: a reference to a kind not synced yet is absent); nil
+// without, and the Kartas that read references are named in a warning.
+func serveReferences(ctx context.Context, s streams, f *serveFlags, reg *interpreter.Registry) (interpreter.Resolver, error) {
+	if f.config.Kubeconfig == "" && f.config.Context == "" {
+		if names := referencingKartas(reg); len(names) > 0 {
+			fmt.Fprintf(s.err, "karta: warning: the references of %s resolve to nothing without --kubeconfig: absent, and said so in each answer's Warning header\n",
+				strings.Join(names, ", "))
+		}
+		return nil, nil
+	}
+	cfg, err := f.config.RESTConfig()
+	if err != nil {
+		return nil, reported(s, err)
+	}
+	cfg.UserAgent = "karta-serve"
+	c, err := cluster.NewClient(cfg)
+	if err != nil {
+		return nil, reported(s, err)
+	}
+	live, err := newLiveReferences(c.Dynamic, c.Mapper, reg, refs.Options{Logger: slog.New(slog.NewTextHandler(s.err, nil))})
+	if err != nil {
+		return nil, reported(s, err)
+	}
+	go live.run(ctx)
+	fmt.Fprintf(s.err, "karta: references resolve from the cluster at %s\n", cfg.Host)
+	return live.cache, nil
 }

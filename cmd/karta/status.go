@@ -33,6 +33,7 @@ func newStatusCmd(s streams) *cobra.Command {
 		}),
 	}
 	f.addObject(cmd, "json, yaml or table (default: table on a terminal, else json)")
+	f.addLive(cmd)
 	return cmd
 }
 

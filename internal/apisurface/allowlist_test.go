@@ -11,8 +11,6 @@ var publicByDesign = map[string]string{
 	"cluster.ResourceInterfaceKind": "the legacy kind's name, for callers that list both",
 	"cluster/clustertest.Server":    "the URL a test's fake cluster answers on",
 
-	"interpreter.MaxReferencedObjects": "the documented bound on a call's referenced objects (docs/security.md), for a resolver sizing its answers",
-
 	"isolation.KindWorker":          "the limit kind of a worker that died of no limit it names, for callers that branch on LimitError.Kind",
 	"isolation.DefaultMaxCPU":       "documents the default of Options.MaxCPU",
 	"isolation.DefaultStartTimeout": "documents the default of Options.StartTimeout",

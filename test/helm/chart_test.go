@@ -452,10 +452,10 @@ func TestRBAC(t *testing.T) {
 	objs := mustRender(t, "")
 	cr := &rbacv1.ClusterRole{}
 	strictDecode(t, find(t, objs, "ClusterRole", "karta"), cr)
-	assert.Equal(t, []rbacv1.PolicyRule{
+	assert.Equal(t, append([]rbacv1.PolicyRule{
 		{APIGroups: []string{"run.ai"}, Resources: []string{"kartas"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"run.ai"}, Resources: []string{"kartas/status"}, Verbs: []string{"update"}},
-	}, cr.Rules)
+	}, referencedRules...), cr.Rules)
 	role := &rbacv1.Role{}
 	strictDecode(t, find(t, objs, "Role", "karta-leader-election"), role)
 	assert.Equal(t, []rbacv1.PolicyRule{
@@ -474,12 +474,12 @@ func TestRBAC(t *testing.T) {
 	// an existing ServiceAccount.
 	objs = mustRender(t, valueSets["one replica, no leader election, own CRD and ServiceAccount, legacy resources"])
 	strictDecode(t, find(t, objs, "ClusterRole", "karta"), cr)
-	assert.Equal(t, []rbacv1.PolicyRule{
+	assert.Equal(t, append([]rbacv1.PolicyRule{
 		{APIGroups: []string{"run.ai"}, Resources: []string{"kartas"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"run.ai"}, Resources: []string{"kartas/status"}, Verbs: []string{"update"}},
 		{APIGroups: []string{"optimization.nvidia.com"}, Resources: []string{"resourceinterfaces"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"optimization.nvidia.com"}, Resources: []string{"resourceinterfaces/status"}, Verbs: []string{"update"}},
-	}, cr.Rules)
+	}, referencedRules...), cr.Rules)
 	assert.Equal(t, []string{
 		"ClusterRole/karta", "ClusterRoleBinding/karta", "Service/karta-metrics", "Deployment/karta",
 	}, names(objs), "no PDB for one replica, no Lease RBAC, no ServiceAccount, no CRD")
@@ -492,6 +492,47 @@ func TestRBAC(t *testing.T) {
 	assert.Nil(t, d.Spec.Template.Spec.Affinity.PodAntiAffinity, "the user's affinity replaces the default")
 }
 
+// referencedRules are the rules of the kinds the built-in Kartas'
+// references read, and the Trainer's runtimes, which
+// examples/kartas/trainjob-runtime.yaml reads (TestReferencedRBAC checks
+// them against the built-ins).
+var referencedRules = []rbacv1.PolicyRule{
+	{APIGroups: []string{"trainer.kubeflow.org"}, Resources: []string{"clustertrainingruntimes", "trainingruntimes"}, Verbs: []string{"get", "list", "watch"}},
+}
+
+// The kinds the Kartas' references read: get, list and watch on those of
+// the built-ins (every one of them, by its CRD stand-in's plural) and on
+// rbac.referencedResources, with or without the gang output.
+func TestReferencedRBAC(t *testing.T) {
+	plural := crdPlurals(t)
+	granted := map[string]bool{}
+	for _, r := range referencedRules {
+		for _, res := range r.Resources {
+			granted[res+"."+r.APIGroups[0]] = true
+		}
+	}
+	all, err := builtin.All()
+	require.NoError(t, err)
+	for _, b := range all {
+		for _, ref := range b.Karta.Spec.References {
+			gk := ref.Kind.GVK().GroupKind()
+			res, ok := plural[gk]
+			require.True(t, ok, "built-in %s references %s, which has no CRD stand-in", b.Name, gk)
+			assert.True(t, granted[res+"."+gk.Group], "built-in %s references %s: the chart grants no read access to %s", b.Name, gk, res)
+		}
+	}
+
+	objs := mustRender(t, "rbac:\n  referencedResources:\n    - {apiGroup: example.com, resources: [runtimes, profiles]}\n")
+	cr := &rbacv1.ClusterRole{}
+	strictDecode(t, find(t, objs, "ClusterRole", "karta"), cr)
+	assert.Equal(t, append(append([]rbacv1.PolicyRule{
+		{APIGroups: []string{"run.ai"}, Resources: []string{"kartas"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"run.ai"}, Resources: []string{"kartas/status"}, Verbs: []string{"update"}},
+	}, referencedRules...),
+		rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"runtimes", "profiles"}, Verbs: []string{"get", "list", "watch"}},
+	), cr.Rules)
+}
+
 // The gang output's RBAC: list and watch the target's objects, write them
 // (server-side apply: create and patch) and delete them; list and watch
 // the pods and every workload and owner kind the built-ins name (and the
@@ -499,10 +540,10 @@ func TestRBAC(t *testing.T) {
 // is needed.
 func TestGangOutputRBAC(t *testing.T) {
 	list, write := []string{"list", "watch"}, []string{"create", "patch"}
-	base := []rbacv1.PolicyRule{
+	base := append([]rbacv1.PolicyRule{
 		{APIGroups: []string{"run.ai"}, Resources: []string{"kartas"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"run.ai"}, Resources: []string{"kartas/status"}, Verbs: []string{"update"}},
-	}
+	}, referencedRules...)
 	workloads := builtinWorkloadRules(t)
 	for _, tc := range []struct {
 		target    string
@@ -546,19 +587,7 @@ func TestGangOutputRBAC(t *testing.T) {
 // CRD stand-ins (real names) and Kubernetes' own for its groups.
 func builtinWorkloadRules(t *testing.T) []rbacv1.PolicyRule {
 	t.Helper()
-	plural := map[schema.GroupKind]string{
-		{Group: "apps", Kind: "Deployment"}: "deployments", {Group: "apps", Kind: "ReplicaSet"}: "replicasets",
-		{Group: "apps", Kind: "StatefulSet"}: "statefulsets", {Group: "batch", Kind: "Job"}: "jobs",
-	}
-	files, err := filepath.Glob(filepath.Join(repoRoot, "internal/testenv/crds/*.yaml"))
-	require.NoError(t, err)
-	for _, f := range files {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		require.NoError(t, yaml.Unmarshal(data, crd))
-		plural[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = crd.Spec.Names.Plural
-	}
+	plural := crdPlurals(t)
 	byGroup := map[string]map[string]bool{}
 	add := func(gvk schema.GroupVersionKind) {
 		if gvk.Group == "" { // pods: a rule of their own
@@ -595,6 +624,26 @@ func builtinWorkloadRules(t *testing.T) []rbacv1.PolicyRule {
 		out = append(out, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: slices.Sorted(maps.Keys(byGroup[g])), Verbs: []string{"list", "watch"}})
 	}
 	return out
+}
+
+// crdPlurals are the plurals of the kinds the built-ins name: the test
+// cluster's CRD stand-ins' (real names) and Kubernetes' own for its groups.
+func crdPlurals(t *testing.T) map[schema.GroupKind]string {
+	t.Helper()
+	plural := map[schema.GroupKind]string{
+		{Group: "apps", Kind: "Deployment"}: "deployments", {Group: "apps", Kind: "ReplicaSet"}: "replicasets",
+		{Group: "apps", Kind: "StatefulSet"}: "statefulsets", {Group: "batch", Kind: "Job"}: "jobs",
+	}
+	files, err := filepath.Glob(filepath.Join(repoRoot, "internal/testenv/crds/*.yaml"))
+	require.NoError(t, err)
+	for _, f := range files {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, yaml.Unmarshal(data, crd))
+		plural[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = crd.Spec.Names.Plural
+	}
+	return plural
 }
 
 // The CRD the chart installs and upgrades is the one `karta crd` prints

@@ -349,6 +349,21 @@ gangOutput: {enabled: true, target: volcano, selector: "%s=%s"}
 		// The guarded informers may log the watch refused before the list.
 		f := failure{forbidden: fmt.Sprintf(`resource "%s" in API group "%s" at the cluster scope`, r.Resources[0], r.APIGroups[0])}
 		switch r.APIGroups[0] {
+		case "trainer.kubeflow.org":
+			// The runtimes are watched once a registered Karta references
+			// them: the TrainJob Karta that reads its runtime.
+			f.setup = func(t *testing.T) {
+				k := exampleObject(t, "examples/kartas/trainjob-runtime.yaml")
+				k.SetName(ns + "-" + k.GetName())
+				k.SetLabels(map[string]string{testLabel: ns})
+				_, err := kartas.Create(ctx, k, metav1.CreateOptions{})
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = kartas.Delete(context.Background(), k.GetName(), metav1.DeleteOptions{}) })
+			}
+			f.symptom = func(t *testing.T, p *controllerProcess) {
+				p.waitReady(t, "ok: leader")
+				p.waitStderr(t, "watch failing: "+r.Resources[0]+"."+r.APIGroups[0])
+			}
 		case "jobset.x-k8s.io":
 			f.setup, f.symptom = gang.deletePodGroup, noPodGroup
 		case "batch":

@@ -103,6 +103,14 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
 {{/*
+The kinds the built-in Kartas' references read, by API group (test/helm checks it against the built-ins),
+and the Trainer's runtimes, which a TrainJob names (examples/kartas/trainjob-runtime.yaml).
+*/}}
+{{- define "karta.referencedKinds" -}}
+trainer.kubeflow.org: [clustertrainingruntimes, trainingruntimes]
+{{- end }}
+
+{{/*
 The workload kinds of the built-in Kartas and the kinds between them and their pods (their child kinds,
 and ReplicaSets, Deployments, StatefulSets, Jobs), by API group: the gang output watches them (test/helm
 keeps the list equal to what the built-ins name). Kubernetes' own kinds are owners only: the gang output

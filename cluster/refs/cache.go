@@ -1,0 +1,299 @@
+package refs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kartalua/karta/internal/watchguard"
+	"github.com/kartalua/karta/interpreter"
+)
+
+// Options configure New. The zero value gives the defaults.
+type Options struct {
+	// Guard guards the informers' lists and watches (the process's other
+	// informers share one per API server); nil: a Guard without a probe.
+	Guard *watchguard.Guard
+	// Logger receives the Cache's log records (default: none).
+	Logger *slog.Logger
+}
+
+// Cache is an interpreter.Resolver backed by informers. Create it with
+// New, say which kinds to watch with Watch or WatchRegistry (before or
+// after Start) and start it with Start. It is safe for concurrent use.
+type Cache struct {
+	dyn    dynamic.Interface
+	mapper meta.RESTMapper
+	guard  *watchguard.Guard
+	log    *slog.Logger
+
+	// kinds are the watched kinds, read without a lock on the hot path
+	// (Resolve), replaced whole under mu.
+	kinds atomic.Pointer[map[schema.GroupVersionKind]*kindCache]
+
+	mu sync.Mutex
+	// ctx is Start's, nil before it: the informers run under it.
+	ctx context.Context
+
+	// handlers are told of every change of a referenced object; apart
+	// from mu, which Watch holds while it asks discovery.
+	handlersMu sync.Mutex
+	handlers   []func(schema.GroupVersionKind, *unstructured.Unstructured)
+}
+
+var _ interpreter.Resolver = (*Cache)(nil)
+
+// kindCache is one watched kind: its informer once started, or why it
+// cannot be watched.
+type kindCache struct {
+	gvk        schema.GroupVersionKind
+	gvr        schema.GroupVersionResource
+	namespaced bool
+	// unserved is set when the cluster does not serve the kind (or
+	// discovery failed): there is no informer.
+	unserved error
+	inf      cache.SharedIndexInformer
+	cancel   context.CancelFunc
+	// lastErr is the informer's last list or watch error (forbidden).
+	lastErr atomic.Pointer[error]
+}
+
+// New returns a Cache that reads with dyn and maps kinds to resources with
+// mapper.
+func New(dyn dynamic.Interface, mapper meta.RESTMapper, opts Options) (*Cache, error) {
+	if dyn == nil || mapper == nil {
+		return nil, errors.New("references cache: no dynamic client or REST mapper")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Guard == nil {
+		g, err := watchguard.New(watchguard.Options{Logger: opts.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("references cache: %w", err)
+		}
+		opts.Guard = g
+	}
+	c := &Cache{dyn: dyn, mapper: mapper, guard: opts.Guard, log: opts.Logger}
+	c.kinds.Store(&map[schema.GroupVersionKind]*kindCache{})
+	return c, nil
+}
+
+// OnChange registers f, called (from the informers' goroutines: keep it
+// short) with every referenced object that is added, changed or deleted
+// once its kind's first list is in.
+func (c *Cache) OnChange(f func(schema.GroupVersionKind, *unstructured.Unstructured)) {
+	c.handlersMu.Lock()
+	defer c.handlersMu.Unlock()
+	c.handlers = append(c.handlers, f)
+}
+
+// Start runs the informers of the watched kinds, and of those Watch adds
+// later, until ctx ends. It returns at once.
+func (c *Cache) Start(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ctx != nil {
+		return
+	}
+	c.ctx = ctx
+	for _, k := range *c.kinds.Load() {
+		c.run(k)
+	}
+}
+
+// WatchRegistry watches the kinds the registry's Kartas reference
+// (referencedKinds) and no others.
+func (c *Cache) WatchRegistry(reg *interpreter.Registry) {
+	c.Watch(referencedKinds(reg))
+}
+
+// referencedKinds are the kinds the references of the registry's Kartas
+// name, sorted (compiling the registry's lazy entries, as every live
+// consumer does to know its kinds).
+func referencedKinds(reg *interpreter.Registry) []schema.GroupVersionKind {
+	seen := map[schema.GroupVersionKind]bool{}
+	var out []schema.GroupVersionKind
+	for _, p := range reg.List() {
+		for _, r := range p.Karta().Spec.References {
+			if gvk := r.Kind.GVK(); !seen[gvk] {
+				seen[gvk] = true
+				out = append(out, gvk)
+			}
+		}
+	}
+	slices.SortFunc(out, compareGVK)
+	return out
+}
+
+func compareGVK(a, b schema.GroupVersionKind) int {
+	if c := cmpString(a.Group, b.Group); c != 0 {
+		return c
+	}
+	if c := cmpString(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	return cmpString(a.Version, b.Version)
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Watch makes kinds the watched kinds: the new ones are mapped to their
+// resources and their informers started (once Start has run), those no
+// longer given are stopped and their stores dropped. Mapping may ask
+// discovery: call it off a hook's path.
+func (c *Cache) Watch(kinds []schema.GroupVersionKind) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cur := *c.kinds.Load()
+	next := make(map[schema.GroupVersionKind]*kindCache, len(kinds))
+	for _, gvk := range kinds {
+		if k, ok := cur[gvk]; ok && k.unserved == nil {
+			next[gvk] = k
+			continue
+		}
+		k := c.mapKind(gvk) // an unserved kind is mapped again: its CRD may be installed now
+		next[gvk] = k
+		if c.ctx != nil {
+			c.run(k)
+		}
+	}
+	for gvk, k := range cur {
+		if _, ok := next[gvk]; !ok {
+			if k.cancel != nil {
+				k.cancel()
+			}
+			c.log.Info("references: no longer watching", "kind", gvk.String())
+		}
+	}
+	c.kinds.Store(&next)
+}
+
+// Kinds are the watched kinds, sorted.
+func (c *Cache) Kinds() []schema.GroupVersionKind {
+	m := *c.kinds.Load()
+	out := make([]schema.GroupVersionKind, 0, len(m))
+	for gvk := range m {
+		out = append(out, gvk)
+	}
+	slices.SortFunc(out, compareGVK)
+	return out
+}
+
+// mapKind maps gvk to its resource; a kind the cluster does not serve is
+// kept with the reason, so that Resolve says it.
+func (c *Cache) mapKind(gvk schema.GroupVersionKind) *kindCache {
+	k := &kindCache{gvk: gvk}
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if r, ok := c.mapper.(meta.ResettableRESTMapper); ok && meta.IsNoMatchError(err) {
+		// Discovery may predate the kind's CRD: ask it afresh once.
+		r.Reset()
+		m, err = c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	switch {
+	case meta.IsNoMatchError(err):
+		k.unserved = fmt.Errorf("the cluster does not serve %s", gvk)
+	case err != nil:
+		k.unserved = fmt.Errorf("discovering %s: %w", gvk, err)
+	default:
+		k.gvr, k.namespaced = m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace
+	}
+	if k.unserved != nil {
+		c.log.Warn("references: cannot watch a referenced kind", "kind", gvk.String(), "err", k.unserved)
+	}
+	return k
+}
+
+// run starts k's informer under c.ctx; c.mu is held.
+func (c *Cache) run(k *kindCache) {
+	if k.unserved != nil || k.inf != nil {
+		return
+	}
+	ri := c.dyn.Resource(k.gvr)
+	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return ri.Watch(ctx, o)
+		},
+	}, c.dyn)
+	k.inf = cache.NewSharedIndexInformerWithOptions(c.guard.ListWatch(k.gvr.GroupResource().String(), lw), &unstructured.Unstructured{},
+		cache.SharedIndexInformerOptions{
+			Indexers:          cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, controllerIndex: controllerUID},
+			ObjectDescription: k.gvr.String(),
+		})
+	// What a hook reads of an object is its content: no managed fields.
+	_ = k.inf.SetTransform(func(obj any) (any, error) {
+		if m, err := meta.Accessor(obj); err == nil {
+			m.SetManagedFields(nil)
+		}
+		return obj, nil
+	})
+	_ = k.inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		k.lastErr.Store(&err)
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	})
+	_, _ = k.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.changed(k, obj) },
+		UpdateFunc: func(_, obj any) { c.changed(k, obj) },
+		DeleteFunc: func(obj any) { c.changed(k, obj) },
+	})
+	var ctx context.Context
+	ctx, k.cancel = context.WithCancel(c.ctx)
+	go k.inf.RunWithContext(ctx)
+	c.log.Info("references: watching", "resource", k.gvr.GroupResource().String(), "kind", k.gvk.String())
+}
+
+// changed tells the handlers of a change of k's objects.
+func (c *Cache) changed(k *kindCache, obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	c.handlersMu.Lock()
+	handlers := c.handlers
+	c.handlersMu.Unlock()
+	for _, f := range handlers {
+		f(k.gvk, u)
+	}
+}
+
+// HasSynced reports whether every watched kind's first list is in, or
+// failed (forbidden, not served: its references are absent, with a
+// warning, and it does not hold the others back).
+func (c *Cache) HasSynced() bool {
+	for _, k := range *c.kinds.Load() {
+		if k.unserved == nil && (k.inf == nil || !k.inf.HasSynced()) && k.lastErr.Load() == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// WaitForSync waits until HasSynced, or ctx ends (false).
+func (c *Cache) WaitForSync(ctx context.Context) bool {
+	return cache.WaitForCacheSync(ctx.Done(), c.HasSynced)
+}
