@@ -3,6 +3,7 @@ package builtin_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,11 +15,13 @@ import (
 	"github.com/kartalua/karta/object"
 )
 
-// kaiSub is one subgroup with its minimum, by karta's name (KAI's names
-// differ by policy: docs/catalog.md, "Subgroup names").
+// kaiSub is one subgroup with its parent and minimum, by karta's name
+// (KAI's names differ by policy: docs/catalog.md, "Subgroup names"), and
+// the pods it holds when the case has pods.
 type kaiSub struct {
-	name string
-	min  int64
+	name, parent string
+	min          int64
+	pods         []string
 }
 
 // kaiGroup is one gang: its minimum and its subgroups.
@@ -27,10 +30,20 @@ type kaiGroup struct {
 	subs []kaiSub
 }
 
+// sub and leaf make a case's subgroups: a top-level one, and one under a
+// parent with the pods it holds.
+func sub(name string, min int64, pods ...string) kaiSub {
+	return kaiSub{name: name, min: min, pods: pods}
+}
+
+func leaf(name, parent string, min int64, pods ...string) kaiSub {
+	return kaiSub{name: name, parent: parent, min: min, pods: pods}
+}
+
 // TestKAIGrouperCases holds the built-ins' hierarchical gangs to the
 // expected values of KAI-Scheduler's own pod-grouper tests
-// (NVIDIA/KAI-Scheduler pkg/podgrouper/podgrouper/plugins/…, the test named
-// in each case), their inputs re-stated as realistic objects. Where karta
+// (kai-scheduler/KAI-Scheduler, formerly NVIDIA/KAI-Scheduler,
+// pkg/podgrouper/podgrouper/plugins/…, the test named in each case), their inputs re-stated as realistic objects. Where karta
 // answers otherwise, karta's answer is given with the reason, which
 // docs/catalog.md states as KAI's policy.
 func TestKAIGrouperCases(t *testing.T) {
@@ -47,20 +60,20 @@ func TestKAIGrouperCases(t *testing.T) {
 			name: "PyTorchJob master 2, workers 4", builtin: "pytorchjob",
 			kaiTest: "kubeflow/pytorch/pytorch_grouper_test.go TestGetPodGroupMetadata_OnlyReplicas, _SubGroups_MasterAndWorker",
 			object:  pytorchJob(""),
-			kai:     []kaiGroup{{6, []kaiSub{{"master", 2}, {"worker", 4}}}},
+			kai:     []kaiGroup{{6, []kaiSub{sub("master", 2), sub("worker", 4)}}},
 		},
 		{
 			name: "PyTorchJob with schedulingPolicy.minAvailable 5", builtin: "pytorchjob",
 			kaiTest: "kubeflow/pytorch/pytorch_grouper_test.go TestGetPodGroupMetadata_OnlyMinAvailable (buildSubGroups: worker = minAvailable - master)",
 			object:  pytorchJob("  runPolicy: {schedulingPolicy: {minAvailable: 5}}\n"),
-			kai:     []kaiGroup{{5, []kaiSub{{"master", 2}, {"worker", 3}}}},
+			kai:     []kaiGroup{{5, []kaiSub{sub("master", 2), sub("worker", 3)}}},
 		},
 		{
 			name: "PyTorchJob with elasticPolicy.minReplicas 3", builtin: "pytorchjob",
 			kaiTest: "kubeflow/pytorch/pytorch_grouper_test.go TestGetPodGroupMetadata_OnlyMinReplicas",
 			object:  pytorchJob("  elasticPolicy: {minReplicas: 3, maxReplicas: 4}\n"),
-			kai:     []kaiGroup{{3, []kaiSub{{"master", 2}, {"worker", 1}}}},
-			karta:   []kaiGroup{{5, []kaiSub{{"master", 2}, {"worker", 3}}}},
+			kai:     []kaiGroup{{3, []kaiSub{sub("master", 2), sub("worker", 1)}}},
+			karta:   []kaiGroup{{5, []kaiSub{sub("master", 2), sub("worker", 3)}}},
 			policy: "KAI takes elasticPolicy.minReplicas as the whole job's minimum; the training operator's elastic " +
 				"policy bounds the workers, so karta counts the masters plus minReplicas workers",
 		},
@@ -68,44 +81,81 @@ func TestKAIGrouperCases(t *testing.T) {
 			name: "RayCluster: head and two worker groups by minReplicas", builtin: "raycluster",
 			kaiTest: "ray/ray_grouper_test.go (MinAvailable: 1 (head) + 2 (group0 minReplicas) + 1 (group1 minReplicas) = 4)",
 			object:  rayCluster(1, 1),
-			kai:     []kaiGroup{{4, []kaiSub{{"head", 1}, {"worker-group0", 2}, {"worker-group1", 1}}}},
+			kai:     []kaiGroup{{4, []kaiSub{sub("head", 1), sub("worker-group0", 2), sub("worker-group1", 1)}}},
 		},
 		{
 			name: "RayCluster: numOfHosts multiplies a group's minimum", builtin: "raycluster",
 			kaiTest: "ray/ray_grouper_test.go (numOfHosts 2 and 3: MinAvailable 8)",
 			object:  rayCluster(2, 3),
-			kai:     []kaiGroup{{8, []kaiSub{{"head", 1}, {"worker-group0", 4}, {"worker-group1", 3}}}},
+			kai:     []kaiGroup{{8, []kaiSub{sub("head", 1), sub("worker-group0", 4), sub("worker-group1", 3)}}},
 		},
 		{
 			name: "LeaderWorkerSet of size 3, LeaderCreated", builtin: "leaderworkerset",
 			kaiTest: "leaderworkerset/lws_grouper_test.go TestGetPodGroupMetadata_LeaderCreated",
 			object:  lws("LeaderCreated"), pods: lwsLeader,
-			kai: []kaiGroup{{3, []kaiSub{{"leader", 1}, {"worker", 2}}}},
+			kai: []kaiGroup{{3, []kaiSub{sub("leader", 1, "default/lws-test-0"), sub("worker", 2)}}},
 		},
 		{
 			name: "LeaderWorkerSet of size 3, LeaderReady, leader not yet scheduled", builtin: "leaderworkerset",
 			kaiTest: "leaderworkerset/lws_grouper_test.go TestGetPodGroupMetadata_LeaderReady_LeaderPod",
 			object:  lws("LeaderReady"), pods: lwsLeader,
-			kai:    []kaiGroup{{1, []kaiSub{{"leader", 1}}}},
-			karta:  []kaiGroup{{1, []kaiSub{{"leader", 1}, {"worker", 0}}}},
+			kai:    []kaiGroup{{1, []kaiSub{sub("leader", 1, "default/lws-test-0")}}},
+			karta:  []kaiGroup{{1, []kaiSub{sub("leader", 1, "default/lws-test-0"), sub("worker", 0)}}},
 			policy: "KAI leaves out the workers' subgroup while the leader is unscheduled; karta keeps it with minimum 0",
 		},
+		// KAI's JobSet grouper (kai-scheduler/KAI-Scheduler, the
+		// hierarchical one) states its root and parents as minSubGroup:
+		// every replicated job (1 under InOrder), every replica; its leaves
+		// as minAvailable, the Job's parallelism. In pods, which is how
+		// karta states every level, that is each leaf's pods and their sums.
 		{
-			name: "JobSet AnyOrder: one gang of every replicated job", builtin: "jobset",
-			kaiTest: "jobset/jobset_grouper_test.go (AnyOrder: getJobSetMinAvailable, Σ replicas × min(parallelism, completions))",
-			object:  jobSet("AnyOrder"),
-			kai:     []kaiGroup{{9, nil}},
-			karta:   []kaiGroup{{9, []kaiSub{{"replicatedjob-driver", 1}, {"replicatedjob-workers", 8}}}},
-			policy:  "the same minimum; karta adds a subgroup per replicated job, which KAI's JobSet grouper does not make",
+			name: "JobSet, one replicated job of 3 replicas", builtin: "jobset",
+			kaiTest: "jobset/jobset_grouper_test.go TestSingleReplicatedJobMultipleReplicas (parent minSubGroup 3, leaves minAvailable 4)",
+			object:  jobSet("", rj{"worker", 3, 4, 0}),
+			pods:    jobSetPod("worker", 2),
+			kai: []kaiGroup{{12, []kaiSub{sub("replicatedjob-worker", 12), leaf("replicatedjob-worker-replica-0", "replicatedjob-worker", 4),
+				leaf("replicatedjob-worker-replica-1", "replicatedjob-worker", 4),
+				leaf("replicatedjob-worker-replica-2", "replicatedjob-worker", 4, "default/js-worker-2-0")}}},
 		},
 		{
-			name: "JobSet InOrder", builtin: "jobset",
-			kaiTest: "jobset/jobset_grouper_test.go (InOrder: a PodGroup per replicated job, getReplicatedJobMinAvailable)",
-			object:  jobSet("InOrder"),
-			kai:     []kaiGroup{{1, nil}, {8, nil}},
-			karta:   []kaiGroup{{1, []kaiSub{{"replicatedjob-driver", 1}, {"replicatedjob-workers", 0}}}},
-			policy: "KAI makes a PodGroup per replicated job; karta one gang whose minimum is the first replicated job " +
-				"(the controller creates the next only once it is ready) and whose later subgroups ask for none",
+			name: "JobSet, replicas default to 1", builtin: "jobset",
+			kaiTest: "jobset/jobset_grouper_test.go TestReplicasDefaultsToOne (parent minSubGroup 1)",
+			object:  jobSet("", rj{"worker", -1, 2, 0}),
+			kai:     []kaiGroup{{2, []kaiSub{sub("replicatedjob-worker", 2), leaf("replicatedjob-worker-replica-0", "replicatedjob-worker", 2)}}},
+		},
+		{
+			name: "JobSet AnyOrder: leader and workers, a pod in its Job's leaf", builtin: "jobset",
+			kaiTest: "jobset/jobset_grouper_test.go TestMultipleReplicatedJobsAnyOrder (root minSubGroup 2), TestPodRoutingFindsCorrectLeaf",
+			object:  jobSet("AnyOrder", rj{"leader", 1, 1, 0}, rj{"worker", 2, 4, 0}),
+			pods:    jobSetPod("worker", 1),
+			kai: []kaiGroup{{9, []kaiSub{sub("replicatedjob-leader", 1), leaf("replicatedjob-leader-replica-0", "replicatedjob-leader", 1),
+				sub("replicatedjob-worker", 8), leaf("replicatedjob-worker-replica-0", "replicatedjob-worker", 4),
+				leaf("replicatedjob-worker-replica-1", "replicatedjob-worker", 4, "default/js-worker-1-0")}}},
+		},
+		{
+			name: "JobSet InOrder: the first replicated job", builtin: "jobset",
+			kaiTest: "jobset/jobset_grouper_test.go TestStartupPolicyInOrderRootMinSubGroup (root minSubGroup 1)",
+			object:  jobSet("InOrder", rj{"leader", 1, 1, 0}, rj{"worker", 2, 4, 0}),
+			kai: []kaiGroup{{1, []kaiSub{sub("replicatedjob-leader", 1), leaf("replicatedjob-leader-replica-0", "replicatedjob-leader", 1),
+				sub("replicatedjob-worker", 8), leaf("replicatedjob-worker-replica-0", "replicatedjob-worker", 4),
+				leaf("replicatedjob-worker-replica-1", "replicatedjob-worker", 4)}}},
+			karta: []kaiGroup{{1, []kaiSub{sub("replicatedjob-leader", 1), leaf("replicatedjob-leader-replica-0", "replicatedjob-leader", 1),
+				sub("replicatedjob-worker", 0), leaf("replicatedjob-worker-replica-0", "replicatedjob-worker", 0),
+				leaf("replicatedjob-worker-replica-1", "replicatedjob-worker", 0)}}},
+			policy: "KAI's minSubGroup 1 lets the first replicated job start alone while the workers' subgroup keeps its " +
+				"minimum for when it starts; karta states the group's minimum as the first replicated job's pods, taken " +
+				"from the last subgroups first, so the later ones ask for none (the controller creates them once it is ready)",
+		},
+		{
+			name: "JobSet, completions below parallelism", builtin: "jobset",
+			kaiTest: "jobset/jobset_grouper_test.go singleReplicaSubGroupMinMember (a leaf's minAvailable is parallelism)",
+			object:  jobSet("AnyOrder", rj{"worker", 2, 4, 2}),
+			kai: []kaiGroup{{8, []kaiSub{sub("replicatedjob-worker", 8), leaf("replicatedjob-worker-replica-0", "replicatedjob-worker", 4),
+				leaf("replicatedjob-worker-replica-1", "replicatedjob-worker", 4)}}},
+			karta: []kaiGroup{{4, []kaiSub{sub("replicatedjob-worker", 4), leaf("replicatedjob-worker-replica-0", "replicatedjob-worker", 2),
+				leaf("replicatedjob-worker-replica-1", "replicatedjob-worker", 2)}}},
+			policy: "the Job controller runs at most min(parallelism, completions) pods of a Job at once, as Kueue counts " +
+				"them; KAI's leaf asks for parallelism, which such a Job never runs",
 		},
 	}
 	ctx := context.Background()
@@ -127,7 +177,11 @@ func TestKAIGrouperCases(t *testing.T) {
 			for _, g := range res.Groups {
 				kg := kaiGroup{min: g.MinMember}
 				for _, s := range g.SubGroups {
-					kg.subs = append(kg.subs, kaiSub{s.Name, s.MinMember})
+					ks := kaiSub{name: s.Name, parent: s.Parent, min: s.MinMember}
+					if len(s.Pods) > 0 {
+						ks.pods = s.Pods
+					}
+					kg.subs = append(kg.subs, ks)
 				}
 				got = append(got, kg)
 			}
@@ -239,34 +293,55 @@ spec:
   containers: [{name: vllm, image: vllm/vllm-openai:v0.8.5}]
 `
 
-// jobSet is a driver (1 Job of 1 pod) and workers (2 Jobs of parallelism
-// 4), as KAI's tests sum replicas × min(parallelism, completions).
-func jobSet(order string) string {
-	return `apiVersion: jobset.x-k8s.io/v1alpha2
-kind: JobSet
-metadata: {name: js, namespace: default, uid: u}
+// rj is one replicated job of a test JobSet: replicas (-1 leaves the
+// field out, for the CRD default), parallelism and completions (0 leaves
+// it out).
+type rj struct {
+	name                               string
+	replicas, parallelism, completions int
+}
+
+// jobSet is KAI's test JobSet with the startup policy order (none when
+// empty) and the replicated jobs, as realistic objects.
+func jobSet(order string, jobs ...rj) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js, namespace: default, uid: u}\nspec:\n")
+	if order != "" {
+		b.WriteString("  startupPolicy: {startupPolicyOrder: " + order + "}\n")
+	}
+	b.WriteString("  replicatedJobs:\n")
+	for _, j := range jobs {
+		b.WriteString("  - name: " + j.name + "\n")
+		if j.replicas >= 0 {
+			b.WriteString("    replicas: " + itoa(j.replicas) + "\n")
+		}
+		b.WriteString("    template:\n      spec:\n        parallelism: " + itoa(j.parallelism) + "\n")
+		if j.completions > 0 {
+			b.WriteString("        completions: " + itoa(j.completions) + "\n")
+		}
+		b.WriteString("        template:\n          spec:\n            restartPolicy: Never\n" +
+			"            containers: [{name: " + j.name + ", image: python:3.12-slim}]\n")
+	}
+	return b.String()
+}
+
+// jobSetPod is the first pod of Job index of replicated job name, as the
+// JobSet and Job controllers label it.
+func jobSetPod(name string, index int) string {
+	job := "js-" + name + "-" + itoa(index)
+	return `apiVersion: v1
+kind: Pod
+metadata:
+  name: ` + job + `-0
+  namespace: default
+  labels:
+    jobset.sigs.k8s.io/jobset-name: js
+    jobset.sigs.k8s.io/replicatedjob-name: ` + name + `
+    jobset.sigs.k8s.io/job-index: "` + itoa(index) + `"
+    batch.kubernetes.io/job-name: ` + job + `
+    batch.kubernetes.io/job-completion-index: "0"
 spec:
-  startupPolicy: {startupPolicyOrder: ` + order + `}
-  replicatedJobs:
-  - name: driver
-    replicas: 1
-    template:
-      spec:
-        parallelism: 1
-        completions: 1
-        template:
-          spec:
-            restartPolicy: Never
-            containers: [{name: driver, image: python:3.12-slim}]
-  - name: workers
-    replicas: 2
-    template:
-      spec:
-        parallelism: 4
-        completions: 4
-        template:
-          spec:
-            restartPolicy: Never
-            containers: [{name: worker, image: python:3.12-slim}]
+  restartPolicy: Never
+  containers: [{name: ` + name + `, image: python:3.12-slim}]
 `
 }
