@@ -90,6 +90,13 @@ func TestKAIGrouperCases(t *testing.T) {
 			kai:     []kaiGroup{{8, []kaiSub{sub("head", 1), sub("worker-group0", 4), sub("worker-group1", 3)}}},
 		},
 		{
+			name: "RayService: its cluster's head and worker groups, from rayClusterConfig", builtin: "rayservice",
+			kaiTest: "ray/ray_grouper_test.go TestGetPodGroupMetadata_RayService (the active cluster's MinAvailable 1 + 2 + 1 = 4)",
+			object:  rayService(), pods: rayServiceHead,
+			kai: []kaiGroup{{4, []kaiSub{sub("head", 1, "default/test-service-x7k2q-head"), sub("worker-group0", 2),
+				sub("worker-group1", 1)}}},
+		},
+		{
 			name: "LeaderWorkerSet of size 3, LeaderCreated", builtin: "leaderworkerset",
 			kaiTest: "leaderworkerset/lws_grouper_test.go TestGetPodGroupMetadata_LeaderCreated",
 			object:  lws("LeaderCreated"), pods: lwsLeader,
@@ -260,6 +267,36 @@ spec:
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// rayService is KAI's test RayService: its active cluster is KAI's test
+// cluster, which a RayService states in spec.rayClusterConfig.
+func rayService() string {
+	cluster := rayCluster(1, 1)
+	spec := cluster[strings.Index(cluster, "spec:\n")+len("spec:\n"):]
+	return `apiVersion: ray.io/v1
+kind: RayService
+metadata: {name: test-service, namespace: default, uid: u}
+spec:
+  serveConfigV2: |
+    applications: [{name: app, import_path: app:build}]
+  rayClusterConfig:
+` + "  " + strings.ReplaceAll(strings.TrimSuffix(spec, "\n"), "\n", "\n  ") + "\n"
+}
+
+// rayServiceHead is the head pod of the service's cluster, as KubeRay
+// labels it.
+const rayServiceHead = `apiVersion: v1
+kind: Pod
+metadata:
+  name: test-service-x7k2q-head
+  namespace: default
+  labels:
+    ray.io/cluster: test-service-x7k2q
+    ray.io/node-type: head
+    ray.io/group: headgroup
+spec:
+  containers: [{name: ray-head, image: rayproject/ray:2.41.0}]
+`
 
 // lws is KAI's test LeaderWorkerSet: one group of size 3.
 func lws(startup string) string {
