@@ -15,12 +15,11 @@ import (
 // what Volcano's job controller writes in the job's PodGroup
 // (volcano-sh/volcano pkg/controllers/job/job_controller_actions.go
 // createOrUpdatePodGroup, getMinTaskMember): minMember the job's
-// minAvailable, minTaskMember per task its minAvailable, else its
-// partitionPolicy's minPartitions × partitionSize, else its replicas. The
-// partition cases restate job_controller_actions_test.go
-// TestCreatePodGroupIfNotExistFunc ("CreatePodGroup success Case", "… with
-// MinPartitions") as objects; minMember there is the job's, which the
-// webhook defaults to the tasks' sum when it is unset.
+// minAvailable, which the webhook defaults to the tasks' sum
+// (mutate_job.go patchDefaultMinAvailable), and minTaskMember per task its
+// minAvailable, else its replicas. (Volcano v1.14's partitionPolicy, which
+// job_controller_actions_test.go's partition cases exercise, is not in the
+// v1.12.1 API the built-in reads.)
 func TestVolcanoJobControllerCases(t *testing.T) {
 	cases := []struct {
 		name, jobMin, task string
@@ -28,12 +27,8 @@ func TestVolcanoJobControllerCases(t *testing.T) {
 		min   int64
 		tasks map[string]int64
 	}{
-		{name: "a partition policy without minPartitions: the replicas", task: "    partitionPolicy: {totalPartitions: 2, partitionSize: 3}\n",
-			min: 6, tasks: map[string]int64{"task-task1": 6}},
-		{name: "minPartitions × partitionSize", task: "    partitionPolicy: {totalPartitions: 2, partitionSize: 3, minPartitions: 1}\n",
-			min: 3, tasks: map[string]int64{"task-task1": 3}},
-		{name: "the task's minAvailable first", task: "    minAvailable: 4\n    partitionPolicy: {totalPartitions: 2, partitionSize: 3, minPartitions: 1}\n",
-			min: 4, tasks: map[string]int64{"task-task1": 4}},
+		{name: "no minimums: the replicas", min: 6, tasks: map[string]int64{"task-task1": 6}},
+		{name: "the task's minAvailable", task: "    minAvailable: 4\n", min: 4, tasks: map[string]int64{"task-task1": 4}},
 		{name: "the job's minAvailable above the tasks' sum", jobMin: "  minAvailable: 5\n", task: "    minAvailable: 2\n",
 			min: 5, tasks: map[string]int64{"task-task1": 2}},
 	}
