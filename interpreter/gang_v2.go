@@ -48,6 +48,8 @@ type gangSub struct {
 	// count on the object, the replica index on a pod); nil without.
 	repCount *jqProgram
 	repKey   *podExpr
+	// countField names repCount in errors.
+	countField string
 }
 
 // maxReplicaLeaves bounds the per-replica leaves of one call, as jq's
@@ -104,6 +106,7 @@ func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
 		}
 		sub := &gangSub{comp: gc, topology: sg.Topology, index: i, parent: -1, perInstance: sg.PerInstance}
 		if r := sg.PerReplica; r != nil {
+			sub.countField = field + ".perReplica.countPath"
 			if sub.repCount, err = g.m.exprs.compile(r.CountPath); err != nil {
 				return nil, fmt.Errorf("%s.perReplica.countPath: %w", field, err)
 			}
@@ -160,7 +163,18 @@ func descends(c, a *compModel) bool {
 // under the slot of its nearest entry that has one; a parent entry is
 // never per instance nor per replica, so that is its entry's one slot.
 func (v2 *gangV2) layout(o *gangObject) []v2Slot {
-	slots := make([]v2Slot, 0, len(v2.subs))
+	n := 0
+	for _, s := range v2.subs {
+		k := 1
+		if s.perInstance {
+			k = len(o.insts[s.comp.cm.index])
+		}
+		n += k
+		for _, c := range o.reps[s.index] {
+			n += int(c)
+		}
+	}
+	slots := make([]v2Slot, 0, n)
 	var room [8]int
 	slotOf := append(room[:0], make([]int, len(v2.subs))...)
 	for i, s := range v2.subs {
@@ -222,7 +236,7 @@ func (v2 *gangV2) readReplicas(ctx context.Context, ev evaluator, o *gangObject,
 		if s.repCount == nil {
 			continue
 		}
-		field := fmt.Sprintf("podGroup.subGroups[%d].perReplica.countPath", s.index)
+		field := s.countField
 		outs, err := ev.all(ctx, s.repCount, in)
 		if err != nil {
 			return &GangObjectError{Field: field, Err: err}
@@ -260,14 +274,43 @@ func (v2 *gangV2) readReplicas(ctx context.Context, ev evaluator, o *gangObject,
 // slotName is a subgroup's name: the entry's component, with -<id> for one
 // instance of a per-instance entry, and -replica-<index> for a leaf.
 func (o *gangObject) slotName(s v2Slot) string {
-	name := s.sub.comp.name()
+	if s.inst < 0 && s.rep < 0 {
+		return s.sub.comp.name()
+	}
+	return string(o.appendSlotName(nil, s))
+}
+
+// appendSlotName appends slot s's name to buf.
+func (o *gangObject) appendSlotName(buf []byte, s v2Slot) []byte {
+	buf = append(buf, s.sub.comp.name()...)
 	if s.inst >= 0 {
-		name += "-" + o.insts[s.sub.comp.cm.index][s.inst].id
+		buf = append(append(buf, '-'), o.insts[s.sub.comp.cm.index][s.inst].id...)
 	}
 	if s.rep >= 0 {
-		name += "-replica-" + strconv.Itoa(s.rep)
+		buf = strconv.AppendInt(append(buf, "-replica-"...), int64(s.rep), 10)
 	}
-	return name
+	return buf
+}
+
+// slotNames names every slot of the call, the names cut from one string
+// so that a JobSet's many leaves cost one allocation, not one each.
+func (o *gangObject) slotNames(slots []v2Slot) []string {
+	names := make([]string, len(slots))
+	var endRoom [32]int
+	var bufRoom [512]byte
+	ends, buf := endRoom[:0], bufRoom[:0]
+	if len(slots) > len(endRoom) {
+		ends = make([]int, 0, len(slots))
+	}
+	for _, sl := range slots {
+		buf = o.appendSlotName(buf, sl)
+		ends = append(ends, len(buf))
+	}
+	all, start := string(buf), 0
+	for k, end := range ends {
+		names[k], start = all[start:end], end
+	}
+	return names
 }
 
 // routeV2 names a placed pod's v2 group and finds its subgroup: the group
@@ -413,10 +456,7 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 		names = names[:len(names)+c]
 		return out
 	}
-	slotNames := make([]string, ns)
-	for k, sl := range ga.slots {
-		slotNames[k] = o.slotName(sl)
-	}
+	slotNames := o.slotNames(ga.slots)
 	subs := make([]SubGroup, n*ns)
 	mins := make([]int64, n*ns)
 	tops := make([]int64, n)
