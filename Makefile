@@ -48,7 +48,10 @@ test: fmt-check vet
 ## cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok fake nodes)
 ## that hack/testenv.sh starts and always stops. The first run builds the
 ## binaries into ~/.cache/karta-testenv (minutes; KARTA_TESTENV_CACHE moves it);
-## later runs start in seconds.
+## later runs start in seconds. It also runs karta studio's end-to-end test in
+## headless Chromium (cmd/karta TestStudioBrowser; its screenshots go to
+## bin/test-artifacts/studio), which fails under CI when Chromium is missing
+## (.ci/run installs Debian's chromium).
 test-integration:
 	@trap 'hack/testenv.sh stop' EXIT; trap 'exit 130' INT TERM; \
 	hack/testenv.sh start && eval "$$(hack/testenv.sh env)" && \
@@ -95,7 +98,7 @@ bench:
 ## golden: regenerate the examples' golden outputs (and the gang schedulers' objects for them,
 ## podgroups/testdata/golden); review the diff before committing.
 golden:
-	$(GO) test ./builtin -run TestExamples -update
+	$(GO) test ./builtin -run 'TestExamples|TestPeerCasesInCatalog' -update
 	$(GO) test ./podgroups -run TestExamples -update
 
 ## generate: DeepCopy methods and the CRD from the Go types (controller-gen), the chart's copy

@@ -102,7 +102,7 @@ func ExportProgram(p *interpreter.Program) (*Export, error) {
 		return nil, fmt.Errorf("argo export: %w", interpreter.ErrNoProgram)
 	}
 	e := luaexport.New(p, "Argo CD")
-	for _, o := range e.In.Overrides() {
+	for _, o := range e.In.Scripts() {
 		for _, g := range o.Globals {
 			// The export translates the Karta's paths: a hook written in
 			// Lua is not carried, and exporting without it would give
@@ -231,7 +231,7 @@ func suspendActions(e *luaexport.Exporter, ex *Export) error {
 		for i := range actions {
 			a := &actions[i]
 			where := fmt.Sprintf("suspendDefinition.%s[%d].path", field, i)
-			an, err := e.In.Analysis(a.Path)
+			an, err := e.Analysis(a.Path)
 			if err != nil {
 				return nil, e.Fail(where, a.Path, err)
 			}

@@ -26,13 +26,7 @@ func queueProxies(t *testing.T, name string, obj *unstructured.Unstructured) []a
 	require.NoError(t, err)
 	var out []any
 	for _, it := range specs.Items {
-		var containers []any
-		switch {
-		case it.PodTemplateSpec != nil:
-			containers, _, _ = unstructured.NestedSlice(it.PodTemplateSpec, "spec", "containers")
-		case it.Fragmented != nil:
-			containers = it.Fragmented.Containers
-		}
+		containers := itemContainers(it)
 		var requests any
 		for i, c := range containers {
 			c, _ := c.(map[string]any)

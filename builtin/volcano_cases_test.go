@@ -6,9 +6,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/object"
 )
 
 // TestVolcanoJobControllerCases holds the volcano-job built-in's gang to
@@ -39,7 +41,7 @@ func TestVolcanoJobControllerCases(t *testing.T) {
 	require.NoError(t, err)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			obj := decodeOne(t, `apiVersion: batch.volcano.sh/v1alpha1
+			docs, err := object.Decode([]byte(`apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
 metadata: {name: job1, namespace: default, uid: u}
 spec:
@@ -50,7 +52,10 @@ spec:
 `+tc.task+`    template:
       spec:
         containers: [{name: c, image: busybox:1.36}]
-`)
+`), "job.yaml")
+			require.NoError(t, err)
+			require.Len(t, docs, 1)
+			obj := &unstructured.Unstructured{Object: docs[0].Object}
 			res, err := p.GetGangGroups(context.Background(), obj, nil)
 			require.NoError(t, err)
 			require.Len(t, res.Groups, 1)

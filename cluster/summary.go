@@ -185,7 +185,7 @@ func ownPods(ctx context.Context, p *interpreter.Program, obj *unstructured.Unst
 	}
 	var mine []*unstructured.Unstructured
 	for _, pod := range pods {
-		if !placed[podKey(pod)] {
+		if !placed[interpreter.PodKey(pod.Object)] {
 			continue
 		}
 		ok, err := own.owns(ctx, pod, obj.GetUID())
@@ -202,11 +202,6 @@ func ownPods(ctx context.Context, p *interpreter.Program, obj *unstructured.Unst
 // isPod reports a workload object that is a Pod itself.
 func isPod(obj *unstructured.Unstructured) bool {
 	return obj.GetAPIVersion() == "v1" && obj.GetKind() == "Pod"
-}
-
-// podKey is how hook results name a pod: namespace/name.
-func podKey(pod *unstructured.Unstructured) string {
-	return pod.GetNamespace() + "/" + pod.GetName()
 }
 
 // oneLine keeps an error on one line: a Lua error may quote several.

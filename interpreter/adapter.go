@@ -5,95 +5,95 @@ import (
 	"fmt"
 
 	lua "github.com/yuin/gopher-lua"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kartalua/karta/internal/jqexpr"
-	"github.com/kartalua/karta/internal/programapi"
 	"github.com/kartalua/karta/karta"
 )
 
-// What karta's adapters (package karmada) need of a Program beyond the
-// public API, through internal/programapi: see that package.
-func init() {
-	programapi.Of = func(p any) programapi.Program { return adapterView{p.(*Program)} }
+// What an adapter needs of a Program beyond its hooks, to answer another
+// runtime's operations for the Karta in that runtime's convention
+// (package karmada) or to export it (internal/luaexport): the model's
+// shape (Shape, shape.go), the checked form it was compiled from
+// (Checked), its script chunks (Scripts), a pooled state to run its own
+// algorithm on under the Program's limits (WithState), and the one
+// revision Karmada asks for (ReviseReplica). They are the Program's public
+// API: an adapter reaches nothing else of it.
+
+// ArgoHealth reports whether a script is an Argo CD health script (which
+// answers InterpretStatus, and Overridden(HookInterpretHealth) with it).
+func (p *Program) ArgoHealth() bool { return p.argo != nil }
+
+// Checked is the checked Karta the Program was compiled from; callers must
+// not change it.
+func (p *Program) Checked() *karta.Checked { return p.model.exprs.checked }
+
+// Scripts are the Program's script chunks, in load order.
+func (p *Program) Scripts() []ScriptChunk {
+	out := make([]ScriptChunk, len(p.overrides))
+	for i, o := range p.overrides {
+		out[i] = ScriptChunk{Chunk: o.chunk, Source: o.source, Globals: o.globals, Argo: o.argo}
+	}
+	return out
 }
 
-// adapterView is a Program seen by an adapter.
-type adapterView struct{ p *Program }
+// Shape is the component model's shape, built once (adapters ask for it on
+// every request); callers must not change it.
+func (p *Program) Shape() *Shape {
+	am := &p.adapterModel
+	am.once.Do(func() { am.m = p.describeModel() })
+	return am.m
+}
 
-var _ programapi.Program = adapterView{}
-
-func (a adapterView) Name() string { return a.p.name }
-
-func (a adapterView) GVK() schema.GroupVersionKind { return a.p.gvk }
-
-func (a adapterView) Karta() *karta.Karta { return a.p.karta }
-
-func (a adapterView) Overridden(hook string) bool { return a.p.overridden[Hook(hook)] }
-
-func (a adapterView) ArgoHealth() bool { return a.p.argo != nil }
-
-func (a adapterView) WithState(ctx context.Context, hook string, f func(ctx context.Context, s programapi.State) error) error {
-	return a.p.withState(ctx, Hook(hook), func(ctx context.Context, sd *stateData) error {
-		return f(ctx, adapterState{sd})
+// WithState runs f on a pooled state as hook, under the Program's limits
+// (the deadline measured from here). A failure comes back as the Program's
+// hooks report theirs: a *luaapi.LimitError or a *HookError naming the
+// Karta and the hook; an error f returns that already is a HookError is
+// kept as it is.
+func (p *Program) WithState(ctx context.Context, hook Hook, f func(ctx context.Context, s *PooledState) error) error {
+	return p.withState(ctx, hook, func(ctx context.Context, sd *stateData) error {
+		return f(ctx, &PooledState{sd})
 	})
 }
 
-func (a adapterView) ReviseReplica(ctx context.Context, obj map[string]any, n int64) (map[string]any, error) {
-	res, err := a.p.runGo(ctx, HookReviseReplica, func(ctx context.Context, _ evaluator) (any, error) {
-		revised, _, err := a.p.model.reviseReplica(ctx, obj, n)
+// ReviseReplica writes n through the replicasPath of the component whose
+// replicas the workload scales by (Shape's ReplicaComponent: the root's,
+// else the only pod-bearing component's), leaving the rest of obj
+// untouched. It is Karmada's ReviseReplica; scripts do not change it.
+func (p *Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, n int64) (*unstructured.Unstructured, error) {
+	res, err := p.runGo(ctx, HookReviseReplica, func(ctx context.Context, _ evaluator) (any, error) {
+		revised, _, err := p.model.reviseReplica(ctx, obj.Object, n)
 		return revised, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return res.(map[string]any), nil
+	return &unstructured.Unstructured{Object: res.(map[string]any)}, nil
 }
 
-func (a adapterView) Analysis(expr string) (*jqexpr.Analysis, error) {
-	return a.p.model.exprs.analysis(expr)
-}
-
-func (a adapterView) Overrides() []programapi.Override {
-	out := make([]programapi.Override, len(a.p.overrides))
-	for i, o := range a.p.overrides {
-		out[i] = programapi.Override{Chunk: o.chunk, Source: o.source, Globals: o.globals, Argo: o.argo}
-	}
-	return out
-}
-
-// Model describes the component model's shape, built once: adapters ask
-// for it on every request.
-func (a adapterView) Model() *programapi.Model {
-	am := &a.p.adapterModel
-	am.once.Do(func() { am.m = a.p.describeModel() })
-	return am.m
-}
-
-func (p *Program) describeModel() *programapi.Model {
+func (p *Program) describeModel() *Shape {
 	m := p.model
-	out := &programapi.Model{MaxReplicas: maxReplicas}
-	byModel := map[*compModel]*programapi.Component{}
+	out := &Shape{MaxReplicas: maxReplicas}
+	byModel := map[*compModel]*ComponentShape{}
 	for _, c := range m.comps {
-		d := &programapi.Component{Name: c.c.Name, Index: c.index, InstanceIDPath: c.c.InstanceIDPath, Style: c.style}
+		d := &ComponentShape{Name: c.c.Name, Index: c.index, InstanceIDPath: c.c.InstanceIDPath, Style: c.style}
 		if c.replicas != nil {
 			d.ReplicasPath = c.replicas.expr
 		}
 		if c.spec != nil {
-			d.Spec = &programapi.Path{Field: c.spec.field, Expr: c.spec.expr}
+			d.Spec = &ShapePath{Field: c.spec.field, Expr: c.spec.expr}
 		}
 		if c.meta != nil {
-			d.Metadata = &programapi.Path{Field: c.meta.field, Expr: c.meta.expr}
+			d.Metadata = &ShapePath{Field: c.meta.field, Expr: c.meta.expr}
 		}
 		for _, f := range c.fragments {
-			d.Fragments = append(d.Fragments, programapi.Fragment{Key: f.key, Path: programapi.Path{Field: f.p.field, Expr: f.p.expr}})
+			d.Fragments = append(d.Fragments, ShapeFragment{Key: f.key, ShapePath: ShapePath{Field: f.p.field, Expr: f.p.expr}})
 		}
 		for _, n := range c.nodes {
 			at := make([]string, len(n.at))
 			for i, k := range n.at {
 				at[i] = k.(string) // view paths of a fragmented definition are keys only
 			}
-			d.Nodes = append(d.Nodes, programapi.ViewNode{At: at, Key: c.keyOf(n.p), Containers: n.containers})
+			d.Nodes = append(d.Nodes, ShapeNode{At: at, Key: c.keyOf(n.p), Containers: n.containers})
 		}
 		if c.parent != nil {
 			d.Parent = byModel[c.parent]
@@ -107,21 +107,31 @@ func (p *Program) describeModel() *programapi.Model {
 	return out
 }
 
-// adapterState is a pooled state held by an adapter's WithState call.
-type adapterState struct{ sd *stateData }
+// PooledState is a pooled state held by one WithState call; it must not
+// be kept after the call.
+type PooledState struct{ sd *stateData }
 
-func (s adapterState) L() *lua.LState { return s.sd.L }
+// L is the state.
+func (s *PooledState) L() *lua.LState { return s.sd.L }
 
-func (s adapterState) Override(ctx context.Context, hook string) (*lua.LFunction, error) {
+// Override loads the scripts into a fresh environment and returns their
+// global function hook, or nil.
+func (s *PooledState) Override(ctx context.Context, hook Hook) (*lua.LFunction, error) {
 	env, err := s.sd.loadOverrides(ctx)
 	if err != nil {
 		return nil, err
 	}
-	fn, _ := env.RawGetString(hook).(*lua.LFunction)
+	fn, _ := env.RawGetString(string(hook)).(*lua.LFunction)
 	return fn, nil
 }
 
-func (s adapterState) Units(ctx context.Context, obj map[string]any, component string, scaled bool) ([]programapi.Unit, error) {
+// Units evaluates the present instances of the pod-bearing component named
+// component on obj, through this state's accessors. With scaled each
+// unit's Replicas is its own (1 when undefined) times those of the
+// component's scaled ancestors; without, Replicas is 0 and no replicas
+// path is evaluated, and when an instance's view fails the units before
+// it come back with the error.
+func (s *PooledState) Units(ctx context.Context, obj map[string]any, component string, scaled bool) ([]Unit, error) {
 	p := s.sd.p
 	c := p.model.byName[component]
 	ev := luaEvaluator{s.sd}
@@ -130,9 +140,9 @@ func (s adapterState) Units(ctx context.Context, obj map[string]any, component s
 		if err != nil {
 			return nil, err
 		}
-		out := make([]programapi.Unit, len(units))
+		out := make([]Unit, len(units))
 		for i, u := range units {
-			out[i] = programapi.Unit{ID: u.inst.id, Replicas: u.replicas, View: u.view}
+			out[i] = Unit{ID: u.inst.id, Replicas: u.replicas, View: u.view}
 		}
 		return out, nil
 	}
@@ -140,7 +150,7 @@ func (s adapterState) Units(ctx context.Context, obj map[string]any, component s
 	if err != nil {
 		return nil, err
 	}
-	var out []programapi.Unit
+	var out []Unit
 	for i := range insts {
 		if !insts[i].present {
 			continue
@@ -149,9 +159,46 @@ func (s adapterState) Units(ctx context.Context, obj map[string]any, component s
 		if err != nil {
 			return out, fmt.Errorf("component %q instance %q: %w", c.c.Name, insts[i].id, err)
 		}
-		out = append(out, programapi.Unit{ID: insts[i].id, View: view})
+		out = append(out, Unit{ID: insts[i].id, View: view})
 	}
 	return out, nil
+}
+
+// scaledAncestor reports whether a component above c has a replicas path,
+// whose count multiplies c's.
+func (c *compModel) scaledAncestor() bool {
+	for a := c.parent; a != nil; a = a.parent {
+		if a.scale != nil && a.scale.replicas != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// ancestorFactor is the product of the replicas (1 if undefined) of c's
+// scaled ancestors, each of which must have a single instance.
+func (p *Program) ancestorFactor(ctx context.Context, ev evaluator, c *compModel, obj map[string]any) (int64, error) {
+	factor := int64(1)
+	for a := c.parent; a != nil; a = a.parent {
+		if a.scale == nil || a.scale.replicas == nil {
+			continue
+		}
+		insts, err := p.model.instancesWith(ctx, ev, a, obj)
+		if err != nil {
+			return 0, err
+		}
+		scales, err := p.scales(ctx, ev, a, obj, insts)
+		if err != nil {
+			return 0, err
+		}
+		if len(scales) != 1 {
+			return 0, fmt.Errorf("component %q: its scaled ancestor %q has %d instances, not one", c.c.Name, a.c.Name, len(scales))
+		}
+		if r := scales[0].Replicas; r != nil {
+			factor *= *r
+		}
+	}
+	return factor, nil
 }
 
 // replicaUnit is one present instance of a pod-bearing component with its
@@ -167,25 +214,9 @@ type replicaUnit struct {
 // A scaled ancestor must have a single instance, whose replicas (1 if
 // undefined) it contributes.
 func (p *Program) replicaUnits(ctx context.Context, ev evaluator, c *compModel, obj map[string]any) ([]replicaUnit, error) {
-	factor := int64(1)
-	for a := c.parent; a != nil; a = a.parent {
-		if a.scale == nil || a.scale.replicas == nil {
-			continue
-		}
-		insts, err := p.model.instancesWith(ctx, ev, a, obj)
-		if err != nil {
-			return nil, err
-		}
-		scales, err := p.scales(ctx, ev, a, obj, insts)
-		if err != nil {
-			return nil, err
-		}
-		if len(scales) != 1 {
-			return nil, fmt.Errorf("component %q: its scaled ancestor %q has %d instances, not one", c.c.Name, a.c.Name, len(scales))
-		}
-		if r := scales[0].Replicas; r != nil {
-			factor *= *r
-		}
+	factor, err := p.ancestorFactor(ctx, ev, c, obj)
+	if err != nil {
+		return nil, err
 	}
 	insts, err := p.model.instancesWith(ctx, ev, c, obj)
 	if err != nil {

@@ -382,7 +382,7 @@ func (p *Program) PlacePod(ctx context.Context, obj, pod *unstructured.Unstructu
 		if ev.finish(ctx, err) {
 			if pl == nil {
 				// As the Lua path reports it (hookError).
-				return nil, &HookError{Karta: p.name, Hook: "PlacePod", Err: &UnmatchedError{Pod: podName(pod.Object), Reason: reason}}
+				return nil, &HookError{Karta: p.name, Hook: "PlacePod", Err: &UnmatchedError{Pod: PodKey(pod.Object), Reason: reason}}
 			}
 			return pl, nil
 		}
@@ -393,7 +393,7 @@ func (p *Program) PlacePod(ctx context.Context, obj, pod *unstructured.Unstructu
 			return nil, err
 		}
 		if pl == nil {
-			return nil, &UnmatchedError{Pod: podName(pod.Object), Reason: reason}
+			return nil, &UnmatchedError{Pod: PodKey(pod.Object), Reason: reason}
 		}
 		return pl, nil
 	})

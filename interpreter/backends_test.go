@@ -19,6 +19,7 @@ import (
 	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/internal/third_party/gojq"
+	"github.com/kartalua/karta/karmada/kube"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -281,7 +282,7 @@ var portableRuntimeProto = sync.OnceValues(func() (*lua.FunctionProto, error) {
 // runPortable runs the expression as the Karmada export does: a portable
 // unit's accessor on jqlua.PortableRuntime, compiled and called as
 // karmada.Interpreter runs a customization's script (luaapi.Compile, a
-// KubeEnv environment, CallProtected in a sandbox with only the kube
+// kube.Env environment, CallProtected in a sandbox with only the kube
 // module). The input is built from the runtime's own values, so nulls and
 // empty arrays survive. ran is false when the expression does not export.
 func runPortable(ctx context.Context, expr string, in any) (o backendOutcome, ran bool, err error) {
@@ -294,7 +295,7 @@ func runPortable(ctx context.Context, expr string, in any) (o backendOutcome, ra
 		return o, false, err
 	}
 	L := luaapi.NewState(luaapi.SandboxOptions{
-		Modules: map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeModule},
+		Modules: luaapi.Loaders(kube.Module),
 	})
 	defer L.Close()
 	rt, err := portableRuntimeProto()
@@ -305,7 +306,7 @@ func runPortable(ctx context.Context, expr string, in any) (o backendOutcome, ra
 	if err != nil {
 		return o, false, fmt.Errorf("portable chunk does not compile: %w", err)
 	}
-	env := luaapi.KubeEnv(L)
+	env := kube.Env(L)
 	jj, err := luaapi.CallProtected(ctx, L, 2*time.Second, luaapi.Instantiate(L, rt, env), 2)
 	if err != nil {
 		return o, false, fmt.Errorf("the portable runtime does not run: %w", err)

@@ -15,7 +15,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
-	"github.com/kartalua/karta/luaapi"
+	"github.com/kartalua/karta/karmada/kube"
 )
 
 // chargesDoc is the checked-in table of what every function a script or a
@@ -82,7 +82,7 @@ func sandboxFunctions(t *testing.T) []string {
 		})
 	}
 	lib("", L.G.Global)
-	lib("kube.", luaapi.KubeModule(L).(*lua.LTable))
+	lib("kube.", kube.Module.Open(L).(*lua.LTable))
 	sort.Strings(names)
 	return slices.Compact(names)
 }

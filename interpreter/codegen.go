@@ -217,6 +217,11 @@ func collectPaths(k *karta.Karta) []pathRef {
 					addRef(pathRef{field: prefix + fr.Field, expr: fr.Path, podSpecs: true, writes: true})
 				}
 			}
+			if v := sd.View; v != nil {
+				for _, e := range v.Views() {
+					addRef(pathRef{field: prefix + "view." + e.Field, expr: e.Path, podSpecs: true})
+				}
+			}
 		}
 		if s := c.ScaleDefinition; s != nil {
 			addRef(pathRef{field: prefix + "replicasPath", expr: s.ReplicasPath, podSpecs: true})

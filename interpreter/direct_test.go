@@ -16,6 +16,7 @@ import (
 
 	"github.com/kartalua/karta/internal/exampledir"
 	"github.com/kartalua/karta/internal/jqdirect"
+	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -132,6 +133,14 @@ func TestDirectHooksAgreeWithLua(t *testing.T) {
 				}
 				gotSpecs, gotErr := fast.GetPodSpecs(ctx, obj)
 				wantSpecs, wantErr := lua.GetPodSpecs(ctx, obj)
+				if hasViews(k) {
+					// A view builds objects: where its operands are the
+					// object's own values, the direct path keeps them as
+					// they are, and the Lua path's gojq fallback for
+					// object + object hands back its own ints. The JSON
+					// is the same, number spelling aside.
+					wantSpecs, gotSpecs = viaJSON[*PodSpecs](t, wantSpecs), viaJSON[*PodSpecs](t, gotSpecs)
+				}
 				assertSameResult(t, wantSpecs, wantErr, gotSpecs, gotErr, "%s object %d: GetPodSpecs", dk.name, i)
 				if len(pods) == 0 {
 					continue
@@ -155,6 +164,16 @@ func TestDirectHooksAgreeWithLua(t *testing.T) {
 	for _, dk := range directKinds(t) {
 		assert.GreaterOrEqual(t, directStatus[dk.name], 2*len(dk.states), "InterpretStatus of %s runs directly", dk.name)
 	}
+}
+
+// hasViews reports whether some component of k has a specDefinition view.
+func hasViews(k *karta.Karta) bool {
+	for _, c := range k.Spec.StructureDefinition.Components() {
+		if c.SpecDefinition != nil && c.SpecDefinition.View != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func assertSameResult(t *testing.T, want any, wantErr error, got any, gotErr error, msgAndArgs ...any) {

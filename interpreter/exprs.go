@@ -27,11 +27,7 @@ func newExprTable(c *karta.Checked) *exprTable {
 // analysis is the checked form of text. An expression the check did not
 // see is a karta bug (every path of a Karta is validated).
 func (x *exprTable) analysis(text string) (*jqexpr.Analysis, error) {
-	a := x.checked.Expr(text)
-	if a == nil || a.Query == nil {
-		return nil, fmt.Errorf("jq %q: not among the checked Karta's expressions (a karta bug)", text)
-	}
-	return a, nil
+	return jqexpr.OfChecked(x.checked.Expr(text), text)
 }
 
 // compile is text's program, compiled on first use.

@@ -36,7 +36,7 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 	res := &GangResult{Groups: []Group{}, Placements: []Placement{}, Unmatched: []Unmatched{}}
 	if !g.hasInstructions() {
 		for _, pod := range pods {
-			res.Unmatched = append(res.Unmatched, Unmatched{Pod: podName(pod), Reason: reasonNoInstructions})
+			res.Unmatched = append(res.Unmatched, Unmatched{Pod: PodKey(pod), Reason: reasonNoInstructions})
 		}
 		return res, nil
 	}

@@ -91,7 +91,7 @@ func assertGangInvariants(t testing.TB, pods []map[string]any, res *GangResult) 
 	require.NotNil(t, res.Unmatched)
 	p, u := 0, 0
 	for _, pod := range pods {
-		name := podName(pod)
+		name := PodKey(pod)
 		switch {
 		case p < len(res.Placements) && res.Placements[p].Pod == name:
 			p++

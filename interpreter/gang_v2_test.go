@@ -172,14 +172,14 @@ func TestGangV2Hierarchy(t *testing.T) {
 				require.NoError(t, err)
 				require.Empty(t, reason)
 				grp := groupOf(t, res, pl.Group)
-				assert.Equal(t, grp.MinMember, pl.MinMember, "PlacePod of %s", podName(pod))
+				assert.Equal(t, grp.MinMember, pl.MinMember, "PlacePod of %s", PodKey(pod))
 				sub := ""
 				for _, sg := range grp.SubGroups {
-					if slices.Contains(sg.Pods, podName(pod)) {
+					if slices.Contains(sg.Pods, PodKey(pod)) {
 						sub = sg.Name
 					}
 				}
-				assert.Equal(t, sub, pl.SubGroup, "PlacePod's subgroup of %s", podName(pod))
+				assert.Equal(t, sub, pl.SubGroup, "PlacePod's subgroup of %s", PodKey(pod))
 			}
 			viaHook, err := runProgramGang(t, k, obj, pods)
 			require.NoError(t, err)

@@ -384,7 +384,7 @@ func (c *hostileCase) runHooks(t *testing.T, where string, obj map[string]any, p
 		pod := pods[0]
 		if out.gang != nil && len(out.gang.Placements) > 0 {
 			for _, p := range pods {
-				if podKey(p.Object) == out.gang.Placements[0].Pod {
+				if interpreter.PodKey(p.Object) == out.gang.Placements[0].Pod {
 					pod = p
 					break
 				}
@@ -508,7 +508,7 @@ func checkGang(t *testing.T, where string, pods []*unstructured.Unstructured, re
 	}
 	pl, un := 0, 0
 	for _, pod := range pods {
-		name := podKey(pod.Object)
+		name := interpreter.PodKey(pod.Object)
 		switch {
 		case pl < len(res.Placements) && res.Placements[pl].Pod == name:
 			pl++
@@ -549,14 +549,6 @@ func checkGang(t *testing.T, where string, pods []*unstructured.Unstructured, re
 			t.Errorf("%s: GetGangGroups: %d placed pod(s) %s not in their group %q", where, n, pod, group)
 		}
 	}
-}
-
-func podKey(pod map[string]any) string {
-	u := unstructured.Unstructured{Object: pod}
-	if u.GetNamespace() != "" {
-		return u.GetNamespace() + "/" + u.GetName()
-	}
-	return u.GetName()
 }
 
 // sampler picks the mutations of each path. The whole matrix (some 80 000

@@ -85,10 +85,9 @@ func (sd *stateData) luaSuspend(L *lua.LState, resume bool) int {
 // runAlgorithm runs a generated hook's Go algorithm for a script that
 // called karta.generated.<Hook>: on the direct evaluator first, as the Go
 // API does for a hook no script overrides, and on this state's Lua
-// accessors when the direct path declines. A bundled override that only
-// adds to the generated answer (scripts/overrides/ray.lua) then costs its
-// own Lua and the conversions, not the paths' translated Lua (BenchmarkHooks'
-// GetPodSpecs of the Ray kinds and SparkApplication). The direct result
+// accessors when the direct path declines. An override that only
+// adds to the generated answer then costs its own Lua and the conversions,
+// not the paths' translated Lua. The direct result
 // equals the Lua path's by construction (direct_hooks.go), so the script
 // sees the same answer either way.
 func runAlgorithm[T any](L *lua.LState, sd *stateData, f func(ev evaluator) (T, error)) (T, error) {

@@ -28,7 +28,7 @@ func assertPlaceOneAgrees(t *testing.T, g *gangModel, obj map[string]any, pods [
 	for i, pl := range res.Placements {
 		var pod map[string]any
 		for _, p := range pods {
-			if podName(p) == pl.Pod {
+			if PodKey(p) == pl.Pod {
 				pod = p
 			}
 		}
@@ -183,7 +183,7 @@ func TestMinMemberSpans(t *testing.T) {
 			require.NoError(t, err)
 			require.Empty(t, reason)
 			assert.Equal(t, "pg-u-replicatedjob-js", pp.Group)
-			assert.Equal(t, want, pp.MinMember, podName(pods[pod]))
+			assert.Equal(t, want, pp.MinMember, PodKey(pods[pod]))
 		}
 	})
 	t.Run("instances: name the ancestor", func(t *testing.T) {

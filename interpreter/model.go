@@ -43,6 +43,12 @@ type compModel struct {
 	spec, meta *jqPath
 	// fragments are the defined fragment paths, in Fragments() order.
 	fragments []fragModel
+	// views are the specDefinition's view expressions, in Views() order:
+	// what GetPodSpecs reports in place of the paths' values.
+	views []viewModel
+	// reported are the fragments GetPodSpecs reports, a path's or a
+	// view's, in Fragments() order, each with the field that computes it.
+	reported []reportedFragment
 	// nodes are the places of the PodTemplateSpec view the component
 	// writes through; nil when it is not pod-bearing.
 	nodes []viewNode
@@ -83,6 +89,17 @@ type jqPath struct {
 type fragModel struct {
 	key string // the GetPodSpecs key, e.g. "labels"
 	p   *jqPath
+}
+
+// reportedFragment is a fragment GetPodSpecs reports and the field, a path
+// or a view, it comes from (for messages).
+type reportedFragment struct{ key, field string }
+
+// viewModel is one expression of a specDefinition's view.
+type viewModel struct {
+	key   string // the GetPodSpecs key, e.g. "podTemplateSpec" or "image"
+	field string // the Karta field in messages, e.g. "view.image"
+	value *jqProgram
 }
 
 // actionModel is one suspend or resume action with its decoded value.
@@ -182,7 +199,46 @@ func (cm *compModel) compileSpec(sd *karta.SpecDefinition) error {
 	if err != nil {
 		return err
 	}
+	if err := cm.compileViews(sd.View); err != nil {
+		return err
+	}
 	cm.nodes = cm.viewNodes()
+	return nil
+}
+
+// compileViews compiles a view's expressions, and lists the fragments
+// GetPodSpecs reports: those of a path, and those a view computes alone
+// (a main container no path holds).
+func (cm *compModel) compileViews(v *karta.SpecView) error {
+	views := map[string]bool{}
+	if v != nil {
+		for _, e := range v.Views() {
+			if e.Path == "" {
+				continue
+			}
+			prog, err := cm.exprs.compile(e.Path)
+			if err != nil {
+				return fmt.Errorf("view.%s: %w", e.Field, err)
+			}
+			cm.views = append(cm.views, viewModel{key: e.Key, field: "view." + e.Field, value: prog})
+			views[e.Key] = true
+		}
+	}
+	if cm.style != karta.SpecStyleFragmented {
+		return nil
+	}
+	paths := map[string]string{}
+	for _, f := range cm.fragments {
+		paths[f.key] = f.p.field
+	}
+	for _, f := range (&karta.FragmentedPodSpecDefinition{}).Fragments() {
+		switch {
+		case views[f.Key]:
+			cm.reported = append(cm.reported, reportedFragment{key: f.Key, field: "view." + f.Key})
+		case paths[f.Key] != "":
+			cm.reported = append(cm.reported, reportedFragment{key: f.Key, field: paths[f.Key]})
+		}
+	}
 	return nil
 }
 

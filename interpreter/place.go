@@ -87,10 +87,10 @@ func (g *gangModel) placeAll(ctx context.Context, ev evaluator, obj map[string]a
 		pi := newPodIn(pod)
 		pl, reason := g.placePod(ctx, ev, o, &pi)
 		if reason != "" {
-			res.Unmatched = append(res.Unmatched, Unmatched{Pod: podName(pod), Reason: reason})
+			res.Unmatched = append(res.Unmatched, Unmatched{Pod: PodKey(pod), Reason: reason})
 			continue
 		}
-		res.Placements = append(res.Placements, Placement{Pod: podName(pod), Component: pl.comp.c.Name,
+		res.Placements = append(res.Placements, Placement{Pod: PodKey(pod), Component: pl.comp.c.Name,
 			Instance: pl.instance, Replica: pl.replica})
 	}
 	// A cancelled call must fail rather than report every later pod as
@@ -277,8 +277,10 @@ func anyPresent(insts []instance) bool {
 	return false
 }
 
-// podName names a pod in results: ns/name, or name without a namespace.
-func podName(pod map[string]any) string {
+// PodKey is how hook results name a pod (Placement.Pod, Unmatched.Pod,
+// UnmatchedError.Pod): namespace/name, or the name alone without a
+// namespace. Callers that match pods to results key them by it.
+func PodKey(pod map[string]any) string {
 	name := metaString(pod, "name")
 	if ns := metaString(pod, "namespace"); ns != "" {
 		return ns + "/" + name

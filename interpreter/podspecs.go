@@ -20,6 +20,9 @@ func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any
 		if err != nil {
 			return nil, err
 		}
+		if err := applyViews(ctx, ev, c, obj, insts); err != nil {
+			return nil, err
+		}
 		scales, err := p.scales(ctx, ev, c, obj, insts)
 		if err != nil {
 			return nil, err
@@ -39,6 +42,47 @@ func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any
 	return res, nil
 }
 
+// applyViews replaces the values the paths read with those the
+// component's view computes, for the present instances; presence stays the
+// paths' (docs/karta.md, "Views"). Each view yields one value per instance.
+func applyViews(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, insts []instance) error {
+	for _, v := range c.views {
+		outs, err := ev.all(ctx, v.value, obj)
+		if err != nil {
+			return fmt.Errorf("component %q: %s: %w", c.c.Name, v.field, err)
+		}
+		if len(outs) != len(insts) {
+			return zipError(c.c.Name, v.field, len(outs), instanceIDList(insts))
+		}
+		for i := range insts {
+			in := &insts[i]
+			if !in.present {
+				continue
+			}
+			switch v.key {
+			case "podTemplateSpec", "podSpec":
+				in.spec = outs[i]
+			case "metadata":
+				in.meta = outs[i]
+			default:
+				in.fragments[v.key] = outs[i]
+			}
+		}
+	}
+	return nil
+}
+
+// specField names the field GetPodSpecs read key from: the view's, when
+// the component has one for key, else path.
+func (c *compModel) specField(key, path string) string {
+	for _, v := range c.views {
+		if v.key == key {
+			return v.field
+		}
+	}
+	return path
+}
+
 // podSpecItem builds the item of one present instance, checking the JSON
 // types of its values (typecheck.go).
 func podSpecItem(c *compModel, in instance) (PodSpecItem, error) {
@@ -52,16 +96,16 @@ func podSpecItem(c *compModel, in instance) (PodSpecItem, error) {
 	case karta.SpecStylePodTemplateSpec:
 		var ok bool
 		if item.PodTemplateSpec, ok = in.spec.(map[string]any); !ok {
-			item.PodTemplateSpec, err = asObject(in.spec, where("podTemplateSpecPath"))
+			item.PodTemplateSpec, err = asObject(in.spec, where(c.specField("podTemplateSpec", "podTemplateSpecPath")))
 		}
 	case karta.SpecStylePodSpec:
 		var ok bool
 		if item.PodSpec, ok = in.spec.(map[string]any); !ok {
-			item.PodSpec, err = asObject(in.spec, where("podSpecPath"))
+			item.PodSpec, err = asObject(in.spec, where(c.specField("podSpec", "podSpecPath")))
 		}
-		if err == nil && c.meta != nil {
+		if err == nil && (c.meta != nil || in.meta != nil) {
 			if item.Metadata, ok = in.meta.(map[string]any); !ok {
-				item.Metadata, err = asObjectOrNull(in.meta, where("metadataPath"))
+				item.Metadata, err = asObjectOrNull(in.meta, where(c.specField("metadata", "metadataPath")))
 			}
 		}
 	case karta.SpecStyleFragmented:
@@ -71,15 +115,15 @@ func podSpecItem(c *compModel, in instance) (PodSpecItem, error) {
 }
 
 // fragmented builds the fragments of an instance; a fragment is absent when
-// its path is not defined or yields null.
+// neither its path nor a view defines it, or its value is null.
 func fragmented(c *compModel, in instance, where func(string) string) (*Fragmented, error) {
 	f := &Fragmented{}
-	for _, fm := range c.fragments {
+	for _, fm := range c.reported {
 		v := in.fragments[fm.key]
 		if v == nil {
 			continue
 		}
-		at := where(fm.p.field)
+		at := where(fm.field)
 		var err error
 		switch fm.key {
 		case "schedulerName":

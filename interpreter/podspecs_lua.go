@@ -6,9 +6,8 @@ package interpreter
 // encoding/json: the answer reaches the script as JSON lazy tables
 // (luaapi.NewLazyJSON), which convert only the levels the script touches,
 // and what it leaves untouched comes back as the Go value it was made
-// from. A bundled override that appends a container to one item
-// (scripts/overrides/ray.lua) so converts that item's path to its
-// containers, not the answer.
+// from. An override that appends a container to one item so converts that
+// item's path to its containers, not the answer.
 
 // podSpecsValue is the JSON value of res's items, as encoding/json writes
 // them (a nil member is null, which a script's table leaves absent).

@@ -14,7 +14,6 @@ import (
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 
-	"github.com/kartalua/karta/internal/programapi"
 	"github.com/kartalua/karta/internal/statepool"
 )
 
@@ -101,7 +100,7 @@ type Program struct {
 	// use (adapter.go).
 	adapterModel struct {
 		once sync.Once
-		m    *programapi.Model
+		m    *Shape
 	}
 	// jq caches the programs scripts run through jq(expr, value).
 	jq jqCache

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/internal/jqvars"
 	"github.com/kartalua/karta/karta"
@@ -119,7 +120,7 @@ func compileReferences(c *karta.Checked) ([]compiledReference, error) {
 		r := &refs[i]
 		cr := compiledReference{ref: r, shapeList: r.List != nil}
 		for _, e := range r.Expressions() {
-			a := c.ReferenceExpr(e.Expr)
+			a := jqexpr.Of(c.ReferenceExpr(e.Expr))
 			if a == nil || a.Query == nil {
 				return nil, fmt.Errorf("reference %q: jq %q was not checked (a karta bug)", r.Name, e.Expr)
 			}

@@ -62,27 +62,66 @@ func (p *Program) workloadReplicas(ctx context.Context, ev evaluator, obj map[st
 }
 
 // ExpectedPods returns, for each item of specs (GetPodSpecs' answer for
-// obj), its workload-wide pod count, or nil when it has no replicas or
-// the count is not known: WorkloadReplicas' count of the same component
-// and instance, else the item's own replicas. `karta get` and `karta
-// describe` show it as an instance's expected pods.
+// obj), its workload-wide pod count, or nil when it has no replicas: the
+// item's own replicas times those of its component's scaled ancestors, as
+// WorkloadReplicas counts them; the item's own replicas alone when the
+// ancestors' count is not known (WorkloadReplicas would fail). `karta get`
+// and `karta describe` show it as an instance's expected pods.
+//
+// The items' replicas are GetPodSpecs' own, so only the scaled ancestors'
+// paths are evaluated here, and only when a component has one (a
+// LeaderWorkerSet's groups): then, and only then, the call resolves the
+// Karta's references again.
 func (p *Program) ExpectedPods(ctx context.Context, obj *unstructured.Unstructured, specs *PodSpecs) []*int64 {
-	wide := map[[2]string]int64{}
-	if reps, err := p.WorkloadReplicas(ctx, obj); err == nil {
-		for _, r := range reps {
-			wide[[2]string{r.Component, r.Instance}] = r.Replicas
-		}
-	}
+	factors := p.ancestorFactors(ctx, obj)
 	out := make([]*int64, len(specs.Items))
 	for i, it := range specs.Items {
 		if it.Scale == nil || it.Scale.Replicas == nil {
 			continue
 		}
-		n, ok := wide[[2]string{it.Component, it.Instance}]
-		if !ok {
-			n = *it.Scale.Replicas
+		n := *it.Scale.Replicas
+		if f, ok := factors[it.Component]; ok {
+			n *= f
 		}
 		out[i] = &n
 	}
 	return out
+}
+
+// ancestorFactors is ancestorFactor of each pod-bearing component with a
+// scaled ancestor, by name; nil when there is none or when one fails
+// (WorkloadReplicas fails then, and counts fall back to the items' own).
+func (p *Program) ancestorFactors(ctx context.Context, obj *unstructured.Unstructured) map[string]int64 {
+	var scaled []*compModel
+	for _, c := range p.model.comps {
+		if c.podBearing() && c.scaledAncestor() {
+			scaled = append(scaled, c)
+		}
+	}
+	if len(scaled) == 0 {
+		return nil
+	}
+	ctx, err := p.enter(ctx, HookGetComponents, obj)
+	if err != nil {
+		return nil
+	}
+	factors := func(ctx context.Context, ev evaluator) (map[string]int64, error) {
+		out := make(map[string]int64, len(scaled))
+		for _, c := range scaled {
+			f, err := p.ancestorFactor(ctx, ev, c, obj.Object)
+			if err != nil {
+				return nil, err
+			}
+			out[c.c.Name] = f
+		}
+		return out, nil
+	}
+	if res, ok := direct(ctx, p, func(ev evaluator) (map[string]int64, error) { return factors(ctx, ev) }); ok {
+		return res
+	}
+	res, err := p.runGo(ctx, HookGetComponents, func(ctx context.Context, ev evaluator) (any, error) { return factors(ctx, ev) })
+	if err != nil {
+		return nil
+	}
+	return res.(map[string]int64)
 }

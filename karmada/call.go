@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kartalua/karta/karmada/kube"
 	"github.com/kartalua/karta/luaapi"
 
 	"github.com/kartalua/karta/internal/statepool"
@@ -55,15 +56,15 @@ func (in *Interpreter) call(ctx context.Context, s *script, nret int, args argsF
 			in.pool.Put(L)
 		}
 	}()
-	// The arguments are lazy tables (luaapi.KubeLazy) until the results
-	// are converted: KubeUnmarshal reads an untouched one from Go.
+	// The arguments are lazy tables (kube.Lazy) until the results
+	// are converted: kube.Unmarshal reads an untouched one from Go.
 	defer luaapi.EndLazy(L)
 	argv, err := args(L)
 	if err != nil {
 		failed = false // nothing ran: the state is as it was
 		return &CallError{Customization: s.customization, Operation: s.op, Err: &ResultError{Msg: "cannot pass the arguments to Lua", Err: err}}
 	}
-	env := luaapi.KubeEnv(L)
+	env := kube.Env(L)
 	chunk := luaapi.Instantiate(L, in.protos[s], env)
 	var undefined *UndefinedFunctionError
 	// One protected call runs the chunk and the function, so that both
@@ -101,9 +102,9 @@ func (in *Interpreter) call(ctx context.Context, s *script, nret int, args argsF
 	return nil
 }
 
-// objectArgs passes objects as Karmada does (luaapi.KubeValue), as lazy
-// tables (luaapi.KubeLazy): a script pays for the part of an object it
-// reads, and sees exactly the tables KubeValue makes.
+// objectArgs passes objects as Karmada does (kube.Value), as lazy
+// tables (kube.Lazy): a script pays for the part of an object it
+// reads, and sees exactly the tables kube.Value makes.
 func (in *Interpreter) objectArgs(objs ...*unstructured.Unstructured) argsFunc {
 	return func(L *lua.LState) ([]lua.LValue, error) {
 		out := make([]lua.LValue, len(objs))
@@ -118,11 +119,11 @@ func (in *Interpreter) objectArgs(objs ...*unstructured.Unstructured) argsFunc {
 	}
 }
 
-// argValue converts an argument: luaapi.KubeLazy, or luaapi.KubeValue
+// argValue converts an argument: kube.Lazy, or kube.Value
 // for an Interpreter made eager by the tests that compare the two.
 func (in *Interpreter) argValue(L *lua.LState, v any) (lua.LValue, error) {
 	if in.eagerArgs {
-		return luaapi.KubeValue(L, v)
+		return kube.Value(L, v)
 	}
-	return luaapi.KubeLazy(L, v)
+	return kube.Lazy(L, v)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kartalua/karta/internal/programapi"
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -30,7 +29,7 @@ import (
 //   - InterpretStatus, AggregateStatus, InterpretHealth,
 //     InterpretDependency: always.
 func (k Program) Defines(op Operation) bool {
-	overridden := func(h interpreter.Hook) bool { return k.in.Overridden(string(h)) }
+	overridden := func(h interpreter.Hook) bool { return k.p.Overridden(h) }
 	switch op {
 	case OpInterpretReplica:
 		c, _ := replicaResource(k.model)
@@ -48,8 +47,8 @@ func (k Program) Defines(op Operation) bool {
 }
 
 // podBearing are the model's pod-bearing components, in Karta order.
-func podBearing(m *programapi.Model) []*programapi.Component {
-	var out []*programapi.Component
+func podBearing(m *interpreter.Shape) []*interpreter.ComponentShape {
+	var out []*interpreter.ComponentShape
 	for _, c := range m.Components {
 		if c.PodBearing() {
 			out = append(out, c)
@@ -62,7 +61,7 @@ func podBearing(m *programapi.Model) []*programapi.Component {
 // the only pod-bearing one, of one instance — or, when there is none,
 // why GetReplicas is not defined. The in-process GetReplicas, Defines and
 // the export's replicaResource rule all follow it.
-func replicaResource(m *programapi.Model) (*programapi.Component, string) {
+func replicaResource(m *interpreter.Shape) (*interpreter.ComponentShape, string) {
 	bearing := podBearing(m)
 	if len(bearing) != 1 {
 		names := make([]string, len(bearing))
@@ -78,7 +77,7 @@ func replicaResource(m *programapi.Model) (*programapi.Component, string) {
 }
 
 // oneInstance: neither c nor an ancestor has instance ids.
-func oneInstance(c *programapi.Component) bool {
+func oneInstance(c *interpreter.ComponentShape) bool {
 	for ; c != nil; c = c.Parent {
 		if c.InstanceIDPath != "" {
 			return false

@@ -10,7 +10,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kartalua/karta/luaapi"
+	"github.com/kartalua/karta/karmada/kube"
 )
 
 // GetDependencies runs InterpretDependency as Karmada's configurable
@@ -39,7 +39,7 @@ func (in *Interpreter) GetDependencies(ctx context.Context, obj *unstructured.Un
 			if !ok {
 				return &ResultError{Msg: "expect the returned requires type is table but got " + res[0].Type().String()}
 			}
-			if err := luaapi.KubeUnmarshal(L, tb, &refs); err != nil {
+			if err := kube.Unmarshal(L, tb, &refs); err != nil {
 				return err
 			}
 			if err := VerifyDependencies(refs); err != nil {

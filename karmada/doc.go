@@ -10,7 +10,7 @@
 //     calling convention: GetReplicas, GetComponents, ReviseReplica,
 //     Retain, AggregateStatus, ReflectStatus, InterpretHealth and
 //     GetDependencies. Objects reach Lua, and results come back, through
-//     Karmada's JSON pipeline (luaapi.KubeValue and luaapi.KubeUnmarshal:
+//     Karmada's JSON pipeline (package karmada/kube: Value and Unmarshal,
 //     gopher-json encoding, the empty-table fix-up, unmarshalling into
 //     Karmada's types), so a script written for Karmada behaves the same.
 //   - ForProgram answers the same operations for a Karta's

@@ -10,7 +10,6 @@ import (
 	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/internal/luaexport"
-	"github.com/kartalua/karta/internal/programapi"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
 )
@@ -184,9 +183,9 @@ end
 // units emits units_<index>(obj, scaled): the present instances of c as
 // {id, replicas, view}, replicas including the scaled ancestors',
 // computed only when scaled.
-func units(e *luaexport.Exporter, c *programapi.Component) error {
+func units(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
 	name := c.Name
-	ids := func(cm *programapi.Component) (string, error) {
+	ids := func(cm *interpreter.ComponentShape) (string, error) {
 		if cm.InstanceIDPath == "" {
 			return "{\"\"}", nil
 		}
@@ -267,8 +266,8 @@ func units(e *luaexport.Exporter, c *programapi.Component) error {
 // reviseReplica emits ReviseReplica(obj, n) for a replicasPath that is a
 // chain of fields, perhaps with a default (it must be assignable); a component with
 // instances must have exactly one.
-func reviseReplica(e *luaexport.Exporter, c *programapi.Component) error {
-	a, err := e.In.Analysis(c.ReplicasPath)
+func reviseReplica(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
+	a, err := e.Analysis(c.ReplicasPath)
 	if err != nil {
 		return e.Fail(fmt.Sprintf("component %q: replicasPath", c.Name), c.ReplicasPath, err)
 	}
@@ -307,8 +306,8 @@ var karmadaHooks = map[string]bool{
 var kartaRef = regexp.MustCompile(`\b(karta|jq)\b`)
 
 // unreadByKarmada are the hooks no Karmada operation reads: an override
-// that defines only these (a built-in's GetPodSpecs adding the containers
-// an operator injects, scripts/overrides/ray.lua) changes nothing Karmada
+// that defines only these (a GetPodSpecs adding the containers an operator
+// injects) changes nothing Karmada
 // runs, so the export leaves it out rather than refuse the Karta.
 var unreadByKarmada = map[string]bool{
 	string(interpreter.HookGetPodSpecs): true, string(interpreter.HookGetGangGroups): true,
@@ -332,7 +331,7 @@ func unreadOverride(globals []string) bool {
 func exportOverrides(e *luaexport.Exporter) (string, bool, error) {
 	var b strings.Builder
 	retain := false
-	for _, o := range e.In.Overrides() {
+	for _, o := range e.In.Scripts() {
 		if o.Argo {
 			return "", false, e.Refuse("%s: an Argo CD health script is not exported", o.Chunk)
 		}
@@ -365,7 +364,7 @@ func exportOverrides(e *luaexport.Exporter) (string, bool, error) {
 // objects, and spec.containers = [main] ++ containersPath, main being
 // containerPath's object with .image and .resources taken from imagePath
 // and resourcesPath when those are defined.
-func fragmentedUnits(e *luaexport.Exporter, c *programapi.Component) error {
+func fragmentedUnits(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
 	name := c.Name
 	vars := map[string]string{}
 	for i, f := range c.Fragments {
@@ -435,7 +434,8 @@ func fragmentedUnits(e *luaexport.Exporter, c *programapi.Component) error {
 // ExportCheck is a karta.ValidateOptions.CheckExpr that reports an
 // expression the Karmada export cannot carry, and why: the same
 // translation the export runs.
-func ExportCheck(a *jqexpr.Analysis) string {
+func ExportCheck(e karta.Expr) string {
+	a := jqexpr.Of(e)
 	if a == nil {
 		return ""
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -22,17 +23,6 @@ import (
 // the error that names why (an untranslatable expression fails the export
 // and is named).
 var exportFailures = map[string]string{}
-
-// normJSON is v through JSON, so that int64, float64 and json.Number
-// compare equal.
-func normJSON(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	var out any
-	require.NoError(t, json.Unmarshal(b, &out))
-	return out
-}
 
 // TestExportKarmadaMatchesInProcess exports every built-in, runs the
 // customization in the karmada package's runtime on every example object
@@ -144,7 +134,7 @@ func compareExport(t *testing.T, p *interpreter.Program, in *Interpreter, objs [
 			assert.Equal(t, wantErr != nil, gotErr != nil, "%s: in-process error %v, exported error %v", what, wantErr, gotErr)
 			return
 		}
-		assert.Equal(t, normJSON(t, want), normJSON(t, got), what)
+		assert.Equal(t, testobj.JSONRoundTrip(t, want), testobj.JSONRoundTrip(t, got), what)
 	}
 	gvk := p.GVK()
 	var items []AggregatedStatusItem
@@ -169,10 +159,10 @@ func compareExport(t *testing.T, p *interpreter.Program, in *Interpreter, objs [
 			wr, werr := ForProgram(p).ReviseReplica(ctx, obj, 5)
 			var g, w any
 			if r != nil {
-				g = dropEmpty(normJSON(t, r.Object))
+				g = dropEmpty(testobj.JSONRoundTrip(t, r.Object))
 			}
 			if wr != nil {
-				w = dropEmpty(normJSON(t, wr.Object))
+				w = dropEmpty(testobj.JSONRoundTrip(t, wr.Object))
 			}
 			both(where+": ReviseReplica", err, werr, g, w)
 		} else {
@@ -181,7 +171,7 @@ func compareExport(t *testing.T, p *interpreter.Program, in *Interpreter, objs [
 		}
 		s, err := in.ReflectStatus(ctx, obj)
 		ws, werr := ForProgram(p).ReflectStatus(ctx, obj)
-		both(where+": ReflectStatus", err, werr, dropEmpty(normJSON(t, s)), dropEmpty(normJSON(t, ws)))
+		both(where+": ReflectStatus", err, werr, dropEmpty(testobj.JSONRoundTrip(t, s)), dropEmpty(testobj.JSONRoundTrip(t, ws)))
 		h, err := in.InterpretHealth(ctx, obj)
 		wh, werr := ForProgram(p).InterpretHealth(ctx, obj)
 		both(where+": InterpretHealth", err, werr, h, wh)
@@ -203,10 +193,10 @@ func compareExport(t *testing.T, p *interpreter.Program, in *Interpreter, objs [
 		wa, werr := ForProgram(p).AggregateStatus(ctx, desired, its)
 		var g, w any
 		if a != nil {
-			g = dropEmpty(normJSON(t, a.Object))
+			g = dropEmpty(testobj.JSONRoundTrip(t, a.Object))
 		}
 		if wa != nil {
-			w = dropEmpty(normJSON(t, wa.Object))
+			w = dropEmpty(testobj.JSONRoundTrip(t, wa.Object))
 		}
 		both("AggregateStatus", err, werr, g, w)
 	}

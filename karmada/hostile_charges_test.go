@@ -24,7 +24,12 @@ func TestHostileHealthScripts(t *testing.T) {
 		`local s = string.rep("x", 2^20 - 8) local T = {} for i = 1, 2000 do T[i] = s end table.sort(T) return true`,
 		`local cs = {} for i = 1, 20000 do cs[i] = {name = "c" .. i, image = "i", resources = {requests = {cpu = "1", memory = "1Gi"}, limits = {cpu = "2"}}} end
 		 for i = 1, 1e9 do kube.accuratePodRequirements({spec = {containers = cs}}) end return true`,
+		`local cs = {} for i = 1, 20000 do cs[i] = {name = "c" .. i, image = "i", env = {{name = "A", valueFrom = {secretKeyRef = {name = "s" .. i, key = "k"}}}}} end
+		 for i = 1, 1e9 do kube.getPodDependencies({spec = {containers = cs}}, "ns") end return true`,
 		`kube.resourceAdd("1e999999999", "1m") return true`,
+		`for i = 1, 1e9 do kube.resourceAdd("9e1000", "1m") end return true`,
+		`kube.accuratePodRequirements({spec = {containers = {{name = "c", resources = {requests = {cpu = "1e999999999"}}}}}}) return true`,
+		`for i = 1, 1e9 do kube.getResourceQuantity("1e999999999") end return true`,
 	} {
 		t.Run(body, func(t *testing.T) {
 			in := newInterp(t, Options{}, cust("w", map[Operation]string{

@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kartalua/karta/karmada/kube"
 	"github.com/kartalua/karta/luaapi"
 
 	"github.com/kartalua/karta/internal/statepool"
@@ -30,14 +31,14 @@ type Options struct {
 // module): each call takes a state from a bounded pool, instantiates
 // the precompiled script in a fresh environment, calls the operation's
 // function under luaapi.CallProtected's limits, and converts the result by
-// Karmada's rules (luaapi.KubeUnmarshal). A state that failed is
+// Karmada's rules (kube.Unmarshal). A state that failed is
 // discarded. An Interpreter is safe for concurrent use.
 type Interpreter struct {
 	accessors map[schema.GroupVersionKind]*accessor
 	protos    map[*script]*lua.FunctionProto
 	pool      *statepool.Pool[*lua.LState]
 	timeout   time.Duration
-	// eagerArgs converts arguments eagerly (luaapi.KubeValue): only
+	// eagerArgs converts arguments eagerly (kube.Value): only
 	// the tests that compare lazy arguments with eager ones set it.
 	eagerArgs bool
 }
@@ -101,7 +102,7 @@ func NewInterpreter(custs []*Customization, opts Options) (*Interpreter, error) 
 			}
 		}
 	}
-	sandbox := opts.Limits.Sandbox(map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeModule})
+	sandbox := opts.Limits.Sandbox(luaapi.Loaders(kube.Module))
 	pool, err := statepool.New(statepool.Options[*lua.LState]{
 		Size:    opts.PoolSize,
 		Prewarm: -1,

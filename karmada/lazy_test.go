@@ -20,7 +20,7 @@ import (
 )
 
 // outcome is an operation's results and error text, for comparing the
-// lazy arguments (luaapi.KubeLazy) with eager ones (luaapi.KubeValue).
+// lazy arguments (kube.Lazy) with eager ones (kube.Value).
 type outcome struct {
 	Results []Result
 	Err     string
@@ -228,7 +228,7 @@ func TestLazyArgumentsHostile(t *testing.T) {
 }
 
 // itemsJSON is the value encoding/json's round trip gives the status
-// items, as KubeValue converts them.
+// items, as kube.Value converts them.
 func TestItemsJSONIsTheJSONRoundTrip(t *testing.T) {
 	raw := func(s string) *runtime.RawExtension { return &runtime.RawExtension{Raw: []byte(s)} }
 	for name, items := range map[string][]AggregatedStatusItem{

@@ -10,13 +10,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sjson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/kartalua/karta/luaapi"
+	"github.com/kartalua/karta/karmada/kube"
 )
 
 // The operations, each with Karmada's calling convention and result rules
 // (luavm.VM in Karmada). Objects reach Lua as Karmada passes them
-// (luaapi.KubeValue, as lazy tables: luaapi.KubeLazy); table results are converted by
-// luaapi.KubeUnmarshal, with the inputs as empty-table references for
+// (kube.Value, as lazy tables: kube.Lazy); table results are converted by
+// kube.Unmarshal, with the inputs as empty-table references for
 // Retain (desired, observed) and ReviseReplica (the object) only.
 
 // GetReplicas runs InterpretReplica: GetReplicas(obj) returns the replica
@@ -38,7 +38,7 @@ func (in *Interpreter) GetReplicas(ctx context.Context, obj *unstructured.Unstru
 			return nil
 		case *lua.LTable:
 			requires = &ReplicaRequirements{}
-			return luaapi.KubeUnmarshal(L, r, requires)
+			return kube.Unmarshal(L, r, requires)
 		default:
 			return &ResultError{Msg: "expect the returned requires type is table but got " + res[1].Type().String()}
 		}
@@ -63,7 +63,7 @@ func (in *Interpreter) GetComponents(ctx context.Context, obj *unstructured.Unst
 		case *lua.LNilType:
 			return nil
 		case *lua.LTable:
-			return luaapi.KubeUnmarshal(L, r, &components)
+			return kube.Unmarshal(L, r, &components)
 		default:
 			return &ResultError{Msg: "expect the returned components type is table but got " + res[0].Type().String()}
 		}
@@ -138,7 +138,7 @@ func (in *Interpreter) objectResult(ctx context.Context, s *script, args argsFun
 		if !ok {
 			return &ResultError{Msg: "expect the returned requires type is table but got " + res[0].Type().String()}
 		}
-		return luaapi.KubeUnmarshal(L, tb, out, references...)
+		return kube.Unmarshal(L, tb, out, references...)
 	})
 	if err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func (in *Interpreter) ReflectStatusRaw(ctx context.Context, obj *unstructured.U
 		if !ok {
 			return &ResultError{Msg: "expect the returned replica type is table but got " + res[0].Type().String()}
 		}
-		return luaapi.KubeUnmarshal(L, tb, &raw)
+		return kube.Unmarshal(L, tb, &raw)
 	})
 	if err != nil {
 		return nil, err
@@ -203,10 +203,10 @@ func (in *Interpreter) InterpretHealth(ctx context.Context, obj *unstructured.Un
 	return healthy, err
 }
 
-// itemsJSON is the JSON value of items that KubeValue would reach by way
+// itemsJSON is the JSON value of items that kube.Value would reach by way
 // of encoding/json (a member per field, omitempty honoured, each status
 // decoded), built without the round trip of the whole list; ok is false
-// when a status is not valid JSON, whose error KubeValue then gives.
+// when a status is not valid JSON, whose error kube.Value then gives.
 func itemsJSON(items []AggregatedStatusItem) ([]any, bool) {
 	out := make([]any, len(items))
 	for i, it := range items {

@@ -12,17 +12,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kartalua/karta/internal/programapi"
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karmada/kube"
 	"github.com/kartalua/karta/karta"
-	"github.com/kartalua/karta/luaapi"
 )
 
 // Program answers Karmada's resource interpreter operations for a Karta's
 // Program, in process. Each runs on one of the Program's pooled states
 // under its limits. When a script overrides the operation, the override
 // is called with Karmada's calling convention and its result converted by
-// Karmada's rules (luaapi.KubeUnmarshal); otherwise the Karta's own
+// Karmada's rules (kube.Unmarshal); otherwise the Karta's own
 // algorithm runs, with kube.accuratePodRequirements and
 // kube.getPodDependencies called through the state's kube module, so that
 // results are exactly Karmada's — and exactly what the Karta exported by
@@ -31,22 +30,20 @@ import (
 // *interpreter.NotDefinedError naming the Karta and the hook.
 type Program struct {
 	p     *interpreter.Program
-	in    programapi.Program
-	model *programapi.Model
+	model *interpreter.Shape
 }
 
 // ForProgram returns Karmada's operations for p.
 func ForProgram(p *interpreter.Program) Program {
-	in := programapi.Of(p)
-	return Program{p: p, in: in, model: in.Model()}
+	return Program{p: p, model: p.Shape()}
 }
 
 // singleBearing is replicaResource's component, or a NotDefinedError
 // for GetReplicas with its reason.
-func (k Program) singleBearing() (*programapi.Component, error) {
+func (k Program) singleBearing() (*interpreter.ComponentShape, error) {
 	c, reason := replicaResource(k.model)
 	if c == nil {
-		return nil, &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetReplicas, Reason: reason}
+		return nil, &interpreter.NotDefinedError{Karta: k.p.Name(), Hook: interpreter.HookGetReplicas, Reason: reason}
 	}
 	return c, nil
 }
@@ -65,7 +62,7 @@ func (k Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured
 		n   int32
 		req *ReplicaRequirements
 	)
-	if k.in.Overridden(string(interpreter.HookGetReplicas)) {
+	if k.p.Overridden(interpreter.HookGetReplicas) {
 		err := k.callOverride(ctx, interpreter.HookGetReplicas, obj, nil, 2, func(L *lua.LState, res []lua.LValue) error {
 			num, ok := res[0].(lua.LNumber)
 			if !ok {
@@ -77,14 +74,14 @@ func (k Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured
 				return nil
 			case *lua.LTable:
 				req = &ReplicaRequirements{}
-				return luaapi.KubeUnmarshal(L, r, req)
+				return kube.Unmarshal(L, r, req)
 			default:
 				return fmt.Errorf("requires: %s is not a table", res[1].Type())
 			}
 		})
 		return n, req, err
 	}
-	err := k.in.WithState(ctx, string(interpreter.HookGetReplicas), func(ctx context.Context, s programapi.State) error {
+	err := k.p.WithState(ctx, interpreter.HookGetReplicas, func(ctx context.Context, s *interpreter.PooledState) error {
 		c, err := k.singleBearing()
 		if err != nil {
 			return err
@@ -98,7 +95,7 @@ func (k Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured
 			for i, u := range units {
 				ids[i] = u.ID
 			}
-			return &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetReplicas,
+			return &interpreter.NotDefinedError{Karta: k.p.Name(), Hook: interpreter.HookGetReplicas,
 				Reason: fmt.Sprintf("component %q has %d present instances [%s], not one", c.Name, len(units), strings.Join(ids, " "))}
 		}
 		n = int32(units[0].Replicas)
@@ -124,11 +121,11 @@ func (k Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured
 // and kube.accuratePodRequirements of the instance's view.
 func (k Program) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]Component, error) {
 	var out []Component
-	if k.in.Overridden(string(interpreter.HookGetComponents)) {
+	if k.p.Overridden(interpreter.HookGetComponents) {
 		err := k.callOverride(ctx, interpreter.HookGetComponents, obj, nil, 1, decodeKarmadaList("components", &out))
 		return out, err
 	}
-	err := k.in.WithState(ctx, string(interpreter.HookGetComponents), func(ctx context.Context, s programapi.State) error {
+	err := k.p.WithState(ctx, interpreter.HookGetComponents, func(ctx context.Context, s *interpreter.PooledState) error {
 		seen := map[string]string{}
 		bearing := false
 		for _, c := range k.model.Components {
@@ -164,7 +161,7 @@ func (k Program) GetComponents(ctx context.Context, obj *unstructured.Unstructur
 			}
 		}
 		if !bearing {
-			return &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetComponents, Reason: "no component is pod-bearing"}
+			return &interpreter.NotDefinedError{Karta: k.p.Name(), Hook: interpreter.HookGetComponents, Reason: "no component is pod-bearing"}
 		}
 		return nil
 	})
@@ -181,21 +178,17 @@ func (k Program) GetComponents(ctx context.Context, obj *unstructured.Unstructur
 // replicasPath if it has one, else through that of the only pod-bearing
 // component, which must have one instance.
 func (k Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, n int64) (*unstructured.Unstructured, error) {
-	if k.in.Overridden(string(interpreter.HookReviseReplica)) {
+	if k.p.Overridden(interpreter.HookReviseReplica) {
 		return k.callObjectOverride(ctx, interpreter.HookReviseReplica, obj, []any{n}, obj.Object)
 	}
-	revised, err := k.in.ReviseReplica(ctx, obj.Object, n)
-	if err != nil {
-		return nil, err
-	}
-	return &unstructured.Unstructured{Object: revised}, nil
+	return k.p.ReviseReplica(ctx, obj, n)
 }
 
 // InterpretHealth is Karmada's InterpretHealth: true iff the primary
 // status (InterpretStatus, an Argo CD health script included) is Running
 // or Completed.
 func (k Program) InterpretHealth(ctx context.Context, obj *unstructured.Unstructured) (bool, error) {
-	if k.in.Overridden(string(interpreter.HookInterpretHealth)) && !k.in.ArgoHealth() {
+	if k.p.Overridden(interpreter.HookInterpretHealth) && !k.p.ArgoHealth() {
 		var healthy bool
 		err := k.callOverride(ctx, interpreter.HookInterpretHealth, obj, nil, 1, func(_ *lua.LState, res []lua.LValue) error {
 			b, ok := res[0].(lua.LBool)
@@ -221,14 +214,14 @@ func healthyStatus(s karta.Status) bool {
 // ReflectStatus is Karmada's InterpretStatus: the object's status, or {}
 // when it has none (or it is not an object).
 func (k Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructured) (map[string]any, error) {
-	if k.in.Overridden(string(interpreter.HookReflectStatus)) {
+	if k.p.Overridden(interpreter.HookReflectStatus) {
 		var status map[string]any
 		err := k.callOverride(ctx, interpreter.HookReflectStatus, obj, nil, 1, func(L *lua.LState, res []lua.LValue) error {
 			tb, ok := res[0].(*lua.LTable)
 			if !ok {
 				return fmt.Errorf("result: %s is not a table", res[0].Type())
 			}
-			raw, err := luaapi.KubeResultJSON(L, tb, true)
+			raw, err := kube.ResultJSON(L, tb, true)
 			if err != nil {
 				return err
 			}
@@ -241,7 +234,7 @@ func (k Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructur
 	}
 	// Trivial, but a call like the others: under the limits, on a state.
 	status := map[string]any{}
-	err := k.in.WithState(ctx, string(interpreter.HookReflectStatus), func(context.Context, programapi.State) error {
+	err := k.p.WithState(ctx, interpreter.HookReflectStatus, func(context.Context, *interpreter.PooledState) error {
 		if s, ok := obj.Object["status"].(map[string]any); ok {
 			status = s
 		}
@@ -262,7 +255,7 @@ func (k Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructur
 // its status replaced by that member's. Without such an item, desired is
 // returned unchanged.
 func (k Program) AggregateStatus(ctx context.Context, desired *unstructured.Unstructured, items []AggregatedStatusItem) (*unstructured.Unstructured, error) {
-	if k.in.Overridden(string(interpreter.HookAggregateStatus)) {
+	if k.p.Overridden(interpreter.HookAggregateStatus) {
 		var extra any // nil items are Lua nil, as in Karmada
 		if items != nil {
 			extra = items
@@ -276,14 +269,14 @@ func (k Program) AggregateStatus(ctx context.Context, desired *unstructured.Unst
 		}
 		var status map[string]any
 		if err := json.Unmarshal(it.Status.Raw, &status); err != nil || status == nil {
-			return nil, &interpreter.HookError{Karta: k.in.Name(), Hook: interpreter.HookAggregateStatus,
+			return nil, &interpreter.HookError{Karta: k.p.Name(), Hook: interpreter.HookAggregateStatus,
 				Err: fmt.Errorf("statusItems[%d] (cluster %q): the status is not an object", i, it.ClusterName)}
 		}
 		member := desired.DeepCopy()
 		member.Object["status"] = status
 		st, err := k.p.InterpretStatus(ctx, member)
 		if err != nil {
-			return nil, &interpreter.HookError{Karta: k.in.Name(), Hook: interpreter.HookAggregateStatus,
+			return nil, &interpreter.HookError{Karta: k.p.Name(), Hook: interpreter.HookAggregateStatus,
 				Err: fmt.Errorf("statusItems[%d] (cluster %q): %w", i, it.ClusterName, err)}
 		}
 		if r := statusRank(st.Status); best == nil || r < bestRank {
@@ -310,11 +303,11 @@ func statusRank(s karta.Status) int {
 // instances, deduplicated and sorted (apiVersion, kind, namespace, name).
 func (k Program) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]DependentObjectReference, error) {
 	var out []DependentObjectReference
-	if k.in.Overridden(string(interpreter.HookGetDependencies)) {
+	if k.p.Overridden(interpreter.HookGetDependencies) {
 		err := k.callOverride(ctx, interpreter.HookGetDependencies, obj, nil, 1, decodeKarmadaList("dependencies", &out))
 		return out, err
 	}
-	err := k.in.WithState(ctx, string(interpreter.HookGetDependencies), func(ctx context.Context, s programapi.State) error {
+	err := k.p.WithState(ctx, interpreter.HookGetDependencies, func(ctx context.Context, s *interpreter.PooledState) error {
 		var ns any
 		if s := obj.GetNamespace(); s != "" {
 			ns = s
@@ -350,7 +343,7 @@ func (k Program) GetDependencies(ctx context.Context, obj *unstructured.Unstruct
 			}
 		}
 		if !bearing {
-			return &interpreter.NotDefinedError{Karta: k.in.Name(), Hook: interpreter.HookGetDependencies, Reason: "no component is pod-bearing"}
+			return &interpreter.NotDefinedError{Karta: k.p.Name(), Hook: interpreter.HookGetDependencies, Reason: "no component is pod-bearing"}
 		}
 		return nil
 	})
@@ -386,18 +379,18 @@ func unwrapNotDefined(err error) error {
 // nil as Lua nil) and converts its one result by Karmada's rules into
 // into.
 func kubeCall(L *lua.LState, fn string, args []any, into any) error {
-	mod, ok := luaapi.KubeModule(L).(*lua.LTable)
-	if !ok {
-		return fmt.Errorf("kube module unavailable (a karta bug)")
+	g := kube.Module.Funcs[fn]
+	if g == nil {
+		return fmt.Errorf("kube.%s: no such helper (a karta bug)", fn)
 	}
-	f := mod.RawGetString(fn)
+	f := L.NewFunction(g)
 	largs := make([]lua.LValue, len(args))
 	for i, a := range args {
 		if a == nil {
 			largs[i] = lua.LNil
 			continue
 		}
-		v, err := luaapi.KubeValue(L, a)
+		v, err := kube.Value(L, a)
 		if err != nil {
 			return fmt.Errorf("kube.%s: %w", fn, err)
 		}
@@ -408,7 +401,7 @@ func kubeCall(L *lua.LState, fn string, args []any, into any) error {
 	}
 	res := L.Get(-1)
 	L.Pop(1)
-	if err := luaapi.KubeUnmarshal(L, res, into); err != nil {
+	if err := kube.Unmarshal(L, res, into); err != nil {
 		return fmt.Errorf("kube.%s: %w", fn, err)
 	}
 	return nil
@@ -417,9 +410,9 @@ func kubeCall(L *lua.LState, fn string, args []any, into any) error {
 // callOverride calls a script's override of a Karmada hook with Karmada's
 // arguments: the object as Karmada passes it, then extra.
 func (k Program) callOverride(ctx context.Context, h interpreter.Hook, obj *unstructured.Unstructured, extra []any, nret int, decode func(L *lua.LState, res []lua.LValue) error) error {
-	return k.in.WithState(ctx, string(h), func(ctx context.Context, s programapi.State) error {
+	return k.p.WithState(ctx, h, func(ctx context.Context, s *interpreter.PooledState) error {
 		L := s.L()
-		fn, err := s.Override(ctx, string(h))
+		fn, err := s.Override(ctx, h)
 		if err != nil {
 			return err
 		}
@@ -436,7 +429,7 @@ func (k Program) callOverride(ctx context.Context, h interpreter.Hook, obj *unst
 				args = append(args, lua.LNil)
 				continue
 			}
-			v, err := luaapi.KubeValue(L, e)
+			v, err := kube.Value(L, e)
 			if err != nil {
 				return err
 			}
@@ -458,7 +451,7 @@ func (k Program) callOverride(ctx context.Context, h interpreter.Hook, obj *unst
 
 // callObjectOverride is callOverride for an operation whose result is an
 // object (ReviseReplica, AggregateStatus, Retain): a table, converted by
-// Karmada's rules against references (luaapi.KubeUnmarshal).
+// Karmada's rules against references (kube.Unmarshal).
 func (k Program) callObjectOverride(ctx context.Context, h interpreter.Hook, obj *unstructured.Unstructured, extra []any, references ...any) (*unstructured.Unstructured, error) {
 	out := &unstructured.Unstructured{}
 	err := k.callOverride(ctx, h, obj, extra, 1, func(L *lua.LState, res []lua.LValue) error {
@@ -466,7 +459,7 @@ func (k Program) callObjectOverride(ctx context.Context, h interpreter.Hook, obj
 		if !ok {
 			return fmt.Errorf("result: %s is not a table", res[0].Type())
 		}
-		return luaapi.KubeUnmarshal(L, tb, out, references...)
+		return kube.Unmarshal(L, tb, out, references...)
 	})
 	if err != nil {
 		return nil, err
@@ -483,7 +476,7 @@ func decodeKarmadaList(what string, out any) func(L *lua.LState, res []lua.LValu
 		case *lua.LNilType:
 			return nil
 		case *lua.LTable:
-			return luaapi.KubeUnmarshal(L, r, out)
+			return kube.Unmarshal(L, r, out)
 		default:
 			return fmt.Errorf("%s: %s is not a table", what, res[0].Type())
 		}
@@ -497,8 +490,8 @@ func decodeKarmadaList(what string, out any) func(L *lua.LState, res []lua.LValu
 // the Karmada export carries. Without an override it is
 // interpreter.ErrHookNotEnabled.
 func (k Program) Retain(ctx context.Context, desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if !k.in.Overridden(string(interpreter.HookRetain)) {
-		return nil, &interpreter.HookError{Karta: k.in.Name(), Hook: interpreter.HookRetain, Err: interpreter.ErrHookNotEnabled}
+	if !k.p.Overridden(interpreter.HookRetain) {
+		return nil, &interpreter.HookError{Karta: k.p.Name(), Hook: interpreter.HookRetain, Err: interpreter.ErrHookNotEnabled}
 	}
 	return k.callObjectOverride(ctx, interpreter.HookRetain, desired, []any{observed.Object})
 }

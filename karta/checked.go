@@ -60,21 +60,36 @@ func Analyze(k *Karta, opts ValidateOptions) (*Checked, Problems) {
 	return c, v.problems
 }
 
+// Expr is the checked form of one jq expression of a Karta: parsed,
+// bounded by the source limits and analysed once, by Check; String is its
+// text. Package interpreter compiles it and karta/schemacheck walks it over
+// a CRD's schema (they read the analysis behind it, internal/jqexpr's);
+// to anyone else it is the expression as checked.
+type Expr interface {
+	String() string
+}
+
 // Expr returns the checked form of one of the Karta's expressions, by its
 // text; nil when the Karta holds no such expression (or c is nil).
-func (c *Checked) Expr(text string) *jqexpr.Analysis {
+func (c *Checked) Expr(text string) Expr {
 	if c == nil {
 		return nil
 	}
-	return c.exprs[text]
+	if a, ok := c.exprs[text]; ok {
+		return a
+	}
+	return nil
 }
 
 // ReferenceExpr returns the checked form of one of the references' own
 // expressions (spec.references[*].lookup.name, …), bound to no variable;
 // nil when no reference holds it.
-func (c *Checked) ReferenceExpr(text string) *jqexpr.Analysis {
+func (c *Checked) ReferenceExpr(text string) Expr {
 	if c == nil {
 		return nil
 	}
-	return c.refExprs[text]
+	if a, ok := c.refExprs[text]; ok {
+		return a
+	}
+	return nil
 }

@@ -206,6 +206,70 @@ type SpecDefinition struct {
 	// workload spreads over its own fields.
 	// +optional
 	FragmentedPodSpecDefinition *FragmentedPodSpecDefinition `json:"fragmentedPodSpecDefinition,omitempty"`
+	// View computes what GetPodSpecs reports where the operator builds more
+	// than the object holds (an injected container, a computed request, a
+	// field read with a fallback); the paths above stay what revisions
+	// write.
+	// +optional
+	View *SpecView `json:"view,omitempty"`
+}
+
+// SpecView holds a component's computed pod definition: each expression
+// runs on the object like a path, yields one value per instance, and
+// replaces the GetPodSpecs value of the same key (podTemplateSpec, podSpec,
+// metadata, or a fragment's key) that the paths read. Views are read only:
+// revisions, placement and the other hooks keep to the paths.
+type SpecView struct {
+	// +optional
+	PodTemplateSpec string `json:"podTemplateSpec,omitempty"`
+	// +optional
+	PodSpec string `json:"podSpec,omitempty"`
+	// +optional
+	Metadata string `json:"metadata,omitempty"`
+	// +optional
+	SchedulerName string `json:"schedulerName,omitempty"`
+	// +optional
+	Labels string `json:"labels,omitempty"`
+	// +optional
+	Annotations string `json:"annotations,omitempty"`
+	// +optional
+	Resources string `json:"resources,omitempty"`
+	// +optional
+	ResourceClaims string `json:"resourceClaims,omitempty"`
+	// +optional
+	PodAffinity string `json:"podAffinity,omitempty"`
+	// +optional
+	NodeAffinity string `json:"nodeAffinity,omitempty"`
+	// +optional
+	Containers string `json:"containers,omitempty"`
+	// +optional
+	Container string `json:"container,omitempty"`
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// +optional
+	Image string `json:"image,omitempty"`
+}
+
+// Views lists the view's expressions by GetPodSpecs key, defined or not:
+// podTemplateSpec, podSpec, metadata, then the fragments in Fragments()
+// order. Field is the JSON name under view (e.g. "image").
+func (v *SpecView) Views() []Fragment {
+	return []Fragment{
+		{"podTemplateSpec", "podTemplateSpec", v.PodTemplateSpec},
+		{"podSpec", "podSpec", v.PodSpec},
+		{"metadata", "metadata", v.Metadata},
+		{"schedulerName", "schedulerName", v.SchedulerName},
+		{"labels", "labels", v.Labels},
+		{"annotations", "annotations", v.Annotations},
+		{"resources", "resources", v.Resources},
+		{"resourceClaims", "resourceClaims", v.ResourceClaims},
+		{"podAffinity", "podAffinity", v.PodAffinity},
+		{"nodeAffinity", "nodeAffinity", v.NodeAffinity},
+		{"containers", "containers", v.Containers},
+		{"container", "container", v.Container},
+		{"priorityClassName", "priorityClassName", v.PriorityClassName},
+		{"image", "image", v.Image},
+	}
 }
 
 // Styles returns every style that is set; more than one is a validation

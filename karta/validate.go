@@ -22,7 +22,7 @@ type ValidateOptions struct {
 	// expression that passed the jq checks; a non-empty result is reported
 	// as a warning at every field holding the expression (karta validate
 	// --target uses it to report what a back end cannot run).
-	CheckExpr func(a *jqexpr.Analysis) string
+	CheckExpr func(e Expr) string
 }
 
 // Validate checks a Karta against every rule of docs/reference.md,

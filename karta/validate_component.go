@@ -37,6 +37,48 @@ func (v *validator) specDefinition(c *compRef) {
 			v.writablePath(fp.Child(fr.Field), fr.Path)
 		}
 	}
+	v.specView(p, sd)
+}
+
+// specView checks a view's expressions and that each computes a key of the
+// component's own style: a view replaces a value GetPodSpecs reports, so a
+// key of another style would compute nothing.
+func (v *validator) specView(p *field.Path, sd *SpecDefinition) {
+	if sd.View == nil {
+		return
+	}
+	vp := p.Child("view")
+	style := sd.Style()
+	for _, e := range sd.View.Views() {
+		if e.Path == "" {
+			continue
+		}
+		ep := vp.Child(e.Field)
+		v.checkExpr(ep, e.Path)
+		if want := viewStyle(e.Key); want != style {
+			v.errorf(ep, "a view of %s is only valid with %s; this component's spec style is %s",
+				e.Key, styleFields([]SpecStyle{want}), styleName(style))
+		}
+	}
+}
+
+// viewStyle is the spec style whose GetPodSpecs item has key.
+func viewStyle(key string) SpecStyle {
+	switch key {
+	case "podTemplateSpec":
+		return SpecStylePodTemplateSpec
+	case "podSpec", "metadata":
+		return SpecStylePodSpec
+	}
+	return SpecStyleFragmented
+}
+
+// styleName names a style in a message ("none" when no style is set).
+func styleName(s SpecStyle) string {
+	if s == SpecStyleNone {
+		return "none"
+	}
+	return styleFields([]SpecStyle{s})
 }
 
 // styleFields names the fields that set the given styles.

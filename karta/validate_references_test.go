@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/internal/jqexpr"
 )
 
 const fRefs = "spec.references"
@@ -93,9 +95,9 @@ func TestCheckedReferenceExprs(t *testing.T) {
 	gangOf(k).PodGroups[0].MinMemberPath = `$cfg.data.id`
 	c, err := Check(k, ValidateOptions{})
 	require.NoError(t, err)
-	ref := c.ReferenceExpr(".spec.cfg")
+	ref := jqexpr.Of(c.ReferenceExpr(".spec.cfg"))
 	require.NotNil(t, ref)
 	assert.Empty(t, ref.Vars, "a reference's own expression binds no variable")
-	assert.Equal(t, []string{"$cfg"}, c.Expr(`$cfg.data.id`).Vars)
+	assert.Equal(t, []string{"$cfg"}, jqexpr.Of(c.Expr(`$cfg.data.id`)).Vars)
 	assert.Equal(t, []string{"$cfg"}, k.Spec.Variables())
 }

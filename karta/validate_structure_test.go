@@ -285,6 +285,35 @@ func TestValidateSpecDefinitions(t *testing.T) {
 			},
 		},
 		{
+			name: "a view of the component's style",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				childOf(t, k, "worker").SpecDefinition.View = &SpecView{
+					PodTemplateSpec: `.spec.pytorchReplicaSpecs.Worker.template + {metadata: {labels: {a: "b"}}}`}
+			},
+		},
+		{
+			name: "a view of another style",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				childOf(t, k, "worker").SpecDefinition.View = &SpecView{Image: `.spec.image`, PodSpec: `.spec.x`}
+			},
+			want: []wantProblem{
+				errAt(fWorker+".specDefinition.view.podSpec",
+					"a view of podSpec is only valid with podSpecPath; this component's spec style is podTemplateSpecPath"),
+				errAt(fWorker+".specDefinition.view.image",
+					"a view of image is only valid with fragmentedPodSpecDefinition; this component's spec style is podTemplateSpecPath"),
+			},
+		},
+		{
+			name: "a view that is not jq",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				childOf(t, k, "worker").SpecDefinition.View = &SpecView{PodTemplateSpec: `.spec | now`}
+			},
+			want: []wantProblem{errAt(fWorker+".specDefinition.view.podTemplateSpec", "now")},
+		},
+		{
 			name: "metadataPath without podSpecPath",
 			base: fixturePyTorchJob,
 			mutate: func(t *testing.T, k *Karta) {

@@ -229,7 +229,8 @@ func TestDocumentOrder(t *testing.T) {
 func TestValidateCheckExpr(t *testing.T) {
 	k := mustUnmarshalKarta(t, fixturePyTorchJob)
 	asked := map[string]int{}
-	opts := ValidateOptions{CheckExpr: func(a *jqexpr.Analysis) string {
+	opts := ValidateOptions{CheckExpr: func(e Expr) string {
+		a := jqexpr.Of(e)
 		require.NotNil(t, a.Query, a.Text)
 		asked[a.Text]++
 		if a.Text == ".spec.runPolicy.suspend" {

@@ -29,13 +29,6 @@ const (
 // table costs 2,000 slots, comparing its elements 2,000 × log n × 1 MiB.
 const bigSharedString = `local s = string.rep("x", 2^20 - 8) local T = {} for i = 1, 2000 do T[i] = s end `
 
-// podTemplate20k is a pod template with 20,000 containers sharing one
-// table: cheap to build in Lua, 20,000 containers once converted.
-const podTemplate20k = `local c = {name = "c", image = "i", resources = {requests = {cpu = "1", memory = "1Gi"}, limits = {cpu = "2"}},
-  env = {{name = "A", valueFrom = {secretKeyRef = {name = "s", key = "k"}}}}}
-local cs = {} for i = 1, 20000 do cs[i] = c end
-local tmpl = {spec = {containers = cs, initContainers = cs}} `
-
 var hostileLibraryCalls = []struct {
 	name, src string
 	kinds     []LimitKind
@@ -83,24 +76,13 @@ var hostileLibraryCalls = []struct {
 	{"os.time", `local T = {} for i = 1, 1e9 do T[i] = os.time({year = 2026, month = 1, day = i % 28 + 1}) end`, kinds(KindMemory)},
 	// math (constant work per call: only the loop ends)
 	{"math", `for i = 1, 1e9 do local x = math.floor(math.sqrt(i)) + math.random() end`, kinds(KindInstructions)},
-	// kube (Karmada's helpers)
-	{"kube.accuratePodRequirements of 20,000 containers", podTemplate20k + `return kube.accuratePodRequirements(tmpl)`, kinds(KindMemory, KindInstructions)},
-	{"kube.getPodDependencies of 20,000 containers", podTemplate20k + `return kube.getPodDependencies(tmpl, "ns")`, kinds(KindMemory, KindInstructions)},
-	{"kube.resourceAdd with a huge exponent", `return kube.resourceAdd("1e999999999", "1m")`, kinds(KindMemory, KindInstructions)},
-	{"kube.resourceAdd of many huge exponents", `for i = 1, 1e9 do kube.resourceAdd("9e1000", "1m") end`, kinds(KindMemory, KindInstructions)},
-	{"kube.accuratePodRequirements of a huge request", `return kube.accuratePodRequirements({spec = {containers = {{name = "c", resources = {requests = {cpu = "1e999999999"}}}}}})`, kinds(KindMemory, KindInstructions)},
-	{"kube.getResourceQuantity with a huge exponent", `for i = 1, 1e9 do kube.getResourceQuantity("1e999999999") end`, kinds(KindMemory, KindInstructions)},
 }
 
 func kinds(k ...LimitKind) []LimitKind { return append(k, KindDeadline) }
 
-// chargesState is a sandbox with the kube module under the suite's
-// limits.
+// chargesState is a sandbox under the suite's limits.
 func chargesState() *lua.LState {
-	return NewState(SandboxOptions{
-		MaxMemory: chargesMemory,
-		Modules:   map[string]func(*lua.LState) lua.LValue{KubeModuleName: KubeModule},
-	})
+	return NewState(SandboxOptions{MaxMemory: chargesMemory})
 }
 
 func TestHostileLibraryCalls(t *testing.T) {

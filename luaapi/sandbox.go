@@ -110,8 +110,6 @@ type callConfig struct {
 	trampoline, errHandler *lua.LFunction
 	// lazy holds the state's lazy tables (lazy.go).
 	lazy *lazyTables
-	// kubeEnv is the state's KubeEnv metatable, made on first use.
-	kubeEnv *kubeEnvMeta
 }
 
 // noCallConfig is the config of a state NewState did not make: no limits

@@ -105,19 +105,3 @@ func TestConversionErrorsAreLinear(t *testing.T) {
 	assert.Equal(t, "result", ce.Path)
 	assert.Equal(t, "mixed array and object keys (key 7)", ce.Msg)
 }
-
-// TestKubeJSONDepth: Karmada's encoder refuses a script-built table nested
-// deeper than MaxDepth, as the value bridge does, instead of recursing
-// without bound.
-func TestKubeJSONDepth(t *testing.T) {
-	L := NewState(SandboxOptions{})
-	defer L.Close()
-	res := mustRun(t, L, `local t = {} local c = t for i = 1, 5000 do c.x = {} c = c.x end return t`)
-	_, err := encodeKubeJSON(L, res[0])
-	var ce *ConvertError
-	require.ErrorAs(t, err, &ce)
-	assert.Contains(t, ce.Msg, "nesting deeper than 1000 levels")
-	res = mustRun(t, L, `local t = {} local c = t for i = 1, 100 do c.x = {} c = c.x end return t`)
-	_, err = encodeKubeJSON(L, res[0])
-	require.NoError(t, err)
-}

@@ -1,7 +1,6 @@
 package luaapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"sort"
@@ -12,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 	luar "layeh.com/gopher-luar"
+
+	"github.com/kartalua/karta/internal/testobj"
 )
 
 // FuzzValueBridge sends arbitrary JSON across the Go↔Lua bridge and reads
@@ -20,9 +21,7 @@ import (
 //
 //   - ToLuaTable, then FromLua, gives the value back;
 //   - a Lua walker that reads the tables with pairs, # and indexing, and
-//     the views with # and indexing, sees the value;
-//   - KubeValue, then encodeKubeJSON (Karmada's gopher-json rules: nulls dropped,
-//     an empty container is []), gives the value as Karmada would see it.
+//     the views with # and indexing, sees the value.
 //
 // Values nested deeper than MaxDepth are a *ConvertError, never a crash;
 // numbers beyond float64 (1e400) are a *ConvertError as well. The raw bytes
@@ -44,18 +43,13 @@ func FuzzValueBridge(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
+		v, ok := testobj.FuzzJSON(data)
+		if !ok {
 			return
-		}
-		if m, ok := v.(map[string]any); ok {
-			m["raw bytes"] = string(data)
 		}
 		L := lua.NewState()
 		defer L.Close()
-		depth := jsonDepth(v)
+		depth := testobj.Depth(v)
 		finite := allFinite(v)
 
 		tb, err := ToLuaTable(L, v)
@@ -74,33 +68,7 @@ func FuzzValueBridge(f *testing.F) {
 			require.Equal(t, want, walkInLua(t, L, tb), "a Lua walk of the tables")
 			require.Equal(t, want, walkInLua(t, L, ToLuaView(L, v)), "a Lua walk of the view")
 		}
-
-		kv, err := KubeValue(L, v)
-		require.NoError(t, err)
-		text, err := encodeKubeJSON(L, kv)
-		require.NoError(t, err)
-		var got any
-		require.NoError(t, json.Unmarshal(text, &got), "encodeKubeJSON is JSON: %s", text)
-		require.Equal(t, canonical(jsonRoundTrip(t, kubeExpect(v))), canonical(got), "KubeValue then encodeKubeJSON")
 	})
-}
-
-// jsonDepth is the number of nested arrays and objects on the deepest path.
-func jsonDepth(v any) int {
-	d := 0
-	switch x := v.(type) {
-	case map[string]any:
-		for _, e := range x {
-			d = max(d, jsonDepth(e))
-		}
-		return d + 1
-	case []any:
-		for _, e := range x {
-			d = max(d, jsonDepth(e))
-		}
-		return d + 1
-	}
-	return 0
 }
 
 // allFinite reports whether every number of v that the bridge converts is
@@ -244,43 +212,4 @@ func walkInLua(t *testing.T, L *lua.LState, lv lua.LValue) string {
 	s := L.Get(-1).String()
 	L.Pop(1)
 	return s
-}
-
-// kubeExpect is what Karmada's scripts see of v and gopher-json prints:
-// null members and elements dropped (later elements move down), and an
-// empty object or array printed as [].
-func kubeExpect(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, e := range x {
-			if e != nil {
-				out[k] = kubeExpect(e)
-			}
-		}
-		if len(out) == 0 {
-			return []any{}
-		}
-		return out
-	case []any:
-		out := []any{}
-		for _, e := range x {
-			if e != nil {
-				out = append(out, kubeExpect(e))
-			}
-		}
-		return out
-	}
-	return v
-}
-
-// jsonRoundTrip normalizes strings as encoding/json does (invalid UTF-8
-// becomes U+FFFD), as gopher-json's output has them.
-func jsonRoundTrip(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	var out any
-	require.NoError(t, json.Unmarshal(b, &out))
-	return out
 }

@@ -267,9 +267,7 @@ func TestBuildErrors(t *testing.T) {
 		res, err := podgroups.ForProgram(context.Background(), p, obj, append([]*unstructured.Unstructured{linked}, pods[1:]...), podgroups.WorkloadAPI, podgroups.Options{})
 		require.NoError(t, err)
 		require.NotEmpty(t, res.Unlinked)
-		assert.Equal(t, podKey(linked), res.Unlinked[len(res.Unlinked)-1].Pod)
+		assert.Equal(t, interpreter.PodKey(linked.Object), res.Unlinked[len(res.Unlinked)-1].Pod)
 		assert.Contains(t, res.Unlinked[len(res.Unlinked)-1].Reason, `is "elsewhere"`)
 	})
 }
-
-func podKey(u *unstructured.Unstructured) string { return u.GetNamespace() + "/" + u.GetName() }

@@ -27,9 +27,9 @@ func LinkPod(k *karta.Karta, target Target, pod *unstructured.Unstructured, pl *
 	role := placedRole(k, target, pl)
 	ops, reason := b.podPatch(pod, obj, role)
 	if reason != "" {
-		return nil, &UnlinkedError{Pod: podKey(pod), Reason: reason}
+		return nil, &UnlinkedError{Pod: interpreter.PodKey(pod.Object), Reason: reason}
 	}
-	return &PodLink{Pod: podKey(pod), Object: obj, Role: role, Patch: ops}, nil
+	return &PodLink{Pod: interpreter.PodKey(pod.Object), Object: obj, Role: role, Patch: ops}, nil
 }
 
 // NeedsGroups reports whether a pod's link for target depends on the
@@ -56,7 +56,7 @@ func LinkInGroups(target Target, opts Options, pod *unstructured.Unstructured, g
 	if _, err := ParseTarget(string(target)); err != nil {
 		return nil, err
 	}
-	key := podKey(pod)
+	key := interpreter.PodKey(pod.Object)
 	// GetGangGroups names the pod as it does (a pod created with
 	// generateName has no name yet): a call with the one pod is about it.
 	sole := len(gangs.Placements)+len(gangs.Unmatched) == 1

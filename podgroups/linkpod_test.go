@@ -27,7 +27,7 @@ func TestLinkPodIsBuildsLink(t *testing.T) {
 				require.NoError(t, err)
 				byName := map[string]*unstructured.Unstructured{}
 				for _, pod := range ex.pods {
-					byName[podKey(pod)] = pod
+					byName[interpreter.PodKey(pod.Object)] = pod
 				}
 				require.NotEmpty(t, res.Links)
 				for _, want := range res.Links {
@@ -78,7 +78,7 @@ func TestLinkPodRefuses(t *testing.T) {
 	_, err = podgroups.LinkPod(p.Karta(), podgroups.WorkloadAPI, other, pl)
 	var unlinked *podgroups.UnlinkedError
 	require.True(t, errors.As(err, &unlinked), "%v", err)
-	assert.Equal(t, podKey(other), unlinked.Pod)
+	assert.Equal(t, interpreter.PodKey(other.Object), unlinked.Pod)
 	assert.Contains(t, err.Error(), `its spec.schedulingGroup.podGroupName is "someone-elses"`)
 
 	// A pod linked already gets no operation: the webhook has nothing to do.

@@ -44,7 +44,7 @@ const (
 func (b *builder) links() ([]PodLink, []interpreter.Unmatched) {
 	byName := map[string][]*unstructured.Unstructured{}
 	for _, p := range b.in.Pods {
-		k := podKey(p)
+		k := interpreter.PodKey(p.Object)
 		byName[k] = append(byName[k], p)
 	}
 	links := []PodLink{}
@@ -69,13 +69,6 @@ func (b *builder) links() ([]PodLink, []interpreter.Unmatched) {
 		links = append(links, PodLink{Pod: pl.Pod, Object: obj, Role: role, Patch: ops})
 	}
 	return links, unlinked
-}
-
-func podKey(p *unstructured.Unstructured) string {
-	if ns := p.GetNamespace(); ns != "" {
-		return ns + "/" + p.GetName()
-	}
-	return p.GetName()
 }
 
 // podPatch is the JSON Patch that links pod to the object named obj, or

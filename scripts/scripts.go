@@ -2,7 +2,7 @@
 // Kartas: where a generated hook cannot express an operator's logic, the
 // built-in uses the same override mechanism users have (a --script file),
 // and the file says why. scripts/overrides/NAME.lua belongs to the
-// built-in NAME, or to the built-ins that share it (shared). Beside them, scripts/karmada and scripts/argocd hold the
+// built-in NAME. Beside them, scripts/karmada and scripts/argocd hold the
 // built-ins exported for Karmada and Argo CD (make generate); those are
 // for users of those systems and are not built into karta.
 package scripts
@@ -19,26 +19,10 @@ import (
 //go:embed overrides
 var files embed.FS
 
-// shared names the override several built-ins use, by built-in: the
-// three KubeRay kinds add the same containers to the same head pod; a
-// Knative Service and a KServe InferenceService (Serverless) the same
-// queue-proxy sidecar.
-var shared = map[string]string{
-	"raycluster":       "ray",
-	"rayjob":           "ray",
-	"rayservice":       "ray",
-	"knative-service":  "knative",
-	"inferenceservice": "knative",
-}
-
 // For returns the bundled override of a built-in, if it has one:
-// overrides/NAME.lua, or the shared file named for it.
+// overrides/NAME.lua.
 func For(name string) (source string, ok bool, err error) {
-	file := name
-	if s, ok := shared[name]; ok {
-		file = s
-	}
-	b, err := files.ReadFile("overrides/" + file + ".lua")
+	b, err := files.ReadFile("overrides/" + name + ".lua")
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
 	}

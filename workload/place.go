@@ -38,7 +38,7 @@ func Place(ctx context.Context, p *interpreter.Program, obj *unstructured.Unstru
 	}
 	var rest []*unstructured.Unstructured
 	for _, pod := range pods {
-		if outside[podKey(pod)] {
+		if outside[interpreter.PodKey(pod.Object)] {
 			rest = append(rest, pod)
 		}
 	}
@@ -65,9 +65,9 @@ func inputOrder(pods []*unstructured.Unstructured, gang, others []interpreter.Pl
 	}
 	out := make([]interpreter.Placement, 0, len(by))
 	for _, pod := range pods {
-		if pl, ok := by[podKey(pod)]; ok {
+		if pl, ok := by[interpreter.PodKey(pod.Object)]; ok {
 			out = append(out, pl)
-			delete(by, podKey(pod))
+			delete(by, interpreter.PodKey(pod.Object))
 		}
 	}
 	return out

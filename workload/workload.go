@@ -290,7 +290,7 @@ func (b *builder) pods(ctx context.Context, pods []*unstructured.Unstructured) (
 	reasons := map[string]string{}
 	var order []string
 	for _, pod := range pods {
-		key := podKey(pod)
+		key := interpreter.PodKey(pod.Object)
 		byName[key] = pod
 		order = append(order, key)
 		if why := foreign(b.obj, pod); why != "" {
@@ -515,15 +515,6 @@ func podNode(pod *unstructured.Unstructured) *Node {
 	return &Node{Kind: KindPod, Name: pod.GetName(), Children: []*Node{}, Fields: Fields{
 		Namespace: pod.GetNamespace(), Phase: phase, Images: containerImages(nil, spec["containers"]),
 	}}
-}
-
-// podKey is how hook results name a pod: namespace/name, or the name
-// alone without a namespace.
-func podKey(pod *unstructured.Unstructured) string {
-	if ns := pod.GetNamespace(); ns != "" {
-		return ns + "/" + pod.GetName()
-	}
-	return pod.GetName()
 }
 
 // style names how an item defines its pods.

@@ -137,14 +137,7 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 		defer sup.Close()
 	}
 
-	srv := &http.Server{
-		Handler:           webhook.New(webhook.Options{MaxRequestBytes: f.maxRequestBytes, Fair: f.isolate.fair()}, webhook.NewKarmada(in), kartas),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       time.Minute,
-		WriteTimeout:      time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          log.New(s.err, "karta: http: ", 0),
-	}
+	srv := newHTTPServer(s, webhook.New(webhook.Options{MaxRequestBytes: f.maxRequestBytes, Fair: f.isolate.fair()}, webhook.NewKarmada(in), kartas))
 	scheme := "http"
 	if f.tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
@@ -179,13 +172,34 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 		fmt.Fprintf(s.err, "karta: serves %s\n", line)
 	}
 	fmt.Fprintf(s.err, "karta: serving %d kinds on %s://%s\n", len(kinds), scheme, ln.Addr())
+	return untilStopped(ctx, s, srv, served, stop)
+}
 
+// newHTTPServer is the HTTP server of karta's long-running commands (serve,
+// studio): bounded reads, writes and idle connections, its errors logged
+// on standard error.
+func newHTTPServer(s streams, h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		WriteTimeout:      time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          log.New(s.err, "karta: http: ", 0),
+	}
+}
+
+// untilStopped waits until ctx ends (a signal) or the server fails
+// (served), then shuts srv down, the requests in flight given
+// shutdownGrace to finish; stop ends the signal notification first, so
+// that a second signal kills at once.
+func untilStopped(ctx context.Context, s streams, srv *http.Server, served <-chan error, stop func()) error {
 	select {
 	case err := <-served: // the listener failed
 		return reported(s, fmt.Errorf("serving: %w", err))
 	case <-ctx.Done():
 	}
-	stop() // a second signal kills at once
+	stop()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	fmt.Fprintln(s.err, "karta: shutting down")

@@ -45,6 +45,7 @@ var sweepExempt = map[string]string{
 	"karta help":           "cobra's help",
 	"karta karmada export": "prints manifests from a Karta; reads no object",
 	"karta serve":          "a long-running webhook; each request is one object (webhook tests)",
+	"karta studio":         "a long-running local web app; its documents come in requests, each answered per document (studio tests)",
 	"karta version":        "prints the version; reads no input",
 }
 

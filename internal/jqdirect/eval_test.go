@@ -97,6 +97,8 @@ var directExprs = []string{
 	`[.parallelism // 1, .completions // .parallelism // 1] | min`, `[(.n // 1), 1] | max`,
 	`.spec.replicatedJobs[]? | {r: ., n: .name} | "\(.n)-\(.r.replicas // 1)-"`,
 	`((.n + 2) - ((.n + 2) % 3)) / 3`, `(.m // {}) + {statefulset: .s, "notebook-name": .s}`,
+	`.m + {}`, `{} + .m`, `.m2 + {}`, `{a: .n, b: .f} + {}`, `{} + {a: .big}`, `{a: .n} + ({} // {})`, `({} + {}) | length`,
+	`[.a[]?] | .[0] + {}`, `.objs[0] + {}`,
 	`[.a[]? | .y // empty] | add`, `.s | .[("\(.s[:1])-" | length):]`,
 	// Outside the subset: never compiled, so always the Lua path.
 	`.a as $x | $x`, `reduce .arr[] as $x (0; . + 1)`, `test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,

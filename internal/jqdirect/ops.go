@@ -160,6 +160,15 @@ func addComposite(c *dctx, l, r any) (v any, done, ok bool) {
 		if !ok || !c.step(len(x)+len(y)+1) {
 			return nil, true, false
 		}
+		// Merging nothing into an object whose members are already as
+		// the Lua path holds them is that object: a view's chain of
+		// optional keys (`{cpu: "25m"} + (… // {})`) copies nothing.
+		if len(y) == 0 && outMembers(x) {
+			return x, true, true
+		}
+		if len(x) == 0 && outMembers(y) {
+			return y, true, true
+		}
 		m := make(map[string]any, len(x)+len(y))
 		for _, src := range []map[string]any{x, y} {
 			for k, e := range src {
@@ -173,6 +182,27 @@ func addComposite(c *dctx, l, r any) (v any, done, ok bool) {
 		return m, true, true
 	}
 	return nil, false, false
+}
+
+// outMembers reports whether every member of m is as outValue gives it,
+// so that m stands for its converted copy.
+func outMembers(m map[string]any) bool {
+	for _, e := range m {
+		switch x := e.(type) {
+		case nil, bool, string, map[string]any, []any:
+		case int64:
+			if x < -maxExactFloat || x > maxExactFloat {
+				return false
+			}
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) || (x == math.Trunc(x) && math.Abs(x) <= maxExactFloat) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // chargeString is the steps a string of n bytes costs to make.

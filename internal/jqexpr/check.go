@@ -1,6 +1,7 @@
 package jqexpr
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 
@@ -22,6 +23,28 @@ type Analysis struct {
 	// code is Code's program: compiled by Check when it could fail, else
 	// on the first call of Code.
 	code func() *gojq.Code
+}
+
+// String is the expression's text: an Analysis is what karta.Checked hands
+// out as a karta.Expr.
+func (a *Analysis) String() string { return a.Text }
+
+// Of is the Analysis behind a karta.Expr (which jqexpr cannot name: karta
+// imports it); nil for nil or any other value.
+func Of(e fmt.Stringer) *Analysis {
+	a, _ := e.(*Analysis)
+	return a
+}
+
+// OfChecked is Of for the checked form e of the expression text, which
+// must be there: every expression a Karta holds is checked, so a missing
+// one is a karta bug, reported as one.
+func OfChecked(e fmt.Stringer, text string) (*Analysis, error) {
+	a := Of(e)
+	if a == nil || a.Query == nil {
+		return nil, fmt.Errorf("jq %q: not among the checked Karta's expressions (a karta bug)", text)
+	}
+	return a, nil
 }
 
 // Code is gojq's compiled program of Query with Vars bound, nil when it

@@ -10,6 +10,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/kartalua/karta/karmada/kube"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -48,7 +49,7 @@ end
 
 func newKarmadaLikeState() *lua.LState {
 	return luaapi.NewState(luaapi.SandboxOptions{
-		Modules: map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeModule},
+		Modules: luaapi.Loaders(kube.Module),
 	})
 }
 
@@ -96,7 +97,7 @@ func loadPortableOn(ctx context.Context, u *Unit, rt *lua.FunctionProto) (*porta
 		L.Close()
 		return nil, fmt.Errorf("portable chunk does not compile: %w", err)
 	}
-	env := luaapi.KubeEnv(L)
+	env := kube.Env(L)
 	jj, err := luaapi.CallProtected(ctx, L, hangGuard, luaapi.Instantiate(L, rt, env), 2)
 	if err != nil {
 		L.Close()
@@ -277,7 +278,7 @@ func differPortable(ctx context.Context, expr string, raw any, inputJSON []byte,
 		value lua.LValue
 	}{{"runtime values", p.value(raw)}}
 	if raw != nil && faithful(raw) { // Karmada never hands a script a null object
-		kv, err := luaapi.KubeValue(p.L, raw)
+		kv, err := kube.Value(p.L, raw)
 		if err != nil {
 			return "", err
 		}

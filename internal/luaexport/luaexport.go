@@ -15,14 +15,13 @@ import (
 
 	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/jqlua"
-	"github.com/kartalua/karta/internal/programapi"
 	"github.com/kartalua/karta/interpreter"
 )
 
 // Exporter builds one exported chunk for a Program.
 type Exporter struct {
-	In    programapi.Program
-	Model *programapi.Model
+	In    *interpreter.Program
+	Model *interpreter.Shape
 	// target names the runtime in errors ("Karmada", "Argo CD").
 	target string
 	// u translates the Karta's jq expressions with jqlua's translator, for
@@ -37,8 +36,13 @@ type exportedExpr struct{ ref, field string }
 
 // New starts an export of p for target.
 func New(p *interpreter.Program, target string) *Exporter {
-	in := programapi.Of(p)
-	return &Exporter{In: in, Model: in.Model(), target: target, u: jqlua.NewPortableUnit()}
+	return &Exporter{In: p, Model: p.Shape(), target: target, u: jqlua.NewPortableUnit()}
+}
+
+// Analysis is the checked form of one of the Karta's expressions, from the
+// checked Karta the Program was compiled from: no text is parsed again.
+func (e *Exporter) Analysis(expr string) (*jqexpr.Analysis, error) {
+	return jqexpr.OfChecked(e.In.Checked().Expr(expr), expr)
 }
 
 // Fail is an *interpreter.ExportError for the expression expr of field.
@@ -65,7 +69,7 @@ func (e *Exporter) Expr(field, expr string) (string, error) {
 
 // accessor adds expr's accessor to the unit and returns its reference.
 func (e *Exporter) accessor(field, expr string) (string, error) {
-	a, err := e.In.Analysis(expr)
+	a, err := e.Analysis(expr)
 	if err != nil {
 		return "", e.Fail(field, expr, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/karmada/kube"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -30,8 +31,8 @@ const KarmadaPoolSize = 10
 // Decode, as luavm's decodeValue does for objects and typed slices), and
 // results converted by Karmada's pipeline (tableInto: the JSON text,
 // fixed up, then encoding/json; its kube helpers convert through the text
-// too, luaapi.KubeTextModule). It runs in karta's sandbox with Karmada's per-call
-// globals (luaapi.KubeEnv), so that its results are karta's, which the
+// too, kube.TextModule). It runs in karta's sandbox with Karmada's per-call
+// globals (kube.Env), so that its results are karta's, which the
 // benchmarks assert.
 type KarmadaVM struct {
 	kinds   map[schema.GroupVersionKind]*vmKind
@@ -161,7 +162,7 @@ func (vm *KarmadaVM) get() *lua.LState {
 		vm.mu.Unlock()
 		// Karmada's kube helpers convert through JSON text both ways.
 		return luaapi.NewState(luaapi.SandboxOptions{
-			Modules: map[string]func(*lua.LState) lua.LValue{luaapi.KubeModuleName: luaapi.KubeTextModule},
+			Modules: luaapi.Loaders(kube.TextModule),
 		})
 	}
 	vm.mu.Unlock()
@@ -188,7 +189,7 @@ func (vm *KarmadaVM) runScript(ctx context.Context, s vmScript, fn string, nret 
 	if err != nil {
 		return err
 	}
-	env := luaapi.KubeEnv(L)
+	env := kube.Env(L)
 	chunk := luaapi.Instantiate(L, proto, env)
 	runner := L.NewFunction(func(L *lua.LState) int {
 		L.Push(chunk)
@@ -352,7 +353,7 @@ func (vm *KarmadaVM) Run(ctx context.Context, op karmada.Operation, tc *karmada.
 // ConvertLuaResultInto: the result encoded as JSON text (gopher-json's
 // rules), the text's empty tables fixed up against the references, which
 // Karmada marshals to JSON on every call, then encoding/json into out.
-// luaapi.KubeUnmarshal reads the call's objects, an Unstructured result
+// kube.Unmarshal reads the call's objects, an Unstructured result
 // and typed results without that text, so the baselines run the text
 // pipeline themselves.
 func tableInto(out any, references ...any) func(L *lua.LState, res []lua.LValue) error {
@@ -369,7 +370,7 @@ func tableInto(out any, references ...any) func(L *lua.LState, res []lua.LValue)
 			}
 			refs[i] = json.RawMessage(data)
 		}
-		data, err := luaapi.KubeResultJSON(L, t, reflect.ValueOf(out).Elem().Kind() == reflect.Struct, refs...)
+		data, err := kube.ResultJSON(L, t, reflect.ValueOf(out).Elem().Kind() == reflect.Struct, refs...)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/internal/conformance"
+	"github.com/kartalua/karta/internal/replacedoverrides"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
 )
@@ -30,6 +31,9 @@ type benchWorkload struct {
 	gojq *GojqKarta
 	hand *HandGo
 	gang *GangGo
+	// replaced is the built-in as it was before its views replaced its
+	// bundled override (internal/replacedoverrides); nil for the others.
+	replaced *interpreter.Program
 }
 
 var (
@@ -65,6 +69,9 @@ func buildBench() ([]*benchWorkload, error) {
 				bw.pod = pod
 				break
 			}
+		}
+		if bw.replaced, _, err = replacedoverrides.Compile(w.Name, w.Builtin.Karta, interpreter.Options{}); err != nil {
+			return nil, err
 		}
 		for _, k := range baselineKinds {
 			if k != w.Name {

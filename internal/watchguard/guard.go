@@ -66,8 +66,9 @@ type Options struct {
 	Probe func(ctx context.Context) error
 	// Logger receives the log records (default: none).
 	Logger *slog.Logger
-	// Registerer, when set, gets karta_watch_errors_total. Guards of one
-	// process may share a Registerer: the counter is registered once.
+	// Registerer, when set, gets karta_watch_errors_total and
+	// karta_watch_failing. Guards of one process may share a Registerer:
+	// each metric is registered once.
 	Registerer prometheus.Registerer
 	// Bound is how long the server may fail to answer a resource's list
 	// or watch before Err reports it (default DefaultBound).
@@ -109,7 +110,9 @@ type Guard struct {
 	opts   Options
 	log    *slog.Logger
 	errors *prometheus.CounterVec
-	now    func() time.Time
+	// failingNow is 1 for each resource whose last list or watch failed.
+	failingNow *prometheus.GaugeVec
+	now        func() time.Time
 
 	mu sync.Mutex
 	// failing are the resources whose last list or watch failed.
@@ -142,21 +145,38 @@ func New(opts Options) (*Guard, error) {
 		Namespace: "karta", Name: "watch_errors_total",
 		Help: "Lists and watches of the API server that failed, by resource (RESOURCE.GROUP).",
 	}, []string{"resource"})
-	if opts.Registerer != nil {
-		if err := opts.Registerer.Register(errs); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if !errors.As(err, &are) {
-				return nil, fmt.Errorf("watchguard: %w", err)
-			}
-			existing, ok := are.ExistingCollector.(*prometheus.CounterVec)
-			if !ok {
-				return nil, fmt.Errorf("watchguard: %w", err)
-			}
-			errs = existing
+	failing := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: "karta", Name: "watch_failing",
+		Help: "1 for each resource (RESOURCE.GROUP) whose last list or watch failed and has not succeeded since.",
+	}, []string{"resource"})
+	var err error
+	if g.errors, err = register(opts.Registerer, errs); err != nil {
+		return nil, err
+	}
+	if g.failingNow, err = register(opts.Registerer, failing); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// register registers c with r, if any, and returns the collector to use:
+// c, or the one of the same name registered before by another Guard of
+// the process, which the Guards then share.
+func register[C prometheus.Collector](r prometheus.Registerer, c C) (C, error) {
+	if r == nil {
+		return c, nil
+	}
+	err := r.Register(c)
+	if err == nil {
+		return c, nil
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing, nil
 		}
 	}
-	g.errors = errs
-	return g, nil
+	return c, fmt.Errorf("watchguard: %w", err)
 }
 
 // Err is nil unless the server has not answered a resource's list or
@@ -211,6 +231,8 @@ func (g *Guard) failed(resource, verb string, err error, unreachable bool) {
 	g.errors.WithLabelValues(resource).Inc()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// Under the lock, so that it follows the order of failed and succeeded.
+	g.failingNow.WithLabelValues(resource).Set(1)
 	now := g.now()
 	e := g.failing[resource]
 	if e == nil {
@@ -239,6 +261,7 @@ func (g *Guard) succeeded(resource string) {
 		return
 	}
 	delete(g.failing, resource)
+	g.failingNow.DeleteLabelValues(resource)
 	g.log.Info("watch recovered: "+resource, "resource", resource, "after", g.now().Sub(e.since).Truncate(time.Millisecond).String(), "failures", e.failures)
 }
 

@@ -255,10 +255,32 @@ func TestGuardsShareTheCounter(t *testing.T) {
 	require.NoError(t, err)
 	a.failed("kartas.run.ai", "watch", refused, true)
 	b.failed("kartas.run.ai", "watch", refused, true)
-	n, err := testutil.GatherAndCount(reg, "karta_watch_errors_total")
+	n, err := testutil.GatherAndCount(reg, "karta_watch_errors_total", "karta_watch_failing")
 	require.NoError(t, err)
-	assert.Equal(t, 1, n)
+	assert.Equal(t, 2, n, "one series of each")
 	assert.EqualValues(t, 2, testutil.ToFloat64(a.errors.WithLabelValues("kartas.run.ai")))
+}
+
+// karta_watch_failing has a series while a resource fails, and none once
+// it succeeds again: what a test or an alert waits on to know every watch
+// is back, which readiness (failing past the bound) does not say.
+func TestFailingGaugeFollowsTheEpisode(t *testing.T) {
+	g, _, reg := newTestGuard(t, Options{})
+	failing := func() int {
+		n, err := testutil.GatherAndCount(reg, "karta_watch_failing")
+		require.NoError(t, err)
+		return n
+	}
+	assert.Equal(t, 0, failing())
+	g.failed("kartas.run.ai", "watch", refused, true)
+	g.failed("pods", "list", apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("no")), false)
+	assert.Equal(t, 2, failing())
+	assert.EqualValues(t, 1, testutil.ToFloat64(g.failingNow.WithLabelValues("pods")))
+	g.succeeded("kartas.run.ai")
+	assert.Equal(t, 1, failing())
+	g.succeeded("pods")
+	g.succeeded("pods")
+	assert.Equal(t, 0, failing())
 }
 
 func TestServerDown(t *testing.T) {

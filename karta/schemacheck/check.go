@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -136,7 +137,7 @@ func (ch *checker) walk(p *field.Path, expr string) ([]value, bool) {
 	if expr == "" {
 		return nil, false
 	}
-	a := ch.c.Expr(expr)
+	a := jqexpr.Of(ch.c.Expr(expr))
 	if a == nil || a.Query == nil {
 		return nil, false // invalid: validation reports it
 	}
@@ -169,6 +170,12 @@ func (ch *checker) component(p *field.Path, c *karta.Component) {
 				ch.path(fp.Child(fr.Field), fr.Path, fragmentRoles[fr.Key])
 			}
 		}
+		if v := sd.View; v != nil {
+			vp := sp.Child("view")
+			for _, e := range v.Views() {
+				ch.path(vp.Child(e.Field), e.Path, viewRoles[e.Key])
+			}
+		}
 	}
 	if sc := c.ScaleDefinition; sc != nil {
 		sp := p.Child("scaleDefinition")
@@ -196,6 +203,16 @@ var fragmentRoles = map[string]role{
 	"resourceClaims": roleArray, "podAffinity": roleObject, "nodeAffinity": roleObject, "containers": roleArray,
 	"container": roleObject, "priorityClassName": roleString, "image": roleString,
 }
+
+// viewRoles are the roles of a view's values: a fragment's, or the
+// pod definition's.
+var viewRoles = func() map[string]role {
+	m := map[string]role{"podTemplateSpec": rolePodTemplate, "podSpec": rolePodSpec, "metadata": roleObject}
+	for k, r := range fragmentRoles {
+		m[k] = r
+	}
+	return m
+}()
 
 func (ch *checker) status(p *field.Path, st *karta.StatusDefinition) {
 	var phases []value

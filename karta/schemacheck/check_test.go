@@ -136,6 +136,23 @@ func TestCheckPaths(t *testing.T) {
           containerPath: 'first(.spec[] | select(type == "object" and has("count")))'
           podAffinityPath: '.spec | to_entries[0].value'
 `, okStatus, []string{comp + `.specDefinition.fragmentedPodSpecDefinition.podAffinityPath: warning: cannot tell whether the path yields objects: computed values are not checked (schema: example.com/v1 Widget the object)`}},
+		{"a view merges objects and concatenates arrays", `
+      specDefinition:
+        podTemplateSpecPath: '.spec.roles[0].template'
+        view:
+          podTemplateSpec: '.spec.roles[0].template + {spec: (.spec.roles[0].template.spec + {containers: (.spec.roles[0].template.spec.containers + [{name: "s"}])})}'
+`, okStatus, nil},
+		{"a view reads the schema like a path", `
+      specDefinition:
+        podTemplateSpecPath: '.spec.roles[0].template'
+        view: {podTemplateSpec: '.spec.role[0].template + {}'}
+`, okStatus, []string{comp + `.specDefinition.view.podTemplateSpec: spec has no field "role"; did you mean "roles"? ` +
+			`(it has: child, extra, paused, pools, roles, scale, size) (schema: example.com/v1 Widget spec)`}},
+		{"a view of the wrong type", `
+      specDefinition:
+        fragmentedPodSpecDefinition: {imagePath: '.spec.roles[0].name'}
+        view: {image: '.spec.roles[0].template.spec.containers + []'}
+`, okStatus, []string{comp + `.specDefinition.view.image: the path computes an array, not strings (schema: example.com/v1 Widget the object)`}},
 		{"nested arrays and variables", `
       instanceIdPath: '.status.history[][]'
       scaleDefinition: {replicasPath: '.spec.roles | length', minReplicasPath: '.spec as $s | $s.size'}

@@ -109,7 +109,8 @@ func (w *walker) query(q *gojq.Query, in []value) []value {
 }
 
 // arith is the result of an arithmetic operator: numbers stay numbers,
-// strings added stay strings; anything else is not known.
+// strings, objects and arrays added stay strings, objects and arrays;
+// anything else is not known.
 func arith(op gojq.Operator, l, r []value) []value {
 	typ := ""
 	for _, v := range append(append([]value(nil), l...), r...) {
@@ -129,7 +130,9 @@ func arith(op gojq.Operator, l, r []value) []value {
 			return []value{unknown("arithmetic on mixed types")}
 		}
 	}
-	if typ == "number" || (typ == "string" && op == gojq.OpAdd) {
+	// Objects merge and arrays concatenate: a view's template + {spec: …}
+	// is an object, its containers + [sidecar] an array.
+	if typ == "number" || (op == gojq.OpAdd && (typ == "string" || typ == "object" || typ == "array")) {
 		return []value{computed(typ)}
 	}
 	return []value{unknown("arithmetic on " + orWord(typ, "unknown values"))}

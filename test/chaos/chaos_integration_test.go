@@ -104,6 +104,12 @@ func (ch *chaos) apiServerOutage(t *testing.T, outage time.Duration) {
 
 	ch.c.must(t, "kill", "kube-apiserver")
 	down := time.Now()
+	logStart := len(p.log.String())
+	defer func() {
+		if t.Failed() {
+			t.Logf("the controller's watch log since the kill:\n%s", watchLines(p.log.String()[logStart:]))
+		}
+	}()
 	type sample struct {
 		at   time.Duration
 		code int
@@ -164,6 +170,28 @@ func (ch *chaos) apiServerOutage(t *testing.T, outage time.Duration) {
 	// A call waiting for the server is one failure, however long it
 	// waits: no "still failing" line during a plain outage.
 	assert.NotContains(t, logs, `msg="watch still failing: kartas.run.ai"`)
+	ch.waitWatchesBack(t, p, back)
+}
+
+// waitWatchesBack waits until every watch of the controller has recovered
+// (no karta_watch_failing series left), so that the next fault starts from
+// a whole controller: readiness alone does not say so, as it reports only
+// the watches failing past its bound. It measures how long after since
+// (the server's return) that took.
+func (ch *chaos) waitWatchesBack(t *testing.T, p *controllerProc, since time.Time) {
+	t.Helper()
+	var failing []string
+	_, ok := waitFor(t.Context(), 2*time.Minute, func() bool {
+		failing = failing[:0]
+		for line := range strings.Lines(p.scrape()) {
+			if strings.HasPrefix(line, "karta_watch_failing{") {
+				failing = append(failing, strings.TrimSpace(line))
+			}
+		}
+		return len(failing) == 0
+	})
+	t.Logf("every watch recovered %s after the server's return", describe(time.Since(since)))
+	require.True(t, ok, "watches still failing 2m after the server's return: %s", failing)
 }
 
 // etcdPaused stops etcd (SIGSTOP: connections stay open, nothing answers)
@@ -186,6 +214,7 @@ func (ch *chaos) etcdPaused(t *testing.T) {
 	t.Logf("after etcd paused 15s: reconciled %s after it resumed", describe(took))
 	assert.Less(t, took, recoveryBound)
 	ch.waitReady(ch.ctrl, "ok: ", recoveryBound)
+	ch.waitWatchesBack(t, ch.ctrl, paused.Add(15*time.Second))
 }
 
 // churn creates a thousand pods, which the gang output watches (every pod,
@@ -429,4 +458,16 @@ func parallel(t *testing.T, n int, f func(i int) error) {
 	if firstErr != nil {
 		t.Fatal(firstErr)
 	}
+}
+
+// watchLines are the lines of a controller log about watches, which say
+// why readiness answered as it did.
+func watchLines(log string) string {
+	var b strings.Builder
+	for line := range strings.Lines(log) {
+		if strings.Contains(line, "watch") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // sample is `make bench` output in miniature: three counts of a hook with
-// both baselines, a hook without any, a ReviseSpec with both, a compile, a Karmada corpus operation
+// both baselines, a hook without any, a ReviseSpec with both, a GetPodSpecs
+// against the override its view replaced, a compile, a Karmada corpus operation
 // and two Argo corpus operations (after the compile, as the BENCH lines
 // must not be), a parallel benchmark at
 // GOMAXPROCS 1 and 2, the memory benchmarks, and the noise go test prints
@@ -33,6 +34,8 @@ BenchmarkHooks/ReviseSpec/mpijob-v1/karta-2         	   20000	     45678 ns/op	 
 BenchmarkHooks/ReviseSpec/pytorchjob/karta-2        	  100000	      9000 ns/op	    5000 B/op	      58 allocs/op
 BenchmarkHooks/ReviseSpec/pytorchjob/gojq-2         	    3000	    360000 ns/op	  160000 B/op	    2600 allocs/op
 BenchmarkHooks/ReviseSpec/pytorchjob/go-2           	  300000	      4000 ns/op	    4000 B/op	      40 allocs/op
+BenchmarkHooks/GetPodSpecs/raycluster/karta-2       	   40000	     28000 ns/op	    5600 B/op	      60 allocs/op
+BenchmarkHooks/GetPodSpecs/raycluster/override-2    	   10000	    112000 ns/op	   24000 B/op	     391 allocs/op
 BenchmarkCompile/jobset-2                           	     300	   3500000 ns/op	 2000000 B/op	   30000 allocs/op
 BenchmarkKarmada/InterpretReplica/karmada-corpus/karta-2   	    1000	    400000 ns/op	  100000 B/op	    2000 allocs/op	        40.00 cases
 BenchmarkKarmada/InterpretReplica/karmada-corpus/karmada-2 	     100	  12000000 ns/op	 9000000 B/op	  120000 allocs/op	        40.00 cases
@@ -128,6 +131,8 @@ func TestBenchLines(t *testing.T) {
 		"BENCH ReviseSpec/mpijob-v1 ns/op=45678 allocs/op=321 vs-gojq=- vs-go=-",
 		// 360000/9000 = 40; 4000/9000 = 0.44.
 		"BENCH ReviseSpec/pytorchjob ns/op=9000 allocs/op=58 vs-gojq=40x vs-go=0.44x",
+		// 112000/28000 = 4: the view against the override it replaced.
+		"BENCH GetPodSpecs/raycluster ns/op=28000 allocs/op=60 vs-gojq=- vs-go=- vs-override=4.00x",
 		// Per case: 400000/40 ns and 2000/40 allocs; 12000000/400000 = 30x.
 		"BENCH InterpretReplica/karmada-corpus ns/op=10000 allocs/op=50 vs-gojq=- vs-go=- vs-karmada=30x vs-karmada-cached=5.00x",
 		// Per case: 1000000/50 ns; 8000000/1000000 = 8x. 6000000/2000000 = 3x.
@@ -171,6 +176,8 @@ func TestReport(t *testing.T) {
 	assert.Contains(t, lines, "TARGET met: InterpretStatus pytorchjob >= 20x faster than gojq (97x)")
 	assert.Contains(t, lines, "TARGET met: InterpretStatus pytorchjob within 10x of Go (0.16x)")
 	assert.Contains(t, lines, "TARGET met: ReviseSpec pytorchjob <= 10000 ns and <= 60 allocs (9000 ns, 58 allocs)")
+	assert.Contains(t, lines, "TARGET met: GetPodSpecs/raycluster >= 2x faster than the override its view replaced (4.00x)")
+	assert.Contains(t, lines, "TARGET met: GetPodSpecs raycluster <= 35000 ns (its figure before the override, +25%) (28000 ns)")
 	assert.Contains(t, lines, "TARGET met: ReviseSpec pytorchjob >= 10x faster than gojq and within 3x of Go (40x vs gojq, 0.44x vs Go)")
 	assert.Contains(t, lines, "TARGET met: ReviseSpec jobset >= 10x faster than gojq and within 3x of Go (interleaved) (12x vs gojq, 0.84x vs Go)")
 	assert.Contains(t, lines, "REVISE-INTERLEAVED jobset karta-ns=37000 vs-gojq=12 vs-go=0.8")
@@ -186,11 +193,11 @@ func TestReport(t *testing.T) {
 	assert.Contains(t, lines, "TARGET met: a million calls leave the heap where it was (within 1 MiB) (2 KB)")
 	assert.Contains(t, lines, "TARGET MISSED: a full resync of 10,000 workloads and 100,000 pods <= 2 s (4 s)")
 	// The output ends with the BENCH lines, one per comparison.
-	tail := lines[len(lines)-9:]
+	tail := lines[len(lines)-10:]
 	for _, l := range tail {
 		assert.True(t, strings.HasPrefix(l, "BENCH "), l)
 	}
-	for _, l := range lines[:len(lines)-9] {
+	for _, l := range lines[:len(lines)-10] {
 		assert.False(t, strings.HasPrefix(l, "BENCH "), l)
 	}
 }

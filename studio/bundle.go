@@ -1,0 +1,145 @@
+package studio
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kartalua/karta/internal/kartatest"
+)
+
+// The files of a bundle, in its one folder.
+const (
+	bundleKarta = "karta.yaml"
+	bundlePods  = "pods.yaml"
+)
+
+// unsafeName is what a bundle's folder name may not hold.
+var unsafeName = regexp.MustCompile(`[^a-z0-9.-]+`)
+
+func (h *Handler) serveBundle(w http.ResponseWriter, r *http.Request) {
+	var req evaluateRequest
+	if !h.decodeRequest(w, r, &req) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.opts.RequestTimeout)
+	defer cancel()
+	release, ok := h.acquire(ctx, w)
+	if !ok {
+		return
+	}
+	defer release()
+	a := h.evaluate(ctx, &req)
+	if len(a.Documents) == 0 {
+		writeJSON(w, http.StatusUnprocessableEntity, apiError{Error: "nothing to test: the Karta needs to compile and answer at least one object"})
+		return
+	}
+	name := "karta"
+	if len(a.Kartas) > 0 {
+		name = strings.Trim(unsafeName.ReplaceAllString(strings.ToLower(a.Kartas[0].Name), "-"), "-.")
+	}
+	data, err := bundle(name, &req, a)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, apiError{Error: err.Error()})
+		return
+	}
+	w.Header().Set("Content-Type", "application/zip")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name+".zip"))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data) // a failed write is the client gone
+}
+
+// bundle zips a folder NAME/ that `karta test NAME` passes on: the Karta,
+// its override, each answered object in a file of its own, the pods, and a
+// karta_test.yaml whose cases expect what the studio answered — the
+// status, the matched rules and the phase, the number of pod definitions,
+// the gangs and the unmatched pods, or each failing hook's error.
+func bundle(name string, req *evaluateRequest, a *evaluateResponse) ([]byte, error) {
+	files := map[string][]byte{bundleKarta: []byte(req.Karta)}
+	suite := kartatest.Suite{Karta: bundleKarta}
+	if req.Script != "" {
+		files[scriptName] = []byte(req.Script)
+		suite.Scripts = []string{scriptName}
+	}
+	if strings.TrimSpace(req.Pods) != "" {
+		files[bundlePods] = []byte(req.Pods)
+	}
+	docs, _ := decodeObjects(req.Objects, objectsSource)
+	for i, d := range a.Documents {
+		if _, none := d.Errors["karta"]; none {
+			continue // no Karta of the text is for its kind: nothing to test
+		}
+		file := fmt.Sprintf("object-%d.yaml", i+1)
+		obj, err := yaml.Marshal(docs[i].Object)
+		if err != nil {
+			return nil, err
+		}
+		files[file] = obj
+		suite.Tests = append(suite.Tests, testCase(file, d, files[bundlePods] != nil))
+	}
+	spec, err := yaml.Marshal(suite)
+	if err != nil {
+		return nil, err
+	}
+	files[kartatest.FileName] = append([]byte("# Written by karta studio from its answers: karta test "+name+"\n"), spec...)
+
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range slices.Sorted(maps.Keys(files)) {
+		fw, err := zw.Create(path.Join(name, f))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := fw.Write(files[f]); err != nil {
+			return nil, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// testCase states what the studio answered for one object as a case.
+func testCase(file string, d documentResult, withPods bool) kartatest.Case {
+	c := kartatest.Case{Object: file}
+	if msg, failed := d.Errors["status"]; failed {
+		c.Status = &kartatest.StatusCheck{Error: msg}
+	} else if d.Status != nil {
+		c.Status = &kartatest.StatusCheck{Status: string(d.Status.Status), Phase: "-"}
+		for _, m := range d.Status.Matched {
+			c.Status.Matched = append(c.Status.Matched, string(m))
+		}
+		if d.Status.Phase != nil {
+			c.Status.Phase = *d.Status.Phase
+		}
+	}
+	if msg, failed := d.Errors["pods"]; failed {
+		c.Pods = &kartatest.PodsCheck{Error: msg}
+	} else if d.Pods != nil {
+		n := len(d.Pods.Items)
+		c.Pods = &kartatest.PodsCheck{Count: &n}
+	}
+	if !withPods {
+		return c
+	}
+	if msg, failed := d.Errors["gangs"]; failed {
+		c.Gang = &kartatest.GangCheck{Pods: bundlePods, Error: msg}
+	} else if d.Gangs != nil {
+		n := len(d.Gangs.Unmatched)
+		c.Gang = &kartatest.GangCheck{Pods: bundlePods, Groups: []kartatest.GroupSummary{}, Unmatched: &n}
+		for _, g := range d.Gangs.Groups {
+			c.Gang.Groups = append(c.Gang.Groups, kartatest.GroupSummary{Name: g.Name, MinMember: g.MinMember, Pods: len(g.Pods)})
+		}
+	}
+	return c
+}
