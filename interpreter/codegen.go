@@ -191,7 +191,8 @@ type pathRef struct {
 	expr                           string
 	podSpecs, writes, pods, status bool
 	suspend                        bool
-	// gang: read on the object by GetGangGroups only (minMemberPath).
+	// gang: read on the object by GetGangGroups only (minMemberPath,
+	// perReplica.countPath).
 	gang bool
 }
 
@@ -277,6 +278,13 @@ func collectPaths(k *karta.Karta) []pathRef {
 		}
 		if v2 := ins.GangScheduling.PodGroup; v2 != nil {
 			addRef(pathRef{field: "podGroup.minMemberPath", expr: v2.MinMemberPath, gang: true})
+			for si, sg := range v2.SubGroups {
+				if r := sg.PerReplica; r != nil {
+					field := fmt.Sprintf("podGroup.subGroups[%d].perReplica.", si)
+					addRef(pathRef{field: field + "countPath", expr: r.CountPath, gang: true})
+					addRef(pathRef{field: field + "keyPath", expr: r.KeyPath, pods: true})
+				}
+			}
 		}
 	}
 	return out

@@ -177,6 +177,11 @@ func (g *gangModel) indexParents() {
 		number(gc.instanceID)
 		number(gc.replicaKey)
 	}
+	if g.v2 != nil {
+		for _, s := range g.v2.subs {
+			number(s.repKey)
+		}
+	}
 	for _, d := range g.defs {
 		for _, gm := range d.members {
 			for _, pe := range gm.keys {

@@ -220,6 +220,9 @@ type gangObject struct {
 	// computed minimum applies); v2Min likewise for the v2 group.
 	minOf []int64
 	v2Min int64
+	// reps[e] are v2 entry e's replica counts when it splits per replica
+	// (gangV2.readReplicas).
+	reps [][]int64
 	// routes and idx are GetGangGroups' per-pod routes and its groups'
 	// pod indexes, recycled with the rest (nothing of the result points
 	// into them).
@@ -285,6 +288,9 @@ func (o *gangObject) release() {
 	o.cands = o.cands[:0]
 	o.minOf = o.minOf[:0]
 	o.v2Min = 0
+	for i := range o.reps {
+		o.reps[i] = o.reps[i][:0]
+	}
 	gangObjects.Put(o)
 }
 
@@ -326,6 +332,10 @@ func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string
 	if g.v2 != nil {
 		var err error
 		if o.v2Min, err = readMinMember(ctx, ev, g.v2.minMember, in, "podGroup.minMemberPath"); err != nil {
+			o.release()
+			return nil, err
+		}
+		if err := g.v2.readReplicas(ctx, ev, o, in); err != nil {
 			o.release()
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kartalua/karta/karta"
@@ -11,7 +12,8 @@ import (
 
 // The v2 podGroup form (docs/karta.md, "The v2 podGroup"): one group per
 // object, or per instance or replica of the group's component, with
-// subgroups that nest along the component tree and may split per instance.
+// subgroups that nest along the component tree, may split per instance,
+// and may split into one leaf per replica.
 
 // gangV2 is the podGroup (v2) form.
 type gangV2 struct {
@@ -42,14 +44,28 @@ type gangSub struct {
 	// group.
 	index, parent int
 	perInstance   bool
+	// repCount and repKey are the entry's perReplica paths (the replica
+	// count on the object, the replica index on a pod); nil without.
+	repCount *jqProgram
+	repKey   *podExpr
+	// countField names repCount in errors.
+	countField string
 }
 
+// maxReplicaLeaves bounds the per-replica leaves of one call, as jq's
+// output limit bounds instances: a count is the object's to state, and a
+// hostile one must not make a billion subgroups.
+const maxReplicaLeaves = maxJQOutputs
+
 // v2Slot is one subgroup of a call: an entry, or one present instance of
-// a per-instance entry (inst, the instance's index; -1 for a whole entry).
-// parent is the index of the slot it nests under, -1 under the group.
+// a per-instance entry (inst, the instance's index; -1 for a whole entry),
+// or one replica's leaf of either (rep, the replica's index; -1 for none).
+// parent is the index of the slot it nests under, -1 under the group; a
+// leaf's is its subgroup's, which it directly follows.
 type v2Slot struct {
 	sub    *gangSub
 	inst   int
+	rep    int
 	parent int
 }
 
@@ -89,10 +105,22 @@ func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
 			return nil, fmt.Errorf("%s: perInstance needs a component with instances below the group's component", field)
 		}
 		sub := &gangSub{comp: gc, topology: sg.Topology, index: i, parent: -1, perInstance: sg.PerInstance}
+		if r := sg.PerReplica; r != nil {
+			sub.countField = field + ".perReplica.countPath"
+			if sub.repCount, err = g.m.exprs.compile(r.CountPath); err != nil {
+				return nil, fmt.Errorf("%s.perReplica.countPath: %w", field, err)
+			}
+			if sub.repKey, err = newPodExpr(g.m.exprs, r.KeyPath); err != nil {
+				return nil, fmt.Errorf("%s.perReplica.keyPath: %w", field, err)
+			}
+		}
 		for a := gc.cm.parent; a != nil; a = a.parent {
 			if p := own[a.index]; p != nil {
 				if p.perInstance {
 					return nil, fmt.Errorf("%s: component %q nests under a per-instance subgroup", field, gc.name())
+				}
+				if p.repCount != nil {
+					return nil, fmt.Errorf("%s: component %q nests under a per-replica subgroup", field, gc.name())
 				}
 				sub.parent = p.index
 				break
@@ -130,11 +158,23 @@ func descends(c, a *compModel) bool {
 // layout lists the call's subgroups: the entries in order, a per-instance
 // entry as one slot per present instance (in instance order), and no slot
 // for an entry whose component has no present instance (a TFJob without
-// an evaluator has no evaluator subgroup). A slot nests under the slot of
-// its nearest entry that has one; a parent entry is never per instance,
-// so that is its entry's one slot.
+// an evaluator has no evaluator subgroup). A per-replica entry's slot is
+// followed by its leaves, one per replica of its count. A slot nests
+// under the slot of its nearest entry that has one; a parent entry is
+// never per instance nor per replica, so that is its entry's one slot.
 func (v2 *gangV2) layout(o *gangObject) []v2Slot {
-	slots := make([]v2Slot, 0, len(v2.subs))
+	n := 0
+	for _, s := range v2.subs {
+		k := 1
+		if s.perInstance {
+			k = len(o.insts[s.comp.cm.index])
+		}
+		n += k
+		for _, c := range o.reps[s.index] {
+			n += int(c)
+		}
+	}
+	slots := make([]v2Slot, 0, n)
 	var room [8]int
 	slotOf := append(room[:0], make([]int, len(v2.subs))...)
 	for i, s := range v2.subs {
@@ -147,26 +187,130 @@ func (v2 *gangV2) layout(o *gangObject) []v2Slot {
 		if !s.perInstance {
 			if anyPresent(insts) {
 				slotOf[i] = len(slots)
-				slots = append(slots, v2Slot{sub: s, inst: -1, parent: parent})
+				slots = append(slots, v2Slot{sub: s, inst: -1, rep: -1, parent: parent})
+				slots = o.appendLeaves(slots)
 			}
 			continue
 		}
 		for k, inst := range insts {
 			if inst.present {
-				slots = append(slots, v2Slot{sub: s, inst: k, parent: parent})
+				slots = append(slots, v2Slot{sub: s, inst: k, rep: -1, parent: parent})
+				slots = o.appendLeaves(slots)
 			}
 		}
 	}
 	return slots
 }
 
+// appendLeaves appends the per-replica leaves of the last slot, when its
+// entry splits per replica.
+func (o *gangObject) appendLeaves(slots []v2Slot) []v2Slot {
+	p := len(slots) - 1
+	sl := slots[p]
+	for r := range o.replicaCount(sl) {
+		slots = append(slots, v2Slot{sub: sl.sub, inst: sl.inst, rep: int(r), parent: p})
+	}
+	return slots
+}
+
+// replicaCount is the number of replicas of a per-replica entry's slot
+// (its leaves), 0 for any other.
+func (o *gangObject) replicaCount(sl v2Slot) int64 {
+	if sl.sub.repCount == nil {
+		return 0
+	}
+	return o.reps[sl.sub.index][max(sl.inst, 0)]
+}
+
+// readReplicas reads every per-replica entry's counts into o.reps, by
+// entry: one per instance of the component (zipped with the ids, as every
+// per-instance path is; an absent instance counts 0) for a per-instance
+// entry, else one. Counts convert as scale values; null is 0.
+func (v2 *gangV2) readReplicas(ctx context.Context, ev evaluator, o *gangObject, in any) error {
+	if cap(o.reps) < len(v2.subs) {
+		o.reps = make([][]int64, len(v2.subs))
+	}
+	o.reps = o.reps[:len(v2.subs)]
+	var leaves int64
+	for _, s := range v2.subs {
+		if s.repCount == nil {
+			continue
+		}
+		field := s.countField
+		outs, err := ev.all(ctx, s.repCount, in)
+		if err != nil {
+			return &GangObjectError{Field: field, Err: err}
+		}
+		insts := o.insts[s.comp.cm.index]
+		switch {
+		case s.perInstance && len(outs) != len(insts):
+			return &GangObjectError{Field: field, Err: zipError(s.comp.name(), "perReplica.countPath", len(outs), instanceIDList(insts))}
+		case !s.perInstance && len(outs) != 1:
+			return &GangObjectError{Field: field, Err: fmt.Errorf("yields %d values, want exactly one", len(outs))}
+		}
+		counts := o.reps[s.index][:0]
+		for i, out := range outs {
+			if s.perInstance && !insts[i].present {
+				counts = append(counts, 0)
+				continue
+			}
+			n, _, err := scaleInt(out)
+			if err != nil {
+				if s.perInstance {
+					err = fmt.Errorf("instance %q: %w", insts[i].id, err)
+				}
+				return &GangObjectError{Field: field, Err: err}
+			}
+			if leaves += n; leaves > maxReplicaLeaves {
+				return &GangObjectError{Field: field, Err: fmt.Errorf("makes more than %d per-replica subgroups", maxReplicaLeaves)}
+			}
+			counts = append(counts, n)
+		}
+		o.reps[s.index] = counts
+	}
+	return nil
+}
+
 // slotName is a subgroup's name: the entry's component, with -<id> for one
-// instance of a per-instance entry.
+// instance of a per-instance entry, and -replica-<index> for a leaf.
 func (o *gangObject) slotName(s v2Slot) string {
-	if s.inst < 0 {
+	if s.inst < 0 && s.rep < 0 {
 		return s.sub.comp.name()
 	}
-	return s.sub.comp.name() + "-" + o.insts[s.sub.comp.cm.index][s.inst].id
+	return string(o.appendSlotName(nil, s))
+}
+
+// appendSlotName appends slot s's name to buf.
+func (o *gangObject) appendSlotName(buf []byte, s v2Slot) []byte {
+	buf = append(buf, s.sub.comp.name()...)
+	if s.inst >= 0 {
+		buf = append(append(buf, '-'), o.insts[s.sub.comp.cm.index][s.inst].id...)
+	}
+	if s.rep >= 0 {
+		buf = strconv.AppendInt(append(buf, "-replica-"...), int64(s.rep), 10)
+	}
+	return buf
+}
+
+// slotNames names every slot of the call, the names cut from one string
+// so that a JobSet's many leaves cost one allocation, not one each.
+func (o *gangObject) slotNames(slots []v2Slot) []string {
+	names := make([]string, len(slots))
+	var endRoom [32]int
+	var bufRoom [512]byte
+	ends, buf := endRoom[:0], bufRoom[:0]
+	if len(slots) > len(endRoom) {
+		ends = make([]int, 0, len(slots))
+	}
+	for _, sl := range slots {
+		buf = o.appendSlotName(buf, sl)
+		ends = append(ends, len(buf))
+	}
+	all, start := string(buf), 0
+	for k, end := range ends {
+		names[k], start = all[start:end], end
+	}
+	return names
 }
 
 // routeV2 names a placed pod's v2 group and finds its subgroup: the group
@@ -214,11 +358,43 @@ func (g *gangModel) routeV2(ctx context.Context, ev evaluator, o *gangObject, po
 		inst = o.instIndex(s.comp, id)
 	}
 	for i, sl := range ga.slots {
-		if sl.sub == s && sl.inst == inst {
+		if sl.sub == s && sl.inst == inst && sl.rep < 0 {
 			r.slot = i
 			break
 		}
 	}
+	if r.slot < 0 {
+		return
+	}
+	if n := o.replicaCount(ga.slots[r.slot]); n > 0 {
+		k, reason := podReplicaIndex(ctx, ev, s, pod, n)
+		if reason != "" {
+			r.reason = reason
+			return
+		}
+		// The leaves follow their subgroup, in replica order.
+		r.slot += 1 + k
+	}
+}
+
+// podReplicaIndex reads a pod's replica index with a per-replica entry's
+// keyPath: one value (by the selectors' single-value rule) that is an
+// index below n, written as jq writes an integer.
+func podReplicaIndex(ctx context.Context, ev evaluator, s *gangSub, pod *podIn, n int64) (int, string) {
+	var one [1]any
+	outs, err := s.repKey.all(ctx, ev, pod, &one)
+	if err != nil {
+		return 0, err.Error()
+	}
+	key, why := singleID(outs)
+	if why != "" {
+		return 0, fmt.Sprintf("subgroup %s: perReplica.keyPath %s", s.comp.name(), why)
+	}
+	k, err := strconv.Atoi(key)
+	if err != nil || k < 0 || int64(k) >= n || strconv.Itoa(k) != key {
+		return 0, fmt.Sprintf("replica %q not found among the %d replicas of subgroup %s", key, n, s.comp.name())
+	}
+	return k, ""
 }
 
 // scopeKey reads the pod's instance id or replica key of the group's
@@ -280,10 +456,7 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 		names = names[:len(names)+c]
 		return out
 	}
-	slotNames := make([]string, ns)
-	for k, sl := range ga.slots {
-		slotNames[k] = o.slotName(sl)
-	}
+	slotNames := o.slotNames(ga.slots)
 	subs := make([]SubGroup, n*ns)
 	mins := make([]int64, n*ns)
 	tops := make([]int64, n)
@@ -337,7 +510,9 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 // within the group's scope, W(C) = sub(C) × Π m(A) over C's proper
 // ancestors A up to the group's component G, m(A) = own(A) if > 0 else 1,
 // m(G) narrowed like the group (one replica counts 1, one instance its
-// eff). A parent's count includes its children's, as sub does. The
+// eff). A per-replica leaf counts an equal share of its subgroup's pods,
+// the first leaves one more while a remainder lasts, so that the leaves
+// sum to their subgroup. A parent's count includes its children's, as sub does. The
 // group's minMember is max(1, the sum over the top-level slots), unless the object
 // states it (podGroup.minMemberPath); a stated minimum below that sum is
 // taken from the last slots first, each giving up its own pods (its count
@@ -347,6 +522,14 @@ func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing, min
 	v2 := g.v2
 	var total int64
 	for i, s := range slots {
+		if s.rep >= 0 {
+			w, n := mins[s.parent], o.replicaCount(slots[s.parent])
+			mins[i] = w / n
+			if int64(s.rep) < w%n {
+				mins[i]++
+			}
+			continue
+		}
 		c := s.sub.comp
 		var w int64
 		if c == v2.scope {
@@ -373,14 +556,25 @@ func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing, min
 		return max(1, total)
 	}
 	deficit := total - o.v2Min
-	for i := len(slots) - 1; i >= 0 && deficit > 0; i-- {
-		own := mins[i]
-		for j := i + 1; j < len(slots); j++ {
-			if slots[j].parent == i {
-				own -= mins[j]
-			}
+	if deficit <= 0 {
+		return o.v2Min
+	}
+	// A slot's own pods, its count less its children's: giving up pods
+	// lowers a slot and its ancestors alike, so this does not change
+	// during the walk.
+	var room [16]int64
+	own := room[:]
+	if len(slots) > len(room) {
+		own = make([]int64, len(slots))
+	}
+	for i, s := range slots {
+		own[i] += mins[i]
+		if s.parent >= 0 {
+			own[s.parent] -= mins[i]
 		}
-		take := min(deficit, max(own, 0))
+	}
+	for i := len(slots) - 1; i >= 0 && deficit > 0; i-- {
+		take := min(deficit, max(own[i], 0))
 		for s := i; s >= 0; s = slots[s].parent {
 			mins[s] -= take
 		}

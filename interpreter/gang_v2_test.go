@@ -123,6 +123,33 @@ func TestGangV2Hierarchy(t *testing.T) {
 						"research/js-workers-1-0-k2x9p", "research/js-workers-1-1-q11", "research/js-workers-1-2-q12", "research/js-workers-1-3-q13"}}}},
 			},
 		},
+		{
+			name: "JobSet: a leaf per replica under each replicated job", karta: "jobset", object: "jobset",
+			pg:   karta.PodGroupV2{Name: "jobset", SubGroups: []karta.SubGroup{jobSetLeaves(".spec.replicatedJobs[]? | .replicas // 1")}},
+			want: []Group{jobSetGroup(9, [6]int64{1, 1, 8, 4, 4})},
+		},
+		{
+			name: "JobSet: a stated minimum empties the last leaves first, and their parents with them", karta: "jobset", object: "jobset",
+			pg: karta.PodGroupV2{Name: "jobset", MinMemberPath: "3",
+				SubGroups: []karta.SubGroup{jobSetLeaves(".spec.replicatedJobs[]? | .replicas // 1")}},
+			want: []Group{jobSetGroup(3, [6]int64{1, 1, 2, 2, 0})},
+		},
+		{
+			name: "JobSet: leaves share their subgroup's pods, the first ones one more", karta: "jobset", object: "jobset",
+			pg: karta.PodGroupV2{Name: "jobset",
+				SubGroups: []karta.SubGroup{jobSetLeaves(`.spec.replicatedJobs[]? | if .name == "workers" then 3 else 1 end`)}},
+			want: []Group{jobSetGroup(9, [6]int64{1, 1, 8, 3, 3, 2})},
+		},
+		{
+			name: "JobSet: a count of 0 or null makes no leaves", karta: "jobset", object: "jobset",
+			pg: karta.PodGroupV2{Name: "jobset",
+				SubGroups: []karta.SubGroup{jobSetLeaves(`.spec.replicatedJobs[]? | if .name == "workers" then 0 else null end`)}},
+			want: []Group{{Name: "pg-u-jobset", Definition: "jobset", MinMember: 9, MinSubGroups: i64(2), Pods: jobSetPods(),
+				SubGroups: []SubGroup{
+					{Name: "replicatedjob-driver", MinMember: 1, Pods: jobSetPods()[:1]},
+					{Name: "replicatedjob-workers", MinMember: 8, Pods: jobSetPods()[1:]},
+				}}},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -200,4 +227,103 @@ end`
 	require.Len(t, res.Groups, 1)
 	assert.Equal(t, []SubGroup{{Name: "a", MinMember: 2, Pods: []string{}}, {Name: "b", Parent: "a", MinMember: 1, Pods: []string{}}},
 		res.Groups[0].SubGroups)
+}
+
+// jobSetLeaves is the JobSet's per-instance replicatedjob entry split per
+// replica, with countPath as the replica counts.
+func jobSetLeaves(countPath string) karta.SubGroup {
+	return karta.SubGroup{ComponentName: "replicatedjob", PerInstance: true, PerReplica: &karta.SubGroupReplicas{
+		CountPath: countPath, KeyPath: `.metadata.labels["jobset.sigs.k8s.io/job-index"]`}}
+}
+
+// jobSetPods are the testdata JobSet's pods, sorted: the driver's, then
+// Job 0's and Job 1's of the workers.
+func jobSetPods() []string {
+	return []string{"research/js-driver-0-0-abcde", "research/js-workers-0-0-q00", "research/js-workers-0-1-q01",
+		"research/js-workers-0-2-q02", "research/js-workers-0-3-q03",
+		"research/js-workers-1-0-k2x9p", "research/js-workers-1-1-q11", "research/js-workers-1-2-q12", "research/js-workers-1-3-q13"}
+}
+
+// jobSetGroup is the testdata JobSet's group with a leaf per replica:
+// mins are the driver's subgroup and leaf, the workers' subgroup and its
+// leaves (two, or three when mins[5] is set; the pods are in the first two).
+func jobSetGroup(min int64, mins [6]int64) Group {
+	pods := jobSetPods()
+	subs := []SubGroup{
+		{Name: "replicatedjob-driver", MinMember: mins[0], Pods: []string{}},
+		{Name: "replicatedjob-driver-replica-0", Parent: "replicatedjob-driver", MinMember: mins[1], Pods: pods[:1]},
+		{Name: "replicatedjob-workers", MinMember: mins[2], Pods: []string{}},
+		{Name: "replicatedjob-workers-replica-0", Parent: "replicatedjob-workers", MinMember: mins[3], Pods: pods[1:5]},
+		{Name: "replicatedjob-workers-replica-1", Parent: "replicatedjob-workers", MinMember: mins[4], Pods: pods[5:]},
+	}
+	if mins[5] > 0 {
+		subs = append(subs, SubGroup{Name: "replicatedjob-workers-replica-2", Parent: "replicatedjob-workers", MinMember: mins[5], Pods: []string{}})
+	}
+	return Group{Name: "pg-u-jobset", Definition: "jobset", MinMember: min, MinSubGroups: i64(2), Pods: pods, SubGroups: subs}
+}
+
+// A pod whose replica index is missing or not one of its subgroup's
+// replicas is unmatched with the reason; the other pods are grouped.
+func TestGangV2PerReplicaUnmatched(t *testing.T) {
+	k := gangKarta(t, "jobset")
+	setPodGroupV2(k, karta.PodGroupV2{Name: "jobset", SubGroups: []karta.SubGroup{jobSetLeaves(".spec.replicatedJobs[]? | .replicas // 1")}})
+	g := compileGang(t, k)
+	obj := gangObj(t, "jobset")
+	pod := func(name, index string) map[string]any {
+		p := gangPod(t, `
+apiVersion: v1
+kind: Pod
+metadata:
+  name: `+name+`
+  namespace: research
+  labels:
+    jobset.sigs.k8s.io/jobset-name: js
+    jobset.sigs.k8s.io/replicatedjob-name: workers
+`)
+		if index != "" {
+			p["metadata"].(map[string]any)["labels"].(map[string]any)["jobset.sigs.k8s.io/job-index"] = index
+		}
+		return p
+	}
+	pods := []map[string]any{pod("no-index", ""), pod("past-the-end", "2"), pod("not-canonical", "01"), pod("negative", "-1"), pod("ok", "1")}
+	res := runGang(t, g, obj, pods)
+	assert.Equal(t, []Unmatched{
+		{Pod: "research/no-index", Reason: "subgroup replicatedjob: perReplica.keyPath yields null, want a non-empty string or a number"},
+		{Pod: "research/past-the-end", Reason: `replica "2" not found among the 2 replicas of subgroup replicatedjob`},
+		{Pod: "research/not-canonical", Reason: `replica "01" not found among the 2 replicas of subgroup replicatedjob`},
+		{Pod: "research/negative", Reason: `replica "-1" not found among the 2 replicas of subgroup replicatedjob`},
+	}, res.Unmatched)
+	require.Len(t, res.Groups, 1)
+	assert.Equal(t, []string{"research/ok"}, res.Groups[0].SubGroups[4].Pods)
+}
+
+// A countPath that yields the wrong number of values, a value that is no
+// count, or more leaves than the bound fails the call, naming the field.
+func TestGangV2PerReplicaCountErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, countPath string
+		perInstance     bool
+		want            string
+	}{
+		{"one count for two instances", "2", true,
+			`podGroup.subGroups[0].perReplica.countPath: component "replicatedjob": perReplica.countPath yields 1 value(s) for 2 id(s) [driver workers]`},
+		{"several counts for one subgroup", ".spec.replicatedJobs[]?.replicas", false,
+			"podGroup.subGroups[0].perReplica.countPath: yields 2 values, want exactly one"},
+		{"a count that is no count", `.spec.replicatedJobs[]? | "many"`, true,
+			`podGroup.subGroups[0].perReplica.countPath: instance "driver": `},
+		{"a hostile count", "2147483647", false,
+			"podGroup.subGroups[0].perReplica.countPath: makes more than 10000 per-replica subgroups"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := gangKarta(t, "jobset")
+			sg := jobSetLeaves(tc.countPath)
+			sg.PerInstance = tc.perInstance
+			setPodGroupV2(k, karta.PodGroupV2{Name: "jobset", SubGroups: []karta.SubGroup{sg}})
+			g := compileGang(t, k)
+			_, err := g.gangGroups(context.Background(), gojqEvaluator{}, gangObj(t, "jobset"), gangDocs(t, "jobset.pods"))
+			var oe *GangObjectError
+			require.ErrorAs(t, err, &oe)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
 }

@@ -640,8 +640,26 @@ type SubGroup struct {
 	// <component>-<id>, instead of one for all of them.
 	// +optional
 	PerInstance bool `json:"perInstance,omitempty"`
+	// PerReplica splits each subgroup of the entry into one leaf
+	// subgroup per replica (a JobSet's replicated job into its Jobs),
+	// named <subgroup>-replica-<key>.
+	// +optional
+	PerReplica *SubGroupReplicas `json:"perReplica,omitempty"`
 	// +optional
 	Topology *Topology `json:"topology,omitempty"`
+}
+
+// SubGroupReplicas says how a subgroup splits into one leaf per replica:
+// how many replicas it has, and which replica a pod belongs to.
+type SubGroupReplicas struct {
+	// CountPath is a jq expression on the root object: the number of
+	// replicas of each subgroup the entry makes, one value per instance
+	// of the component (zipped with its ids) with perInstance, else one.
+	// Null or 0 makes no leaves.
+	CountPath string `json:"countPath"`
+	// KeyPath is a jq expression on a pod that yields its replica's
+	// index, 0 to count-1 (a string of decimal digits or an integer).
+	KeyPath string `json:"keyPath"`
 }
 
 // Topology is a topology constraint, passed through to the output.

@@ -143,6 +143,11 @@ func (v *validator) podGroupV2(p *field.Path, g *PodGroupV2) {
 		if s.PerInstance && subs[i] != nil && subs[i].c.InstanceIDPath == "" {
 			v.errorf(sp.Index(i).Child("perInstance"), "component %q has no instanceIdPath, so it has no instances to split by", s.ComponentName)
 		}
+		if r := s.PerReplica; r != nil {
+			rp := sp.Index(i).Child("perReplica")
+			v.requiredExpr(rp.Child("countPath"), r.CountPath, "a path on the object that yields the number of replicas of each subgroup")
+			v.requiredExpr(rp.Child("keyPath"), r.KeyPath, "a path, evaluated on a pod, that yields its replica's index")
+		}
 		v.topology(sp.Index(i).Child("topology"), s.Topology)
 	}
 	if !v.treeOK {
@@ -156,7 +161,8 @@ func (v *validator) podGroupV2(p *field.Path, g *PodGroupV2) {
 // entry nests under the entry of its nearest listed ancestor, which must
 // come first (the output lists parents before children, and a stated
 // minimum is taken from the last entries first), and nothing nests under
-// a per-instance entry, whose subgroups are per instance.
+// a per-instance entry, whose subgroups are per instance, nor under a
+// per-replica one, whose pods are in its leaves.
 func (v *validator) subGroupNesting(p *field.Path, g *PodGroupV2, scope *compRef, subs []*compRef) {
 	sp := p.Child("subGroups")
 	for i, a := range subs {
@@ -184,6 +190,9 @@ func (v *validator) subGroupNesting(p *field.Path, g *PodGroupV2, scope *compRef
 			v.errorf(cp, "%q nests under %q (%s), which must be listed before it", a.c.Name, subs[parent].c.Name, sp.Index(parent))
 		case g.SubGroups[parent].PerInstance:
 			v.errorf(cp, "%q is under %q (%s), whose subgroups are per instance; a subgroup cannot nest under a per-instance subgroup",
+				a.c.Name, subs[parent].c.Name, sp.Index(parent))
+		case g.SubGroups[parent].PerReplica != nil:
+			v.errorf(cp, "%q is under %q (%s), whose subgroups split per replica; a subgroup cannot nest under a per-replica subgroup",
 				a.c.Name, subs[parent].c.Name, sp.Index(parent))
 		}
 	}

@@ -275,6 +275,41 @@ func TestValidateInstructions(t *testing.T) {
 				".subGroups[0]), whose subgroups are per instance; a subgroup cannot nest under a per-instance subgroup")},
 		},
 		{
+			name: "per-replica leaves of per-instance subgroups",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "jobset", SubGroups: []SubGroup{{ComponentName: "replicatedjob", PerInstance: true,
+					PerReplica: &SubGroupReplicas{CountPath: ".spec.replicatedJobs[]?.replicas // 1", KeyPath: `.metadata.labels["jobset.sigs.k8s.io/job-index"]`}}}}
+			},
+		},
+		{
+			name: "per-replica paths missing or broken",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "jobset", SubGroups: []SubGroup{{ComponentName: "replicatedjob", PerInstance: true,
+					PerReplica: &SubGroupReplicas{KeyPath: ".metadata.labels[\""}}}}
+			},
+			want: []wantProblem{
+				errAt(fV2+".subGroups[0].perReplica.countPath", "required: a path on the object that yields the number of replicas of each subgroup"),
+				errAt(fV2+".subGroups[0].perReplica.keyPath", "invalid jq: "),
+			},
+		},
+		{
+			name: "nesting under a per-replica subgroup",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				k.Spec.StructureDefinition.ChildComponents = append(k.Spec.StructureDefinition.ChildComponents,
+					Component{Name: "pod", OwnerRef: ptrTo("replicatedjob")})
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "jobset", SubGroups: []SubGroup{
+					{ComponentName: "replicatedjob", PerReplica: &SubGroupReplicas{CountPath: "1", KeyPath: ".metadata.name"}}, {ComponentName: "pod"}}}
+			},
+			want: []wantProblem{errAt(fV2+".subGroups[1].componentName", `"pod" is under "replicatedjob" (`+fV2+
+				".subGroups[0]), whose subgroups split per replica; a subgroup cannot nest under a per-replica subgroup")},
+		},
+		{
 			name: "no nesting check on a broken tree",
 			base: fixtureLWS,
 			mutate: func(t *testing.T, k *Karta) {

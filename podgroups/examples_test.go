@@ -122,7 +122,11 @@ func checkInvariants(t *testing.T, ex example, target podgroups.Target, res *pod
 			for _, v := range tasks {
 				sum += v.(int64)
 			}
-			assert.Equal(t, n, sum, "%s: minTaskMember adds up to minMember", o.GetName())
+			// A stated minimum above the tasks' sum keeps them (a Volcano
+			// Job of minAvailable 4 over tasks of 1 and 2, as Volcano's own
+			// PodGroup has it); one below is taken from them, so the sum
+			// never exceeds the minimum.
+			assert.LessOrEqual(t, sum, n, "%s: minTaskMember adds up to at most minMember", o.GetName())
 		}
 	}
 	require.Len(t, minOf, len(gangs.Groups), "one PodGroup per group")

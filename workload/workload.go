@@ -497,16 +497,33 @@ func compareKeys(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-// groupNode is a Group node of GetGangGroups' group, with its subgroups.
+// groupNode is a Group node of GetGangGroups' group, with its subgroups,
+// each under its parent (a JobSet's per-replica leaves under their
+// replicated job's subgroup).
 func groupNode(g interpreter.Group) *Node {
 	n := &Node{Kind: KindGroup, Name: g.Name, Children: []*Node{}, Fields: Fields{
 		Definition: g.Definition, MinMember: ptr(g.MinMember), Present: ptr(int64(len(g.Pods))),
 		Pods: g.Pods, MinSubGroups: g.MinSubGroups,
 	}}
+	// A parent comes before its children (interpreter.SubGroup), and its
+	// minMember counts theirs: so does its present count, while its pods
+	// are its own.
+	byName := make(map[string]*Node, len(g.SubGroups))
+	parentOf := make(map[*Node]*Node, len(g.SubGroups))
 	for _, sg := range g.SubGroups {
-		n.Children = append(n.Children, &Node{Kind: KindGroup, Name: sg.Name, Children: []*Node{}, Fields: Fields{
+		sn := &Node{Kind: KindGroup, Name: sg.Name, Children: []*Node{}, Fields: Fields{
 			MinMember: ptr(sg.MinMember), Present: ptr(int64(len(sg.Pods))), Pods: sg.Pods,
-		}})
+		}}
+		byName[sg.Name] = sn
+		parent := n
+		if p, ok := byName[sg.Parent]; ok && sg.Parent != "" {
+			parent = p
+			parentOf[sn] = p
+		}
+		parent.Children = append(parent.Children, sn)
+		for a := parentOf[sn]; a != nil; a = parentOf[a] {
+			*a.Fields.Present += int64(len(sg.Pods))
+		}
 	}
 	return n
 }

@@ -485,7 +485,10 @@ func TestWalk(t *testing.T) {
 		"3 Instance workers",
 		"1 Group pg-3d8f2b61-7c4e-4a19-b5d2-9e0a6c1f48b7-jobset",
 		"2 Group replicatedjob-driver",
+		"3 Group replicatedjob-driver-replica-0",
 		"2 Group replicatedjob-workers",
+		"3 Group replicatedjob-workers-replica-0",
+		"3 Group replicatedjob-workers-replica-1",
 		"1 Pod llama3-tensorboard-6d9c7b8f5-q2wzx",
 		"1 Pod llama3-pretrain-driver-0-0-cfpwn",
 	}, visited)

@@ -150,7 +150,7 @@ spec:
 	require.NoError(t, err)
 	for _, p := range pods.Items {
 		assert.Equal(t, group, p.Annotations["scheduling.k8s.io/group-name"], "pod %s", p.Name)
-		assert.Equal(t, "replicatedjob-workers", p.Annotations["volcano.sh/task-spec"], "pod %s", p.Name)
+		assert.Equal(t, "replicatedjob-workers-replica-0", p.Annotations["volcano.sh/task-spec"], "pod %s", p.Name)
 	}
 	// A pod of no workload is admitted unchanged.
 	bare, err := cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bare"},
@@ -201,9 +201,10 @@ spec:
 
 // jobFor is the Job the JobSet controller would make for replicated job
 // "workers", index 0: owned by the JobSet, its pods labelled as JobSet's
-// are.
+// are (the job index puts them in the replica's leaf subgroup).
 func jobFor(js *unstructured.Unstructured, yes *bool, parallelism, completions int32) *batchv1.Job {
-	labels := map[string]string{"jobset.sigs.k8s.io/jobset-name": js.GetName(), "jobset.sigs.k8s.io/replicatedjob-name": "workers"}
+	labels := map[string]string{"jobset.sigs.k8s.io/jobset-name": js.GetName(), "jobset.sigs.k8s.io/replicatedjob-name": "workers",
+		"jobset.sigs.k8s.io/job-index": "0"}
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: js.GetName() + "-workers-0", Namespace: js.GetNamespace(), Labels: labels,
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: js.GetAPIVersion(), Kind: js.GetKind(), Name: js.GetName(), UID: js.GetUID(), Controller: yes, BlockOwnerDeletion: yes}}},

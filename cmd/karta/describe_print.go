@@ -67,11 +67,16 @@ func describeTable(w io.Writer, tree *workload.Node) error {
 	}
 	if podsKnown {
 		rows := [][]string{{"Name", "Min Member", "Present"}}
-		for _, g := range groups {
-			rows = append(rows, []string{g.Name, count(g.Fields.MinMember), count(g.Fields.Present)})
-			for _, sg := range g.Children {
-				rows = append(rows, []string{"  " + sg.Name, count(sg.Fields.MinMember), count(sg.Fields.Present)})
+		// A group, then its subgroups, each nested one step further in.
+		var gang func(n *workload.Node, indent string)
+		gang = func(n *workload.Node, indent string) {
+			rows = append(rows, []string{indent + n.Name, count(n.Fields.MinMember), count(n.Fields.Present)})
+			for _, sg := range n.Children {
+				gang(sg, indent+"  ")
 			}
+		}
+		for _, g := range groups {
+			gang(g, "")
 		}
 		d.table(0, "Gangs", rows)
 		rows = [][]string{{"Name", "Phase", "Reason"}}

@@ -61,8 +61,26 @@ func gangTable(w io.Writer, res *interpreter.GangResult) error {
 	groups := [][]string{{"GROUP", "MINMEMBER", "PODS"}}
 	for _, g := range res.Groups {
 		groups = append(groups, []string{g.Name, strconv.FormatInt(g.MinMember, 10), strconv.Itoa(len(g.Pods))})
-		for _, sg := range g.SubGroups {
-			groups = append(groups, []string{"  " + sg.Name, strconv.FormatInt(sg.MinMember, 10), strconv.Itoa(len(sg.Pods))})
+		// A subgroup is indented under its parent, and counts its
+		// children's pods as its minimum does. A parent comes before its
+		// children, so walking the list backwards adds each to its parent
+		// once its own total is known.
+		at := make(map[string]int, len(g.SubGroups))
+		indent := make([]string, len(g.SubGroups))
+		pods := make([]int, len(g.SubGroups))
+		for i, sg := range g.SubGroups {
+			at[sg.Name], indent[i], pods[i] = i, "  ", len(sg.Pods)
+			if p, ok := at[sg.Parent]; ok && sg.Parent != "" {
+				indent[i] = indent[p] + "  "
+			}
+		}
+		for i := len(g.SubGroups) - 1; i >= 0; i-- {
+			if p, ok := at[g.SubGroups[i].Parent]; ok && g.SubGroups[i].Parent != "" {
+				pods[p] += pods[i]
+			}
+		}
+		for i, sg := range g.SubGroups {
+			groups = append(groups, []string{indent[i] + sg.Name, strconv.FormatInt(sg.MinMember, 10), strconv.Itoa(pods[i])})
 		}
 	}
 	placements := [][]string{{"POD", "COMPONENT", "INSTANCE", "REPLICA", "GROUP"}}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/itchyny/gojq"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -557,6 +558,7 @@ func (g *GojqKarta) placeV2(obj *unstructured.Unstructured, v, pv any, comp *gCo
 		mc := g.comp(s.ComponentName)
 		if i == nearest && present(mc) {
 			pl.SubGroup = mc.c.Name
+			at := 0
 			if s.PerInstance {
 				id := pl.Instance
 				if mc != comp {
@@ -566,6 +568,16 @@ func (g *GojqKarta) placeV2(obj *unstructured.Unstructured, v, pv any, comp *gCo
 					}
 				}
 				pl.SubGroup += "-" + id
+				at = slices.IndexFunc(insts[mc], func(i gInstance) bool { return i.id == id })
+			}
+			if r := s.PerReplica; r != nil {
+				key, err := replicaKey(r, v, pv, at)
+				if err != nil {
+					return nil, err
+				}
+				if key != "" {
+					pl.SubGroup += "-replica-" + key
+				}
 			}
 		}
 		// Only top-level entries count in the group's minimum.
@@ -606,6 +618,31 @@ func (g *GojqKarta) placeV2(obj *unstructured.Unstructured, v, pv any, comp *gCo
 		}
 	}
 	return pl, nil
+}
+
+// replicaKey is the pod's replica index in a per-replica subgroup: below
+// the count of replicas of the subgroup (the at'th value of countPath);
+// "" when the count is 0, which makes no leaves.
+func replicaKey(r *karta.SubGroupReplicas, v, pv any, at int) (string, error) {
+	outs, err := jq(r.CountPath, v)
+	if err != nil {
+		return "", err
+	}
+	if at < 0 || at >= len(outs) {
+		return "", fmt.Errorf("perReplica.countPath yields %d values", len(outs))
+	}
+	n, err := scaleNumber(outs[at])
+	if err != nil || n == nil || *n <= 0 {
+		return "", err
+	}
+	key, err := podKey(r.KeyPath, pv)
+	if err != nil {
+		return "", err
+	}
+	if k, err := strconv.ParseInt(key, 10, 64); err != nil || k < 0 || k >= *n {
+		return "", fmt.Errorf("replica %q not found among the %d replicas", key, *n)
+	}
+	return key, nil
 }
 
 // ownOf is own(c, I): Σ eff over the instances (the one of inst >= 0).

@@ -3,6 +3,7 @@ package perf
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,8 +25,8 @@ import (
 // and workers size-1, under LeaderReady the leader alone). KAI groups one
 // pod per call against its top owner; GetGangGroups groups a workload's
 // pods at once, so the grouper reads the spec once and makes one pass over
-// the pods. KAI's JobSet plugin makes no subgroups; the JobSet grouper
-// follows the same pattern with JobSet's pod labels. Its results are
+// the pods. The JobSet grouper follows KAI's JobSet plugin, a subgroup
+// per replicated job and a leaf per Job, with JobSet's pod labels. Its results are
 // karta's (asserted by the benchmarks and TestBaselinesAgreeWithKarta):
 // the reasons of the unmatched pods the examples hold are karta's words.
 type GangGo struct {
@@ -138,25 +139,41 @@ func (g *GangGo) GetGangGroups(obj *unstructured.Unstructured, pods []*unstructu
 	return res, nil
 }
 
-// subGroup is one subgroup of a group being built.
+// subGroup is one subgroup of a group being built; parent is the index of
+// the subgroup it is a leaf of, -1 at the top.
 type subGroup struct {
-	name string
-	min  int64
+	name   string
+	min    int64
+	parent int
 }
 
-// v2Group is a group of definition def with subgroups subs, all at the
-// top: its minimum is their sum, unless stated (> 0), when a stated
-// minimum below the sum is taken from the last subgroups first.
+// top is a top-level subgroup.
+func top(name string, min int64) subGroup { return subGroup{name, min, -1} }
+
+// v2Group is a group of definition def with subgroups subs, a leaf after
+// its parent: its minimum is the top-level ones' sum, unless stated (> 0),
+// when a stated minimum below the sum is taken from the last subgroups
+// first, each giving up its own pods (a parent's are those its leaves do
+// not hold), its parent the same.
 func v2Group(def string, stated int64, subs ...subGroup) interpreter.Group {
-	var total int64
-	for _, s := range subs {
-		total += s.min
+	var total, tops int64
+	own := make([]int64, len(subs))
+	for i, s := range subs {
+		own[i] += s.min
+		if s.parent < 0 {
+			total += s.min
+			tops++
+		} else {
+			own[s.parent] -= s.min
+		}
 	}
 	if stated > 0 {
 		deficit := total - stated
 		for i := len(subs) - 1; i >= 0 && deficit > 0; i-- {
-			take := min(deficit, subs[i].min)
-			subs[i].min -= take
+			take := min(deficit, own[i])
+			for j := i; j >= 0; j = subs[j].parent {
+				subs[j].min -= take
+			}
 			deficit -= take
 		}
 		total = stated
@@ -165,9 +182,11 @@ func v2Group(def string, stated int64, subs ...subGroup) interpreter.Group {
 	grp := interpreter.Group{Definition: def, MinMember: total, Pods: []string{}, SubGroups: make([]interpreter.SubGroup, len(subs))}
 	for i, s := range subs {
 		grp.SubGroups[i] = interpreter.SubGroup{Name: s.name, MinMember: s.min, Pods: []string{}}
+		if s.parent >= 0 {
+			grp.SubGroups[i].Parent = subs[s.parent].name
+		}
 	}
-	n := int64(len(subs))
-	grp.MinSubGroups = &n
+	grp.MinSubGroups = &tops
 	return grp
 }
 
@@ -222,34 +241,38 @@ func (s *pytorchSpec) place(labels, _ map[string]any) (gangPlace, string) {
 func (s *pytorchSpec) group(*gangPlace) interpreter.Group {
 	var subs []subGroup
 	if s.master {
-		subs = append(subs, subGroup{"master", s.masters})
+		subs = append(subs, top("master", s.masters))
 	}
 	if s.worker {
-		subs = append(subs, subGroup{"worker", s.workers})
+		subs = append(subs, top("worker", s.workers))
 	}
 	return v2Group("job", s.stated, subs...)
 }
 
 func (s *pytorchSpec) perObject() bool { return true }
 
-// jobsetGrouper: a pod of a JobSet carries its jobset-name and
-// replicatedjob-name; one group per JobSet with a subgroup per replicated
-// job, of replicas × min(parallelism, completions) pods.
+// jobsetGrouper: a pod of a JobSet carries its jobset-name,
+// replicatedjob-name and job-index; one group per JobSet with a subgroup
+// per replicated job, of replicas × min(parallelism, completions) pods,
+// and a leaf per replica (Job) of min(parallelism, completions), as KAI's
+// hierarchical JobSet grouper splits it.
 type jobsetGrouper struct{}
 
 type jobsetSpec struct {
 	// ids are the replicated jobs' names, present whether they have a pod
-	// template; pods their pod count. stated is the first one's count
-	// (at least 1) under InOrder, else 0.
+	// template; pods their pod count, reps their replicas. stated is the
+	// first one's count (at least 1) under InOrder, else 0.
 	ids     []string
 	present []bool
 	pods    []int64
+	reps    []int64
 	stated  int64
 }
 
 const (
-	jsName   = "jobset.sigs.k8s.io/jobset-name"
-	jsRJName = "jobset.sigs.k8s.io/replicatedjob-name"
+	jsName     = "jobset.sigs.k8s.io/jobset-name"
+	jsRJName   = "jobset.sigs.k8s.io/replicatedjob-name"
+	jsJobIndex = "jobset.sigs.k8s.io/job-index"
 )
 
 func (jobsetGrouper) read(obj map[string]any) gangSpec {
@@ -259,6 +282,7 @@ func (jobsetGrouper) read(obj map[string]any) gangSpec {
 		s.ids = append(s.ids, str(rj, "name"))
 		s.present = append(s.present, get(rj, "template", "spec", "template") != nil)
 		s.pods = append(s.pods, max(0, orDefault(get(rj, "replicas"), 1)*jobPods(rj)))
+		s.reps = append(s.reps, max(0, orDefault(get(rj, "replicas"), 1)))
 	}
 	if get(obj, "spec", "startupPolicy", "startupPolicyOrder") == "InOrder" && len(rjs) > 0 {
 		s.stated = max(1, orDefault(get(rjs[0], "replicas"), 1)*jobPods(rjs[0]))
@@ -287,7 +311,18 @@ func (s *jobsetSpec) place(labels, _ map[string]any) (gangPlace, string) {
 			continue
 		}
 		if id == rj {
-			return gangPlace{component: "replicatedjob", instance: rj, sub: "replicatedjob-" + rj}, ""
+			sub := "replicatedjob-" + rj
+			if s.reps[i] > 0 {
+				idx, ok := label(labels, jsJobIndex)
+				if !ok || idx == "" {
+					return gangPlace{}, "subgroup replicatedjob: perReplica.keyPath yields null, want a non-empty string or a number"
+				}
+				if k, err := strconv.ParseInt(idx, 10, 64); err != nil || k < 0 || k >= s.reps[i] || strconv.FormatInt(k, 10) != idx {
+					return gangPlace{}, fmt.Sprintf("replica %q not found among the %d replicas of subgroup replicatedjob", idx, s.reps[i])
+				}
+				sub += "-replica-" + idx
+			}
+			return gangPlace{component: "replicatedjob", instance: rj, sub: sub}, ""
 		}
 		present = append(present, id)
 	}
@@ -298,7 +333,17 @@ func (s *jobsetSpec) group(*gangPlace) interpreter.Group {
 	var subs []subGroup
 	for i, id := range s.ids {
 		if s.present[i] {
-			subs = append(subs, subGroup{"replicatedjob-" + id, s.pods[i]})
+			p := len(subs)
+			subs = append(subs, top("replicatedjob-"+id, s.pods[i]))
+			for r := range s.reps[i] {
+				// An equal share, the first ones one more while a
+				// remainder lasts.
+				share := s.pods[i] / s.reps[i]
+				if r < s.pods[i]%s.reps[i] {
+					share++
+				}
+				subs = append(subs, subGroup{"replicatedjob-" + id + "-replica-" + strconv.FormatInt(r, 10), share, p})
+			}
 		}
 	}
 	return v2Group("jobset", s.stated, subs...)
@@ -367,10 +412,10 @@ func (s *lwsSpec) place(labels, annotations map[string]any) (gangPlace, string) 
 func (s *lwsSpec) group(*gangPlace) interpreter.Group {
 	var subs []subGroup
 	if s.leader {
-		subs = append(subs, subGroup{"leader", 1})
+		subs = append(subs, top("leader", 1))
 	}
 	if s.worker {
-		subs = append(subs, subGroup{"worker", s.workers})
+		subs = append(subs, top("worker", s.workers))
 	}
 	return v2Group("group", s.stated, subs...)
 }

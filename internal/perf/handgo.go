@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -309,24 +310,35 @@ func jobsetPlace(obj, pod map[string]any, uid string) (*interpreter.PodPlacement
 		return nil, errUnmatched
 	}
 	rjs, _ := get(obj, "spec", "replicatedJobs").([]any)
-	var n int64
+	var n, reps int64
 	found := false
 	for _, rj := range rjs {
 		if get(rj, "template", "spec", "template") == nil {
 			continue
 		}
 		n += max(0, orDefault(get(rj, "replicas"), 1)*jobPods(rj))
-		found = found || str(rj, "name") == rjName
+		if str(rj, "name") == rjName {
+			found, reps = true, max(0, orDefault(get(rj, "replicas"), 1))
+		}
 	}
 	if !found {
 		return nil, errUnmatched
+	}
+	sub := "replicatedjob-" + rjName
+	if reps > 0 {
+		// The pod's leaf: its Job's index among the replicas.
+		idx, _ := labels["jobset.sigs.k8s.io/job-index"].(string)
+		if k, err := strconv.ParseInt(idx, 10, 64); err != nil || k < 0 || k >= reps {
+			return nil, errUnmatched
+		}
+		sub += "-replica-" + idx
 	}
 	n = max(1, n)
 	if get(obj, "spec", "startupPolicy", "startupPolicyOrder") == "InOrder" {
 		n = max(1, orDefault(get(rjs[0], "replicas"), 1)*jobPods(rjs[0]))
 	}
 	return &interpreter.PodPlacement{Component: "replicatedjob", Instance: rjName,
-		Group: "pg-" + uid + "-jobset", MinMember: n, SubGroup: "replicatedjob-" + rjName}, nil
+		Group: "pg-" + uid + "-jobset", MinMember: n, SubGroup: sub}, nil
 }
 
 func lwsPlace(obj, pod map[string]any, uid string) (*interpreter.PodPlacement, error) {

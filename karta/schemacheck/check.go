@@ -66,7 +66,8 @@ var roleWhat = map[role]string{
 // Check checks every path of the checked Karta that reads the workload
 // object against s: existence, array steps, and the type each path's role
 // needs; byPhase values against the phase's enum; suspend and resume
-// values against their fields' types; gang minMemberPaths as counts.
+// values against their fields' types; gang minMemberPaths and
+// per-replica countPaths as counts.
 // Refutations are errors, paths the
 // schema cannot decide (x-kubernetes-preserve-unknown-fields, values the
 // walk cannot type) warnings. Paths evaluated on pods (podSelector, gang
@@ -96,6 +97,11 @@ func Check(c *karta.Checked, s *Schema) Problems {
 		}
 		if g := ins.GangScheduling.PodGroup; g != nil {
 			ch.path(gp.Child("podGroup", "minMemberPath"), g.MinMemberPath, roleReplicas)
+			for i, sg := range g.SubGroups {
+				if r := sg.PerReplica; r != nil {
+					ch.path(gp.Child("podGroup", "subGroups").Index(i).Child("perReplica", "countPath"), r.CountPath, roleReplicas)
+				}
+			}
 		}
 	}
 	return ch.problems

@@ -265,7 +265,8 @@ func indent(s string) string {
 	return string(out)
 }
 
-// A gang's minMemberPath reads the object, so it is checked as a count.
+// A gang's minMemberPath and a per-replica countPath read the object, so
+// they are checked as counts.
 func TestCheckGangMinMemberPath(t *testing.T) {
 	s := loadSchema(t, "testdata/widget-crd.yaml", widget)
 	checked := func(gang string) *karta.Checked {
@@ -301,6 +302,9 @@ spec:
 			[]string{`spec.instructions.gangScheduling.podGroups[0].minMemberPath: status.state is a string, but the path must yield replica counts (integers, or int-or-string) (schema: example.com/v1 Widget status.state)`}},
 		{"v2: a field the schema does not have", `      podGroup: {name: all, minMemberPath: .spec.sise, subGroups: [{componentName: role}]}`,
 			[]string{`spec.instructions.gangScheduling.podGroup.minMemberPath: spec has no field "sise"`}},
+		{"v2: a per-replica countPath is a count, its keyPath reads pods",
+			`      podGroup: {name: all, subGroups: [{componentName: role, perReplica: {countPath: .status.state, keyPath: .metadata.nosuch}}]}`,
+			[]string{`spec.instructions.gangScheduling.podGroup.subGroups[0].perReplica.countPath: status.state is a string, but the path must yield replica counts`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

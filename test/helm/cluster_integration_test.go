@@ -741,7 +741,8 @@ spec:
 	g.podGroupName = fmt.Sprintf("pg-%s-jobset", js.GetUID())
 	yes, no, two := true, false, int32(2)
 	nonRoot := int64(1000)
-	labels := map[string]string{"jobset.sigs.k8s.io/jobset-name": "train", "jobset.sigs.k8s.io/replicatedjob-name": "workers"}
+	labels := map[string]string{"jobset.sigs.k8s.io/jobset-name": "train", "jobset.sigs.k8s.io/replicatedjob-name": "workers",
+		"jobset.sigs.k8s.io/job-index": "0"}
 	_, err = g.cs.BatchV1().Jobs(g.ns).Create(t.Context(), &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: "train-workers-0", Labels: labels, OwnerReferences: []metav1.OwnerReference{
 			{APIVersion: "jobset.x-k8s.io/v1alpha2", Kind: "JobSet", Name: "train", UID: js.GetUID(), Controller: &yes, BlockOwnerDeletion: &yes}}},

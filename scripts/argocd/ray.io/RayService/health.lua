@@ -522,7 +522,7 @@ local function outputIs(outs, expected)
   return J.tostring(outs[1]) == expected
 end
 local E = {}
-E[1] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[1].byExpression.expression") end
+E[1] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[2].byExpression.expression") end
 E[2] = function(ins) return run(Q[4], ins[1], "statusMappings.degraded[1].byExpression.expression") end
 E[3] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
@@ -534,6 +534,7 @@ local function statusIn(obj)
   do
     local hold = false
     if (condition(conds, "Ready", "False", "InitializingTimeout")) then hold = true end
+    if (condition(conds, "Ready", "False", "ValidationFailed")) then hold = true end
     if (outputIs(E[1]({W(obj)}), "true")) then hold = true end
     if hold then matched[#matched+1] = "Failed" end
   end
