@@ -65,6 +65,8 @@ func Analyze(k *Karta, opts ValidateOptions) (*Checked, Problems) {
 // text. Package interpreter compiles it and karta/schemacheck walks it over
 // a CRD's schema (they read the analysis behind it, internal/jqexpr's);
 // to anyone else it is the expression as checked.
+//
+// +kubebuilder:object:generate=false
 type Expr interface {
 	String() string
 }
