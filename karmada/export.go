@@ -434,13 +434,27 @@ func fragmentedUnits(e *luaexport.Exporter, c *programapi.Component) error {
 
 // ExportCheck is a karta.ValidateOptions.CheckExpr that reports an
 // expression the Karmada export cannot carry, and why: the same
-// translation the export runs.
+// translation the export runs. An expression that reads a reference is
+// refused here; ExportCheckFor checks it as the export of its Karta
+// carries it.
 func ExportCheck(a *jqexpr.Analysis) string {
-	if a == nil {
+	return ExportCheckFor(nil)(a)
+}
+
+// ExportCheckFor is ExportCheck for the expressions of k, whose
+// references' exportFallbacks the export binds (k may be nil).
+func ExportCheckFor(k *karta.Karta) func(a *jqexpr.Analysis) string {
+	var refs []karta.Reference
+	if k != nil {
+		refs = k.Spec.References
+	}
+	return func(a *jqexpr.Analysis) string {
+		if a == nil {
+			return ""
+		}
+		if err := luaexport.Check(a, refs, "Karmada"); err != nil {
+			return fmt.Sprintf("cannot be exported to Karmada: jq %q: %v", a.Text, err)
+		}
 		return ""
 	}
-	if err := luaexport.Check(a, "Karmada"); err != nil {
-		return fmt.Sprintf("cannot be exported to Karmada: jq %q: %v", a.Text, err)
-	}
-	return ""
 }

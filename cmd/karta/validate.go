@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kartalua/karta/cluster"
+	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/yamlerr"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
@@ -42,10 +43,11 @@ func newValidateCmd(s streams) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			opts := interpreter.ValidateOptions()
+			var checkExpr func(*karta.Karta) func(*jqexpr.Analysis) string
 			switch target {
 			case "":
 			case "karmada":
-				opts.CheckExpr = karmada.ExportCheck
+				checkExpr = karmada.ExportCheckFor
 			default:
 				return usageError("--target %q: the one target is karmada", target)
 			}
@@ -67,7 +69,7 @@ func newValidateCmd(s streams) *cobra.Command {
 			}
 			code := exitOK
 			for _, file := range files {
-				code = max(code, validateFile(cmd.Context(), s, file, opts, src))
+				code = max(code, validateFile(cmd.Context(), s, file, opts, checkExpr, src))
 			}
 			if code != exitOK {
 				return &exitError{code: code}
@@ -83,8 +85,10 @@ func newValidateCmd(s streams) *cobra.Command {
 }
 
 // validateFile validates one file and returns its exit code; with a
-// schema source, each Karta is also checked against its CRD's schema.
-func validateFile(ctx context.Context, s streams, file string, opts karta.ValidateOptions, src schemaSource) int {
+// schema source, each Karta is also checked against its CRD's schema;
+// with checkExpr, each expression of a Karta k by checkExpr(k) (what the
+// --target back end cannot run).
+func validateFile(ctx context.Context, s streams, file string, opts karta.ValidateOptions, checkExpr func(*karta.Karta) func(*jqexpr.Analysis) string, src schemaSource) int {
 	kf, err := loadKartaFile(s, file)
 	if err != nil {
 		var ee *exitError
@@ -93,6 +97,9 @@ func validateFile(ctx context.Context, s streams, file string, opts karta.Valida
 	}
 	code := exitOK
 	for i, k := range kf.kartas {
+		if checkExpr != nil {
+			opts.CheckExpr = checkExpr(k)
+		}
 		checked, problems := karta.Analyze(k, opts)
 		if src != nil && checked != nil {
 			more, err := schemaProblems(ctx, src, checked)
