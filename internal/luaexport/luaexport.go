@@ -15,8 +15,8 @@ import (
 
 	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/jqlua"
-	"github.com/kartalua/karta/internal/third_party/gojq"
 	"github.com/kartalua/karta/internal/programapi"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
 )
