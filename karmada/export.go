@@ -186,6 +186,11 @@ end
 // computed only when scaled.
 func units(e *luaexport.Exporter, c *programapi.Component) error {
 	name := c.Name
+	if e.NoInstances(c.InstanceIDPath) {
+		e.W("-- component %s has no instance without its references\n", luaexport.Escape(name))
+		e.W("function units_%d(obj, scaled)\n  return {}\nend\n\n", c.Index)
+		return nil
+	}
 	ids := func(cm *programapi.Component) (string, error) {
 		if cm.InstanceIDPath == "" {
 			return "{\"\"}", nil

@@ -35,6 +35,8 @@ func newValidateCmd(s streams) *cobra.Command {
 			"is also checked against the openAPIV3Schema of the version the Karta names: the fields\n" +
 			"exist, [] and [n] step into arrays, and each path yields what its role needs. A path the\n" +
 			"schema refutes is an error, one it cannot decide a warning; each names the schema path.\n" +
+			"An expression reading a reference ($name) is checked through the schema of the referenced\n" +
+			"kind when a --crd file (or the cluster) has it, at schema paths that start with $name.\n" +
 			"A Karta whose kind no --crd file defines is an error; under --live, a warning.",
 		Example: "  karta validate examples/kartas/trainjob.yaml examples/kartas/pytorchjob.yaml\n" +
 			"  karta validate --target karmada examples/kartas/pytorchjob.yaml\n" +

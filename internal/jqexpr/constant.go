@@ -2,6 +2,7 @@ package jqexpr
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
@@ -85,4 +86,32 @@ func eachNode(v reflect.Value, f func(reflect.Value)) {
 			eachNode(v.Index(i), f)
 		}
 	}
+}
+
+// ReadsInput reports whether q may read its input: an identity or field
+// step, a recursion, a format, an object shorthand ({a} is {a: .a}) or
+// any function call (a function receives its input). It answers true
+// whenever it cannot tell; false means q's outputs are the same on every
+// input. A read through a term's suffixes ((null).a) is of the term, not
+// of the input.
+func ReadsInput(q *gojq.Query) bool {
+	reads := false
+	eachNode(reflect.ValueOf(q), func(v reflect.Value) {
+		switch n := v.Interface().(type) {
+		case *gojq.Term:
+			switch n.Type {
+			case gojq.TermTypeIdentity, gojq.TermTypeRecurse, gojq.TermTypeIndex, gojq.TermTypeFormat:
+				reads = true
+			case gojq.TermTypeFunc:
+				if n.Func == nil || !strings.HasPrefix(n.Func.Name, "$") {
+					reads = true
+				}
+			}
+		case *gojq.ObjectKeyVal:
+			if n.Val == nil {
+				reads = true
+			}
+		}
+	})
+	return reads
 }

@@ -59,3 +59,30 @@ func TestSubstituteVariables(t *testing.T) {
 		})
 	}
 }
+
+func TestReadsInput(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want bool
+	}{
+		{`null`, false},
+		{`(null // null).spec.jobs[]?.name`, false},
+		{`[1, 2][] | . + 1`, true}, // . is the iteration's, but ReadsInput cannot tell
+		{`$x.a`, false},
+		{`.a`, true},
+		{`.`, true},
+		{`..`, true},
+		{`length`, true},
+		{`{a}`, true},
+		{`{a: 1}`, false},
+		{`@json`, true},
+		{`"\(.a)"`, true},
+		{`if $x == null then "a" else empty end`, true}, // empty is a function
+	} {
+		t.Run(tc.expr, func(t *testing.T) {
+			q, err := gojq.Parse(tc.expr)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, ReadsInput(q))
+		})
+	}
+}

@@ -9,9 +9,11 @@
 package luaexport
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/jqlua"
@@ -92,26 +94,67 @@ func addQuery(u *jqlua.Unit, refs []karta.Reference, a *jqexpr.Analysis, target 
 	if _, reads := readReference(a.Vars, err); !reads {
 		return "", err
 	}
+	q, perr := withFallbacks(refs, a)
+	if perr != nil {
+		return "", perr
+	}
+	if ref, err = u.AddQuery(q.String(), q); err != nil {
+		return "", referenceError(a.Vars, target, err)
+	}
+	return ref, nil
+}
+
+// withFallbacks is a's query, parsed again (the checked tree is shared and
+// never changed), with the references' exportFallbacks in place of their
+// variables.
+func withFallbacks(refs []karta.Reference, a *jqexpr.Analysis) (*gojq.Query, error) {
 	fallbacks := map[string]*gojq.Query{}
 	for _, r := range refs {
 		if r.ExportFallback == "" {
 			continue
 		}
-		fb, perr := gojq.Parse(r.ExportFallback)
-		if perr != nil { // validation parsed it: a karta bug
-			return "", fmt.Errorf("exportFallback of $%s: %w", r.Name, perr)
+		fb, err := gojq.Parse(r.ExportFallback)
+		if err != nil { // validation parsed it: a karta bug
+			return nil, fmt.Errorf("exportFallback of $%s: %w", r.Name, err)
 		}
 		fallbacks["$"+r.Name] = fb
 	}
-	q, perr := gojq.Parse(a.Text) // a tree of its own: the checked one is shared
-	if perr != nil {
-		return "", perr
+	q, err := gojq.Parse(a.Text)
+	if err != nil {
+		return nil, err
 	}
-	q = jqexpr.SubstituteVariables(q, fallbacks)
-	if ref, err = u.AddQuery(q.String(), q); err != nil {
-		return "", referenceError(a.Vars, target, err)
+	return jqexpr.SubstituteVariables(q, fallbacks), nil
+}
+
+// NoInstances reports whether a component's instanceIdPath yields no id
+// on any object in the export: it reads references, and with their
+// exportFallbacks in their place it reads nothing of the object and
+// yields nothing (the built-in trainjob's `job`, whose instances are the
+// replicated jobs of a runtime an export cannot read). Such a component is
+// exported without instances, and its other paths, which may need what
+// the target's jq cannot run, are not exported.
+func (e *Exporter) NoInstances(instanceIDPath string) bool {
+	if instanceIDPath == "" {
+		return false
 	}
-	return ref, nil
+	a, err := e.In.Analysis(instanceIDPath)
+	if err != nil || a.Query == nil || len(a.Vars) == 0 {
+		return false
+	}
+	q, err := withFallbacks(e.In.Karta().Spec.References, a)
+	if err != nil || jqexpr.ReadsInput(q) {
+		return false
+	}
+	code, err := gojq.Compile(q) // fails when a variable is left
+	if err != nil {
+		return false
+	}
+	// A query that reads no input and calls no function runs over the
+	// fallbacks' literals alone; the deadline is a guard, not a bound.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, yields := code.RunWithContext(ctx, nil).Next()
+	return !yields
 }
 
 // readReference is the reference (a "$"-prefixed variable of vars) whose
