@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kartalua/karta/cluster"
-	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/yamlerr"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
@@ -45,11 +44,11 @@ func newValidateCmd(s streams) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			opts := interpreter.ValidateOptions()
-			var checkExpr func(*karta.Karta) func(*jqexpr.Analysis) string
+			exportCheck := false
 			switch target {
 			case "":
 			case "karmada":
-				checkExpr = karmada.ExportCheckFor
+				exportCheck = true
 			default:
 				return usageError("--target %q: the one target is karmada", target)
 			}
@@ -71,7 +70,7 @@ func newValidateCmd(s streams) *cobra.Command {
 			}
 			code := exitOK
 			for _, file := range files {
-				code = max(code, validateFile(cmd.Context(), s, file, opts, checkExpr, src))
+				code = max(code, validateFile(cmd.Context(), s, file, opts, exportCheck, src))
 			}
 			if code != exitOK {
 				return &exitError{code: code}
@@ -88,9 +87,9 @@ func newValidateCmd(s streams) *cobra.Command {
 
 // validateFile validates one file and returns its exit code; with a
 // schema source, each Karta is also checked against its CRD's schema;
-// with checkExpr, each expression of a Karta k by checkExpr(k) (what the
-// --target back end cannot run).
-func validateFile(ctx context.Context, s streams, file string, opts karta.ValidateOptions, checkExpr func(*karta.Karta) func(*jqexpr.Analysis) string, src schemaSource) int {
+// with exportCheck, each expression against the Karmada export of its
+// Karta (--target karmada: its references' fallbacks bound).
+func validateFile(ctx context.Context, s streams, file string, opts karta.ValidateOptions, exportCheck bool, src schemaSource) int {
 	kf, err := loadKartaFile(s, file)
 	if err != nil {
 		var ee *exitError
@@ -99,8 +98,8 @@ func validateFile(ctx context.Context, s streams, file string, opts karta.Valida
 	}
 	code := exitOK
 	for i, k := range kf.kartas {
-		if checkExpr != nil {
-			opts.CheckExpr = checkExpr(k)
+		if exportCheck {
+			opts.CheckExpr = karmada.ExportCheckFor(k)
 		}
 		checked, problems := karta.Analyze(k, opts)
 		if src != nil && checked != nil {
