@@ -32,11 +32,20 @@ var widget = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: 
 // widgetKarta is a Karta for the Widget CRD with the paths under test set.
 func widgetKarta(t *testing.T, component, status string) *karta.Checked {
 	t.Helper()
+	return widgetKartaWith(t, "", component, status)
+}
+
+// widgetKartaWith is widgetKarta with spec.references (YAML list items).
+func widgetKartaWith(t *testing.T, references, component, status string) *karta.Checked {
+	t.Helper()
+	if references != "" {
+		references = "  references:\n" + references
+	}
 	text := `apiVersion: run.ai/v1alpha1
 kind: Karta
 metadata: {name: widget}
 spec:
-  structureDefinition:
+` + references + `  structureDefinition:
     rootComponent:
       name: widget
       kind: {group: example.com, version: v1, kind: Widget}
@@ -333,35 +342,13 @@ func TestCheckElementwiseBuiltins(t *testing.T) {
 func TestCheckReferences(t *testing.T) {
 	s := loadSchema(t, "testdata/widget-crd.yaml", widget)
 	const comp = "spec.structureDefinition.childComponents[0]"
-	load := func(t *testing.T, component string) *karta.Checked {
-		t.Helper()
-		text := `apiVersion: run.ai/v1alpha1
-kind: Karta
-metadata: {name: widget}
-spec:
-  references:
-  - name: tpl
+	const references = `  - name: tpl
     kind: {group: example.com, version: v1, kind: Widget}
     lookup: {name: .spec.template}
   - name: peers
     kind: {group: example.com, version: v1, kind: Widget}
     list: {labelSelector: '{matchLabels: {app: .metadata.name}}'}
-  structureDefinition:
-    rootComponent:
-      name: widget
-      kind: {group: example.com, version: v1, kind: Widget}
-      statusDefinition:
-` + okStatus + `
-    childComponents:
-    - name: role
-      ownerRef: widget
-` + component
-		ks, err := karta.Load([]byte(text), "widget.yaml")
-		require.NoError(t, err)
-		c, problems := karta.Analyze(ks[0], interpreter.ValidateOptions())
-		require.Empty(t, problems.Errors(), "the Karta itself is valid")
-		return c
-	}
+`
 	for _, tc := range []struct {
 		name, component string
 		refs            bool
@@ -394,7 +381,7 @@ spec:
 				refs = append(refs, s)
 			}
 			var got []string
-			for _, p := range schemacheck.Check(load(t, tc.component), s, refs...) {
+			for _, p := range schemacheck.Check(widgetKartaWith(t, references, tc.component, okStatus), s, refs...) {
 				got = append(got, p.String())
 			}
 			assert.Equal(t, tc.want, got)
