@@ -41,9 +41,12 @@ type peerCase struct {
 	File   string           `json:"file,omitempty"`
 	Object map[string]any   `json:"object,omitempty"`
 	Pods   []map[string]any `json:"pods,omitempty"`
-	Expect peerAnswer       `json:"expect"`
-	Karta  *peerAnswer      `json:"karta,omitempty"`
-	Reason string           `json:"reason,omitempty"`
+	// Refs are the files (relative to the repository's root) of the
+	// objects the Karta's references read, as `karta --ref` takes them.
+	Refs   []string    `json:"refs,omitempty"`
+	Expect peerAnswer  `json:"expect"`
+	Karta  *peerAnswer `json:"karta,omitempty"`
+	Reason string      `json:"reason,omitempty"`
 	// Open marks a difference that is not the peer's policy but karta's
 	// to fix, naming where the fix is under way; Reason says what differs.
 	Open string `json:"open,omitempty"`
@@ -136,6 +139,11 @@ func TestPeerCases(t *testing.T) {
 				}
 				require.True(t, want.PodSets != nil || want.Gangs != nil, "karta's answer is pod sets or gangs")
 				obj := peerObject(t, tc)
+				var refs []*unstructured.Unstructured
+				for _, f := range tc.Refs {
+					refs = append(refs, testobj.Read(t, filepath.Join("..", f)))
+				}
+				ctx := interpreter.WithResolver(ctx, interpreter.NewStaticResolver(refs...), nil)
 				var got peerAnswer
 				if want.PodSets != nil {
 					specs, err := p.GetPodSpecs(ctx, obj)

@@ -22,7 +22,7 @@ import (
 // (ListOptions.Referenced), not only of the TrainJob.
 func TestWatchFollowsReferences(t *testing.T) {
 	runtimeGVK := schema.GroupVersionKind{Group: "trainer.kubeflow.org", Version: "v1alpha1", Kind: "ClusterTrainingRuntime"}
-	objs := clustertest.Read(t, "../examples/trainjob/running.yaml", "../examples/trainjob/runtime.yaml")
+	objs := clustertest.Read(t, "../examples/trainjob/running.yaml", "../examples/trainjob/refs/torchtune-llama3.2-3b.yaml")
 	resources := append(append(clustertest.Core(), clustertest.Builtins(t)...), clustertest.Resource{GVK: runtimeGVK},
 		clustertest.Resource{GVK: schema.GroupVersionKind{Group: "trainer.kubeflow.org", Version: "v1alpha1", Kind: "TrainingRuntime"}, Namespaced: true})
 	c, dyn := clustertest.New(t, resources, objs...)

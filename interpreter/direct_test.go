@@ -196,10 +196,20 @@ func TestDirectPathsOfEveryBuiltin(t *testing.T) {
 	ctx := context.Background()
 	for _, dk := range directKinds(t) {
 		t.Run(dk.name, func(t *testing.T) {
+			// The direct evaluator declines an expression that reads a
+			// reference (a per-call variable: docs/jq.md), and the hooks
+			// whose paths do then take the Lua path, which
+			// TestDirectHooksAgreeWithLua compares with direct evaluation;
+			// the fast path for them needs variables in package jqdirect.
+			_, podPathsReadRefs := revisePathsReadReferences[dk.name]
 			k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", dk.name+".yaml"))
 			for _, ref := range collectPaths(k) {
 				q, err := gojq.Parse(ref.expr)
 				require.NoError(t, err)
+				if _, err := gojq.Compile(q); err != nil && strings.Contains(err.Error(), "variable not defined") {
+					assert.True(t, podPathsReadRefs, "%s: %s reads a reference", ref.field, ref.expr)
+					continue
+				}
 				assert.NotNil(t, jqdirect.Compile(q), "%s: %s", ref.field, ref.expr)
 			}
 			p := progCompile(t, k, Options{})
@@ -208,7 +218,7 @@ func TestDirectPathsOfEveryBuiltin(t *testing.T) {
 				_, ok := p.status.interpretStatus(ctx, p, obj.Object)
 				assert.True(t, ok, "InterpretStatus of %s", obj.GetName())
 				_, ok = direct(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) })
-				assert.True(t, ok, "GetPodSpecs of %s", obj.GetName())
+				assert.Equal(t, !podPathsReadRefs, ok, "GetPodSpecs of %s", obj.GetName())
 			}
 			running := dk.running
 			require.NotNil(t, running)
@@ -217,7 +227,7 @@ func TestDirectPathsOfEveryBuiltin(t *testing.T) {
 					pl, _, err := p.gang.placeOne(ctx, ev, running.Object, pod.Object)
 					return pl, err
 				})
-				assert.True(t, ok, "PlacePod of %s", pod.GetName())
+				assert.Equal(t, !podPathsReadRefs, ok, "PlacePod of %s", pod.GetName())
 			}
 		})
 	}

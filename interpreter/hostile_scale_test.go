@@ -30,11 +30,22 @@ import (
 type scaleExpr struct {
 	comp, field, expr string
 	code              *gojq.Code
+	// vars are the values of the Karta's references the hooks see here,
+	// with no resolver: null for a lookup, [] for a list.
+	vars []any
 }
 
 func scaleExprs(t *testing.T, k *karta.Karta) []scaleExpr {
 	t.Helper()
 	var out []scaleExpr
+	var absent []any
+	for _, r := range k.Spec.References {
+		if r.List != nil {
+			absent = append(absent, []any{})
+		} else {
+			absent = append(absent, nil)
+		}
+	}
 	for _, c := range k.Spec.StructureDefinition.Components() {
 		sd := c.ScaleDefinition
 		if sd == nil {
@@ -48,9 +59,9 @@ func scaleExprs(t *testing.T, k *karta.Karta) []scaleExpr {
 			}
 			q, err := gojq.Parse(f.expr)
 			require.NoError(t, err, "component %s %s", c.Name, f.field)
-			code, err := gojq.Compile(q)
+			code, err := gojq.Compile(q, gojq.WithVariables(k.Spec.Variables()))
 			require.NoError(t, err, "component %s %s", c.Name, f.field)
-			out = append(out, scaleExpr{comp: c.Name, field: f.field, expr: f.expr, code: code})
+			out = append(out, scaleExpr{comp: c.Name, field: f.field, expr: f.expr, code: code, vars: absent})
 		}
 	}
 	return out
@@ -69,7 +80,7 @@ func (c *hostileCase) checkScales(t *testing.T, where string, obj map[string]any
 	for _, e := range c.scales {
 		valid := map[int64]bool{}
 		var bad []string
-		iter := e.code.Run(in)
+		iter := e.code.Run(in, e.vars...)
 		for {
 			v, ok := iter.Next()
 			if !ok {

@@ -18,14 +18,18 @@ import (
 // only costs itself compile time.
 type jqCache struct{ m sync.Map } // expr → *jqProgram or error
 
-func (c *jqCache) get(expr string) (*jqProgram, error) {
+// get compiles expr with vars, the Karta's references ("$name"), bound
+// as the Karta's own expressions have them: the program reads the values
+// the call's context carries (jqvars), the very binding the hook entered
+// with.
+func (c *jqCache) get(expr string, vars []string) (*jqProgram, error) {
 	if v, ok := c.m.Load(expr); ok {
 		if p, ok := v.(*jqProgram); ok {
 			return p, nil
 		}
 		return nil, v.(error)
 	}
-	p, err := compileChecked(expr)
+	p, err := compileChecked(expr, vars...)
 	if err != nil {
 		c.m.Store(expr, err)
 		return nil, err
@@ -35,20 +39,22 @@ func (c *jqCache) get(expr string) (*jqProgram, error) {
 }
 
 // compileChecked compiles an expression that must pass the safety walk
-// (jqexpr.Check), as every jq expression of a Karta does.
-func compileChecked(expr string) (*jqProgram, error) {
-	a, errs := jqexpr.Check(expr)
+// (jqexpr.Check), as every jq expression of a Karta does, with vars bound.
+func compileChecked(expr string, vars ...string) (*jqProgram, error) {
+	a, errs := jqexpr.Check(expr, vars...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return compileAnalysis(a)
+	return compileAnalysis(a, a.Vars...)
 }
 
 // luaJQ is jq(expr, value) and karta.jq: every output of expr on value, as
 // a Lua array of tables with JSON semantics; a jq error is a Lua error.
+// expr may read the Karta's references ($name), bound as in its own
+// expressions for the hook's call (absent outside one).
 func (sd *stateData) luaJQ(L *lua.LState) int {
 	expr := L.CheckString(1)
-	prog, err := sd.p.jq.get(expr)
+	prog, err := sd.p.jq.get(expr, sd.p.karta.Spec.Variables())
 	if err != nil {
 		L.RaiseError("jq: %s", err.Error())
 	}

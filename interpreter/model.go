@@ -76,9 +76,13 @@ type jqPath struct {
 	// name, and gojq reports bad paths when they run), so deferring it
 	// defers no error.
 	pathQuery *gojq.Query
-	pathOnce  sync.Once
-	path      *jqProgram
-	pathErr   error
+	// vars are the variables EXPR is compiled with (the Karta's
+	// references): a write path may read them (`select($rt == null) |
+	// .spec.x`), and path(EXPR) runs with the call's values (jqvars).
+	vars     []string
+	pathOnce sync.Once
+	path     *jqProgram
+	pathErr  error
 	// notAssignable says why EXPR cannot be written through
 	// (jqexpr.Assignable), "" when it can. Reads do not care; writes
 	// fail with it.
@@ -272,7 +276,7 @@ func (x *exprTable) path(field, expr string) (*jqPath, error) {
 		return nil, fmt.Errorf("%s: %w", field, err)
 	}
 	q := a.Query
-	p := &jqPath{field: field, expr: expr, value: value}
+	p := &jqPath{field: field, expr: expr, value: value, vars: a.Vars}
 	if ok, reason := a.Assignable(); !ok {
 		p.notAssignable = reason
 		return p, nil
@@ -287,7 +291,7 @@ func (x *exprTable) path(field, expr string) (*jqPath, error) {
 // pathProgram is path(EXPR), compiled once, on first use.
 func (p *jqPath) pathProgram() (*jqProgram, error) {
 	p.pathOnce.Do(func() {
-		code, err := gojq.Compile(p.pathQuery)
+		code, err := gojq.Compile(p.pathQuery, gojq.WithVariables(p.vars))
 		if err != nil {
 			p.pathErr = fmt.Errorf("%s: jq path(%s): %w", p.field, p.expr, err)
 			return

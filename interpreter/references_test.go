@@ -314,3 +314,43 @@ func TestReferencesHostileSelector(t *testing.T) {
 		})
 	}
 }
+
+// A script's jq(expr, obj) reads the references as the Karta's own
+// expressions do, within the hook's call: the values the hook entered with
+// (jqvars), whatever the value it is given; absent without a resolver.
+func TestReferencesInScriptJQ(t *testing.T) {
+	const script = `
+function InterpretStatus(obj)
+  local img = jq("$runtime.spec.template.spec.containers[0].image // \"none\"", obj)[1]
+  local running = jq("[$pods[] | select(.status.phase == \"Running\")] | length", {})[1]
+  return {status = "Running", matched = {"Running"}, phase = img .. "/" .. running, conditions = {}}
+end
+`
+	p, err := Compile(progKarta(t, refsKarta), Options{Scripts: []Script{{Name: "status.lua", Source: script}}})
+	require.NoError(t, err)
+	obj := refsWorkload(t, "torch")
+	res := NewStaticResolver(refsRuntime(t),
+		refsPod(t, "a", "ns", "w", "u-1", "Running"), refsPod(t, "b", "ns", "w", "u-1", "Pending"))
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		want string
+	}{
+		{"resolved", WithResolver(context.Background(), res, nil), "torch:2/1"},
+		{"without a resolver", context.Background(), "none/0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := p.InterpretStatus(tc.ctx, obj)
+			require.NoError(t, err)
+			require.NotNil(t, st.Phase)
+			assert.Equal(t, tc.want, *st.Phase)
+		})
+	}
+
+	// An undeclared variable is jq's compile error, as in a Karta.
+	bad := `function InterpretStatus(obj) return {status = "Running", matched = {"Running"}, phase = jq("$nope", obj)[1], conditions = {}} end`
+	p, err = Compile(progKarta(t, refsKarta), Options{Scripts: []Script{{Name: "bad.lua", Source: bad}}})
+	require.NoError(t, err)
+	_, err = p.InterpretStatus(context.Background(), obj)
+	require.ErrorContains(t, err, "variable not defined: $nope")
+}

@@ -185,6 +185,11 @@ end
 // computed only when scaled.
 func units(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
 	name := c.Name
+	if e.NoInstances(c.InstanceIDPath) {
+		e.W("-- component %s has no instance without its references\n", luaexport.Escape(name))
+		e.W("function units_%d(obj, scaled)\n  return {}\nend\n\n", c.Index)
+		return nil
+	}
 	ids := func(cm *interpreter.ComponentShape) (string, error) {
 		if cm.InstanceIDPath == "" {
 			return "{\"\"}", nil
@@ -433,14 +438,28 @@ func fragmentedUnits(e *luaexport.Exporter, c *interpreter.ComponentShape) error
 
 // ExportCheck is a karta.ValidateOptions.CheckExpr that reports an
 // expression the Karmada export cannot carry, and why: the same
-// translation the export runs.
+// translation the export runs. An expression that reads a reference is
+// refused here; ExportCheckFor checks it as the export of its Karta
+// carries it.
 func ExportCheck(e karta.Expr) string {
-	a := jqexpr.Of(e)
-	if a == nil {
+	return ExportCheckFor(nil)(e)
+}
+
+// ExportCheckFor is ExportCheck for the expressions of k, whose
+// references' exportFallbacks the export binds (k may be nil).
+func ExportCheckFor(k *karta.Karta) func(e karta.Expr) string {
+	var refs []karta.Reference
+	if k != nil {
+		refs = k.Spec.References
+	}
+	return func(e karta.Expr) string {
+		a := jqexpr.Of(e)
+		if a == nil {
+			return ""
+		}
+		if err := luaexport.Check(a, refs, "Karmada"); err != nil {
+			return fmt.Sprintf("cannot be exported to Karmada: jq %q: %v", a.Text, err)
+		}
 		return ""
 	}
-	if err := luaexport.Check(a, "Karmada"); err != nil {
-		return fmt.Sprintf("cannot be exported to Karmada: jq %q: %v", a.Text, err)
-	}
-	return ""
 }

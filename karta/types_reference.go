@@ -25,6 +25,13 @@ type Reference struct {
 	// select, in the workload's namespace.
 	// +optional
 	List *ReferenceList `json:"list,omitempty"`
+	// ExportFallback is a jq expression over the workload that an export
+	// (Karmada's or Argo CD's Lua, which resolve nothing) binds to
+	// $<name> in place of the referenced objects; it may not read a
+	// reference. Without it, exporting an expression that reads the
+	// reference fails, naming it.
+	// +optional
+	ExportFallback string `json:"exportFallback,omitempty"`
 }
 
 // ReferenceScope is the scope of a referenced kind.

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kartalua/karta/internal/jqexpr"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 )
 
 // jqIdentifier is what a reference's name must be to be a jq variable.
@@ -80,11 +81,20 @@ func (v *validator) referenceShape(p *field.Path, r *Reference) {
 			v.referenceExpr(p.Child(e.Shape, e.Field), e.Expr)
 		}
 	}
+	if r.ExportFallback != "" {
+		fp := p.Child("exportFallback")
+		if q := v.referenceExpr(fp, r.ExportFallback); q != nil {
+			if ok, why := jqexpr.Constant(q); !ok {
+				v.errorf(fp, "invalid value %q: must be a jq constant (null, [], {\"spec\": {}} …), what an export reads in place of $%s: %s", r.ExportFallback, r.Name, why)
+			}
+		}
+	}
 }
 
 // referenceExpr checks one of a reference's own expressions, with no
-// variables bound: using a reference there is reported as such.
-func (v *validator) referenceExpr(p *field.Path, expr string) {
+// variables bound: using a reference there is reported as such. It
+// returns the parsed query when the expression is valid.
+func (v *validator) referenceExpr(p *field.Path, expr string) *gojq.Query {
 	a, errs := jqexpr.Check(expr)
 	for _, err := range errs {
 		var e *jqexpr.Error
@@ -97,7 +107,9 @@ func (v *validator) referenceExpr(p *field.Path, expr string) {
 			v.errorf(p, "invalid jq: %v", err)
 		}
 	}
-	if len(errs) == 0 {
-		v.refExprs[expr] = a
+	if len(errs) > 0 {
+		return nil
 	}
+	v.refExprs[expr] = a
+	return a.Query
 }

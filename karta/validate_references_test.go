@@ -52,6 +52,23 @@ func TestValidateReferences(t *testing.T) {
 			},
 		},
 		{
+			name: "export fallbacks: constants only, no reference",
+			base: fixturePyTorchJob,
+			mutate: func(t *testing.T, k *Karta) {
+				ok, input, ref, bad := lookupRef("ok", ".a"), lookupRef("input", ".a"), lookupRef("ref", ".a"), lookupRef("bad", ".a")
+				ok.ExportFallback = `{"data": {"n": 1}, "items": []}`
+				input.ExportFallback = `{data: .spec}`
+				ref.ExportFallback = `$ok`
+				bad.ExportFallback = `{`
+				withRefs(ok, input, ref, bad)(t, k)
+			},
+			want: []wantProblem{
+				errAt(fRefs+"[1].exportFallback", `invalid value "{data: .spec}": must be a jq constant`),
+				errAt(fRefs+"[2].exportFallback", "variable not defined: $ok (a reference's expressions run on the workload"),
+				errAt(fRefs+"[3].exportFallback", "invalid jq"),
+			},
+		},
+		{
 			name:   "a reference's expression uses a reference",
 			base:   fixturePyTorchJob,
 			mutate: withRefs(lookupRef("a", "$b.metadata.name"), lookupRef("b", "$a.metadata.name")),

@@ -148,7 +148,7 @@ func TestIntegrationObjectsValidate(t *testing.T) {
 		for _, v := range variants {
 			target := v.target
 			t.Run(ex.name+"/"+v.name, func(t *testing.T) {
-				res, err := podgroups.ForProgram(context.Background(), ex.p, obj, pods, target, v.opts)
+				res, err := podgroups.ForProgram(ex.ctx(), ex.p, obj, pods, target, v.opts)
 				require.NoError(t, err)
 				require.NotEmpty(t, res.Objects)
 				for _, o := range res.Objects {
@@ -178,7 +178,7 @@ type gangCase struct {
 func (g *gangCase) submit(t *testing.T, ex example, resources corev1.ResourceList) {
 	t.Helper()
 	g.submitBuilt(t, ex, resources, func(created *unstructured.Unstructured, pods []*unstructured.Unstructured) (*podgroups.Result, error) {
-		return podgroups.ForProgram(context.Background(), ex.p, created, pods, podgroups.WorkloadAPI, podgroups.Options{})
+		return podgroups.ForProgram(ex.ctx(), ex.p, created, pods, podgroups.WorkloadAPI, podgroups.Options{})
 	})
 }
 

@@ -30,12 +30,24 @@ type example struct {
 	p    *interpreter.Program
 	obj  *unstructured.Unstructured
 	pods []*unstructured.Unstructured
+	// refs are the objects the Karta's references read (none: absent).
+	refs []*unstructured.Unstructured
+}
+
+// ctx is the context the example's hooks run with: its refs resolved.
+func (ex example) ctx() context.Context {
+	if len(ex.refs) == 0 {
+		return context.Background()
+	}
+	return interpreter.WithResolver(context.Background(), interpreter.NewStaticResolver(ex.refs...), nil)
 }
 
 // examples are every built-in with gang instructions that ships
 // examples/NAME/running.yaml and pods.yaml, and the made-up TrainJob of
 // examples/kartas/trainjob.yaml (a v2 group with subgroups and a topology),
-// as tutorial-trainjob.
+// as tutorial-trainjob, and the built-in trainjob reading its runtime
+// (examples/trainjob/torch-running.yaml with refs/torch-distributed.yaml),
+// as trainjob-runtime.
 func examples(t *testing.T) []example {
 	t.Helper()
 	var out []example
@@ -52,14 +64,21 @@ func examples(t *testing.T) []example {
 		}
 		p, err := b.Compile(interpreter.Options{})
 		require.NoError(t, err)
-		out = append(out, example{name, p, loadOne(t, filepath.Join(dir, "running.yaml")), loadAll(t, filepath.Join(dir, "pods.yaml"))})
+		out = append(out, example{name: name, p: p, obj: loadOne(t, filepath.Join(dir, "running.yaml")), pods: loadAll(t, filepath.Join(dir, "pods.yaml"))})
 	}
 	require.GreaterOrEqual(t, len(out), 12, "the built-ins' examples were found")
 	ks, err := karta.LoadFile("../examples/kartas/trainjob.yaml")
 	require.NoError(t, err)
 	p, err := interpreter.Compile(ks[0], interpreter.Options{})
 	require.NoError(t, err)
-	return append(out, example{"tutorial-trainjob", p, loadOne(t, "../examples/tutorial-trainjob/running.yaml"), loadAll(t, "../examples/tutorial-trainjob/pods.yaml")})
+	out = append(out, example{name: "tutorial-trainjob", p: p, obj: loadOne(t, "../examples/tutorial-trainjob/running.yaml"), pods: loadAll(t, "../examples/tutorial-trainjob/pods.yaml")})
+	b, ok, err := builtin.Get("trainjob")
+	require.NoError(t, err)
+	require.True(t, ok)
+	tp, err := b.Compile(interpreter.Options{})
+	require.NoError(t, err)
+	return append(out, example{name: "trainjob-runtime", p: tp, obj: loadOne(t, "../examples/trainjob/torch-running.yaml"),
+		pods: loadAll(t, "../examples/trainjob/pods-torch.yaml"), refs: loadAll(t, "../examples/trainjob/refs/torch-distributed.yaml")})
 }
 
 // TestExamples pins, for every example and every target, the objects, the
@@ -70,7 +89,7 @@ func TestExamples(t *testing.T) {
 	for _, ex := range examples(t) {
 		for _, target := range podgroups.Targets() {
 			t.Run(ex.name+"/"+string(target), func(t *testing.T) {
-				res, err := podgroups.ForProgram(context.Background(), ex.p, ex.obj, ex.pods, target, podgroups.Options{})
+				res, err := podgroups.ForProgram(ex.ctx(), ex.p, ex.obj, ex.pods, target, podgroups.Options{})
 				require.NoError(t, err)
 				require.NotEmpty(t, res.Objects)
 				for _, o := range res.Objects {
@@ -92,7 +111,7 @@ func TestExamples(t *testing.T) {
 // group's object carries the group's minimum.
 func checkInvariants(t *testing.T, ex example, target podgroups.Target, res *podgroups.Result) {
 	t.Helper()
-	gangs, err := ex.p.GetGangGroups(context.Background(), ex.obj, ex.pods)
+	gangs, err := ex.p.GetGangGroups(ex.ctx(), ex.obj, ex.pods)
 	require.NoError(t, err)
 	assert.Equal(t, len(ex.pods), len(res.Links)+len(res.Unlinked), "every pod is linked or unlinked")
 	groupOf := map[string]string{}

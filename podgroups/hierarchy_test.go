@@ -1,7 +1,6 @@
 package podgroups_test
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -28,9 +27,9 @@ func nestedTrainJob(t *testing.T) podgroups.Input {
 		}
 	}
 	require.NotNil(t, ex.p)
-	gangs, err := ex.p.GetGangGroups(context.Background(), ex.obj, ex.pods)
+	gangs, err := ex.p.GetGangGroups(ex.ctx(), ex.obj, ex.pods)
 	require.NoError(t, err)
-	specs, err := ex.p.GetPodSpecs(context.Background(), ex.obj)
+	specs, err := ex.p.GetPodSpecs(ex.ctx(), ex.obj)
 	require.NoError(t, err)
 	require.Len(t, gangs.Groups, 1)
 	g := &gangs.Groups[0]

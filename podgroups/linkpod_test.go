@@ -23,7 +23,7 @@ func TestLinkPodIsBuildsLink(t *testing.T) {
 	for _, ex := range examples(t) {
 		for _, target := range podgroups.Targets() {
 			t.Run(ex.name+"/"+string(target), func(t *testing.T) {
-				res, err := podgroups.ForProgram(context.Background(), ex.p, ex.obj, ex.pods, target, podgroups.Options{})
+				res, err := podgroups.ForProgram(ex.ctx(), ex.p, ex.obj, ex.pods, target, podgroups.Options{})
 				require.NoError(t, err)
 				byName := map[string]*unstructured.Unstructured{}
 				for _, pod := range ex.pods {
@@ -33,7 +33,7 @@ func TestLinkPodIsBuildsLink(t *testing.T) {
 				for _, want := range res.Links {
 					pod := byName[want.Pod]
 					require.NotNil(t, pod, want.Pod)
-					pl, err := ex.p.PlacePod(context.Background(), ex.obj, pod)
+					pl, err := ex.p.PlacePod(ex.ctx(), ex.obj, pod)
 					require.NoError(t, err)
 					got, err := podgroups.LinkPod(ex.p.Karta(), target, pod, pl)
 					require.NoError(t, err)
@@ -154,7 +154,7 @@ func TestAllowNoGroups(t *testing.T) {
 func TestKinds(t *testing.T) {
 	for _, ex := range examples(t) {
 		for _, target := range podgroups.Targets() {
-			res, err := podgroups.ForProgram(context.Background(), ex.p, ex.obj, ex.pods, target, podgroups.Options{})
+			res, err := podgroups.ForProgram(ex.ctx(), ex.p, ex.obj, ex.pods, target, podgroups.Options{})
 			require.NoError(t, err)
 			for _, o := range res.Objects {
 				assert.Contains(t, podgroups.Kinds(target), o.GroupVersionKind(), "%s %s", ex.name, target)

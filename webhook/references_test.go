@@ -33,7 +33,7 @@ func TestReferencesAnswerAndWarnings(t *testing.T) {
 	require.NoError(t, err)
 	reg := interpreter.NewRegistry()
 	reg.Put(p)
-	runtime, err := perf.LoadObjects("../examples/trainjob/runtime.yaml")
+	runtime, err := perf.LoadObjects("../examples/trainjob/refs/torchtune-llama3.2-3b.yaml")
 	require.NoError(t, err)
 	body := kartaReview(t, "u-comp", karmada.OpInterpretComponent, "../examples/trainjob/running.yaml", nil)
 

@@ -76,7 +76,9 @@ var shortNames = map[string][]string{
 }
 
 // Builtins are the root kinds of the built-in Kartas, all namespaced, but
-// those Core serves already (Pod, Job, ReplicaSet, Deployment, StatefulSet).
+// those Core serves already (Pod, Job, ReplicaSet, Deployment, StatefulSet),
+// and the kinds their references read (the Trainer's runtimes), which
+// Examples fills from examples/NAME/refs.
 func Builtins(t testing.TB) []Resource {
 	t.Helper()
 	all, err := builtin.All()
@@ -92,6 +94,16 @@ func Builtins(t testing.TB) []Resource {
 			continue
 		}
 		out = append(out, Resource{GVK: gvk, Namespaced: true, ShortNames: shortNames[gvk.Kind]})
+		core[gvk] = true
+	}
+	for _, b := range all {
+		for i := range b.Karta.Spec.References {
+			r := &b.Karta.Spec.References[i]
+			if gvk := r.Kind.GVK(); !core[gvk] {
+				out = append(out, Resource{GVK: gvk, Namespaced: !r.IsCluster()})
+				core[gvk] = true
+			}
+		}
 	}
 	return out
 }
@@ -206,8 +218,9 @@ func Read(t testing.TB, files ...string) []*unstructured.Unstructured {
 	return out
 }
 
-// Examples reads examples/NAME/running.yaml and examples/NAME/pods.yaml
-// under root (the repository's root) for each name, and adds the owners
+// Examples reads examples/NAME/running.yaml, examples/NAME/pods.yaml and
+// the objects their references read, examples/NAME/refs/*.yaml, under root
+// (the repository's root) for each name, and adds the owners
 // between the workloads and their pods that the pods name: the Jobs,
 // ReplicaSets and StatefulSets an operator creates, each owned by the
 // workload of its namespace whose name it is or starts with (operators
@@ -222,6 +235,9 @@ func Examples(t testing.TB, root string, names ...string) []*unstructured.Unstru
 	for _, n := range names {
 		objs = append(objs, Read(t, filepath.Join(root, "examples", n, "running.yaml"))...)
 		pods = append(pods, Read(t, filepath.Join(root, "examples", n, "pods.yaml"))...)
+		refs, err := filepath.Glob(filepath.Join(root, "examples", n, "refs", "*.yaml"))
+		require.NoError(t, err)
+		objs = append(objs, Read(t, refs...)...)
 	}
 	seen := map[types.UID]bool{}
 	for _, o := range objs {

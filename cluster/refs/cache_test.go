@@ -231,7 +231,7 @@ func readObject(t *testing.T, file string) *unstructured.Unstructured {
 // The TrainJob's pod templates come from the runtime in the cache, and
 // follow it when it changes; OnChange tells of the change.
 func TestHooksReadTheCache(t *testing.T) {
-	rt := readObject(t, "../../examples/trainjob/runtime.yaml")
+	rt := readObject(t, "../../examples/trainjob/refs/torchtune-llama3.2-3b.yaml")
 	e := newEnv(t, rt)
 	var mu sync.Mutex
 	changed := map[string]int{}

@@ -53,7 +53,7 @@ func TestIntegrationReferences(t *testing.T) {
 	// The runtime (cluster-scoped: named after the test's namespace), the
 	// TrainJob that names it, and the Karta, labelled for this test's
 	// controller.
-	runtime := readExample(t, "examples/trainjob/runtime.yaml")
+	runtime := readExample(t, "examples/trainjob/refs/torchtune-llama3.2-3b.yaml")
 	runtime.SetName("rt-" + ns)
 	runtimes := dyn.Resource(clusterRuntimeGVR)
 	runtime, err = runtimes.Create(ctx, runtime, metav1.CreateOptions{})

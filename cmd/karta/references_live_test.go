@@ -25,7 +25,7 @@ func runtimeCluster(t *testing.T, withRuntime bool) {
 	t.Helper()
 	files := []string{"../../examples/kartas/trainjob-runtime.yaml", "../../examples/trainjob/running.yaml"}
 	if withRuntime {
-		files = append(files, "../../examples/trainjob/runtime.yaml")
+		files = append(files, "../../examples/trainjob/refs/torchtune-llama3.2-3b.yaml")
 	}
 	useFakeCluster(t, runtimeResources, clustertest.Read(t, files...)...)
 }
@@ -79,7 +79,7 @@ func TestLiveReferences(t *testing.T) {
 		assert.Equal(t, "ghcr.io/kubeflow/trainer/torchtune-trainer", containers[0].(map[string]any)["image"])
 	})
 	t.Run("--live and --ref", func(t *testing.T) {
-		_, stderr, code := runCLI(t, "", "status", "--live", "--ref", "../../examples/trainjob/runtime.yaml", "-k", "../../examples/kartas/trainjob-runtime.yaml", "-f", "../../examples/trainjob/running.yaml")
+		_, stderr, code := runCLI(t, "", "status", "--live", "--ref", "../../examples/trainjob/refs/torchtune-llama3.2-3b.yaml", "-k", "../../examples/kartas/trainjob-runtime.yaml", "-f", "../../examples/trainjob/running.yaml")
 		assert.Equal(t, exitUsage, code)
 		assert.Contains(t, stderr, "--live and --ref cannot be used together")
 	})

@@ -34,6 +34,8 @@ func newValidateCmd(s streams) *cobra.Command {
 			"is also checked against the openAPIV3Schema of the version the Karta names: the fields\n" +
 			"exist, [] and [n] step into arrays, and each path yields what its role needs. A path the\n" +
 			"schema refutes is an error, one it cannot decide a warning; each names the schema path.\n" +
+			"An expression reading a reference ($name) is checked through the schema of the referenced\n" +
+			"kind when a --crd file (or the cluster) has it, at schema paths that start with $name.\n" +
 			"A Karta whose kind no --crd file defines is an error; under --live, a warning.",
 		Example: "  karta validate examples/kartas/trainjob.yaml examples/kartas/pytorchjob.yaml\n" +
 			"  karta validate --target karmada examples/kartas/pytorchjob.yaml\n" +
@@ -42,10 +44,11 @@ func newValidateCmd(s streams) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			opts := interpreter.ValidateOptions()
+			exportCheck := false
 			switch target {
 			case "":
 			case "karmada":
-				opts.CheckExpr = karmada.ExportCheck
+				exportCheck = true
 			default:
 				return usageError("--target %q: the one target is karmada", target)
 			}
@@ -67,7 +70,7 @@ func newValidateCmd(s streams) *cobra.Command {
 			}
 			code := exitOK
 			for _, file := range files {
-				code = max(code, validateFile(cmd.Context(), s, file, opts, src))
+				code = max(code, validateFile(cmd.Context(), s, file, opts, exportCheck, src))
 			}
 			if code != exitOK {
 				return &exitError{code: code}
@@ -83,8 +86,10 @@ func newValidateCmd(s streams) *cobra.Command {
 }
 
 // validateFile validates one file and returns its exit code; with a
-// schema source, each Karta is also checked against its CRD's schema.
-func validateFile(ctx context.Context, s streams, file string, opts karta.ValidateOptions, src schemaSource) int {
+// schema source, each Karta is also checked against its CRD's schema;
+// with exportCheck, each expression against the Karmada export of its
+// Karta (--target karmada: its references' fallbacks bound).
+func validateFile(ctx context.Context, s streams, file string, opts karta.ValidateOptions, exportCheck bool, src schemaSource) int {
 	kf, err := loadKartaFile(s, file)
 	if err != nil {
 		var ee *exitError
@@ -93,6 +98,9 @@ func validateFile(ctx context.Context, s streams, file string, opts karta.Valida
 	}
 	code := exitOK
 	for i, k := range kf.kartas {
+		if exportCheck {
+			opts.CheckExpr = karmada.ExportCheckFor(k)
+		}
 		checked, problems := karta.Analyze(k, opts)
 		if src != nil && checked != nil {
 			more, err := schemaProblems(ctx, src, checked)

@@ -1,7 +1,9 @@
 // Package exampledir knows the layout of a built-in's example folder
 // (examples/NAME/): the workload object in each of its states, one file
 // each, beside files that are not states — the pods the operator creates,
-// the revisions, the karta test file, the README and the goldens. Every
+// the revisions, the karta test file, the README, the goldens, and the
+// objects the Karta's references read in refs/ (a folder, so never a
+// state). Every
 // tool and test that walks the examples asks it which files are states.
 package exampledir
 
@@ -19,7 +21,6 @@ var notStates = map[string]bool{
 	"revisions.yaml":  true, // the revisions of karta revise
 	"karta_test.yaml": true, // the karta test file (internal/kartatest)
 	"crd.yaml":        true, // a CRD shipped with a user-written Karta's example
-	"runtime.yaml":    true, // an object a Karta's reference reads (--ref)
 }
 
 // IsState reports whether a file of an example folder (by its base name)

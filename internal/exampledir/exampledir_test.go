@@ -17,7 +17,7 @@ func TestStates(t *testing.T) {
 	}
 	assert.Equal(t, []string{"completed.yaml", "created.yaml", "failed.yaml", "kueue-podsets.yaml", "restarting.yaml", "running.yaml", "suspended.yaml"}, names)
 	for base, want := range map[string]bool{"running.yaml": true, "pods.yaml": false, "revisions.yaml": false, "revisions-typed.yaml": false, "pods-leader-ready.yaml": false,
-		"karta_test.yaml": false, "crd.yaml": false, "runtime.yaml": false, "README.md": false} {
+		"karta_test.yaml": false, "crd.yaml": false, "README.md": false} {
 		assert.Equal(t, want, IsState(base), base)
 	}
 }

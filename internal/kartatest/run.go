@@ -260,7 +260,16 @@ func (r *runner) runCase(i int, c *Case) {
 		c.Pods = &PodsCheck{Count: new(int)}
 		r.updates.addCase(i)
 	}
-	ck := &checker{r: r, i: i, ctx: r.ctx, p: p, obj: obj, name: name}
+	ctx := r.ctx
+	if len(c.Refs) > 0 {
+		res, err := r.readRefs(c.Refs)
+		if err != nil {
+			r.rep.add(Result{Name: name, Failure: err.Error()})
+			return
+		}
+		ctx = interpreter.WithResolver(ctx, res, nil)
+	}
+	ck := &checker{r: r, i: i, ctx: ctx, p: p, obj: obj, name: name}
 	if c.Status != nil {
 		r.rep.add(ck.status(c.Status))
 	}
@@ -291,6 +300,27 @@ func (r *runner) readObject(file string) (*object.Document, error) {
 		return nil, fmt.Errorf("%s: a case's object file holds exactly one object (not several documents, nor a List)", path)
 	}
 	return docs[0], nil
+}
+
+// readRefs reads a case's refs into a static resolver: every object of
+// every file (several documents, Lists), as karta --ref reads them.
+func (r *runner) readRefs(files []string) (*interpreter.StaticResolver, error) {
+	var objs []*unstructured.Unstructured
+	for _, file := range files {
+		path := filepath.Join(r.dir, file)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("refs: %w", err)
+		}
+		docs, err := object.Decode(data, path)
+		if err != nil {
+			return nil, fmt.Errorf("refs: %w", err)
+		}
+		for _, d := range object.Expand(docs) {
+			objs = append(objs, &unstructured.Unstructured{Object: d.Object})
+		}
+	}
+	return interpreter.NewStaticResolver(objs...), nil
 }
 
 var errNoBuiltins = errors.New("the built-ins did not load")

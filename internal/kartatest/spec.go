@@ -41,7 +41,11 @@ type Case struct {
 	// without its extension.
 	Name string `json:"name,omitempty"`
 	// Object is the workload object's file, relative to the folder.
-	Object string       `json:"object"`
+	Object string `json:"object"`
+	// Refs are files, relative to the folder, holding the objects the
+	// Karta's references read (as karta --ref: a static resolver of them
+	// all); without them every reference is absent.
+	Refs   []string     `json:"refs,omitempty"`
 	Status *StatusCheck `json:"status,omitempty"`
 	Pods   *PodsCheck   `json:"pods,omitempty"`
 	Gang   *GangCheck   `json:"gang,omitempty"`

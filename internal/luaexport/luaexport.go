@@ -9,13 +9,17 @@
 package luaexport
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/jqlua"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karta"
 )
 
 // Exporter builds one exported chunk for a Program.
@@ -73,23 +77,107 @@ func (e *Exporter) accessor(field, expr string) (string, error) {
 	if err != nil {
 		return "", e.Fail(field, expr, err)
 	}
-	ref, err := e.u.AddQuery(a.Text, a.Query)
+	ref, err := addQuery(e.u, e.In.Karta().Spec.References, a, e.target)
 	if err != nil {
-		return "", e.Fail(field, expr, referenceError(a.Vars, e.target, err))
+		return "", e.Fail(field, expr, err)
 	}
 	return ref, nil
+}
+
+// addQuery adds a's accessor to u. An expression that reads references
+// is added with each one's exportFallback, a jq constant, in place of its
+// variable ($runtime.spec → (null).spec): the chunk runs in the target's
+// Lua, which resolves no reference (docs/karta.md, "References") and
+// binds no variable. A reference read without a fallback is the error,
+// naming it.
+func addQuery(u *jqlua.Unit, refs []karta.Reference, a *jqexpr.Analysis, target string) (string, error) {
+	ref, err := u.AddQuery(a.Text, a.Query)
+	if err == nil {
+		return ref, nil
+	}
+	if _, reads := readReference(a.Vars, err); !reads {
+		return "", err
+	}
+	q, perr := withFallbacks(refs, a)
+	if perr != nil {
+		return "", perr
+	}
+	if ref, err = u.AddQuery(q.String(), q); err != nil {
+		return "", referenceError(a.Vars, target, err)
+	}
+	return ref, nil
+}
+
+// withFallbacks is a's query, parsed again (the checked tree is shared and
+// never changed), with the references' exportFallbacks in place of their
+// variables.
+func withFallbacks(refs []karta.Reference, a *jqexpr.Analysis) (*gojq.Query, error) {
+	fallbacks := map[string]*gojq.Query{}
+	for _, r := range refs {
+		if r.ExportFallback == "" {
+			continue
+		}
+		fb, err := gojq.Parse(r.ExportFallback)
+		if err != nil { // validation parsed it: a karta bug
+			return nil, fmt.Errorf("exportFallback of $%s: %w", r.Name, err)
+		}
+		fallbacks["$"+r.Name] = fb
+	}
+	q, err := gojq.Parse(a.Text)
+	if err != nil {
+		return nil, err
+	}
+	return jqexpr.SubstituteVariables(q, fallbacks), nil
+}
+
+// NoInstances reports whether a component's instanceIdPath yields no id
+// on any object in the export: it reads references, and with their
+// exportFallbacks in their place it reads nothing of the object and
+// yields nothing (the built-in trainjob's `job`, whose instances are the
+// replicated jobs of a runtime an export cannot read). Such a component is
+// exported without instances, and its other paths, which may need what
+// the target's jq cannot run, are not exported.
+func (e *Exporter) NoInstances(instanceIDPath string) bool {
+	if instanceIDPath == "" {
+		return false
+	}
+	a, err := e.Analysis(instanceIDPath)
+	if err != nil || a.Query == nil || len(a.Vars) == 0 {
+		return false
+	}
+	q, err := withFallbacks(e.In.Karta().Spec.References, a)
+	if err != nil || jqexpr.ReadsInput(q) {
+		return false
+	}
+	code, err := gojq.Compile(q) // fails when a variable is left
+	if err != nil {
+		return false
+	}
+	// A query that reads no input and calls no function runs over the
+	// fallbacks' literals alone; the deadline is a guard, not a bound.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, yields := code.RunWithContext(ctx, nil).Next()
+	return !yields
+}
+
+// readReference is the reference (a "$"-prefixed variable of vars) whose
+// being unbound made err, if it is one.
+func readReference(vars []string, err error) (string, bool) {
+	_, name, ok := strings.Cut(err.Error(), "variable not defined: ")
+	return name, ok && slices.Contains(vars, name)
 }
 
 // referenceError names the reference an expression reads when that is
 // why it does not compile without variables: the exported chunk runs in
 // the target's Lua, which resolves no reference (docs/karta.md,
-// "References").
+// "References"), and the reference declares no exportFallback.
 func referenceError(vars []string, target string, err error) error {
-	_, name, ok := strings.Cut(err.Error(), "variable not defined: ")
-	if !ok || !slices.Contains(vars, name) {
+	name, ok := readReference(vars, err)
+	if !ok {
 		return err
 	}
-	return fmt.Errorf("it reads the reference %s, which %s cannot resolve: an export carries no resolver", name, target)
+	return fmt.Errorf("it reads the reference %s, which %s cannot resolve: an export carries no resolver, and the reference declares no exportFallback", name, target)
 }
 
 // listFunc is Expr's function for the accessor ref.
@@ -186,11 +274,9 @@ func uncommented(src string) string {
 }
 
 // Check reports an expression the export to target ("Karmada") cannot
-// carry, and why: the same translation it runs (nil when it translates).
-func Check(a *jqexpr.Analysis, target string) error {
-	_, err := jqlua.NewPortableUnit().AddQuery(a.Text, a.Query)
-	if err != nil {
-		return referenceError(a.Vars, target, err)
-	}
-	return nil
+// carry, and why: the same translation it runs (nil when it translates),
+// with the exportFallbacks of the Karta's references refs bound.
+func Check(a *jqexpr.Analysis, refs []karta.Reference, target string) error {
+	_, err := addQuery(jqlua.NewPortableUnit(), refs, a, target)
+	return err
 }

@@ -3,6 +3,7 @@ package schemacheck
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -73,11 +74,19 @@ var roleWhat = map[role]string{
 // walk cannot type) warnings. Paths evaluated on pods (podSelector, gang
 // keys and filters) are not checked: a CRD's schema does not describe
 // pods.
-func Check(c *karta.Checked, s *Schema) Problems {
+//
+// refs are schemas of the kinds the Karta's references name (those the
+// caller has): an expression reading $name is checked through the schema
+// of its reference's kind and version, at schema paths that start with
+// $name ($runtime.spec.template, $pods[*].status), as expressions over the
+// workload are. A reference without a schema is a value the check cannot
+// tell (a warning where a role needs it).
+func Check(c *karta.Checked, s *Schema, refs ...*Schema) Problems {
 	if c == nil || c.Karta == nil || s == nil {
 		return nil
 	}
 	ch := &checker{c: c, s: s}
+	ch.bindReferences(refs)
 	sd := &c.Karta.Spec.StructureDefinition
 	base := field.NewPath("spec", "structureDefinition")
 	if sd.RootComponent != nil {
@@ -112,6 +121,34 @@ type checker struct {
 	s        *Schema
 	problems Problems
 	seen     map[string]bool
+	// vars are the references with a schema: a lookup is the object, a
+	// list an array of them.
+	vars map[string][]value
+	// refKinds name the kind of each such reference, for messages.
+	refKinds map[string]string
+}
+
+// bindReferences binds each reference whose kind and version has a
+// schema among refs.
+func (ch *checker) bindReferences(refs []*Schema) {
+	for _, r := range ch.c.Karta.Spec.References {
+		for _, sc := range refs {
+			if sc == nil || sc.GVK != r.Kind.GVK() {
+				continue
+			}
+			name := "$" + r.Name
+			if ch.vars == nil {
+				ch.vars, ch.refKinds = map[string][]value{}, map[string]string{}
+			}
+			if r.List != nil {
+				ch.vars[name] = []value{{typ: "array", elems: []value{{s: sc.Structural, path: name + "[*]"}}}}
+			} else {
+				ch.vars[name] = []value{{s: sc.Structural, path: name}}
+			}
+			ch.refKinds[name] = sc.GVK.GroupVersion().String() + " " + sc.GVK.Kind
+			break
+		}
+	}
 }
 
 func (ch *checker) add(sev karta.Severity, p *field.Path, schemaPath, msg string) {
@@ -124,12 +161,25 @@ func (ch *checker) add(sev karta.Severity, p *field.Path, schemaPath, msg string
 	}
 	ch.seen[key] = true
 	ch.problems = append(ch.problems, Problem{
-		Problem:    karta.Problem{Severity: sev, Field: p.String(), Message: fmt.Sprintf("%s (schema: %s %s)", msg, ch.kind(), describePath(schemaPath))},
+		Problem:    karta.Problem{Severity: sev, Field: p.String(), Message: fmt.Sprintf("%s (schema: %s %s)", msg, ch.kind(schemaPath), describePath(schemaPath))},
 		SchemaPath: schemaPath,
 	})
 }
 
-func (ch *checker) kind() string { return ch.s.GVK.GroupVersion().String() + " " + ch.s.GVK.Kind }
+// kind names the schema a schema path is in: the workload's, or a
+// reference's for a path that starts with $name.
+func (ch *checker) kind(schemaPath string) string {
+	if strings.HasPrefix(schemaPath, "$") {
+		name := schemaPath
+		if i := strings.IndexAny(name, ".["); i >= 0 {
+			name = name[:i]
+		}
+		if k, ok := ch.refKinds[name]; ok {
+			return k
+		}
+	}
+	return ch.s.GVK.GroupVersion().String() + " " + ch.s.GVK.Kind
+}
 
 // walk runs one expression over the schema, reports what the walk
 // refutes, and returns the outputs.
@@ -141,7 +191,7 @@ func (ch *checker) walk(p *field.Path, expr string) ([]value, bool) {
 	if a == nil || a.Query == nil {
 		return nil, false // invalid: validation reports it
 	}
-	w := &walker{}
+	w := &walker{vars: maps.Clone(ch.vars)}
 	out := w.query(a.Query, []value{{s: ch.s.Structural}})
 	for _, f := range w.findings {
 		ch.add(karta.SeverityError, p, f.path, f.msg)

@@ -32,11 +32,20 @@ var widget = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: 
 // widgetKarta is a Karta for the Widget CRD with the paths under test set.
 func widgetKarta(t *testing.T, component, status string) *karta.Checked {
 	t.Helper()
+	return widgetKartaWith(t, "", component, status)
+}
+
+// widgetKartaWith is widgetKarta with spec.references (YAML list items).
+func widgetKartaWith(t *testing.T, references, component, status string) *karta.Checked {
+	t.Helper()
+	if references != "" {
+		references = "  references:\n" + references
+	}
 	text := `apiVersion: run.ai/v1alpha1
 kind: Karta
 metadata: {name: widget}
 spec:
-  structureDefinition:
+` + references + `  structureDefinition:
     rootComponent:
       name: widget
       kind: {group: example.com, version: v1, kind: Widget}
@@ -155,8 +164,8 @@ func TestCheckPaths(t *testing.T) {
 `, okStatus, []string{comp + `.specDefinition.view.image: the path computes an array, not strings (schema: example.com/v1 Widget the object)`}},
 		{"nested arrays and variables", `
       instanceIdPath: '.status.history[][]'
-      scaleDefinition: {replicasPath: '.spec.roles | length', minReplicasPath: '.spec as $s | $s.size'}
-`, okStatus, []string{comp + `.scaleDefinition.minReplicasPath: warning: cannot tell whether the path yields replica counts (integers, or int-or-string): the variable $s (schema: example.com/v1 Widget the object)`}},
+      scaleDefinition: {replicasPath: '.spec.roles | length', minReplicasPath: '.spec as $s | $s.size', maxReplicasPath: '.spec.roles as [$r] | $r.replicas'}
+`, okStatus, []string{comp + `.scaleDefinition.maxReplicasPath: warning: cannot tell whether the path yields replica counts (integers, or int-or-string): the variable $r (schema: example.com/v1 Widget the object)`}},
 		{"paths inside expressions and conditions", ``, `        conditionsDefinition: {path: .status.conditions, typeFieldName: kind, statusFieldName: state, messageFieldName: "", reasonFieldName: ""}
         phaseDefinition: {path: .status.state}
         statusMappings:
@@ -343,6 +352,60 @@ func TestCheckElementwiseBuiltins(t *testing.T) {
 			require.Len(t, got, 1, "%v", got)
 			assert.Equal(t, comp+".scaleDefinition.replicasPath", got[0].Field)
 			assert.Contains(t, got[0].Message, tc.want)
+		})
+	}
+}
+
+// A reference's expressions are checked through the schema of its kind
+// when the caller has it: the Widget reads its template Widget ($tpl, a
+// lookup) and its sibling Widgets ($peers, a list), bound also through
+// `as`; without the schema they are values the check cannot tell.
+func TestCheckReferences(t *testing.T) {
+	s := loadSchema(t, "testdata/widget-crd.yaml", widget)
+	const comp = "spec.structureDefinition.childComponents[0]"
+	const references = `  - name: tpl
+    kind: {group: example.com, version: v1, kind: Widget}
+    lookup: {name: .spec.template}
+  - name: peers
+    kind: {group: example.com, version: v1, kind: Widget}
+    list: {labelSelector: '{matchLabels: {app: .metadata.name}}'}
+`
+	for _, tc := range []struct {
+		name, component string
+		refs            bool
+		want            []string
+	}{
+		{"fitting paths through both shapes", `
+      scaleDefinition:
+        replicasPath: '$tpl.spec.roles[0].replicas'
+        minReplicasPath: '[$peers[].spec.roles[]?.index] | length'
+      specDefinition: {podTemplateSpecPath: '$tpl as $t | $t.spec.roles[0].template'}
+`, true, nil},
+		{"a typo in the referenced object", `
+      scaleDefinition: {replicasPath: '$tpl.spec.role[0].replicas'}
+`, true, []string{comp + `.scaleDefinition.replicasPath: $tpl.spec has no field "role"; did you mean "roles"? ` +
+			`(it has: child, extra, paused, pools, roles, scale, size) (schema: example.com/v1 Widget $tpl.spec)`}},
+		{"a role the referenced field does not fit", `
+      scaleDefinition: {replicasPath: '$peers[0].spec.roles[0].name'}
+`, true, []string{comp + `.scaleDefinition.replicasPath: $peers[*].spec.roles[*].name is a string, but the path must yield replica counts (integers, or int-or-string) (schema: example.com/v1 Widget $peers[*].spec.roles[*].name)`}},
+		{"a typo through an as binding of the workload", `
+      scaleDefinition: {replicasPath: '. as $w | $w.spec.role[0].replicas'}
+`, true, []string{comp + `.scaleDefinition.replicasPath: spec has no field "role"; did you mean "roles"? ` +
+			`(it has: child, extra, paused, pools, roles, scale, size) (schema: example.com/v1 Widget spec)`}},
+		{"without the referenced kind's schema", `
+      scaleDefinition: {replicasPath: '$tpl.spec.role[0].replicas'}
+`, false, []string{comp + `.scaleDefinition.replicasPath: warning: cannot tell whether the path yields replica counts (integers, or int-or-string): the variable $tpl (schema: example.com/v1 Widget the object)`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var refs []*schemacheck.Schema
+			if tc.refs {
+				refs = append(refs, s)
+			}
+			var got []string
+			for _, p := range schemacheck.Check(widgetKartaWith(t, references, tc.component, okStatus), s, refs...) {
+				got = append(got, p.String())
+			}
+			assert.Equal(t, tc.want, got)
 		})
 	}
 }

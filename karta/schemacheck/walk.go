@@ -58,6 +58,9 @@ type finding struct {
 type walker struct {
 	findings []finding
 	seen     map[string]bool
+	// vars are the values of the variables in scope: the references the
+	// checker has schemas for ($name), and `TERM as $x` bindings.
+	vars map[string][]value
 }
 
 func (w *walker) refute(path, format string, args ...any) {
@@ -89,9 +92,8 @@ func (w *walker) query(q *gojq.Query, in []value) []value {
 	}
 	switch q.Op {
 	case gojq.OpPipe:
-		if len(q.Patterns) > 0 { // TERM as $x | BODY: BODY runs on the same input
-			w.query(q.Left, in)
-			return w.query(q.Right, in)
+		if len(q.Patterns) > 0 { // TERM as $x | BODY: BODY runs on the same input, $x bound
+			return w.bind(q.Patterns, w.query(q.Left, in), func() []value { return w.query(q.Right, in) })
 		}
 		return w.query(q.Right, w.query(q.Left, in))
 	case gojq.OpComma, gojq.OpAlt:
@@ -106,6 +108,35 @@ func (w *walker) query(q *gojq.Query, in []value) []value {
 	w.query(q.Left, in)
 	w.query(q.Right, in)
 	return []value{unknown("an update expression")}
+}
+
+// bind runs body with each plain variable of patterns ($x; not the
+// destructuring forms, which stay unknown) bound to vals, and restores
+// the variables it shadowed.
+func (w *walker) bind(patterns []*gojq.Pattern, vals []value, body func() []value) []value {
+	saved := map[string][]value{}
+	for _, p := range patterns {
+		if p.Name == "" {
+			continue
+		}
+		if _, done := saved[p.Name]; done {
+			continue
+		}
+		saved[p.Name] = w.vars[p.Name]
+		if w.vars == nil {
+			w.vars = map[string][]value{}
+		}
+		w.vars[p.Name] = vals
+	}
+	out := body()
+	for name, old := range saved {
+		if old == nil {
+			delete(w.vars, name)
+		} else {
+			w.vars[name] = old
+		}
+	}
+	return out
 }
 
 // arith is the result of an arithmetic operator: numbers stay numbers,
@@ -223,7 +254,8 @@ func (w *walker) termBase(t *gojq.Term, in []value) []value {
 	case gojq.TermTypeQuery:
 		return w.query(t.Query, in)
 	}
-	return []value{unknown(fmt.Sprintf("%v is not modelled", t.Type))}
+	// reduce, foreach, label: named as jq spells them (TermTypeReduce → reduce).
+	return []value{unknown(strings.ToLower(strings.TrimPrefix(t.Type.GoString(), "gojq.TermType")) + " is not modelled")}
 }
 
 func (w *walker) ifThen(e *gojq.If, in []value) []value {
@@ -280,6 +312,9 @@ func (w *walker) call(f *gojq.Func, in []value) []value {
 	}
 	name, args := f.Name, f.Args
 	if strings.HasPrefix(name, "$") {
+		if v, ok := w.vars[name]; ok {
+			return v
+		}
 		return []value{unknown("the variable " + name)}
 	}
 	switch {
@@ -432,7 +467,7 @@ func (w *walker) field(v value, name string) value {
 		}
 		return value{s: &p, path: child}
 	}
-	if v.path == "" || s.XEmbeddedResource {
+	if isRoot(v.path) || s.XEmbeddedResource {
 		switch name {
 		case "apiVersion", "kind":
 			return value{s: stringSchema, path: child}
@@ -523,6 +558,12 @@ func joinPath(base, name string) string {
 		return name
 	}
 	return base + "." + name
+}
+
+// isRoot reports whether a schema path is an object's root: the
+// workload's (""), or a referenced object's ($name, $name[*]).
+func isRoot(p string) bool {
+	return p == "" || (strings.HasPrefix(p, "$") && !strings.Contains(p, "."))
 }
 
 // describePath names a schema path in messages; the root is "the object".
