@@ -43,7 +43,7 @@ func TestGangFromReferencedRuntime(t *testing.T) {
 	minMember := func() int64 { return nestedInt64(e.objects(kaiPGGVK, "llm-team")[group], "spec", "minMember") }
 	require.Eventually(t, func() bool { return minMember() == 1 }, waitFor, tick, "without its runtime, the TrainJob alone")
 
-	rt := example(t, "trainjob", "runtime.yaml")[0]
+	rt := example(t, "trainjob", "refs/torchtune-llama3.2-3b.yaml")[0]
 	_, err = e.dyn.Resource(resourceOf(clusterRuntimeGVK)).Create(context.Background(), rt, metav1.CreateOptions{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return minMember() == 3 }, waitFor, tick, "the runtime's three jobs")

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,9 +25,16 @@ import (
 
 // Options configure New. The zero value gives the defaults.
 type Options struct {
-	// Guard guards the informers' lists and watches (the process's other
-	// informers share one per API server); nil: a Guard without a probe.
-	Guard *watchguard.Guard
+	// ServerProbe asks the API server whether it answers (the controller
+	// passes watchguard.ReadyzProbe: GET /readyz): a list or watch of a
+	// referenced kind that the server did not answer waits for it and is
+	// retried at once, as the process's other informers' (nil: retried
+	// after a short delay).
+	ServerProbe func(context.Context) error
+	// Registerer, when set, gets the watches' metrics
+	// (karta_watch_errors_total, karta_watch_failing), shared with the
+	// process's other informers of the same Registerer.
+	Registerer prometheus.Registerer
 	// Logger receives the Cache's log records (default: none).
 	Logger *slog.Logger
 }
@@ -80,14 +88,11 @@ func New(dyn dynamic.Interface, mapper meta.RESTMapper, opts Options) (*Cache, e
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.Guard == nil {
-		g, err := watchguard.New(watchguard.Options{Logger: opts.Logger})
-		if err != nil {
-			return nil, fmt.Errorf("references cache: %w", err)
-		}
-		opts.Guard = g
+	g, err := watchguard.New(watchguard.Options{Probe: opts.ServerProbe, Logger: opts.Logger, Registerer: opts.Registerer})
+	if err != nil {
+		return nil, fmt.Errorf("references cache: %w", err)
 	}
-	c := &Cache{dyn: dyn, mapper: mapper, guard: opts.Guard, log: opts.Logger}
+	c := &Cache{dyn: dyn, mapper: mapper, guard: g, log: opts.Logger}
 	c.kinds.Store(&map[schema.GroupVersionKind]*kindCache{})
 	return c, nil
 }

@@ -174,12 +174,8 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	metrics := newControllerMetrics()
 	// One cache of the referenced objects for every consumer: the gang
 	// output and the webhook of --serve (docs/karta.md, "References").
-	refGuard, err := watchguard.New(watchguard.Options{Probe: probe, Logger: log, Registerer: metrics})
-	if err != nil {
-		return reported(s, err)
-	}
 	live, err := newLiveReferences(dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg,
-		refs.Options{Guard: refGuard, Logger: log})
+		refs.Options{ServerProbe: probe, Registerer: metrics, Logger: log})
 	if err != nil {
 		return reported(s, err)
 	}
