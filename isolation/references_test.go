@@ -29,7 +29,7 @@ func TestIsolatedReferences(t *testing.T) {
 		return objs
 	}
 	running := load("running.yaml")[0]
-	runtime := interpreter.NewStaticResolver(load("runtime.yaml")...)
+	runtime := interpreter.NewStaticResolver(load("refs/torchtune-llama3.2-3b.yaml")...)
 
 	for _, tc := range []struct {
 		name     string
