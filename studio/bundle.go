@@ -31,14 +31,12 @@ func (h *Handler) serveBundle(w http.ResponseWriter, r *http.Request) {
 	if !h.decodeRequest(w, r, &req) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.opts.RequestTimeout)
-	defer cancel()
-	release, ok := h.acquire(ctx, w)
-	if !ok {
-		return
-	}
-	defer release()
-	a := h.evaluate(ctx, &req)
+	h.bounded(w, r, func(ctx context.Context) { h.writeBundle(ctx, w, &req) })
+}
+
+// writeBundle answers the zip of the folder bundle makes of req's answers.
+func (h *Handler) writeBundle(ctx context.Context, w http.ResponseWriter, req *evaluateRequest) {
+	a := h.evaluate(ctx, req)
 	if len(a.Documents) == 0 {
 		writeJSON(w, http.StatusUnprocessableEntity, apiError{Error: "nothing to test: the Karta needs to compile and answer at least one object"})
 		return
@@ -47,7 +45,7 @@ func (h *Handler) serveBundle(w http.ResponseWriter, r *http.Request) {
 	if len(a.Kartas) > 0 {
 		name = strings.Trim(unsafeName.ReplaceAllString(strings.ToLower(a.Kartas[0].Name), "-"), "-.")
 	}
-	data, err := bundle(name, &req, a)
+	data, err := bundle(name, req, a)
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return

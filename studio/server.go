@@ -113,9 +113,15 @@ func (h *Handler) decodeRequest(w http.ResponseWriter, r *http.Request, v any) b
 	return true
 }
 
-// evaluating runs fn under the bound of concurrent evaluations and the
-// request's timeout; a request over the bound is answered 429.
+// evaluating answers fn's value as JSON, run under bounded.
 func (h *Handler) evaluating(w http.ResponseWriter, r *http.Request, fn func(ctx context.Context) any) {
+	h.bounded(w, r, func(ctx context.Context) { writeJSON(w, http.StatusOK, fn(ctx)) })
+}
+
+// bounded runs fn, which answers the request, under the bound of
+// concurrent evaluations and the request's timeout; a request over the
+// bound is answered 429.
+func (h *Handler) bounded(w http.ResponseWriter, r *http.Request, fn func(ctx context.Context)) {
 	ctx, cancel := context.WithTimeout(r.Context(), h.opts.RequestTimeout)
 	defer cancel()
 	release, ok := h.acquire(ctx, w)
@@ -123,7 +129,7 @@ func (h *Handler) evaluating(w http.ResponseWriter, r *http.Request, fn func(ctx
 		return
 	}
 	defer release()
-	writeJSON(w, http.StatusOK, fn(ctx))
+	fn(ctx)
 }
 
 // acquire takes a slot of the bound of concurrent evaluations. Over the
