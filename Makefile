@@ -19,7 +19,8 @@ KARMADA_TEST := test/karmada
 
 # Fuzz targets as package:Target; `go test -fuzz` takes one target per run.
 FUZZ_TARGETS := ./karta:FuzzLoad ./internal/jqexpr:FuzzCheck ./internal/jqlua:FuzzJQ ./interpreter:FuzzReviseSpec ./interpreter:FuzzBackends ./internal/jqdirect:FuzzAgreesWithGojq \
-	./luaapi:FuzzValueBridge ./luaapi:FuzzKubeTypedAgreesWithJSON ./object:FuzzDecode ./interpreter:FuzzMergeDiff \
+	./luaapi:FuzzValueBridge ./luaapi:FuzzNormalizeJSON ./karmada/kube:FuzzValue ./karmada/kube:FuzzKubeTypedAgreesWithJSON \
+	./object:FuzzDecode ./interpreter:FuzzMergeDiff \
 	./argo:FuzzLazyAgreesWithEager ./internal/srcbound:FuzzLua ./internal/srcbound:FuzzJQ
 
 .PHONY: all build image test test-integration fmt-check vet lint fuzz bench golden generate tidy-check clean
