@@ -274,9 +274,13 @@ func TestHooksReadTheCache(t *testing.T) {
 		specs, err := p.GetPodSpecs(ctx, tj)
 		return err == nil && len(specs.Items) == 4
 	}, 30*time.Second, 20*time.Millisecond)
-	mu.Lock()
-	assert.GreaterOrEqual(t, changed["ClusterTrainingRuntime/"+rt.GetName()], 2, "added, then updated")
-	mu.Unlock()
+	// The informer updates its store before it calls the handlers, so a
+	// call may see the new runtime a moment before OnChange is told.
+	assert.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return changed["ClusterTrainingRuntime/"+rt.GetName()] >= 2
+	}, 30*time.Second, 20*time.Millisecond, "OnChange tells of the add, then the update")
 
 	// Deleted: the reference is null, with a warning, and the call goes on.
 	require.NoError(t, e.dyn.Resource(resourceOf(runtimeGVK)).Delete(context.Background(), rt.GetName(), metav1.DeleteOptions{}))
