@@ -26,6 +26,8 @@ func TestHostileHealthScripts(t *testing.T) {
 		 for i = 1, 1e9 do kube.accuratePodRequirements({spec = {containers = cs}}) end return true`,
 		`local cs = {} for i = 1, 20000 do cs[i] = {name = "c" .. i, image = "i", env = {{name = "A", valueFrom = {secretKeyRef = {name = "s" .. i, key = "k"}}}}} end
 		 for i = 1, 1e9 do kube.getPodDependencies({spec = {containers = cs}}, "ns") end return true`,
+		`for i = 1, 1e9 do kube.accuratePodRequirements({spec = {containers = {{name = "c", resources = {requests = {cpu = "1"}}}}}}) end return true`,
+		`for i = 1, 1e9 do kube.resourceAdd("1", "1m") end return true`,
 		`kube.resourceAdd("1e999999999", "1m") return true`,
 		`for i = 1, 1e9 do kube.resourceAdd("9e1000", "1m") end return true`,
 		`kube.accuratePodRequirements({spec = {containers = {{name = "c", resources = {requests = {cpu = "1e999999999"}}}}}}) return true`,

@@ -64,6 +64,7 @@ func module(text bool) luaapi.Module {
 }
 
 func kubeResourceAdd(L *lua.LState) int {
+	luaapi.Charge(L, quantityCallSteps)
 	qs := make([]resource.Quantity, L.GetTop())
 	for i := range qs {
 		qs[i] = checkQuantity(L, i+1)
@@ -81,6 +82,7 @@ func kubeGetResourceQuantity(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		L.RaiseError("getResourceQuantity only accepts one argument")
 	}
+	luaapi.Charge(L, quantityCallSteps)
 	q := checkQuantity(L, 1)
 	chargeQuantities(L, q)
 	f := q.AsApproximateFloat64()
@@ -153,6 +155,7 @@ func checkNamespace(L *lua.LState, n int) string {
 // Karmada's result conversion (no references: nested empty tables are
 // dropped); text takes Karmada's route, through the JSON text.
 func checkPodTemplate(L *lua.LState, n int, text bool) *corev1.PodTemplateSpec {
+	luaapi.Charge(L, podCallSteps)
 	v := L.Get(n)
 	if _, isView := luaapi.ViewOf(v); !isView {
 		v = L.CheckTable(n)
