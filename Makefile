@@ -16,6 +16,9 @@ DOCKER    ?= docker
 CHART_TEST := test/helm
 # Karmada's own webhook client against `karta serve`: a module of its own (Karmada pins older k8s.io).
 KARMADA_TEST := test/karmada
+# The benchmarks and their baselines (re-implementations of upstream Karta's, Karmada's and Argo CD's
+# methods, and hand-written Go): a module of its own, so that karta's packages do not carry them.
+PERF := test/perf
 
 # Fuzz targets as package:Target; `go test -fuzz` takes one target per run.
 FUZZ_TARGETS := ./karta:FuzzLoad ./internal/jqexpr:FuzzCheck ./internal/jqlua:FuzzJQ ./interpreter:FuzzReviseSpec ./interpreter:FuzzBackends ./internal/jqdirect:FuzzAgreesWithGojq \
@@ -23,7 +26,7 @@ FUZZ_TARGETS := ./karta:FuzzLoad ./internal/jqexpr:FuzzCheck ./internal/jqlua:Fu
 	./object:FuzzDecode ./interpreter:FuzzMergeDiff \
 	./argo:FuzzLazyAgreesWithEager ./internal/srcbound:FuzzLua ./internal/srcbound:FuzzJQ
 
-.PHONY: all build image test test-integration fmt-check vet lint fuzz bench golden generate tidy-check clean
+.PHONY: all build image test test-integration fmt-check vet lint fuzz bench bench-report golden generate tidy-check clean
 
 all: build test
 
@@ -39,11 +42,13 @@ image:
 ## then the chart's and the image recipe's tests (test/helm; -count=1: they read files outside
 ## their module, which go test's cache does not watch), then Karmada's webhook client against
 ## `karta serve` (test/karmada; without -race: what it tests runs in the karta binary it builds,
-## and a race build of Karmada's dependencies would double the cold compile).
+## and a race build of Karmada's dependencies would double the cold compile), then the
+## benchmarks' baselines checked against karta's answers (test/perf; -count=1 as test/helm).
 test: fmt-check vet
 	$(GO) test -race -timeout 30m ./...
 	cd $(CHART_TEST) && $(GO) test -race -count=1 -timeout 30m ./...
 	cd $(KARMADA_TEST) && $(GO) test -count=1 -timeout 30m ./...
+	cd $(PERF) && $(GO) test -race -count=1 -timeout 30m ./...
 
 ## test-integration: every test, integration-tagged ones included, against a real
 ## cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok fake nodes)
@@ -68,6 +73,7 @@ vet:
 	$(GO) vet ./...
 	cd $(CHART_TEST) && $(GO) vet ./... && $(GO) vet -tags integration ./...
 	cd $(KARMADA_TEST) && $(GO) vet ./...
+	cd $(PERF) && $(GO) vet ./...
 
 ## lint: test's static checks plus a go.mod that is tidy.
 lint: fmt-check vet tidy-check
@@ -76,6 +82,7 @@ tidy-check:
 	$(GO) mod tidy -diff
 	cd $(CHART_TEST) && $(GO) mod tidy -diff
 	cd $(KARMADA_TEST) && $(GO) mod tidy -diff
+	cd $(PERF) && $(GO) mod tidy -diff
 
 ## fuzz: run each fuzz target for FUZZTIME (e.g. make fuzz FUZZTIME=10m).
 fuzz:
@@ -85,16 +92,22 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
 
-## bench: internal/perf's benchmarks and their baselines in one run (docs/performance.md), then
-## benchreport: medians over BENCHCOUNT samples, GOMAXPROCS scaling, memory, the targets,
+## bench: the benchmarks and the baselines they are measured against in one run (test/perf, a
+## module of its own: the competitors' re-implementations are not karta's code; docs/performance.md),
+## then benchreport: medians over BENCHCOUNT samples, GOMAXPROCS scaling, memory, the targets,
 ## and last one BENCH line per comparison. About 15 minutes; raw output in BENCHOUT.
 bench:
 	@mkdir -p $(dir $(BENCHOUT))
 	@echo "benchmarking (-count $(BENCHCOUNT), -benchtime $(BENCHTIME)); raw output in $(BENCHOUT)"
-	$(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada|Argo|Registry|Webhook|Isolation|Exports)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./internal/perf/ ./builtin/ > $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
-	$(GO) test -run '^$$' -bench '^BenchmarkParallel$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -cpu 1,2 ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
-	$(GO) test -run '^$$' -bench '^Benchmark(PoolState|MillionCalls|KarmadaCases|ArgoCases|ControllerResync|ReviseInterleaved)$$' -benchtime 1x -count 3 -timeout 30m ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
-	@$(GO) run ./internal/perf/cmd/benchreport $(BENCHOUT)
+	cd $(PERF) && $(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada|Argo|Registry|Webhook|Isolation|Exports)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./ > $(abspath $(BENCHOUT)) 2>&1 || (cat $(abspath $(BENCHOUT)); exit 1)
+	$(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada|Argo|Registry|Webhook|Isolation|Exports)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./builtin/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
+	cd $(PERF) && $(GO) test -run '^$$' -bench '^BenchmarkParallel$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -cpu 1,2 ./ >> $(abspath $(BENCHOUT)) 2>&1 || (cat $(abspath $(BENCHOUT)); exit 1)
+	cd $(PERF) && $(GO) test -run '^$$' -bench '^Benchmark(PoolState|MillionCalls|KarmadaCases|ArgoCases|ControllerResync|ReviseInterleaved)$$' -benchtime 1x -count 3 -timeout 30m ./ >> $(abspath $(BENCHOUT)) 2>&1 || (cat $(abspath $(BENCHOUT)); exit 1)
+	@$(MAKE) --no-print-directory bench-report
+
+## bench-report: the report of the last `make bench` again, from its raw output in BENCHOUT.
+bench-report:
+	@cd $(PERF) && $(GO) run ./cmd/benchreport $(abspath $(BENCHOUT))
 
 ## golden: regenerate the examples' golden outputs (and the gang schedulers' objects for them,
 ## podgroups/testdata/golden); review the diff before committing.

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kartalua/karta/argo"
-	"github.com/kartalua/karta/internal/perf"
+	"github.com/kartalua/karta/internal/corpus"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -20,7 +20,7 @@ import (
 // the object as lazy tables and converted eagerly, as Argo CD converts it:
 // the results, and the errors of the cases that fail, are equal.
 func TestLazyAgreesWithEagerOnArgoCorpus(t *testing.T) {
-	cases, err := perf.LoadArgoCorpus(
+	cases, err := corpus.LoadArgoCorpus(
 		filepath.Join("..", "cmd", "karta", "testdata", "argo", "customizations"),
 		filepath.Join("..", "scripts", "argocd"),
 	)
@@ -29,13 +29,13 @@ func TestLazyAgreesWithEagerOnArgoCorpus(t *testing.T) {
 	type pair struct{ lazy, eager *argo.Script }
 	scripts := map[string]pair{}
 	ctx := context.Background()
-	run := func(s *argo.Script, c *perf.ArgoCase) (any, string) {
+	run := func(s *argo.Script, c *corpus.ArgoCase) (any, string) {
 		var v any
 		var err error
 		switch c.Op {
-		case perf.ArgoHealth:
+		case corpus.ArgoHealth:
 			v, err = s.Run(ctx, c.Object.Object)
-		case perf.ArgoDiscovery:
+		case corpus.ArgoDiscovery:
 			v, err = s.Discover(ctx, c.Object.Object)
 		default:
 			v, err = s.RunAction(ctx, c.Object.DeepCopy().Object, c.Params)
@@ -45,7 +45,7 @@ func TestLazyAgreesWithEagerOnArgoCorpus(t *testing.T) {
 		}
 		return v, ""
 	}
-	ops := map[perf.ArgoOp]int{}
+	ops := map[corpus.ArgoOp]int{}
 	for _, c := range cases {
 		key := c.Dir + "\x00" + c.Script
 		p, ok := scripts[key]

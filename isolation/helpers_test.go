@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/builtin"
-	"github.com/kartalua/karta/internal/perf"
+	"github.com/kartalua/karta/internal/corpus"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
 )
@@ -49,7 +49,7 @@ func compile(t testing.TB, k *karta.Karta, opts interpreter.Options) *interprete
 // example reads examples/pytorchjob/FILE's objects.
 func example(t testing.TB, file string) []*unstructured.Unstructured {
 	t.Helper()
-	objs, err := perf.LoadObjects(filepath.Join("..", "examples", "pytorchjob", file))
+	objs, err := corpus.LoadObjects(filepath.Join("..", "examples", "pytorchjob", file))
 	require.NoError(t, err)
 	return objs
 }
@@ -57,7 +57,7 @@ func example(t testing.TB, file string) []*unstructured.Unstructured {
 // pytorchRevisions reads examples/pytorchjob/revisions.yaml.
 func pytorchRevisions(t testing.TB) []interpreter.Revision {
 	t.Helper()
-	ws, err := perf.LoadWorkloads(filepath.Join("..", "examples"))
+	ws, err := corpus.LoadWorkloads(filepath.Join("..", "examples"))
 	require.NoError(t, err)
 	for _, w := range ws {
 		if w.Name == "pytorchjob" {

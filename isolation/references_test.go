@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kartalua/karta/internal/perf"
+	"github.com/kartalua/karta/internal/corpus"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/karta"
@@ -24,7 +24,7 @@ func TestIsolatedReferences(t *testing.T) {
 	p := compile(t, ks[0], interpreter.Options{})
 	ip := supervisor(t, Options{}).Program(p)
 	load := func(file string) []*unstructured.Unstructured {
-		objs, err := perf.LoadObjects(filepath.Join("..", "examples", "trainjob", file))
+		objs, err := corpus.LoadObjects(filepath.Join("..", "examples", "trainjob", file))
 		require.NoError(t, err)
 		return objs
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kartalua/karta/internal/perf"
+	"github.com/kartalua/karta/internal/corpus"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/isolation"
 	"github.com/kartalua/karta/karmada"
@@ -33,7 +33,7 @@ func TestReferencesAnswerAndWarnings(t *testing.T) {
 	require.NoError(t, err)
 	reg := interpreter.NewRegistry()
 	reg.Put(p)
-	runtime, err := perf.LoadObjects("../examples/trainjob/refs/torchtune-llama3.2-3b.yaml")
+	runtime, err := corpus.LoadObjects("../examples/trainjob/refs/torchtune-llama3.2-3b.yaml")
 	require.NoError(t, err)
 	body := kartaReview(t, "u-comp", karmada.OpInterpretComponent, "../examples/trainjob/running.yaml", nil)
 

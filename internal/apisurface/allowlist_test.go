@@ -26,10 +26,8 @@ var publicByDesign = map[string]string{
 	"controller.ReasonCompiled":           "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonCompileFailed":      "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonConflict":           "a reason a Karta's conditions carry, read by users and automation",
-	"controller.ReasonInvalid":            "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonLimitExceeded":      "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonNotAccepted":        "a reason a Karta's conditions carry, read by users and automation",
-	"controller.ReasonValid":              "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ConditionSchemaChecked":   "a condition type a Karta's status carries, read by users and automation",
 	"controller.ReasonCRDNotServed":       "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonCRDUnreadable":      "a reason a Karta's conditions carry, read by users and automation",
@@ -69,7 +67,6 @@ var publicByDesign = map[string]string{
 	"object.MaxValues":    "the value cap Decode applies before decoding, beside MaxBytes",
 	"object.MaxDocuments": "the document cap Decode applies before decoding, beside MaxBytes",
 
-	"gangoutput.DefaultOwnerKinds":       "documents the default of Options.OwnerKinds",
 	"gangoutput.DefaultRediscoverPeriod": "documents the default of Options.RediscoverPeriod",
 	"gangoutput.DefaultResyncPeriod":     "documents the default of Options.ResyncPeriod",
 	"gangoutput.DefaultWorkers":          "documents the default of Options.Workers",

@@ -25,7 +25,9 @@ type pkgSource struct {
 
 // parseModule parses every Go file of the module under root, by directory
 // relative to root. Vendored code (internal/third_party) and testdata are
-// not the module's own API.
+// not the module's own API. The test modules under test/ (the chart's,
+// Karmada's client, the benchmarks) are parsed too: they use karta's
+// public API as an embedder would, so what they use is used.
 func parseModule(t *testing.T, root string) map[string]*pkgSource {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -38,7 +40,7 @@ func parseModule(t *testing.T, root string) map[string]*pkgSource {
 			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "third_party" || d.Name() == "bin") {
 				return filepath.SkipDir
 			}
-			if p != root && fileExists(filepath.Join(p, "go.mod")) {
+			if p != root && fileExists(filepath.Join(p, "go.mod")) && !underTest(root, p) {
 				return filepath.SkipDir // another module
 			}
 			return nil
@@ -67,6 +69,13 @@ func parseModule(t *testing.T, root string) map[string]*pkgSource {
 	return pkgs
 }
 
+// underTest reports whether dir is under root's test/ folder, whose
+// packages use the API and are none of it.
+func underTest(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && strings.HasPrefix(filepath.ToSlash(rel)+"/", "test/")
+}
+
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -75,6 +84,9 @@ func fileExists(p string) bool {
 // public reports whether dir is a package embedders may import.
 func public(dir string, p *pkgSource) bool {
 	if p.name == "" || p.name == "main" {
+		return false
+	}
+	if strings.HasPrefix(dir+"/", "test/") {
 		return false
 	}
 	for _, part := range strings.Split(dir, "/") {

@@ -1,5 +1,5 @@
 // Package conformance locates Karmada's third-party customization corpus,
-// the data karmada's conformance tests, cmd/karta's and internal/perf's
+// the data karmada's conformance tests, cmd/karta's and test/perf's
 // benchmarks read in place, and decides what a test does when it is
 // missing: a developer's checkout without it skips, with a message saying
 // how to get it; a CI run (CI set) fails, since CI has the corpus beside

@@ -51,7 +51,7 @@ var Module = module(false)
 // JSON text both ways: the pod template is printed and decoded by
 // encoding/json, the result marshalled and unmarshalled. Its results and
 // errors are Module's; it is Karmada's method, for the baselines of
-// the benchmarks (internal/perf).
+// the benchmarks (test/perf).
 var TextModule = module(true)
 
 func module(text bool) luaapi.Module {

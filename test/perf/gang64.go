@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kartalua/karta/internal/corpus"
 )
 
 // GangPods is the number of pods of the gang benchmarks' workloads.
@@ -20,7 +22,7 @@ const GangPods = 64
 //   - leaderworkerset: 16 groups of size 4 (a leader and 3 workers each).
 //
 // Other workloads are an error.
-func Gang64(w *Workload) (*unstructured.Unstructured, []*unstructured.Unstructured, error) {
+func Gang64(w *corpus.Workload) (*unstructured.Unstructured, []*unstructured.Unstructured, error) {
 	obj := w.Running.DeepCopy()
 	var build func(*unstructured.Unstructured, []*unstructured.Unstructured) ([]*unstructured.Unstructured, error)
 	switch w.Name {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/argo"
+	"github.com/kartalua/karta/internal/corpus"
 )
 
 // argoBench is the Argo corpus with karta's runner (package argo, each
@@ -25,12 +26,12 @@ import (
 // cases karta runs without error are timed, and each of them gives equal
 // results on both.
 type argoBench struct {
-	cases   []*ArgoCase
+	cases   []*corpus.ArgoCase
 	scripts map[string]*argo.Script // by Name of the case's script
 	vm      *ArgoVM
 	// failing are the cases left out: the action tests that expect an
 	// error (both fail; nothing to compare).
-	failing []*ArgoCase
+	failing []*corpus.ArgoCase
 }
 
 var (
@@ -48,10 +49,10 @@ func loadArgoBench(tb testing.TB) *argoBench {
 	return argoData
 }
 
-func scriptKey(c *ArgoCase) string { return c.Dir + "\x00" + c.Script }
+func scriptKey(c *corpus.ArgoCase) string { return c.Dir + "\x00" + c.Script }
 
 func buildArgoBench() (*argoBench, error) {
-	all, err := LoadArgoCorpus(DefaultArgoCorpusDirs...)
+	all, err := corpus.LoadArgoCorpus(corpus.DefaultArgoCorpusDirs...)
 	if err != nil {
 		return nil, err
 	}
@@ -85,12 +86,12 @@ func buildArgoBench() (*argoBench, error) {
 
 // karta runs a case on karta's runner; the result is what the operation
 // returns (the resources, for an action).
-func (ab *argoBench) karta(ctx context.Context, c *ArgoCase) (any, error) {
+func (ab *argoBench) karta(ctx context.Context, c *corpus.ArgoCase) (any, error) {
 	s := ab.scripts[scriptKey(c)]
 	switch c.Op {
-	case ArgoHealth:
+	case corpus.ArgoHealth:
 		return s.Run(ctx, c.Object.Object)
-	case ArgoDiscovery:
+	case corpus.ArgoDiscovery:
 		return s.Discover(ctx, c.Object.Object)
 	}
 	res, err := s.RunAction(ctx, c.Object.Object, c.Params)
@@ -101,11 +102,11 @@ func (ab *argoBench) karta(ctx context.Context, c *ArgoCase) (any, error) {
 }
 
 // argocd runs a case on baseline (e).
-func (ab *argoBench) argocd(c *ArgoCase) (any, error) {
+func (ab *argoBench) argocd(c *corpus.ArgoCase) (any, error) {
 	switch c.Op {
-	case ArgoHealth:
+	case corpus.ArgoHealth:
 		return ab.vm.Health(c.Object, c.Source)
-	case ArgoDiscovery:
+	case corpus.ArgoDiscovery:
 		return ab.vm.Discover(c.Object, c.Source)
 	}
 	return ab.vm.Action(c.Object, c.Source, c.Params)
@@ -115,7 +116,7 @@ func (ab *argoBench) argocd(c *ArgoCase) (any, error) {
 // by name: Argo CD lists them in map order). Actions that write the time
 // (os.time, os.date) differ across a second boundary, so a pair that
 // differs runs again: three differences in a row differ.
-func (ab *argoBench) agree(ctx context.Context, c *ArgoCase) error {
+func (ab *argoBench) agree(ctx context.Context, c *corpus.ArgoCase) error {
 	var w, g string
 	for range 3 {
 		want, err := ab.karta(ctx, c)
@@ -153,8 +154,8 @@ func byName(v any) any {
 
 func TestArgoVMAgreesWithKarta(t *testing.T) {
 	ab := loadArgoBench(t)
-	ops := map[ArgoOp]int{}
-	scripts := map[ArgoOp]map[string]bool{}
+	ops := map[corpus.ArgoOp]int{}
+	scripts := map[corpus.ArgoOp]map[string]bool{}
 	for _, c := range ab.cases {
 		ops[c.Op]++
 		if scripts[c.Op] == nil {
@@ -163,12 +164,12 @@ func TestArgoVMAgreesWithKarta(t *testing.T) {
 		scripts[c.Op][scriptKey(c)] = true
 	}
 	t.Logf("%d cases agree (%v); %d expect an error and fail on both", len(ab.cases), ops, len(ab.failing))
-	for _, op := range ArgoOps {
+	for _, op := range corpus.ArgoOps {
 		assert.GreaterOrEqual(t, ops[op], 10, "the corpus has %s cases", op)
 		assert.GreaterOrEqual(t, len(scripts[op]), 5, "the corpus has %s scripts", op)
 	}
 	for _, c := range ab.failing {
-		assert.Equal(t, ArgoAction, c.Op, c.Name())
+		assert.Equal(t, corpus.ArgoAction, c.Op, c.Name())
 	}
 }
 
@@ -185,7 +186,7 @@ func TestArgoCorpusPicksArgoScripts(t *testing.T) {
 		} `json:"tests"`
 	}
 	want := map[string]argo.Health{}
-	for _, dir := range DefaultArgoCorpusDirs {
+	for _, dir := range corpus.DefaultArgoCorpusDirs {
 		require.NoError(t, walkFiles(dir, "health_test.yaml", func(rel string, data []byte) {
 			var tf expected
 			require.NoError(t, yaml.Unmarshal(data, &tf), rel)
@@ -196,7 +197,7 @@ func TestArgoCorpusPicksArgoScripts(t *testing.T) {
 	}
 	n := 0
 	for _, c := range ab.cases {
-		if c.Op != ArgoHealth {
+		if c.Op != corpus.ArgoHealth {
 			continue
 		}
 		w, ok := want[c.Dir+"\x00"+c.Input]
@@ -221,8 +222,8 @@ func TestArgoCorpusPicksArgoScripts(t *testing.T) {
 func BenchmarkArgo(b *testing.B) {
 	ab := loadArgoBench(b)
 	ctx := context.Background()
-	for _, op := range ArgoOps {
-		var cases []*ArgoCase
+	for _, op := range corpus.ArgoOps {
+		var cases []*corpus.ArgoCase
 		for _, c := range ab.cases {
 			if c.Op == op {
 				cases = append(cases, c)
@@ -230,9 +231,9 @@ func BenchmarkArgo(b *testing.B) {
 		}
 		for _, impl := range []struct {
 			name string
-			run  func(c *ArgoCase) (any, error)
+			run  func(c *corpus.ArgoCase) (any, error)
 		}{
-			{"karta", func(c *ArgoCase) (any, error) { return ab.karta(ctx, c) }},
+			{"karta", func(c *corpus.ArgoCase) (any, error) { return ab.karta(ctx, c) }},
 			{"argocd", ab.argocd},
 		} {
 			b.Run(string(op)+"/argo-corpus/"+impl.name, func(b *testing.B) {

@@ -19,7 +19,7 @@ import (
 // around them.
 const sample = `goos: linux
 goarch: amd64
-pkg: github.com/kartalua/karta/internal/perf
+pkg: github.com/kartalua/karta/test/perf
 cpu: AMD EPYC
 BenchmarkHooks/InterpretStatus/pytorchjob/karta-2   	  400000	      2900 ns/op	     416 B/op	      15 allocs/op
 BenchmarkHooks/InterpretStatus/pytorchjob/gojq-2    	    3000	    300000 ns/op	   56000 B/op	    1075 allocs/op
@@ -45,7 +45,7 @@ BenchmarkArgo/Health/argo-corpus/argocd-2  	     100	   8000000 ns/op	 9000000 B
 BenchmarkArgo/Action/argo-corpus/karta-2   	    1000	   2000000 ns/op	  100000 B/op	    4000 allocs/op	        40.00 cases
 BenchmarkArgo/Action/argo-corpus/argocd-2  	     100	   6000000 ns/op	 9000000 B/op	  120000 allocs/op	        40.00 cases
 PASS
-ok  	github.com/kartalua/karta/internal/perf	12.3s
+ok  	github.com/kartalua/karta/test/perf	12.3s
 pkg: github.com/kartalua/karta/builtin
 BenchmarkRegistry/first-answer/karta-2   	      20	   9000000 ns/op	 3000000 B/op	   40000 allocs/op
 BenchmarkRegistry/first-answer/eager-2   	      20	  90000000 ns/op	30000000 B/op	  400000 allocs/op

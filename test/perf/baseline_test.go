@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kartalua/karta/internal/corpus"
 	"github.com/kartalua/karta/internal/exampledir"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
@@ -30,7 +31,7 @@ func exampleStates(t *testing.T, name string) map[string]*unstructured.Unstructu
 	out := map[string]*unstructured.Unstructured{}
 	for _, f := range files {
 		base := filepath.Base(f)
-		obj, err := LoadObject(f)
+		obj, err := corpus.LoadObject(f)
 		require.NoError(t, err)
 		out[base] = obj
 	}

@@ -20,6 +20,6 @@
 //     encoding and encoding/json.
 //
 // The benchmarks are in the _test files; `make bench` runs them and
-// internal/perf/cmd/benchreport turns the output into medians, ratios and the BENCH
+// test/perf/cmd/benchreport turns the output into medians, ratios and the BENCH
 // lines (docs/performance.md).
 package perf

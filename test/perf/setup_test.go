@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/internal/conformance"
+	"github.com/kartalua/karta/internal/corpus"
 	"github.com/kartalua/karta/internal/replacedoverrides"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
@@ -25,7 +26,7 @@ var baselineKinds = []string{"pytorchjob", "jobset", "leaderworkerset"}
 // benchWorkload is a workload ready to benchmark: its compiled Program,
 // the pod PlacePod places and, for the baseline kinds, the baselines.
 type benchWorkload struct {
-	*Workload
+	*corpus.Workload
 	prog *interpreter.Program
 	pod  *unstructured.Unstructured
 	gojq *GojqKarta
@@ -53,7 +54,7 @@ func loadBench(tb testing.TB) []*benchWorkload {
 }
 
 func buildBench() ([]*benchWorkload, error) {
-	ws, err := LoadWorkloads(examplesDir)
+	ws, err := corpus.LoadWorkloads(examplesDir)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func sameResult(tb testing.TB, what string, want any, wantErr error, got any, go
 // over all of it; each case runs on both once, and only cases that
 // succeed with equal results are kept.
 type corpusBench struct {
-	cases []*CorpusCase
+	cases []*corpus.CorpusCase
 	karta *karmada.Interpreter
 	vm    *KarmadaVM
 	// cached is baseline (d), Karmada's method with its proposed cache of
@@ -163,14 +164,14 @@ var (
 // Some scripts write the current time (os.time) into their result, so a
 // pair that straddles a second is run again: results that differ three
 // times in a row differ.
-func (cb *corpusBench) agree(ctx context.Context, cc *CorpusCase) error {
+func (cb *corpusBench) agree(ctx context.Context, cc *corpus.CorpusCase) error {
 	if err := cb.agreeWith(ctx, cc, "(c)", cb.vm); err != nil {
 		return err
 	}
 	return cb.agreeWith(ctx, cc, "(d)", cb.cached)
 }
 
-func (cb *corpusBench) agreeWith(ctx context.Context, cc *CorpusCase, name string, vm *KarmadaVM) error {
+func (cb *corpusBench) agreeWith(ctx context.Context, cc *corpus.CorpusCase, name string, vm *KarmadaVM) error {
 	var w, g string
 	for range 3 {
 		want, err := cb.karta.RunOperation(ctx, cc.Op, cc.Case)
@@ -207,7 +208,7 @@ func loadCorpusBench(tb testing.TB) *corpusBench {
 }
 
 func buildCorpusBench(dir string) (*corpusBench, error) {
-	c, err := LoadCorpus(dir)
+	c, err := corpus.LoadCorpus(dir)
 	if err != nil {
 		return nil, err
 	}

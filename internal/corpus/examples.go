@@ -1,4 +1,4 @@
-package perf
+package corpus
 
 import (
 	"encoding/json"

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kartalua/karta/internal/corpus"
 	"github.com/kartalua/karta/karmada"
 )
 
@@ -18,7 +19,7 @@ import (
 func BenchmarkKarmada(b *testing.B) {
 	cb := loadCorpusBench(b)
 	ctx := context.Background()
-	byOp := map[karmada.Operation][]*CorpusCase{}
+	byOp := map[karmada.Operation][]*corpus.CorpusCase{}
 	for _, cc := range cb.cases {
 		byOp[cc.Op] = append(byOp[cc.Op], cc)
 	}
