@@ -32,7 +32,7 @@ func conditions(def *karta.ConditionsDefinition, outputs []any) ([]Condition, er
 		return &vals[len(vals)-1], nil
 	}
 	for i, o := range outputs {
-		if o == nil {
+		if o == nil || isEmptyObject(o) {
 			continue
 		}
 		arr, ok := o.([]any)
@@ -62,6 +62,16 @@ func conditions(def *karta.ConditionsDefinition, outputs []any) ([]Condition, er
 		}
 	}
 	return out, nil
+}
+
+// isEmptyObject reports whether v is {}. Read where a list of conditions
+// is expected, it is no conditions: in every Lua path (the exports, Karmada's
+// and Argo CD's runtimes) an empty object and an empty array are one value,
+// the empty table, so no exported script can tell `conditions: {}` (what a Go
+// controller's nil map encodes to) from `[]`, and karta answers as they do.
+func isEmptyObject(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
 }
 
 // conditionValue reads one condition field: ok is false for a disabled

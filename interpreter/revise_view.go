@@ -244,7 +244,9 @@ func (cm *compModel) containersView(inst *instance, fv *fragView) ([]any, error)
 		}
 	}
 	fv.hasMain = fv.main != nil
-	if cs := f["containers"]; cs != nil {
+	// An empty object is no containers, as it is in every Lua path (see
+	// isEmptyObject).
+	if cs := f["containers"]; cs != nil && !isEmptyObject(cs) {
 		arr, ok := cs.([]any)
 		if !ok {
 			return nil, fmt.Errorf("containersPath yields %s, not an array", describe(cs))

@@ -121,4 +121,10 @@ func TestConditions(t *testing.T) {
 		_, err := conditions(def, tc.in)
 		assert.EqualError(t, err, tc.want)
 	}
+
+	// {} is no conditions, as on every Lua path, where it is the empty
+	// table; a non-empty object is still an error there and here.
+	got, err = conditions(def, []any{map[string]any{}, nil})
+	require.NoError(t, err)
+	assert.Empty(t, got)
 }

@@ -11,6 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sjson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada/kube"
@@ -232,13 +233,27 @@ func (k Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructur
 		}
 		return status, err
 	}
-	// Trivial, but a call like the others: under the limits, on a state.
+	// The object's status as the exported ReflectStatus returns it inside
+	// Karmada: through Karmada's conversion of a Lua result (kube.ResultJSON),
+	// which drops empty tables and the nulls of arrays — so that karta serve
+	// and the export answer alike (test/paths). A call like the others:
+	// under the limits, on a state.
 	status := map[string]any{}
-	err := k.p.WithState(ctx, interpreter.HookReflectStatus, func(context.Context, *interpreter.PooledState) error {
-		if s, ok := obj.Object["status"].(map[string]any); ok {
-			status = s
+	err := k.p.WithState(ctx, interpreter.HookReflectStatus, func(_ context.Context, s *interpreter.PooledState) error {
+		st, ok := obj.Object["status"].(map[string]any)
+		if !ok || len(st) == 0 {
+			return nil
 		}
-		return nil
+		L := s.L()
+		lv, err := kube.Value(L, st)
+		if err != nil {
+			return err
+		}
+		raw, err := kube.ResultJSON(L, lv, true)
+		if err != nil {
+			return err
+		}
+		return k8sjson.Unmarshal(raw, &status)
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,453 @@
+// Package paths holds issue 30's differential test across the ways a
+// Karta is run: one question, asked of every built-in on every example
+// state and on malformed variants of it, must get one answer whichever
+// path answers it — the Program in process, `karta serve` over HTTP, the
+// Karmada export under karta's Karmada runner, and the Argo CD export
+// under karta's Argo CD runner — or every path must refuse.
+package paths
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"testing"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kartalua/karta/argo"
+	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/internal/corpus"
+	"github.com/kartalua/karta/internal/exampledir"
+	"github.com/kartalua/karta/internal/testobj"
+	"github.com/kartalua/karta/interpreter"
+	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/luaapi"
+	"github.com/kartalua/karta/webhook"
+)
+
+// answer is what one path says to one question: a value in JSON form, or
+// a refusal.
+type answer struct {
+	value any
+	err   error
+}
+
+func (a answer) String() string {
+	if a.err != nil {
+		return "refused: " + a.err.Error()
+	}
+	b, _ := json.Marshal(a.value)
+	return string(b)
+}
+
+// agree reports whether two answers are the same: equal values, or both
+// refusals (the paths word their errors differently: a Lua error from an
+// export carries its chunk and line).
+func agree(a, b answer) bool {
+	return sameAnswer(a, b) || luaCannotTell(a, b)
+}
+
+// luaCannotTell reports the one difference the exports cannot avoid (docs/
+// karmada.md, "What an export cannot tell"): jq refuses to index an empty
+// object by a number, where an array was expected (`{}[0]`, gojq's "expected
+// an array but got: object ({})"), while Karmada's and Argo CD's runtimes
+// decode `{}` and `[]` into one value, the empty Lua table, so the export
+// reads it as an empty array. Where karta's own rules read a list (the
+// conditions, containersPath), `{}` is an empty list on every path.
+func luaCannotTell(inProcess, export answer) bool {
+	return inProcess.err != nil && export.err == nil &&
+		strings.Contains(inProcess.err.Error(), "expected an array but got: object ({})")
+}
+
+func sameAnswer(a, b answer) bool {
+	if a.err != nil || b.err != nil {
+		return a.err != nil && b.err != nil
+	}
+	if empty(a.value) && empty(b.value) {
+		return true
+	}
+	ja, _ := json.Marshal(a.value)
+	jb, _ := json.Marshal(b.value)
+	return bytes.Equal(ja, jb)
+}
+
+// empty reports whether an answer is no list at all or an empty one, which
+// Karmada's types do not tell apart (its components and dependencies are
+// `omitempty` on the wire).
+func empty(v any) bool {
+	l, ok := v.([]any)
+	return v == nil || ok && len(l) == 0
+}
+
+// jsonForm is v as encoding/json reads it back: what a path's answer is on
+// the wire, whatever Go types it was built from.
+func jsonForm(t *testing.T, v any) any {
+	t.Helper()
+	if v == nil {
+		return nil
+	}
+	return testobj.JSONRoundTrip(t, v)
+}
+
+// karmadaOps are Karmada's operations asked of a path.
+type karmadaOps interface {
+	GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmada.ReplicaRequirements, error)
+	GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.Component, error)
+	ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, replicas int64) (*unstructured.Unstructured, error)
+	ReflectStatus(ctx context.Context, obj *unstructured.Unstructured) (map[string]any, error)
+	InterpretHealth(ctx context.Context, obj *unstructured.Unstructured) (bool, error)
+	GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error)
+}
+
+// questions asks every Karmada operation the export carries of ops, by
+// operation name.
+func questions(t *testing.T, ops karmadaOps, enabled func(karmada.Operation) bool, obj *unstructured.Unstructured) map[karmada.Operation]answer {
+	t.Helper()
+	ctx := context.Background()
+	out := map[karmada.Operation]answer{}
+	ask := func(op karmada.Operation, f func() (any, error)) {
+		if !enabled(op) {
+			return
+		}
+		v, err := f()
+		if err != nil {
+			out[op] = answer{err: err}
+			return
+		}
+		out[op] = answer{value: jsonForm(t, v)}
+	}
+	ask(karmada.OpInterpretReplica, func() (any, error) {
+		n, req, err := ops.GetReplicas(ctx, obj.DeepCopy())
+		return []any{n, req}, err
+	})
+	ask(karmada.OpInterpretComponent, func() (any, error) { return ops.GetComponents(ctx, obj.DeepCopy()) })
+	ask(karmada.OpReviseReplica, func() (any, error) {
+		r, err := ops.ReviseReplica(ctx, obj.DeepCopy(), 5)
+		if err != nil || r == nil {
+			return nil, err
+		}
+		return r.Object, nil
+	})
+	ask(karmada.OpInterpretStatus, func() (any, error) { return ops.ReflectStatus(ctx, obj.DeepCopy()) })
+	ask(karmada.OpInterpretHealth, func() (any, error) { return ops.InterpretHealth(ctx, obj.DeepCopy()) })
+	ask(karmada.OpInterpretDependency, func() (any, error) { return ops.GetDependencies(ctx, obj.DeepCopy()) })
+	return out
+}
+
+// served asks Karmada's operations of `karta serve`'s handler, over HTTP
+// as Karmada's webhook client does, and reads the answers back into the
+// library's types.
+type served struct {
+	t *testing.T
+	h http.Handler
+}
+
+func (s served) review(op karmada.Operation, obj *unstructured.Unstructured, extra map[string]any) (*webhook.ResourceInterpreterResponse, error) {
+	raw, err := json.Marshal(obj.Object)
+	require.NoError(s.t, err)
+	gvk := obj.GroupVersionKind()
+	req := map[string]any{
+		"uid":       "u",
+		"kind":      map[string]string{"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind},
+		"name":      obj.GetName(),
+		"namespace": obj.GetNamespace(),
+		"operation": op,
+		"object":    json.RawMessage(raw),
+	}
+	for k, v := range extra {
+		req[k] = v
+	}
+	body, err := json.Marshal(map[string]any{"apiVersion": webhook.ContextAPIVersion, "kind": webhook.ContextKind, "request": req})
+	require.NoError(s.t, err)
+	r := httptest.NewRequest(http.MethodPost, "/interpret", bytes.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	s.h.ServeHTTP(w, r)
+	var rc webhook.ResourceInterpreterContext
+	require.NoError(s.t, json.Unmarshal(w.Body.Bytes(), &rc), w.Body.String())
+	require.NotNil(s.t, rc.Response, w.Body.String())
+	if !rc.Response.Successful {
+		msg := ""
+		if rc.Response.Status != nil {
+			msg = fmt.Sprintf("%d %s", rc.Response.Status.Code, rc.Response.Status.Message)
+		}
+		return nil, fmt.Errorf("serve: %s", msg)
+	}
+	return rc.Response, nil
+}
+
+func (s served) patched(obj *unstructured.Unstructured, resp *webhook.ResourceInterpreterResponse) (*unstructured.Unstructured, error) {
+	raw, err := json.Marshal(obj.Object)
+	require.NoError(s.t, err)
+	if len(resp.Patch) > 0 {
+		p, err := jsonpatch.DecodePatch(resp.Patch)
+		require.NoError(s.t, err)
+		if raw, err = p.Apply(raw); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]any{}
+	require.NoError(s.t, json.Unmarshal(raw, &out))
+	return &unstructured.Unstructured{Object: out}, nil
+}
+
+func (s served) GetReplicas(_ context.Context, obj *unstructured.Unstructured) (int32, *karmada.ReplicaRequirements, error) {
+	resp, err := s.review(karmada.OpInterpretReplica, obj, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	var n int32
+	if resp.Replicas != nil {
+		n = *resp.Replicas
+	}
+	return n, resp.ReplicaRequirements, nil
+}
+
+func (s served) GetComponents(_ context.Context, obj *unstructured.Unstructured) ([]karmada.Component, error) {
+	resp, err := s.review(karmada.OpInterpretComponent, obj, nil)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Components, nil
+}
+
+func (s served) ReviseReplica(_ context.Context, obj *unstructured.Unstructured, replicas int64) (*unstructured.Unstructured, error) {
+	resp, err := s.review(karmada.OpReviseReplica, obj, map[string]any{"replicas": replicas})
+	if err != nil {
+		return nil, err
+	}
+	return s.patched(obj, resp)
+}
+
+func (s served) ReflectStatus(_ context.Context, obj *unstructured.Unstructured) (map[string]any, error) {
+	resp, err := s.review(karmada.OpInterpretStatus, obj, nil)
+	if err != nil || resp.RawStatus == nil || len(resp.RawStatus.Raw) == 0 {
+		return nil, err
+	}
+	var out map[string]any
+	require.NoError(s.t, json.Unmarshal(resp.RawStatus.Raw, &out))
+	return out, nil
+}
+
+func (s served) InterpretHealth(_ context.Context, obj *unstructured.Unstructured) (bool, error) {
+	resp, err := s.review(karmada.OpInterpretHealth, obj, nil)
+	if err != nil {
+		return false, err
+	}
+	return resp.Healthy != nil && *resp.Healthy, nil
+}
+
+func (s served) GetDependencies(_ context.Context, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error) {
+	resp, err := s.review(karmada.OpInterpretDependency, obj, nil)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Dependencies, nil
+}
+
+// argoHealth is what Argo CD shows for obj in process: the Karta's status
+// as its Argo CD word, with the conditions' message.
+func argoHealth(t *testing.T, p *interpreter.Program, obj *unstructured.Unstructured) answer {
+	t.Helper()
+	st, err := p.InterpretStatus(context.Background(), obj.DeepCopy())
+	if err != nil {
+		return answer{err: err}
+	}
+	h := argo.Health{}
+	if w, ok := argo.HealthWords(argo.IsBatch(p.Karta()))[st.Status]; ok {
+		h = argo.Health{Status: w, Message: argo.HealthMessage(st.Conditions)}
+	}
+	return answer{value: jsonForm(t, h)}
+}
+
+// states are the example states of a built-in, in the form a controller
+// holds them.
+func states(t *testing.T, name string) map[string]*unstructured.Unstructured {
+	t.Helper()
+	files, err := exampledir.States(filepath.Join("..", "..", "examples", name))
+	require.NoError(t, err)
+	out := map[string]*unstructured.Unstructured{}
+	for _, f := range files {
+		objs, err := corpus.LoadObjects(f)
+		require.NoError(t, err, f)
+		for i, o := range objs {
+			out[fmt.Sprintf("%s#%d", filepath.Base(f), i)] = o
+		}
+	}
+	return out
+}
+
+func TestEveryPathGivesOneAnswer(t *testing.T) {
+	// The default limits, but for a wall clock no loaded test machine
+	// reaches: a deadline hit on one path would be a difference in load,
+	// not in meaning.
+	limits := luaapi.Limits{Timeout: time.Minute}
+	reg, err := builtin.Registry(interpreter.Options{Limits: limits})
+	require.NoError(t, err)
+	h := webhook.New(webhook.Options{}, webhook.Kartas{Registry: reg})
+	var mu sync.Mutex
+	disagreements, asked, cannotTell := 0, 0, 0
+	t.Cleanup(func() {
+		t.Logf("%d questions asked of every path: %d disagreements, %d answers where jq refuses `{}` as an array and Lua cannot tell", asked, disagreements, cannotTell)
+	})
+	for _, p := range reg.List() {
+		t.Run(p.Name(), func(t *testing.T) {
+			t.Parallel()
+			serve := served{t: t, h: h}
+			var asks, bad, tell int
+			defer func() {
+				mu.Lock()
+				defer mu.Unlock()
+				asked, disagreements, cannotTell = asked+asks, disagreements+bad, cannotTell+tell
+			}()
+			data, err := karmada.Export(p)
+			require.NoError(t, err, "the Karmada export")
+			custs, err := karmada.Load(data, p.Name()+".yaml")
+			require.NoError(t, err)
+			exported, err := karmada.NewInterpreter(custs, karmada.Options{Limits: limits})
+			require.NoError(t, err)
+			defer exported.Close()
+			gvk := p.GVK()
+			enabled := func(op karmada.Operation) bool { return exported.HookEnabled(gvk, op) }
+
+			var health *argo.Script
+			if ex, err := argo.ExportProgram(p); err == nil {
+				health, err = argo.CompileWith("health.lua", ex.Scripts["health.lua"], limits)
+				require.NoError(t, err)
+			}
+
+			objs := states(t, p.Name())
+			names := make([]string, 0, len(objs))
+			for n := range objs {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				for _, v := range variants(objs[n]) {
+					where := n + " " + v.name
+					obj := v.obj
+					if obj.GroupVersionKind() != gvk {
+						continue
+					}
+					in := questions(t, karmada.ForProgram(p), enabled, obj)
+					byPath := map[string]map[karmada.Operation]answer{
+						"serve":          questions(t, serve, enabled, obj),
+						"karmada export": questions(t, exported, enabled, obj),
+					}
+					for path, got := range byPath {
+						for op, want := range in {
+							asks++
+							if luaCannotTell(want, got[op]) {
+								tell++
+							}
+							if !agree(want, got[op]) {
+								bad++
+								t.Errorf("%s: %s: in process %v, %s %v", where, op, want, path, got[op])
+							}
+						}
+					}
+					if health != nil {
+						asks++
+						want := argoHealth(t, p, obj)
+						h, err := health.Run(context.Background(), obj.DeepCopy().Object)
+						got := answer{value: jsonForm(t, h), err: err}
+						if err != nil {
+							got.value = nil
+						}
+						if !agree(want, got) {
+							bad++
+							t.Errorf("%s: health: in process %v, argo export %v", where, want, got)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// variant is an example state, or one malformed as a careless controller,
+// an old operator version or a hostile user might leave it.
+type variant struct {
+	name string
+	obj  *unstructured.Unstructured
+}
+
+// variants are obj and its malformations: no status, an empty status,
+// and for each list and scalar the Karta might read under spec and
+// status (up to a few of each), the wrong type in its place — an object
+// where a list is expected (`{}`, what a Go map encodes to), a string
+// where a number is, a number where a string is.
+func variants(obj *unstructured.Unstructured) []variant {
+	out := []variant{{"as is", obj}}
+	with := func(name string, f func(o map[string]any)) {
+		c := obj.DeepCopy()
+		f(c.Object)
+		out = append(out, variant{name, c})
+	}
+	if _, ok := obj.Object["status"]; ok {
+		with("without status", func(o map[string]any) { delete(o, "status") })
+		with("status {}", func(o map[string]any) { o["status"] = map[string]any{} })
+	}
+	type site struct {
+		path []string
+		kind string
+	}
+	var sites []site
+	var walk func(v any, path []string, depth int)
+	walk = func(v any, path []string, depth int) {
+		if depth > 6 {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k], append(append([]string(nil), path...), k), depth+1)
+			}
+		case []any:
+			sites = append(sites, site{path, "list"})
+		case string:
+			sites = append(sites, site{path, "string"})
+		case int64, float64:
+			sites = append(sites, site{path, "number"})
+		}
+	}
+	for _, top := range []string{"spec", "status"} {
+		walk(obj.Object[top], []string{top}, 0)
+	}
+	const perKind = 3
+	count := map[string]int{}
+	for _, s := range sites {
+		if count[s.kind] >= perKind {
+			continue
+		}
+		count[s.kind]++
+		var wrong any
+		switch s.kind {
+		case "list":
+			wrong = map[string]any{}
+		case "string":
+			wrong = int64(7)
+		case "number":
+			wrong = "3"
+		}
+		with(strings.Join(s.path, ".")+" as "+fmt.Sprintf("%T", wrong), func(o map[string]any) {
+			_ = unstructured.SetNestedField(o, wrong, s.path...)
+		})
+	}
+	return out
+}
