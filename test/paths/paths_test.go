@@ -17,8 +17,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/stretchr/testify/require"
