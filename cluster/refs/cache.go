@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -37,6 +38,10 @@ type Options struct {
 	Registerer prometheus.Registerer
 	// Logger receives the Cache's log records (default: none).
 	Logger *slog.Logger
+	// WatchFailureBound is how long the server may leave a referenced
+	// kind's list or watch unanswered before Ready fails (default
+	// watchguard.DefaultBound).
+	WatchFailureBound time.Duration
 }
 
 // Cache is an interpreter.Resolver backed by informers. Create it with
@@ -88,7 +93,8 @@ func New(dyn dynamic.Interface, mapper meta.RESTMapper, opts Options) (*Cache, e
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	g, err := watchguard.New(watchguard.Options{Probe: opts.ServerProbe, Logger: opts.Logger, Registerer: opts.Registerer})
+	g, err := watchguard.New(watchguard.Options{Probe: opts.ServerProbe, Logger: opts.Logger, Registerer: opts.Registerer,
+		Bound: opts.WatchFailureBound})
 	if err != nil {
 		return nil, fmt.Errorf("references cache: %w", err)
 	}
@@ -297,6 +303,25 @@ func (c *Cache) HasSynced() bool {
 	}
 	return true
 }
+
+// Ready is nil while the API server answers the lists and watches of the
+// referenced kinds, or has not for less than Options.WatchFailureBound,
+// and once their first lists are in (HasSynced); else it says why not,
+// for a readiness probe: a *watchguard.UnreachableError naming the kinds'
+// resources, or ErrNotSynced.
+func (c *Cache) Ready() error {
+	if err := c.guard.Err(); err != nil {
+		return fmt.Errorf("references: %w", err)
+	}
+	if !c.HasSynced() {
+		return ErrNotSynced
+	}
+	return nil
+}
+
+// ErrNotSynced is Ready's error before the first lists of the referenced
+// kinds are in.
+var ErrNotSynced = errors.New("the caches of the referenced kinds are not synced yet")
 
 // WaitForSync waits until HasSynced, or ctx ends (false).
 func (c *Cache) WaitForSync(ctx context.Context) bool {

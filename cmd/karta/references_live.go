@@ -54,6 +54,23 @@ func (l *liveReferences) run(ctx context.Context) {
 	}
 }
 
+// ready is the cache's readiness (refs.Cache.Ready), for /readyz: nil
+// without a cache.
+func (l *liveReferences) ready() error {
+	if l == nil {
+		return nil
+	}
+	return l.cache.Ready()
+}
+
+// resolver is the cache as the webhook's resolver: nil without one.
+func (l *liveReferences) resolver() interpreter.Resolver {
+	if l == nil {
+		return nil
+	}
+	return l.cache
+}
+
 // changed asks for the watches to be set again (a Karta changed); it does
 // not block.
 func (l *liveReferences) changed() {
