@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -40,12 +41,7 @@ func TestIntegrationServeReferences(t *testing.T) {
 	require.NoError(t, err)
 	ctx := t.Context()
 
-	runtime := readExample(t, "examples/trainjob/refs/torchtune-llama3.2-3b.yaml")
-	runtime.SetName("rt-" + ns)
-	runtimes := dyn.Resource(clusterRuntimeGVR)
-	_, err = runtimes.Create(ctx, runtime, metav1.CreateOptions{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = runtimes.Delete(t.Context(), runtime.GetName(), metav1.DeleteOptions{}) })
+	runtime := createRuntime(t, dyn, ns)
 
 	tj := readExample(t, "examples/trainjob/running.yaml")
 	tj.SetNamespace(ns)
@@ -109,7 +105,7 @@ func TestIntegrationServeReferences(t *testing.T) {
 	kartas := dyn.Resource(controller.KartaResource)
 	_, err = kartas.Create(ctx, k, metav1.CreateOptions{})
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = kartas.Delete(t.Context(), k.GetName(), metav1.DeleteOptions{}) })
+	t.Cleanup(func() { _ = kartas.Delete(context.Background(), k.GetName(), metav1.DeleteOptions{}) })
 	c := startController(t, "--kubeconfig", testenv.Kubeconfig(t), "--leader-elect=false", "-l", testLabel,
 		"--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--serve", "127.0.0.1:0")
 	var got string

@@ -43,6 +43,18 @@ func probeGet(t *testing.T, h http.Handler, path string) (int, string) {
 	return w.Code, string(body)
 }
 
+// waitReady waits until h's /readyz answers 200, and returns its body.
+func waitReady(t *testing.T, h http.Handler) string {
+	t.Helper()
+	var body string
+	require.Eventually(t, func() bool {
+		var code int
+		code, body = probeGet(t, h, readyzPath)
+		return code == http.StatusOK
+	}, 30*time.Second, 10*time.Millisecond, "readyz: %s", body)
+	return body
+}
+
 // interpretComponents asks h for InterpretComponent of the TrainJob of
 // examples/trainjob/running.yaml: the components' names, whether the
 // node's requirements carry the node claim of the TrainJob's override
@@ -137,12 +149,7 @@ func TestServeReferencesReadiness(t *testing.T) {
 	assert.Equal(t, []string{`299 karta "karta \"trainjob\": reference \"clusterTrainingRuntime\": absent: the cache of trainer.kubeflow.org/v1alpha1, Kind=ClusterTrainingRuntime has not synced yet"`}, warnings)
 
 	down.Store(false)
-	require.Eventually(t, func() bool {
-		code, _ := probeGet(t, h, readyzPath)
-		return code == http.StatusOK
-	}, 30*time.Second, 10*time.Millisecond)
-	_, body = probeGet(t, h, readyzPath)
-	assert.Equal(t, "ok", body)
+	assert.Equal(t, "ok", waitReady(t, h))
 	_, body = probeGet(t, h, webhook.MetricsPath)
 	assert.NotContains(t, body, `karta_watch_failing{`)
 	assert.Contains(t, body, `karta_watch_errors_total{resource="`+resource+`"}`)
@@ -194,10 +201,5 @@ func TestControllerProbesWaitForTheReferences(t *testing.T) {
 	assert.Equal(t, "not ready: the caches of the referenced kinds are not synced yet", body)
 
 	wg.Go(func() { live.run(ctx) })
-	require.Eventually(t, func() bool {
-		code, _ := probeGet(t, h, readyzPath)
-		return code == http.StatusOK
-	}, 30*time.Second, 10*time.Millisecond)
-	_, body = probeGet(t, h, readyzPath)
-	assert.Equal(t, "ok: standby", body)
+	assert.Equal(t, "ok: standby", waitReady(t, h))
 }
