@@ -78,8 +78,11 @@ type kindCache struct {
 	// unserved is set when the cluster does not serve the kind (or
 	// discovery failed): there is no informer.
 	unserved error
-	inf      cache.SharedIndexInformer
-	cancel   context.CancelFunc
+	// undiscovered: discovery failed (the server did not answer), which
+	// says nothing of whether the kind is served; Watch maps it again.
+	undiscovered bool
+	inf          cache.SharedIndexInformer
+	cancel       context.CancelFunc
 	// lastErr is the informer's last list or watch error (forbidden).
 	lastErr atomic.Pointer[error]
 }
@@ -184,7 +187,7 @@ func (c *Cache) Watch(kinds []schema.GroupVersionKind) {
 			next[gvk] = k
 			continue
 		}
-		k := c.mapKind(gvk) // an unserved kind is mapped again: its CRD may be installed now
+		k := c.mapKind(gvk, cur[gvk]) // an unserved kind is mapped again: its CRD may be installed now
 		next[gvk] = k
 		if c.ctx != nil {
 			c.run(k)
@@ -213,8 +216,10 @@ func (c *Cache) Kinds() []schema.GroupVersionKind {
 }
 
 // mapKind maps gvk to its resource; a kind the cluster does not serve is
-// kept with the reason, so that Resolve says it.
-func (c *Cache) mapKind(gvk schema.GroupVersionKind) *kindCache {
+// kept with the reason, so that Resolve says it, and logged unless prev,
+// its last mapping, failed the same way (a kind mapped again every few
+// seconds while discovery fails).
+func (c *Cache) mapKind(gvk schema.GroupVersionKind, prev *kindCache) *kindCache {
 	k := &kindCache{gvk: gvk}
 	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if r, ok := c.mapper.(meta.ResettableRESTMapper); ok && meta.IsNoMatchError(err) {
@@ -226,11 +231,11 @@ func (c *Cache) mapKind(gvk schema.GroupVersionKind) *kindCache {
 	case meta.IsNoMatchError(err):
 		k.unserved = fmt.Errorf("the cluster does not serve %s", gvk)
 	case err != nil:
-		k.unserved = fmt.Errorf("discovering %s: %w", gvk, err)
+		k.unserved, k.undiscovered = fmt.Errorf("discovering %s: %w", gvk, err), true
 	default:
 		k.gvr, k.namespaced = m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace
 	}
-	if k.unserved != nil {
+	if k.unserved != nil && (prev == nil || prev.unserved == nil || prev.unserved.Error() != k.unserved.Error()) {
 		c.log.Warn("references: cannot watch a referenced kind", "kind", gvk.String(), "err", k.unserved)
 	}
 	return k
@@ -306,17 +311,39 @@ func (c *Cache) HasSynced() bool {
 
 // Ready is nil while the API server answers the lists and watches of the
 // referenced kinds, or has not for less than Options.WatchFailureBound,
-// and once their first lists are in (HasSynced); else it says why not,
-// for a readiness probe: a *watchguard.UnreachableError naming the kinds'
-// resources, or ErrNotSynced.
+// once discovery has mapped every kind (served or not) and their first
+// lists are in (HasSynced); else it says why not, for a readiness probe:
+// a *watchguard.UnreachableError naming the kinds' resources, the
+// discovery errors, or ErrNotSynced.
 func (c *Cache) Ready() error {
 	if err := c.guard.Err(); err != nil {
 		return fmt.Errorf("references: %w", err)
+	}
+	var undiscovered []error
+	for _, gvk := range c.Kinds() {
+		if k := (*c.kinds.Load())[gvk]; k != nil && k.undiscovered {
+			undiscovered = append(undiscovered, k.unserved)
+		}
+	}
+	if len(undiscovered) > 0 {
+		return fmt.Errorf("references: %w", errors.Join(undiscovered...))
 	}
 	if !c.HasSynced() {
 		return ErrNotSynced
 	}
 	return nil
+}
+
+// DiscoveryFailed reports whether discovery failed for a watched kind
+// (the server did not answer when Watch mapped it): its references are
+// absent until a later Watch maps it, which a caller then calls sooner.
+func (c *Cache) DiscoveryFailed() bool {
+	for _, k := range *c.kinds.Load() {
+		if k.undiscovered {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrNotSynced is Ready's error before the first lists of the referenced

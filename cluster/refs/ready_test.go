@@ -3,6 +3,7 @@ package refs
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -14,10 +15,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/kartalua/karta/internal/testenv"
 	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
 )
@@ -77,4 +80,55 @@ karta_watch_failing{resource="`+resource+`"} 1
 	n, err := testutil.GatherAndCount(reg, "karta_watch_failing")
 	require.NoError(t, err)
 	assert.Zero(t, n, "the resource recovered: no karta_watch_failing series")
+}
+
+// flakyMapper fails while down, as discovery does when the API server
+// does not answer.
+type flakyMapper struct {
+	meta.RESTMapper
+	down *atomic.Bool
+}
+
+func (m flakyMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	if m.down.Load() {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	}
+	return m.RESTMapper.RESTMapping(gk, versions...)
+}
+
+// A kind whose discovery failed (the server down when it was mapped) is
+// not taken for one the cluster does not serve: Ready says so, and
+// DiscoveryFailed asks for it to be mapped again (logged once, however
+// often), after which it is watched and Ready is nil.
+func TestReadyWhileDiscoveryFails(t *testing.T) {
+	e := newEnv(t, object(runtimeGVK, "", "torch", nil))
+	var down atomic.Bool
+	down.Store(true)
+	var log testenv.SyncBuffer
+	c, err := New(e.dyn, flakyMapper{RESTMapper: e.mapper, down: &down}, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c.Start(ctx)
+	c.Watch([]schema.GroupVersionKind{runtimeGVK})
+	c.Watch([]schema.GroupVersionKind{runtimeGVK})
+	assert.True(t, c.DiscoveryFailed())
+	assert.Equal(t, 1, strings.Count(log.String(), "cannot watch a referenced kind"), log.String())
+	assert.EqualError(t, c.Ready(), "references: discovering trainer.kubeflow.org/v1alpha1, Kind=ClusterTrainingRuntime: dial tcp: connection refused")
+	_, err = c.Resolve(context.Background(), interpreter.ReferenceQuery{GVK: runtimeGVK, Shape: "lookup", Name: "torch"}, nil)
+	assert.Error(t, err, "absent meanwhile")
+
+	down.Store(false)
+	c.Watch([]schema.GroupVersionKind{runtimeGVK})
+	assert.False(t, c.DiscoveryFailed())
+	require.Eventually(t, func() bool { return c.Ready() == nil }, 30*time.Second, 10*time.Millisecond)
+	got, err := c.Resolve(context.Background(), interpreter.ReferenceQuery{GVK: runtimeGVK, Shape: "lookup", Name: "torch"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/torch"}, names(got))
+
+	// A kind the cluster does not serve is an answer: ready, and not
+	// mapped again sooner.
+	c.Watch([]schema.GroupVersionKind{runtimeGVK, widgetGVK})
+	assert.False(t, c.DiscoveryFailed())
+	assert.NoError(t, c.Ready())
 }

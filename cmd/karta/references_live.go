@@ -16,8 +16,12 @@ import (
 
 // rewatchPeriod is how often a long-running command sets the references'
 // watches from its registry again, besides each registry change: a kind
-// whose CRD was installed since is then watched.
-const rewatchPeriod = time.Minute
+// whose CRD was installed since is then watched. rediscoverPeriod is how
+// often while discovery fails for a kind (the API server down at start).
+const (
+	rewatchPeriod    = time.Minute
+	rediscoverPeriod = 2 * time.Second
+)
 
 // liveReferences is the references cache of a long-running command
 // (controller, serve): it watches what the registry's Kartas reference,
@@ -41,15 +45,20 @@ func newLiveReferences(dyn dynamic.Interface, mapper meta.RESTMapper, reg *inter
 func (l *liveReferences) run(ctx context.Context) {
 	l.cache.WatchRegistry(l.reg)
 	l.cache.Start(ctx)
-	t := time.NewTicker(rewatchPeriod)
-	defer t.Stop()
 	for {
+		wait := rewatchPeriod
+		if l.cache.DiscoveryFailed() {
+			wait = rediscoverPeriod
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-l.kick:
 		case <-t.C:
 		}
+		t.Stop()
 		l.cache.WatchRegistry(l.reg)
 	}
 }
