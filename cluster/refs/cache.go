@@ -218,7 +218,9 @@ func (c *Cache) Kinds() []schema.GroupVersionKind {
 // mapKind maps gvk to its resource; a kind the cluster does not serve is
 // kept with the reason, so that Resolve says it, and logged unless prev,
 // its last mapping, failed the same way (a kind mapped again every few
-// seconds while discovery fails).
+// seconds while discovery fails). A discovery that fails for a kind the
+// cluster said it does not serve keeps that answer: a passing outage
+// does not make Ready fail before its bound.
 func (c *Cache) mapKind(gvk schema.GroupVersionKind, prev *kindCache) *kindCache {
 	k := &kindCache{gvk: gvk}
 	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
@@ -234,6 +236,9 @@ func (c *Cache) mapKind(gvk schema.GroupVersionKind, prev *kindCache) *kindCache
 		k.unserved, k.undiscovered = fmt.Errorf("discovering %s: %w", gvk, err), true
 	default:
 		k.gvr, k.namespaced = m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace
+	}
+	if k.undiscovered && prev != nil && prev.unserved != nil && !prev.undiscovered {
+		return prev // the server did not answer now: its last answer (not served) stands
 	}
 	if k.unserved != nil && (prev == nil || prev.unserved == nil || prev.unserved.Error() != k.unserved.Error()) {
 		c.log.Warn("references: cannot watch a referenced kind", "kind", gvk.String(), "err", k.unserved)

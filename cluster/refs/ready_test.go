@@ -127,8 +127,15 @@ func TestReadyWhileDiscoveryFails(t *testing.T) {
 	assert.Equal(t, []string{"/torch"}, names(got))
 
 	// A kind the cluster does not serve is an answer: ready, and not
-	// mapped again sooner.
+	// mapped again sooner; nor when discovery fails for it later (an
+	// outage is the guard's to report, past its bound).
 	c.Watch([]schema.GroupVersionKind{runtimeGVK, widgetGVK})
 	assert.False(t, c.DiscoveryFailed())
 	assert.NoError(t, c.Ready())
+	down.Store(true)
+	c.Watch([]schema.GroupVersionKind{runtimeGVK, widgetGVK})
+	assert.False(t, c.DiscoveryFailed())
+	assert.NoError(t, c.Ready())
+	_, err = c.Resolve(context.Background(), interpreter.ReferenceQuery{GVK: widgetGVK, Shape: "lookup", Name: "w"}, nil)
+	assert.EqualError(t, err, "the cluster does not serve example.com/v1, Kind=Widget")
 }
