@@ -124,9 +124,19 @@ func (c *Cache) Start(ctx context.Context) {
 		return
 	}
 	c.ctx = ctx
-	for _, k := range *c.kinds.Load() {
-		c.run(k)
+	// The kinds Watch added before are published, read without a lock
+	// (Resolve, HasSynced): each gets its informer in a new kindCache,
+	// and the map is replaced whole, as Watch does.
+	cur := *c.kinds.Load()
+	next := make(map[schema.GroupVersionKind]*kindCache, len(cur))
+	for gvk, k := range cur {
+		if k.unserved == nil && k.inf == nil {
+			k = &kindCache{gvk: k.gvk, gvr: k.gvr, namespaced: k.namespaced}
+			c.run(k)
+		}
+		next[gvk] = k
 	}
+	c.kinds.Store(&next)
 }
 
 // WatchRegistry watches the kinds the registry's Kartas reference
