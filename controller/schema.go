@@ -35,8 +35,10 @@ const (
 )
 
 // schemaVerdict checks an accepted Karta against the schema of its kind's
-// served CRD: the CRD is found through discovery (the plural of the kind)
-// when Options.Discovery is set, else among every CRD.
+// served CRD, and its expressions over referenced objects against their
+// kinds' served CRDs (a kind without one is not checked through a
+// schema): a CRD is found through discovery (the plural of the kind) when
+// Options.Discovery is set, else among every CRD.
 func (c *Controller) schemaVerdict(ctx context.Context, e *entry) verdict {
 	s, err := c.servedSchema(ctx, e.gvk)
 	switch {
@@ -48,15 +50,25 @@ func (c *Controller) schemaVerdict(ctx context.Context, e *entry) verdict {
 	case err != nil:
 		return verdict{status: metav1.ConditionUnknown, reason: ReasonCRDUnreadable, message: err.Error()}
 	}
-	problems := schemacheck.Check(e.checked, s).Karta()
+	// Expressions over a referenced object are checked through its kind's
+	// CRD when the cluster serves one, as karta validate --live does.
+	refs := schemacheck.ReferenceSchemas(ctx, e.checked.Karta, c.servedSchema)
+	problems := schemacheck.Check(e.checked, s, refs...).Karta()
+	fit := "the paths fit the schema of CRD " + s.CRD
+	if len(refs) > 0 {
+		names := make([]string, len(refs))
+		for i, r := range refs {
+			names[i] = r.CRD
+		}
+		fit += " and of the referenced kinds' CRDs " + strings.Join(names, ", ")
+	}
 	switch {
 	case problems.HasErrors():
 		return verdict{status: metav1.ConditionFalse, reason: ReasonSchemaMismatch, message: problemLines(problems)}
 	case len(problems) > 0:
-		return verdict{status: metav1.ConditionTrue, reason: ReasonSchemaMatches,
-			message: fmt.Sprintf("the paths fit the schema of CRD %s, with warnings:\n%s", s.CRD, problemLines(problems))}
+		return verdict{status: metav1.ConditionTrue, reason: ReasonSchemaMatches, message: fit + ", with warnings:\n" + problemLines(problems)}
 	}
-	return verdict{status: metav1.ConditionTrue, reason: ReasonSchemaMatches, message: fmt.Sprintf("the paths fit the schema of CRD %s", s.CRD)}
+	return verdict{status: metav1.ConditionTrue, reason: ReasonSchemaMatches, message: fit}
 }
 
 // errNotDiscovered is a kind discovery does not list.

@@ -27,9 +27,9 @@ func (p *Program) ResolveReferences(ctx context.Context, obj *unstructured.Unstr
 }
 
 // BindReferences resolves the Program's references for obj with the
-// resolver ctx carries and returns ctx with their values bound, for a
-// caller that runs the Program through an adapter's own entry (package
-// karmada's operations), which resolves nothing: without it the
+// resolver ctx carries and returns ctx with their values bound, for an
+// adapter that runs the Program through its own entry (WithState, as
+// package karmada's operations do, which call it): without it the
 // references are absent there. The hooks resolve on entry whatever ctx
 // carries.
 func (p *Program) BindReferences(ctx context.Context, obj *unstructured.Unstructured) (context.Context, error) {

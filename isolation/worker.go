@@ -102,12 +102,7 @@ func call(p *interpreter.Program, req *request) reply {
 	}
 	// The supervisor resolved the references, and warned of the absent
 	// ones: the worker binds what it was given, silently.
+	// The hooks and Karmada's operations (karmada.ForProgram) bind them.
 	ctx = interpreter.WithResolver(ctx, interpreter.NewStaticResolver(objs(req.References)...), nil)
-	// Karmada's operations enter the Program without a hook: the
-	// references are bound for them here (the hooks bind their own again).
-	ctx, err := p.BindReferences(ctx, obj(req.Object))
-	if err != nil {
-		return reply{Error: toWire(err)}
-	}
 	return runOp(ctx, p, req)
 }

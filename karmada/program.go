@@ -16,6 +16,7 @@ import (
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada/kube"
 	"github.com/kartalua/karta/karta"
+	"github.com/kartalua/karta/luaapi"
 )
 
 // Program answers Karmada's resource interpreter operations for a Karta's
@@ -29,6 +30,12 @@ import (
 // Export gives inside Karmada. Errors are the Program's: a
 // *luaapi.LimitError, an *interpreter.HookError or an
 // *interpreter.NotDefinedError naming the Karta and the hook.
+//
+// Each operation resolves the Karta's references (docs/karta.md,
+// "References") for its object with the resolver its context carries
+// (interpreter.WithResolver), warnings and bounds included, and binds
+// them for the call, as a hook does on entry: karta serve answers Karmada
+// with what its cache holds. Without a resolver they are absent.
 type Program struct {
 	p     *interpreter.Program
 	model *interpreter.Shape
@@ -37,6 +44,18 @@ type Program struct {
 // ForProgram returns Karmada's operations for p.
 func ForProgram(p *interpreter.Program) Program {
 	return Program{p: p, model: p.Shape()}
+}
+
+// bind resolves the Karta's references for obj with the resolver ctx
+// carries and binds them for the call (Program.BindReferences), as a hook
+// does on entry; a limit it hits (referenced bytes) names hook h.
+func (k Program) bind(ctx context.Context, h interpreter.Hook, obj *unstructured.Unstructured) (context.Context, error) {
+	ctx, err := k.p.BindReferences(ctx, obj)
+	var le *luaapi.LimitError
+	if errors.As(err, &le) && le.Hook == "" {
+		le.Hook = string(h)
+	}
+	return ctx, err
 }
 
 // singleBearing is replicaResource's component, or a NotDefinedError
@@ -63,6 +82,10 @@ func (k Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured
 		n   int32
 		req *ReplicaRequirements
 	)
+	ctx, err := k.bind(ctx, interpreter.HookGetReplicas, obj)
+	if err != nil {
+		return 0, nil, err
+	}
 	if k.p.Overridden(interpreter.HookGetReplicas) {
 		err := k.callOverride(ctx, interpreter.HookGetReplicas, obj, nil, 2, func(L *lua.LState, res []lua.LValue) error {
 			num, ok := res[0].(lua.LNumber)
@@ -82,7 +105,7 @@ func (k Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured
 		})
 		return n, req, err
 	}
-	err := k.p.WithState(ctx, interpreter.HookGetReplicas, func(ctx context.Context, s *interpreter.PooledState) error {
+	err = k.p.WithState(ctx, interpreter.HookGetReplicas, func(ctx context.Context, s *interpreter.PooledState) error {
 		c, err := k.singleBearing()
 		if err != nil {
 			return err
@@ -122,11 +145,15 @@ func (k Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured
 // and kube.accuratePodRequirements of the instance's view.
 func (k Program) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]Component, error) {
 	var out []Component
+	ctx, err := k.bind(ctx, interpreter.HookGetComponents, obj)
+	if err != nil {
+		return nil, err
+	}
 	if k.p.Overridden(interpreter.HookGetComponents) {
 		err := k.callOverride(ctx, interpreter.HookGetComponents, obj, nil, 1, decodeKarmadaList("components", &out))
 		return out, err
 	}
-	err := k.p.WithState(ctx, interpreter.HookGetComponents, func(ctx context.Context, s *interpreter.PooledState) error {
+	err = k.p.WithState(ctx, interpreter.HookGetComponents, func(ctx context.Context, s *interpreter.PooledState) error {
 		seen := map[string]string{}
 		bearing := false
 		for _, c := range k.model.Components {
@@ -179,6 +206,10 @@ func (k Program) GetComponents(ctx context.Context, obj *unstructured.Unstructur
 // replicasPath if it has one, else through that of the only pod-bearing
 // component, which must have one instance.
 func (k Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, n int64) (*unstructured.Unstructured, error) {
+	ctx, err := k.bind(ctx, interpreter.HookReviseReplica, obj)
+	if err != nil {
+		return nil, err
+	}
 	if k.p.Overridden(interpreter.HookReviseReplica) {
 		return k.callObjectOverride(ctx, interpreter.HookReviseReplica, obj, []any{n}, obj.Object)
 	}
@@ -190,8 +221,12 @@ func (k Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructur
 // or Completed.
 func (k Program) InterpretHealth(ctx context.Context, obj *unstructured.Unstructured) (bool, error) {
 	if k.p.Overridden(interpreter.HookInterpretHealth) && !k.p.ArgoHealth() {
+		ctx, err := k.bind(ctx, interpreter.HookInterpretHealth, obj)
+		if err != nil {
+			return false, err
+		}
 		var healthy bool
-		err := k.callOverride(ctx, interpreter.HookInterpretHealth, obj, nil, 1, func(_ *lua.LState, res []lua.LValue) error {
+		err = k.callOverride(ctx, interpreter.HookInterpretHealth, obj, nil, 1, func(_ *lua.LState, res []lua.LValue) error {
 			b, ok := res[0].(lua.LBool)
 			if !ok {
 				return fmt.Errorf("result type %s is not bool", res[0].Type())
@@ -201,7 +236,7 @@ func (k Program) InterpretHealth(ctx context.Context, obj *unstructured.Unstruct
 		})
 		return healthy, err
 	}
-	st, err := k.p.InterpretStatus(ctx, obj)
+	st, err := k.p.InterpretStatus(ctx, obj) // a hook: it binds the references itself
 	if err != nil {
 		return false, err
 	}
@@ -216,8 +251,12 @@ func healthyStatus(s karta.Status) bool {
 // when it has none (or it is not an object).
 func (k Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructured) (map[string]any, error) {
 	if k.p.Overridden(interpreter.HookReflectStatus) {
+		ctx, err := k.bind(ctx, interpreter.HookReflectStatus, obj)
+		if err != nil {
+			return nil, err
+		}
 		var status map[string]any
-		err := k.callOverride(ctx, interpreter.HookReflectStatus, obj, nil, 1, func(L *lua.LState, res []lua.LValue) error {
+		err = k.callOverride(ctx, interpreter.HookReflectStatus, obj, nil, 1, func(L *lua.LState, res []lua.LValue) error {
 			tb, ok := res[0].(*lua.LTable)
 			if !ok {
 				return fmt.Errorf("result: %s is not a table", res[0].Type())
@@ -271,12 +310,17 @@ func (k Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructur
 // returned unchanged.
 func (k Program) AggregateStatus(ctx context.Context, desired *unstructured.Unstructured, items []AggregatedStatusItem) (*unstructured.Unstructured, error) {
 	if k.p.Overridden(interpreter.HookAggregateStatus) {
+		ctx, err := k.bind(ctx, interpreter.HookAggregateStatus, desired)
+		if err != nil {
+			return nil, err
+		}
 		var extra any // nil items are Lua nil, as in Karmada
 		if items != nil {
 			extra = items
 		}
 		return k.callObjectOverride(ctx, interpreter.HookAggregateStatus, desired, []any{extra})
 	}
+	// Each member's status is a hook call, which binds the references.
 	best, bestRank := map[string]any(nil), -1
 	for i, it := range items {
 		if !it.Applied || it.Status == nil || len(it.Status.Raw) == 0 {
@@ -318,11 +362,15 @@ func statusRank(s karta.Status) int {
 // instances, deduplicated and sorted (apiVersion, kind, namespace, name).
 func (k Program) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]DependentObjectReference, error) {
 	var out []DependentObjectReference
+	ctx, err := k.bind(ctx, interpreter.HookGetDependencies, obj)
+	if err != nil {
+		return nil, err
+	}
 	if k.p.Overridden(interpreter.HookGetDependencies) {
 		err := k.callOverride(ctx, interpreter.HookGetDependencies, obj, nil, 1, decodeKarmadaList("dependencies", &out))
 		return out, err
 	}
-	err := k.p.WithState(ctx, interpreter.HookGetDependencies, func(ctx context.Context, s *interpreter.PooledState) error {
+	err = k.p.WithState(ctx, interpreter.HookGetDependencies, func(ctx context.Context, s *interpreter.PooledState) error {
 		var ns any
 		if s := obj.GetNamespace(); s != "" {
 			ns = s
@@ -507,6 +555,10 @@ func decodeKarmadaList(what string, out any) func(L *lua.LState, res []lua.LValu
 func (k Program) Retain(ctx context.Context, desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if !k.p.Overridden(interpreter.HookRetain) {
 		return nil, &interpreter.HookError{Karta: k.p.Name(), Hook: interpreter.HookRetain, Err: interpreter.ErrHookNotEnabled}
+	}
+	ctx, err := k.bind(ctx, interpreter.HookRetain, desired)
+	if err != nil {
+		return nil, err
 	}
 	return k.callObjectOverride(ctx, interpreter.HookRetain, desired, []any{observed.Object})
 }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -53,6 +54,10 @@ type Options struct {
 	// shared one. Nil: every reference is absent. Each reference a call
 	// could not resolve is told in a Warning header of the answer.
 	References interpreter.Resolver
+	// Registry is the registry MetricsPath serves, which the handler's
+	// collectors join: karta serve's, shared with its references cache
+	// (karta_watch_failing). Nil: a registry of the handler's own.
+	Registry *prometheus.Registry
 }
 
 // Handler is the webhook's http.Handler: Karmada's interpreter protocol
@@ -78,7 +83,7 @@ func New(opts Options, backends ...Backend) *Handler {
 		maxBytes: opts.MaxRequestBytes,
 		fair:     opts.Fair,
 		refs:     opts.References,
-		metrics:  newMetrics(backends),
+		metrics:  newMetrics(backends, opts.Registry),
 		mux:      http.NewServeMux(),
 	}
 	h.mux.HandleFunc(InterpretPath, h.serveInterpret)

@@ -58,23 +58,18 @@ func (k Kartas) Handles(gvk schema.GroupVersionKind, op karmada.Operation) bool 
 }
 
 // program is Karmada's operations on the Program of obj's kind, in a
-// worker when the Program is isolated, and the context to call them with:
-// Karmada's operations enter the Program without a hook, so the Karta's
-// references are resolved for obj and bound here (in a worker, the
+// worker when the Program is isolated. Both resolve the Karta's
+// references with the resolver of the call's context (in a worker, the
 // supervisor resolves them and the worker binds them).
-func (k Kartas) program(ctx context.Context, obj *unstructured.Unstructured) (context.Context, karmadaOps, error) {
+func (k Kartas) program(obj *unstructured.Unstructured) (karmadaOps, error) {
 	p, ok := k.Registry.Get(obj.GroupVersionKind())
 	if !ok {
-		return ctx, nil, fmt.Errorf("no Karta registered for %s", obj.GroupVersionKind())
+		return nil, fmt.Errorf("no Karta registered for %s", obj.GroupVersionKind())
 	}
 	if k.Isolated(p) {
-		return ctx, k.Workers.Program(p).Karmada(), nil
+		return k.Workers.Program(p).Karmada(), nil
 	}
-	ctx, err := p.BindReferences(ctx, obj)
-	if err != nil {
-		return ctx, nil, err
-	}
-	return ctx, karmada.ForProgram(p), nil
+	return karmada.ForProgram(p), nil
 }
 
 // Isolated reports whether p's calls run in a worker process.
@@ -84,7 +79,7 @@ func (k Kartas) Isolated(p *interpreter.Program) bool {
 
 // GetReplicas is the Program's GetReplicas.
 func (k Kartas) GetReplicas(ctx context.Context, obj *unstructured.Unstructured) (int32, *karmada.ReplicaRequirements, error) {
-	ctx, p, err := k.program(ctx, obj)
+	p, err := k.program(obj)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -93,7 +88,7 @@ func (k Kartas) GetReplicas(ctx context.Context, obj *unstructured.Unstructured)
 
 // GetComponents is the Program's GetComponents.
 func (k Kartas) GetComponents(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.Component, error) {
-	ctx, p, err := k.program(ctx, obj)
+	p, err := k.program(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +97,7 @@ func (k Kartas) GetComponents(ctx context.Context, obj *unstructured.Unstructure
 
 // ReviseReplica is the Program's ReviseReplica.
 func (k Kartas) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, replicas int64) (*unstructured.Unstructured, error) {
-	ctx, p, err := k.program(ctx, obj)
+	p, err := k.program(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +106,7 @@ func (k Kartas) ReviseReplica(ctx context.Context, obj *unstructured.Unstructure
 
 // Retain is the Program's Retain, when its script defines one.
 func (k Kartas) Retain(ctx context.Context, desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	ctx, p, err := k.program(ctx, desired)
+	p, err := k.program(desired)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +115,7 @@ func (k Kartas) Retain(ctx context.Context, desired, observed *unstructured.Unst
 
 // AggregateStatus is the Program's AggregateStatus.
 func (k Kartas) AggregateStatus(ctx context.Context, obj *unstructured.Unstructured, items []karmada.AggregatedStatusItem) (*unstructured.Unstructured, error) {
-	ctx, p, err := k.program(ctx, obj)
+	p, err := k.program(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +124,7 @@ func (k Kartas) AggregateStatus(ctx context.Context, obj *unstructured.Unstructu
 
 // ReflectStatusRaw is the Program's ReflectStatus as JSON.
 func (k Kartas) ReflectStatusRaw(ctx context.Context, obj *unstructured.Unstructured) ([]byte, error) {
-	ctx, p, err := k.program(ctx, obj)
+	p, err := k.program(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +137,7 @@ func (k Kartas) ReflectStatusRaw(ctx context.Context, obj *unstructured.Unstruct
 
 // InterpretHealth is the Program's InterpretHealth.
 func (k Kartas) InterpretHealth(ctx context.Context, obj *unstructured.Unstructured) (bool, error) {
-	ctx, p, err := k.program(ctx, obj)
+	p, err := k.program(obj)
 	if err != nil {
 		return false, err
 	}
@@ -151,7 +146,7 @@ func (k Kartas) InterpretHealth(ctx context.Context, obj *unstructured.Unstructu
 
 // GetDependencies is the Program's GetDependencies.
 func (k Kartas) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]karmada.DependentObjectReference, error) {
-	ctx, p, err := k.program(ctx, obj)
+	p, err := k.program(obj)
 	if err != nil {
 		return nil, err
 	}

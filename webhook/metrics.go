@@ -11,7 +11,7 @@ import (
 // handles), so that clients cannot grow the label sets at will.
 const unknownLabel = "unknown"
 
-// metrics are the handler's collectors, in its own registry.
+// metrics are the handler's collectors, in the registry /metrics serves.
 type metrics struct {
 	registry *prometheus.Registry
 	calls    *prometheus.CounterVec
@@ -23,10 +23,15 @@ type metrics struct {
 	limitErrors *prometheus.CounterVec
 }
 
-func newMetrics(backends []Backend) *metrics {
+// newMetrics registers the handler's collectors with registry (nil: a
+// registry of their own).
+func newMetrics(backends []Backend, registry *prometheus.Registry) *metrics {
+	if registry == nil {
+		registry = prometheus.NewRegistry()
+	}
 	labels := []string{"operation", "api_version", "kind"}
 	m := &metrics{
-		registry: prometheus.NewRegistry(),
+		registry: registry,
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "karta", Subsystem: "webhook", Name: "calls_total",
 			Help: "Interpretation requests, by operation and target kind.",

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -37,6 +38,10 @@ type Options struct {
 	Registerer prometheus.Registerer
 	// Logger receives the Cache's log records (default: none).
 	Logger *slog.Logger
+	// WatchFailureBound is how long the server may leave a referenced
+	// kind's list or watch unanswered before Ready fails (default
+	// watchguard.DefaultBound).
+	WatchFailureBound time.Duration
 }
 
 // Cache is an interpreter.Resolver backed by informers. Create it with
@@ -73,8 +78,11 @@ type kindCache struct {
 	// unserved is set when the cluster does not serve the kind (or
 	// discovery failed): there is no informer.
 	unserved error
-	inf      cache.SharedIndexInformer
-	cancel   context.CancelFunc
+	// undiscovered: discovery failed (the server did not answer), which
+	// says nothing of whether the kind is served; Watch maps it again.
+	undiscovered bool
+	inf          cache.SharedIndexInformer
+	cancel       context.CancelFunc
 	// lastErr is the informer's last list or watch error (forbidden).
 	lastErr atomic.Pointer[error]
 }
@@ -88,7 +96,8 @@ func New(dyn dynamic.Interface, mapper meta.RESTMapper, opts Options) (*Cache, e
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	g, err := watchguard.New(watchguard.Options{Probe: opts.ServerProbe, Logger: opts.Logger, Registerer: opts.Registerer})
+	g, err := watchguard.New(watchguard.Options{Probe: opts.ServerProbe, Logger: opts.Logger, Registerer: opts.Registerer,
+		Bound: opts.WatchFailureBound})
 	if err != nil {
 		return nil, fmt.Errorf("references cache: %w", err)
 	}
@@ -115,9 +124,19 @@ func (c *Cache) Start(ctx context.Context) {
 		return
 	}
 	c.ctx = ctx
-	for _, k := range *c.kinds.Load() {
-		c.run(k)
+	// The kinds Watch added before are published, read without a lock
+	// (Resolve, HasSynced): each gets its informer in a new kindCache,
+	// and the map is replaced whole, as Watch does.
+	cur := *c.kinds.Load()
+	next := make(map[schema.GroupVersionKind]*kindCache, len(cur))
+	for gvk, k := range cur {
+		if k.unserved == nil && k.inf == nil {
+			k = &kindCache{gvk: k.gvk, gvr: k.gvr, namespaced: k.namespaced}
+			c.run(k)
+		}
+		next[gvk] = k
 	}
+	c.kinds.Store(&next)
 }
 
 // WatchRegistry watches the kinds the registry's Kartas reference
@@ -178,7 +197,7 @@ func (c *Cache) Watch(kinds []schema.GroupVersionKind) {
 			next[gvk] = k
 			continue
 		}
-		k := c.mapKind(gvk) // an unserved kind is mapped again: its CRD may be installed now
+		k := c.mapKind(gvk, cur[gvk]) // an unserved kind is mapped again: its CRD may be installed now
 		next[gvk] = k
 		if c.ctx != nil {
 			c.run(k)
@@ -207,8 +226,12 @@ func (c *Cache) Kinds() []schema.GroupVersionKind {
 }
 
 // mapKind maps gvk to its resource; a kind the cluster does not serve is
-// kept with the reason, so that Resolve says it.
-func (c *Cache) mapKind(gvk schema.GroupVersionKind) *kindCache {
+// kept with the reason, so that Resolve says it, and logged unless prev,
+// its last mapping, failed the same way (a kind mapped again every few
+// seconds while discovery fails). A discovery that fails for a kind the
+// cluster said it does not serve keeps that answer: a passing outage
+// does not make Ready fail before its bound.
+func (c *Cache) mapKind(gvk schema.GroupVersionKind, prev *kindCache) *kindCache {
 	k := &kindCache{gvk: gvk}
 	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if r, ok := c.mapper.(meta.ResettableRESTMapper); ok && meta.IsNoMatchError(err) {
@@ -220,11 +243,14 @@ func (c *Cache) mapKind(gvk schema.GroupVersionKind) *kindCache {
 	case meta.IsNoMatchError(err):
 		k.unserved = fmt.Errorf("the cluster does not serve %s", gvk)
 	case err != nil:
-		k.unserved = fmt.Errorf("discovering %s: %w", gvk, err)
+		k.unserved, k.undiscovered = fmt.Errorf("discovering %s: %w", gvk, err), true
 	default:
 		k.gvr, k.namespaced = m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace
 	}
-	if k.unserved != nil {
+	if k.undiscovered && prev != nil && prev.unserved != nil && !prev.undiscovered {
+		return prev // the server did not answer now: its last answer (not served) stands
+	}
+	if k.unserved != nil && (prev == nil || prev.unserved == nil || prev.unserved.Error() != k.unserved.Error()) {
 		c.log.Warn("references: cannot watch a referenced kind", "kind", gvk.String(), "err", k.unserved)
 	}
 	return k
@@ -297,6 +323,47 @@ func (c *Cache) HasSynced() bool {
 	}
 	return true
 }
+
+// Ready is nil while the API server answers the lists and watches of the
+// referenced kinds, or has not for less than Options.WatchFailureBound,
+// once discovery has mapped every kind (served or not) and their first
+// lists are in (HasSynced); else it says why not, for a readiness probe:
+// a *watchguard.UnreachableError naming the kinds' resources, the
+// discovery errors, or ErrNotSynced.
+func (c *Cache) Ready() error {
+	if err := c.guard.Err(); err != nil {
+		return fmt.Errorf("references: %w", err)
+	}
+	var undiscovered []error
+	for _, gvk := range c.Kinds() {
+		if k := (*c.kinds.Load())[gvk]; k != nil && k.undiscovered {
+			undiscovered = append(undiscovered, k.unserved)
+		}
+	}
+	if len(undiscovered) > 0 {
+		return fmt.Errorf("references: %w", errors.Join(undiscovered...))
+	}
+	if !c.HasSynced() {
+		return ErrNotSynced
+	}
+	return nil
+}
+
+// DiscoveryFailed reports whether discovery failed for a watched kind
+// (the server did not answer when Watch mapped it): its references are
+// absent until a later Watch maps it, which a caller then calls sooner.
+func (c *Cache) DiscoveryFailed() bool {
+	for _, k := range *c.kinds.Load() {
+		if k.undiscovered {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrNotSynced is Ready's error before the first lists of the referenced
+// kinds are in.
+var ErrNotSynced = errors.New("the caches of the referenced kinds are not synced yet")
 
 // WaitForSync waits until HasSynced, or ctx ends (false).
 func (c *Cache) WaitForSync(ctx context.Context) bool {

@@ -49,6 +49,12 @@ func resourceOf(gvk schema.GroupVersionKind) schema.GroupVersionResource {
 
 func newEnv(t *testing.T, objs ...*unstructured.Unstructured) *env {
 	t.Helper()
+	return newEnvWith(t, Options{}, objs...)
+}
+
+// newEnvWith is newEnv with the Cache's options.
+func newEnvWith(t *testing.T, opts Options, objs ...*unstructured.Unstructured) *env {
+	t.Helper()
 	mapper := meta.NewDefaultRESTMapper(nil)
 	listKinds := map[schema.GroupVersionResource]string{}
 	for gvk, scope := range map[schema.GroupVersionKind]meta.RESTScope{
@@ -62,7 +68,7 @@ func newEnv(t *testing.T, objs ...*unstructured.Unstructured) *env {
 		rts[i] = o
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, rts...)
-	c, err := New(dyn, mapper, Options{})
+	c, err := New(dyn, mapper, opts)
 	require.NoError(t, err)
 	return &env{dyn: dyn, mapper: mapper, cache: c}
 }

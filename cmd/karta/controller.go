@@ -75,8 +75,9 @@ func newControllerCmd(s streams) *cobra.Command {
 			"Evaluating on a registered one (False while its evaluations end on limits; --limit-interval).\n" +
 			"With --leader-elect (the default) only the holder of a Lease writes status; every replica\n" +
 			"keeps its registry current. /healthz answers while the process runs, /readyz once the\n" +
-			"registry reflects the cluster (\"ok: leader\" or \"ok: standby\"), /metrics serves Prometheus\n" +
-			"metrics. --serve also serves Karmada's resource interpreter webhook from the live registry.\n" +
+			"registry reflects the cluster and the caches of the gang output and of the Kartas'\n" +
+			"referenced kinds are synced, while the API server answers their watches (\"ok: leader\" or\n" +
+			"\"ok: standby\"), /metrics serves Prometheus metrics. --serve also serves Karmada's resource interpreter webhook from the live registry.\n" +
 			"--gang-output TARGET keeps a gang scheduler's objects (the Kubernetes Workload API's, or\n" +
 			"KAI-Scheduler's, Volcano's or coscheduling's PodGroups) in step with every workload a Karta\n" +
 			"describes, and --pod-webhook links each new pod to its group (served on --serve's port at\n" +
@@ -215,7 +216,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 			return reported(s, err)
 		}
 	}
-	servers, err := listenController(s, f, ctrl, gang, kartas, live.cache, metrics)
+	servers, err := listenController(s, f, ctrl, gang, kartas, live, metrics)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/kartalua/karta/controller"
 	"github.com/kartalua/karta/gangoutput"
-	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/webhook"
 )
 
@@ -50,47 +49,55 @@ func newControllerMetrics() *prometheus.Registry {
 }
 
 // probes serves /healthz (the process answers) and /readyz (the registry
-// reflects the cluster, and the gang output's caches, when there is one,
-// are synced, and the API server has answered their watches within the
-// bound; the body says whether this replica leads, or why it is not
-// ready).
-func probes(ctrl *controller.Controller, gang *gangRun) http.Handler {
+// reflects the cluster, the gang output's caches, when there is one, and
+// the references' caches are synced, and the API server has answered
+// their watches within the bound; the body says whether this replica
+// leads, or why it is not ready).
+func probes(ctrl *controller.Controller, gang *gangRun, live *liveReferences) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc(healthzPath, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok")
 	})
-	mux.HandleFunc(readyzPath, func(w http.ResponseWriter, _ *http.Request) {
+	mux.Handle(readyzPath, readyz(func() error { return errors.Join(ctrl.Ready(), gang.ready(), live.ready()) }, func() string {
+		if ctrl.Leading() {
+			return "ok: leader"
+		}
+		return "ok: standby"
+	}))
+	return mux
+}
+
+// readyz is the /readyz of karta's long-running commands (controller,
+// serve): 503 and "not ready: " with why while ready fails, else 200 and
+// ok's text.
+func readyz(ready func() error, ok func() string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if err := errors.Join(ctrl.Ready(), gang.ready()); err != nil {
+		if err := ready(); err != nil {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = io.WriteString(w, "not ready: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 			return
 		}
-		role := "standby"
-		if ctrl.Leading() {
-			role = "leader"
-		}
-		_, _ = io.WriteString(w, "ok: "+role)
+		_, _ = io.WriteString(w, ok())
 	})
-	return mux
 }
 
 // listenController opens the listeners of the probe, metrics and (with
 // --serve) webhook servers, so that a busy port fails the command before
 // anything runs.
-func listenController(s streams, f *controllerFlags, ctrl *controller.Controller, gang *gangRun, kartas webhook.Kartas, references interpreter.Resolver,
+func listenController(s streams, f *controllerFlags, ctrl *controller.Controller, gang *gangRun, kartas webhook.Kartas, live *liveReferences,
 	metrics *prometheus.Registry) ([]*controllerServer, error) {
 	type want struct {
 		what, flag, addr string
 		handler          http.Handler
 	}
 	wants := []want{
-		{"health probes", "--health-addr", f.healthAddr, probes(ctrl, gang)},
+		{"health probes", "--health-addr", f.healthAddr, probes(ctrl, gang, live)},
 		{"metrics", "--metrics-addr", f.metricsAddr, promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})},
 	}
 	if f.serve != "" {
-		var h http.Handler = webhook.New(webhook.Options{Fair: f.isolate.fair(), References: references}, kartas)
+		var h http.Handler = webhook.New(webhook.Options{Fair: f.isolate.fair(), References: live.resolver()}, kartas)
 		if f.podWebhook {
 			mux := http.NewServeMux()
 			mux.Handle(gangoutput.WebhookPath, gang.ctrl.Webhook())

@@ -104,7 +104,7 @@ func TestControllerProbesWaitForTheGangOutput(t *testing.T) {
 	gang, err := gangoutput.New(dyn, metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme()), meta.NewDefaultRESTMapper(nil),
 		interpreter.NewRegistry(), gangoutput.Options{Target: podgroups.Volcano})
 	require.NoError(t, err)
-	srv := httptest.NewServer(probes(ctrl, &gangRun{ctrl: gang}))
+	srv := httptest.NewServer(probes(ctrl, &gangRun{ctrl: gang}, nil))
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -156,7 +156,7 @@ func TestControllerProbes(t *testing.T) {
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
 	ctrl, err := controller.New(dyn, interpreter.NewRegistry(), controller.Options{Standby: true})
 	require.NoError(t, err)
-	srv := httptest.NewServer(probes(ctrl, &gangRun{}))
+	srv := httptest.NewServer(probes(ctrl, &gangRun{}, nil))
 	defer srv.Close()
 	get := func(path string) (int, string) {
 		t.Helper()

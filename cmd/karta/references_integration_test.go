@@ -53,12 +53,8 @@ func TestIntegrationReferences(t *testing.T) {
 	// The runtime (cluster-scoped: named after the test's namespace), the
 	// TrainJob that names it, and the Karta, labelled for this test's
 	// controller.
-	runtime := readExample(t, "examples/trainjob/refs/torchtune-llama3.2-3b.yaml")
-	runtime.SetName("rt-" + ns)
+	runtime := createRuntime(t, dyn, ns)
 	runtimes := dyn.Resource(clusterRuntimeGVR)
-	runtime, err = runtimes.Create(ctx, runtime, metav1.CreateOptions{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = runtimes.Delete(context.Background(), runtime.GetName(), metav1.DeleteOptions{}) })
 	k := readExample(t, "examples/kartas/trainjob-runtime.yaml")
 	k.SetName(ns + "-trainjob-runtime")
 	k.SetLabels(map[string]string{"karta.run.ai/test": ns})
@@ -159,6 +155,20 @@ template:
 		}, time.Minute, 100*time.Millisecond, "%s follows the runtime: %v", what, got)
 		assert.Equal(t, []string{"dataset-initializer", "model-initializer", "node", "evaluator"}, got, what)
 	}
+}
+
+// createRuntime creates the torchtune ClusterTrainingRuntime of
+// examples/trainjob/refs, named rt-NS (it is cluster-scoped), until the
+// test ends.
+func createRuntime(t *testing.T, dyn dynamic.Interface, ns string) *unstructured.Unstructured {
+	t.Helper()
+	runtime := readExample(t, "examples/trainjob/refs/torchtune-llama3.2-3b.yaml")
+	runtime.SetName("rt-" + ns)
+	runtimes := dyn.Resource(clusterRuntimeGVR)
+	runtime, err := runtimes.Create(t.Context(), runtime, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = runtimes.Delete(context.Background(), runtime.GetName(), metav1.DeleteOptions{}) })
+	return runtime
 }
 
 // readExample reads a repository file of one object.

@@ -16,8 +16,12 @@ import (
 
 // rewatchPeriod is how often a long-running command sets the references'
 // watches from its registry again, besides each registry change: a kind
-// whose CRD was installed since is then watched.
-const rewatchPeriod = time.Minute
+// whose CRD was installed since is then watched. rediscoverPeriod is how
+// often while discovery fails for a kind (the API server down at start).
+const (
+	rewatchPeriod    = time.Minute
+	rediscoverPeriod = 2 * time.Second
+)
 
 // liveReferences is the references cache of a long-running command
 // (controller, serve): it watches what the registry's Kartas reference,
@@ -41,17 +45,39 @@ func newLiveReferences(dyn dynamic.Interface, mapper meta.RESTMapper, reg *inter
 func (l *liveReferences) run(ctx context.Context) {
 	l.cache.WatchRegistry(l.reg)
 	l.cache.Start(ctx)
-	t := time.NewTicker(rewatchPeriod)
-	defer t.Stop()
 	for {
+		wait := rewatchPeriod
+		if l.cache.DiscoveryFailed() {
+			wait = rediscoverPeriod
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-l.kick:
 		case <-t.C:
 		}
+		t.Stop()
 		l.cache.WatchRegistry(l.reg)
 	}
+}
+
+// ready is the cache's readiness (refs.Cache.Ready), for /readyz: nil
+// without a cache.
+func (l *liveReferences) ready() error {
+	if l == nil {
+		return nil
+	}
+	return l.cache.Ready()
+}
+
+// resolver is the cache as the webhook's resolver: nil without one.
+func (l *liveReferences) resolver() interpreter.Resolver {
+	if l == nil {
+		return nil
+	}
+	return l.cache
 }
 
 // changed asks for the watches to be set again (a Karta changed); it does

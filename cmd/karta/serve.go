@@ -16,12 +16,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/cluster"
 	"github.com/kartalua/karta/cluster/refs"
+	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
 	"github.com/kartalua/karta/karta"
@@ -53,7 +55,8 @@ func newServeCmd(s streams) *cobra.Command {
 		Use:   "serve --listen ADDR [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [-c CUSTOMIZATION...] [-k KARTA...] [--builtins=false] [--max-request-bytes N] [--isolate MODE]",
 		Short: "Serve Karmada's resource interpreter webhook for Kartas and ResourceInterpreterCustomizations",
 		Long: "Serve Karmada's resource interpreter webhook (ResourceInterpreterContext,\n" +
-			"config.karmada.io/v1alpha1) at /interpret, plus /healthz (\"ok\") and /metrics (Prometheus).\n" +
+			"config.karmada.io/v1alpha1) at /interpret, plus /healthz (\"ok\"), /readyz and /metrics\n" +
+			"(Prometheus).\n" +
 			"It answers for the kinds of the customizations of -c (their Lua run unmodified; they win\n" +
 			"over Kartas for the operations they script) and for the kinds of the Kartas of -k and the\n" +
 			"built-in Kartas (their generated Karmada hooks; a -k Karta replaces the built-in of its\n" +
@@ -73,6 +76,10 @@ func newServeCmd(s streams) *cobra.Command {
 			"With --kubeconfig (or --context) the Kartas' references resolve from a cache of that\n" +
 			"cluster's objects of the referenced kinds (docs/karta.md, \"References\"); without, they are\n" +
 			"absent. Each reference an answer could not resolve is a Warning header of the answer.\n" +
+			"The cache's lists and watches are guarded as the controller's: one the API server does not\n" +
+			"answer waits for it and is retried at once, shows in karta_watch_failing, and past 10 s makes\n" +
+			"/readyz answer 503 (\"not ready: ...\"), as it does until the cache's first lists are in; /readyz\n" +
+			"says \"ok\" otherwise, and always without --kubeconfig.\n" +
 			"It logs every kind it serves, and what answers for it, on standard error.\n" +
 			"SIGINT or SIGTERM stops it, after the requests in flight finish.",
 		Example: "  karta serve --listen :8443 --tls-cert tls.crt --tls-key tls.key\n" +
@@ -150,11 +157,12 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	references, err := serveReferences(ctx, s, f, kartas.Registry)
+	metrics := prometheus.NewRegistry()
+	live, err := serveReferences(ctx, s, f, kartas.Registry, metrics)
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(s, webhook.New(webhook.Options{MaxRequestBytes: f.maxRequestBytes, Fair: f.isolate.fair(), References: references},
+	srv := newHTTPServer(s, serveHandler(webhook.Options{MaxRequestBytes: f.maxRequestBytes, Fair: f.isolate.fair(), Registry: metrics}, live,
 		webhook.NewKarmada(in), kartas))
 	scheme := "http"
 	if f.tlsCert != "" {
@@ -189,6 +197,18 @@ func runServe(ctx context.Context, s streams, f *serveFlags) error {
 	}
 	fmt.Fprintf(s.err, "karta: serving %d kinds on %s://%s\n", len(kinds), scheme, ln.Addr())
 	return untilStopped(ctx, s, srv, served, stop)
+}
+
+// serveHandler is karta serve's handler: the webhook of backends
+// (/interpret, /healthz, /metrics) resolving references from live, and
+// /readyz, which waits for live's caches and fails while the API server
+// leaves their watches unanswered past the bound ("ok" without live).
+func serveHandler(opts webhook.Options, live *liveReferences, backends ...webhook.Backend) http.Handler {
+	opts.References = live.resolver()
+	mux := http.NewServeMux()
+	mux.Handle(readyzPath, readyz(live.ready, func() string { return "ok" }))
+	mux.Handle("/", webhook.New(opts, backends...))
+	return mux
 }
 
 // newHTTPServer is the HTTP server of karta's long-running commands (serve,
@@ -329,7 +349,12 @@ func servedKinds(custs []*karmada.Customization, kartas webhook.Kartas, sources 
 // the registry's Kartas reference, run until ctx ends (it answers from
 // what it has: a reference to a kind not synced yet is absent); nil
 // without, and the Kartas that read references are named in a warning.
-func serveReferences(ctx context.Context, s streams, f *serveFlags, reg *interpreter.Registry) (interpreter.Resolver, error) {
+// Its lists and watches are guarded as the controller's: one that the API
+// server does not answer waits for its /readyz and is retried at once,
+// counted in metrics (karta_watch_failing) and, past the bound, makes
+// serve's /readyz fail (liveReferences.ready); client-go's own records go
+// to the log, rate-limited, until ctx ends.
+func serveReferences(ctx context.Context, s streams, f *serveFlags, reg *interpreter.Registry, metrics prometheus.Registerer) (*liveReferences, error) {
 	if f.config.Kubeconfig == "" && f.config.Context == "" {
 		if names := referencingKartas(reg); len(names) > 0 {
 			fmt.Fprintf(s.err, "karta: warning: the references of %s resolve to nothing without --kubeconfig: absent, and said so in each answer's Warning header\n",
@@ -346,11 +371,17 @@ func serveReferences(ctx context.Context, s streams, f *serveFlags, reg *interpr
 	if err != nil {
 		return nil, reported(s, err)
 	}
-	live, err := newLiveReferences(c.Dynamic, c.Mapper, reg, refs.Options{Logger: slog.New(slog.NewTextHandler(s.err, nil))})
+	log := slog.New(slog.NewTextHandler(s.err, nil))
+	live, err := newLiveReferences(c.Dynamic, c.Mapper, reg,
+		refs.Options{ServerProbe: watchguard.ReadyzProbe(c.Discovery.RESTClient()), Registerer: metrics, Logger: log})
 	if err != nil {
 		return nil, reported(s, err)
 	}
-	go live.run(ctx)
+	restore := watchguard.RouteKlog(log)
+	go func() {
+		defer restore()
+		live.run(ctx)
+	}()
 	fmt.Fprintf(s.err, "karta: references resolve from the cluster at %s\n", cfg.Host)
-	return live.cache, nil
+	return live, nil
 }

@@ -116,20 +116,7 @@ func schemaProblems(ctx context.Context, src schemaSource, c *karta.Checked) (ka
 	case err != nil:
 		return nil, err
 	}
-	return schemacheck.Check(c, s, referenceSchemas(ctx, src, c.Karta)...).Karta(), nil
-}
-
-// referenceSchemas are the schemas src has of the kinds k's references
-// name; a reference whose kind has none (a built-in kind, a CRD not
-// given) is not checked through a schema.
-func referenceSchemas(ctx context.Context, src schemaSource, k *karta.Karta) []*schemacheck.Schema {
-	var out []*schemacheck.Schema
-	for _, r := range k.Spec.References {
-		if s, err := src.lookup(ctx, r.Kind.GVK()); err == nil {
-			out = append(out, s)
-		}
-	}
-	return out
+	return schemacheck.Check(c, s, schemacheck.ReferenceSchemas(ctx, c.Karta, src.lookup)...).Karta(), nil
 }
 
 func describeKind(gvk schema.GroupVersionKind) string {
