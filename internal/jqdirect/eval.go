@@ -26,6 +26,8 @@ type dctx struct {
 	steps int
 	// keys are the boxed path keys of the program Paths evaluates.
 	keys map[*pathNode][]any
+	// vars are the call's variables (Scratch.Vars).
+	vars []any
 }
 
 // directStepBudget is the work one call may do in direct evaluation; a
@@ -72,6 +74,10 @@ type Scratch struct {
 	arena []any
 	// Size is the first arena's capacity (16 when 0).
 	Size int
+	// Vars are the values of the variables the call's programs were
+	// compiled with (Compile's vars), in that order: the values every
+	// other back end binds for the call. A variable past the end is null.
+	Vars []any
 }
 
 func (s *Scratch) ctx() *dctx {
@@ -79,12 +85,14 @@ func (s *Scratch) ctx() *dctx {
 		s.c = dctxPool.Get().(*dctx)
 		s.c.steps, s.c.top = 0, 0
 	}
+	s.c.vars = s.Vars
 	return s.c
 }
 
 // Release gives the buffers back; the Scratch may be used again after.
 func (s *Scratch) Release() {
 	if s.c != nil {
+		s.c.vars = nil // the pool keeps no object alive
 		dctxPool.Put(s.c)
 		s.c = nil
 	}
@@ -230,6 +238,19 @@ func (emptyObjectNode) eval(_ *dctx, _ any, out []any) ([]any, bool) {
 type literalNode struct{ v any }
 
 func (n *literalNode) eval(_ *dctx, _ any, out []any) ([]any, bool) { return append(out, n.v), true }
+
+// varNode is $name: the value the call binds to the variable in slot
+// (Scratch.Vars), null when it binds fewer — as gojq pads them. The
+// value is the binder's own, in flight like the object's values.
+type varNode struct{ slot int }
+
+func (n varNode) eval(c *dctx, _ any, out []any) ([]any, bool) {
+	var v any
+	if n.slot < len(c.vars) {
+		v = c.vars[n.slot]
+	}
+	return append(out, v), true
+}
 
 // pathStep is one index (.key, .[n]) or iteration (.[]) step; opt marks a
 // step followed by `?`, whose error is no output instead.
