@@ -480,7 +480,7 @@ Q[3] = function(v, out)
   J.emit(out, b_3)
 end
 
--- (.status.active | length) == 0 and ({ since: (.status.lastSuccessfulTime // ""), failed: [([])[] | select([.status.conditions[]? | select(.type == "Failed" and .status == "True")] | length > 0) | .metadata.creationTimestamp // ""] } | [.failed[] > .since | select(.)] | length > 0)
+-- (.status.active | length) == 0 and ({ since: (.status.lastSuccessfulTime // ""), failed: [([])[] | select([.status.conditions[]? | select(.type == "Failed" and .status == "True")] | length != 0) | .metadata.creationTimestamp // ""] } | [.failed[] > .since | select(.)] | length != 0)
 Q[4] = function(v, out)
   local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
   local active = type(status) == "table" and status[1] == nil and status.active or J.field(status, "active")
@@ -511,8 +511,7 @@ Q[4] = function(v, out)
         end
       end
       local len_2 = J.length(arr_2)
-      local t_2 = J.gt(len_2, 0)
-      if t_2 then
+      if len_2 ~= 0 then
         local metadata = type(x) == "table" and x[1] == nil and x.metadata or J.field(x, "metadata")
         local creationTimestamp = type(metadata) == "table" and metadata[1] == nil and metadata.creationTimestamp or J.field(metadata, "creationTimestamp")
         if creationTimestamp == NULL or creationTimestamp == false then
@@ -526,14 +525,13 @@ Q[4] = function(v, out)
     local since = type(obj) == "table" and obj[1] == nil and obj.since or J.field(obj, "since")
     local failed = type(obj) == "table" and obj[1] == nil and obj.failed or J.field(obj, "failed")
     for _, x_3 in J.each(failed) do
-      local t_3 = J.gt(x_3, since)
-      if t_3 ~= NULL and t_3 ~= false then
-        arr_3[#arr_3 + 1] = t_3
+      local t_2 = J.gt(x_3, since)
+      if t_2 ~= NULL and t_2 ~= false then
+        arr_3[#arr_3 + 1] = t_2
       end
     end
     local len_3 = J.length(arr_3)
-    local t_4 = J.gt(len_3, 0)
-    b = t_4
+    b = len_3 ~= 0
   end
   if out == nil then return b end
   J.emit(out, b)
