@@ -89,13 +89,13 @@ func reviseVariants(revs []Revision) [][]Revision {
 }
 
 // pathsBindVariables are the built-ins with paths outside the direct
-// subset because they bind variables of their own (`as`, reduce, def),
-// and why. Their pod and revision hooks take the Lua path; reading a
-// reference ($name) alone is direct.
+// subset because they bind variables in ways it does not take (reduce,
+// def, destructuring), and why. Their pod and revision hooks take the Lua
+// path; reading a reference ($name), or binding one with `as`, is direct.
 var pathsBindVariables = map[string]string{
 	// The runtime's pod templates with the TrainJob's overrides applied:
-	// a strategic merge written with def, reduce and `as`.
-	"trainjob": "the pod template and replicas paths merge the runtime's templates with def, reduce and as",
+	// a strategic merge written with def and reduce.
+	"trainjob": "the pod template path merges the runtime's templates with def and reduce",
 }
 
 // TestReviseDirectAgreesWithGojq runs every built-in's revisions.yaml

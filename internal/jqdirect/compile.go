@@ -1,9 +1,9 @@
 // Package jqdirect is the direct back end of karta's jq subset: the part
 // that Karta paths use — paths, computed indexes and slices, `//`,
 // comparisons, `and`/`or`, `if`, `select`, array and object construction,
-// string interpolation, arithmetic, the builtins the built-ins use and the
+// string interpolation, arithmetic, the builtins the built-ins use, the
 // variables the caller binds (a Karta's references, $name, read from the
-// call's Scratch.Vars) — every path of every built-in is in it — compiled once into a tree of
+// call's Scratch.Vars) and `E as $name | …` — compiled once into a tree of
 // Go nodes that read the object in place, without a Lua state, a view or a
 // conversion. The nodes are in eval.go (paths, pipes, control), ops.go
 // (operators and jq's order), build.go (construction, indexes, slices)
@@ -34,6 +34,10 @@ import (
 // Program is one jq expression compiled for direct evaluation.
 type Program struct {
 	root dnode
+	// nvars are the variables the caller binds (Compile's vars), locals
+	// the slots after them for the variables the expression binds itself
+	// (`E as $x | …`): the environment of a run.
+	nvars, locals int
 	// path is root when it is a plain path (no base, no iteration), which
 	// run evaluates without buffers.
 	path *pathNode
@@ -51,8 +55,9 @@ type dnode interface {
 // outside the direct subset (the expression then always runs on Lua).
 // vars are the variables the caller binds when it runs the program
 // ("$name", in the order of Scratch.Vars): a Karta's references. A
-// variable among them reads its value from the call (varNode); any other
-// variable, or one bound inside the expression (`as`, reduce), is outside
+// variable among them reads its value from the call (varNode), and so
+// does one the expression binds with `E as $name | …`; any other variable
+// (a destructuring pattern, reduce, foreach, a def's parameter) is outside
 // the subset.
 func Compile(q *gojq.Query, vars ...string) *Program {
 	cp := compiler{vars: vars}
@@ -60,19 +65,36 @@ func Compile(q *gojq.Query, vars ...string) *Program {
 	if n == nil {
 		return nil
 	}
-	p := &Program{root: n}
+	p := &Program{root: n, nvars: len(vars), locals: cp.slots}
 	if pn, ok := n.(*pathNode); ok && pn.single && pn.base == nil {
 		p.path = pn
 	}
 	return p
 }
 
-// compiler is one compilation: the variables it may read.
-type compiler struct{ vars []string }
+// compiler is one compilation: the variables it may read, the caller's
+// and those in scope of the expression's own bindings.
+type compiler struct {
+	vars []string
+	// scope is the expression's bindings in scope, innermost last; slots
+	// counts them all, each its own slot after the caller's variables.
+	scope []binding
+	slots int
+}
+
+type binding struct {
+	name string
+	slot int
+}
 
 // variable is $name's node, nil when name is not among the bound
-// variables (gojq fails to compile it, or binds it in the expression).
+// variables (gojq fails to compile it).
 func (cp *compiler) variable(name string) dnode {
+	for i := len(cp.scope) - 1; i >= 0; i-- {
+		if cp.scope[i].name == name {
+			return varNode{slot: cp.scope[i].slot}
+		}
+	}
 	for i := len(cp.vars) - 1; i >= 0; i-- {
 		// The last of equal names wins, as in gojq's scope.
 		if cp.vars[i] == name {
@@ -83,8 +105,11 @@ func (cp *compiler) variable(name string) dnode {
 }
 
 func (cp *compiler) query(q *gojq.Query) dnode {
-	if q == nil || q.Meta != nil || len(q.Imports) > 0 || len(q.FuncDefs) > 0 || len(q.Patterns) > 0 {
+	if q == nil || q.Meta != nil || len(q.Imports) > 0 || len(q.FuncDefs) > 0 {
 		return nil
+	}
+	if len(q.Patterns) > 0 {
+		return cp.bind(q)
 	}
 	if q.Term != nil {
 		return cp.term(q.Term)
@@ -115,7 +140,28 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 	return nil
 }
 
-// directTerm compiles a term and its suffixes. Index, iteration and `?`
+// bind compiles `l as $name | r`: r sees $name in a slot of its own. A
+// destructuring pattern or ?// alternatives are not in the subset.
+func (cp *compiler) bind(q *gojq.Query) dnode {
+	if len(q.Patterns) != 1 || q.Op != gojq.OpPipe || q.Patterns[0].Name == "" {
+		return nil
+	}
+	src := cp.query(q.Left)
+	if src == nil {
+		return nil
+	}
+	slot := len(cp.vars) + cp.slots
+	cp.slots++
+	cp.scope = append(cp.scope, binding{name: q.Patterns[0].Name, slot: slot})
+	body := cp.query(q.Right)
+	cp.scope = cp.scope[:len(cp.scope)-1]
+	if body == nil {
+		return nil
+	}
+	return &bindNode{src: src, slot: slot, body: body}
+}
+
+// term compiles a term and its suffixes. Index, iteration and `?`
 // suffixes become the steps of a pathNode over the base term; a computed
 // index or a slice ends the steps so far, which become its base.
 func (cp *compiler) term(t *gojq.Term) dnode {

@@ -26,8 +26,10 @@ type dctx struct {
 	steps int
 	// keys are the boxed path keys of the program Paths evaluates.
 	keys map[*pathNode][]any
-	// vars are the call's variables (Scratch.Vars).
+	// vars are the run's variables: the call's (Scratch.Vars), then the
+	// slots of the expression's own bindings (Program.env) in env.
 	vars []any
+	env  []any
 }
 
 // directStepBudget is the work one call may do in direct evaluation; a
@@ -119,7 +121,8 @@ func (p *Program) Run(in any, s *Scratch) ([]any, bool) {
 		}
 		return s.keep(o), true
 	}
-	c := s.ctx()
+	c := p.enter(s)
+	defer p.leave(c)
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := p.root.eval(c, in, tmp)
@@ -140,6 +143,33 @@ func (p *Program) Run(in any, s *Scratch) ([]any, bool) {
 		s.arena = append(s.arena, o)
 	}
 	return s.arena[start:len(s.arena):len(s.arena)], true
+}
+
+// enter takes s's context for a run of p: with the expression's own
+// bindings, an environment of the call's variables (padded to the ones p
+// was compiled with) and a slot per binding.
+func (p *Program) enter(s *Scratch) *dctx {
+	c := s.ctx()
+	if p.locals == 0 {
+		return c
+	}
+	n := p.nvars + p.locals
+	if cap(c.env) < n {
+		c.env = make([]any, n)
+	}
+	c.env = c.env[:n]
+	copy(c.env, s.Vars[:min(len(s.Vars), p.nvars)])
+	c.vars = c.env
+	return c
+}
+
+// leave ends a run: the environment is cleared, so that a pooled context
+// keeps no value alive.
+func (p *Program) leave(c *dctx) {
+	if p.locals > 0 {
+		clear(c.env)
+		c.vars = nil
+	}
 }
 
 // grow makes room for n more outputs in the arena. A full arena is not
@@ -250,6 +280,34 @@ func (n varNode) eval(c *dctx, _ any, out []any) ([]any, bool) {
 		v = c.vars[n.slot]
 	}
 	return append(out, v), true
+}
+
+// bindNode is `src as $x | body`: body on the input once per output of
+// src, with $x (slot) bound to it. Evaluation is eager (body's outputs are
+// all appended before the next binding), so one slot serves every
+// binding in turn; the value before is restored after.
+type bindNode struct {
+	src  dnode
+	slot int
+	body dnode
+}
+
+func (n *bindNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.src.eval(c, in, tmp)
+	if !ok || !c.step(len(tmp)) {
+		return out, false
+	}
+	old := c.vars[n.slot]
+	defer func() { c.vars[n.slot] = old }()
+	for _, v := range tmp {
+		c.vars[n.slot] = v
+		if out, ok = n.body.eval(c, in, out); !ok {
+			return out, false
+		}
+	}
+	return out, true
 }
 
 // pathStep is one index (.key, .[n]) or iteration (.[]) step; opt marks a

@@ -100,8 +100,12 @@ var directExprs = []string{
 	`.m + {}`, `{} + .m`, `.m2 + {}`, `{a: .n, b: .f} + {}`, `{} + {a: .big}`, `{a: .n} + ({} // {})`, `({} + {}) | length`,
 	`[.a[]?] | .[0] + {}`, `.objs[0] + {}`,
 	`[.a[]? | .y // empty] | add`, `.s | .[("\(.s[:1])-" | length):]`,
+	// Bindings: the body once per output, the variable in scope there only.
+	`.a as $x | $x`, `.arr[]? as $x | [$x, .n]`, `(.n, 1) as $n | $n + 1`, `. as $d | .a[]? | [., $d.n]`,
+	`.s as $s | .m as $m | {$s, $m}`, `.n as $x | (.s as $x | $x), $x`, `[.arr[]? as $x | select($x != null) | $x]`,
+	`.a as $x | error("e")`, `.zz[] as $x | 1`, `[empty as $x | 1]`, `{a: (.n as $n | $n * 2)} | .a`,
 	// Outside the subset: never compiled, so always the Lua path.
-	`.a as $x | $x`, `reduce .arr[] as $x (0; . + 1)`, `test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
+	`reduce .arr[] as $x (0; . + 1)`, `test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
 }
 
 // directInputs are JSON texts decoded three ways: float64, json.Number and
@@ -169,7 +173,7 @@ func TestAgreesWithGojq(t *testing.T) {
 			}
 		}
 	}
-	for _, expr := range []string{`.a as $x | $x`, `..`, `keys(.)`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`, `split("a"; "g")`} {
+	for _, expr := range []string{`. as [$x] | $x`, `..`, `keys(.)`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`, `split("a"; "g")`} {
 		q, err := gojq.Parse(expr)
 		require.NoError(t, err)
 		assert.Nil(t, Compile(q), "%s is outside the direct subset", expr)
@@ -189,7 +193,8 @@ var varExprs = []string{
 	`$rt.spec.template.spec.replicatedJobs[]?.name`, `[$rs[] | .status.replicas] | add`, `$rs[] | . == $rs[0]`,
 	`.n + ($rs | length)`, `"\($rs | length)-\($rt.spec.n)"`, `$rs | map(.metadata.name)`, `.arr[$rs | length]`,
 	`[.a[]? | $rt]`, `if $rt then $rt.spec else .n end`, `$rs[] | select(.metadata.name == $rt.metadata.name)`,
-	`[$rs[], .n]`, `$pad // $rt // 1`, `$rs + $rs | length`, `{($rt.metadata.name // "k"): $rs[0]}`, `$rt[]`, `$rt.x.y`,
+	`[$rs[], .n]`, `$pad // $rt // 1`, `. as $rs | $rs.n`, `$rs[] as $r | $r.metadata.name`, `$rt as $x | $x.spec.n`,
+	`($rt // $rs) as $rt | $rt.spec? // "none"`, `.n as $pad | [$pad, $rs[0]?.status.replicas]`, `$rs as $x | $rs | length`, `$rs + $rs | length`, `{($rt.metadata.name // "k"): $rs[0]}`, `$rt[]`, `$rt.x.y`,
 	`(.status.active | length) == 0 and ({since: (.status.lastSuccessfulTime // ""), failed: [$rs[] | select([.status.conditions[]? | select(.type == "Failed" and .status == "True")] | length != 0) | .metadata.creationTimestamp // ""]} | [.failed[] > .since | select(.)] | length != 0)`,
 }
 
@@ -205,9 +210,9 @@ var varValues = [][2]string{
 }
 
 // TestVariablesAgreeWithGojq: an expression that reads the variables the
-// caller binds runs directly, with their values, and agrees with gojq run
-// with the same values; a variable it is not compiled with, or one bound
-// inside the expression, is outside the subset.
+// caller binds (or shadows them with `as`) runs directly, with their
+// values, and agrees with gojq run with the same values; a variable it is
+// not compiled with, a pattern or a reduce is outside the subset.
 func TestVariablesAgreeWithGojq(t *testing.T) {
 	vars := []string{"$rs", "$rt", "$pad"}
 	agreed, declined := 0, 0
@@ -216,7 +221,9 @@ func TestVariablesAgreeWithGojq(t *testing.T) {
 		require.NoError(t, err, expr)
 		d := Compile(q, vars...)
 		require.NotNil(t, d, "%s is in the direct subset", expr)
-		assert.Nil(t, Compile(q), "%s reads a variable it is not compiled with", expr)
+		if !strings.Contains(expr, " as $") {
+			assert.Nil(t, Compile(q), "%s reads a variable it is not compiled with", expr)
+		}
 		ref, err := gojq.Compile(q, gojq.WithVariables(vars))
 		require.NoError(t, err, expr)
 		for _, vv := range varValues {
@@ -246,7 +253,8 @@ func TestVariablesAgreeWithGojq(t *testing.T) {
 	}
 	assert.Greater(t, agreed, 3000, "most evaluations are direct")
 	assert.Greater(t, declined, 100, "the error cases decline")
-	for _, expr := range []string{`$other`, `. as $rs | $rs`, `$rs as $x | $x`, `reduce $rs[] as $x (0; . + 1)`, `{$__loc__}`, `$__loc__`, `{$other}`, `$rs | $ENV`} {
+	for _, expr := range []string{`$other`, `(. as $x | $x) | $x`, `. as [$x] | $x`, `. as {a: $x} | $x`, `. as [$x] ?// $x | $x`,
+		`reduce $rs[] as $x (0; . + 1)`, `def f($a): $a; f(1)`, `{$__loc__}`, `$__loc__`, `{$other}`, `$rs | $ENV`} {
 		q, err := gojq.Parse(expr)
 		require.NoError(t, err)
 		assert.Nil(t, Compile(q, vars...), "%s is outside the direct subset", expr)
@@ -294,6 +302,22 @@ func TestVariablesArePerScratch(t *testing.T) {
 	_, ok := p.Run(nil, &s)
 	s.Release()
 	assert.False(t, ok)
+	// The expression's own bindings live in the run's environment, which
+	// is cleared after it; the caller's values are left as they were.
+	q, err = gojq.Parse(`$rs[] as $r | . as $rs | [$r.name, $rs.k]`)
+	require.NoError(t, err)
+	p = Compile(q, "$rs")
+	require.NotNil(t, p)
+	vars := []any{[]any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}}
+	s = Scratch{Vars: vars}
+	got, ok := p.Run(map[string]any{"k": "v"}, &s)
+	require.True(t, ok)
+	assert.Equal(t, []any{[]any{"a", "v"}, []any{"b", "v"}}, got)
+	assert.Equal(t, []any{[]any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}}, vars)
+	for _, v := range s.c.env {
+		assert.Nil(t, v, "a finished run's environment holds no value")
+	}
+	s.Release()
 }
 
 // assertLuaNumbers checks that outputs carry numbers as FromLua does:

@@ -172,6 +172,10 @@ func (g *exprGen) expr(depth int) string {
 	case 11:
 		return fmt.Sprintf("(%s | %s)", g.expr(d), g.expr(d))
 	case 12:
+		if g.pick(2) == 0 {
+			// A binding that shadows the caller's $v in its body.
+			return fmt.Sprintf("(%s as $v | %s)", g.expr(d), g.expr(d))
+		}
 		return fmt.Sprintf("-(%s)", g.expr(d))
 	}
 	return fmt.Sprintf("(%s)[]?", g.expr(d))
