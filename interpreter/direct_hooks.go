@@ -79,15 +79,15 @@ func (e *directEvaluator) live(ctx context.Context) bool {
 var directEvaluators = sync.Pool{New: func() any { return &directEvaluator{} }}
 
 // startDirect returns an evaluator for a direct call, or false when the
-// call must take the Lua path: direct evaluation is off, ctx is done, or
-
+// call must take the Lua path: direct evaluation is off or ctx is done.
+// Its evaluations read the references' values the call bound.
 func (p *Program) startDirect(ctx context.Context) (*directEvaluator, bool) {
 	if p.noDirect || ctx.Err() != nil {
 		return nil, false
 	}
 	e := directEvaluators.Get().(*directEvaluator)
 	// A hook's evaluations give a few outputs each: 8 slots to begin.
-	*e = directEvaluator{timeout: p.limits.Timeout, s: jqdirect.Scratch{Size: 8}}
+	*e = directEvaluator{timeout: p.limits.Timeout, s: jqdirect.Scratch{Size: 8, Vars: p.callVars(ctx)}}
 	return e, true
 }
 
@@ -159,7 +159,7 @@ func newStatusPlan(x *exprTable) *statusPlan {
 			ok = false
 			return nil
 		}
-		d := jqdirect.Compile(a.Query)
+		d := jqdirect.Compile(a.Query, a.Vars...)
 		if d == nil {
 			ok = false
 		}
@@ -216,7 +216,7 @@ func (sp *statusPlan) interpretStatus(ctx context.Context, p *Program, obj map[s
 	if sp.maxMatched > len(a.matched) {
 		res.Matched = make([]karta.Status, 0, sp.maxMatched)
 	}
-	s := jqdirect.Scratch{Size: sp.evals}
+	s := jqdirect.Scratch{Size: sp.evals, Vars: p.callVars(ctx)}
 	defer s.Release()
 	if sp.phase != nil {
 		outs, ok := sp.phase.Run(obj, &s)

@@ -60,10 +60,8 @@ func compileAnalysis(a *jqexpr.Analysis, vars ...string) (*jqProgram, error) {
 		}
 		p.code = func() *gojq.Code { return code }
 	}
-	// The direct evaluator declines every expression that reads a
-	// variable (jqdirect.Compile gives nil), so an expression compiled with
-	// variables it does not read runs direct, and its result cannot depend
-	// on them.
-	p.direct = jqdirect.Compile(a.Query)
+	// The direct form reads the same variables, from the values the
+	// call bound (Program.callVars); any other variable leaves it nil.
+	p.direct = jqdirect.Compile(a.Query, vars...)
 	return p, nil
 }

@@ -25,9 +25,8 @@ import (
 // every hook resolves the Karta's references once, on entry, and binds
 // their values for every back end: gojq programs read them from the
 // context (jqvars), the generated Lua's gojq fallbacks from their state
-// (jqlua.BindVariables), and the direct evaluator declines every
-// expression that reads a variable, so the call takes the Lua path for
-// those — never a wrong answer.
+// (jqlua.BindVariables), the direct evaluator from its Scratch
+// (callVars): every back end reads the same values.
 //
 // The resolver travels in the context rather than as a parameter of the
 // hooks because the hooks' signatures are shared by every adapter
@@ -176,6 +175,20 @@ func (p *Program) resolveAll(ctx context.Context, h Hook, obj *unstructured.Unst
 		vals[i] = v
 	}
 	return vals, nil
+}
+
+// callVars are the references' values for a direct call: those the hook
+// bound on entry (jqvars), or, for a call that entered through an
+// adapter's own entry with none bound, their absent values, as withState
+// binds them for the Lua path the direct call stands in for.
+func (p *Program) callVars(ctx context.Context) []any {
+	if len(p.refs) == 0 {
+		return nil
+	}
+	if vals := jqvars.From(ctx); vals != nil {
+		return vals
+	}
+	return p.absentReferences()
 }
 
 // absentReferences are the values of the references when none is

@@ -88,12 +88,14 @@ func reviseVariants(revs []Revision) [][]Revision {
 	return out
 }
 
-// revisePathsReadReferences are the built-ins whose example revisions
-// write through paths that read a reference, and why.
-var revisePathsReadReferences = map[string]string{
-	// The fragments say what the TrainJob alone says only without its
-	// runtime: select(($clusterTrainingRuntime // $trainingRuntime) == null).
-	"trainjob": "the fragment paths are guarded by the runtime references",
+// pathsBindVariables are the built-ins with paths outside the direct
+// subset because they bind variables in ways it does not take (reduce,
+// def, destructuring), and why. Their pod and revision hooks take the Lua
+// path; reading a reference ($name), or binding one with `as`, is direct.
+var pathsBindVariables = map[string]string{
+	// The runtime's pod templates with the TrainJob's overrides applied:
+	// a strategic merge written with def and reduce.
+	"trainjob": "the pod template path merges the runtime's templates with def and reduce",
 }
 
 // TestReviseDirectAgreesWithGojq runs every built-in's revisions.yaml
@@ -143,9 +145,9 @@ func TestReviseDirectAgreesWithGojq(t *testing.T) {
 			// Every built-in's own revisions run directly on its running
 			// example, in both forms, unless the Karta refuses them
 			// (AppWrapper's computed template paths cannot be written) or
-			// their paths read a reference, a per-call variable the direct
-			// evaluator declines (docs/jq.md; the paths above agree anyway).
-			if _, readsRef := revisePathsReadReferences[dk.name]; dk.running != nil && !readsRef {
+			// their paths bind variables of their own, outside the direct
+			// subset (docs/jq.md; the paths above agree anyway).
+			if _, binds := pathsBindVariables[dk.name]; dk.running != nil && !binds {
 				for _, obj := range []*unstructured.Unstructured{dk.running, k8sForm(t, dk.running)} {
 					_, _, _, ok := directRevise(fast.model, obj.Object, revs)
 					if _, _, _, err := fast.model.reviseSpec(ctx, obj.Object, revs); err != nil {

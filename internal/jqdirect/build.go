@@ -65,7 +65,7 @@ func (r *record) get(k string) any {
 // output, an operator or a builtin whole.
 func keyedOnly(n dnode) bool {
 	switch x := n.(type) {
-	case *literalNode, emptyNode, emptyObjectNode, declineNode:
+	case *literalNode, emptyNode, emptyObjectNode, declineNode, varNode:
 		return true
 	case *pathNode:
 		if x.base != nil {

@@ -1,8 +1,9 @@
 // Package jqdirect is the direct back end of karta's jq subset: the part
 // that Karta paths use — paths, computed indexes and slices, `//`,
 // comparisons, `and`/`or`, `if`, `select`, array and object construction,
-// string interpolation, arithmetic and the builtins the built-ins use
-// (every path of every built-in is in it) — compiled once into a tree of
+// string interpolation, arithmetic, the builtins the built-ins use, the
+// variables the caller binds (a Karta's references, $name, read from the
+// call's Scratch.Vars) and `E as $name | …` — compiled once into a tree of
 // Go nodes that read the object in place, without a Lua state, a view or a
 // conversion. The nodes are in eval.go (paths, pipes, control), ops.go
 // (operators and jq's order), build.go (construction, indexes, slices)
@@ -24,6 +25,7 @@ package jqdirect
 import (
 	"math"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/kartalua/karta/internal/third_party/gojq"
@@ -32,6 +34,10 @@ import (
 // Program is one jq expression compiled for direct evaluation.
 type Program struct {
 	root dnode
+	// nvars are the variables the caller binds (Compile's vars), locals
+	// the slots after them for the variables the expression binds itself
+	// (`E as $x | …`): the environment of a run.
+	nvars, locals int
 	// path is root when it is a plain path (no base, no iteration), which
 	// run evaluates without buffers.
 	path *pathNode
@@ -47,26 +53,68 @@ type dnode interface {
 
 // Compile compiles a parsed expression, or returns nil when it is
 // outside the direct subset (the expression then always runs on Lua).
-func Compile(q *gojq.Query) *Program {
-	n := directQuery(q)
+// vars are the variables the caller binds when it runs the program
+// ("$name", in the order of Scratch.Vars): a Karta's references. A
+// variable among them reads its value from the call (varNode), and so
+// does one the expression binds with `E as $name | …`; any other variable
+// (a destructuring pattern, reduce, foreach, a def's parameter) is outside
+// the subset.
+func Compile(q *gojq.Query, vars ...string) *Program {
+	cp := compiler{vars: vars}
+	n := cp.query(q)
 	if n == nil {
 		return nil
 	}
-	p := &Program{root: n}
+	p := &Program{root: n, nvars: len(vars), locals: cp.slots}
 	if pn, ok := n.(*pathNode); ok && pn.single && pn.base == nil {
 		p.path = pn
 	}
 	return p
 }
 
-func directQuery(q *gojq.Query) dnode {
-	if q == nil || q.Meta != nil || len(q.Imports) > 0 || len(q.FuncDefs) > 0 || len(q.Patterns) > 0 {
+// compiler is one compilation: the variables it may read, the caller's
+// and those in scope of the expression's own bindings.
+type compiler struct {
+	vars []string
+	// scope is the expression's bindings in scope, innermost last; slots
+	// counts them all, each its own slot after the caller's variables.
+	scope []binding
+	slots int
+}
+
+type binding struct {
+	name string
+	slot int
+}
+
+// variable is $name's node, nil when name is not among the bound
+// variables (gojq fails to compile it).
+func (cp *compiler) variable(name string) dnode {
+	for i := len(cp.scope) - 1; i >= 0; i-- {
+		if cp.scope[i].name == name {
+			return varNode{slot: cp.scope[i].slot}
+		}
+	}
+	for i := len(cp.vars) - 1; i >= 0; i-- {
+		// The last of equal names wins, as in gojq's scope.
+		if cp.vars[i] == name {
+			return varNode{slot: i}
+		}
+	}
+	return nil
+}
+
+func (cp *compiler) query(q *gojq.Query) dnode {
+	if q == nil || q.Meta != nil || len(q.Imports) > 0 || len(q.FuncDefs) > 0 {
 		return nil
 	}
-	if q.Term != nil {
-		return directTerm(q.Term)
+	if len(q.Patterns) > 0 {
+		return cp.bind(q)
 	}
-	l, r := directQuery(q.Left), directQuery(q.Right)
+	if q.Term != nil {
+		return cp.term(q.Term)
+	}
+	l, r := cp.query(q.Left), cp.query(q.Right)
 	if l == nil || r == nil {
 		return nil
 	}
@@ -92,10 +140,31 @@ func directQuery(q *gojq.Query) dnode {
 	return nil
 }
 
-// directTerm compiles a term and its suffixes. Index, iteration and `?`
+// bind compiles `l as $name | r`: r sees $name in a slot of its own. A
+// destructuring pattern or ?// alternatives are not in the subset.
+func (cp *compiler) bind(q *gojq.Query) dnode {
+	if len(q.Patterns) != 1 || q.Op != gojq.OpPipe || q.Patterns[0].Name == "" {
+		return nil
+	}
+	src := cp.query(q.Left)
+	if src == nil {
+		return nil
+	}
+	slot := len(cp.vars) + cp.slots
+	cp.slots++
+	cp.scope = append(cp.scope, binding{name: q.Patterns[0].Name, slot: slot})
+	body := cp.query(q.Right)
+	cp.scope = cp.scope[:len(cp.scope)-1]
+	if body == nil {
+		return nil
+	}
+	return &bindNode{src: src, slot: slot, body: body}
+}
+
+// term compiles a term and its suffixes. Index, iteration and `?`
 // suffixes become the steps of a pathNode over the base term; a computed
 // index or a slice ends the steps so far, which become its base.
-func directTerm(t *gojq.Term) dnode {
+func (cp *compiler) term(t *gojq.Term) dnode {
 	var base dnode
 	var steps []pathStep
 	// index appends an index suffix: a step, or a node over the term so
@@ -109,7 +178,7 @@ func directTerm(t *gojq.Term) dnode {
 		if len(steps) > 0 {
 			b, steps = newPathNode(base, steps), nil
 		}
-		base = computedIndex(b, x)
+		base = cp.computedIndex(b, x)
 		return base != nil
 	}
 	switch t.Type {
@@ -135,39 +204,39 @@ func directTerm(t *gojq.Term) dnode {
 			return nil
 		}
 		if t.Str.Queries != nil {
-			if base = interpolation(t.Str); base == nil {
+			if base = cp.interpolation(t.Str); base == nil {
 				return nil
 			}
 			break
 		}
 		base = &literalNode{t.Str.Str}
 	case gojq.TermTypeQuery:
-		if base = directQuery(t.Query); base == nil {
+		if base = cp.query(t.Query); base == nil {
 			return nil
 		}
 	case gojq.TermTypeArray:
 		a := &arrayNode{}
 		if t.Array.Query != nil {
-			if a.q = directQuery(t.Array.Query); a.q == nil {
+			if a.q = cp.query(t.Array.Query); a.q == nil {
 				return nil
 			}
 		}
 		base = a
 	case gojq.TermTypeFunc:
-		if base = directFunc(t.Func); base == nil {
+		if base = cp.function(t.Func); base == nil {
 			return nil
 		}
 	case gojq.TermTypeUnary:
 		if t.Unary.Op != gojq.OpSub {
 			return nil
 		}
-		x := directTerm(t.Unary.Term)
+		x := cp.term(t.Unary.Term)
 		if x == nil {
 			return nil
 		}
 		base = &negNode{x}
 	case gojq.TermTypeIf:
-		if base = directIf(t.If); base == nil {
+		if base = cp.ifThen(t.If); base == nil {
 			return nil
 		}
 	case gojq.TermTypeObject:
@@ -176,7 +245,7 @@ func directTerm(t *gojq.Term) dnode {
 			base = emptyObjectNode{}
 			break
 		}
-		if base = directObject(t.Object); base == nil {
+		if base = cp.object(t.Object); base == nil {
 			return nil
 		}
 	default:
@@ -271,22 +340,22 @@ func literalNumber(s string) (float64, bool) {
 // maxExactFloat is 2^53: integers up to it are exact in a float64.
 const maxExactFloat = 1 << 53
 
-func directIf(x *gojq.If) dnode {
+func (cp *compiler) ifThen(x *gojq.If) dnode {
 	n := &ifNode{}
-	cond, then := directQuery(x.Cond), directQuery(x.Then)
+	cond, then := cp.query(x.Cond), cp.query(x.Then)
 	if cond == nil || then == nil {
 		return nil
 	}
 	n.conds, n.thens = append(n.conds, cond), append(n.thens, then)
 	for _, e := range x.Elif {
-		c, t := directQuery(e.Cond), directQuery(e.Then)
+		c, t := cp.query(e.Cond), cp.query(e.Then)
 		if c == nil || t == nil {
 			return nil
 		}
 		n.conds, n.thens = append(n.conds, c), append(n.thens, t)
 	}
 	if x.Else != nil {
-		if n.els = directQuery(x.Else); n.els == nil {
+		if n.els = cp.query(x.Else); n.els == nil {
 			return nil
 		}
 	}
@@ -294,16 +363,16 @@ func directIf(x *gojq.If) dnode {
 }
 
 // computedIndex compiles base[f] and base[f:g] (base nil: the input).
-func computedIndex(base dnode, x *gojq.Index) dnode {
+func (cp *compiler) computedIndex(base dnode, x *gojq.Index) dnode {
 	if x.IsSlice {
 		n := &sliceNode{base: base}
 		if x.Start != nil {
-			if n.start = directQuery(x.Start); n.start == nil {
+			if n.start = cp.query(x.Start); n.start == nil {
 				return nil
 			}
 		}
 		if x.End != nil {
-			if n.end = directQuery(x.End); n.end == nil {
+			if n.end = cp.query(x.End); n.end == nil {
 				return nil
 			}
 		}
@@ -312,9 +381,9 @@ func computedIndex(base dnode, x *gojq.Index) dnode {
 	n := &indexNode{base: base}
 	switch {
 	case x.Str != nil:
-		n.key = directTerm(&gojq.Term{Type: gojq.TermTypeString, Str: x.Str})
+		n.key = cp.term(&gojq.Term{Type: gojq.TermTypeString, Str: x.Str})
 	case x.Start != nil:
-		n.key = directQuery(x.Start)
+		n.key = cp.query(x.Start)
 	}
 	if n.key == nil {
 		return nil
@@ -324,7 +393,7 @@ func computedIndex(base dnode, x *gojq.Index) dnode {
 
 // interpolation compiles "…\(f)…" as gojq does: the parts joined by +,
 // each query's outputs through tostring.
-func interpolation(s *gojq.String) dnode {
+func (cp *compiler) interpolation(s *gojq.String) dnode {
 	var q *gojq.Query
 	for _, e := range s.Queries {
 		if e == nil || e.Term == nil {
@@ -339,18 +408,29 @@ func interpolation(s *gojq.String) dnode {
 			q = &gojq.Query{Left: q, Op: gojq.OpAdd, Right: e}
 		}
 	}
-	return directQuery(q)
+	return cp.query(q)
 }
 
-// directObject compiles {k: f, "k": f, (f): g, "\(f)": g, k, "k"}; a
-// variable key ($x) or a format key is not in the subset.
-func directObject(o *gojq.Object) dnode {
+// object compiles {k: f, "k": f, (f): g, "\(f)": g, k, "k", $x}; a
+// format key is not in the subset.
+func (cp *compiler) object(o *gojq.Object) dnode {
 	n := &objectNode{}
 	for _, kv := range o.KeyVals {
 		var p objectPair
 		switch {
+		case kv.Key != "" && kv.Key[0] == '$':
+			// {$x} is {x: $x}.
+			if kv.Val != nil {
+				return nil
+			}
+			if p.val = cp.variable(kv.Key); p.val == nil {
+				return nil
+			}
+			p.key = kv.Key[1:]
+			n.pairs = append(n.pairs, p)
+			continue
 		case kv.Key != "":
-			if kv.Key[0] == '$' || kv.Key[0] == '@' {
+			if kv.Key[0] == '@' {
 				return nil
 			}
 			p.key = kv.Key
@@ -360,11 +440,11 @@ func directObject(o *gojq.Object) dnode {
 			if kv.Val == nil {
 				return nil
 			}
-			if p.keyNode = interpolation(kv.KeyString); p.keyNode == nil {
+			if p.keyNode = cp.interpolation(kv.KeyString); p.keyNode == nil {
 				return nil
 			}
 		case kv.KeyQuery != nil:
-			if p.keyNode = directQuery(kv.KeyQuery); p.keyNode == nil {
+			if p.keyNode = cp.query(kv.KeyQuery); p.keyNode == nil {
 				return nil
 			}
 		default:
@@ -376,7 +456,7 @@ func directObject(o *gojq.Object) dnode {
 				return nil
 			}
 			p.val = newPathNode(nil, []pathStep{{key: p.key}})
-		} else if p.val = directQuery(kv.Val); p.val == nil {
+		} else if p.val = cp.query(kv.Val); p.val == nil {
 			return nil
 		}
 		n.pairs = append(n.pairs, p)
@@ -384,12 +464,19 @@ func directObject(o *gojq.Object) dnode {
 	return n
 }
 
-// directFunc compiles the builtins of the subset; a name with another
-// arity, a variable or any other function is not in it.
-func directFunc(f *gojq.Func) dnode {
+// function compiles the builtins of the subset and the bound variables;
+// a name with another arity, another variable or any other function is
+// not in it.
+func (cp *compiler) function(f *gojq.Func) dnode {
+	if strings.HasPrefix(f.Name, "$") {
+		if len(f.Args) > 0 {
+			return nil
+		}
+		return cp.variable(f.Name)
+	}
 	args := make([]dnode, len(f.Args))
 	for i, a := range f.Args {
-		if args[i] = directQuery(a); args[i] == nil {
+		if args[i] = cp.query(a); args[i] == nil {
 			return nil
 		}
 	}

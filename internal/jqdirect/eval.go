@@ -26,6 +26,10 @@ type dctx struct {
 	steps int
 	// keys are the boxed path keys of the program Paths evaluates.
 	keys map[*pathNode][]any
+	// vars are the run's variables: the call's (Scratch.Vars), then the
+	// slots of the expression's own bindings (Program.env) in env.
+	vars []any
+	env  []any
 }
 
 // directStepBudget is the work one call may do in direct evaluation; a
@@ -72,6 +76,10 @@ type Scratch struct {
 	arena []any
 	// Size is the first arena's capacity (16 when 0).
 	Size int
+	// Vars are the values of the variables the call's programs were
+	// compiled with (Compile's vars), in that order: the values every
+	// other back end binds for the call. A variable past the end is null.
+	Vars []any
 }
 
 func (s *Scratch) ctx() *dctx {
@@ -79,12 +87,14 @@ func (s *Scratch) ctx() *dctx {
 		s.c = dctxPool.Get().(*dctx)
 		s.c.steps, s.c.top = 0, 0
 	}
+	s.c.vars = s.Vars
 	return s.c
 }
 
 // Release gives the buffers back; the Scratch may be used again after.
 func (s *Scratch) Release() {
 	if s.c != nil {
+		s.c.vars = nil // the pool keeps no object alive
 		dctxPool.Put(s.c)
 		s.c = nil
 	}
@@ -111,7 +121,8 @@ func (p *Program) Run(in any, s *Scratch) ([]any, bool) {
 		}
 		return s.keep(o), true
 	}
-	c := s.ctx()
+	c := p.enter(s)
+	defer p.leave(c)
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := p.root.eval(c, in, tmp)
@@ -132,6 +143,33 @@ func (p *Program) Run(in any, s *Scratch) ([]any, bool) {
 		s.arena = append(s.arena, o)
 	}
 	return s.arena[start:len(s.arena):len(s.arena)], true
+}
+
+// enter takes s's context for a run of p: with the expression's own
+// bindings, an environment of the call's variables (padded to the ones p
+// was compiled with) and a slot per binding.
+func (p *Program) enter(s *Scratch) *dctx {
+	c := s.ctx()
+	if p.locals == 0 {
+		return c
+	}
+	n := p.nvars + p.locals
+	if cap(c.env) < n {
+		c.env = make([]any, n)
+	}
+	c.env = c.env[:n]
+	copy(c.env, s.Vars[:min(len(s.Vars), p.nvars)])
+	c.vars = c.env
+	return c
+}
+
+// leave ends a run: the environment is cleared, so that a pooled context
+// keeps no value alive.
+func (p *Program) leave(c *dctx) {
+	if p.locals > 0 {
+		clear(c.env)
+		c.vars = nil
+	}
 }
 
 // grow makes room for n more outputs in the arena. A full arena is not
@@ -230,6 +268,47 @@ func (emptyObjectNode) eval(_ *dctx, _ any, out []any) ([]any, bool) {
 type literalNode struct{ v any }
 
 func (n *literalNode) eval(_ *dctx, _ any, out []any) ([]any, bool) { return append(out, n.v), true }
+
+// varNode is $name: the value the call binds to the variable in slot
+// (Scratch.Vars), null when it binds fewer — as gojq pads them. The
+// value is the binder's own, in flight like the object's values.
+type varNode struct{ slot int }
+
+func (n varNode) eval(c *dctx, _ any, out []any) ([]any, bool) {
+	var v any
+	if n.slot < len(c.vars) {
+		v = c.vars[n.slot]
+	}
+	return append(out, v), true
+}
+
+// bindNode is `src as $x | body`: body on the input once per output of
+// src, with $x (slot) bound to it. Evaluation is eager (body's outputs are
+// all appended before the next binding), so one slot serves every
+// binding in turn; the value before is restored after.
+type bindNode struct {
+	src  dnode
+	slot int
+	body dnode
+}
+
+func (n *bindNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := n.src.eval(c, in, tmp)
+	if !ok || !c.step(len(tmp)) {
+		return out, false
+	}
+	old := c.vars[n.slot]
+	defer func() { c.vars[n.slot] = old }()
+	for _, v := range tmp {
+		c.vars[n.slot] = v
+		if out, ok = n.body.eval(c, in, out); !ok {
+			return out, false
+		}
+	}
+	return out, true
+}
 
 // pathStep is one index (.key, .[n]) or iteration (.[]) step; opt marks a
 // step followed by `?`, whose error is no output instead.

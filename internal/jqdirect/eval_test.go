@@ -100,8 +100,12 @@ var directExprs = []string{
 	`.m + {}`, `{} + .m`, `.m2 + {}`, `{a: .n, b: .f} + {}`, `{} + {a: .big}`, `{a: .n} + ({} // {})`, `({} + {}) | length`,
 	`[.a[]?] | .[0] + {}`, `.objs[0] + {}`,
 	`[.a[]? | .y // empty] | add`, `.s | .[("\(.s[:1])-" | length):]`,
+	// Bindings: the body once per output, the variable in scope there only.
+	`.a as $x | $x`, `.arr[]? as $x | [$x, .n]`, `(.n, 1) as $n | $n + 1`, `. as $d | .a[]? | [., $d.n]`,
+	`.s as $s | .m as $m | {$s, $m}`, `.n as $x | (.s as $x | $x), $x`, `[.arr[]? as $x | select($x != null) | $x]`,
+	`.a as $x | error("e")`, `.zz[] as $x | 1`, `[empty as $x | 1]`, `{a: (.n as $n | $n * 2)} | .a`,
 	// Outside the subset: never compiled, so always the Lua path.
-	`.a as $x | $x`, `reduce .arr[] as $x (0; . + 1)`, `test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
+	`reduce .arr[] as $x (0; . + 1)`, `test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
 }
 
 // directInputs are JSON texts decoded three ways: float64, json.Number and
@@ -169,7 +173,7 @@ func TestAgreesWithGojq(t *testing.T) {
 			}
 		}
 	}
-	for _, expr := range []string{`.a as $x | $x`, `..`, `keys(.)`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`, `split("a"; "g")`} {
+	for _, expr := range []string{`. as [$x] | $x`, `..`, `keys(.)`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`, `split("a"; "g")`} {
 		q, err := gojq.Parse(expr)
 		require.NoError(t, err)
 		assert.Nil(t, Compile(q), "%s is outside the direct subset", expr)
@@ -177,6 +181,143 @@ func TestAgreesWithGojq(t *testing.T) {
 	assert.Greater(t, compiled, 90)
 	assert.Greater(t, agreed, 1500, "most evaluations are direct")
 	assert.Greater(t, declined, 200, "the error cases decline")
+}
+
+// varExprs read the variables a Karta's references bind: $rs (a list:
+// objects, or absent []), $rt (a lookup: an object, or absent null) and
+// $pad, which the calls bind no value for (null, as gojq pads them).
+var varExprs = []string{
+	`$rs`, `$rt`, `$pad`, `$rs[]`, `$rs[]?`, `$rs[0]`, `$rs[]?.status.replicas`, `$rs | length`, `$rt.spec`, `$rt.spec?`,
+	`[$rs[] | .status.conditions[]? | select(.type == "ReplicaFailure" and .status == "True")] | length != 0`,
+	`{$rs}`, `{$rs} | .rs`, `{a: $rs, b: .n} | .a[0]`, `{$rt, $rs} | keys`, `($rt // $rs)`, `($rt // {}).spec.x`,
+	`$rt.spec.template.spec.replicatedJobs[]?.name`, `[$rs[] | .status.replicas] | add`, `$rs[] | . == $rs[0]`,
+	`.n + ($rs | length)`, `"\($rs | length)-\($rt.spec.n)"`, `$rs | map(.metadata.name)`, `.arr[$rs | length]`,
+	`[.a[]? | $rt]`, `if $rt then $rt.spec else .n end`, `$rs[] | select(.metadata.name == $rt.metadata.name)`,
+	`[$rs[], .n]`, `$pad // $rt // 1`, `. as $rs | $rs.n`, `$rs[] as $r | $r.metadata.name`, `$rt as $x | $x.spec.n`,
+	`($rt // $rs) as $rt | $rt.spec? // "none"`, `.n as $pad | [$pad, $rs[0]?.status.replicas]`, `$rs as $x | $rs | length`, `$rs + $rs | length`, `{($rt.metadata.name // "k"): $rs[0]}`, `$rt[]`, `$rt.x.y`,
+	`(.status.active | length) == 0 and ({since: (.status.lastSuccessfulTime // ""), failed: [$rs[] | select([.status.conditions[]? | select(.type == "Failed" and .status == "True")] | length != 0) | .metadata.creationTimestamp // ""]} | [.failed[] > .since | select(.)] | length != 0)`,
+}
+
+// varValues are the values bound to $rs and $rt, in JSON: what resolved
+// references hold, absent ones, and values of the wrong type.
+var varValues = [][2]string{
+	{`[{"metadata": {"name": "a", "creationTimestamp": "2026-01-02T00:00:00Z"}, "status": {"replicas": 2, "conditions": [{"type": "ReplicaFailure", "status": "True"}, {"type": "Failed", "status": "True"}]}}, {"metadata": {"name": "b"}, "status": {"replicas": 1.5}}]`,
+		`{"metadata": {"name": "b"}, "spec": {"n": 3, "template": {"spec": {"replicatedJobs": [{"name": "node"}, {"name": "init"}]}}}}`},
+	{`[]`, `null`},
+	{`[{"status": {"conditions": "x"}}]`, `{"spec": 1}`},
+	{`"str"`, `[1, 2]`},
+	{`[1, null, "x"]`, `7`},
+}
+
+// TestVariablesAgreeWithGojq: an expression that reads the variables the
+// caller binds (or shadows them with `as`) runs directly, with their
+// values, and agrees with gojq run with the same values; a variable it is
+// not compiled with, a pattern or a reduce is outside the subset.
+func TestVariablesAgreeWithGojq(t *testing.T) {
+	vars := []string{"$rs", "$rt", "$pad"}
+	agreed, declined := 0, 0
+	for _, expr := range varExprs {
+		q, err := gojq.Parse(expr)
+		require.NoError(t, err, expr)
+		d := Compile(q, vars...)
+		require.NotNil(t, d, "%s is in the direct subset", expr)
+		if !strings.Contains(expr, " as $") {
+			assert.Nil(t, Compile(q), "%s reads a variable it is not compiled with", expr)
+		}
+		ref, err := gojq.Compile(q, gojq.WithVariables(vars))
+		require.NoError(t, err, expr)
+		for _, vv := range varValues {
+			for form, rs := range boundForms(t, vv[0]) {
+				rt := decodeThreeWays(t, vv[1])["float64"]
+				for _, text := range directInputs {
+					in, found := decodeThreeWays(t, text)[form]
+					if !found {
+						in = decodeThreeWays(t, text)["float64"]
+					}
+					// Two values bound, $pad not: null.
+					s := Scratch{Vars: []any{rs, rt}}
+					got, ok := d.Run(in, &s)
+					s.Release()
+					if !ok {
+						declined++
+						continue
+					}
+					want, wantErr := gojqOutputs(ref, in, rs, rt, nil)
+					require.NoError(t, wantErr, "jq %s on %s with $rs %s, $rt %s (%s): direct evaluation gave %v where gojq fails", expr, text, vv[0], vv[1], form, got)
+					assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %s with $rs %s, $rt %s (%s)", expr, text, vv[0], vv[1], form)
+					assertLuaNumbers(t, got, expr)
+					agreed++
+				}
+			}
+		}
+	}
+	assert.Greater(t, agreed, 3000, "most evaluations are direct")
+	assert.Greater(t, declined, 100, "the error cases decline")
+	for _, expr := range []string{`$other`, `(. as $x | $x) | $x`, `. as [$x] | $x`, `. as {a: $x} | $x`, `. as [$x] ?// $x | $x`,
+		`reduce $rs[] as $x (0; . + 1)`, `def f($a): $a; f(1)`, `{$__loc__}`, `$__loc__`, `{$other}`, `$rs | $ENV`} {
+		q, err := gojq.Parse(expr)
+		require.NoError(t, err)
+		assert.Nil(t, Compile(q, vars...), "%s is outside the direct subset", expr)
+	}
+}
+
+// boundForms are the JSON text decoded as decodeThreeWays decodes it,
+// whatever its type, and as the hooks bind a resolved reference: client-go's
+// int64 through jqvalue.Input, gojq's int.
+func boundForms(t *testing.T, text string) map[string]any {
+	t.Helper()
+	forms := decodeThreeWays(t, text)
+	u := &unstructured.Unstructured{}
+	require.NoError(t, u.UnmarshalJSON([]byte(`{"apiVersion": "v1", "kind": "X", "x_": `+text+`}`)))
+	forms["int64"] = u.Object["x_"]
+	forms["int"] = jqvalue.Input(u.Object["x_"])
+	return forms
+}
+
+// TestVariablesArePerScratch: the same program run with different values
+// gives each run's own answer, and a released Scratch keeps no value.
+func TestVariablesArePerScratch(t *testing.T) {
+	q, err := gojq.Parse(`[$rs[] | .name]`)
+	require.NoError(t, err)
+	p := Compile(q, "$rs")
+	require.NotNil(t, p)
+	for _, tc := range []struct {
+		vars []any
+		want []any
+	}{
+		{[]any{[]any{map[string]any{"name": "a"}}}, []any{[]any{"a"}}},
+		{[]any{[]any{}}, []any{[]any{}}},
+		{[]any{[]any{map[string]any{"name": "b"}, map[string]any{"name": "c"}}}, []any{[]any{"b", "c"}}},
+	} {
+		s := Scratch{Vars: tc.vars}
+		got, ok := p.Run(nil, &s)
+		require.True(t, ok)
+		assert.Equal(t, tc.want, got)
+		c := s.c
+		s.Release()
+		assert.Nil(t, c.vars, "a pooled context keeps no value")
+	}
+	// Unbound ($rs null): iterating null is jq's error, which declines.
+	var s Scratch
+	_, ok := p.Run(nil, &s)
+	s.Release()
+	assert.False(t, ok)
+	// The expression's own bindings live in the run's environment, which
+	// is cleared after it; the caller's values are left as they were.
+	q, err = gojq.Parse(`$rs[] as $r | . as $rs | [$r.name, $rs.k]`)
+	require.NoError(t, err)
+	p = Compile(q, "$rs")
+	require.NotNil(t, p)
+	vars := []any{[]any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}}
+	s = Scratch{Vars: vars}
+	got, ok := p.Run(map[string]any{"k": "v"}, &s)
+	require.True(t, ok)
+	assert.Equal(t, []any{[]any{"a", "v"}, []any{"b", "v"}}, got)
+	assert.Equal(t, []any{[]any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}}, vars)
+	for _, v := range s.c.env {
+		assert.Nil(t, v, "a finished run's environment holds no value")
+	}
+	s.Release()
 }
 
 // assertLuaNumbers checks that outputs carry numbers as FromLua does:
@@ -259,11 +400,15 @@ func TestBuffersKeepNothing(t *testing.T) {
 	}
 }
 
-// gojqOutputs runs code on in as the gojq back end does: every output, or
-// the first error.
-func gojqOutputs(code *gojq.Code, in any) ([]any, error) {
+// gojqOutputs runs code on in, with vars bound, as the gojq back end
+// does: every output, or the first error.
+func gojqOutputs(code *gojq.Code, in any, vars ...any) ([]any, error) {
 	var outs []any
-	iter := code.Run(jqvalue.Input(in))
+	gv := make([]any, len(vars))
+	for i, v := range vars {
+		gv[i] = jqvalue.Input(v)
+	}
+	iter := code.Run(jqvalue.Input(in), gv...)
 	for {
 		v, ok := iter.Next()
 		if !ok {

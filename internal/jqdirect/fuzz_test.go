@@ -19,7 +19,9 @@ import (
 // three ways: where direct evaluation gives a result, gojq gives the same
 // one without an error. Every generated expression is in the subset, so
 // that it always compiles. The seed corpus is a fixed set of random byte
-// strings (go test runs them; make fuzz explores further).
+// strings (go test runs them; make fuzz explores further). Expressions
+// read two variables, as a Karta's references: $v, bound to another of the
+// inputs, and $l, a list of them (or the absent [] and null).
 func FuzzAgreesWithGojq(f *testing.F) {
 	r := rand.New(rand.NewPCG(19, 4))
 	for range 400 {
@@ -35,6 +37,8 @@ func FuzzAgreesWithGojq(f *testing.F) {
 			inputs = append(inputs, v)
 		}
 	}
+	// lists are $l's values, by input: all the inputs, none, or unbound.
+	lists := []any{inputs, []any{}, nil}
 	var ran, direct int
 	f.Cleanup(func() {
 		// The seed corpus must mostly run directly, or it proves little.
@@ -47,17 +51,18 @@ func FuzzAgreesWithGojq(f *testing.F) {
 		expr := g.expr(4)
 		q, err := gojq.Parse(expr)
 		require.NoError(t, err, "generated %s", expr)
-		d := Compile(q)
+		d := Compile(q, fuzzVars...)
 		require.NotNil(t, d, "generated %s is in the direct subset", expr)
-		ref, err := gojq.Compile(q)
+		ref, err := gojq.Compile(q, gojq.WithVariables(fuzzVars))
 		require.NoError(t, err, expr)
 		// The check leaves such an expression's compilation to its first
 		// use (jqexpr.Analysis.Code), which must then succeed.
-		if a, errs := jqexpr.Check(expr); len(errs) == 0 {
+		if a, errs := jqexpr.Check(expr, fuzzVars...); len(errs) == 0 {
 			require.NotNil(t, a.Code(), "checked %s has no program", expr)
 		}
-		for _, in := range inputs {
-			var s Scratch
+		for i, in := range inputs {
+			vars := []any{inputs[(i+1)%len(inputs)], lists[i%len(lists)]}
+			s := Scratch{Vars: vars}
 			got, ok := d.Run(in, &s)
 			s.Release()
 			ran++
@@ -65,9 +70,9 @@ func FuzzAgreesWithGojq(f *testing.F) {
 				continue
 			}
 			direct++
-			want, wantErr := gojqOutputs(ref, in)
-			require.NoError(t, wantErr, "jq %s on %#v: direct evaluation gave %v where gojq fails", expr, in, got)
-			require.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %#v", expr, in)
+			want, wantErr := gojqOutputs(ref, in, vars...)
+			require.NoError(t, wantErr, "jq %s on %#v ($v %#v, $l %#v): direct evaluation gave %v where gojq fails", expr, in, vars[0], vars[1], got)
+			require.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %#v ($v %#v, $l %#v)", expr, in, vars[0], vars[1])
 			assertLuaNumbers(t, got, expr)
 		}
 	})
@@ -98,9 +103,13 @@ func (g *exprGen) pick(n int) int {
 	return int(b) % n
 }
 
+// fuzzVars are the variables generated expressions read.
+var fuzzVars = []string{"$v", "$l"}
+
 var genAtoms = []string{
 	`.`, `.a`, `.s`, `.n`, `.m`, `.t`, `.a[]?`, `.m[]?`, `null`, `true`, `false`, `0`, `1`, `-2`, `2.5`, `"a"`, `"é.b"`,
 	`""`, `"."`, `[]`, `{}`, `[1, 2]`, `{"a": 1}`, `.a[0]?`, `.[1]?`, `"3"`, `"1e2"`,
+	`$v`, `$l`, `$v.a`, `$v.n?`, `$l[]?`, `$l[0]?.s`, `{$v}`, `{$l, k: $v.m}`,
 }
 
 var genFuncs0 = []string{
@@ -163,6 +172,10 @@ func (g *exprGen) expr(depth int) string {
 	case 11:
 		return fmt.Sprintf("(%s | %s)", g.expr(d), g.expr(d))
 	case 12:
+		if g.pick(2) == 0 {
+			// A binding that shadows the caller's $v in its body.
+			return fmt.Sprintf("(%s as $v | %s)", g.expr(d), g.expr(d))
+		}
 		return fmt.Sprintf("-(%s)", g.expr(d))
 	}
 	return fmt.Sprintf("(%s)[]?", g.expr(d))

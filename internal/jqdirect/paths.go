@@ -20,11 +20,12 @@ import (
 // Each location is a fresh slice the caller owns; values are the object's
 // own (not converted: they are locations' contents, not results).
 func (p *Program) Paths(in any, s *Scratch) (locs [][]any, vals []any, ok bool) {
-	c := s.ctx()
+	c := p.enter(s)
 	c.keys = p.boxedKeys()
 	var out []located
 	out, ok = pathsOf(c, p.root, in, nil, out)
 	c.keys = nil
+	p.leave(c)
 	if !ok || len(out) > jqlua.OutputLimit {
 		return nil, nil, false
 	}
