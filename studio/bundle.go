@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -140,4 +141,17 @@ func testCase(file string, d documentResult, withPods bool) kartatest.Case {
 		}
 	}
 	return c
+}
+
+// jsonText is a result as `karta … -o json` prints it, and as karta test
+// compares goldens: indented by two, HTML characters as they are.
+func jsonText(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte(err.Error() + "\n") // the hooks' results are JSON values
+	}
+	return buf.Bytes()
 }
