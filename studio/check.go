@@ -70,6 +70,11 @@ func (h *Handler) serveCheck(w http.ResponseWriter, r *http.Request) {
 	if !h.decodeRequest(w, r, &req) {
 		return
 	}
+	if strings.TrimSpace(req.CRD) == "" {
+		// Loading and analysing a Karta runs none of it: not bounded.
+		writeJSON(w, http.StatusOK, check(&req).response())
+		return
+	}
 	// A CRD's schema checks walk the schema: bounded as evaluations are.
 	h.evaluating(w, r, func(context.Context) any { return check(&req).response() })
 }

@@ -20,6 +20,11 @@ const (
 	problemCRD = "crd"
 )
 
+// maxCRDBytes bounds the CRD editor's text: decoding a CRD costs about a
+// second of CPU per MiB, and a CRD the API server stores is at most
+// etcd's 1.5 MiB request.
+const maxCRDBytes = 2 << 20
+
 // crdLine is the line a CRD decoding error starts with.
 var crdLine = regexp.MustCompile(`^crd\.yaml:(\d+)`)
 
@@ -29,6 +34,9 @@ var crdLine = regexp.MustCompile(`^crd\.yaml:(\d+)`)
 func crdSchemas(text string) (*schemacheck.Set, []problem) {
 	if strings.TrimSpace(text) == "" {
 		return nil, []problem{}
+	}
+	if len(text) > maxCRDBytes {
+		return nil, []problem{{Severity: string(karta.SeverityError), Message: fmt.Sprintf("the CRD text is %d bytes, over the studio's %d (an API server stores none over 1.5 MiB)", len(text), maxCRDBytes)}}
 	}
 	crds, err := schemacheck.DecodeCRDs([]byte(text), crdSource)
 	if err == nil {

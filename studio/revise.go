@@ -18,6 +18,15 @@ import (
 // revisionsSource names the revisions' editor text in messages.
 const revisionsSource = "revisions.yaml"
 
+// maxRevisions bounds the revisions of a request: ReviseSpec's work grows
+// with them and is not charged to the per-call limits, and a workload has
+// far fewer pod-bearing instances to revise.
+const maxRevisions = 1000
+
+// maxDiffLines bounds the texts the diff compares, each side: a larger
+// revised object is shown whole, without a diff.
+const maxDiffLines = 20000
+
 // reviseResult is what `karta revise` answers for one object: the RFC
 // 6902 patch (-o patch), the revised object in the input's layout (the
 // default output), and the diff from the object to it.
@@ -58,6 +67,9 @@ func decodeRevisions(text string, typ string) ([]interpreter.Revision, []problem
 		}
 		return nil, []problem{{Severity: string(karta.SeverityError), Message: err.Error()}}
 	}
+	if list, ok := v.([]any); ok && len(list) > maxRevisions {
+		return nil, []problem{{Severity: string(karta.SeverityError), Message: fmt.Sprintf("%d revisions: the studio takes at most %d", len(list), maxRevisions)}}
+	}
 	revs, err := interpreter.DecodeRevisionsWithType(v, t)
 	if err != nil {
 		p := problem{Severity: string(karta.SeverityError), Message: err.Error()}
@@ -96,18 +108,28 @@ func revise(ctx context.Context, p *interpreter.Program, doc *object.Document, r
 	}
 	// The writes go to the document's tree only: the other hooks read its
 	// Object, which ApplyToTree leaves as it was.
-	ops := make([]object.Op, len(res.Patch))
-	for i, op := range res.Patch {
+	after, err := revisedText(doc, res.Patch)
+	if err != nil {
+		return nil, fmt.Errorf("karta %q: ReviseSpec: %w", p.Name(), err)
+	}
+	out.After = string(after)
+	if strings.Count(out.Before, "\n") > maxDiffLines || strings.Count(out.After, "\n") > maxDiffLines {
+		out.Diff = fmt.Sprintf("(not diffed: over %d lines; the revised object is shown whole)\n", maxDiffLines)
+		return out, nil
+	}
+	out.Diff = textdiff.Unified(out.Before, out.After)
+	return out, nil
+}
+
+// revisedText is the document with the patch applied to its tree, as
+// `karta revise` prints it (and karta test compares its object golden).
+func revisedText(doc *object.Document, patch []interpreter.PatchOp) ([]byte, error) {
+	ops := make([]object.Op, len(patch))
+	for i, op := range patch {
 		ops[i] = object.Op{Op: op.Op, Path: op.Path, Value: op.Value}
 	}
 	if err := doc.ApplyToTree(ops); err != nil {
-		return nil, fmt.Errorf("karta %q: ReviseSpec: the patch does not apply to the object (a karta bug): %w", p.Name(), err)
+		return nil, fmt.Errorf("the patch does not apply to the object (a karta bug): %w", err)
 	}
-	after, err := doc.YAML()
-	if err != nil {
-		return nil, err
-	}
-	out.After = string(after)
-	out.Diff = textdiff.Unified(out.Before, out.After)
-	return out, nil
+	return doc.YAML()
 }
