@@ -63,7 +63,9 @@ type exportAnswers struct {
 }
 
 // comparison is one operation's answers. Agree is set when both
-// answered the same value, or failed both.
+// answered the same value, or failed both; NotExported when the export
+// was refused (its error is the export's), so that there is nothing to
+// compare.
 type comparison struct {
 	Operation      string `json:"operation"`
 	Exported       any    `json:"exported,omitempty"`
@@ -71,6 +73,7 @@ type comparison struct {
 	InProcess      any    `json:"inProcess,omitempty"`
 	InProcessError string `json:"inProcessError,omitempty"`
 	Agree          bool   `json:"agree"`
+	NotExported    bool   `json:"notExported,omitempty"`
 }
 
 func (h *Handler) serveExports(w http.ResponseWriter, r *http.Request) {
@@ -215,12 +218,12 @@ func (run *exportRun) karmadaAnswers(ctx context.Context, obj *unstructured.Unst
 		c := comparison{Operation: string(op)}
 		c.InProcess, c.InProcessError = answerOrError(want, wantErr)
 		if run.karmada == nil {
-			c.ExportedError = "not exported: " + run.KarmadaError
+			c.NotExported = true
 		} else {
 			got, gotErr := karmadaAnswer(ctx, run.karmada, op, obj)
 			c.Exported, c.ExportedError = answerOrError(got, gotErr)
+			c.Agree = agree(c)
 		}
-		c.Agree = agree(c)
 		out = append(out, c)
 	}
 	return out
@@ -241,11 +244,11 @@ func (run *exportRun) argoAnswer(ctx context.Context, obj *unstructured.Unstruct
 		c.InProcess = want
 	}
 	if run.health == nil {
-		c.ExportedError = "not exported: " + run.ArgoError
-	} else {
-		got, err := run.health.Run(ctx, obj.Object)
-		c.Exported, c.ExportedError = answerOrError(got, err)
+		c.NotExported = true
+		return c
 	}
+	got, err := run.health.Run(ctx, obj.Object)
+	c.Exported, c.ExportedError = answerOrError(got, err)
 	c.Agree = agree(*c)
 	return c
 }

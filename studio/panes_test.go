@@ -117,7 +117,7 @@ func TestExports(t *testing.T) {
 	require.Len(t, a.Exports, 1)
 	assert.Contains(t, a.Exports[0].ArgoError, "InterpretStatus")
 	require.Len(t, a.Documents, 1)
-	assert.Contains(t, a.Documents[0].Argo.ExportedError, "not exported")
+	assert.True(t, a.Documents[0].Argo.NotExported)
 	assert.False(t, a.Documents[0].Argo.Agree)
 	assert.NotNil(t, a.Documents[0].Argo.InProcess)
 
