@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -130,7 +129,7 @@ func testCase(base string, d documentResult, files map[string][]byte) (kartatest
 	c := kartatest.Case{Object: base + ".yaml"}
 	golden := func(kind string, v any) string {
 		name := "golden/" + base + "." + kind
-		files[name] = jsonText(v)
+		files[name] = kartatest.JSONText(v)
 		return name
 	}
 	if msg, failed := d.Errors["status"]; failed {
@@ -183,17 +182,4 @@ func testCase(base string, d documentResult, files map[string][]byte) (kartatest
 		}
 	}
 	return c, nil
-}
-
-// jsonText is a result as `karta … -o json` prints it, and as karta test
-// compares goldens: indented by two, HTML characters as they are.
-func jsonText(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return []byte(err.Error() + "\n") // the hooks' results are JSON values
-	}
-	return buf.Bytes()
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/internal/kartatest"
 )
 
 // repoFile reads a file of the repository, from the studio's folder.
@@ -35,7 +37,7 @@ func TestEvaluateRevise(t *testing.T) {
 	d := a.Documents[0]
 	require.NotNil(t, d.Revise, "%v", d.Errors)
 	// The golden of karta test examples/pytorchjob: the same patch.
-	assert.JSONEq(t, repoFile(t, "examples/pytorchjob/golden/running.revise-patch.json"), string(jsonText(d.Revise.Patch)))
+	assert.JSONEq(t, repoFile(t, "examples/pytorchjob/golden/running.revise-patch.json"), string(kartatest.JSONText(d.Revise.Patch)))
 	assert.Equal(t, req.Objects, d.Revise.Before, "the object's own text, comments and all")
 	assert.Contains(t, d.Revise.Diff, "+          schedulerName: kai-scheduler")
 	for _, line := range strings.Split(d.Revise.Diff, "\n") {
