@@ -212,7 +212,8 @@ func TestHostilePanes(t *testing.T) {
 	patchCases := []struct{ name, revisions, problem string }{
 		{"deep patch", "- component: worker\n  instance: \"\"\n  patch: " + strings.Repeat("{a: ", 5000) + "1" + strings.Repeat("}", 5000) + "\n", "nesting"},
 		{"many revisions", strings.Repeat("- component: worker\n  instance: \"\"\n  type: json\n  patch: [{op: add, path: /spec/containers/-, value: {name: x, image: y}}]\n", maxRevisions+1), "at most"},
-		{"large patch", "- component: worker\n  instance: \"\"\n  patch: {metadata: {annotations: {a: \"" + strings.Repeat("x", 4<<20) + "\"}}}\n", ""},
+		{"patch over the bound", "- component: worker\n  instance: \"\"\n  patch: {metadata: {annotations: {a: \"" + strings.Repeat("x", maxRevisionsBytes) + "\"}}}\n", "over the studio's"},
+		{"large patch", "- component: worker\n  instance: \"\"\n  patch: {metadata: {annotations: {a: \"" + strings.Repeat("x", maxRevisionsBytes/2) + "\"}}}\n", ""},
 	}
 	for _, tc := range patchCases {
 		t.Run(tc.name, func(t *testing.T) {

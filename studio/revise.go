@@ -18,6 +18,11 @@ import (
 // revisionsSource names the revisions' editor text in messages.
 const revisionsSource = "revisions.yaml"
 
+// maxRevisionsBytes bounds the revisions' text: a revision's patch is a
+// few fields of a pod template, and each byte of it is decoded, merged,
+// written into the object's text, diffed and sent back several times.
+const maxRevisionsBytes = 1 << 20
+
 // maxRevisions bounds the revisions of a request: ReviseSpec's work grows
 // with them and is not charged to the per-call limits, and a workload has
 // far fewer pod-bearing instances to revise.
@@ -53,6 +58,9 @@ var revisionPath = regexp.MustCompile(`^revisions\[\d+\](\.[A-Za-z]+)*`)
 func decodeRevisions(text string, typ string) ([]interpreter.Revision, []problem) {
 	if strings.TrimSpace(text) == "" {
 		return nil, []problem{}
+	}
+	if len(text) > maxRevisionsBytes {
+		return nil, []problem{{Severity: string(karta.SeverityError), Message: fmt.Sprintf("the revisions' text is %d bytes, over the studio's %d", len(text), maxRevisionsBytes)}}
 	}
 	t, err := interpreter.ParsePatchType(typ)
 	if err != nil {
