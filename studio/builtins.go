@@ -14,8 +14,12 @@ import (
 	"github.com/kartalua/karta/internal/exampledir"
 )
 
-// podsFile is the example folder's file of the pods the operator creates.
-const podsFile = "pods.yaml"
+// The example folder's files of the pods the operator creates, and of the
+// revisions its karta_test.yaml revises with.
+const (
+	podsFile      = "pods.yaml"
+	revisionsFile = "revisions.yaml"
+)
 
 // builtinSummary is one built-in in the picker.
 type builtinSummary struct {
@@ -37,6 +41,8 @@ type builtinTexts struct {
 	States map[string]string `json:"states"`
 	// Pods are the example's pods, "" when it has none.
 	Pods string `json:"pods"`
+	// Revisions are the example's revisions, "" when it has none.
+	Revisions string `json:"revisions"`
 }
 
 func (h *Handler) serveBuiltins(w http.ResponseWriter, _ *http.Request) {
@@ -73,6 +79,7 @@ func (h *Handler) serveBuiltin(w http.ResponseWriter, r *http.Request) {
 		out.States[s] = exampleFile(b.Name, s)
 	}
 	out.Pods = exampleFile(b.Name, podsFile)
+	out.Revisions = exampleFile(b.Name, revisionsFile)
 	writeJSON(w, http.StatusOK, out)
 }
 

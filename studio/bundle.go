@@ -15,12 +15,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kartalua/karta/internal/kartatest"
+	"github.com/kartalua/karta/object"
 )
 
 // The files of a bundle, in its one folder.
 const (
-	bundleKarta = "karta.yaml"
-	bundlePods  = "pods.yaml"
+	bundleKarta     = "karta.yaml"
+	bundlePods      = "pods.yaml"
+	bundleRevisions = "revisions.yaml"
 )
 
 // unsafeName is what a bundle's folder name may not hold.
@@ -57,10 +59,12 @@ func (h *Handler) writeBundle(ctx context.Context, w http.ResponseWriter, req *e
 }
 
 // bundle zips a folder NAME/ that `karta test NAME` passes on: the Karta,
-// its override, each answered object in a file of its own, the pods, and a
-// karta_test.yaml whose cases expect what the studio answered — the
-// status, the matched rules and the phase, the number of pod definitions,
-// the gangs and the unmatched pods, or each failing hook's error.
+// its override, each answered object in a file of its own, the pods, the
+// revisions, and a karta_test.yaml whose cases expect what the studio
+// answered — the status, the matched rules and the phase, the number of
+// pod definitions, the gangs and the unmatched pods, or each failing
+// hook's error — with the whole answers in golden files (golden/), as
+// the examples' tests keep them.
 func bundle(name string, req *evaluateRequest, a *evaluateResponse) ([]byte, error) {
 	files := map[string][]byte{bundleKarta: []byte(req.Karta)}
 	suite := kartatest.Suite{Karta: bundleKarta}
@@ -71,18 +75,28 @@ func bundle(name string, req *evaluateRequest, a *evaluateResponse) ([]byte, err
 	if strings.TrimSpace(req.Pods) != "" {
 		files[bundlePods] = []byte(req.Pods)
 	}
+	if strings.TrimSpace(req.Revisions) != "" && len(a.RevisionProblems) == 0 {
+		files[bundleRevisions] = []byte(req.Revisions)
+	}
 	docs, _ := decodeObjects(req.Objects, objectsSource)
 	for i, d := range a.Documents {
 		if _, none := d.Errors["karta"]; none {
 			continue // no Karta of the text is for its kind: nothing to test
 		}
-		file := fmt.Sprintf("object-%d.yaml", i+1)
+		base := fmt.Sprintf("object-%d", i+1)
 		obj, err := yaml.Marshal(docs[i].Object)
 		if err != nil {
 			return nil, err
 		}
-		files[file] = obj
-		suite.Tests = append(suite.Tests, testCase(file, d, files[bundlePods] != nil))
+		files[base+".yaml"] = obj
+		c, err := testCase(base, d, files)
+		if err != nil {
+			return nil, err
+		}
+		if c.Revise != nil {
+			c.Revise.Type = req.RevisionType
+		}
+		suite.Tests = append(suite.Tests, c)
 	}
 	spec, err := yaml.Marshal(suite)
 	if err != nil {
@@ -107,13 +121,21 @@ func bundle(name string, req *evaluateRequest, a *evaluateResponse) ([]byte, err
 	return buf.Bytes(), nil
 }
 
-// testCase states what the studio answered for one object as a case.
-func testCase(file string, d documentResult, withPods bool) kartatest.Case {
-	c := kartatest.Case{Object: file}
+// testCase states what the studio answered for one object (in the file
+// base.yaml of files) as a case, its answers in golden files it adds to
+// files: golden/base.status.json and the like, as karta test --update
+// names them.
+func testCase(base string, d documentResult, files map[string][]byte) (kartatest.Case, error) {
+	c := kartatest.Case{Object: base + ".yaml"}
+	golden := func(kind string, v any) string {
+		name := "golden/" + base + "." + kind
+		files[name] = kartatest.JSONText(v)
+		return name
+	}
 	if msg, failed := d.Errors["status"]; failed {
 		c.Status = &kartatest.StatusCheck{Error: msg}
 	} else if d.Status != nil {
-		c.Status = &kartatest.StatusCheck{Status: string(d.Status.Status), Phase: "-"}
+		c.Status = &kartatest.StatusCheck{Status: string(d.Status.Status), Phase: "-", Golden: golden("status.json", d.Status)}
 		for _, m := range d.Status.Matched {
 			c.Status.Matched = append(c.Status.Matched, string(m))
 		}
@@ -125,19 +147,39 @@ func testCase(file string, d documentResult, withPods bool) kartatest.Case {
 		c.Pods = &kartatest.PodsCheck{Error: msg}
 	} else if d.Pods != nil {
 		n := len(d.Pods.Items)
-		c.Pods = &kartatest.PodsCheck{Count: &n}
+		c.Pods = &kartatest.PodsCheck{Count: &n, Golden: golden("pods.json", d.Pods)}
 	}
-	if !withPods {
-		return c
+	if files[bundleRevisions] != nil {
+		c.Revise = &kartatest.ReviseCheck{Revisions: bundleRevisions}
+		if msg, failed := d.Errors["revise"]; failed {
+			c.Revise.Error = msg
+		} else if d.Revise != nil {
+			c.Revise.Patch = golden("revise-patch.json", d.Revise.Patch)
+			// The revised object as karta test renders it: from the
+			// bundle's object file, whose layout is not the editor's.
+			docs, err := object.Decode(files[c.Object], c.Object)
+			if err != nil {
+				return c, err
+			}
+			revised, err := revisedText(docs[0], d.Revise.Patch)
+			if err != nil {
+				return c, err
+			}
+			c.Revise.Object = "golden/" + base + ".revised.yaml"
+			files[c.Revise.Object] = revised
+		}
+	}
+	if files[bundlePods] == nil {
+		return c, nil
 	}
 	if msg, failed := d.Errors["gangs"]; failed {
 		c.Gang = &kartatest.GangCheck{Pods: bundlePods, Error: msg}
 	} else if d.Gangs != nil {
 		n := len(d.Gangs.Unmatched)
-		c.Gang = &kartatest.GangCheck{Pods: bundlePods, Groups: []kartatest.GroupSummary{}, Unmatched: &n}
+		c.Gang = &kartatest.GangCheck{Pods: bundlePods, Groups: []kartatest.GroupSummary{}, Unmatched: &n, Golden: golden("gang.json", d.Gangs)}
 		for _, g := range d.Gangs.Groups {
 			c.Gang.Groups = append(c.Gang.Groups, kartatest.GroupSummary{Name: g.Name, MinMember: g.MinMember, Pods: len(g.Pods)})
 		}
 	}
-	return c
+	return c, nil
 }

@@ -2,6 +2,7 @@ package studio
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -31,6 +32,10 @@ type problem struct {
 	// Field is the field path, as validation names it; "" when none.
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
+	// Check is "crd" for a problem the pasted CRD's schema finds (as
+	// `karta validate --crd`): shown with the others, it does not stop
+	// the hooks, as `--crd` only warns on the commands that run them.
+	Check string `json:"check,omitempty"`
 }
 
 // checkRequest is the body of POST /api/check.
@@ -39,6 +44,9 @@ type checkRequest struct {
 	Karta string `json:"karta"`
 	// Script is a Lua override chunk, as --script gives one; "" for none.
 	Script string `json:"script,omitempty"`
+	// CRD is CustomResourceDefinitions to check the Karta against, as
+	// --crd's; "" for none.
+	CRD string `json:"crd,omitempty"`
 }
 
 // checkResponse says what is wrong with a Karta, and what it is for.
@@ -46,6 +54,8 @@ type checkResponse struct {
 	Problems []problem `json:"problems"`
 	// Kartas names each document's Karta and its root kind.
 	Kartas []kartaInfo `json:"kartas"`
+	// CRDProblems are what is wrong with the CRD's text.
+	CRDProblems []problem `json:"crdProblems"`
 }
 
 // kartaInfo names one Karta of the text.
@@ -60,15 +70,25 @@ func (h *Handler) serveCheck(w http.ResponseWriter, r *http.Request) {
 	if !h.decodeRequest(w, r, &req) {
 		return
 	}
-	c := check(req.Karta, req.Script)
-	writeJSON(w, http.StatusOK, checkResponse{Problems: c.problems, Kartas: c.infos()})
+	if strings.TrimSpace(req.CRD) == "" {
+		// Loading and analysing a Karta runs none of it: not bounded.
+		writeJSON(w, http.StatusOK, check(&req).response())
+		return
+	}
+	// A CRD's schema checks walk the schema: bounded as evaluations are.
+	h.evaluating(w, r, func(context.Context) any { return check(&req).response() })
 }
 
 // checked is a Karta text loaded and analysed: every problem, and the
 // checked form of each document when none of its problems is an error.
 type checked struct {
-	problems []problem
-	kartas   []*karta.Checked
+	problems    []problem
+	crdProblems []problem
+	kartas      []*karta.Checked
+}
+
+func (c *checked) response() checkResponse {
+	return checkResponse{Problems: c.problems, Kartas: c.infos(), CRDProblems: c.crdProblems}
 }
 
 func (c *checked) infos() []kartaInfo {
@@ -83,11 +103,14 @@ func (c *checked) infos() []kartaInfo {
 	return out
 }
 
-// check loads and analyses a Karta text as `karta validate` does, and the
-// override script as --script's is checked; each problem is placed at its
-// line and column in the text.
-func check(text, script string) *checked {
-	c := &checked{problems: []problem{}}
+// check loads and analyses a Karta text as `karta validate` does, the
+// override script as --script's is checked, and, with a CRD, the Karta
+// against its schema as --crd's; each problem is placed at its line and
+// column in the text.
+func check(req *checkRequest) *checked {
+	text, script := req.Karta, req.Script
+	set, crdProblems := crdSchemas(req.CRD)
+	c := &checked{problems: []problem{}, crdProblems: crdProblems}
 	if strings.TrimSpace(text) == "" {
 		c.problems = append(c.problems, problem{Severity: string(karta.SeverityError), Message: "no Karta: write one, or pick a built-in"})
 		return c
@@ -114,8 +137,15 @@ func check(text, script string) *checked {
 			line, col := loc.field(i+1, p.Field)
 			c.problems = append(c.problems, problem{Severity: string(p.Severity), Document: i + 1, Line: line, Column: col, Field: p.Field, Message: p.Message})
 		}
-		if !problems.HasErrors() {
-			c.kartas = append(c.kartas, ck)
+		if problems.HasErrors() {
+			continue
+		}
+		c.kartas = append(c.kartas, ck)
+		if set != nil {
+			for _, p := range schemaProblems(set, ck) {
+				line, col := loc.field(i+1, p.Field)
+				c.problems = append(c.problems, problem{Severity: string(p.Severity), Document: i + 1, Line: line, Column: col, Field: p.Field, Message: p.Message, Check: problemCRD})
+			}
 		}
 	}
 	if script != "" {

@@ -32,6 +32,10 @@ type evaluateRequest struct {
 	// Pods are the workload's pods (a List or several documents), "" for
 	// none: then the tree has no pods and the gangs place none.
 	Pods string `json:"pods,omitempty"`
+	// Revisions are `karta revise -r`'s list, "" for none; RevisionType
+	// is --type, the type of the revisions that do not say ("" merge).
+	Revisions    string `json:"revisions,omitempty"`
+	RevisionType string `json:"revisionType,omitempty"`
 }
 
 // evaluateResponse is everything the page shows for a request.
@@ -40,6 +44,8 @@ type evaluateResponse struct {
 	// ObjectProblems and PodProblems are what is wrong with those texts.
 	ObjectProblems []problem `json:"objectProblems"`
 	PodProblems    []problem `json:"podProblems"`
+	// RevisionProblems are what is wrong with the revisions' text.
+	RevisionProblems []problem `json:"revisionProblems"`
 	// Lua is the compiled program (karta compile), "" when the Karta has
 	// errors.
 	Lua string `json:"lua"`
@@ -67,7 +73,9 @@ type documentResult struct {
 	Gangs      *interpreter.GangResult   `json:"gangs,omitempty"`
 	Tree       *workload.Node            `json:"tree,omitempty"`
 	Schedulers []schedulerResult         `json:"schedulers,omitempty"`
-	// Errors maps a hook (status, pods, gangs, tree) to its error.
+	// Revise is `karta revise` of the revisions, when there are some.
+	Revise *reviseResult `json:"revise,omitempty"`
+	// Errors maps a hook (status, pods, gangs, tree, revise) to its error.
 	Errors map[string]string `json:"errors,omitempty"`
 	// Warnings are the references' warnings, as the CLI prints them.
 	Warnings []string `json:"warnings,omitempty"`
@@ -94,8 +102,8 @@ func (h *Handler) serveEvaluate(w http.ResponseWriter, r *http.Request) {
 // Karta of the text whose root kind is the object's (the only one, when
 // the text holds one), compiled as karta compile prints it.
 func (h *Handler) evaluate(ctx context.Context, req *evaluateRequest) *evaluateResponse {
-	c := check(req.Karta, req.Script)
-	resp := &evaluateResponse{checkResponse: checkResponse{Problems: c.problems, Kartas: c.infos()}, ObjectProblems: []problem{}, PodProblems: []problem{}, Documents: []documentResult{}}
+	c := check(&req.checkRequest)
+	resp := &evaluateResponse{checkResponse: c.response(), ObjectProblems: []problem{}, PodProblems: []problem{}, RevisionProblems: []problem{}, Documents: []documentResult{}}
 	programs, err := h.compile(c, req.Script)
 	if err != nil {
 		resp.CompileError = err.Error()
@@ -107,11 +115,13 @@ func (h *Handler) evaluate(ctx context.Context, req *evaluateRequest) *evaluateR
 	resp.ObjectProblems = problems
 	pods, podProblems := decodePods(req.Pods)
 	resp.PodProblems = podProblems
+	revs, revProblems := decodeRevisions(req.Revisions, req.RevisionType)
+	resp.RevisionProblems = revProblems
 	if len(programs) == 0 {
 		return resp
 	}
 	for _, doc := range docs {
-		resp.Documents = append(resp.Documents, answer(ctx, programs, doc, pods))
+		resp.Documents = append(resp.Documents, answer(ctx, programs, doc, pods, revs))
 	}
 	return resp
 }
@@ -139,16 +149,17 @@ func (h *Handler) compile(c *checked, script string) ([]*interpreter.Program, er
 
 func hasErrors(ps []problem) bool {
 	for _, p := range ps {
-		if p.Severity == string(karta.SeverityError) {
+		if p.Severity == string(karta.SeverityError) && p.Check != problemCRD {
 			return true
 		}
 	}
 	return false
 }
 
-// answer runs every hook on one object. Each hook's failure is kept under
+// answer runs every hook on one object, ReviseSpec with revs when there
+// are some. Each hook's failure is kept under
 // its name, so that one failing hook does not hide the others' answers.
-func answer(ctx context.Context, programs []*interpreter.Program, doc *object.Document, pods []*unstructured.Unstructured) documentResult {
+func answer(ctx context.Context, programs []*interpreter.Program, doc *object.Document, pods []*unstructured.Unstructured, revs []interpreter.Revision) documentResult {
 	obj := &unstructured.Unstructured{Object: doc.Object}
 	res := documentResult{Document: doc.Index, Item: doc.Item, Line: doc.Line, Object: objectName(obj), Errors: map[string]string{}}
 	p, err := programFor(programs, obj)
@@ -184,6 +195,11 @@ func answer(ctx context.Context, programs []*interpreter.Program, doc *object.Do
 				sr.Error = err.Error()
 			}
 			res.Schedulers = append(res.Schedulers, sr)
+		}
+	}
+	if len(revs) > 0 {
+		if res.Revise, err = revise(ctx, p, doc, revs); err != nil {
+			fail("revise", err)
 		}
 	}
 	return res

@@ -136,6 +136,102 @@ func TestConcurrencyBound(t *testing.T) {
 	rec := evaluateRequest{checkRequest: checkRequest{Karta: hostileKarta("true")}, Objects: hostileObject}
 	assert.Equal(t, http.StatusTooManyRequests, call(t, h, "POST", "/api/evaluate", rec, &e))
 	assert.Contains(t, e.Error, "evaluations already running")
-	// Checking a Karta evaluates nothing: it is not bounded.
+	// Checking a Karta evaluates nothing: it is not bounded. Checking it
+	// against a CRD walks the schema: it is, and so are the other
+	// endpoints that run the Karta.
 	assert.Equal(t, http.StatusOK, call(t, h, "POST", "/api/check", rec.checkRequest, nil))
+	withCRD := rec.checkRequest
+	withCRD.CRD = "apiVersion: v1\nkind: ConfigMap\n"
+	assert.Equal(t, http.StatusTooManyRequests, call(t, h, "POST", "/api/check", withCRD, nil))
+	assert.Equal(t, http.StatusTooManyRequests, call(t, h, "POST", "/api/exports", rec, nil))
+}
+
+// The new panes' inputs are hostile too: a huge or deep CRD, Lua that
+// loops in an export's run, patches that are deep, many or large. Each
+// ends in a problem or a limit, promptly.
+func TestHostilePanes(t *testing.T) {
+	h := New(Options{Limits: hostileLimits})
+	crd := repoFile(t, "examples/tutorial-trainjob/crd.yaml")
+	trainjob := repoFile(t, "examples/kartas/trainjob.yaml")
+	var wide strings.Builder
+	for i := 0; wide.Len() <= maxCRDBytes; i++ {
+		fmt.Fprintf(&wide, "              f%d: {type: string}\n", i)
+	}
+	nested := strings.Repeat("{type: object, properties: {a: ", 3000) + "{type: string}" + strings.Repeat("}}", 3000)
+	crdCases := []struct {
+		name, crd string
+		want      func(t *testing.T, c *checkResponse)
+	}{
+		{"huge CRD", strings.Replace(crd, "              suspend: {type: boolean}\n", "              suspend: {type: boolean}\n"+wide.String(), 1), func(t *testing.T, c *checkResponse) {
+			require.Len(t, c.CRDProblems, 1)
+			assert.Contains(t, c.CRDProblems[0].Message, "over the studio's")
+		}},
+		{"deep CRD", strings.Replace(crd, "suspend: {type: boolean}", "suspend: "+nested, 1), func(t *testing.T, c *checkResponse) {
+			// It decodes: .spec.suspend, an object now, is refuted.
+			assert.Empty(t, c.CRDProblems)
+			require.NotEmpty(t, c.Problems)
+			assert.Equal(t, problemCRD, c.Problems[0].Check)
+		}},
+	}
+	for _, tc := range crdCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var c checkResponse
+			var code int
+			cost := heapwatch.Measure(func() { code = call(t, h, "POST", "/api/check", checkRequest{Karta: trainjob, CRD: tc.crd}, &c) })
+			require.Equal(t, http.StatusOK, code)
+			tc.want(t, &c)
+			heapwatch.AssertPrompt(t, cost, 5*time.Second, tc.name)
+		})
+	}
+
+	// Lua that allocates forever, carried into the Karmada export: its
+	// run in karmada's interpreter ends on the same per-call limit as the
+	// in-process one.
+	req := evaluateRequest{checkRequest: checkRequest{Karta: repoFile(t, "examples/kartas/pytorchjob.yaml"),
+		Script: "function GetComponents(obj)\n  local t = {}\n  while true do t[#t+1] = string.rep('x', 1000) end\nend\n"},
+		Objects: repoFile(t, "examples/pytorchjob/running.yaml")}
+	var e exportsResponse
+	var code int
+	cost := heapwatch.Measure(func() { code = call(t, h, "POST", "/api/exports", req, &e) })
+	require.Equal(t, http.StatusOK, code)
+	require.Len(t, e.Exports, 1)
+	assert.Empty(t, e.Exports[0].KarmadaError, "the override is carried")
+	require.Len(t, e.Documents, 1)
+	found := false
+	for _, c := range e.Documents[0].Karmada {
+		if c.Operation == "InterpretComponent" {
+			found = true
+			assert.Regexp(t, `limit|deadline`, c.ExportedError)
+			assert.Regexp(t, `limit|deadline`, c.InProcessError)
+		}
+	}
+	assert.True(t, found, "InterpretComponent ran")
+	heapwatch.AssertPrompt(t, cost, 2*hostileLimits.Timeout, "export run")
+
+	req.Script = ""
+	patchCases := []struct{ name, revisions, problem string }{
+		{"deep patch", "- component: worker\n  instance: \"\"\n  patch: " + strings.Repeat("{a: ", 5000) + "1" + strings.Repeat("}", 5000) + "\n", "nesting"},
+		{"many revisions", strings.Repeat("- component: worker\n  instance: \"\"\n  type: json\n  patch: [{op: add, path: /spec/containers/-, value: {name: x, image: y}}]\n", maxRevisions+1), "at most"},
+		{"patch over the bound", "- component: worker\n  instance: \"\"\n  patch: {metadata: {annotations: {a: \"" + strings.Repeat("x", maxRevisionsBytes) + "\"}}}\n", "over the studio's"},
+		{"large patch", "- component: worker\n  instance: \"\"\n  patch: {metadata: {annotations: {a: \"" + strings.Repeat("x", maxRevisionsBytes/2) + "\"}}}\n", ""},
+	}
+	for _, tc := range patchCases {
+		t.Run(tc.name, func(t *testing.T) {
+			req.Revisions = tc.revisions
+			var a evaluateResponse
+			var code int
+			cost := heapwatch.Measure(func() { code = call(t, h, "POST", "/api/evaluate", req, &a) })
+			require.Equal(t, http.StatusOK, code)
+			require.Len(t, a.Documents, 1)
+			if tc.problem != "" {
+				require.Len(t, a.RevisionProblems, 1)
+				assert.Contains(t, a.RevisionProblems[0].Message, tc.problem)
+				assert.Nil(t, a.Documents[0].Revise)
+			} else {
+				require.NotNil(t, a.Documents[0].Revise, "%v %v", a.RevisionProblems, a.Documents[0].Errors)
+				assert.Contains(t, a.Documents[0].Revise.Diff, "+            a: xxxx", "the annotation is added beside the template's own")
+			}
+			heapwatch.AssertPrompt(t, cost, 5*time.Second, tc.name)
+		})
+	}
 }

@@ -78,6 +78,7 @@ func New(opts Options) *Handler {
 	h.mux.HandleFunc("POST /api/check", h.serveCheck)
 	h.mux.HandleFunc("POST /api/evaluate", h.serveEvaluate)
 	h.mux.HandleFunc("POST /api/bundle", h.serveBundle)
+	h.mux.HandleFunc("POST /api/exports", h.serveExports)
 	return h
 }
 

@@ -216,11 +216,13 @@ func TestEvaluateDocuments(t *testing.T) {
 }
 
 // The bundle is a folder that karta test passes on: the studio's answers,
-// stated as a karta_test.yaml, hold when the test runner checks them.
+// stated as a karta_test.yaml and golden files, hold when the test runner
+// checks them.
 func TestBundlePassesKartaTest(t *testing.T) {
 	h := New(Options{})
 	req := builtinInputs(t, h, "pytorchjob", "running.yaml")
 	req.Objects += "\n---\n" + builtinInputs(t, h, "pytorchjob", "failed.yaml").Objects
+	req.Revisions = repoFile(t, "examples/pytorchjob/revisions.yaml")
 	body, err := json.Marshal(req)
 	require.NoError(t, err)
 	rec := httptest.NewRecorder()
@@ -242,7 +244,14 @@ func TestBundlePassesKartaTest(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(f.Name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f.Name), data, 0o644))
 	}
-	assert.Equal(t, []string{"pytorchjob/karta.yaml", "pytorchjob/karta_test.yaml", "pytorchjob/object-1.yaml", "pytorchjob/object-2.yaml", "pytorchjob/pods.yaml"}, names)
+	want := []string{}
+	for _, obj := range []string{"object-1", "object-2"} {
+		for _, g := range []string{"gang.json", "pods.json", "revise-patch.json", "revised.yaml", "status.json"} {
+			want = append(want, "pytorchjob/golden/"+obj+"."+g)
+		}
+	}
+	want = append(want, "pytorchjob/karta.yaml", "pytorchjob/karta_test.yaml", "pytorchjob/object-1.yaml", "pytorchjob/object-2.yaml", "pytorchjob/pods.yaml", "pytorchjob/revisions.yaml")
+	assert.Equal(t, want, names)
 	spec, err := os.ReadFile(filepath.Join(dir, "pytorchjob", "karta_test.yaml"))
 	require.NoError(t, err)
 	assert.Contains(t, string(spec), "status: Failed")
@@ -253,7 +262,17 @@ func TestBundlePassesKartaTest(t *testing.T) {
 	for _, r := range rep.Results {
 		assert.True(t, r.OK(), "%s: %s", r.Name, r.Failure)
 	}
-	assert.Equal(t, 6, rep.Passed, "status, pods and gang of two objects")
+	assert.Equal(t, 8, rep.Passed, "status, pods, gang and revise of two objects")
+	assert.Zero(t, rep.Failed)
+	golden, err := os.ReadFile(filepath.Join(dir, "pytorchjob", "golden", "object-1.revise-patch.json"))
+	require.NoError(t, err)
+	assert.JSONEq(t, repoFile(t, "examples/pytorchjob/golden/running.revise-patch.json"), string(golden), "karta revise's patch")
+
+	// A golden that no longer holds fails: the files are what is checked.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pytorchjob", "golden", "object-2.status.json"), []byte("{}\n"), 0o644))
+	rep, err = kartatest.Run(context.Background(), filepath.Join(dir, "pytorchjob"), kartatest.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Failed)
 
 	// Nothing to test is said so.
 	var e apiError

@@ -29,13 +29,15 @@ func newStudioCmd(s streams) *cobra.Command {
 		Use:   "studio [--address ADDR] [--max-request-bytes N] [--concurrency N]",
 		Short: "Serve karta studio: write and try a Karta in the browser, and see the workload",
 		Long: "Serve karta studio, a web page to write a Karta and try it on objects and pods, on the\n" +
-			"engine of the other commands: the Karta's problems at their line as you type, the status\n" +
-			"with its matched rules, the pod specs, the workload tree drawn, the gangs, each gang\n" +
-			"scheduler's objects and the compiled Lua, with every built-in and its example states to\n" +
-			"start from (docs/studio.md). The page and its scripts are in the binary; nothing is fetched\n" +
-			"from elsewhere and no file is read: it evaluates what the page sends, each request at most\n" +
-			"--max-request-bytes, each hook under the interpreter's limits, at most --concurrency\n" +
-			"evaluations at once (more wait up to a second, or are answered 429).\n" +
+			"engine of the other commands: the Karta's problems at their line as you type (and a pasted\n" +
+			"CRD's, as --crd), the status with its matched rules, the pod specs, the workload tree drawn,\n" +
+			"the gangs, each gang scheduler's objects, a revision's patch as a diff, the Karmada and\n" +
+			"Argo CD exports with their answers beside karta's and the compiled Lua, with every built-in\n" +
+			"and its example states to start from (docs/studio.md). The page and its scripts are in the\n" +
+			"binary; nothing is fetched from elsewhere and no file is read: it evaluates what the page\n" +
+			"sends, each request at most --max-request-bytes, each hook (and each export's script)\n" +
+			"under the interpreter's limits, at most --concurrency evaluations at once (more wait up to\n" +
+			"a second, or are answered 429).\n" +
 			"It listens on 127.0.0.1 unless --address says otherwise, and prints the page's URL.\n" +
 			"SIGINT or SIGTERM stops it.",
 		Example: "  karta studio\n" +

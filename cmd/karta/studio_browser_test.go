@@ -92,10 +92,16 @@ func evalJS[T any](b *browser, js string) T {
 }
 
 // waitFor polls a JavaScript predicate until it holds; what says what the
-// test waits for when it does not come.
-func (b *browser) waitFor(what, js string) {
+// test waits for when it does not come, and the text of the elements
+// selectors name (the pane waited on) is shown with the page's state.
+func (b *browser) waitFor(what, js string, selectors ...string) {
 	b.t.Helper()
 	_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(60*time.Second)))
+	if err != nil {
+		for _, sel := range selectors {
+			what += fmt.Sprintf("; %s says: %q", sel, evalJS[string](b, fmt.Sprintf(`document.querySelector(%q)?.innerText ?? "(none)"`, sel)))
+		}
+	}
 	require.NoError(b.t, err, "waiting for %s (%s); the page says: %s", what, js, evalJS[string](b, `document.getElementById("busy").textContent`))
 }
 
@@ -148,6 +154,23 @@ func gangSections(groups []any, out []string) []string {
 		out = gangSections(asSlice(g["subGroups"]), out)
 	}
 	return out
+}
+
+// cliValues runs karta with args and decodes each JSON value it prints
+// (karta revise -o patch prints a list per document).
+func cliValues(t *testing.T, args ...string) []any {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, streams{in: strings.NewReader(""), out: &out, err: &errOut})
+	require.Equal(t, exitOK, code, "karta %s: %s", strings.Join(args, " "), errOut.String())
+	var values []any
+	dec := json.NewDecoder(&out)
+	for dec.More() {
+		var v any
+		require.NoError(t, dec.Decode(&v))
+		values = append(values, v)
+	}
+	return values
 }
 
 func asSlice(v any) []any {
@@ -269,12 +292,104 @@ func TestStudioBrowser(t *testing.T) {
 	b.do(chromedp.Click(chromedp.ID("tab-lua")))
 	assert.Contains(t, evalJS[string](b, `document.getElementById("lua").textContent`), "function InterpretStatus")
 
+	// The revise pane shows karta revise's patch of each document (the
+	// built-in's example revisions), and its diff.
+	revisions := evalJS[string](b, `document.getElementById("revisions").value`)
+	require.NotEmpty(t, revisions, "the picker loads the example's revisions")
+	revisionsFile := filepath.Join(dir, "revisions.yaml")
+	require.NoError(t, os.WriteFile(revisionsFile, []byte(revisions), 0o644))
+	b.do(chromedp.Click(chromedp.ID("tab-revise")))
+	b.waitFor("the diffs", `document.querySelectorAll("#pane-revise pre.diff").length === 2`)
+	reviseArgs := []string{"revise", "-k", kartaFile, "-f", objectsFile, "-r", revisionsFile, "-o", "patch"}
+	if script != "" {
+		reviseArgs = append(reviseArgs, "--script", filepath.Join(dir, "override.lua"))
+	}
+	patches := cliValues(t, reviseArgs...)
+	require.Len(t, patches, 2)
+	shownPatches := evalJS[[]string](b, `[...document.querySelectorAll("#pane-revise article")].map(a => a.querySelector("details pre").textContent)`)
+	require.Len(t, shownPatches, 2)
+	for i, p := range patches {
+		var shown any
+		require.NoError(t, json.Unmarshal([]byte(shownPatches[i]), &shown))
+		assert.Equal(t, p, shown, "document %d's patch is karta revise -o patch's", i+1)
+	}
+	added := evalJS[[]string](b, `[...document.querySelectorAll("#pane-revise article:first-of-type pre.diff .add")].map(s => s.textContent.trim())`)
+	assert.Contains(t, added, "+          schedulerName: kai-scheduler")
+	b.screenshot("revise.png")
+
+	// The exports pane: the Karmada and Argo CD exports, and their answers
+	// on each document beside the in-process ones. The exported
+	// components are what karmada run -c answers with the exported
+	// customization.
+	b.do(chromedp.Click(chromedp.ID("tab-exports")))
+	b.waitFor("the exports' answers", `document.querySelectorAll("#pane-exports article section.cmp").length > 2`, "#pane-exports")
+	assert.Zero(t, evalJS[int](b, `document.querySelectorAll("#pane-exports section.cmp.disagree").length`), "the exports answer as karta does")
+	customization := filepath.Join(dir, "customization.yaml")
+	require.NoError(t, os.WriteFile(customization, []byte(evalJS[string](b, `document.querySelector('#pane-exports [data-export="karmada"] pre').textContent`)), 0o644))
+	components := cliValues(t, "karmada", "run", "--operation", "InterpretComponent", "-c", customization, "-f", objectsFile, "-o", "json")
+	shownComponents := evalJS[[]string](b, `[...document.querySelectorAll('#pane-exports [data-operation="Karmada InterpretComponent"] pre.exported')].map(c => c.textContent)`)
+	require.Len(t, shownComponents, 2)
+	for i, c := range components {
+		var shown any
+		require.NoError(t, json.Unmarshal([]byte(shownComponents[i]), &shown))
+		assert.Equal(t, c.(map[string]any)["components"], shown, "document %d's exported components", i+1)
+	}
+	assert.Equal(t, []string{"Progressing", "Degraded"}, evalJS[[]string](b, `[...document.querySelectorAll('#pane-exports [data-operation="Argo CD health"] pre.exported')].map(c => JSON.parse(c.textContent).status)`))
+	b.screenshot("exports.png")
+
+	// An override of InterpretStatus: the exports refuse it, and the pane
+	// says why, with karta's answers alone.
+	override := "function InterpretStatus(obj)\n  return {status = \"Running\"}\nend\n"
+	quoted, err := json.Marshal(override)
+	require.NoError(t, err)
+	evalJS[bool](b, fmt.Sprintf(`(() => { const ta = document.getElementById("script"); ta.focus(); ta.select(); return document.execCommand("insertText", false, %s) })()`, quoted))
+	b.waitFor("the Argo CD export's refusal", `document.querySelector('#pane-exports [data-export="argo"] .error-box')?.textContent.includes("InterpretStatus")`)
+	assert.Positive(t, evalJS[int](b, `document.querySelectorAll('#pane-exports section.cmp.refused[data-operation="Argo CD health"]').length`), "the health is karta's alone")
+	b.screenshot("exports-refused.png")
+	evalJS[bool](b, fmt.Sprintf(`(() => { const ta = document.getElementById("script"); ta.focus(); ta.select(); return document.execCommand("insertText", false, %q) || ta.value === "" })()`, script))
+
+	// A CRD pasted: a path of the Karta its schema refutes is a problem at
+	// the path's line, as karta validate --crd reports it.
+	crd, err := os.ReadFile("../../examples/tutorial-trainjob/crd.yaml")
+	require.NoError(t, err)
+	trainjob, err := os.ReadFile("../../examples/kartas/trainjob.yaml")
+	require.NoError(t, err)
+	typo := strings.Replace(string(trainjob), "path: .spec.suspend,", "path: .spec.suspnd,", 1)
+	require.NotEqual(t, string(trainjob), typo)
+	typoFile := filepath.Join(dir, "trainjob.yaml")
+	require.NoError(t, os.WriteFile(typoFile, []byte(typo), 0o644))
+	var validateOut, validateErr bytes.Buffer
+	run([]string{"validate", "--crd", "../../examples/tutorial-trainjob/crd.yaml", typoFile}, streams{in: strings.NewReader(""), out: &validateOut, err: &validateErr})
+	firstCLI := strings.SplitN(validateErr.String(), "\n", 2)[0]
+	require.Contains(t, firstCLI, typoFile+":")
+	cliLine := strings.SplitN(strings.TrimPrefix(firstCLI, typoFile+":"), ":", 2)[0]
+	tutorial, err := os.ReadFile("../../examples/tutorial-trainjob/running.yaml")
+	require.NoError(t, err)
+	for id, text := range map[string]string{"karta": typo, "objects": string(tutorial), "crd": string(crd)} {
+		quoted, err := json.Marshal(text)
+		require.NoError(t, err)
+		evalJS[bool](b, fmt.Sprintf(`(() => { const ta = document.getElementById(%q); ta.focus(); ta.select(); return document.execCommand("insertText", false, %s) })()`, id, quoted))
+	}
+	b.do(chromedp.Click(chromedp.ID("tab-status")))
+	b.waitFor("the schema's problem at its line", fmt.Sprintf(`document.querySelector('#karta-problems li.error[data-line="%s"]')?.textContent.includes("schema:")`, cliLine))
+	crdProblem := evalJS[string](b, `document.querySelector("#karta-problems li.error").textContent`)
+	assert.Contains(t, crdProblem, `did you mean "suspend"`)
+	assert.Contains(t, crdProblem, "line "+cliLine+":")
+	assert.True(t, evalJS[bool](b, fmt.Sprintf(`document.querySelector('#karta-gutter div[data-line="%s"]').classList.contains("err")`, cliLine)))
+	b.waitFor("the hooks still answer", `document.querySelector("#pane-status .status-badge") !== null`)
+	b.do(chromedp.Click(chromedp.CSS("#karta-problems li.error button"))) // selects its line
+	b.screenshot("crd.png")
+
 	// A narrow window: one column, every part reachable.
 	b.do(chromedp.Click(chromedp.ID("tab-status")), chromedp.EmulateViewport(420, 900))
 	assert.Equal(t, 1, evalJS[int](b, `getComputedStyle(document.querySelector("main")).gridTemplateColumns.split(" ").length`))
 	assert.LessOrEqual(t, evalJS[int](b, `document.documentElement.scrollWidth`), 420, "nothing wider than the window")
 	b.screenshot("narrow.png")
+	b.do(chromedp.Click(chromedp.ID("tab-exports")))
+	b.waitFor("the exports at the narrow width", `document.querySelectorAll("#pane-exports article").length === 1`)
+	assert.LessOrEqual(t, evalJS[int](b, `document.documentElement.scrollWidth`), 420, "the exports' answers fit the window")
+	b.do(chromedp.Click(chromedp.ID("tab-status")))
 	b.do(chromedp.Click(chromedp.CSS("a.skip")))
-	b.waitFor("the answers in view", `document.getElementById("tabs").getBoundingClientRect().top < 100`)
+	b.waitFor("the answers in view", `(() => { const r = document.getElementById("tabs").getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight })()`)
 	b.screenshot("narrow-answers.png")
 }

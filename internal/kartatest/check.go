@@ -317,6 +317,10 @@ func summarise(it interpreter.PodSpecItem) PodSummary {
 	return s
 }
 
+// JSONText is a result as `karta … -o json` prints it, and as a golden
+// file holds it (karta studio writes the goldens of its downloads so).
+func JSONText(v any) []byte { return jsonText(v) }
+
 // jsonText is a result as `karta … -o json` prints it: indented by two,
 // HTML characters as they are, a final newline.
 func jsonText(v any) []byte {

@@ -1,14 +1,16 @@
 // karta studio's page: the editors, a debounced evaluation on every change
-// (POST /api/evaluate), and the panes drawn from its answer. Plain DOM: no
-// framework, nothing fetched but this server's API.
+// (POST /api/evaluate), and the panes drawn from its answer; the exports
+// (POST /api/exports) while their tab is shown. Plain DOM: no framework,
+// nothing fetched but this server's API.
 "use strict";
 
-const editors = ["karta", "objects", "pods", "script"];
+const editors = ["karta", "objects", "pods", "revisions", "crd", "script"];
 const $ = (id) => document.getElementById(id);
 let builtins = [];
 let current = null; // the picked built-in's texts
 let seq = 0;        // the latest evaluation; older answers are dropped
 let timer = null;
+let exportSeq = 0;  // the latest exports' request, likewise
 
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
@@ -99,6 +101,7 @@ async function pickBuiltin(name) {
   $("script").value = current.script || "";
   $("objects").value = preferred ? current.states[preferred] : "";
   $("pods").value = current.pods || "";
+  $("revisions").value = current.revisions || "";
   const b = builtins.find((x) => x.name === name);
   $("builtin-kind").textContent = b ? b.kind.replace(", Kind=", " ") : "";
   changed(0);
@@ -120,10 +123,17 @@ function changed(delay) {
   timer = setTimeout(evaluate, delay === undefined ? 350 : delay);
 }
 
+// inputs are the editors' texts, as every endpoint takes them.
+function inputs() {
+  return JSON.stringify({ karta: $("karta").value, script: $("script").value, crd: $("crd").value, objects: $("objects").value,
+    pods: $("pods").value, revisions: $("revisions").value, revisionType: $("revision-type").value });
+}
+
 async function evaluate() {
   const mine = ++seq;
   setBusy("evaluating…");
-  const body = JSON.stringify({ karta: $("karta").value, script: $("script").value, objects: $("objects").value, pods: $("pods").value });
+  const body = inputs();
+  if (!$("pane-exports").hidden) exports();
   let answer;
   try {
     const res = await fetch("api/evaluate", { method: "POST", headers: { "Content-Type": "application/json" }, body });
@@ -141,17 +151,20 @@ async function evaluate() {
 
 function render(a) {
   const scriptProblems = a.problems.filter((p) => p.field === "script");
-  const kartaProblems = a.problems.filter((p) => p.field !== "script");
+  // The CRD's schema findings are the Karta's, at their line, named so.
+  const kartaProblems = a.problems.filter((p) => p.field !== "script").map((p) => p.check === "crd" ? { ...p, message: "schema: " + p.message } : p);
   if (a.compileError) kartaProblems.push({ severity: "error", line: 0, message: a.compileError });
   showProblems("karta", kartaProblems);
   showProblems("script", scriptProblems);
   showProblems("objects", a.objectProblems);
   showProblems("pods", a.podProblems);
+  showProblems("revisions", a.revisionProblems);
+  showProblems("crd", a.crdProblems);
   $("karta-count").textContent = a.kartas.map((k) => k.name + " → " + k.kind.replace(", Kind=", " ")).join("; ");
   $("lua").textContent = a.lua || "(no program: the Karta has errors)";
   const docs = a.documents;
   const none = () => el("p", { class: "empty", text: a.lua ? "No object to answer for: paste one, or pick an example state." : "Fix the Karta's problems to see its answers." });
-  for (const [pane, draw] of [["status", statusOf], ["tree", treeOf], ["gangs", gangsOf], ["schedulers", schedulersOf], ["podspecs", podSpecsOf]]) {
+  for (const [pane, draw] of [["status", statusOf], ["tree", treeOf], ["gangs", gangsOf], ["schedulers", schedulersOf], ["podspecs", podSpecsOf], ["revise", reviseOf]]) {
     const p = $("pane-" + pane);
     p.replaceChildren(...(docs.length ? docs.map((d) => docCard(d, draw(d), pane)) : [none()]));
   }
@@ -167,7 +180,7 @@ function docCard(d, body, pane) {
     body);
 }
 
-const paneHooks = { status: ["status"], tree: ["tree"], gangs: ["gangs"], schedulers: [], podspecs: ["pods"] };
+const paneHooks = { status: ["status"], tree: ["tree"], gangs: ["gangs"], schedulers: [], podspecs: ["pods"], revise: ["revise"] };
 
 function statusOf(d) {
   const s = d.status;
@@ -247,6 +260,82 @@ function podSpecsOf(d) {
     p.items.map((it) => el("details", {}, el("summary", { text: it.component + (it.instance ? " " + it.instance : "") }), el("pre", { text: JSON.stringify(it.podTemplateSpec || it.podSpec || it.fragmented, null, 2) }))));
 }
 
+// reviseOf shows karta revise's answer: the diff from the object to the
+// revised one, the RFC 6902 patch, and the revised object whole.
+function reviseOf(d) {
+  const r = d.revise;
+  if (!r) return d.errors && d.errors.revise ? null : el("p", { class: "muted", text: "No revisions: write karta revise's list in the Revisions editor." });
+  return el("div", {},
+    (r.warnings || []).map((w) => el("div", { class: "warning-box", text: w })),
+    r.diff ? diffOf(r.diff) : el("p", { class: "muted", text: "The revisions change nothing." }),
+    el("details", {}, el("summary", { text: "JSON Patch (" + r.patch.length + " operations, karta revise -o patch)" }), el("pre", { text: JSON.stringify(r.patch, null, 2) })),
+    el("details", {}, el("summary", { text: "Revised object (karta revise)" }), el("pre", { text: r.after })));
+}
+
+// diffOf draws a unified diff, each line marked as added, removed, a hunk
+// header or context.
+function diffOf(text) {
+  const kind = (l) => l.startsWith("@@") ? "hunk" : l.startsWith("+") ? "add" : l.startsWith("-") ? "del" : "ctx";
+  return el("pre", { class: "diff", "aria-label": "Diff from the object to the revised object" },
+    text.replace(/\n$/, "").split("\n").map((l) => el("span", { class: kind(l) }, l + "\n")));
+}
+
+// ---- exports: Karmada's and Argo CD's, their answers beside karta's ----
+
+async function exports() {
+  const mine = ++exportSeq;
+  const pane = $("pane-exports");
+  pane.setAttribute("aria-busy", "true");
+  let a;
+  try {
+    const res = await fetch("api/exports", { method: "POST", headers: { "Content-Type": "application/json" }, body: inputs() });
+    a = await res.json();
+    if (!res.ok) throw new Error(a.error || res.statusText);
+  } catch (e) {
+    if (mine === exportSeq) { pane.replaceChildren(el("div", { class: "error-box", text: "exports: " + e.message })); pane.removeAttribute("aria-busy"); }
+    return;
+  }
+  if (mine !== exportSeq) return;
+  pane.removeAttribute("aria-busy");
+  if (!a.exports.length) { pane.replaceChildren(el("p", { class: "empty", text: "Fix the Karta's problems to see its exports." })); return; }
+  pane.replaceChildren(...a.exports.map(exportOf),
+    ...(a.documents.length ? a.documents.map(exportAnswersOf) : [el("p", { class: "empty", text: "No object to run the exports on: paste one, or pick an example state." })]));
+}
+
+function exportOf(x) {
+  const lines = (t) => t.split("\n").length - 1 + " lines";
+  return el("section", { class: "export", "data-karta": x.karta },
+    el("h3", {}, "Exports of karta " + x.karta),
+    el("div", { class: "export-row" },
+      el("div", { "data-export": "karmada" }, el("h4", { text: "Karmada (karta karmada export)" }),
+        x.karmadaError ? el("div", { class: "error-box", text: x.karmadaError }) :
+          el("details", {}, el("summary", { text: "ResourceInterpreterCustomization · " + lines(x.karmada) }), el("pre", { text: x.karmada }))),
+      el("div", { "data-export": "argo" }, el("h4", { text: "Argo CD (karta argo export)" }),
+        x.argoError ? el("div", { class: "error-box", text: x.argoError }) :
+          Object.keys(x.argo).sort().map((f) => el("details", {}, el("summary", { text: f + " · " + lines(x.argo[f]) }), el("pre", { text: x.argo[f] }))))));
+}
+
+// exportAnswersOf shows each operation's two answers side by side: the
+// exported script's and karta's in process, marked = or ≠.
+function exportAnswersOf(d) {
+  const label = "document " + d.document + (d.item ? ", item " + d.item : "") + ", line " + d.line;
+  const rows = [...(d.karmada || []).map((c) => ["Karmada", c]), ...(d.argo ? [["Argo CD", d.argo]] : [])];
+  const answer = (cls, v, err) => err ? el("div", { class: cls + " error-box", text: err }) : el("pre", { class: cls, text: JSON.stringify(v, null, 2) });
+  const disagree = rows.filter(([, c]) => !c.agree && !c.notExported).length;
+  const refused = rows.filter(([, c]) => c.notExported).length;
+  const verdict = (c) => c.notExported ? ["refused", "–", "not exported:"] : c.agree ? ["agree", "=", "same answer:"] : ["disagree", "≠", "different answers:"];
+  return el("article", { class: "doc", "data-document": d.document },
+    el("h3", {}, d.object || "(an object without a name)", " ", el("span", { class: "muted", text: label + (d.karta ? " · karta " + d.karta : "") })),
+    d.error ? el("div", { class: "error-box", text: d.error }) : null,
+    rows.length ? el("p", { class: disagree ? "disagree-note" : "muted", text: disagree ? disagree + " of " + rows.length + " answers disagree: marked ≠" :
+      refused === rows.length ? "Not exported: karta's answers alone." : "The exports answer as karta does in process" + (refused ? " (" + refused + " not exported: marked –)." : ".") }) : null,
+    rows.map(([who, c]) => el("section", { class: "cmp " + verdict(c)[0], "data-operation": who + " " + c.operation },
+      el("h4", {}, el("span", { class: "verdict", "aria-label": verdict(c)[2], text: verdict(c)[1] }), " " + who + " " + c.operation),
+      el("div", { class: "cmp-row" },
+        el("div", {}, el("h5", { text: "Exported script" }), c.notExported ? el("p", { class: "muted exported", text: "Not exported (the export's error is above)." }) : answer("exported", c.exported, c.exportedError)),
+        el("div", {}, el("h5", { text: "In process" }), answer("in-process", c.inProcess, c.inProcessError))))));
+}
+
 // ---- tabs: arrow keys move between them (WAI-ARIA tabs) ----
 
 function selectTab(tab, focus) {
@@ -256,6 +345,7 @@ function selectTab(tab, focus) {
     t.tabIndex = on ? 0 : -1;
     $(t.getAttribute("aria-controls")).hidden = !on;
   }
+  if (tab.id === "tab-exports") exports();
   if (focus) tab.focus();
 }
 
@@ -277,11 +367,10 @@ function download() {
   save(new Blob([$("karta").value], { type: "application/yaml" }), (current ? current.name : "karta") + ".yaml");
 }
 
-// bundle downloads a zip of a folder that karta test passes on: the inputs
-// and a karta_test.yaml that expects the answers shown.
+// bundle downloads a zip of a folder that karta test passes on: the inputs,
+// a karta_test.yaml that expects the answers shown, and their goldens.
 async function bundle() {
-  const body = JSON.stringify({ karta: $("karta").value, script: $("script").value, objects: $("objects").value, pods: $("pods").value });
-  const res = await fetch("api/bundle", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+  const res = await fetch("api/bundle", { method: "POST", headers: { "Content-Type": "application/json" }, body: inputs() });
   if (!res.ok) { setBusy("error: " + (await res.json()).error); return; }
   const name = /filename="([^"]+)"/.exec(res.headers.get("Content-Disposition") || "");
   save(await res.blob(), name ? name[1] : "karta.zip");
@@ -295,6 +384,11 @@ function save(blob, file) {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
+async function readCRD(file) {
+  $("crd").value = await file.text();
+  changed(0);
+}
+
 function init() {
   for (const name of editors) {
     const ta = $(name);
@@ -306,6 +400,19 @@ function init() {
   $("state").addEventListener("change", (e) => pickState(e.target.value));
   $("download").addEventListener("click", download);
   $("bundle").addEventListener("click", bundle);
+  $("revision-type").addEventListener("change", () => changed(0));
+  // A CRD comes by paste, by a file picked (the keyboard's way) or by a
+  // file dropped on its editor: read here, in the page, and sent as text.
+  $("crd-file").addEventListener("change", (e) => { if (e.target.files[0]) readCRD(e.target.files[0]); });
+  const drop = $("crd-drop");
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("dropping"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("dropping"));
+  drop.addEventListener("drop", (e) => {
+    drop.classList.remove("dropping");
+    if (!e.dataTransfer.files.length) return;
+    e.preventDefault();
+    readCRD(e.dataTransfer.files[0]);
+  });
   initTabs();
   loadBuiltins().then(() => {
     const want = new URLSearchParams(location.search).get("builtin");
