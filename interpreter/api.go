@@ -110,7 +110,11 @@ func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured
 					res, err = nil, errDeclined
 				}
 			}()
-			revised, ops, warnings, err := p.model.reviseSpecDirect(ctx, ev.(*directEvaluator), obj.Object, revisions)
+			dev := ev.(*directEvaluator)
+			if err := p.chargeRevisions(ctx, dev, revisions); err != nil {
+				return nil, err
+			}
+			revised, ops, warnings, err := p.model.reviseSpecDirect(ctx, dev, obj.Object, revisions)
 			if err != nil {
 				return nil, err
 			}
@@ -119,6 +123,9 @@ func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured
 			return res, nil
 		}
 		res, err := p.runGo(ctx, HookReviseSpec, func(ctx context.Context, _ evaluator) (any, error) {
+			if err := p.chargeRevisions(ctx, nil, revisions); err != nil {
+				return nil, err
+			}
 			revised, ops, warnings, err := p.model.reviseSpec(ctx, obj.Object, revisions)
 			if err != nil {
 				return nil, err
@@ -134,6 +141,11 @@ func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured
 	// warnings come back through the sink.
 	sink := &warningSink{}
 	res, err := p.reviseByScript(context.WithValue(ctx, warningsKey{}, sink), HookReviseSpec, obj, func(L *lua.LState) (lua.LValue, error) {
+		// Handed to the script, the revisions cost what the Go algorithm's
+		// charge says (their tables are built from every value).
+		if err := p.chargeRevisions(L.Context(), nil, revisions); err != nil {
+			return nil, err
+		}
 		return revisionsToLua(L, revisions)
 	})
 	if err != nil {

@@ -60,6 +60,9 @@ func (sd *stateData) luaReviseSpec(L *lua.LState) int {
 	if err != nil {
 		raise(L, err)
 	}
+	if err := sd.p.chargeRevisions(L.Context(), nil, revs); err != nil {
+		raise(L, err)
+	}
 	revised, _, warnings, err := sd.p.model.reviseSpec(L.Context(), obj, revs)
 	if err != nil {
 		raise(L, err)
