@@ -194,11 +194,11 @@ func units(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
 		if cm.InstanceIDPath == "" {
 			return "{\"\"}", nil
 		}
-		f, err := e.Expr(fmt.Sprintf("component %q: instanceIdPath", cm.Name), cm.InstanceIDPath)
+		f, err := e.Expr(fmt.Sprintf("component %q: instanceIdPath", cm.Name), cm.InstanceIDPath, "obj")
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("instanceIDs(%s({W(obj)}), %s)", f, jqlua.LuaString(cm.Name)), nil
+		return fmt.Sprintf("instanceIDs(%s, %s)", f, jqlua.LuaString(cm.Name)), nil
 	}
 	e.W("function units_%d(obj, scaled)\n  local factor = 1\n", c.Index)
 	e.W("  if scaled then\n")
@@ -210,12 +210,12 @@ func units(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
 		if err != nil {
 			return err
 		}
-		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", a.Name), a.ReplicasPath)
+		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", a.Name), a.ReplicasPath, "obj")
 		if err != nil {
 			return err
 		}
 		e.W("    do\n      local ids = %s\n", aids)
-		e.W("      local r = zip(%s({W(obj)}), ids, %s)\n", rf, jqlua.LuaString(a.Name+": replicasPath"))
+		e.W("      local r = zip(%s, ids, %s)\n", rf, jqlua.LuaString(a.Name+": replicasPath"))
 		e.W("      if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: its scaled ancestor %s has ", name, a.Name)))
 		e.W("      local n = scaleValue(r[1], %s)\n", jqlua.LuaString(a.Name+": replicasPath"))
 		e.W("      if n ~= nil then factor = factor * n end\n    end\n")
@@ -229,25 +229,25 @@ func units(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
 	if c.Style == karta.SpecStyleFragmented {
 		return fragmentedUnits(e, c)
 	}
-	sf, err := e.Expr(fmt.Sprintf("component %q: %s", name, c.Spec.Field), c.Spec.Expr)
+	sf, err := e.Expr(fmt.Sprintf("component %q: %s", name, c.Spec.Field), c.Spec.Expr, "obj")
 	if err != nil {
 		return err
 	}
-	e.W("  local specs = zip(%s({W(obj)}), ids, %s)\n", sf, jqlua.LuaString(name+": "+c.Spec.Field))
+	e.W("  local specs = zip(%s, ids, %s)\n", sf, jqlua.LuaString(name+": "+c.Spec.Field))
 	if c.Metadata != nil {
-		mf, err := e.Expr(fmt.Sprintf("component %q: metadataPath", name), c.Metadata.Expr)
+		mf, err := e.Expr(fmt.Sprintf("component %q: metadataPath", name), c.Metadata.Expr, "obj")
 		if err != nil {
 			return err
 		}
-		e.W("  local metas = zip(%s({W(obj)}), ids, %s)\n", mf, jqlua.LuaString(name+": metadataPath"))
+		e.W("  local metas = zip(%s, ids, %s)\n", mf, jqlua.LuaString(name+": metadataPath"))
 	}
 	e.W("  local reps\n")
 	if c.ReplicasPath != "" {
-		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath)
+		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath, "obj")
 		if err != nil {
 			return err
 		}
-		e.W("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
+		e.W("  if scaled then reps = zip(%s, ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
 	}
 	e.W("  local out = {}\n  for i, id in ipairs(ids) do\n    local s = specs[i]\n    if s ~= NULL then\n")
 	e.W("      if JX.kind(s) ~= \"object\" then error(%s .. id .. \": not an object\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: %s of instance ", name, c.Spec.Field)))
@@ -285,11 +285,11 @@ func reviseReplica(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
 	e.W("function ReviseReplica(obj, n)\n")
 	e.W("  if n < 0 or n > %d then error(\"ReviseReplica: \" .. n .. \" is out of range\") end\n", e.Model.MaxReplicas)
 	if c.Index > 0 && c.InstanceIDPath != "" {
-		f, err := e.Expr(fmt.Sprintf("component %q: instanceIdPath", c.Name), c.InstanceIDPath)
+		f, err := e.Expr(fmt.Sprintf("component %q: instanceIdPath", c.Name), c.InstanceIDPath, "obj")
 		if err != nil {
 			return err
 		}
-		e.W("  local ids = instanceIDs(%s({W(obj)}), %s)\n", f, jqlua.LuaString(c.Name))
+		e.W("  local ids = instanceIDs(%s, %s)\n", f, jqlua.LuaString(c.Name))
 		e.W("  if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", jqlua.LuaString(fmt.Sprintf("ReviseReplica: component %s has ", c.Name)))
 	}
 	e.W("  local t = obj\n")
@@ -373,21 +373,21 @@ func fragmentedUnits(e *luaexport.Exporter, c *interpreter.ComponentShape) error
 	name := c.Name
 	vars := map[string]string{}
 	for i, f := range c.Fragments {
-		ff, err := e.Expr(fmt.Sprintf("component %q: %s", name, f.Field), f.Expr)
+		ff, err := e.Expr(fmt.Sprintf("component %q: %s", name, f.Field), f.Expr, "obj")
 		if err != nil {
 			return err
 		}
 		v := fmt.Sprintf("frag%d", i)
 		vars[f.Key] = v
-		e.W("  local %s = zip(%s({W(obj)}), ids, %s)\n", v, ff, jqlua.LuaString(name+": "+f.Field))
+		e.W("  local %s = zip(%s, ids, %s)\n", v, ff, jqlua.LuaString(name+": "+f.Field))
 	}
 	e.W("  local reps\n")
 	if c.ReplicasPath != "" {
-		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath)
+		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath, "obj")
 		if err != nil {
 			return err
 		}
-		e.W("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
+		e.W("  if scaled then reps = zip(%s, ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
 	}
 	e.W("  local out = {}\n  for i, id in ipairs(ids) do\n    local view = {}\n")
 	for _, n := range c.Nodes {

@@ -71,6 +71,7 @@ var helpers = []struct{ name, text string }{
 	{"tname", "local function tname(v) if v == nil then return \"null\" end return JX.kind(v) end\n"},
 	{"run", `local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -145,6 +146,13 @@ end
   if status ~= "" and c.status ~= status then return false end
   if reason ~= "" and c.reason ~= reason then return false end
   return true
+end
+`},
+	{"anyOf", `local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
 end
 `},
 	{"outputIs", `local function outputIs(outs, expected)
