@@ -69,6 +69,11 @@ func (e *Exporter) Expr(field, expr, obj string) (string, error) {
 	return outsCall(field, ref, obj), nil
 }
 
+// Accessor translates a jq path and returns the Lua reference of its
+// accessor (Q[i]), for a caller that calls it through the helpers (run),
+// naming field.
+func (e *Exporter) Accessor(field, expr string) (string, error) { return e.accessor(field, expr) }
+
 // accessor adds expr's accessor to the unit and returns its reference.
 func (e *Exporter) accessor(field, expr string) (string, error) {
 	a, err := e.Analysis(expr)
