@@ -79,6 +79,16 @@ var helpers = []struct{ name, text string }{
   error(e, 0)
 end
 `},
+	{"pipe", `-- pipe runs the accessor p | s as jq does: s on each output of p in
+-- order, so the first error is one s raises on an output p yielded before
+-- its own error, else p's.
+local function pipe(p, s, v, out)
+  local mid = {}
+  local ok, e = pcall(p, v, mid)
+  for _, x in ipairs(mid) do s(x, out) end
+  if not ok then error(e, 0) end
+end
+`},
 	{"V", `local WHAT = nil
 local function V(acc, v, what)
   WHAT = what

@@ -32,11 +32,19 @@ type Exporter struct {
 	// its portable runtime: the accessors run unchanged in the target.
 	u *jqlua.Unit
 	b strings.Builder
+	// shared counts the component paths of each pipeline prefix; piped
+	// are the paths translated as their shared prefix piped into their
+	// last stage, by expression, whose definitions pipes holds (pipe.go).
+	shared map[string]int
+	piped  map[string]string
+	pipes  strings.Builder
 }
 
 // New starts an export of p for target.
 func New(p *interpreter.Program, target string) *Exporter {
-	return &Exporter{In: p, Model: p.Shape(), target: target, u: jqlua.NewPortableUnit()}
+	e := &Exporter{In: p, Model: p.Shape(), target: target, u: jqlua.NewPortableUnit(), piped: map[string]string{}}
+	e.shared = e.sharedPrefixes(e.Model)
+	return e
 }
 
 // Analysis is the checked form of one of the Karta's expressions, from the
@@ -62,17 +70,23 @@ func (e *Exporter) Refuse(format string, args ...any) error {
 // field. The call is written where it is used, so a chunk carries no table
 // of wrappers, one per expression.
 func (e *Exporter) Expr(field, expr, obj string) (string, error) {
-	ref, err := e.accessor(field, expr)
+	ref, err := e.Accessor(field, expr)
 	if err != nil {
 		return "", err
 	}
 	return outsCall(field, ref, obj), nil
 }
 
-// Accessor translates a jq path and returns the Lua reference of its
-// accessor (Q[i]), for a caller that calls it through the helpers (run),
-// naming field.
-func (e *Exporter) Accessor(field, expr string) (string, error) { return e.accessor(field, expr) }
+// Accessor translates a component's jq path and returns the Lua reference
+// of its accessor (Q[i], or QP[i] for a path that shares its pipeline
+// prefix with others: pipe.go), for a caller that calls it through the
+// helpers (run), naming field.
+func (e *Exporter) Accessor(field, expr string) (string, error) {
+	if ref, ok := e.pipedAccessor(expr); ok {
+		return ref, nil
+	}
+	return e.accessor(field, expr)
+}
 
 // accessor adds expr's accessor to the unit and returns its reference.
 func (e *Exporter) accessor(field, expr string) (string, error) {
@@ -241,6 +255,7 @@ func (e *Exporter) Chunk(header, imports string, roots ...string) string {
 	rest.WriteString("\n")
 	rest.WriteString(imports)
 	rest.WriteString(helperText())
+	rest.WriteString(e.pipesLua())
 	rest.WriteString("\n")
 	rest.WriteString(e.b.String())
 	shaken := jqlua.ShakeChunk(rest.String(), roots)
