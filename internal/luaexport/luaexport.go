@@ -36,13 +36,13 @@ type Exporter struct {
 	// are the paths translated as their shared prefix piped into their
 	// last stage, by expression, whose definitions pipes holds (pipe.go).
 	shared map[string]int
-	piped  map[string]string
+	piped  map[string]pipedRef
 	pipes  strings.Builder
 }
 
 // New starts an export of p for target.
 func New(p *interpreter.Program, target string) *Exporter {
-	e := &Exporter{In: p, Model: p.Shape(), target: target, u: jqlua.NewPortableUnit(), piped: map[string]string{}}
+	e := &Exporter{In: p, Model: p.Shape(), target: target, u: jqlua.NewPortableUnit(), piped: map[string]pipedRef{}}
 	e.shared = e.sharedPrefixes(e.Model)
 	return e
 }
