@@ -463,28 +463,12 @@ end
 local function statusIn(obj)
   local phase = nil
   local conds = {}
-  local matched = {}
-  do
-    local hold = false
-    if (J.tostring(V(Q[1], obj, "statusMappings.suspending[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Suspending" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[2], obj, "statusMappings.suspended[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Suspended" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[3], obj, "statusMappings.degraded[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[4], obj, "statusMappings.running[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if J.tostring(V(Q[1], obj, "statusMappings.suspending[0].byExpression.expression")) == "true" then first = first or "Suspending" end
+  if J.tostring(V(Q[2], obj, "statusMappings.suspended[0].byExpression.expression")) == "true" then first = first or "Suspended" end
+  if J.tostring(V(Q[3], obj, "statusMappings.degraded[0].byExpression.expression")) == "true" then first = first or "Degraded" end
+  if J.tostring(V(Q[4], obj, "statusMappings.running[0].byExpression.expression")) == "true" then first = first or "Running" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
