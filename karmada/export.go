@@ -25,10 +25,12 @@ import (
 //
 // Every luaScript is a self-contained chunk: a small pure-Lua jq runtime
 // for the exported subset (internal/luaexport), the Karta's paths
-// translated into it, the hooks, then the override chunks — each rule's
-// only as far as its function reaches (luaexport's Chunk): the status
-// rules carry no pod-spec paths, the component rules no status, and
-// statusReflection no runtime at all. It uses only
+// translated into it (paths that share a prefix carry its accessor once:
+// luaexport's pipe.go), the pod-bearing components as tables that one
+// units function reads (export_units.go), the hooks, then the override
+// chunks — each rule's only as far as its function reaches (luaexport's
+// Chunk): the status rules carry no pod-spec paths, the component rules no
+// status, and statusReflection no runtime at all. It uses only
 // Karmada's sandbox and its kube module: no karta, jq, gsub or rep. A
 // fragmented pod spec definition is exported by building its
 // PodTemplateSpec view in Lua. An expression outside the

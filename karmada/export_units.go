@@ -19,9 +19,7 @@ import (
 // evaluations and the errors are those of the in-process hooks: the
 // ancestors' ids and replicas, the component's ids, its paths in the
 // order they are defined, then its replicas, each named by its field.
-const unitsLua = `-- The instance ids of component c: {""} without an instanceIdPath. A
--- component with one names instanceIDs in its table, so that a chunk
--- whose components have none does not carry it.
+const unitsLua = `-- The ids of c's instances ({""} without an instanceIdPath).
 local function idsOf(obj, c)
   if c.ids == nil then return {""} end
   return c.instanceIDs(run(c.ids, obj, c.label .. ": instanceIdPath"), c.name)
@@ -36,8 +34,7 @@ local function objectOf(v, c, field, id)
   return JX.plain(v)
 end
 
--- The view of instance i of a podTemplateSpecPath, or of a podSpecPath
--- with its metadataPath: nil when its spec is null (no instance).
+-- The view of instance i (nil when its spec is null: no instance).
 local function templateView(c, outs, i, id)
   local s = outs.spec[i]
   if s == NULL then return nil end
@@ -142,7 +139,8 @@ end
 func componentVar(c *interpreter.ComponentShape) string { return fmt.Sprintf("C%d", c.Index) }
 
 // componentTable writes C<index>, component c as units reads it: its name
-// and label (as errors name it), its accessors and their fields, and its
+// and label (as errors name it), its accessors and their fields (and
+// instanceIDs with an instanceIdPath), and its
 // view function (templateView, specView, or fragmentView with the view's
 // nodes) and, with scaled ancestors, scaledFactor and the ancestors, so
 // that a chunk carries only the functions its components use. A component whose instanceIdPath yields nothing in an
