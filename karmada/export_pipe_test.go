@@ -45,15 +45,9 @@ spec:
 // error is the last stage's, as in jq.
 func TestExportKarmadaSharedPrefixKeepsJqErrorOrder(t *testing.T) {
 	p := progFrom(t, pipeKarta)
-	data, err := Export(p)
-	require.NoError(t, err)
+	data, in := exportedInterpreter(t, p, "pipes.yaml")
 	assert.Contains(t, string(data), "pipe(Q[", "the shared prefix is piped")
 	assert.Contains(t, string(data), "-- .spec.items[] | .x | .template\n", "the whole path's jq stays above its accessor")
-	custs, err := Load(data, "pipes.yaml")
-	require.NoError(t, err)
-	in, err := NewInterpreter(custs, Options{})
-	require.NoError(t, err)
-	defer in.Close()
 	var objs []*unstructured.Unstructured
 	for _, spec := range []string{
 		"  items: [{x: {template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}, side: {spec: {containers: [{name: s}]}}}}]",
