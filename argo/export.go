@@ -139,7 +139,7 @@ func healthLua(e *luaexport.Exporter) (string, error) {
 	var cd *karta.ConditionsDefinition
 	if sd != nil && sd.ConditionsDefinition != nil && sd.ConditionsDefinition.Path != "" {
 		cd = sd.ConditionsDefinition
-		f, err := e.Expr("conditionsDefinition.path", cd.Path)
+		f, err := e.Expr("conditionsDefinition.path", cd.Path, "obj")
 		if err != nil {
 			return "", err
 		}
@@ -152,7 +152,7 @@ func healthLua(e *luaexport.Exporter) (string, error) {
 		e.W("%s", "  return \"\"\nend\n\n")
 	} else {
 		e.W(`  local last, lastTrue = "", ""
-  for _, arr in ipairs(%s({W(obj)})) do
+  for _, arr in ipairs(%s) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c[%s], c[%s]

@@ -25,10 +25,12 @@ import (
 //
 // Every luaScript is a self-contained chunk: a small pure-Lua jq runtime
 // for the exported subset (internal/luaexport), the Karta's paths
-// translated into it, the hooks, then the override chunks — each rule's
-// only as far as its function reaches (luaexport's Chunk): the status
-// rules carry no pod-spec paths, the component rules no status, and
-// statusReflection no runtime at all. It uses only
+// translated into it (paths that share a prefix carry its accessor once:
+// luaexport's pipe.go), the pod-bearing components as tables that one
+// units function reads (export_units.go), the hooks, then the override
+// chunks — each rule's only as far as its function reaches (luaexport's
+// Chunk): the status rules carry no pod-spec paths, the component rules no
+// status, and statusReflection no runtime at all. It uses only
 // Karmada's sandbox and its kube module: no karta, jq, gsub or rep. A
 // fragmented pod spec definition is exported by building its
 // PodTemplateSpec view in Lua. An expression outside the
@@ -64,6 +66,15 @@ func Export(p *interpreter.Program) ([]byte, error) {
 	return yaml.Marshal(doc)
 }
 
+// componentList is the Lua list of the components' tables.
+func componentList(cs []*interpreter.ComponentShape) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = componentVar(c)
+	}
+	return strings.Join(names, ", ")
+}
+
 // ruleHook is the function Karmada calls for a rule (the customizations
 // field): GetReplicas for replicaResource, and so on.
 func ruleHook(field string) string {
@@ -80,9 +91,12 @@ func ruleHook(field string) string {
 // name.
 func exportLua(e *luaexport.Exporter) (map[string]string, error) {
 	bearing := podBearing(e.Model)
-	// Per-component units.
+	// The pod-bearing components: units, then each component's table.
+	if len(bearing) > 0 {
+		e.W("%s", unitsLua)
+	}
 	for _, c := range bearing {
-		if err := units(e, c); err != nil {
+		if err := componentTable(e, c); err != nil {
 			return nil, err
 		}
 	}
@@ -92,7 +106,7 @@ func exportLua(e *luaexport.Exporter) (map[string]string, error) {
 	var rules []string
 	if c, _ := replicaResource(e.Model); c != nil {
 		e.W("function GetReplicas(obj)\n")
-		e.W("  local u = units_%d(obj, true)\n", c.Index)
+		e.W("  local u = units(obj, %s, true)\n", componentVar(c))
 		e.W("  if #u ~= 1 then error(\"GetReplicas: component %s has \" .. #u .. \" present instances, not one\") end\n", luaexport.Escape(c.Name))
 		e.W("  return u[1].replicas, kube.accuratePodRequirements(u[1].view)\n")
 		e.W("end\n\n")
@@ -100,19 +114,15 @@ func exportLua(e *luaexport.Exporter) (map[string]string, error) {
 	}
 	if len(bearing) > 0 {
 		e.W("function GetComponents(obj)\n  local out, seen = {}, {}\n")
-		for _, c := range bearing {
-			e.W("  for _, u in ipairs(units_%d(obj, true)) do\n", c.Index)
-			if c.InstanceIDPath != "" {
-				e.W("    local name = u.id\n")
-			} else {
-				e.W("    local name = %s\n", jqlua.LuaString(c.Name))
-			}
-			e.W("    if string.len(name) > %d then error(\"GetComponents: the component name \" .. name .. \" is longer than %d characters\") end\n", maxComponentName, maxComponentName)
-			e.W("    if seen[name] then error(\"GetComponents: the component name \" .. name .. \" is already used\") end\n")
-			e.W("    seen[name] = true\n")
-			e.W("    out[#out+1] = {name = name, replicas = u.replicas, replicaRequirements = kube.accuratePodRequirements(u.view)}\n")
-			e.W("  end\n")
-		}
+		e.W("  for _, c in ipairs({%s}) do\n", componentList(bearing))
+		e.W("    for _, u in ipairs(units(obj, c, true)) do\n")
+		e.W("      local name = u.id\n")
+		e.W("      if c.ids == nil then name = c.name end\n")
+		e.W("      if string.len(name) > %d then error(\"GetComponents: the component name \" .. name .. \" is longer than %d characters\") end\n", maxComponentName, maxComponentName)
+		e.W("      if seen[name] then error(\"GetComponents: the component name \" .. name .. \" is already used\") end\n")
+		e.W("      seen[name] = true\n")
+		e.W("      out[#out+1] = {name = name, replicas = u.replicas, replicaRequirements = kube.accuratePodRequirements(u.view)}\n")
+		e.W("    end\n  end\n")
 		e.W("  return out\nend\n\n")
 		rules = append(rules, "componentResource")
 	}
@@ -153,13 +163,12 @@ end
 		e.W("function GetDependencies(obj)\n  local ns = nil\n")
 		e.W("  if type(obj.metadata) == \"table\" then ns = obj.metadata.namespace end\n")
 		e.W("  local out, seen = {}, {}\n")
-		for _, c := range bearing {
-			e.W("  for _, u in ipairs(units_%d(obj, false)) do\n", c.Index)
-			e.W("    for _, d in ipairs(kube.getPodDependencies(u.view, ns) or {}) do\n")
-			e.W("      local key = depKey(d)\n")
-			e.W("      if not seen[key] then seen[key] = true; out[#out+1] = d end\n")
-			e.W("    end\n  end\n")
-		}
+		e.W("  for _, c in ipairs({%s}) do\n", componentList(bearing))
+		e.W("    for _, u in ipairs(units(obj, c, false)) do\n")
+		e.W("      for _, d in ipairs(kube.getPodDependencies(u.view, ns) or {}) do\n")
+		e.W("        local key = depKey(d)\n")
+		e.W("        if not seen[key] then seen[key] = true; out[#out+1] = d end\n")
+		e.W("      end\n    end\n  end\n")
 		e.W("  table.sort(out, function(a, b) return depKey(a) < depKey(b) end)\n  return out\nend\n")
 		rules = append(rules, "dependencyInterpretation")
 	}
@@ -180,94 +189,6 @@ end
 	return chunks, nil
 }
 
-// units emits units_<index>(obj, scaled): the present instances of c as
-// {id, replicas, view}, replicas including the scaled ancestors',
-// computed only when scaled.
-func units(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
-	name := c.Name
-	if e.NoInstances(c.InstanceIDPath) {
-		e.W("-- component %s has no instance without its references\n", luaexport.Escape(name))
-		e.W("function units_%d(obj, scaled)\n  return {}\nend\n\n", c.Index)
-		return nil
-	}
-	ids := func(cm *interpreter.ComponentShape) (string, error) {
-		if cm.InstanceIDPath == "" {
-			return "{\"\"}", nil
-		}
-		f, err := e.Expr(fmt.Sprintf("component %q: instanceIdPath", cm.Name), cm.InstanceIDPath)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("instanceIDs(%s({W(obj)}), %s)", f, jqlua.LuaString(cm.Name)), nil
-	}
-	e.W("function units_%d(obj, scaled)\n  local factor = 1\n", c.Index)
-	e.W("  if scaled then\n")
-	for a := c.Parent; a != nil; a = a.Parent {
-		if a.ReplicasPath == "" {
-			continue
-		}
-		aids, err := ids(a)
-		if err != nil {
-			return err
-		}
-		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", a.Name), a.ReplicasPath)
-		if err != nil {
-			return err
-		}
-		e.W("    do\n      local ids = %s\n", aids)
-		e.W("      local r = zip(%s({W(obj)}), ids, %s)\n", rf, jqlua.LuaString(a.Name+": replicasPath"))
-		e.W("      if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: its scaled ancestor %s has ", name, a.Name)))
-		e.W("      local n = scaleValue(r[1], %s)\n", jqlua.LuaString(a.Name+": replicasPath"))
-		e.W("      if n ~= nil then factor = factor * n end\n    end\n")
-	}
-	e.W("  end\n")
-	cids, err := ids(c)
-	if err != nil {
-		return err
-	}
-	e.W("  local ids = %s\n", cids)
-	if c.Style == karta.SpecStyleFragmented {
-		return fragmentedUnits(e, c)
-	}
-	sf, err := e.Expr(fmt.Sprintf("component %q: %s", name, c.Spec.Field), c.Spec.Expr)
-	if err != nil {
-		return err
-	}
-	e.W("  local specs = zip(%s({W(obj)}), ids, %s)\n", sf, jqlua.LuaString(name+": "+c.Spec.Field))
-	if c.Metadata != nil {
-		mf, err := e.Expr(fmt.Sprintf("component %q: metadataPath", name), c.Metadata.Expr)
-		if err != nil {
-			return err
-		}
-		e.W("  local metas = zip(%s({W(obj)}), ids, %s)\n", mf, jqlua.LuaString(name+": metadataPath"))
-	}
-	e.W("  local reps\n")
-	if c.ReplicasPath != "" {
-		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath)
-		if err != nil {
-			return err
-		}
-		e.W("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
-	}
-	e.W("  local out = {}\n  for i, id in ipairs(ids) do\n    local s = specs[i]\n    if s ~= NULL then\n")
-	e.W("      if JX.kind(s) ~= \"object\" then error(%s .. id .. \": not an object\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: %s of instance ", name, c.Spec.Field)))
-	if c.Style == karta.SpecStylePodTemplateSpec {
-		e.W("      local view = JX.plain(s)\n")
-	} else {
-		e.W("      local view = {spec = JX.plain(s)}\n")
-		if c.Metadata != nil {
-			e.W("      if metas[i] ~= NULL then\n")
-			e.W("        if JX.kind(metas[i]) ~= \"object\" then error(%s .. id .. \": not an object\") end\n", jqlua.LuaString(fmt.Sprintf("component %s: metadataPath of instance ", name)))
-			e.W("        view.metadata = JX.plain(metas[i])\n      end\n")
-		}
-	}
-	e.W("      local n = 1\n")
-	e.W("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", jqlua.LuaString(name+": replicasPath"))
-	e.W("      out[#out+1] = {id = id, replicas = n * factor, view = view}\n")
-	e.W("    end\n  end\n  return out\nend\n\n")
-	return nil
-}
-
 // reviseReplica emits ReviseReplica(obj, n) for a replicasPath that is a
 // chain of fields, perhaps with a default (it must be assignable); a component with
 // instances must have exactly one.
@@ -285,11 +206,11 @@ func reviseReplica(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
 	e.W("function ReviseReplica(obj, n)\n")
 	e.W("  if n < 0 or n > %d then error(\"ReviseReplica: \" .. n .. \" is out of range\") end\n", e.Model.MaxReplicas)
 	if c.Index > 0 && c.InstanceIDPath != "" {
-		f, err := e.Expr(fmt.Sprintf("component %q: instanceIdPath", c.Name), c.InstanceIDPath)
+		f, err := e.Expr(fmt.Sprintf("component %q: instanceIdPath", c.Name), c.InstanceIDPath, "obj")
 		if err != nil {
 			return err
 		}
-		e.W("  local ids = instanceIDs(%s({W(obj)}), %s)\n", f, jqlua.LuaString(c.Name))
+		e.W("  local ids = instanceIDs(%s, %s)\n", f, jqlua.LuaString(c.Name))
 		e.W("  if #ids ~= 1 then error(%s .. #ids .. \" instances, not one\") end\n", jqlua.LuaString(fmt.Sprintf("ReviseReplica: component %s has ", c.Name)))
 	}
 	e.W("  local t = obj\n")
@@ -360,80 +281,6 @@ func exportOverrides(e *luaexport.Exporter) (string, bool, error) {
 		}
 	}
 	return b.String(), retain, nil
-}
-
-// fragmentedUnits ends units_<index> for a fragmented definition: every
-// instance is present, and its view is the PodTemplateSpec view that the
-// in-process hooks build for a fragmented definition: each
-// defined node's non-null fragment under ancestors that always exist as
-// objects, and spec.containers = [main] ++ containersPath, main being
-// containerPath's object with .image and .resources taken from imagePath
-// and resourcesPath when those are defined.
-func fragmentedUnits(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
-	name := c.Name
-	vars := map[string]string{}
-	for i, f := range c.Fragments {
-		ff, err := e.Expr(fmt.Sprintf("component %q: %s", name, f.Field), f.Expr)
-		if err != nil {
-			return err
-		}
-		v := fmt.Sprintf("frag%d", i)
-		vars[f.Key] = v
-		e.W("  local %s = zip(%s({W(obj)}), ids, %s)\n", v, ff, jqlua.LuaString(name+": "+f.Field))
-	}
-	e.W("  local reps\n")
-	if c.ReplicasPath != "" {
-		rf, err := e.Expr(fmt.Sprintf("component %q: replicasPath", name), c.ReplicasPath)
-		if err != nil {
-			return err
-		}
-		e.W("  if scaled then reps = zip(%s({W(obj)}), ids, %s) end\n", rf, jqlua.LuaString(name+": replicasPath"))
-	}
-	e.W("  local out = {}\n  for i, id in ipairs(ids) do\n    local view = {}\n")
-	for _, n := range c.Nodes {
-		// Ancestors of a defined node always exist as objects.
-		at := "view"
-		for _, k := range n.At[:len(n.At)-1] {
-			at += "." + k
-			e.W("    if %[1]s == nil then %[1]s = {} end\n", at)
-		}
-		last := n.At[len(n.At)-1]
-		if !n.Containers {
-			e.W("    if %[1]s[i] ~= NULL then %[2]s.%[3]s = JX.plain(%[1]s[i]) end\n", vars[n.Key], at, last)
-			continue
-		}
-		e.W("    do\n      local main, list = nil, {}\n")
-		if v, ok := vars["container"]; ok {
-			e.W("      if %s[i] ~= NULL then\n", v)
-			e.W("        local m = %s[i]\n", v)
-			e.W("        if JX.kind(m) ~= \"object\" then error(%s .. id .. \": containerPath yields \" .. tname(m) .. \", not an object\") end\n",
-				jqlua.LuaString(fmt.Sprintf("component %s instance ", name)))
-			e.W("        main = {}\n        for k, x in pairs(JX.plain(m)) do main[k] = x end\n      end\n")
-		}
-		for _, key := range []string{"image", "resources"} {
-			v, ok := vars[key]
-			if !ok {
-				continue
-			}
-			e.W("      if main ~= nil then main.%s = nil end\n", key)
-			e.W("      if %[1]s[i] ~= NULL then\n        if main == nil then main = {} end\n        main.%[2]s = JX.plain(%[1]s[i])\n      end\n", v, key)
-		}
-		e.W("      if main ~= nil then list[1] = main end\n")
-		hasList := "main ~= nil"
-		if v, ok := vars["containers"]; ok {
-			e.W("      local cs = %s[i]\n      if cs ~= NULL then\n", v)
-			e.W("        if type(cs) ~= \"table\" or (next(cs) ~= nil and cs[1] == nil) then error(%s .. id .. \": containersPath yields \" .. tname(cs) .. \", not an array\") end\n",
-				jqlua.LuaString(fmt.Sprintf("component %s instance ", name)))
-			e.W("        for _, x in ipairs(cs) do list[#list+1] = JX.plain(x) end\n      end\n")
-			hasList += " or cs ~= NULL"
-		}
-		e.W("      if %s then %s.%s = list end\n    end\n", hasList, at, last)
-	}
-	e.W("      local n = 1\n")
-	e.W("      if reps ~= nil then local v = scaleValue(reps[i], %s); if v ~= nil then n = v end end\n", jqlua.LuaString(name+": replicasPath"))
-	e.W("      out[#out+1] = {id = id, replicas = n * factor, view = view}\n")
-	e.W("  end\n  return out\nend\n\n")
-	return nil
 }
 
 // ExportCheck is a karta.ValidateOptions.CheckExpr that reports an

@@ -37,13 +37,7 @@ spec:
 
 func TestExportKarmadaHasGojqSemantics(t *testing.T) {
 	p := progFrom(t, semanticsKarta)
-	data, err := Export(p)
-	require.NoError(t, err)
-	custs, err := Load(data, "semantics.yaml")
-	require.NoError(t, err)
-	in, err := NewInterpreter(custs, Options{})
-	require.NoError(t, err)
-	defer in.Close()
+	_, in := exportedInterpreter(t, p, "semantics.yaml")
 	var objs []*unstructured.Unstructured
 	for _, status := range []string{
 		`{}`,                             // null >= 1 is false in jq, not an error

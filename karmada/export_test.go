@@ -69,6 +69,20 @@ func TestExportKarmadaMatchesInProcess(t *testing.T) {
 	assert.Len(t, failed, len(exportFailures))
 }
 
+// exportedInterpreter exports p and loads the customization, as the file
+// name, into the karmada package's runtime, closed when the test ends.
+func exportedInterpreter(t *testing.T, p *interpreter.Program, name string) ([]byte, *Interpreter) {
+	t.Helper()
+	data, err := Export(p)
+	require.NoError(t, err)
+	custs, err := Load(data, name)
+	require.NoError(t, err)
+	in, err := NewInterpreter(custs, Options{})
+	require.NoError(t, err)
+	t.Cleanup(in.Close)
+	return data, in
+}
+
 // exampleObjects reads examples/<name>/*.yaml, keeping objects of p's kind.
 func exampleObjects(t *testing.T, name string, p *interpreter.Program) []*unstructured.Unstructured {
 	t.Helper()
@@ -237,13 +251,7 @@ spec:
 
 func TestExportKarmadaReviseReplicaAndPodSpec(t *testing.T) {
 	p := progFrom(t, setKarta)
-	data, err := Export(p)
-	require.NoError(t, err)
-	custs, err := Load(data, "sets.yaml")
-	require.NoError(t, err)
-	in, err := NewInterpreter(custs, Options{})
-	require.NoError(t, err)
-	defer in.Close()
+	_, in := exportedInterpreter(t, p, "sets.yaml")
 	gvk := p.GVK()
 	for _, op := range []Operation{OpInterpretReplica, OpInterpretComponent, OpReviseReplica,
 		OpInterpretStatus, OpInterpretHealth, OpAggregateStatus, OpInterpretDependency} {
@@ -373,13 +381,7 @@ spec:
 
 func TestExportKarmadaFragmented(t *testing.T) {
 	p := progFrom(t, fragKarta)
-	data, err := Export(p)
-	require.NoError(t, err)
-	custs, err := Load(data, "frags.yaml")
-	require.NoError(t, err)
-	in, err := NewInterpreter(custs, Options{})
-	require.NoError(t, err)
-	defer in.Close()
+	_, in := exportedInterpreter(t, p, "frags.yaml")
 	var objs []*unstructured.Unstructured
 	for _, spec := range []string{
 		// main from containerPath, its image and resources overridden.

@@ -17,8 +17,8 @@ import (
 // A statement defines the locals it declares, the globals it assigns or
 // declares as functions, and the entries of a table it assigns by a
 // number key (Q[3] = function ...: "Q[3]", which an accessor call
-// Q[3](v) names): an exported chunk's accessors (Q) and expressions (E)
-// are such entries, so a hook keeps only the accessors it calls. Names
+// Q[3](v) names): an exported chunk's accessors (Q) are such entries, so
+// a hook keeps only the accessors it calls. Names
 // are found by scanning tokens, so a name only a nested scope shadows
 // keeps its definition too: the result may keep more than it needs,
 // never less. A chunk that does not parse is returned whole.

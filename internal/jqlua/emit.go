@@ -156,6 +156,9 @@ func luaNumber(f float64) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
+// LuaComment is luaComment, for an exported chunk's own comments.
+func LuaComment(text string) string { return luaComment(text) }
+
 // luaComment renders text as Lua line comments, one per line of text.
 // Control characters are escaped: a carriage return would end the comment
 // and let the rest of the line be read as code.

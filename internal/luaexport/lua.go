@@ -71,11 +71,22 @@ var helpers = []struct{ name, text string }{
 	{"tname", "local function tname(v) if v == nil then return \"null\" end return JX.kind(v) end\n"},
 	{"run", `local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
   if m ~= nil then error(what .. ": " .. m, 0) end
   error(e, 0)
+end
+`},
+	{"pipe", `-- pipe runs the accessor p | s as jq does: s on each output of p in
+-- order, so the first error is one s raises on an output p yielded before
+-- its own error, else p's.
+local function pipe(p, s, v, out)
+  local mid = {}
+  local ok, e = pcall(p, v, mid)
+  for _, x in ipairs(mid) do s(x, out) end
+  if not ok then error(e, 0) end
 end
 `},
 	{"V", `local WHAT = nil
@@ -145,6 +156,13 @@ end
   if status ~= "" and c.status ~= status then return false end
   if reason ~= "" and c.reason ~= reason then return false end
   return true
+end
+`},
+	{"anyOf", `local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
 end
 `},
 	{"outputIs", `local function outputIs(outs, expected)

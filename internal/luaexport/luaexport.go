@@ -30,17 +30,21 @@ type Exporter struct {
 	target string
 	// u translates the Karta's jq expressions with jqlua's translator, for
 	// its portable runtime: the accessors run unchanged in the target.
-	u     *jqlua.Unit
-	exprs []exportedExpr // E[i]
-	b     strings.Builder
+	u *jqlua.Unit
+	b strings.Builder
+	// shared counts the component paths of each pipeline prefix; piped
+	// are the paths translated as their shared prefix piped into their
+	// last stage, by expression, whose definitions pipes holds (pipe.go).
+	shared map[string]int
+	piped  map[string]pipedRef
+	pipes  strings.Builder
 }
-
-// exportedExpr is E[i]: the accessor of one expression of a field.
-type exportedExpr struct{ ref, field string }
 
 // New starts an export of p for target.
 func New(p *interpreter.Program, target string) *Exporter {
-	return &Exporter{In: p, Model: p.Shape(), target: target, u: jqlua.NewPortableUnit()}
+	e := &Exporter{In: p, Model: p.Shape(), target: target, u: jqlua.NewPortableUnit(), piped: map[string]pipedRef{}}
+	e.shared = e.sharedPrefixes(e.Model)
+	return e
 }
 
 // Analysis is the checked form of one of the Karta's expressions, from the
@@ -60,15 +64,28 @@ func (e *Exporter) Refuse(format string, args ...any) error {
 	return &interpreter.ExportError{Karta: e.In.Name(), Target: e.target, Reason: fmt.Sprintf(format, args...)}
 }
 
-// Expr translates a jq path and returns the Lua name of its function of
-// the input list {W(obj)}, which returns the list of outputs (NULL for
-// null) or raises the jq error naming the field.
-func (e *Exporter) Expr(field, expr string) (string, error) {
-	ref, err := e.accessor(field, expr)
+// Expr translates a jq path and returns a Lua expression, of the Lua
+// value obj (nil for null), for the list of its outputs (NULL for null):
+// the accessor called through run, which raises the jq error naming the
+// field. The call is written where it is used, so a chunk carries no table
+// of wrappers, one per expression.
+func (e *Exporter) Expr(field, expr, obj string) (string, error) {
+	ref, err := e.Accessor(field, expr)
 	if err != nil {
 		return "", err
 	}
-	return e.listFunc(field, ref), nil
+	return outsCall(field, ref, obj), nil
+}
+
+// Accessor translates a component's jq path and returns the Lua reference
+// of its accessor (Q[i], or QP[i] for a path that shares its pipeline
+// prefix with others: pipe.go), for a caller that calls it through the
+// helpers (run), naming field.
+func (e *Exporter) Accessor(field, expr string) (string, error) {
+	if ref, ok := e.pipedAccessor(expr); ok {
+		return ref, nil
+	}
+	return e.accessor(field, expr)
 }
 
 // accessor adds expr's accessor to the unit and returns its reference.
@@ -180,24 +197,24 @@ func referenceError(vars []string, target string, err error) error {
 	return fmt.Errorf("it reads the reference %s, which %s cannot resolve: an export carries no resolver, and the reference declares no exportFallback", name, target)
 }
 
-// listFunc is Expr's function for the accessor ref.
-func (e *Exporter) listFunc(field, ref string) string {
-	e.exprs = append(e.exprs, exportedExpr{ref: ref, field: field})
-	return fmt.Sprintf("E[%d]", len(e.exprs))
+// outsCall is Expr's list of the outputs of the accessor ref on obj.
+func outsCall(field, ref, obj string) string {
+	return fmt.Sprintf("run(%s, %s, %s)", ref, obj, jqlua.LuaString(field))
 }
 
 // Value is Expr for a caller that needs the expression's only output: when
 // the expression has exactly one output on every input (jqlua's Unit.One)
 // it returns a Lua expression of obj computing that output with no
-// protected call and no tables (V), and one true; else Expr's function and
-// false. Its errors must be caught by Protect, which names the field.
+// protected call and no tables (V), and one true; else Expr's list of
+// outputs and false. Its errors must be caught by Protect, which names the
+// field.
 func (e *Exporter) Value(field, expr, obj string) (string, bool, error) {
 	ref, err := e.accessor(field, expr)
 	if err != nil {
 		return "", false, err
 	}
 	if !e.u.One(ref) {
-		return e.listFunc(field, ref), false, nil
+		return outsCall(field, ref, obj), false, nil
 	}
 	return fmt.Sprintf("V(%s, %s, %s)", ref, obj, jqlua.LuaString(field)), true, nil
 }
@@ -222,22 +239,15 @@ func (e *Exporter) W(format string, args ...any) { fmt.Fprintf(&e.b, format, arg
 
 // Chunk assembles the chunk: header (comment lines), the portable jq
 // runtime, the accessors, imports (what the target's own modules the body
-// needs, such as Karmada's kube), the helpers, the expressions E, then the
-// body written with W — each only as far as roots reach. The walk is
-// jqlua's: ShakeChunk keeps the statements of everything after the
-// runtime that define a root or define nothing (the chunk's own work) and
-// those they name, accessors and expressions (Q[i], E[i]) one by one;
+// needs, such as Karmada's kube), the helpers, then the body written with
+// W — each only as far as roots reach. The walk is jqlua's: ShakeChunk
+// keeps the statements of everything after the runtime that define a root
+// or define nothing (the chunk's own work) and those they name, accessors
+// (Q[i]) one by one;
 // ShakePortable then keeps the parts of the runtime the result names. With
 // no roots, the chunk is what its top-level work reaches (Argo CD's
 // health.lua); a Karmada rule's chunk is what its function reaches.
 func (e *Exporter) Chunk(header, imports string, roots ...string) string {
-	var body strings.Builder
-	body.WriteString("local E = {}\n")
-	for i, x := range e.exprs {
-		fmt.Fprintf(&body, "E[%d] = function(ins) return run(%s, ins[1], %s) end\n", i+1, x.ref, jqlua.LuaString(x.field))
-	}
-	body.WriteString("\n")
-	body.WriteString(e.b.String())
 	var rest strings.Builder
 	rest.WriteString(jqlua.PortableNames)
 	rest.WriteString("\n")
@@ -245,7 +255,9 @@ func (e *Exporter) Chunk(header, imports string, roots ...string) string {
 	rest.WriteString("\n")
 	rest.WriteString(imports)
 	rest.WriteString(helperText())
-	rest.WriteString(body.String())
+	rest.WriteString(e.pipesLua())
+	rest.WriteString("\n")
+	rest.WriteString(e.b.String())
 	shaken := jqlua.ShakeChunk(rest.String(), roots)
 	var b strings.Builder
 	b.WriteString(header)

@@ -20,10 +20,10 @@ func (e *Exporter) Status() error {
 	outs := func(field, expr string) (string, error) {
 		f, one, err := e.Value(field, expr, "obj")
 		anyOne = anyOne || one
-		if err != nil || one {
+		if one {
 			return "{" + f + "}", err
 		}
-		return f + "({W(obj)})", nil
+		return f, err
 	}
 	e.W("local function statusIn(obj)\n  local phase = nil\n")
 	if sd != nil && sd.PhaseDefinition != nil && sd.PhaseDefinition.Path != "" {
@@ -46,7 +46,7 @@ func (e *Exporter) Status() error {
 		e.W("  conds = conditionsOf(%s, %s, %s, %s, %s)\n", f,
 			jqlua.LuaString(cd.TypeFieldName), jqlua.LuaString(cd.StatusFieldName), jqlua.LuaString(cd.ReasonFieldName), jqlua.LuaString(cd.MessageFieldName))
 	}
-	e.W("  local matched = {}\n")
+	e.W("  local first = nil\n")
 	var mappings []karta.StatusMapping
 	if sd != nil {
 		mappings = sd.StatusMappings.InPrecedence()
@@ -74,23 +74,25 @@ func (e *Exporter) Status() error {
 					anyOne = true
 					all = append(all, fmt.Sprintf("J.tostring(%s) == %s", f, jqlua.LuaString(x.ExpectedResult)))
 				} else {
-					all = append(all, fmt.Sprintf("outputIs(%s({W(obj)}), %s)", f, jqlua.LuaString(x.ExpectedResult)))
+					all = append(all, fmt.Sprintf("outputIs(%s, %s)", f, jqlua.LuaString(x.ExpectedResult)))
 				}
 			}
 			if len(all) == 0 {
 				all = []string{"true"}
 			}
-			any = append(any, "("+strings.Join(all, " and ")+")")
+			any = append(any, strings.Join(all, " and "))
 		}
 		// Every matcher is evaluated, as InterpretStatus evaluates them, so
-		// that an error anywhere is an error here too.
-		e.W("  do\n    local hold = false\n")
-		for _, a := range any {
-			e.W("    if %s then hold = true end\n", a)
+		// that an error anywhere is an error here too: several are the
+		// arguments of anyOf, which Lua evaluates before the call. The
+		// first status that holds, in precedence order, is the status.
+		cond := any[0]
+		if len(any) > 1 {
+			cond = "anyOf(\n      " + strings.Join(any, ",\n      ") + ")"
 		}
-		e.W("    if hold then matched[#matched+1] = %s end\n  end\n", jqlua.LuaString(string(m.Status)))
+		e.W("  if %s then first = first or %s end\n", cond, jqlua.LuaString(string(m.Status)))
 	}
-	e.W("  return matched[1] or \"Undefined\"\nend\n\n")
+	e.W("  return first or \"Undefined\"\nend\n\n")
 	if anyOne {
 		e.Protect("statusOf", "statusIn")
 	} else {

@@ -548,10 +548,9 @@ Q[5] = function(v, out)
   if out == nil then return len end
   J.emit(out, len)
 end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -596,8 +595,12 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local E = {}
-E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
@@ -608,35 +611,17 @@ local function statusIn(obj)
   end
   local conds = {}
   conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
-  local matched = {}
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Failed")) then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Succeeded")) then hold = true end
-    if hold then matched[#matched+1] = "Completed" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[3], obj, "statusMappings.degraded[0].byExpression.expression")) == "true") then hold = true end
-    if ((phase ~= nil and phase == "Running") and condition(conds, "Ready", "False", "") and J.tostring(V(Q[4], obj, "statusMappings.degraded[1].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Running") and condition(conds, "Ready", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Pending")) then hold = true end
-    if ((phase ~= nil and phase == "Running") and J.tostring(V(Q[5], obj, "statusMappings.initializing[1].byExpression.expression")) == "0") then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if (phase ~= nil and phase == "Failed") then first = first or "Failed" end
+  if (phase ~= nil and phase == "Succeeded") then first = first or "Completed" end
+  if anyOf(
+      J.tostring(V(Q[3], obj, "statusMappings.degraded[0].byExpression.expression")) == "true",
+      (phase ~= nil and phase == "Running") and condition(conds, "Ready", "False", "") and J.tostring(V(Q[4], obj, "statusMappings.degraded[1].byExpression.expression")) == "true") then first = first or "Degraded" end
+  if (phase ~= nil and phase == "Running") and condition(conds, "Ready", "True", "") then first = first or "Running" end
+  if anyOf(
+      (phase ~= nil and phase == "Pending"),
+      (phase ~= nil and phase == "Running") and J.tostring(V(Q[5], obj, "statusMappings.initializing[1].byExpression.expression")) == "0") then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -651,7 +636,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[1]({W(obj)})) do
+  for _, arr in ipairs(run(Q[2], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]

@@ -614,10 +614,9 @@ Q[8] = function(v, out)
   if out == nil then return len end
   J.emit(out, len)
 end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -662,57 +661,31 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
   local conds = {}
   conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
-  local matched = {}
-  do
-    local hold = false
-    if (J.tostring(V(Q[2], obj, "statusMappings.failed[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[3], obj, "statusMappings.completed[0].byExpression.expression")) == "true") then hold = true end
-    if (condition(conds, "Ready", "False", "SandboxExpired")) then hold = true end
-    if hold then matched[#matched+1] = "Completed" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[4], obj, "statusMappings.resuming[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Resuming" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[5], obj, "statusMappings.suspending[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Suspending" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[6], obj, "statusMappings.suspended[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Suspended" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Ready", "False", "ReconcilerError")) then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Ready", "True", "DependenciesReady") and J.tostring(V(Q[7], obj, "statusMappings.running[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Ready", "False", "DependenciesNotReady")) then hold = true end
-    if (J.tostring(V(Q[8], obj, "statusMappings.initializing[1].byExpression.expression")) == "0") then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if J.tostring(V(Q[2], obj, "statusMappings.failed[0].byExpression.expression")) == "true" then first = first or "Failed" end
+  if anyOf(
+      J.tostring(V(Q[3], obj, "statusMappings.completed[0].byExpression.expression")) == "true",
+      condition(conds, "Ready", "False", "SandboxExpired")) then first = first or "Completed" end
+  if J.tostring(V(Q[4], obj, "statusMappings.resuming[0].byExpression.expression")) == "true" then first = first or "Resuming" end
+  if J.tostring(V(Q[5], obj, "statusMappings.suspending[0].byExpression.expression")) == "true" then first = first or "Suspending" end
+  if J.tostring(V(Q[6], obj, "statusMappings.suspended[0].byExpression.expression")) == "true" then first = first or "Suspended" end
+  if condition(conds, "Ready", "False", "ReconcilerError") then first = first or "Degraded" end
+  if condition(conds, "Ready", "True", "DependenciesReady") and J.tostring(V(Q[7], obj, "statusMappings.running[0].byExpression.expression")) == "true" then first = first or "Running" end
+  if anyOf(
+      condition(conds, "Ready", "False", "DependenciesNotReady"),
+      J.tostring(V(Q[8], obj, "statusMappings.initializing[1].byExpression.expression")) == "0") then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -727,7 +700,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[1]({W(obj)})) do
+  for _, arr in ipairs(run(Q[1], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]

@@ -306,10 +306,9 @@ Q[2] = function(v, out)
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -354,8 +353,12 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local E = {}
-E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
@@ -366,38 +369,20 @@ local function statusIn(obj)
   end
   local conds = {}
   conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
-  local matched = {}
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Failed")) then hold = true end
-    if ((phase ~= nil and phase == "Pending") and condition(conds, "NIM_CACHE_JOB_COMPLETED", "False", "JobFailed")) then hold = true end
-    if ((phase ~= nil and phase == "NotReady")) then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Ready")) then hold = true end
-    if hold then matched[#matched+1] = "Completed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "InProgress") and condition(conds, "NIM_CACHE_JOB_COMPLETED", "False", "JobFailed")) then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "InProgress")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "PVC-Created")) then hold = true end
-    if ((phase ~= nil and phase == "Started")) then hold = true end
-    if ((phase ~= nil and phase == "Pending")) then hold = true end
-    if (J.tostring(V(Q[1], obj, "statusMappings.initializing[3].byExpression.expression")) == "null") then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if anyOf(
+      (phase ~= nil and phase == "Failed"),
+      (phase ~= nil and phase == "Pending") and condition(conds, "NIM_CACHE_JOB_COMPLETED", "False", "JobFailed"),
+      (phase ~= nil and phase == "NotReady")) then first = first or "Failed" end
+  if (phase ~= nil and phase == "Ready") then first = first or "Completed" end
+  if (phase ~= nil and phase == "InProgress") and condition(conds, "NIM_CACHE_JOB_COMPLETED", "False", "JobFailed") then first = first or "Degraded" end
+  if (phase ~= nil and phase == "InProgress") then first = first or "Running" end
+  if anyOf(
+      (phase ~= nil and phase == "PVC-Created"),
+      (phase ~= nil and phase == "Started"),
+      (phase ~= nil and phase == "Pending"),
+      J.tostring(V(Q[1], obj, "statusMappings.initializing[3].byExpression.expression")) == "null") then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -412,7 +397,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[1]({W(obj)})) do
+  for _, arr in ipairs(run(Q[2], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]

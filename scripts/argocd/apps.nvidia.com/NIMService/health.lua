@@ -287,10 +287,9 @@ Q[2] = function(v, out)
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -328,8 +327,12 @@ local function conditionsOf(outs, typeField, statusField, reasonField, messageFi
   end
   return conds
 end
-local E = {}
-E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
@@ -340,25 +343,14 @@ local function statusIn(obj)
   end
   local conds = {}
   conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
-  local matched = {}
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Failed")) then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Ready")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Pending")) then hold = true end
-    if ((phase ~= nil and phase == "NotReady")) then hold = true end
-    if ((phase ~= nil and phase == "PVC-Created")) then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if (phase ~= nil and phase == "Failed") then first = first or "Failed" end
+  if (phase ~= nil and phase == "Ready") then first = first or "Running" end
+  if anyOf(
+      (phase ~= nil and phase == "Pending"),
+      (phase ~= nil and phase == "NotReady"),
+      (phase ~= nil and phase == "PVC-Created")) then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -373,7 +365,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[1]({W(obj)})) do
+  for _, arr in ipairs(run(Q[2], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]

@@ -510,10 +510,9 @@ Q[4] = function(v, out)
   if out == nil then return t_6 end
   J.emit(out, t_6)
 end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -551,26 +550,23 @@ local function conditionsOf(outs, typeField, statusField, reasonField, messageFi
   end
   return conds
 end
-local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
   local conds = {}
   conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
-  local matched = {}
-  do
-    local hold = false
-    if (J.tostring(V(Q[2], obj, "statusMappings.running[0].byExpression.expression")) == "true") then hold = true end
-    if (J.tostring(V(Q[3], obj, "statusMappings.running[1].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if anyOf(
+      J.tostring(V(Q[2], obj, "statusMappings.running[0].byExpression.expression")) == "true",
+      J.tostring(V(Q[3], obj, "statusMappings.running[1].byExpression.expression")) == "true") then first = first or "Running" end
+  if J.tostring(V(Q[4], obj, "statusMappings.initializing[0].byExpression.expression")) == "true" then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -585,7 +581,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[1]({W(obj)})) do
+  for _, arr in ipairs(run(Q[1], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]

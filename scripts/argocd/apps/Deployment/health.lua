@@ -90,8 +90,6 @@ local J, JX = (function()
     if not opt then raise("cannot iterate over: " .. tep(v)) end
     return iterNone, nil, 0
   end
-
-  function J.each(v) return each(v, false) end
   function J.each_opt(v) return each(v, true) end
 
   J.array = newArray
@@ -382,35 +380,9 @@ Q[2] = function(v, out)
   if out == nil then return len end
   J.emit(out, len)
 end
-
--- [([])[] | .status.conditions[]? | select(.type == "ReplicaFailure" and .status == "True")] | length != 0
-Q[3] = function(v, out)
-  local arr = J.array()
-  local t = J.array()
-  for _, x in J.each(t) do
-    local status = type(x) == "table" and x[1] == nil and x.status or J.field(x, "status")
-    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.field(status, "conditions")
-    for _, x_2 in J.each_opt(conditions) do
-      local type_ = type(x_2) == "table" and x_2[1] == nil and x_2.type or J.field(x_2, "type")
-      local b = false
-      if type_ == "ReplicaFailure" then
-        local status_2 = type(x_2) == "table" and x_2[1] == nil and x_2.status or J.field(x_2, "status")
-        b = status_2 == "True"
-      end
-      if b then
-        arr[#arr + 1] = x_2
-      end
-    end
-  end
-  local len = J.length(arr)
-  local t_2 = len ~= 0
-  if out == nil then return t_2 end
-  J.emit(out, t_2)
-end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -455,37 +427,25 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
   local conds = {}
   conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
-  local matched = {}
-  do
-    local hold = false
-    if (condition(conds, "Progressing", "False", "ProgressDeadlineExceeded") and J.tostring(V(Q[2], obj, "statusMappings.failed[0].byExpression.expression")) == "0") then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Progressing", "False", "ProgressDeadlineExceeded") and condition(conds, "Available", "True", "")) then hold = true end
-    if (condition(conds, "ReplicaFailure", "True", "")) then hold = true end
-    if (J.tostring(V(Q[3], obj, "statusMappings.degraded[2].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Available", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[2], obj, "statusMappings.initializing[0].byExpression.expression")) == "0") then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if condition(conds, "Progressing", "False", "ProgressDeadlineExceeded") and J.tostring(V(Q[2], obj, "statusMappings.failed[0].byExpression.expression")) == "0" then first = first or "Failed" end
+  if anyOf(
+      condition(conds, "Progressing", "False", "ProgressDeadlineExceeded") and condition(conds, "Available", "True", ""),
+      condition(conds, "ReplicaFailure", "True", "")) then first = first or "Degraded" end
+  if condition(conds, "Available", "True", "") then first = first or "Running" end
+  if J.tostring(V(Q[2], obj, "statusMappings.initializing[0].byExpression.expression")) == "0" then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -500,7 +460,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[1]({W(obj)})) do
+  for _, arr in ipairs(run(Q[1], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]

@@ -480,10 +480,9 @@ Q[4] = function(v, out)
   if out == nil then return phase end
   J.emit(out, phase)
 end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -521,8 +520,12 @@ local function conditionsOf(outs, typeField, statusField, reasonField, messageFi
   end
   return conds
 end
-local E = {}
-E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
@@ -533,35 +536,17 @@ local function statusIn(obj)
   end
   local conds = {}
   conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "", "message")
-  local matched = {}
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Failed")) then hold = true end
-    if ((phase ~= nil and phase == "Error")) then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Succeeded")) then hold = true end
-    if hold then matched[#matched+1] = "Completed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Running") and J.tostring(V(Q[3], obj, "statusMappings.suspended[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Suspended" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Running")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Pending")) then hold = true end
-    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[1].byExpression.expression")) == "") then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if anyOf(
+      (phase ~= nil and phase == "Failed"),
+      (phase ~= nil and phase == "Error")) then first = first or "Failed" end
+  if (phase ~= nil and phase == "Succeeded") then first = first or "Completed" end
+  if (phase ~= nil and phase == "Running") and J.tostring(V(Q[3], obj, "statusMappings.suspended[0].byExpression.expression")) == "true" then first = first or "Suspended" end
+  if (phase ~= nil and phase == "Running") then first = first or "Running" end
+  if anyOf(
+      (phase ~= nil and phase == "Pending"),
+      J.tostring(V(Q[4], obj, "statusMappings.initializing[1].byExpression.expression")) == "") then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -576,7 +561,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[1]({W(obj)})) do
+  for _, arr in ipairs(run(Q[2], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]

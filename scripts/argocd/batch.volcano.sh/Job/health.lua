@@ -315,6 +315,12 @@ local function V(acc, v, what)
   if v == nil then v = NULL end
   return acc(v)
 end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
@@ -324,47 +330,22 @@ local function statusIn(obj)
     phase = po[1]
   end
   local conds = {}
-  local matched = {}
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Failed")) then hold = true end
-    if ((phase ~= nil and phase == "Terminating")) then hold = true end
-    if ((phase ~= nil and phase == "Terminated")) then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Completing")) then hold = true end
-    if ((phase ~= nil and phase == "Completed")) then hold = true end
-    if hold then matched[#matched+1] = "Completed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Aborting")) then hold = true end
-    if hold then matched[#matched+1] = "Suspending" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Aborted")) then hold = true end
-    if hold then matched[#matched+1] = "Suspended" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Restarting")) then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Running")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Pending")) then hold = true end
-    if (J.tostring(V(Q[2], obj, "statusMappings.initializing[1].byExpression.expression")) == "") then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if anyOf(
+      (phase ~= nil and phase == "Failed"),
+      (phase ~= nil and phase == "Terminating"),
+      (phase ~= nil and phase == "Terminated")) then first = first or "Failed" end
+  if anyOf(
+      (phase ~= nil and phase == "Completing"),
+      (phase ~= nil and phase == "Completed")) then first = first or "Completed" end
+  if (phase ~= nil and phase == "Aborting") then first = first or "Suspending" end
+  if (phase ~= nil and phase == "Aborted") then first = first or "Suspended" end
+  if (phase ~= nil and phase == "Restarting") then first = first or "Degraded" end
+  if (phase ~= nil and phase == "Running") then first = first or "Running" end
+  if anyOf(
+      (phase ~= nil and phase == "Pending"),
+      J.tostring(V(Q[2], obj, "statusMappings.initializing[1].byExpression.expression")) == "") then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)

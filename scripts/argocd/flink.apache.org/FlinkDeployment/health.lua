@@ -430,10 +430,9 @@ Q[10] = function(v, out)
   if out == nil then return b_2 end
   J.emit(out, b_2)
 end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -471,8 +470,12 @@ local function conditionsOf(outs, typeField, statusField, reasonField, messageFi
   end
   return conds
 end
-local E = {}
-E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
@@ -483,55 +486,27 @@ local function statusIn(obj)
   end
   local conds = {}
   conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
-  local matched = {}
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "FAILED")) then hold = true end
-    if (J.tostring(V(Q[3], obj, "statusMappings.failed[1].byExpression.expression")) == "ERROR") then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "STABLE") and J.tostring(V(Q[4], obj, "statusMappings.completed[0].byExpression.expression")) == "FINISHED") then hold = true end
-    if ((phase ~= nil and phase == "DEPLOYED") and J.tostring(V(Q[4], obj, "statusMappings.completed[1].byExpression.expression")) == "FINISHED") then hold = true end
-    if hold then matched[#matched+1] = "Completed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "SUSPENDED") and J.tostring(V(Q[5], obj, "statusMappings.resuming[0].byExpression.expression")) == "running") then hold = true end
-    if hold then matched[#matched+1] = "Resuming" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[6], obj, "statusMappings.suspending[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Suspending" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "SUSPENDED") and J.tostring(V(Q[5], obj, "statusMappings.suspended[0].byExpression.expression")) == "suspended") then hold = true end
-    if hold then matched[#matched+1] = "Suspended" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[7], obj, "statusMappings.degraded[0].byExpression.expression")) == "true") then hold = true end
-    if ((phase ~= nil and phase == "ROLLING_BACK")) then hold = true end
-    if ((phase ~= nil and phase == "ROLLED_BACK")) then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[8], obj, "statusMappings.running[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "CREATED")) then hold = true end
-    if ((phase ~= nil and phase == "UPGRADING")) then hold = true end
-    if (J.tostring(V(Q[9], obj, "statusMappings.initializing[2].byExpression.expression")) == "") then hold = true end
-    if (J.tostring(V(Q[10], obj, "statusMappings.initializing[3].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if anyOf(
+      (phase ~= nil and phase == "FAILED"),
+      J.tostring(V(Q[3], obj, "statusMappings.failed[1].byExpression.expression")) == "ERROR") then first = first or "Failed" end
+  if anyOf(
+      (phase ~= nil and phase == "STABLE") and J.tostring(V(Q[4], obj, "statusMappings.completed[0].byExpression.expression")) == "FINISHED",
+      (phase ~= nil and phase == "DEPLOYED") and J.tostring(V(Q[4], obj, "statusMappings.completed[1].byExpression.expression")) == "FINISHED") then first = first or "Completed" end
+  if (phase ~= nil and phase == "SUSPENDED") and J.tostring(V(Q[5], obj, "statusMappings.resuming[0].byExpression.expression")) == "running" then first = first or "Resuming" end
+  if J.tostring(V(Q[6], obj, "statusMappings.suspending[0].byExpression.expression")) == "true" then first = first or "Suspending" end
+  if (phase ~= nil and phase == "SUSPENDED") and J.tostring(V(Q[5], obj, "statusMappings.suspended[0].byExpression.expression")) == "suspended" then first = first or "Suspended" end
+  if anyOf(
+      J.tostring(V(Q[7], obj, "statusMappings.degraded[0].byExpression.expression")) == "true",
+      (phase ~= nil and phase == "ROLLING_BACK"),
+      (phase ~= nil and phase == "ROLLED_BACK")) then first = first or "Degraded" end
+  if J.tostring(V(Q[8], obj, "statusMappings.running[0].byExpression.expression")) == "true" then first = first or "Running" end
+  if anyOf(
+      (phase ~= nil and phase == "CREATED"),
+      (phase ~= nil and phase == "UPGRADING"),
+      J.tostring(V(Q[9], obj, "statusMappings.initializing[2].byExpression.expression")) == "",
+      J.tostring(V(Q[10], obj, "statusMappings.initializing[3].byExpression.expression")) == "true") then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -546,7 +521,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[1]({W(obj)})) do
+  for _, arr in ipairs(run(Q[2], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]

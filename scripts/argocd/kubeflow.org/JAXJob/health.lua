@@ -380,10 +380,9 @@ Q[2] = function(v, out)
   if out == nil then return len end
   J.emit(out, len)
 end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -428,45 +427,19 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local E = {}
-E[1] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
 local function statusIn(obj)
   local phase = nil
   local conds = {}
   conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
-  local matched = {}
-  do
-    local hold = false
-    if (condition(conds, "Failed", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Succeeded", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Completed" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Suspended", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Suspended" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Restarting", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Running", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Created", "True", "") and J.tostring(V(Q[2], obj, "statusMappings.initializing[0].byExpression.expression")) == "0") then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if condition(conds, "Failed", "True", "") then first = first or "Failed" end
+  if condition(conds, "Succeeded", "True", "") then first = first or "Completed" end
+  if condition(conds, "Suspended", "True", "") then first = first or "Suspended" end
+  if condition(conds, "Restarting", "True", "") then first = first or "Degraded" end
+  if condition(conds, "Running", "True", "") then first = first or "Running" end
+  if condition(conds, "Created", "True", "") and J.tostring(V(Q[2], obj, "statusMappings.initializing[0].byExpression.expression")) == "0" then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -481,7 +454,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[1]({W(obj)})) do
+  for _, arr in ipairs(run(Q[1], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]

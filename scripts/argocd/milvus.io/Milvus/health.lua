@@ -287,10 +287,9 @@ Q[2] = function(v, out)
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -335,8 +334,6 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local E = {}
-E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
 
 local function statusIn(obj)
   local phase = nil
@@ -347,33 +344,13 @@ local function statusIn(obj)
   end
   local conds = {}
   conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
-  local matched = {}
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Stopped") and condition(conds, "MilvusReady", "", "MilvusStopping")) then hold = true end
-    if hold then matched[#matched+1] = "Suspending" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Stopped")) then hold = true end
-    if hold then matched[#matched+1] = "Suspended" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Unhealthy")) then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "MilvusReady", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Pending")) then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if (phase ~= nil and phase == "Stopped") and condition(conds, "MilvusReady", "", "MilvusStopping") then first = first or "Suspending" end
+  if (phase ~= nil and phase == "Stopped") then first = first or "Suspended" end
+  if (phase ~= nil and phase == "Unhealthy") then first = first or "Degraded" end
+  if condition(conds, "MilvusReady", "True", "") then first = first or "Running" end
+  if (phase ~= nil and phase == "Pending") then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -388,7 +365,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[1]({W(obj)})) do
+  for _, arr in ipairs(run(Q[2], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]

@@ -332,6 +332,12 @@ local function V(acc, v, what)
   if v == nil then v = NULL end
   return acc(v)
 end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
@@ -341,52 +347,22 @@ local function statusIn(obj)
     phase = po[1]
   end
   local conds = {}
-  local matched = {}
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Failed")) then hold = true end
-    if ((phase ~= nil and phase == "ValidationFailed")) then hold = true end
-    if ((phase ~= nil and phase == "Complete") and J.tostring(V(Q[2], obj, "statusMappings.failed[2].byExpression.expression")) == "FAILED") then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Complete")) then hold = true end
-    if hold then matched[#matched+1] = "Completed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Suspended") and J.tostring(V(Q[3], obj, "statusMappings.resuming[0].byExpression.expression")) == "false") then hold = true end
-    if hold then matched[#matched+1] = "Resuming" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Suspending")) then hold = true end
-    if hold then matched[#matched+1] = "Suspending" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Suspended")) then hold = true end
-    if hold then matched[#matched+1] = "Suspended" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Retrying")) then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Running")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Initializing")) then hold = true end
-    if ((phase ~= nil and phase == "Waiting")) then hold = true end
-    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[2].byExpression.expression")) == "") then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if anyOf(
+      (phase ~= nil and phase == "Failed"),
+      (phase ~= nil and phase == "ValidationFailed"),
+      (phase ~= nil and phase == "Complete") and J.tostring(V(Q[2], obj, "statusMappings.failed[2].byExpression.expression")) == "FAILED") then first = first or "Failed" end
+  if (phase ~= nil and phase == "Complete") then first = first or "Completed" end
+  if (phase ~= nil and phase == "Suspended") and J.tostring(V(Q[3], obj, "statusMappings.resuming[0].byExpression.expression")) == "false" then first = first or "Resuming" end
+  if (phase ~= nil and phase == "Suspending") then first = first or "Suspending" end
+  if (phase ~= nil and phase == "Suspended") then first = first or "Suspended" end
+  if (phase ~= nil and phase == "Retrying") then first = first or "Degraded" end
+  if (phase ~= nil and phase == "Running") then first = first or "Running" end
+  if anyOf(
+      (phase ~= nil and phase == "Initializing"),
+      (phase ~= nil and phase == "Waiting"),
+      J.tostring(V(Q[4], obj, "statusMappings.initializing[2].byExpression.expression")) == "") then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)

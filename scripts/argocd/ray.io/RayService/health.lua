@@ -469,10 +469,9 @@ Q[5] = function(v, out)
   if out == nil then return len end
   J.emit(out, len)
 end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -517,61 +516,38 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 local function outputIs(outs, expected)
   if #outs == 0 then return false end
   return J.tostring(outs[1]) == expected
 end
-local E = {}
-E[1] = function(ins) return run(Q[2], ins[1], "statusMappings.failed[2].byExpression.expression") end
-E[2] = function(ins) return run(Q[4], ins[1], "statusMappings.degraded[1].byExpression.expression") end
-E[3] = function(ins) return run(Q[1], ins[1], "conditionsDefinition.path") end
 
 local function statusIn(obj)
   local phase = nil
   local conds = {}
   conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
-  local matched = {}
-  do
-    local hold = false
-    if (condition(conds, "Ready", "False", "InitializingTimeout")) then hold = true end
-    if (condition(conds, "Ready", "False", "ValidationFailed")) then hold = true end
-    if (outputIs(E[1]({W(obj)}), "true")) then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Suspended", "True", "") and J.tostring(V(Q[3], obj, "statusMappings.resuming[0].byExpression.expression")) == "false") then hold = true end
-    if hold then matched[#matched+1] = "Resuming" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Suspending", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Suspending" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Suspended", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Suspended" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Ready", "False", "ZeroServeEndpoints")) then hold = true end
-    if (condition(conds, "Ready", "True", "") and outputIs(E[2]({W(obj)}), "true")) then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Ready", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if (condition(conds, "Ready", "False", "Initializing")) then hold = true end
-    if (J.tostring(V(Q[5], obj, "statusMappings.initializing[1].byExpression.expression")) == "0") then hold = true end
-    if (condition(conds, "UpgradeInProgress", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if anyOf(
+      condition(conds, "Ready", "False", "InitializingTimeout"),
+      condition(conds, "Ready", "False", "ValidationFailed"),
+      outputIs(run(Q[2], obj, "statusMappings.failed[2].byExpression.expression"), "true")) then first = first or "Failed" end
+  if condition(conds, "Suspended", "True", "") and J.tostring(V(Q[3], obj, "statusMappings.resuming[0].byExpression.expression")) == "false" then first = first or "Resuming" end
+  if condition(conds, "Suspending", "True", "") then first = first or "Suspending" end
+  if condition(conds, "Suspended", "True", "") then first = first or "Suspended" end
+  if anyOf(
+      condition(conds, "Ready", "False", "ZeroServeEndpoints"),
+      condition(conds, "Ready", "True", "") and outputIs(run(Q[4], obj, "statusMappings.degraded[1].byExpression.expression"), "true")) then first = first or "Degraded" end
+  if condition(conds, "Ready", "True", "") then first = first or "Running" end
+  if anyOf(
+      condition(conds, "Ready", "False", "Initializing"),
+      J.tostring(V(Q[5], obj, "statusMappings.initializing[1].byExpression.expression")) == "0",
+      condition(conds, "UpgradeInProgress", "True", "")) then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -586,7 +562,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[3]({W(obj)})) do
+  for _, arr in ipairs(run(Q[1], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]

@@ -316,6 +316,12 @@ local function V(acc, v, what)
   if v == nil then v = NULL end
   return acc(v)
 end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
@@ -325,53 +331,24 @@ local function statusIn(obj)
     phase = po[1]
   end
   local conds = {}
-  local matched = {}
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "FAILED")) then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "COMPLETED")) then hold = true end
-    if ((phase ~= nil and phase == "SUCCEEDING")) then hold = true end
-    if hold then matched[#matched+1] = "Completed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "RESUMING")) then hold = true end
-    if hold then matched[#matched+1] = "Resuming" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "SUSPENDING")) then hold = true end
-    if hold then matched[#matched+1] = "Suspending" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "SUSPENDED")) then hold = true end
-    if hold then matched[#matched+1] = "Suspended" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "FAILING")) then hold = true end
-    if ((phase ~= nil and phase == "SUBMISSION_FAILED")) then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "RUNNING")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "SUBMITTED")) then hold = true end
-    if ((phase ~= nil and phase == "PENDING_RERUN")) then hold = true end
-    if ((phase ~= nil and phase == "INVALIDATING")) then hold = true end
-    if (J.tostring(V(Q[2], obj, "statusMappings.initializing[3].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if (phase ~= nil and phase == "FAILED") then first = first or "Failed" end
+  if anyOf(
+      (phase ~= nil and phase == "COMPLETED"),
+      (phase ~= nil and phase == "SUCCEEDING")) then first = first or "Completed" end
+  if (phase ~= nil and phase == "RESUMING") then first = first or "Resuming" end
+  if (phase ~= nil and phase == "SUSPENDING") then first = first or "Suspending" end
+  if (phase ~= nil and phase == "SUSPENDED") then first = first or "Suspended" end
+  if anyOf(
+      (phase ~= nil and phase == "FAILING"),
+      (phase ~= nil and phase == "SUBMISSION_FAILED")) then first = first or "Degraded" end
+  if (phase ~= nil and phase == "RUNNING") then first = first or "Running" end
+  if anyOf(
+      (phase ~= nil and phase == "SUBMITTED"),
+      (phase ~= nil and phase == "PENDING_RERUN"),
+      (phase ~= nil and phase == "INVALIDATING"),
+      J.tostring(V(Q[2], obj, "statusMappings.initializing[3].byExpression.expression")) == "true") then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)

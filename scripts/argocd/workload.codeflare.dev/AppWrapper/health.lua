@@ -328,10 +328,9 @@ Q[4] = function(v, out)
   if out == nil then return phase end
   J.emit(out, phase)
 end
-
-local function W(v) if v == nil then return NULL end return v end
 local function run(acc, v, what)
   local out = {}
+  if v == nil then v = NULL end
   local ok, e = pcall(acc, v, out)
   if ok then return out end
   local m = JX.message(e)
@@ -376,8 +375,12 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
-local E = {}
-E[1] = function(ins) return run(Q[2], ins[1], "conditionsDefinition.path") end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
@@ -388,51 +391,22 @@ local function statusIn(obj)
   end
   local conds = {}
   conds = conditionsOf({V(Q[2], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
-  local matched = {}
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Failed")) then hold = true end
-    if hold then matched[#matched+1] = "Failed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Succeeded")) then hold = true end
-    if hold then matched[#matched+1] = "Completed" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Resuming")) then hold = true end
-    if ((phase ~= nil and phase == "Suspended") and J.tostring(V(Q[3], obj, "statusMappings.resuming[1].byExpression.expression")) == "false") then hold = true end
-    if hold then matched[#matched+1] = "Resuming" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Suspending")) then hold = true end
-    if hold then matched[#matched+1] = "Suspending" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Suspended") and J.tostring(V(Q[3], obj, "statusMappings.suspended[0].byExpression.expression")) == "true") then hold = true end
-    if hold then matched[#matched+1] = "Suspended" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Running") and condition(conds, "Unhealthy", "True", "")) then hold = true end
-    if ((phase ~= nil and phase == "Resetting")) then hold = true end
-    if hold then matched[#matched+1] = "Degraded" end
-  end
-  do
-    local hold = false
-    if ((phase ~= nil and phase == "Running") and condition(conds, "PodsReady", "True", "")) then hold = true end
-    if hold then matched[#matched+1] = "Running" end
-  end
-  do
-    local hold = false
-    if (J.tostring(V(Q[4], obj, "statusMappings.initializing[0].byExpression.expression")) == "") then hold = true end
-    if ((phase ~= nil and phase == "Running") and condition(conds, "PodsReady", "False", "")) then hold = true end
-    if hold then matched[#matched+1] = "Initializing" end
-  end
-  return matched[1] or "Undefined"
+  local first = nil
+  if (phase ~= nil and phase == "Failed") then first = first or "Failed" end
+  if (phase ~= nil and phase == "Succeeded") then first = first or "Completed" end
+  if anyOf(
+      (phase ~= nil and phase == "Resuming"),
+      (phase ~= nil and phase == "Suspended") and J.tostring(V(Q[3], obj, "statusMappings.resuming[1].byExpression.expression")) == "false") then first = first or "Resuming" end
+  if (phase ~= nil and phase == "Suspending") then first = first or "Suspending" end
+  if (phase ~= nil and phase == "Suspended") and J.tostring(V(Q[3], obj, "statusMappings.suspended[0].byExpression.expression")) == "true" then first = first or "Suspended" end
+  if anyOf(
+      (phase ~= nil and phase == "Running") and condition(conds, "Unhealthy", "True", ""),
+      (phase ~= nil and phase == "Resetting")) then first = first or "Degraded" end
+  if (phase ~= nil and phase == "Running") and condition(conds, "PodsReady", "True", "") then first = first or "Running" end
+  if anyOf(
+      J.tostring(V(Q[4], obj, "statusMappings.initializing[0].byExpression.expression")) == "",
+      (phase ~= nil and phase == "Running") and condition(conds, "PodsReady", "False", "")) then first = first or "Initializing" end
+  return first or "Undefined"
 end
 
 function statusOf(obj)
@@ -447,7 +421,7 @@ end
 -- condition with a message.
 local function message(obj)
   local last, lastTrue = "", ""
-  for _, arr in ipairs(E[1]({W(obj)})) do
+  for _, arr in ipairs(run(Q[2], obj, "conditionsDefinition.path")) do
     if arr ~= NULL and type(arr) == "table" then
       for _, c in ipairs(arr) do
         local ty, m = c["type"], c["message"]
