@@ -90,6 +90,8 @@ local J, JX = (function()
     if not opt then raise("cannot iterate over: " .. tep(v)) end
     return iterNone, nil, 0
   end
+
+  function J.each(v) return each(v, false) end
   function J.each_opt(v) return each(v, true) end
 
   J.array = newArray
@@ -380,6 +382,31 @@ Q[2] = function(v, out)
   if out == nil then return len end
   J.emit(out, len)
 end
+
+-- [([])[] | .status.conditions[]? | select(.type == "ReplicaFailure" and .status == "True")] | length != 0
+Q[3] = function(v, out)
+  local arr = J.array()
+  local t = J.array()
+  for _, x in J.each(t) do
+    local status = type(x) == "table" and x[1] == nil and x.status or J.field(x, "status")
+    local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.field(status, "conditions")
+    for _, x_2 in J.each_opt(conditions) do
+      local type_ = type(x_2) == "table" and x_2[1] == nil and x_2.type or J.field(x_2, "type")
+      local b = false
+      if type_ == "ReplicaFailure" then
+        local status_2 = type(x_2) == "table" and x_2[1] == nil and x_2.status or J.field(x_2, "status")
+        b = status_2 == "True"
+      end
+      if b then
+        arr[#arr + 1] = x_2
+      end
+    end
+  end
+  local len = J.length(arr)
+  local t_2 = len ~= 0
+  if out == nil then return t_2 end
+  J.emit(out, t_2)
+end
 local function run(acc, v, what)
   local out = {}
   if v == nil then v = NULL end
@@ -442,7 +469,8 @@ local function statusIn(obj)
   if condition(conds, "Progressing", "False", "ProgressDeadlineExceeded") and J.tostring(V(Q[2], obj, "statusMappings.failed[0].byExpression.expression")) == "0" then first = first or "Failed" end
   if anyOf(
       condition(conds, "Progressing", "False", "ProgressDeadlineExceeded") and condition(conds, "Available", "True", ""),
-      condition(conds, "ReplicaFailure", "True", "")) then first = first or "Degraded" end
+      condition(conds, "ReplicaFailure", "True", ""),
+      J.tostring(V(Q[3], obj, "statusMappings.degraded[2].byExpression.expression")) == "true") then first = first or "Degraded" end
   if condition(conds, "Available", "True", "") then first = first or "Running" end
   if J.tostring(V(Q[2], obj, "statusMappings.initializing[0].byExpression.expression")) == "0" then first = first or "Initializing" end
   return first or "Undefined"

@@ -20,6 +20,9 @@ local J, JX = (function()
 
   J.null = NULL
 
+  local function newArray() local t = {}; KIND[t] = ARRAY; return t end
+  local function newObject() local t = {}; KIND[t] = OBJECT; return t end
+
   local function kindOf(v)
     local t = type(v)
     if t == "table" then
@@ -37,6 +40,8 @@ local J, JX = (function()
   end
 
   local function blank(v) return KIND[v] == nil and next(v) == nil end
+
+  local function orNull(x) if x == nil then return NULL end return x end
 
   local function raise(msg, value, hasValue)
     error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
@@ -126,6 +131,36 @@ local J, JX = (function()
     end
     raise("expected an object but got: " .. tep(v))
   end
+
+  local function iterArray(t, i)
+    i = i + 1
+    local x = t[i]
+    if x == nil then return nil end
+    return i, x
+  end
+
+  local function iterKeyed(st, i)
+    i = i + 1
+    local key = st.keys[i]
+    if key == nil then return nil end
+    return i, orNull(st.obj[key])
+  end
+
+  local function iterNone() return nil end
+
+  local function each(v, opt)
+    local k = kindOf(v)
+    if k == ARRAY then return iterArray, v, 0 end
+    if k == OBJECT then return iterKeyed, {keys = sortedKeys(v), obj = v}, 0 end
+    if not opt then raise("cannot iterate over: " .. tep(v)) end
+    return iterNone, nil, 0
+  end
+
+  function J.each(v) return each(v, false) end
+  function J.each_opt(v) return each(v, true) end
+
+  J.array = newArray
+  J.object = newObject
 
   function J.emit(out, x)
     local n = #out
@@ -445,8 +480,65 @@ Q[3] = function(v, out)
   J.emit(out, b_3)
 end
 
--- .spec.suspend != true
+-- (.status.active | length) == 0 and ({ since: (.status.lastSuccessfulTime // ""), failed: [([])[] | select([.status.conditions[]? | select(.type == "Failed" and .status == "True")] | length != 0) | .metadata.creationTimestamp // ""] } | [.failed[] > .since | select(.)] | length != 0)
 Q[4] = function(v, out)
+  local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
+  local active = type(status) == "table" and status[1] == nil and status.active or J.field(status, "active")
+  local len = J.length(active)
+  local b = false
+  if len == 0 then
+    local obj = J.object()
+    local lastSuccessfulTime = type(status) == "table" and status[1] == nil and status.lastSuccessfulTime or J.field(status, "lastSuccessfulTime")
+    if lastSuccessfulTime == NULL or lastSuccessfulTime == false then
+      lastSuccessfulTime = ""
+    end
+    obj.since = lastSuccessfulTime
+    local arr = J.array()
+    local t = J.array()
+    for _, x in J.each(t) do
+      local arr_2 = J.array()
+      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.field(x, "status")
+      local conditions = type(status_2) == "table" and status_2[1] == nil and status_2.conditions or J.field(status_2, "conditions")
+      for _, x_2 in J.each_opt(conditions) do
+        local type_ = type(x_2) == "table" and x_2[1] == nil and x_2.type or J.field(x_2, "type")
+        local b_2 = false
+        if type_ == "Failed" then
+          local status_3 = type(x_2) == "table" and x_2[1] == nil and x_2.status or J.field(x_2, "status")
+          b_2 = status_3 == "True"
+        end
+        if b_2 then
+          arr_2[#arr_2 + 1] = x_2
+        end
+      end
+      local len_2 = J.length(arr_2)
+      if len_2 ~= 0 then
+        local metadata = type(x) == "table" and x[1] == nil and x.metadata or J.field(x, "metadata")
+        local creationTimestamp = type(metadata) == "table" and metadata[1] == nil and metadata.creationTimestamp or J.field(metadata, "creationTimestamp")
+        if creationTimestamp == NULL or creationTimestamp == false then
+          creationTimestamp = ""
+        end
+        arr[#arr + 1] = creationTimestamp
+      end
+    end
+    obj.failed = arr
+    local arr_3 = J.array()
+    local since = type(obj) == "table" and obj[1] == nil and obj.since or J.field(obj, "since")
+    local failed = type(obj) == "table" and obj[1] == nil and obj.failed or J.field(obj, "failed")
+    for _, x_3 in J.each(failed) do
+      local t_2 = J.gt(x_3, since)
+      if t_2 ~= NULL and t_2 ~= false then
+        arr_3[#arr_3 + 1] = t_2
+      end
+    end
+    local len_3 = J.length(arr_3)
+    b = len_3 ~= 0
+  end
+  if out == nil then return b end
+  J.emit(out, b)
+end
+
+-- .spec.suspend != true
+Q[5] = function(v, out)
   local spec = type(v) == "table" and v[1] == nil and v.spec or J.field(v, "spec")
   local suspend = type(spec) == "table" and spec[1] == nil and spec.suspend or J.field(spec, "suspend")
   local t = suspend ~= true
@@ -459,6 +551,12 @@ local function V(acc, v, what)
   if v == nil then v = NULL end
   return acc(v)
 end
+local function anyOf(...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) then return true end
+  end
+  return false
+end
 
 local function statusIn(obj)
   local phase = nil
@@ -466,8 +564,10 @@ local function statusIn(obj)
   local first = nil
   if J.tostring(V(Q[1], obj, "statusMappings.suspending[0].byExpression.expression")) == "true" then first = first or "Suspending" end
   if J.tostring(V(Q[2], obj, "statusMappings.suspended[0].byExpression.expression")) == "true" then first = first or "Suspended" end
-  if J.tostring(V(Q[3], obj, "statusMappings.degraded[0].byExpression.expression")) == "true" then first = first or "Degraded" end
-  if J.tostring(V(Q[4], obj, "statusMappings.running[0].byExpression.expression")) == "true" then first = first or "Running" end
+  if anyOf(
+      J.tostring(V(Q[3], obj, "statusMappings.degraded[0].byExpression.expression")) == "true",
+      J.tostring(V(Q[4], obj, "statusMappings.degraded[1].byExpression.expression")) == "true") then first = first or "Degraded" end
+  if J.tostring(V(Q[5], obj, "statusMappings.running[0].byExpression.expression")) == "true" then first = first or "Running" end
   return first or "Undefined"
 end
 
