@@ -121,7 +121,7 @@ func TestNestedKindIsAComponentOfTheTopmost(t *testing.T) {
 	e.create(jobOf("batch", "standalone", "5e000000-0000-4000-8000-000000000001", nil, 2))
 	e.waitSeriesWhere("karta_workload_info", "", map[string]float64{
 		"group=jobset.x-k8s.io,karta=jobset,kind=JobSet,namespace=ml-research,version=v1alpha2,workload=llama3-pretrain": 1,
-		"group=batch,karta=job,kind=Job,namespace=batch,version=v1,workload=standalone":                                   1,
+		"group=batch,karta=job,kind=Job,namespace=batch,version=v1,workload=standalone":                                  1,
 	})
 	w := jobset + ",workload=llama3-pretrain"
 	// Every pod of the three Jobs counts once, for the JobSet.
