@@ -73,6 +73,10 @@ var publicByDesign = map[string]string{
 	"gangoutput.DefaultRediscoverPeriod": "documents the default of Options.RediscoverPeriod",
 	"gangoutput.DefaultResyncPeriod":     "documents the default of Options.ResyncPeriod",
 	"gangoutput.DefaultWorkers":          "documents the default of Options.Workers",
+	"gangoutput.KubernetesKinds":         "documents which kinds are off unless their Karta switches them on",
+	"gangoutput.ReasonDeleted":           "an event reason on workloads, read by users and automation",
+	"gangoutput.ReasonFailed":            "an event reason on workloads, read by users and automation",
+	"gangoutput.ReasonLeftAlone":         "an event reason on workloads, read by users and automation",
 
 	"exporter.DefaultOwnerKinds":       "documents the default of Options.OwnerKinds",
 	"exporter.DefaultRediscoverPeriod": "documents the default of Options.RediscoverPeriod",
@@ -80,10 +84,6 @@ var publicByDesign = map[string]string{
 	"exporter.DefaultWorkers":          "documents the default of Options.Workers",
 	"exporter.SchemaVersion":           "the version of the series' interface a dashboard or alert is written against (docs/metrics.md)",
 	"exporter.Statuses":                "the values of karta_workload_status' status label, for an embedder's own queries",
-	"gangoutput.KubernetesKinds":       "documents which kinds are off unless their Karta switches them on",
-	"gangoutput.ReasonDeleted":         "an event reason on workloads, read by users and automation",
-	"gangoutput.ReasonFailed":          "an event reason on workloads, read by users and automation",
-	"gangoutput.ReasonLeftAlone":       "an event reason on workloads, read by users and automation",
 
 	"podgroups.Build":                       "the pure builder a controller or an admission webhook calls with the GangResult it holds",
 	"podgroups.Input":                       "Build's argument",
