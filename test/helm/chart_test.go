@@ -60,6 +60,10 @@ webhook: {enabled: true, certManager: {enabled: true}}
 metrics: {serviceMonitor: {enabled: true, labels: {release: prometheus}}}
 gangOutput: {enabled: true, target: workload-api, skip: [], compositePodGroup: true}
 `,
+	"metrics exporter, Grafana dashboard": `
+metricsExporter: {enabled: true, extraResources: [{apiGroup: example.com, resources: [trainjobs]}]}
+grafanaDashboard: {enabled: true, namespace: monitoring, labels: {team: platform}, annotations: {grafana_folder: Karta}}
+`,
 	"gang output without the pod webhook": `
 gangOutput: {enabled: true, target: kai, podWebhook: {enabled: false}}
 `,
@@ -717,6 +721,7 @@ func TestRenderedObjectsDecodeStrictly(t *testing.T) {
 		"MutatingWebhookConfiguration": func() any { return &admissionregistrationv1.MutatingWebhookConfiguration{} },
 		"ServiceMonitor":               func() any { return &monitoringv1.ServiceMonitor{} },
 		"PodDisruptionBudget":          func() any { return &policyv1.PodDisruptionBudget{} },
+		"ConfigMap":                    func() any { return &corev1.ConfigMap{} },
 	}
 	for name, values := range valueSets {
 		for _, o := range mustRender(t, values) {
