@@ -92,6 +92,7 @@ func (e *env) start() *Exporter {
 	x, err := New(e.dyn, e.meta, e.mapper, e.reg, Options{Registerer: e.metrics, ResyncPeriod: -1, RediscoverPeriod: -1,
 		Now: func() time.Time { return e.now }})
 	require.NoError(e.t, err)
+	require.NoError(e.t, e.metrics.Register(x.Collector()))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- x.Run(ctx) }()

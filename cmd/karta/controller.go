@@ -229,7 +229,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 			return reported(s, err)
 		}
 	}
-	servers, err := listenController(s, f, ctrl, gang, kartas, live.cache, metrics)
+	servers, err := listenController(s, f, ctrl, gang, kartas, live.cache, metrics, exp)
 	if err != nil {
 		return err
 	}

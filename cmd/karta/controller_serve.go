@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/exporter"
 	"github.com/kartalua/karta/gangoutput"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/webhook"
@@ -49,6 +50,15 @@ func newControllerMetrics() *prometheus.Registry {
 	return r
 }
 
+// metricsHandler serves /metrics: the registry's series, and the
+// workload series of the exporter when there is one.
+func metricsHandler(metrics *prometheus.Registry, exp *exporter.Exporter) http.Handler {
+	if exp != nil {
+		return exp.Handler(metrics)
+	}
+	return promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})
+}
+
 // probes serves /healthz (the process answers) and /readyz (the registry
 // reflects the cluster, and the gang output's caches, when there is one,
 // are synced, and the API server has answered their watches within the
@@ -80,14 +90,14 @@ func probes(ctrl *controller.Controller, gang *gangRun) http.Handler {
 // --serve) webhook servers, so that a busy port fails the command before
 // anything runs.
 func listenController(s streams, f *controllerFlags, ctrl *controller.Controller, gang *gangRun, kartas webhook.Kartas, references interpreter.Resolver,
-	metrics *prometheus.Registry) ([]*controllerServer, error) {
+	metrics *prometheus.Registry, exp *exporter.Exporter) ([]*controllerServer, error) {
 	type want struct {
 		what, flag, addr string
 		handler          http.Handler
 	}
 	wants := []want{
 		{"health probes", "--health-addr", f.healthAddr, probes(ctrl, gang)},
-		{"metrics", "--metrics-addr", f.metricsAddr, promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})},
+		{"metrics", "--metrics-addr", f.metricsAddr, metricsHandler(metrics, exp)},
 	}
 	if f.serve != "" {
 		var h http.Handler = webhook.New(webhook.Options{Fair: f.isolate.fair(), References: references}, kartas)

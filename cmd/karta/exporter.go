@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -125,7 +124,7 @@ func runExporter(ctx context.Context, s streams, f *exporterFlags) error {
 		return reported(s, fmt.Errorf("--address: %w", err))
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
+	mux.Handle("/metrics", exp.Handler(metrics))
 	mux.HandleFunc(healthzPath, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	mux.HandleFunc(readyzPath, func(w http.ResponseWriter, _ *http.Request) {
 		ready := exp.Ready()
