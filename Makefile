@@ -94,6 +94,7 @@ bench:
 	$(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada|Argo|Registry|Webhook|Isolation|Exports)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./internal/perf/ ./builtin/ > $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	$(GO) test -run '^$$' -bench '^BenchmarkParallel$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -cpu 1,2 ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	$(GO) test -run '^$$' -bench '^Benchmark(PoolState|MillionCalls|KarmadaCases|ArgoCases|ControllerResync|ReviseInterleaved)$$' -benchtime 1x -count 3 -timeout 30m ./internal/perf/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
+	$(GO) test -run '^$$' -bench '^BenchmarkExporterScrape$$' -benchtime 1x -count 3 -timeout 30m ./exporter/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	@$(GO) run ./internal/perf/cmd/benchreport $(BENCHOUT)
 
 ## golden: regenerate the examples' golden outputs (and the gang schedulers' objects for them,
