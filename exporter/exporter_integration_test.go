@@ -88,7 +88,18 @@ func TestIntegrationExporter(t *testing.T) {
 	ownedBy := func(pod, owner *unstructured.Unstructured) *unstructured.Unstructured {
 		pod = pod.DeepCopy()
 		pod.SetOwnerReferences([]metav1.OwnerReference{*metav1.NewControllerRef(owner, owner.GroupVersionKind())})
+		if owner.GetKind() == "Job" {
+			// The Job's selector (the server's), or the Job controller
+			// releases the pod.
+			labels := pod.GetLabels()
+			labels["batch.kubernetes.io/controller-uid"] = string(owner.GetUID())
+			labels["controller-uid"] = string(owner.GetUID())
+			pod.SetLabels(labels)
+		}
 		delete(pod.Object, "status")
+		// Not yet linked to a group by a scheduler: the example's link
+		// names its own pod's uid, which the server gives anew.
+		unstructured.RemoveNestedField(pod.Object, "metadata", "annotations", "scheduling.k8s.io/group-name")
 		unstructured.RemoveNestedField(pod.Object, "spec", "nodeName")
 		return pod
 	}
@@ -100,8 +111,9 @@ func TestIntegrationExporter(t *testing.T) {
 			create(ownedBy(p, pj))
 		}
 	}
-	// The JobSet, its 3 Jobs (suspended: the Job controller makes no pods
-	// of its own) and their 9 pods.
+	// The JobSet, its 3 Jobs (managed by the JobSet controller, as a
+	// JobSet's are: the Job controller leaves them and their pods alone)
+	// and their 9 pods.
 	js := create(example(t, "jobset", "running.yaml")[0])
 	jobs := map[types.UID]*unstructured.Unstructured{}
 	for uid, name := range map[types.UID]string{
@@ -109,7 +121,7 @@ func TestIntegrationExporter(t *testing.T) {
 		"a6e76e3c-872f-46d6-8606-e12fb18e463d": "llama3-pretrain-workers-0",
 		"0e3b28b5-6d8e-4849-a391-c4f24b461311": "llama3-pretrain-workers-1",
 	} {
-		jobs[uid] = create(suspended(jobOf(ns, name, "", js, 4)))
+		jobs[uid] = create(managedByJobSet(jobOf(ns, name, "", js, 4)))
 	}
 	for _, p := range example(t, "jobset", "pods.yaml") {
 		if ref := metav1.GetControllerOf(p); ref != nil && jobs[ref.UID] != nil {
@@ -127,9 +139,11 @@ func TestIntegrationExporter(t *testing.T) {
 		"group=jobset.x-k8s.io,karta=jobset,kind=JobSet,namespace=" + ns + ",version=v1alpha2,workload=llama3-pretrain": 1,
 		"group=batch,karta=job,kind=Job,namespace=" + ns + ",version=v1,workload=standalone":                            1,
 	})
-	scrape.wait(reflectedWithin, "karta_workload_replicas_observed", "", map[string]float64{
-		"component=master,instance=," + pytorchW:              1,
-		"component=worker,instance=," + pytorchW:              3,
+	scrape.wait(reflectedWithin, "karta_workload_replicas_observed", "kind=PyTorchJob", map[string]float64{
+		"component=master,instance=," + pytorchW: 1,
+		"component=worker,instance=," + pytorchW: 3,
+	})
+	scrape.wait(reflectedWithin, "karta_workload_replicas_observed", "kind=JobSet", map[string]float64{
 		"component=replicatedjob,instance=driver," + jobsetW:  1,
 		"component=replicatedjob,instance=workers," + jobsetW: 8,
 	})
@@ -167,6 +181,14 @@ func TestIntegrationExporter(t *testing.T) {
 	// collector has them, left without a described owner).
 	require.NoError(t, res(js.GroupVersionKind()).Delete(ctx, js.GetName(), metav1.DeleteOptions{}))
 	scrape.wait(reflectedWithin, "karta_workload_info", "kind=JobSet", map[string]float64{})
+}
+
+// managedByJobSet sets the Job's spec.managedBy to the JobSet
+// controller's: the Job controller neither makes pods for it nor releases
+// or deletes the ones the test makes.
+func managedByJobSet(job *unstructured.Unstructured) *unstructured.Unstructured {
+	_ = unstructured.SetNestedField(job.Object, "jobset.sigs.k8s.io/jobset-controller", "spec", "managedBy")
+	return job
 }
 
 func suspended(job *unstructured.Unstructured) *unstructured.Unstructured {
@@ -225,5 +247,5 @@ func (s *scraper) wait(within time.Duration, name, match string, want map[string
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	require.Equal(s.t, want, got, "%s within %s", name, within)
+	require.Equal(s.t, want, got, "%s within %s; the pods' owners: %v", name, within, s.series("karta_pod_owner"))
 }

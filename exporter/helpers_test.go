@@ -259,7 +259,7 @@ func jobOf(ns, name, uid string, owner *unstructured.Unstructured, parallelism i
 		"apiVersion": "batch/v1", "kind": "Job",
 		"metadata": map[string]any{"namespace": ns, "name": name, "uid": uid},
 		"spec": map[string]any{"parallelism": parallelism, "completions": parallelism, "template": map[string]any{
-			"spec": map[string]any{"containers": []any{map[string]any{"name": "main", "image": "busybox",
+			"spec": map[string]any{"restartPolicy": "Never", "containers": []any{map[string]any{"name": "main", "image": "busybox",
 				"resources": map[string]any{"requests": map[string]any{"cpu": "1"}}}}},
 		}},
 	}}
