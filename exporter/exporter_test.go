@@ -157,7 +157,7 @@ func TestSeriesFollowChanges(t *testing.T) {
 	e.waitSeriesWhere("karta_workload_status", "status=Running", map[string]float64{w + ",status=Running": 1})
 
 	// Time passes in the same status.
-	e.now = e.now.Add(90 * time.Second)
+	e.setNow(e.clock().Add(90 * time.Second))
 	require.Equal(t, norm(map[string]float64{w: 90}), e.series("karta_workload_status_duration_seconds"))
 
 	// The job completes: the one-hot moves, the time restarts.

@@ -24,7 +24,7 @@ func TestHandlerWritesWhatTheCollectorCollects(t *testing.T) {
 		"component=replicatedjob," + jobset + ",workload=llama3-pretrain,instance=workers": 8,
 	})
 	// A summary whose labels need escaping, beside the cluster's.
-	weird := &summary{namespace: "ns", name: "a\"b\\c\nd", karta: "k", status: "Running", since: e.now}
+	weird := &summary{namespace: "ns", name: "a\"b\\c\nd", karta: "k", status: "Running", since: e.clock()}
 	weird.gvk.Kind, weird.gvk.Version = "Pod", "v1"
 	e.exp.mu.Lock()
 	e.exp.summaries[key{gk: weird.gvk.GroupKind(), namespace: "ns", name: weird.name}] = weird

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,8 +50,9 @@ type env struct {
 	mapper  *meta.DefaultRESTMapper
 	reg     *interpreter.Registry
 	metrics *prometheus.Registry
-	now     time.Time
-	exp     *Exporter
+	// now is the exporter's clock, which the tests move.
+	now atomic.Pointer[time.Time]
+	exp *Exporter
 }
 
 func resourceOf(gvk schema.GroupVersionKind) schema.GroupVersionResource {
@@ -78,7 +80,8 @@ func newEnv(t testing.TB, extra ...*interpreter.Program) *env {
 	for _, gvk := range DefaultOwnerKinds() {
 		add(gvk)
 	}
-	e := &env{t: t, mapper: mapper, reg: reg, metrics: prometheus.NewRegistry(), now: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)}
+	e := &env{t: t, mapper: mapper, reg: reg, metrics: prometheus.NewRegistry()}
+	e.setNow(time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC))
 	e.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
 	mscheme := metadatafake.NewTestScheme()
 	require.NoError(t, metav1.AddMetaToScheme(mscheme))
@@ -90,7 +93,7 @@ func newEnv(t testing.TB, extra ...*interpreter.Program) *env {
 func (e *env) start() *Exporter {
 	e.t.Helper()
 	x, err := New(e.dyn, e.meta, e.mapper, e.reg, Options{Registerer: e.metrics, ResyncPeriod: -1, RediscoverPeriod: -1,
-		Now: func() time.Time { return e.now }})
+		Now: e.clock})
 	require.NoError(e.t, err)
 	require.NoError(e.t, e.metrics.Register(x.Collector()))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -286,3 +289,6 @@ func norm(m map[string]float64) map[string]float64 {
 	}
 	return out
 }
+
+func (e *env) setNow(t time.Time) { e.now.Store(&t) }
+func (e *env) clock() time.Time   { return *e.now.Load() }

@@ -10,9 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kartalua/karta/internal/watchguard"
 )
 
 // ownerIndex indexes objects by the uid of their controller.
@@ -81,36 +82,13 @@ func (w *watch) get(namespace, name string) metav1.Object {
 // start creates w's informer with its event handler and runs it until ctx
 // ends or w.cancel is called.
 func (e *Exporter) start(ctx context.Context, w *watch, resync time.Duration) *watch {
-	lw := &cache.ListWatch{}
-	var client any
-	var example runtime.Object
+	o := watchguard.InformerOptions{Resource: w.gvr, Resync: resync, Failed: &w.failed, Indexers: cache.Indexers{ownerIndex: controllerUIDIndex}}
 	if w.described {
-		ri := e.dyn.Resource(w.gvr)
-		lw.ListWithContextFunc = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) }
-		lw.WatchFuncWithContext = ri.Watch
-		client, example = e.dyn, &unstructured.Unstructured{}
+		o.Dynamic = e.dyn
 	} else {
-		ri := e.meta.Resource(w.gvr)
-		lw.ListWithContextFunc = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) }
-		lw.WatchFuncWithContext = ri.Watch
-		client, example = e.meta, &metav1.PartialObjectMetadata{}
+		o.Metadata = e.meta
 	}
-	guarded := e.watches.ListWatch(w.gvr.GroupResource().String(), cache.ToListWatcherWithWatchListSemantics(lw, client))
-	w.inf = cache.NewSharedIndexInformerWithOptions(guarded, example, cache.SharedIndexInformerOptions{
-		ResyncPeriod: resync, ObjectDescription: w.gvr.String(),
-		Indexers: cache.Indexers{ownerIndex: controllerUIDIndex},
-	})
-	// Only what the hooks read is kept: no managed fields.
-	_ = w.inf.SetTransform(func(obj any) (any, error) {
-		if m, err := meta.Accessor(obj); err == nil {
-			m.SetManagedFields(nil)
-		}
-		return obj, nil
-	})
-	_ = w.inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
-		w.failed.Store(true)
-		cache.DefaultWatchErrorHandler(ctx, r, err)
-	})
+	w.inf = e.watches.Informer(o)
 	if _, err := w.inf.AddEventHandler(e.handler(w)); err != nil {
 		e.log.Error("exporter: cannot handle events", "resource", w.gvr.GroupResource().String(), "err", err)
 	}
