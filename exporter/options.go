@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kartalua/karta/internal/reconcile"
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -91,18 +92,7 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	o.ResyncPeriod = period(o.ResyncPeriod, DefaultResyncPeriod)
-	o.RediscoverPeriod = period(o.RediscoverPeriod, DefaultRediscoverPeriod)
+	o.ResyncPeriod = reconcile.Period(o.ResyncPeriod, DefaultResyncPeriod)
+	o.RediscoverPeriod = reconcile.Period(o.RediscoverPeriod, DefaultRediscoverPeriod)
 	return o
-}
-
-// period is d, its default when 0, and 0 (never) when negative.
-func period(d, def time.Duration) time.Duration {
-	switch {
-	case d == 0:
-		return def
-	case d < 0:
-		return 0
-	}
-	return d
 }

@@ -2,9 +2,7 @@ package helm
 
 import (
 	"encoding/json"
-	"maps"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -12,10 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/exporter"
+	"github.com/kartalua/karta/karta"
 )
 
 // The metrics exporter: the flag, and list and watch on the pods, every kind
@@ -41,45 +38,9 @@ func TestMetricsExporterRBAC(t *testing.T) {
 
 // exporterKindRules are list and watch on every kind a built-in names (its
 // root and child components, its additional child kinds) and the
-// exporter's default owner kinds, one rule per API group, resources sorted.
+// exporter's default owner kinds.
 func exporterKindRules(t *testing.T) []rbacv1.PolicyRule {
-	t.Helper()
-	plural := crdPlurals(t)
-	plural[schema.GroupKind{Group: "apps", Kind: "DaemonSet"}] = "daemonsets"
-	plural[schema.GroupKind{Group: "batch", Kind: "CronJob"}] = "cronjobs"
-	byGroup := map[string]map[string]bool{}
-	add := func(gvk schema.GroupVersionKind) {
-		if gvk.Group == "" { // pods: a rule of their own
-			return
-		}
-		res, ok := plural[gvk.GroupKind()]
-		require.True(t, ok, "no plural for %s", gvk)
-		if byGroup[gvk.Group] == nil {
-			byGroup[gvk.Group] = map[string]bool{}
-		}
-		byGroup[gvk.Group][res] = true
-	}
-	all, err := builtin.All()
-	require.NoError(t, err)
-	for _, b := range all {
-		sd := b.Karta.Spec.StructureDefinition
-		for _, c := range sd.Components() {
-			if c.Kind != nil {
-				add(c.Kind.GVK())
-			}
-		}
-		for _, k := range sd.AdditionalChildKinds {
-			add(k.GVK())
-		}
-	}
-	for _, gvk := range exporter.DefaultOwnerKinds() {
-		add(gvk)
-	}
-	var out []rbacv1.PolicyRule
-	for _, g := range slices.Sorted(maps.Keys(byGroup)) {
-		out = append(out, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: slices.Sorted(maps.Keys(byGroup[g])), Verbs: []string{"list", "watch"}})
-	}
-	return out
+	return kindRules(t, func(*karta.Karta) bool { return true }, exporter.DefaultOwnerKinds())
 }
 
 // dashboard is the part of Grafana's dashboard model the structural check
