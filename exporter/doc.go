@@ -27,6 +27,8 @@
 // old series found and deleted by hand, and a missed delete is a series
 // that lives forever. Computed from the summaries, a scrape shows exactly
 // the workloads that exist. The cost is building the series of every
-// workload on each scrape: a few microseconds per workload, measured by
-// BenchmarkScrape (10,000 workloads, 100,000 pods).
+// workload on each scrape, which Handler keeps low by writing Prometheus'
+// text format straight from the summaries (about 2 µs of CPU a sample,
+// where client_golang's gathering took 13 µs), measured by
+// BenchmarkExporterScrape (10,000 workloads, 100,000 pods).
 package exporter
