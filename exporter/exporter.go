@@ -34,6 +34,9 @@ type Exporter struct {
 	health   *health
 
 	started atomic.Bool
+	// informers are the informers' goroutines, which Run waits for: a
+	// caller may tear down what they use (klog's logger) once it returns.
+	informers sync.WaitGroup
 	// set is the current watch set, replaced whole under setMu.
 	set   atomic.Pointer[watchSet]
 	setMu sync.Mutex
@@ -88,6 +91,9 @@ func (e *Exporter) Run(ctx context.Context) error {
 		return errors.New("exporter: Run called twice")
 	}
 	defer e.loop.ShutDown()
+	// Deferred first, so run last: after the rediscovery has stopped (it
+	// starts informers), every informer has stopped too.
+	defer e.informers.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	e.setMu.Lock()

@@ -93,7 +93,7 @@ func (e *Exporter) start(ctx context.Context, w *watch, resync time.Duration) *w
 		e.log.Error("exporter: cannot handle events", "resource", w.gvr.GroupResource().String(), "err", err)
 	}
 	ctx, w.cancel = context.WithCancel(ctx)
-	go w.inf.RunWithContext(ctx)
+	e.informers.Go(func() { w.inf.RunWithContext(ctx) })
 	e.log.Info("exporter: watching", "resource", w.gvr.GroupResource().String(), "described", w.described)
 	return w
 }
