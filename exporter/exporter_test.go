@@ -111,6 +111,15 @@ func TestSeriesOfAWorkload(t *testing.T) {
 		})
 	}
 	require.NotEmpty(t, e.series("karta_exporter_evaluation_duration_seconds"), "evaluation time histogram")
+	// Every kind the built-ins describe is served by the fake cluster and
+	// watched whole; the default owner kinds are described kinds too.
+	described := map[string]bool{}
+	for _, entry := range e.reg.Entries() {
+		described[entry.GVK.GroupKind().String()] = true
+	}
+	require.Equal(t, map[string]float64{"role=described": float64(len(described)), "role=owner": 0}, e.series("karta_exporter_watched_kinds"))
+	require.Equal(t, map[string]float64{"": 1}, e.series("karta_exporter_synced"))
+	e.waitSeries("karta_exporter_queue_depth", map[string]float64{"": 0})
 }
 
 func TestNestedKindIsAComponentOfTheTopmost(t *testing.T) {
