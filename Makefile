@@ -103,6 +103,7 @@ bench:
 	$(GO) test -run '^$$' -bench '^Benchmark(Hooks|Compile|Karmada|Argo|Registry|Webhook|Isolation|Exports)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -timeout 90m ./builtin/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	cd $(PERF) && $(GO) test -run '^$$' -bench '^BenchmarkParallel$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -cpu 1,2 ./ >> $(abspath $(BENCHOUT)) 2>&1 || (cat $(abspath $(BENCHOUT)); exit 1)
 	cd $(PERF) && $(GO) test -run '^$$' -bench '^Benchmark(PoolState|MillionCalls|KarmadaCases|ArgoCases|ControllerResync|ReviseInterleaved)$$' -benchtime 1x -count 3 -timeout 30m ./ >> $(abspath $(BENCHOUT)) 2>&1 || (cat $(abspath $(BENCHOUT)); exit 1)
+	$(GO) test -run '^$$' -bench '^BenchmarkExporterScrape$$' -benchtime 1x -count 3 -timeout 30m ./exporter/ >> $(BENCHOUT) 2>&1 || (cat $(BENCHOUT); exit 1)
 	@$(MAKE) --no-print-directory bench-report
 
 ## bench-report: the report of the last `make bench` again, from its raw output in BENCHOUT.

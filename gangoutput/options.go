@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/kartalua/karta/internal/reconcile"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/podgroups"
 )
@@ -140,20 +141,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Hooks == nil {
 		o.Hooks = func(p *interpreter.Program) Hooks { return p }
 	}
-	o.ResyncPeriod = period(o.ResyncPeriod, DefaultResyncPeriod)
-	o.RediscoverPeriod = period(o.RediscoverPeriod, DefaultRediscoverPeriod)
+	o.ResyncPeriod = reconcile.Period(o.ResyncPeriod, DefaultResyncPeriod)
+	o.RediscoverPeriod = reconcile.Period(o.RediscoverPeriod, DefaultRediscoverPeriod)
 	return o, nil
-}
-
-// period is d, its default when 0, and 0 (never) when negative.
-func period(d, def time.Duration) time.Duration {
-	switch {
-	case d == 0:
-		return def
-	case d < 0:
-		return 0
-	}
-	return d
 }
 
 // DefaultSkip lists the workload kinds whose own operator (or, for KAI,

@@ -12,12 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/podgroups"
 )
@@ -128,25 +128,20 @@ func (s *watchSet) clone() *watchSet {
 // start creates w's informer, with its event handler, and runs it until
 // ctx ends or w.cancel is called.
 func (c *Controller) start(ctx context.Context, w *watch) *watch {
-	indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, ownerIndex: controllerUIDIndex}
 	resync := c.opts.ResyncPeriod
 	if w.role != roleWorkload {
 		resync = 0 // the workloads' resync reconciles everything
 	}
-	w.inf = c.informer(w, resync, indexers)
-	// Only what the controller reads is kept: no managed fields.
-	_ = w.inf.SetTransform(func(obj any) (any, error) {
-		if m, err := meta.Accessor(obj); err == nil {
-			m.SetManagedFields(nil)
-		}
-		return obj, nil
-	})
-	// The guard logs and counts every failure; the reflector sees only
-	// the server's answers (forbidden, not served).
-	_ = w.inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
-		w.failed.Store(true)
-		cache.DefaultWatchErrorHandler(ctx, r, err)
-	})
+	o := watchguard.InformerOptions{Resource: w.gvr, Resync: resync, Failed: &w.failed,
+		Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, ownerIndex: controllerUIDIndex}}
+	// An owner kind's objects by their metadata (their lists and watches
+	// guarded by c.watches: internal/watchguard).
+	if w.role == roleOwner {
+		o.Metadata = c.meta
+	} else {
+		o.Dynamic = c.dyn
+	}
+	w.inf = c.watches.Informer(o)
 	if _, err := w.inf.AddEventHandler(c.handler(w)); err != nil {
 		c.log.Error("gang output: cannot handle events", "resource", w.gvr.GroupResource().String(), "err", err)
 	}
@@ -154,30 +149,6 @@ func (c *Controller) start(ctx context.Context, w *watch) *watch {
 	go w.inf.RunWithContext(ctx)
 	c.log.Info("gang output: watching", "resource", w.gvr.GroupResource().String(), "role", string(w.role))
 	return w
-}
-
-// informer is w's informer: of the objects' metadata for an owner kind,
-// of the objects otherwise, its lists and watches guarded by c.watches
-// (they wait for an API server that does not answer and retry at once when
-// it does: internal/watchguard).
-func (c *Controller) informer(w *watch, resync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
-	lw := &cache.ListWatch{}
-	var client any
-	var example runtime.Object
-	if w.role == roleOwner {
-		ri := c.meta.Resource(w.gvr)
-		lw.ListWithContextFunc = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) }
-		lw.WatchFuncWithContext = ri.Watch
-		client, example = c.meta, &metav1.PartialObjectMetadata{}
-	} else {
-		ri := c.dyn.Resource(w.gvr)
-		lw.ListWithContextFunc = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) }
-		lw.WatchFuncWithContext = ri.Watch
-		client, example = c.dyn, &unstructured.Unstructured{}
-	}
-	guarded := c.watches.ListWatch(w.gvr.GroupResource().String(), cache.ToListWatcherWithWatchListSemantics(lw, client))
-	return cache.NewSharedIndexInformerWithOptions(guarded, example,
-		cache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: indexers, ObjectDescription: w.gvr.String()})
 }
 
 // controllerUIDIndex indexes an object by its controller's uid.

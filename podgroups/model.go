@@ -291,6 +291,18 @@ func fragmentedSpec(f *interpreter.Fragmented) map[string]any {
 	return spec
 }
 
+// PodRequests are the requests of one pod of a pod spec item, as
+// kube-scheduler counts them (see podRequests): what the gang objects'
+// minResources add up, and what the metrics exporter reports per
+// component.
+func PodRequests(it *interpreter.PodSpecItem) (corev1.ResourceList, error) {
+	spec, err := podSpecOf(it)
+	if err != nil {
+		return nil, err
+	}
+	return podRequests(spec), nil
+}
+
 // podRequests are one pod's requests as kube-scheduler counts them
 // (k8s.io/component-helpers' PodRequests: the larger of the containers'
 // sum and each init container's, restartable init containers added, the

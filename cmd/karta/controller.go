@@ -26,6 +26,7 @@ import (
 	"github.com/kartalua/karta/cluster"
 	"github.com/kartalua/karta/cluster/refs"
 	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/exporter"
 	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/webhook"
@@ -50,6 +51,8 @@ type controllerFlags struct {
 	leaseRetry      time.Duration
 	identity        string
 	limitInterval   time.Duration
+	// metricsExporter turns on the workload metrics exporter.
+	metricsExporter bool
 
 	// The gang output (controller_gang.go).
 	gangOutput   string
@@ -81,7 +84,8 @@ func newControllerCmd(s streams) *cobra.Command {
 			"--gang-output TARGET keeps a gang scheduler's objects (the Kubernetes Workload API's, or\n" +
 			"KAI-Scheduler's, Volcano's or coscheduling's PodGroups) in step with every workload a Karta\n" +
 			"describes, and --pod-webhook links each new pod to its group (served on --serve's port at\n" +
-			"/mutate-pods). SIGINT or SIGTERM stops it and releases the lease.",
+			"/mutate-pods). --metrics-exporter adds every described workload's series to /metrics\n" +
+			"(docs/metrics.md). SIGINT or SIGTERM stops it and releases the lease.",
 		Example: "  karta controller\n" +
 			"  karta controller --kubeconfig ~/.kube/config --context prod --leader-election-namespace karta-system\n" +
 			"  karta controller --leader-elect=false --serve :8443 --tls-cert tls.crt --tls-key tls.key\n" +
@@ -109,6 +113,7 @@ func newControllerCmd(s streams) *cobra.Command {
 	fl.BoolVar(&f.builtins, "builtins", true, "start the registry with the built-in Kartas (a Karta of the same kind replaces one)")
 	fl.IntVar(&f.workers, "workers", controller.DefaultWorkers, "how many Kartas to reconcile at once")
 	fl.DurationVar(&f.limitInterval, "limit-interval", controller.DefaultLimitInterval, "how often to report, in each Karta's Evaluating condition, the evaluations that ended on a limit (0: never)")
+	fl.BoolVar(&f.metricsExporter, "metrics-exporter", false, "also serve the series of every workload the registry's Kartas describe on /metrics (docs/metrics.md)")
 	fl.StringVar(&f.serve, "serve", "", "also serve Karmada's resource interpreter webhook on `ADDR` from the live registry")
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "the PEM certificate `FILE` of --serve (with --tls-key: HTTPS)")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
@@ -187,9 +192,18 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	if gang.ctrl != nil {
 		live.cache.OnChange(gang.ctrl.ReferenceChanged)
 	}
+	var exp *exporter.Exporter
+	if f.metricsExporter {
+		if exp, err = newExporter(cfg, disco, dyn, reg, log, metrics, probe, live.cache); err != nil {
+			return reported(s, err)
+		}
+	}
 	ctrl, err := controller.New(dyn, reg, controller.Options{
 		OnChange: func(gvk schema.GroupVersionKind, p *interpreter.Program) {
 			gang.kindChanged(gvk, p)
+			if exp != nil {
+				exp.KindChanged(gvk, p)
+			}
 			live.changed()
 		},
 		Discovery:     disco,
@@ -216,7 +230,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 			return reported(s, err)
 		}
 	}
-	servers, err := listenController(s, f, ctrl, gang, kartas, live, metrics)
+	servers, err := listenController(s, f, ctrl, gang, kartas, live, metrics, exp)
 	if err != nil {
 		return err
 	}
@@ -226,7 +240,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	failed := make(chan error, len(servers)+2)
+	failed := make(chan error, len(servers)+3)
 	for _, srv := range servers {
 		log.Info("serving "+srv.what, "addr", srv.ln.Addr().String())
 		wg.Go(func() {
@@ -249,6 +263,13 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 		})
 	}
 	defer gang.stop()
+	if exp != nil {
+		wg.Go(func() {
+			if err := exp.Run(ctx); err != nil {
+				failed <- err
+			}
+		})
+	}
 	if elect != nil {
 		wg.Go(func() { elect.run(ctx) })
 	}

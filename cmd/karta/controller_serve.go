@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kartalua/karta/controller"
+	"github.com/kartalua/karta/exporter"
 	"github.com/kartalua/karta/gangoutput"
 	"github.com/kartalua/karta/webhook"
 )
@@ -46,6 +47,15 @@ func newControllerMetrics() *prometheus.Registry {
 	r := prometheus.NewRegistry()
 	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return r
+}
+
+// metricsHandler serves /metrics: the registry's series, and the
+// workload series of the exporter when there is one.
+func metricsHandler(metrics *prometheus.Registry, exp *exporter.Exporter) http.Handler {
+	if exp != nil {
+		return exp.Handler(metrics)
+	}
+	return promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})
 }
 
 // probes serves /healthz (the process answers) and /readyz (the registry
@@ -87,14 +97,14 @@ func readyz(ready func() error, ok func() string) http.Handler {
 // --serve) webhook servers, so that a busy port fails the command before
 // anything runs.
 func listenController(s streams, f *controllerFlags, ctrl *controller.Controller, gang *gangRun, kartas webhook.Kartas, live *liveReferences,
-	metrics *prometheus.Registry) ([]*controllerServer, error) {
+	metrics *prometheus.Registry, exp *exporter.Exporter) ([]*controllerServer, error) {
 	type want struct {
 		what, flag, addr string
 		handler          http.Handler
 	}
 	wants := []want{
 		{"health probes", "--health-addr", f.healthAddr, probes(ctrl, gang, live)},
-		{"metrics", "--metrics-addr", f.metricsAddr, promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})},
+		{"metrics", "--metrics-addr", f.metricsAddr, metricsHandler(metrics, exp)},
 	}
 	if f.serve != "" {
 		var h http.Handler = webhook.New(webhook.Options{Fair: f.isolate.fair(), References: live.resolver()}, kartas)

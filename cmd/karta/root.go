@@ -60,7 +60,7 @@ func newRootCmd(s streams) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError("%v", err)
 	})
-	root.AddCommand(newValidateCmd(s), newCRDCmd(s), newVersionCmd(s), newBuiltinCmd(s), newCompileCmd(s), newPodsCmd(s), newStatusCmd(s), newReviseCmd(s), newGangCmd(s), newPodGroupsCmd(s), newArgoCmd(s), newKarmadaCmd(s), newServeCmd(s), newControllerCmd(s), newGetCmd(s), newTestCmd(s))
+	root.AddCommand(newValidateCmd(s), newCRDCmd(s), newVersionCmd(s), newBuiltinCmd(s), newCompileCmd(s), newPodsCmd(s), newStatusCmd(s), newReviseCmd(s), newGangCmd(s), newPodGroupsCmd(s), newArgoCmd(s), newKarmadaCmd(s), newServeCmd(s), newControllerCmd(s), newExporterCmd(s), newGetCmd(s), newTestCmd(s))
 	root.AddCommand(newDescribeCmd(s), newStudioCmd(s))
 	return root
 }

@@ -41,6 +41,7 @@ var sweepExempt = map[string]string{
 	"karta completion":     "cobra's shell completion scripts",
 	"karta controller":     "a long-running controller against a cluster; its inputs are the cluster's objects (controller tests)",
 	"karta crd":            "prints the Karta CRD; reads no input",
+	"karta exporter":       "a long-running exporter against a cluster; its inputs are the cluster's objects (exporter tests, TestIntegrationExporter)",
 	"karta get":            "reads a cluster, not files (get_test.go runs it on a fake cluster)",
 	"karta help":           "cobra's help",
 	"karta karmada export": "prints manifests from a Karta; reads no object",

@@ -75,6 +75,13 @@ var publicByDesign = map[string]string{
 	"gangoutput.ReasonFailed":            "an event reason on workloads, read by users and automation",
 	"gangoutput.ReasonLeftAlone":         "an event reason on workloads, read by users and automation",
 
+	"exporter.DefaultOwnerKinds":       "documents the default of Options.OwnerKinds",
+	"exporter.DefaultRediscoverPeriod": "documents the default of Options.RediscoverPeriod",
+	"exporter.DefaultResyncPeriod":     "documents the default of Options.ResyncPeriod",
+	"exporter.DefaultWorkers":          "documents the default of Options.Workers",
+	"exporter.SchemaVersion":           "the version of the series' interface a dashboard or alert is written against (docs/metrics.md)",
+	"exporter.Statuses":                "the values of karta_workload_status' status label, for an embedder's own queries",
+
 	"podgroups.Build":                       "the pure builder a controller or an admission webhook calls with the GangResult it holds",
 	"podgroups.Input":                       "Build's argument",
 	"podgroups.GroupAnnotation":             "a key the built objects carry, to find them by group",

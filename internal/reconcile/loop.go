@@ -17,6 +17,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/util/workqueue"
@@ -123,4 +124,17 @@ func (l *Loop[K]) Gauges(subsystem, what, syncedHelp string, ready func() error)
 			Help: syncedHelp,
 		}, func() float64 { return bit(ready() == nil) }),
 	}
+}
+
+// Period is an option's period d: def when d is 0, 0 (never) when d is
+// negative (the resync and rediscovery periods of the controllers'
+// options).
+func Period(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
 }

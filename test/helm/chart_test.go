@@ -33,6 +33,7 @@ import (
 	"github.com/kartalua/karta/gangoutput"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
+	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/podgroups"
 )
 
@@ -59,6 +60,10 @@ gangOutput:
 webhook: {enabled: true, certManager: {enabled: true}}
 metrics: {serviceMonitor: {enabled: true, labels: {release: prometheus}}}
 gangOutput: {enabled: true, target: workload-api, skip: [], compositePodGroup: true}
+`,
+	"metrics exporter, Grafana dashboard": `
+metricsExporter: {enabled: true, extraResources: [{apiGroup: example.com, resources: [trainjobs]}]}
+grafanaDashboard: {enabled: true, namespace: monitoring, labels: {team: platform}, annotations: {grafana_folder: Karta}}
 `,
 	"gang output without the pod webhook": `
 gangOutput: {enabled: true, target: kai, podWebhook: {enabled: false}}
@@ -582,15 +587,24 @@ func TestGangOutputRBAC(t *testing.T) {
 
 // builtinWorkloadRules are the rules the gang output needs to watch the
 // built-ins' workload kinds (those with gang instructions), the child
-// kinds they name and the default owner kinds: list and watch, one rule
-// per API group, resources sorted. Plurals come from the test cluster's
-// CRD stand-ins (real names) and Kubernetes' own for its groups.
+// kinds they name and the default owner kinds.
 func builtinWorkloadRules(t *testing.T) []rbacv1.PolicyRule {
+	return kindRules(t, func(k *karta.Karta) bool {
+		return podgroups.HasGangInstructions(k) && gangoutput.WatchedAsWorkload(k)
+	}, gangoutput.DefaultOwnerKinds())
+}
+
+// kindRules are list and watch on every kind the built-ins that include
+// accepts name (their components' kinds and additional child kinds) and on
+// owners, one rule per API group, resources sorted. Plurals come from the
+// test cluster's CRD stand-ins (real names) and Kubernetes' own for its
+// groups; pods, of the core group, have a rule of their own.
+func kindRules(t *testing.T, include func(*karta.Karta) bool, owners []schema.GroupVersionKind) []rbacv1.PolicyRule {
 	t.Helper()
 	plural := crdPlurals(t)
 	byGroup := map[string]map[string]bool{}
 	add := func(gvk schema.GroupVersionKind) {
-		if gvk.Group == "" { // pods: a rule of their own
+		if gvk.Group == "" {
 			return
 		}
 		res, ok := plural[gvk.GroupKind()]
@@ -603,7 +617,7 @@ func builtinWorkloadRules(t *testing.T) []rbacv1.PolicyRule {
 	all, err := builtin.All()
 	require.NoError(t, err)
 	for _, b := range all {
-		if !podgroups.HasGangInstructions(b.Karta) || !gangoutput.WatchedAsWorkload(b.Karta) {
+		if !include(b.Karta) {
 			continue
 		}
 		sd := b.Karta.Spec.StructureDefinition
@@ -616,7 +630,7 @@ func builtinWorkloadRules(t *testing.T) []rbacv1.PolicyRule {
 			add(k.GVK())
 		}
 	}
-	for _, gvk := range gangoutput.DefaultOwnerKinds() {
+	for _, gvk := range owners {
 		add(gvk)
 	}
 	var out []rbacv1.PolicyRule
@@ -633,6 +647,7 @@ func crdPlurals(t *testing.T) map[schema.GroupKind]string {
 	plural := map[schema.GroupKind]string{
 		{Group: "apps", Kind: "Deployment"}: "deployments", {Group: "apps", Kind: "ReplicaSet"}: "replicasets",
 		{Group: "apps", Kind: "StatefulSet"}: "statefulsets", {Group: "batch", Kind: "Job"}: "jobs",
+		{Group: "apps", Kind: "DaemonSet"}: "daemonsets", {Group: "batch", Kind: "CronJob"}: "cronjobs",
 	}
 	files, err := filepath.Glob(filepath.Join(repoRoot, "internal/testenv/crds/*.yaml"))
 	require.NoError(t, err)
@@ -717,6 +732,7 @@ func TestRenderedObjectsDecodeStrictly(t *testing.T) {
 		"MutatingWebhookConfiguration": func() any { return &admissionregistrationv1.MutatingWebhookConfiguration{} },
 		"ServiceMonitor":               func() any { return &monitoringv1.ServiceMonitor{} },
 		"PodDisruptionBudget":          func() any { return &policyv1.PodDisruptionBudget{} },
+		"ConfigMap":                    func() any { return &corev1.ConfigMap{} },
 	}
 	for name, values := range valueSets {
 		for _, o := range mustRender(t, values) {

@@ -137,3 +137,30 @@ sparkoperator.k8s.io: [sparkapplications]
 trainer.kubeflow.org: [trainjobs]
 workload.codeflare.dev: [appwrappers]
 {{- end }}
+
+{{/*
+The kinds the metrics exporter watches besides pods (list and watch): every built-in's workload kind, the
+child kinds they name and the owners between them and their pods (exporter.DefaultOwnerKinds), by API group.
+test/helm's TestMetricsExporterRBAC holds it to the built-ins.
+*/}}
+{{- define "karta.exporterKinds" -}}
+agents.x-k8s.io: [sandboxes]
+apps: [daemonsets, deployments, replicasets, statefulsets]
+apps.nvidia.com: [nimcaches, nimservices]
+argoproj.io: [workflows]
+batch: [cronjobs, jobs]
+batch.volcano.sh: [jobs]
+flink.apache.org: [flinkdeployments]
+grove.io: [podcliques, podcliquescalinggroups, podcliquesets]
+jobset.x-k8s.io: [jobsets]
+kubeflow.org: [jaxjobs, mpijobs, notebooks, paddlejobs, pytorchjobs, tfjobs, xgboostjobs]
+leaderworkerset.x-k8s.io: [leaderworkersets]
+milvus.io: [milvuses]
+nvidia.com: [dynamocomponentdeployments, dynamographdeployments]
+ray.io: [rayclusters, rayjobs, rayservices]
+serving.knative.dev: [revisions, services]
+serving.kserve.io: [inferenceservices, llminferenceservices]
+sparkoperator.k8s.io: [sparkapplications]
+trainer.kubeflow.org: [trainjobs]
+workload.codeflare.dev: [appwrappers]
+{{- end }}

@@ -301,6 +301,8 @@ func (r *results) metricLines() []string {
 			prefix, units = "REVISE-INTERLEAVED "+strings.TrimPrefix(k.name, "ReviseInterleaved/"), []string{"karta-ns", "vs-gojq", "vs-go"}
 		case k.name == "ControllerResync":
 			prefix, units = "SCALE controller-resync", []string{"workloads", "pods", "s/resync", "cpu-s/resync", "heap-B/program", "heap-B/workload"}
+		case k.name == "ExporterScrape":
+			prefix, units = "SCALE exporter-scrape", []string{"workloads", "pods", "series", "s/scrape", "cpu-s/scrape", "summary-B/workload", "objects-B/workload", "ms/summarize"}
 		default:
 			continue
 		}

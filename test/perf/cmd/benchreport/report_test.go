@@ -57,6 +57,7 @@ BenchmarkMillionCalls-2                             	       1	3000000000 ns/op	 
 BenchmarkWebhook/karta-2                            	    3000	    210000 ns/op	      5451 p50-µs	     22948 p99-µs	      4768 req/s
 BenchmarkIsolation/GetPodSpecs/isolated-2           	    2000	    862344 ns/op	      1160 calls/s	       695.0 p50-µs	     14881 p99-µs
 BenchmarkControllerResync-2                         	       1	4000000000 ns/op	         1.500 cpu-s/resync	    800000 heap-B/program	    150000 heap-B/workload	    100000 pods	         4.000 s/resync	     10000 workloads
+BenchmarkExporterScrape-2                           	       1	 700000000 ns/op	    322000 objects-B/workload	    100000 pods	         0.7000 s/scrape	         0.4000 cpu-s/scrape	         1.000 ms/summarize	    410002 series	      2400 summary-B/workload	     10000 workloads
 BenchmarkKarmadaCases-2                             	       1	5000000000 ns/op	       564.0 cases	        12.50 min-ratio	        20.00 p10-ratio	        35.00 median-ratio
 BenchmarkReviseInterleaved/jobset-2                 	       1	  30000000 ns/op	     37000 karta-ns	         0.8400 vs-go	        12.00 vs-gojq
 BenchmarkArgoCases-2                                	       1	2000000000 ns/op	       180.0 cases	         2.50 min-ratio	         6.00 p10-ratio	        12.00 median-ratio
@@ -168,6 +169,7 @@ func TestReport(t *testing.T) {
 	assert.Contains(t, lines, "WEBHOOK karta req/s=4768 p50-µs=5451 p99-µs=22948")
 	assert.Contains(t, lines, "ISOLATION GetPodSpecs/isolated calls/s=1160 p50-µs=695 p99-µs=14881")
 	assert.Contains(t, lines, "SCALE controller-resync workloads=10000 pods=100000 s/resync=4 cpu-s/resync=1.5 heap-B/program=800000 heap-B/workload=150000")
+	assert.Contains(t, lines, "SCALE exporter-scrape workloads=10000 pods=100000 series=410002 s/scrape=0.7 cpu-s/scrape=0.4 summary-B/workload=2400 objects-B/workload=322000 ms/summarize=1")
 	assert.Contains(t, lines, "KARMADA-CASES vs-karmada cases=564 min-ratio=12.5 p10-ratio=20 median-ratio=35")
 	assert.Contains(t, lines, "ARGO-CASES vs-argocd cases=180 min-ratio=2.5 p10-ratio=6 median-ratio=12")
 	assert.Contains(t, lines, "TARGET met: Health/argo-corpus >= 5x faster than argocd (mean per case) (8.00x)")
