@@ -3,8 +3,7 @@ package apisurface
 // publicByDesign are the exported identifiers that no other package of the
 // module uses, with the reason an embedder needs them.
 var publicByDesign = map[string]string{
-	"argo.Statuses":    "lists the values of Health.Status",
-	"argo.CompileWith": "compiling a health script under other limits than the defaults",
+	"argo.Statuses": "lists the values of Health.Status",
 
 	"cluster.DefaultReviseAttempts": "documents the default of Revise's attempts",
 	"cluster.FieldManager":          "the field manager karta's writes carry in managedFields",
@@ -28,11 +27,9 @@ var publicByDesign = map[string]string{
 	"controller.ReasonConflict":           "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonLimitExceeded":      "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonNotAccepted":        "a reason a Karta's conditions carry, read by users and automation",
-	"controller.ConditionSchemaChecked":   "a condition type a Karta's status carries, read by users and automation",
 	"controller.ReasonCRDNotServed":       "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonCRDUnreadable":      "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonSchemaMatches":      "a reason a Karta's conditions carry, read by users and automation",
-	"controller.ReasonSchemaMismatch":     "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonWithinLimits":       "a reason a Karta's conditions carry, read by users and automation",
 	"controller.ReasonScriptFailed":       "a reason a Karta's conditions carry, read by users and automation",
 	"controller.DefaultWatchFailureBound": "documents the default of Options.WatchFailureBound",
@@ -75,7 +72,6 @@ var publicByDesign = map[string]string{
 	"gangoutput.ReasonFailed":            "an event reason on workloads, read by users and automation",
 	"gangoutput.ReasonLeftAlone":         "an event reason on workloads, read by users and automation",
 
-	"exporter.DefaultOwnerKinds":       "documents the default of Options.OwnerKinds",
 	"exporter.DefaultRediscoverPeriod": "documents the default of Options.RediscoverPeriod",
 	"exporter.DefaultResyncPeriod":     "documents the default of Options.ResyncPeriod",
 	"exporter.DefaultWorkers":          "documents the default of Options.Workers",
@@ -88,10 +84,6 @@ var publicByDesign = map[string]string{
 	"podgroups.VolcanoQueueAnnotation":      "the workload annotation Volcano's queue is read from",
 	"podgroups.KAISkipPodGrouperAnnotation": "the pod annotation that keeps KAI's podgrouper off a pod linked to an external PodGroup",
 
-	"webhook.ContextAPIVersion":  "the apiVersion of Karmada's review, request and response",
-	"webhook.ContextKind":        "the kind of Karmada's review, request and response",
 	"webhook.PatchTypeJSONPatch": "the patch type of a response, the one Karmada accepts",
-	"webhook.HealthzPath":        "the server's liveness endpoint, for probes",
-	"webhook.MetricsPath":        "the server's metrics endpoint, for scrapers",
 	"webhook.StatsBackend":       "a Backend that reports its pool to the handler's gauges",
 }
