@@ -251,7 +251,7 @@ func (ch *checker) component(p *field.Path, c *karta.Component) {
 var fragmentRoles = map[string]role{
 	"schedulerName": roleString, "labels": roleObject, "annotations": roleObject, "resources": roleObject,
 	"resourceClaims": roleArray, "podAffinity": roleObject, "nodeAffinity": roleObject, "containers": roleArray,
-	"container": roleObject, "priorityClassName": roleString, "image": roleString,
+	"container": roleObject, "priorityClassName": roleString, "image": roleString, "initContainers": roleArray,
 }
 
 // viewRoles are the roles of a view's values: a fragment's, or the
