@@ -654,6 +654,14 @@ type SubGroup struct {
 	// named <subgroup>-replica-<key>.
 	// +optional
 	PerReplica *SubGroupReplicas `json:"perReplica,omitempty"`
+	// MinMemberPath is a jq expression on the root object that states
+	// the subgroup's minMember: one value per instance of the component
+	// (zipped with its ids) with perInstance, else one. A count, 0
+	// included, replaces the computed minimum; null keeps it. No entry
+	// may nest under one with a minMemberPath, nor may it split per
+	// replica.
+	// +optional
+	MinMemberPath string `json:"minMemberPath,omitempty"`
 	// +optional
 	Topology *Topology `json:"topology,omitempty"`
 }

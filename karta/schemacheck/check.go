@@ -107,6 +107,7 @@ func Check(c *karta.Checked, s *Schema, refs ...*Schema) Problems {
 		if g := ins.GangScheduling.PodGroup; g != nil {
 			ch.path(gp.Child("podGroup", "minMemberPath"), g.MinMemberPath, roleReplicas)
 			for i, sg := range g.SubGroups {
+				ch.path(gp.Child("podGroup", "subGroups").Index(i).Child("minMemberPath"), sg.MinMemberPath, roleReplicas)
 				if r := sg.PerReplica; r != nil {
 					ch.path(gp.Child("podGroup", "subGroups").Index(i).Child("perReplica", "countPath"), r.CountPath, roleReplicas)
 				}
