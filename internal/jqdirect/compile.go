@@ -87,6 +87,9 @@ func directQuery(q *gojq.Query) dnode {
 		return &logicNode{l: l, r: r}
 	case gojq.OpAdd, gojq.OpSub, gojq.OpMul, gojq.OpDiv, gojq.OpMod,
 		gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe:
+		if a := newAddLiteral(q.Op, l, r); a != nil {
+			return a
+		}
 		return &binNode{op: q.Op, l: l, r: r}
 	}
 	return nil
@@ -378,6 +381,9 @@ func directObject(o *gojq.Object) dnode {
 			p.val = newPathNode(nil, []pathStep{{key: p.key}})
 		} else if p.val = directQuery(kv.Val); p.val == nil {
 			return nil
+		}
+		if p.keyNode == nil {
+			p.keyAny = p.key
 		}
 		n.pairs = append(n.pairs, p)
 	}
