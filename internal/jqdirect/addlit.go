@@ -124,20 +124,13 @@ func (n *addLiteralNode) add(c *dctx, l any, rv []any) (any, bool) {
 	if l != nil && !isArr {
 		return binary(c, gojq.OpAdd, l, rv)
 	}
-	if !c.step(len(x) + len(rv) + 1) {
-		return nil, false
+	if x == nil {
+		// null + [f] is a new array of f's outputs: never rv itself, a
+		// buffer that is cleared once the node returns.
+		x = []any{}
 	}
-	arr := make([]any, 0, len(x)+len(rv))
-	for _, src := range [][]any{x, rv} {
-		for _, e := range src {
-			o, ok := outValue(e)
-			if !ok {
-				return nil, false
-			}
-			arr = append(arr, o)
-		}
-	}
-	return arr, true
+	v, _, ok := addComposite(c, x, rv)
+	return v, ok
 }
 
 // object is the right side's object of values rv, for binary's errors.
