@@ -2,6 +2,7 @@ package builtin_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,22 +18,47 @@ import (
 // what Volcano's job controller writes in the job's PodGroup
 // (volcano-sh/volcano pkg/controllers/job/job_controller_actions.go
 // createOrUpdatePodGroup, getMinTaskMember): minMember the job's
-// minAvailable, which the webhook defaults to the tasks' sum
-// (mutate_job.go patchDefaultMinAvailable), and minTaskMember per task its
-// minAvailable, else its replicas. (Volcano v1.14's partitionPolicy, which
-// job_controller_actions_test.go's partition cases exercise, is not in the
-// v1.12.1 API the built-in reads.)
+// minAvailable, which the webhook defaults, when unset or 0, to the tasks'
+// sum (mutate_job.go patchDefaultMinAvailable), and minTaskMember per task
+// its minAvailable — 0 included —, else minPartitions × partitionSize of
+// its partitionPolicy (v1.14; job_controller_actions_test.go's partition
+// cases), else its replicas.
 func TestVolcanoJobControllerCases(t *testing.T) {
+	task := func(name string, replicas int, extra string) string {
+		return fmt.Sprintf(`  - name: %s
+    replicas: %d
+%s    template:
+      spec:
+        containers: [{name: c, image: busybox:1.36}]
+`, name, replicas, extra)
+	}
 	cases := []struct {
-		name, jobMin, task string
-		// min is the group's minimum, tasks each task subgroup's.
+		name, jobMin, spec string
+		// spec lists the tasks; min is the group's minimum, tasks each
+		// task subgroup's.
 		min   int64
 		tasks map[string]int64
 	}{
-		{name: "no minimums: the replicas", min: 6, tasks: map[string]int64{"task-task1": 6}},
-		{name: "the task's minAvailable", task: "    minAvailable: 4\n", min: 4, tasks: map[string]int64{"task-task1": 4}},
-		{name: "the job's minAvailable above the tasks' sum", jobMin: "  minAvailable: 5\n", task: "    minAvailable: 2\n",
+		{name: "no minimums: the replicas", spec: task("task1", 6, ""), min: 6, tasks: map[string]int64{"task-task1": 6}},
+		{name: "the task's minAvailable", spec: task("task1", 6, "    minAvailable: 4\n"), min: 4, tasks: map[string]int64{"task-task1": 4}},
+		{name: "the job's minAvailable above the tasks' sum", jobMin: "  minAvailable: 5\n", spec: task("task1", 6, "    minAvailable: 2\n"),
 			min: 5, tasks: map[string]int64{"task-task1": 2}},
+		{name: "a task with minAvailable 0 is optional", spec: task("master", 1, "") + task("worker", 4, "    minAvailable: 0\n"),
+			min: 1, tasks: map[string]int64{"task-master": 1, "task-worker": 0}},
+		{name: "a task with minAvailable 0 under a larger job minimum", jobMin: "  minAvailable: 3\n",
+			spec: task("master", 1, "") + task("worker", 4, "    minAvailable: 0\n"),
+			min:  3, tasks: map[string]int64{"task-master": 1, "task-worker": 0}},
+		{name: "a job minAvailable of 0 is unset", jobMin: "  minAvailable: 0\n",
+			spec: task("ps", 2, "") + task("worker", 4, "    minAvailable: 3\n"),
+			min:  5, tasks: map[string]int64{"task-ps": 2, "task-worker": 3}},
+		{name: "every task optional: a gang of at least one", spec: task("worker", 4, "    minAvailable: 0\n"),
+			min: 1, tasks: map[string]int64{"task-worker": 0}},
+		{name: "a partition policy's minimum", spec: task("worker", 8, "    partitionPolicy: {totalPartitions: 4, partitionSize: 2, minPartitions: 3}\n"),
+			min: 6, tasks: map[string]int64{"task-worker": 6}},
+		{name: "a partition policy without minPartitions: the replicas", spec: task("worker", 8, "    partitionPolicy: {totalPartitions: 4, partitionSize: 2}\n"),
+			min: 8, tasks: map[string]int64{"task-worker": 8}},
+		{name: "minAvailable over a partition policy", spec: task("worker", 8, "    minAvailable: 2\n    partitionPolicy: {totalPartitions: 4, partitionSize: 2, minPartitions: 3}\n"),
+			min: 2, tasks: map[string]int64{"task-worker": 2}},
 	}
 	b, ok, err := builtin.Get("volcano-job")
 	require.NoError(t, err)
@@ -47,12 +73,7 @@ metadata: {name: job1, namespace: default, uid: u}
 spec:
   schedulerName: volcano
 `+tc.jobMin+`  tasks:
-  - name: task1
-    replicas: 6
-`+tc.task+`    template:
-      spec:
-        containers: [{name: c, image: busybox:1.36}]
-`), "job.yaml")
+`+tc.spec), "job.yaml")
 			require.NoError(t, err)
 			require.Len(t, docs, 1)
 			obj := &unstructured.Unstructured{Object: docs[0].Object}

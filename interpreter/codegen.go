@@ -279,6 +279,7 @@ func collectPaths(k *karta.Karta) []pathRef {
 		if v2 := ins.GangScheduling.PodGroup; v2 != nil {
 			addRef(pathRef{field: "podGroup.minMemberPath", expr: v2.MinMemberPath, gang: true})
 			for si, sg := range v2.SubGroups {
+				addRef(pathRef{field: fmt.Sprintf("podGroup.subGroups[%d].minMemberPath", si), expr: sg.MinMemberPath, gang: true})
 				if r := sg.PerReplica; r != nil {
 					field := fmt.Sprintf("podGroup.subGroups[%d].perReplica.", si)
 					addRef(pathRef{field: field + "countPath", expr: r.CountPath, gang: true})

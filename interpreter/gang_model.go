@@ -221,8 +221,11 @@ type gangObject struct {
 	minOf []int64
 	v2Min int64
 	// reps[e] are v2 entry e's replica counts when it splits per replica
-	// (gangV2.readReplicas).
+	// (gangV2.readEntryPaths).
 	reps [][]int64
+	// subMins[e] are v2 entry e's stated minimums (its minMemberPath), -1
+	// where none is stated.
+	subMins [][]int64
 	// routes and idx are GetGangGroups' per-pod routes and its groups'
 	// pod indexes, recycled with the rest (nothing of the result points
 	// into them).
@@ -291,6 +294,9 @@ func (o *gangObject) release() {
 	for i := range o.reps {
 		o.reps[i] = o.reps[i][:0]
 	}
+	for i := range o.subMins {
+		o.subMins[i] = o.subMins[i][:0]
+	}
 	gangObjects.Put(o)
 }
 
@@ -335,7 +341,7 @@ func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string
 			o.release()
 			return nil, err
 		}
-		if err := g.v2.readReplicas(ctx, ev, o, in); err != nil {
+		if err := g.v2.readEntryPaths(ctx, ev, o, in); err != nil {
 			o.release()
 			return nil, err
 		}

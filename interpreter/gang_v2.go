@@ -50,6 +50,10 @@ type gangSub struct {
 	repKey   *podExpr
 	// countField names repCount in errors.
 	countField string
+	// minMember is the entry's minMemberPath, nil without; minField names
+	// it in errors.
+	minMember *jqProgram
+	minField  string
 }
 
 // maxReplicaLeaves bounds the per-replica leaves of one call, as jq's
@@ -105,6 +109,12 @@ func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
 			return nil, fmt.Errorf("%s: perInstance needs a component with instances below the group's component", field)
 		}
 		sub := &gangSub{comp: gc, topology: sg.Topology, index: i, parent: -1, perInstance: sg.PerInstance}
+		if sg.MinMemberPath != "" {
+			sub.minField = field + ".minMemberPath"
+			if sub.minMember, err = g.m.exprs.compile(sg.MinMemberPath); err != nil {
+				return nil, fmt.Errorf("%s.minMemberPath: %w", field, err)
+			}
+		}
 		if r := sg.PerReplica; r != nil {
 			sub.countField = field + ".perReplica.countPath"
 			if sub.repCount, err = g.m.exprs.compile(r.CountPath); err != nil {
@@ -121,6 +131,9 @@ func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
 				}
 				if p.repCount != nil {
 					return nil, fmt.Errorf("%s: component %q nests under a per-replica subgroup", field, gc.name())
+				}
+				if p.minMember != nil {
+					return nil, fmt.Errorf("%s: component %q nests under a subgroup with a minMemberPath", field, gc.name())
 				}
 				sub.parent = p.index
 				break
@@ -222,53 +235,91 @@ func (o *gangObject) replicaCount(sl v2Slot) int64 {
 	return o.reps[sl.sub.index][max(sl.inst, 0)]
 }
 
-// readReplicas reads every per-replica entry's counts into o.reps, by
-// entry: one per instance of the component (zipped with the ids, as every
-// per-instance path is; an absent instance counts 0) for a per-instance
-// entry, else one. Counts convert as scale values; null is 0.
-func (v2 *gangV2) readReplicas(ctx context.Context, ev evaluator, o *gangObject, in any) error {
-	if cap(o.reps) < len(v2.subs) {
-		o.reps = make([][]int64, len(v2.subs))
-	}
-	o.reps = o.reps[:len(v2.subs)]
+// readEntryPaths reads every per-replica entry's counts into o.reps and
+// every entry's stated minimums into o.subMins, by entry: one per instance
+// of the component (zipped with the ids, as every per-instance path is;
+// an absent instance's is not read) for a per-instance entry, else one.
+// Values convert as scale values; a null count is 0, a null minimum is
+// none (-1).
+func (v2 *gangV2) readEntryPaths(ctx context.Context, ev evaluator, o *gangObject, in any) error {
+	o.reps = resizeEntries(o.reps, len(v2.subs))
+	o.subMins = resizeEntries(o.subMins, len(v2.subs))
 	var leaves int64
 	for _, s := range v2.subs {
+		if s.minMember != nil {
+			mins, err := s.entryValues(ctx, ev, o, in, s.minMember, s.minField, "minMemberPath", o.subMins[s.index][:0], -1)
+			if err != nil {
+				return err
+			}
+			o.subMins[s.index] = mins
+		}
 		if s.repCount == nil {
 			continue
 		}
-		field := s.countField
-		outs, err := ev.all(ctx, s.repCount, in)
+		counts, err := s.entryValues(ctx, ev, o, in, s.repCount, s.countField, "perReplica.countPath", o.reps[s.index][:0], 0)
 		if err != nil {
-			return &GangObjectError{Field: field, Err: err}
+			return err
 		}
-		insts := o.insts[s.comp.cm.index]
-		switch {
-		case s.perInstance && len(outs) != len(insts):
-			return &GangObjectError{Field: field, Err: zipError(s.comp.name(), "perReplica.countPath", len(outs), instanceIDList(insts))}
-		case !s.perInstance && len(outs) != 1:
-			return &GangObjectError{Field: field, Err: fmt.Errorf("yields %d values, want exactly one", len(outs))}
-		}
-		counts := o.reps[s.index][:0]
-		for i, out := range outs {
-			if s.perInstance && !insts[i].present {
-				counts = append(counts, 0)
-				continue
-			}
-			n, _, err := scaleInt(out)
-			if err != nil {
-				if s.perInstance {
-					err = fmt.Errorf("instance %q: %w", insts[i].id, err)
-				}
-				return &GangObjectError{Field: field, Err: err}
-			}
+		for _, n := range counts {
 			if leaves += n; leaves > maxReplicaLeaves {
-				return &GangObjectError{Field: field, Err: fmt.Errorf("makes more than %d per-replica subgroups", maxReplicaLeaves)}
+				return &GangObjectError{Field: s.countField, Err: fmt.Errorf("makes more than %d per-replica subgroups", maxReplicaLeaves)}
 			}
-			counts = append(counts, n)
 		}
 		o.reps[s.index] = counts
 	}
 	return nil
+}
+
+// resizeEntries returns e with room for n entries' values, each emptied.
+func resizeEntries(e [][]int64, n int) [][]int64 {
+	if cap(e) < n {
+		e = make([][]int64, n)
+	}
+	return e[:n]
+}
+
+// entryValues evaluates one of the entry's paths on the object and
+// appends its values to dst: one per instance for a per-instance entry
+// (null, and an absent instance, give null), else exactly one.
+func (s *gangSub) entryValues(ctx context.Context, ev evaluator, o *gangObject, in any, prog *jqProgram, field, name string, dst []int64, null int64) ([]int64, error) {
+	outs, err := ev.all(ctx, prog, in)
+	if err != nil {
+		return nil, &GangObjectError{Field: field, Err: err}
+	}
+	insts := o.insts[s.comp.cm.index]
+	switch {
+	case s.perInstance && len(outs) != len(insts):
+		return nil, &GangObjectError{Field: field, Err: zipError(s.comp.name(), name, len(outs), instanceIDList(insts))}
+	case !s.perInstance && len(outs) != 1:
+		return nil, &GangObjectError{Field: field, Err: fmt.Errorf("yields %d values, want exactly one", len(outs))}
+	}
+	for i, out := range outs {
+		if s.perInstance && !insts[i].present {
+			dst = append(dst, null)
+			continue
+		}
+		n, ok, err := scaleInt(out)
+		if err != nil {
+			if s.perInstance {
+				err = fmt.Errorf("instance %q: %w", insts[i].id, err)
+			}
+			return nil, &GangObjectError{Field: field, Err: err}
+		}
+		if !ok {
+			n = null
+		}
+		dst = append(dst, n)
+	}
+	return dst, nil
+}
+
+// statedMin is the minimum a slot's entry states for it (its
+// minMemberPath), -1 when none.
+func (o *gangObject) statedMin(sl v2Slot) int64 {
+	if sl.sub.minMember == nil {
+		return -1
+	}
+	return o.subMins[sl.sub.index][max(sl.inst, 0)]
 }
 
 // slotName is a subgroup's name: the entry's component, with -<id> for one
@@ -544,6 +595,12 @@ func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing, min
 			if m := o.own(v2.scope, n.inst); m > 0 && !n.oneReplica {
 				w = satMul(w, m)
 			}
+		}
+		if m := o.statedMin(s); m >= 0 {
+			// The object states the subgroup's minimum (nothing nests under
+			// it and it has no leaves): 0 included, as Volcano's
+			// minTaskMember of a task with minAvailable: 0.
+			w = m
 		}
 		mins[i] = w
 		if s.parent < 0 {

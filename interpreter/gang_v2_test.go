@@ -327,3 +327,57 @@ func TestGangV2PerReplicaCountErrors(t *testing.T) {
 		})
 	}
 }
+
+// A subgroup's minMemberPath states its minimum per instance, 0 included
+// (a Volcano task with minAvailable: 0), where the scale's minReplicas of
+// 0 falls back to replicas; null keeps the computed count; the group's
+// minimum is the stated minimums' sum, before its own minMemberPath.
+func TestGangV2StatedSubGroupMinimums(t *testing.T) {
+	k := gangKarta(t, "jobset")
+	run := func(minPath, groupMin string) Group {
+		t.Helper()
+		sg := karta.SubGroup{ComponentName: "replicatedjob", PerInstance: true, MinMemberPath: minPath}
+		setPodGroupV2(k, karta.PodGroupV2{Name: "jobset", MinMemberPath: groupMin, SubGroups: []karta.SubGroup{sg}})
+		res := runGang(t, compileGang(t, k), gangObj(t, "jobset"), gangDocs(t, "jobset.pods"))
+		require.Len(t, res.Groups, 1)
+		return res.Groups[0]
+	}
+	mins := func(g Group) []int64 {
+		var out []int64
+		for _, s := range g.SubGroups {
+			out = append(out, s.MinMember)
+		}
+		return out
+	}
+	g := run("", "")
+	assert.Equal(t, []int64{1, 8}, mins(g), "computed")
+	assert.Equal(t, int64(9), g.MinMember)
+
+	g = run(`.spec.replicatedJobs[]? | if .name == "workers" then 0 else null end`, "")
+	assert.Equal(t, []int64{1, 0}, mins(g), "0 is stated, null keeps the count")
+	assert.Equal(t, int64(1), g.MinMember)
+
+	g = run(`.spec.replicatedJobs[]? | if .name == "workers" then "3" else 1 end`, "6")
+	assert.Equal(t, []int64{1, 3}, mins(g), "a stated group minimum above the sum leaves the subgroups")
+	assert.Equal(t, int64(6), g.MinMember)
+
+	g = run(`.spec.replicatedJobs[]? | 0`, "")
+	assert.Equal(t, []int64{0, 0}, mins(g))
+	assert.Equal(t, int64(1), g.MinMember, "a gang of no pod is no gang")
+
+	for _, tc := range []struct{ name, path, want string }{
+		{"one value for two instances", "2",
+			`podGroup.subGroups[0].minMemberPath: component "replicatedjob": minMemberPath yields 1 value(s) for 2 id(s) [driver workers]`},
+		{"a value that is no count", `.spec.replicatedJobs[]? | "some"`, `podGroup.subGroups[0].minMemberPath: instance "driver": `},
+		{"a negative count", `.spec.replicatedJobs[]? | -1`, `podGroup.subGroups[0].minMemberPath: instance "driver": `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sg := karta.SubGroup{ComponentName: "replicatedjob", PerInstance: true, MinMemberPath: tc.path}
+			setPodGroupV2(k, karta.PodGroupV2{Name: "jobset", SubGroups: []karta.SubGroup{sg}})
+			_, err := compileGang(t, k).gangGroups(context.Background(), gojqEvaluator{}, gangObj(t, "jobset"), gangDocs(t, "jobset.pods"))
+			var oe *GangObjectError
+			require.ErrorAs(t, err, &oe)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

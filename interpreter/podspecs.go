@@ -146,6 +146,8 @@ func fragmented(c *compModel, in instance, where func(string) string) (*Fragment
 			f.Container, err = asObject(v, at)
 		case "containers":
 			f.Containers, err = asArray(v, at)
+		case "initContainers":
+			f.InitContainers, err = asArray(v, at)
 		case "resourceClaims":
 			f.ResourceClaims, err = asArray(v, at)
 		}

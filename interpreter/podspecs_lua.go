@@ -45,6 +45,7 @@ func fragmentedValue(f *Fragmented) map[string]any {
 	setList(m, "resourceClaims", f.ResourceClaims)
 	setMap(m, "podAffinity", f.PodAffinity, true)
 	setMap(m, "nodeAffinity", f.NodeAffinity, true)
+	setList(m, "initContainers", f.InitContainers)
 	setList(m, "containers", f.Containers)
 	setMap(m, "container", f.Container, true)
 	setString(m, "priorityClassName", f.PriorityClassName)
@@ -146,6 +147,8 @@ func fragmentedOf(v any) (*Fragmented, bool) {
 			f.PodAffinity, ok = v.(map[string]any)
 		case "nodeAffinity":
 			f.NodeAffinity, ok = v.(map[string]any)
+		case "initContainers":
+			f.InitContainers, ok = v.([]any)
 		case "containers":
 			f.Containers, ok = v.([]any)
 		case "container":

@@ -67,6 +67,7 @@ func TestPodSpecItemsAgreesWithJSON(t *testing.T) {
 				"schedulerName": "s", "labels": map[string]any{"a": "b"}, "annotations": map[string]any{}, "resources": map[string]any{"requests": map[string]any{"cpu": "1"}},
 				"resourceClaims": []any{}, "podAffinity": map[string]any{}, "nodeAffinity": map[string]any{}, "containers": []any{map[string]any{"name": "c"}},
 				"container": map[string]any{"name": "c"}, "priorityClassName": "p", "image": "i",
+				"initContainers": []any{map[string]any{"name": "init"}},
 			},
 		}}, true},
 		{"a field in another case", []any{map[string]any{"Component": "x"}}, false},

@@ -99,3 +99,52 @@ func viaJSON[T any](t *testing.T, v any) T {
 	require.NoError(t, json.Unmarshal(b, &out))
 	return out
 }
+
+// initContainersPath and view.initContainers: a fragmented pod's init
+// containers, such as the one KServe's webhook injects. GetPodSpecs
+// reports the view; a revision writes spec.initContainers through the
+// path; a value that is not an array is an error naming the view.
+func TestPodSpecsInitContainersFragment(t *testing.T) {
+	k := func(view string) string {
+		return podsKarta(`
+    - name: server
+      kind: {group: "", version: v1, kind: Pod}
+      ownerRef: trainer
+      specDefinition:
+        fragmentedPodSpecDefinition:
+          containerPath: .spec.server.container
+          initContainersPath: .spec.server.initContainers
+        view:
+          initContainers: ` + view + `
+      podSelector:
+        componentTypeSelector: {keyPath: .metadata.labels.role, value: server}
+`)
+	}
+	p := progFrom(t, k(`>-
+            if .spec.server.uri then (.spec.server.initContainers // []) + [{name: "fetch", args: [.spec.server.uri]}]
+            else .spec.server.initContainers end`))
+	obj := trainerObj(t, `
+  server:
+    uri: s3://bucket/model
+    container: {name: main}
+    initContainers: [{name: setup}]`)
+	items := mustPodSpecs(t, p, obj)
+	require.Len(t, items, 1)
+	assert.Equal(t, []any{map[string]any{"name": "setup"}, map[string]any{"name": "fetch", "args": []any{"s3://bucket/model"}}},
+		viaJSON[[]any](t, items[0].Fragmented.InitContainers))
+
+	without := trainerObj(t, `
+  server:
+    container: {name: main}`)
+	assert.Nil(t, mustPodSpecs(t, p, without)[0].Fragmented.InitContainers, "a null view reports no init containers")
+
+	revised, err := p.ReviseSpec(context.Background(), obj, []Revision{{Component: "server",
+		Patch: map[string]any{"spec": map[string]any{"initContainers": []any{map[string]any{"name": "setup", "image": "busybox:1"}}}}}})
+	require.NoError(t, err)
+	server := revised.Object.Object["spec"].(map[string]any)["server"].(map[string]any)
+	assert.Equal(t, []any{map[string]any{"name": "setup", "image": "busybox:1"}}, server["initContainers"],
+		"revisions write the path, not the view's injected container")
+
+	bad := progFrom(t, k(`'{name: "fetch"}'`))
+	assert.Contains(t, podSpecsErr(t, bad, obj), `component "server" instance "": view.initContainers`)
+}

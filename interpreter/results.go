@@ -34,6 +34,7 @@ type Fragmented struct {
 	ResourceClaims    []any          `json:"resourceClaims,omitempty"`
 	PodAffinity       map[string]any `json:"podAffinity,omitempty"`
 	NodeAffinity      map[string]any `json:"nodeAffinity,omitempty"`
+	InitContainers    []any          `json:"initContainers,omitempty"`
 	Containers        []any          `json:"containers,omitempty"`
 	Container         map[string]any `json:"container,omitempty"`
 	PriorityClassName *string        `json:"priorityClassName,omitempty"`

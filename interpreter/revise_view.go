@@ -38,6 +38,7 @@ var fragmentNodes = []struct {
 	{"nodeAffinity", []any{"spec", "affinity", "nodeAffinity"}},
 	{"podAffinity", []any{"spec", "affinity", "podAffinity"}},
 	{"resourceClaims", []any{"spec", "resourceClaims"}},
+	{"initContainers", []any{"spec", "initContainers"}},
 }
 
 // viewNodes lists the nodes of the component's style whose paths are

@@ -248,6 +248,10 @@ type SpecView struct {
 	PriorityClassName string `json:"priorityClassName,omitempty"`
 	// +optional
 	Image string `json:"image,omitempty"`
+	// InitContainers computes the init containers, e.g. those an
+	// operator's webhook injects (KServe's storage-initializer).
+	// +optional
+	InitContainers string `json:"initContainers,omitempty"`
 }
 
 // Views lists the view's expressions by GetPodSpecs key, defined or not:
@@ -269,6 +273,7 @@ func (v *SpecView) Views() []Fragment {
 		{"container", "container", v.Container},
 		{"priorityClassName", "priorityClassName", v.PriorityClassName},
 		{"image", "image", v.Image},
+		{"initContainers", "initContainers", v.InitContainers},
 	}
 }
 
@@ -322,6 +327,9 @@ type FragmentedPodSpecDefinition struct {
 	PriorityClassNamePath string `json:"priorityClassNamePath,omitempty"`
 	// +optional
 	ImagePath string `json:"imagePath,omitempty"`
+	// InitContainersPath yields the pod's init containers.
+	// +optional
+	InitContainersPath string `json:"initContainersPath,omitempty"`
 }
 
 // Fragment is one named path of a fragmented definition.
@@ -348,6 +356,7 @@ func (f *FragmentedPodSpecDefinition) Fragments() []Fragment {
 		{"container", "containerPath", f.ContainerPath},
 		{"priorityClassName", "priorityClassNamePath", f.PriorityClassNamePath},
 		{"image", "imagePath", f.ImagePath},
+		{"initContainers", "initContainersPath", f.InitContainersPath},
 	}
 }
 
@@ -645,6 +654,14 @@ type SubGroup struct {
 	// named <subgroup>-replica-<key>.
 	// +optional
 	PerReplica *SubGroupReplicas `json:"perReplica,omitempty"`
+	// MinMemberPath is a jq expression on the root object that states
+	// the subgroup's minMember: one value per instance of the component
+	// (zipped with its ids) with perInstance, else one. A count, 0
+	// included, replaces the computed minimum; null keeps it. No entry
+	// may nest under one with a minMemberPath, nor may it split per
+	// replica.
+	// +optional
+	MinMemberPath string `json:"minMemberPath,omitempty"`
 	// +optional
 	Topology *Topology `json:"topology,omitempty"`
 }

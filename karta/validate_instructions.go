@@ -143,6 +143,10 @@ func (v *validator) podGroupV2(p *field.Path, g *PodGroupV2) {
 		if s.PerInstance && subs[i] != nil && subs[i].c.InstanceIDPath == "" {
 			v.errorf(sp.Index(i).Child("perInstance"), "component %q has no instanceIdPath, so it has no instances to split by", s.ComponentName)
 		}
+		v.optionalExpr(sp.Index(i).Child("minMemberPath"), s.MinMemberPath)
+		if s.MinMemberPath != "" && s.PerReplica != nil {
+			v.errorf(sp.Index(i).Child("minMemberPath"), "a subgroup that splits per replica has its leaves' minimums computed; state its minimum with the group's minMemberPath or drop perReplica")
+		}
 		if r := s.PerReplica; r != nil {
 			rp := sp.Index(i).Child("perReplica")
 			v.requiredExpr(rp.Child("countPath"), r.CountPath, "a path on the object that yields the number of replicas of each subgroup")
@@ -193,6 +197,9 @@ func (v *validator) subGroupNesting(p *field.Path, g *PodGroupV2, scope *compRef
 				a.c.Name, subs[parent].c.Name, sp.Index(parent))
 		case g.SubGroups[parent].PerReplica != nil:
 			v.errorf(cp, "%q is under %q (%s), whose subgroups split per replica; a subgroup cannot nest under a per-replica subgroup",
+				a.c.Name, subs[parent].c.Name, sp.Index(parent))
+		case g.SubGroups[parent].MinMemberPath != "":
+			v.errorf(cp, "%q is under %q (%s), whose minimum is stated (minMemberPath); a subgroup cannot nest under one",
 				a.c.Name, subs[parent].c.Name, sp.Index(parent))
 		}
 	}

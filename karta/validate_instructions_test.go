@@ -310,6 +310,46 @@ func TestValidateInstructions(t *testing.T) {
 				".subGroups[0]), whose subgroups split per replica; a subgroup cannot nest under a per-replica subgroup")},
 		},
 		{
+			name: "a stated subgroup minimum",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "jobset", SubGroups: []SubGroup{{ComponentName: "replicatedjob", PerInstance: true,
+					MinMemberPath: ".spec.replicatedJobs[]? | .minAvailable"}}}
+			},
+		},
+		{
+			name: "a stated subgroup minimum with leaves, broken, and nested under",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				k.Spec.StructureDefinition.ChildComponents = append(k.Spec.StructureDefinition.ChildComponents,
+					Component{Name: "pod", OwnerRef: ptrTo("replicatedjob")})
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "jobset", SubGroups: []SubGroup{
+					{ComponentName: "replicatedjob", MinMemberPath: "1", PerReplica: &SubGroupReplicas{CountPath: "1", KeyPath: ".metadata.name"}},
+					{ComponentName: "pod", MinMemberPath: ".spec | ("}}}
+			},
+			want: []wantProblem{
+				errAt(fV2+".subGroups[0].minMemberPath", "a subgroup that splits per replica has its leaves' minimums computed; state its minimum with the group's minMemberPath or drop perReplica"),
+				errAt(fV2+".subGroups[1].componentName", `"pod" is under "replicatedjob" (`+fV2+
+					".subGroups[0]), whose subgroups split per replica; a subgroup cannot nest under a per-replica subgroup"),
+				errAt(fV2+".subGroups[1].minMemberPath", "invalid jq: "),
+			},
+		},
+		{
+			name: "nesting under a stated subgroup minimum",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				k.Spec.StructureDefinition.ChildComponents = append(k.Spec.StructureDefinition.ChildComponents,
+					Component{Name: "pod", OwnerRef: ptrTo("replicatedjob")})
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "jobset", SubGroups: []SubGroup{
+					{ComponentName: "replicatedjob", MinMemberPath: "2"}, {ComponentName: "pod"}}}
+			},
+			want: []wantProblem{errAt(fV2+".subGroups[1].componentName", `"pod" is under "replicatedjob" (`+fV2+
+				".subGroups[0]), whose minimum is stated (minMemberPath); a subgroup cannot nest under one")},
+		},
+		{
 			name: "no nesting check on a broken tree",
 			base: fixtureLWS,
 			mutate: func(t *testing.T, k *Karta) {

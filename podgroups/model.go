@@ -282,6 +282,9 @@ func fragmentedSpec(f *interpreter.Fragmented) map[string]any {
 	if containers != nil {
 		spec["containers"] = containers
 	}
+	if f.InitContainers != nil {
+		spec["initContainers"] = f.InitContainers
+	}
 	if f.PriorityClassName != nil {
 		spec["priorityClassName"] = *f.PriorityClassName
 	}

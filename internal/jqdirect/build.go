@@ -17,7 +17,10 @@ import (
 // objectPair is one key: value of an object construction; keyNode nil
 // means the constant key.
 type objectPair struct {
-	key     string
+	key string
+	// keyAny is key as an interface value, made once at compile time:
+	// each conversion of the string to one allocates.
+	keyAny  any
 	keyNode dnode
 	val     dnode
 }
@@ -165,7 +168,7 @@ func (n *objectNode) build(c *dctx, in any, i int, sel, out []any) ([]any, bool)
 	defer func() { c.free(ks) }()
 	ok := true
 	if p.keyNode == nil {
-		ks = append(ks, p.key)
+		ks = append(ks, p.keyAny)
 	} else if ks, ok = p.keyNode.eval(c, in, ks); !ok {
 		return out, false
 	}

@@ -135,6 +135,9 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 		return &logicNode{l: l, r: r}
 	case gojq.OpAdd, gojq.OpSub, gojq.OpMul, gojq.OpDiv, gojq.OpMod,
 		gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe:
+		if a := newAddLiteral(q.Op, l, r); a != nil {
+			return a
+		}
 		return &binNode{op: q.Op, l: l, r: r}
 	}
 	return nil
@@ -458,6 +461,9 @@ func (cp *compiler) object(o *gojq.Object) dnode {
 			p.val = newPathNode(nil, []pathStep{{key: p.key}})
 		} else if p.val = cp.query(kv.Val); p.val == nil {
 			return nil
+		}
+		if p.keyNode == nil {
+			p.keyAny = p.key
 		}
 		n.pairs = append(n.pairs, p)
 	}

@@ -99,6 +99,12 @@ var directExprs = []string{
 	`((.n + 2) - ((.n + 2) % 3)) / 3`, `(.m // {}) + {statefulset: .s, "notebook-name": .s}`,
 	`.m + {}`, `{} + .m`, `.m2 + {}`, `{a: .n, b: .f} + {}`, `{} + {a: .big}`, `{a: .n} + ({} // {})`, `({} + {}) | length`,
 	`[.a[]?] | .[0] + {}`, `.objs[0] + {}`,
+	// + of a literal, merged or appended directly (addLiteralNode): one output per pair, or binNode's.
+	`.m + {a: .n, z: .s}`, `.m + {z: .big}`, `null + {a: .n}`, `.b + {a: 1}`, `.s + {a: 1}`, `.n + {a: 1}`, `.arr + {a: 1}`,
+	`[(.m, .m2) + {a: .n}]`, `[.m + {a: (1, 2)}]`, `[.m + {a: empty}]`, `.m + {a: .n, a: .s}`, `.m + {a: .f}`,
+	`.arr + [.n]`, `.arr + [.a[]?]`, `null + [.n]`, `.arr + [empty]`, `.s + [1]`, `.m + [1]`, `[(.arr, [0]) + [.n, .s]]`,
+	`.arr + [.big]`, `.objs + [{"a": 2}] | length`, `.x + {a: 1}`, `.x + [1]`, `[.a[]? + {k: 1}]`,
+	`.spec + {containers: (.spec.containers + [{name: "s", resources: {requests: {cpu: "25m"}}}])}`,
 	`[.a[]? | .y // empty] | add`, `.s | .[("\(.s[:1])-" | length):]`,
 	// Bindings: the body once per output, the variable in scope there only.
 	`.a as $x | $x`, `.arr[]? as $x | [$x, .n]`, `(.n, 1) as $n | $n + 1`, `. as $d | .a[]? | [., $d.n]`,

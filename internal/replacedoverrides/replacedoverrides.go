@@ -26,9 +26,9 @@ var byBuiltin = map[string]string{
 	"sparkapplication": "sparkapplication",
 }
 
-// Compile compiles the built-in Karta k, named name, as it was: its views
-// removed and the override they replaced as its script. false when no
-// override of name was replaced.
+// Compile compiles the built-in Karta k, named name, as it was: the views
+// its override computed removed and that override as its script. false
+// when no override of name was replaced.
 func Compile(name string, k *karta.Karta, opts interpreter.Options) (*interpreter.Program, bool, error) {
 	file, ok := byBuiltin[name]
 	if !ok {
@@ -40,8 +40,11 @@ func Compile(name string, k *karta.Karta, opts interpreter.Options) (*interprete
 	}
 	old := k.DeepCopy()
 	for _, c := range old.Spec.StructureDefinition.Components() {
-		if c.SpecDefinition != nil {
-			c.SpecDefinition.View = nil
+		if c.SpecDefinition != nil && c.SpecDefinition.View != nil {
+			// A view gained after the override was replaced, computing what
+			// it never did, stays: KServe's storage-initializer
+			// (view.initContainers) beside knative.lua's queue-proxy.
+			c.SpecDefinition.View = &karta.SpecView{InitContainers: c.SpecDefinition.View.InitContainers}
 		}
 	}
 	opts.Scripts = append([]interpreter.Script{{Name: file + ".lua", Source: string(src)}}, opts.Scripts...)

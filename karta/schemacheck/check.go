@@ -107,6 +107,7 @@ func Check(c *karta.Checked, s *Schema, refs ...*Schema) Problems {
 		if g := ins.GangScheduling.PodGroup; g != nil {
 			ch.path(gp.Child("podGroup", "minMemberPath"), g.MinMemberPath, roleReplicas)
 			for i, sg := range g.SubGroups {
+				ch.path(gp.Child("podGroup", "subGroups").Index(i).Child("minMemberPath"), sg.MinMemberPath, roleReplicas)
 				if r := sg.PerReplica; r != nil {
 					ch.path(gp.Child("podGroup", "subGroups").Index(i).Child("perReplica", "countPath"), r.CountPath, roleReplicas)
 				}
@@ -251,7 +252,7 @@ func (ch *checker) component(p *field.Path, c *karta.Component) {
 var fragmentRoles = map[string]role{
 	"schedulerName": roleString, "labels": roleObject, "annotations": roleObject, "resources": roleObject,
 	"resourceClaims": roleArray, "podAffinity": roleObject, "nodeAffinity": roleObject, "containers": roleArray,
-	"container": roleObject, "priorityClassName": roleString, "image": roleString,
+	"container": roleObject, "priorityClassName": roleString, "image": roleString, "initContainers": roleArray,
 }
 
 // viewRoles are the roles of a view's values: a fragment's, or the
