@@ -3,6 +3,7 @@ package interpreter
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,6 +27,11 @@ func TestHostileRevisions(t *testing.T) {
 	for i := range many {
 		many[i] = label(i)
 	}
+	// Each writes the one label, a value of its own: every pair conflicts.
+	clash := make([]Revision, 3000)
+	for i := range clash {
+		clash[i] = Revision{Component: "worker", Patch: map[string]any{"metadata": map[string]any{"labels": map[string]any{"rev": fmt.Sprint(i)}}}}
+	}
 	big := map[string]any{}
 	for i := range 300000 {
 		big[fmt.Sprintf("k%d", i)] = "v"
@@ -33,13 +39,15 @@ func TestHostileRevisions(t *testing.T) {
 	large := []Revision{{Component: "worker", Patch: map[string]any{"metadata": map[string]any{"annotations": big}}}}
 
 	for _, tc := range []struct {
-		name   string
-		script string
-		revs   []Revision
+		name     string
+		script   string
+		revs     []Revision
+		conflict bool
 	}{
-		{"20,000 revisions", "", many},
-		{"a patch of 300,000 values", "", large},
-		{"20,000 revisions through a script", "function ReviseSpec(obj, revisions) return karta.generated.ReviseSpec(obj, revisions) end", many},
+		{"20,000 revisions", "", many, false},
+		{"3,000 revisions that write one field", "", clash, true},
+		{"a patch of 300,000 values", "", large, false},
+		{"20,000 revisions through a script", "function ReviseSpec(obj, revisions) return karta.generated.ReviseSpec(obj, revisions) end", many, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var opts Options
@@ -51,8 +59,15 @@ func TestHostileRevisions(t *testing.T) {
 			cost := heapwatch.Measure(func() { _, err = p.ReviseSpec(context.Background(), obj, tc.revs) })
 			heapwatch.AssertPrompt(t, cost, luaapi.DefaultTimeout)
 			var le *luaapi.LimitError
-			require.ErrorAs(t, err, &le)
-			assert.Contains(t, []luaapi.LimitKind{luaapi.KindInstructions, luaapi.KindMemory}, le.Kind, err.Error())
+			if tc.conflict {
+				// Within the budget, and refused for its conflicts, of
+				// which it names a few.
+				require.ErrorContains(t, err, "more conflicting writes (only the first 20 are named)")
+				assert.Equal(t, 21, strings.Count(err.Error(), "conflicting writes"))
+			} else {
+				require.ErrorAs(t, err, &le)
+				assert.Contains(t, []luaapi.LimitKind{luaapi.KindInstructions, luaapi.KindMemory}, le.Kind, err.Error())
+			}
 			t.Logf("%v after %v (CPU %v)", err, cost.Wall, cost.CPU)
 
 			// A reasonable call still runs.

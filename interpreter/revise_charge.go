@@ -11,15 +11,15 @@ import (
 // charged before the first revision runs: each revision builds the
 // PodTemplateSpec view of every instance it names, applies its patch (a
 // merge decodes and walks every value of the patch and of the view) and
-// diffs the result against the view. Measured on PyTorchJob's examples,
-// a revision costs about 25 µs and a value of its patch about 1 µs —
-// some 900 and 40 Lua instructions' time (one step each) — and each
-// value of a patch about 500 bytes on the way (copies of the view's
-// maps, the written values, the diff). Uncharged, 20,000 revisions took
-// 2 s of CPU and ended on no limit (karta studio found it).
+// diffs the result against the view. Measured on PyTorchJob's examples on
+// a loaded machine: 7–15 µs a revision and 6–9 µs a value of a patch —
+// some 500 and 300 Lua instructions' time (one step each, about 27 ns) —
+// and about 500 bytes a value on the way (copies of the view's maps, the
+// written values, the diff). Uncharged, 20,000 revisions took 2 s of CPU
+// and ended on no limit (karta studio found it).
 const (
 	revisionSteps      = 1024
-	revisionValueSteps = 48
+	revisionValueSteps = 320
 	revisionValueBytes = 512
 )
 
