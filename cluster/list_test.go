@@ -150,16 +150,16 @@ func TestListTopLevelFoldsOwned(t *testing.T) {
 			"the ReplicaSet of a Deployment the fixtures lack, and its pods, are not listed either")
 
 	assert.Equal(t, []string{
-		"ReplicaSet inference/vllm-llama3-8b-6b8f9c7d54 Initializing [] []",
+		"ReplicaSet inference/vllm-llama3-8b-6b8f9c7d54 Running [] []",
 		"ReplicaSet serving/triton-resnet50-7c9d5b8f64 Running [pod 2/2] [2/1]",
 	}, rows(list(t, c, "replicasets", cluster.ListOptions{TopLevel: true})),
 		"a KIND named lists all of its objects (get sets TopLevel only without KIND; one kind owns none of its own)")
 
 	jobs := rows(list(t, c, "jobs", cluster.ListOptions{Namespace: "ml-platform"}))
 	assert.Equal(t, []string{
-		"Job ml-platform/model-eval-nightly-29279640 Initializing [] []",
-		"Job ml-platform/model-eval-nightly-29281080 Initializing [] []",
-	}, jobs, "the fixtures' Jobs of the CronJob are made up, without a spec")
+		"Job ml-platform/model-eval-nightly-29279640 Completed [] []",
+		"Job ml-platform/model-eval-nightly-29281080 Running [] []",
+	}, jobs, "the CronJob's Jobs of its running state (examples/cronjob/refs): the last run done, the next one running")
 
 	pods := list(t, c, "pods", cluster.ListOptions{Namespace: "inference"})
 	assert.Len(t, pods, 5, "every pod of the namespace, the Deployment's evicted one included")

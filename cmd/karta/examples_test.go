@@ -207,7 +207,7 @@ func notRun(ex exampleLine, cmd *cobra.Command) string {
 	switch path := cmd.CommandPath(); {
 	case ex.stdin:
 		return "it reads standard input"
-	case path == "karta serve" || path == "karta controller" || path == "karta studio":
+	case path == "karta serve" || path == "karta controller" || path == "karta studio" || path == "karta exporter":
 		return "it serves until stopped"
 	case path == "karta get", changed("live"), path == "karta describe" && len(cmd.Flags().Args()) > 0:
 		return "it needs a cluster"
