@@ -502,6 +502,8 @@ func TestRBAC(t *testing.T) {
 // examples/kartas/trainjob-runtime.yaml reads (TestReferencedRBAC checks
 // them against the built-ins).
 var referencedRules = []rbacv1.PolicyRule{
+	{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get", "list", "watch"}},
+	{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "watch"}},
 	{APIGroups: []string{"trainer.kubeflow.org"}, Resources: []string{"clustertrainingruntimes", "trainingruntimes"}, Verbs: []string{"get", "list", "watch"}},
 }
 

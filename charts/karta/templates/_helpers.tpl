@@ -107,6 +107,8 @@ The kinds the built-in Kartas' references read, by API group (test/helm checks i
 and the Trainer's runtimes, which a TrainJob names (examples/kartas/trainjob-runtime.yaml).
 */}}
 {{- define "karta.referencedKinds" -}}
+apps: [replicasets]
+batch: [jobs]
 trainer.kubeflow.org: [clustertrainingruntimes, trainingruntimes]
 {{- end }}
 
