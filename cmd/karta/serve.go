@@ -377,6 +377,10 @@ func serveReferences(ctx context.Context, s streams, f *serveFlags, reg *interpr
 	if err != nil {
 		return nil, reported(s, err)
 	}
+	// The kinds to watch are known before serve answers: /readyz waits for
+	// their first lists, and no request finds a kind "not watched" because
+	// the loop below had not begun.
+	live.cache.WatchRegistry(reg)
 	restore := watchguard.RouteKlog(log)
 	go func() {
 		defer restore()

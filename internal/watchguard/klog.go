@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -19,12 +20,64 @@ const DefaultKlogInterval = 30 * time.Second
 // says how many were dropped): during an outage leader election alone
 // retries, and logs, every two seconds. The returned function sends them
 // back to where they went before (nowhere, in karta).
+//
+// klog's logger is a process global that every informer reads: it is set
+// once, to a handler that forwards to the route of the moment, and
+// RouteKlog swaps the route atomically — so commands that run side by
+// side in one process (the CLI's tests) do not race on klog's global.
 func RouteKlog(log *slog.Logger) (restore func()) {
-	h := &limitedHandler{next: log.With("component", "client-go").Handler(), state: &limitState{
+	klogOnce.Do(func() { klog.SetSlogLogger(slog.New(klogSwitch{})) })
+	var h slog.Handler = &limitedHandler{next: log.With("component", "client-go").Handler(), state: &limitState{
 		interval: DefaultKlogInterval, now: time.Now, last: map[string]*seen{},
 	}}
-	klog.SetSlogLogger(slog.New(h))
-	return klog.ClearLogger
+	mine := &h
+	prev := klogRoute.Swap(mine)
+	return func() { klogRoute.CompareAndSwap(mine, prev) }
+}
+
+var (
+	klogOnce sync.Once
+	// klogRoute is where klog's records go now; nil drops them.
+	klogRoute atomic.Pointer[slog.Handler]
+)
+
+// klogSwitch is klog's one handler: it passes each record to the route of
+// the moment (klogRoute), with the attributes and groups klog added, in
+// their order.
+type klogSwitch struct {
+	with []func(slog.Handler) slog.Handler
+}
+
+func (k klogSwitch) route() slog.Handler {
+	p := klogRoute.Load()
+	if p == nil {
+		return nil
+	}
+	h := *p
+	for _, f := range k.with {
+		h = f(h)
+	}
+	return h
+}
+
+func (k klogSwitch) Enabled(ctx context.Context, l slog.Level) bool {
+	h := k.route()
+	return h != nil && h.Enabled(ctx, l)
+}
+
+func (k klogSwitch) Handle(ctx context.Context, r slog.Record) error {
+	if h := k.route(); h != nil {
+		return h.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (k klogSwitch) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return klogSwitch{with: append(k.with[:len(k.with):len(k.with)], func(h slog.Handler) slog.Handler { return h.WithAttrs(attrs) })}
+}
+
+func (k klogSwitch) WithGroup(name string) slog.Handler {
+	return klogSwitch{with: append(k.with[:len(k.with):len(k.with)], func(h slog.Handler) slog.Handler { return h.WithGroup(name) })}
 }
 
 // limitedHandler passes a record on unless one with the same message

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,4 +43,53 @@ func TestRouteKlog(t *testing.T) {
 	assert.Contains(t, buf.String(), "watch ended with error")
 	assert.Contains(t, buf.String(), "component=client-go")
 	assert.NotContains(t, buf.String(), "after restore")
+}
+
+// Commands that run side by side in one process (the CLI's tests) route
+// klog while informers log through it: no race on klog's global, and each
+// route gets the records of its time.
+func TestRouteKlogSideBySide(t *testing.T) {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				klog.Background().Info("from an informer")
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			var buf bytes.Buffer
+			restore := RouteKlog(slog.New(slog.NewTextHandler(&syncWriter{w: &buf}, nil)))
+			time.Sleep(time.Millisecond)
+			restore()
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-done
+
+	var buf bytes.Buffer
+	restore := RouteKlog(slog.New(slog.NewTextHandler(&buf, nil)))
+	klog.Background().WithValues("a", 1).Info("mine")
+	restore()
+	assert.Contains(t, buf.String(), `msg=mine`)
+	assert.Contains(t, buf.String(), `a=1`)
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
