@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -23,26 +24,33 @@ const Source = "the resourcecustomizations folder of github.com/karmada-io/karma
 
 // KarmadaDir is $KARTA_KARMADA_CORPUS, else the corpus beside the
 // repository: shared/conformance/karmada/resourcecustomizations next to
-// the directory holding go.mod, found from the working directory up (a
-// test runs in its package's directory). When no go.mod is found it is
-// the path relative to the working directory.
+// the directory holding karta's go.mod, found from the working directory
+// up (a test runs in its package's directory; the test modules under
+// test/ have go.mods of their own, which are passed by). When none is
+// found it is the path relative to the working directory.
 func KarmadaDir() string {
 	if d := os.Getenv(Env); d != "" {
 		return d
 	}
-	return filepath.Join(moduleRoot(), "..", "shared", "conformance", "karmada", "resourcecustomizations")
+	return filepath.Join(repositoryRoot(), "..", "shared", "conformance", "karmada", "resourcecustomizations")
 }
 
-// moduleRoot is the nearest directory at or above the working directory
-// that holds a go.mod, or "." when there is none.
-func moduleRoot() string {
+// mainModule is the module line of karta's own go.mod.
+const mainModule = "module github.com/kartalua/karta"
+
+// repositoryRoot is the nearest directory at or above the working
+// directory whose go.mod is karta's, or "." when there is none.
+func repositoryRoot() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "."
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			first, _, _ := strings.Cut(string(data), "\n")
+			if strings.TrimSpace(first) == mainModule {
+				return dir
+			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
