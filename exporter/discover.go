@@ -61,15 +61,7 @@ func (e *Exporter) syncWatches(ctx context.Context, reset bool) {
 		if err != nil || p == nil {
 			continue
 		}
-		sd := p.Karta().Spec.StructureDefinition
-		for _, comp := range sd.Components() {
-			if comp.Kind != nil && comp.OwnerRef != nil {
-				ownerKinds = append(ownerKinds, comp.Kind.GVK())
-			}
-		}
-		for _, g := range sd.AdditionalChildKinds {
-			ownerKinds = append(ownerKinds, g.GVK())
-		}
+		ownerKinds = append(ownerKinds, p.Karta().Spec.StructureDefinition.ChildKinds()...)
 	}
 	owners := map[schema.GroupKind]kindWant{}
 	for _, gvk := range append(ownerKinds, e.opts.OwnerKinds...) {

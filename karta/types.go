@@ -114,6 +114,23 @@ func (d *StructureDefinition) Components() []*Component {
 	return out
 }
 
+// ChildKinds are the kinds of objects the workload creates between itself
+// and its pods: the kinds of its owned child components, then its
+// additionalChildKinds. Watchers of a workload's pods (the gang output, the
+// metrics exporter) trace a pod's owners through them.
+func (d *StructureDefinition) ChildKinds() []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, comp := range d.Components() {
+		if comp.Kind != nil && comp.OwnerRef != nil {
+			out = append(out, comp.Kind.GVK())
+		}
+	}
+	for _, g := range d.AdditionalChildKinds {
+		out = append(out, g.GVK())
+	}
+	return out
+}
+
 // GroupVersionKind names a Kubernetes kind. Group may be "" for the core
 // group.
 type GroupVersionKind struct {
