@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/kartalua/karta/internal/srcbound"
 )
 
 // FuzzCheck requires that Check and Assignable never panic, that every
-// problem is an *Error and that a syntax error comes alone.
+// problem is an *Error — but a text past the source bounds, refused alone
+// with a *srcbound.LimitError — and that a syntax error comes alone.
 func FuzzCheck(f *testing.F) {
 	for _, b := range bannedSnippets {
 		for _, pos := range positions {
@@ -26,6 +29,16 @@ func FuzzCheck(f *testing.F) {
 			t.Fatal("nil Analysis")
 		}
 		sameAsEager(t, expr, []string{"$value"}, a, errs)
+		// Check's contract: a text past srcbound's bounds is refused before
+		// it is parsed, with a *srcbound.LimitError as the only problem;
+		// every other problem is an *Error.
+		var le *srcbound.LimitError
+		if len(errs) == 1 && errors.As(errs[0], &le) {
+			if a.Query != nil {
+				t.Fatal("a text past the source bounds was parsed")
+			}
+			return
+		}
 		for _, err := range errs {
 			var e *Error
 			if !errors.As(err, &e) {
