@@ -581,3 +581,41 @@ func jsonNumber(s string) bool {
 	}
 	return i == len(s)
 }
+
+// anyAllOfNode is any(gen; cond) and all(gen; cond): gojq's
+// `isempty(gen | select(cond)) | not` and `isempty(gen | select(cond |
+// not))`. gen is evaluated whole (an error after the deciding output,
+// which gojq never reaches, only declines); cond on each output in turn,
+// until one decides.
+type anyAllOfNode struct {
+	gen, cond dnode
+	isAny     bool
+}
+
+func (n *anyAllOfNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	xs := c.buf()
+	defer func() { c.free(xs) }()
+	xs, ok := n.gen.eval(c, in, xs)
+	if !ok || !c.step(len(xs)+1) {
+		return out, false
+	}
+	for _, x := range xs {
+		tmp := c.buf()
+		tmp, ok = n.cond.eval(c, x, tmp)
+		decided := false
+		for _, y := range tmp {
+			if truthy(y) == n.isAny {
+				decided = true
+				break
+			}
+		}
+		c.free(tmp)
+		if !ok {
+			return out, false
+		}
+		if decided {
+			return append(out, n.isAny), true
+		}
+	}
+	return append(out, !n.isAny), true
+}

@@ -82,6 +82,14 @@ func binary(c *dctx, op gojq.Operator, l, r any) (any, bool) {
 		}
 	case gojq.OpMod:
 		return modulo(l, r)
+	case gojq.OpMul:
+		if x, ok := l.(map[string]any); ok {
+			y, ok := r.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			return mergeDeep(c, x, y)
+		}
 	}
 	a, ok := dnumber(l)
 	if !ok {
@@ -182,6 +190,39 @@ func addComposite(c *dctx, l, r any) (v any, done, ok bool) {
 		return m, true, true
 	}
 	return nil, false, false
+}
+
+// mergeDeep is * on two objects, gojq's deepMergeObjects: y's members
+// over x's, two objects under one key merged in turn. The result is a new
+// object whose members are converted as outValue converts them.
+func mergeDeep(c *dctx, x, y map[string]any) (any, bool) {
+	if !c.step(len(x) + len(y) + 1) {
+		return nil, false
+	}
+	m := make(map[string]any, len(x)+len(y))
+	for k, e := range x {
+		o, ok := outValue(e)
+		if !ok {
+			return nil, false
+		}
+		m[k] = o
+	}
+	for k, e := range y {
+		if xm, ok := m[k].(map[string]any); ok {
+			if ym, ok := e.(map[string]any); ok {
+				if m[k], ok = mergeDeep(c, xm, ym); !ok {
+					return nil, false
+				}
+				continue
+			}
+		}
+		o, ok := outValue(e)
+		if !ok {
+			return nil, false
+		}
+		m[k] = o
+	}
+	return m, true
 }
 
 // outMembers reports whether every member of m is as outValue gives it,
