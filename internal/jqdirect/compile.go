@@ -38,6 +38,8 @@ type Program struct {
 	// the slots after them for the variables the expression binds itself
 	// (`E as $x | …`): the environment of a run.
 	nvars, locals int
+	// one: root gives at most one output (one.go).
+	one bool
 	// path is root when it is a plain path (no base, no iteration), which
 	// run evaluates without buffers.
 	path *pathNode
@@ -65,7 +67,7 @@ func Compile(q *gojq.Query, vars ...string) *Program {
 	if n == nil {
 		return nil
 	}
-	p := &Program{root: n, nvars: len(vars), locals: cp.slots}
+	p := &Program{root: n, nvars: len(vars), locals: cp.slots, one: isSingle(n)}
 	if pn, ok := n.(*pathNode); ok && pn.single && pn.base == nil {
 		p.path = pn
 	}
@@ -131,7 +133,7 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 			return n
 		}
 		recordInto(l, r)
-		return &pipeNode{l, r}
+		return &pipeNode{l: l, r: r, lOne: isSingle(l)}
 	case gojq.OpComma:
 		return &commaNode{l, r}
 	case gojq.OpAlt:
@@ -145,7 +147,7 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 		if a := newAddLiteral(q.Op, l, r); a != nil {
 			return a
 		}
-		return &binNode{op: q.Op, l: l, r: r}
+		return &binNode{op: q.Op, l: l, r: r, ones: isSingle(l) && isSingle(r)}
 	}
 	return nil
 }
@@ -543,13 +545,13 @@ func (cp *compiler) function(f *gojq.Func) dnode {
 	case 1:
 		switch f.Name {
 		case "select":
-			return &selectNode{args[0]}
+			return &selectNode{f: args[0], fOne: isSingle(args[0])}
 		case "first":
 			return &firstNode{args[0]}
 		case "has":
 			return &hasNode{args[0]}
 		case "map":
-			return &arrayNode{q: &pipeNode{newPathNode(nil, []pathStep{{iter: true}}), args[0]}}
+			return &arrayNode{q: &pipeNode{l: newPathNode(nil, []pathStep{{iter: true}}), r: args[0]}}
 		case "any":
 			return &anyAllNode{f: args[0], isAny: true}
 		case "all":

@@ -123,6 +123,19 @@ func (p *Program) Run(in any, s *Scratch) ([]any, bool) {
 	}
 	c := p.enter(s)
 	defer p.leave(c)
+	if p.one {
+		v, has, ok := one(c, p.root, in)
+		if !ok {
+			return nil, false
+		}
+		if !has {
+			return nil, true
+		}
+		if v, ok = outValue(v); !ok {
+			return nil, false
+		}
+		return s.keep(v), true
+	}
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := p.root.eval(c, in, tmp)
@@ -483,9 +496,21 @@ func index(v any, s *pathStep) (any, bool) {
 	return nil, false
 }
 
-type pipeNode struct{ l, r dnode }
+// pipeNode is l | r; lOne: l is single (one.go), and r runs on its output
+// without a buffer.
+type pipeNode struct {
+	l, r dnode
+	lOne bool
+}
 
 func (n *pipeNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	if n.lOne {
+		v, has, ok := one(c, n.l, in)
+		if !ok || !stepOne(c, has) || !has {
+			return out, ok
+		}
+		return n.r.eval(c, v, out)
+	}
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := n.l.eval(c, in, tmp)
@@ -642,9 +667,20 @@ func (n *arrayNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	return append(out, arr), true
 }
 
-type selectNode struct{ f dnode }
+// selectNode is select(f); fOne: f is single (one.go).
+type selectNode struct {
+	f    dnode
+	fOne bool
+}
 
 func (n *selectNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	if n.fOne {
+		v, has, ok := n.eval1(c, in)
+		if has {
+			out = append(out, v)
+		}
+		return out, ok
+	}
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := n.f.eval(c, in, tmp)

@@ -20,9 +20,18 @@ import (
 type binNode struct {
 	op   gojq.Operator
 	l, r dnode
+	// ones: both operands are single (one.go).
+	ones bool
 }
 
 func (n *binNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	if n.ones {
+		v, has, ok := n.oneOf(c, in)
+		if has {
+			out = append(out, v)
+		}
+		return out, ok
+	}
 	rs := c.buf()
 	defer func() { c.free(rs) }()
 	rs, ok := n.r.eval(c, in, rs)
