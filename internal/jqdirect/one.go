@@ -46,6 +46,26 @@ func isSingle(n dnode) bool {
 		return isSingle(x.x)
 	case *func1Node:
 		return isSingle(x.arg)
+	case *arrayNode, *arrayFnNode, *firstNode, *anyAllNode, *anyAllOfNode:
+		// One array, one first output or none, one boolean.
+		return true
+	case *objectNode:
+		for _, p := range x.pairs {
+			if p.keyNode != nil && !isSingle(p.keyNode) || !isSingle(p.val) {
+				return false
+			}
+		}
+		return true
+	case *indexNode:
+		return (x.base == nil || isSingle(x.base)) && isSingle(x.key)
+	case *sliceNode:
+		return (x.base == nil || isSingle(x.base)) && (x.start == nil || isSingle(x.start)) && (x.end == nil || isSingle(x.end))
+	case *hasNode:
+		return isSingle(x.k)
+	case *bindNode:
+		return isSingle(x.src) && isSingle(x.body)
+	case *reduceNode:
+		return isSingle(x.start)
 	case *ifNode:
 		if x.els != nil && !isSingle(x.els) {
 			return false
@@ -207,4 +227,33 @@ func (n *ifNode) eval1(c *dctx, in any) (any, bool, bool) {
 		return in, true, true
 	}
 	return one(c, n.els, in)
+}
+
+// The nodes below build or gather their output whatever their operands
+// give; being single lets the nodes above them take the single form, and
+// their own eval1 is their eval's one output.
+
+func (n *arrayNode) eval1(c *dctx, in any) (any, bool, bool)    { return viaEval(c, n, in) }
+func (n *arrayFnNode) eval1(c *dctx, in any) (any, bool, bool)  { return viaEval(c, n, in) }
+func (n *firstNode) eval1(c *dctx, in any) (any, bool, bool)    { return viaEval(c, n, in) }
+func (n *anyAllNode) eval1(c *dctx, in any) (any, bool, bool)   { return viaEval(c, n, in) }
+func (n *anyAllOfNode) eval1(c *dctx, in any) (any, bool, bool) { return viaEval(c, n, in) }
+func (n *objectNode) eval1(c *dctx, in any) (any, bool, bool)   { return viaEval(c, n, in) }
+func (n *indexNode) eval1(c *dctx, in any) (any, bool, bool)    { return viaEval(c, n, in) }
+func (n *sliceNode) eval1(c *dctx, in any) (any, bool, bool)    { return viaEval(c, n, in) }
+func (n *hasNode) eval1(c *dctx, in any) (any, bool, bool)      { return viaEval(c, n, in) }
+func (n *bindNode) eval1(c *dctx, in any) (any, bool, bool)     { return viaEval(c, n, in) }
+func (n *reduceNode) eval1(c *dctx, in any) (any, bool, bool)   { return viaEval(c, n, in) }
+
+// viaEval is eval1 of a single node through its eval.
+func viaEval(c *dctx, n dnode, in any) (any, bool, bool) {
+	tmp := c.buf()
+	tmp, ok := n.eval(c, in, tmp)
+	var v any
+	has := ok && len(tmp) > 0
+	if has {
+		v = tmp[0]
+	}
+	c.free(tmp)
+	return v, has, ok
 }
