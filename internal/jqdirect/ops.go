@@ -205,7 +205,7 @@ func addComposite(c *dctx, l, r any) (v any, done, ok bool) {
 // over x's, two objects under one key merged in turn. The result is a new
 // object whose members are converted as outValue converts them.
 func mergeDeep(c *dctx, x, y map[string]any) (any, bool) {
-	if !c.step(len(x) + len(y) + 1) {
+	if !c.step(chargeMap(len(x) + len(y))) {
 		return nil, false
 	}
 	m := make(map[string]any, len(x)+len(y))
@@ -254,6 +254,12 @@ func outMembers(m map[string]any) bool {
 	}
 	return true
 }
+
+// chargeMap is the steps a map of n members costs to make, at the rate of
+// chargeString (a step per 16 bytes): its table and the members' slots.
+// Deep merge makes one per level of both operands, and a DAG of shared
+// objects (`{a: ., b: .} | …`) is exponentially many levels.
+func chargeMap(n int) int { return 24 + 2*n }
 
 // chargeString is the steps a string of n bytes costs to make.
 func chargeString(n int) int { return n/16 + 1 }
