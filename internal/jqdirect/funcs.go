@@ -341,12 +341,18 @@ func (n *anyAllNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	if !ok {
 		return out, false
 	}
+	return decideAnyAll(c, n.f, xs, n.isAny, out)
+}
+
+// decideAnyAll appends any's (isAny) or all's result of f over xs: f on
+// each in turn, until an output decides.
+func decideAnyAll(c *dctx, f dnode, xs []any, isAny bool, out []any) ([]any, bool) {
 	for _, x := range xs {
 		tmp := c.buf()
-		tmp, ok = n.f.eval(c, x, tmp)
+		tmp, ok := f.eval(c, x, tmp)
 		decided := false
 		for _, y := range tmp {
-			if truthy(y) == n.isAny {
+			if truthy(y) == isAny {
 				decided = true
 				break
 			}
@@ -356,10 +362,10 @@ func (n *anyAllNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 			return out, false
 		}
 		if decided {
-			return append(out, n.isAny), true
+			return append(out, isAny), true
 		}
 	}
-	return append(out, !n.isAny), true
+	return append(out, !isAny), true
 }
 
 // errorNode is error(f): an error for each output of f, which the Lua
@@ -599,23 +605,5 @@ func (n *anyAllOfNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	if !ok || !c.step(len(xs)+1) {
 		return out, false
 	}
-	for _, x := range xs {
-		tmp := c.buf()
-		tmp, ok = n.cond.eval(c, x, tmp)
-		decided := false
-		for _, y := range tmp {
-			if truthy(y) == n.isAny {
-				decided = true
-				break
-			}
-		}
-		c.free(tmp)
-		if !ok {
-			return out, false
-		}
-		if decided {
-			return append(out, n.isAny), true
-		}
-	}
-	return append(out, !n.isAny), true
+	return decideAnyAll(c, n.cond, xs, n.isAny, out)
 }
