@@ -40,6 +40,10 @@ type Program struct {
 	nvars, locals int
 	// one: root gives at most one output (one.go).
 	one bool
+	// pre and rest are root split after a prefix other programs share,
+	// preID the prefix's identity (CompileShared); nil without one.
+	pre, rest dnode
+	preID     int
 	// path is root when it is a plain path (no base, no iteration), which
 	// run evaluates without buffers.
 	path *pathNode
@@ -443,6 +447,7 @@ func (cp *compiler) object(o *gojq.Object) dnode {
 				return nil
 			}
 			p.key = kv.Key[1:]
+			p.keyAny = p.key
 			n.pairs = append(n.pairs, p)
 			continue
 		case kv.Key != "":

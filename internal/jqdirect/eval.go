@@ -80,6 +80,11 @@ type Scratch struct {
 	// compiled with (Compile's vars), in that order: the values every
 	// other back end binds for the call. A variable past the end is null.
 	Vars []any
+	// Share lets the programs compiled with CompileShared evaluate their
+	// prefix once per object until Release (shared.go): the caller
+	// promises that an object it runs them on does not change meanwhile.
+	Share  bool
+	shared []sharedOut
 }
 
 func (s *Scratch) ctx() *dctx {
@@ -93,6 +98,8 @@ func (s *Scratch) ctx() *dctx {
 
 // Release gives the buffers back; the Scratch may be used again after.
 func (s *Scratch) Release() {
+	clear(s.shared)
+	s.shared = s.shared[:0]
 	if s.c != nil {
 		s.c.vars = nil // the pool keeps no object alive
 		dctxPool.Put(s.c)
@@ -121,6 +128,11 @@ func (p *Program) Run(in any, s *Scratch) ([]any, bool) {
 		}
 		return s.keep(o), true
 	}
+	if p.pre != nil && s.Share {
+		if m, ok := in.(map[string]any); ok {
+			return p.runShared(m, s)
+		}
+	}
 	c := p.enter(s)
 	defer p.leave(c)
 	if p.one {
@@ -142,6 +154,12 @@ func (p *Program) Run(in any, s *Scratch) ([]any, bool) {
 	if !ok || len(tmp) > jqlua.OutputLimit {
 		return nil, false
 	}
+	return s.output(tmp)
+}
+
+// output appends a run's outputs to the arena, converted as outValue
+// converts them, and returns them; ok false declines.
+func (s *Scratch) output(tmp []any) ([]any, bool) {
 	if len(tmp) == 0 {
 		return nil, true
 	}
