@@ -67,3 +67,20 @@ func TestDirectTrainJobWithRuntimes(t *testing.T) {
 		})
 	}
 }
+
+// TestDirectSharedPrefixes: the built-ins whose expressions begin alike
+// evaluate the common prefix once per call (exprTable.sharePrefixes);
+// TestDirectHooksAgreeWithLua holds their results to the Lua path's.
+func TestDirectSharedPrefixes(t *testing.T) {
+	for _, name := range []string{"appwrapper", "milvus", "inferenceservice", "workflow"} {
+		k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", name+".yaml"))
+		p := progCompile(t, k, Options{})
+		shared := 0
+		for _, prog := range p.model.exprs.progs {
+			if prog.direct != nil && prog.direct.SharesPrefix() {
+				shared++
+			}
+		}
+		assert.GreaterOrEqual(t, shared, 2, name)
+	}
+}

@@ -77,6 +77,10 @@ func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
 	if preNode == nil || restNode == nil {
 		return p
 	}
+	if pn, ok := preNode.(*pathNode); ok && pn.single && pn.base == nil {
+		// A plain path is cheaper to read again than to look up.
+		return p
+	}
 	p.pre, p.rest = preNode, restNode
 	p.preID = prefixID(strings.Join(vars, ",") + "\x00" + strings.Join(segs[:k], "\x00"))
 	// The prefix and the rest never run at once: their bindings share
@@ -84,6 +88,9 @@ func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
 	p.locals = max(p.locals, cpPre.slots, cpRest.slots)
 	return p
 }
+
+// SharesPrefix reports that p was split after a shared prefix.
+func (p *Program) SharesPrefix() bool { return p.pre != nil }
 
 // splitChain returns q's first k segments as one chain and the rest.
 func splitChain(q *gojq.Query, k int) (pre, rest *gojq.Query) {
@@ -98,6 +105,10 @@ func splitChain(q *gojq.Query, k int) (pre, rest *gojq.Query) {
 	}
 	return pre, q
 }
+
+// maxShared is the most prefix outputs a Scratch keeps; past it, it
+// starts again (a cache: an entry is only ever evaluated again).
+const maxShared = 64
 
 // sharedOut is a prefix's outputs on one object in a Scratch.
 type sharedOut struct {
@@ -115,13 +126,18 @@ func (p *Program) runShared(in map[string]any, s *Scratch) ([]any, bool) {
 	defer p.leave(c)
 	key := reflect.ValueOf(in).UnsafePointer()
 	var pre *sharedOut
-	for i := range s.shared {
+	// The latest first: a gang's pods each add theirs.
+	for i := len(s.shared) - 1; i >= 0; i-- {
 		if e := &s.shared[i]; e.id == p.preID && e.in == key {
 			pre = e
 			break
 		}
 	}
 	if pre == nil {
+		if len(s.shared) >= maxShared {
+			clear(s.shared)
+			s.shared = s.shared[:0]
+		}
 		tmp := c.buf()
 		tmp, ok := p.pre.eval(c, in, tmp)
 		s.shared = append(s.shared, sharedOut{id: p.preID, in: key, outs: append([]any(nil), tmp...), ok: ok})
