@@ -185,7 +185,13 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	if err != nil {
 		return reported(s, err)
 	}
-	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics, gangHooks(kartas), probe, live.cache)
+	// One informer per resource for the gang output and the exporter,
+	// which watch the same workload kinds, owners and pods.
+	shared, err := newSharedWatch(cfg, dyn, log, metrics, probe)
+	if err != nil {
+		return reported(s, err)
+	}
+	gang, err := newGangOutput(f, cfg, disco, dyn, shared, reg, log, metrics, gangHooks(kartas), probe, live.cache)
 	if err != nil {
 		return reported(s, err)
 	}
@@ -194,9 +200,10 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	}
 	var exp *exporter.Exporter
 	if f.metricsExporter {
-		if exp, err = newExporter(cfg, disco, dyn, reg, log, metrics, probe, live.cache); err != nil {
+		if exp, err = newExporter(disco, dyn, shared, reg, log, metrics, probe, live.cache); err != nil {
 			return reported(s, err)
 		}
+		live.cache.OnChange(exp.ReferenceChanged)
 	}
 	ctrl, err := controller.New(dyn, reg, controller.Options{
 		OnChange: func(gvk schema.GroupVersionKind, p *interpreter.Program) {
@@ -249,6 +256,8 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 			}
 		})
 	}
+	// Before the watchers' runs: their informers run under ctx.
+	shared.informers.Start(ctx)
 	wg.Go(func() { live.run(ctx) })
 	wg.Go(func() {
 		if err := ctrl.Run(ctx); err != nil {
@@ -288,6 +297,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 		_ = srv.Shutdown(shutdownCtx) // requests in flight get the grace period
 	}
 	wg.Wait()
+	shared.informers.Wait() // they use klog's logger, restored when this returns
 	if runErr != nil {
 		return reported(s, runErr)
 	}
