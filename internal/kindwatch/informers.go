@@ -150,7 +150,7 @@ func (f *Informers) Watch(k Kind, whole bool, resync time.Duration, h cache.Reso
 		e = f.upgrade(e)
 	}
 	w.cur.Store(&binding{e: e, reg: e.add(f, w)})
-	f.log.Info("watching", "resource", k.GVR.GroupResource().String(), "whole", e.whole, "watches", len(e.users))
+	f.log.Debug("informer shared", "resource", k.GVR.GroupResource().String(), "whole", e.whole, "watches", len(e.users))
 	return w
 }
 
@@ -255,7 +255,7 @@ func (w *Watch) Stop() {
 			if f.entries[w.GVR] == e {
 				delete(f.entries, w.GVR)
 			}
-			f.log.Info("no longer watching", "resource", w.GVR.GroupResource().String())
+			f.log.Debug("informer stopped", "resource", w.GVR.GroupResource().String())
 		}
 	}
 }
