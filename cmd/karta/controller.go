@@ -178,16 +178,19 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	// does not answer waits for /readyz and is retried at once.
 	probe := watchguard.ReadyzProbe(disco.RESTClient())
 	metrics := newControllerMetrics()
-	// One cache of the referenced objects for every consumer: the gang
-	// output and the webhook of --serve (docs/karta.md, "References").
-	live, err := newLiveReferences(dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg,
-		refs.Options{ServerProbe: probe, Registerer: metrics, Logger: log})
+	// One informer per resource for the references cache, the gang output
+	// and the exporter, which watch the same workload kinds, owners and
+	// pods (a Deployment's ReplicaSets: its references, the exporter's
+	// described kind, the gang output's owners).
+	shared, err := newSharedWatch(cfg, dyn, log, metrics, probe)
 	if err != nil {
 		return reported(s, err)
 	}
-	// One informer per resource for the gang output and the exporter,
-	// which watch the same workload kinds, owners and pods.
-	shared, err := newSharedWatch(cfg, dyn, log, metrics, probe)
+	// One cache of the referenced objects for every consumer: the gang
+	// output, the exporter and the webhook of --serve (docs/karta.md,
+	// "References").
+	live, err := newLiveReferences(dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg,
+		refs.Options{Registerer: metrics, Logger: log, Informers: shared.informers})
 	if err != nil {
 		return reported(s, err)
 	}

@@ -45,9 +45,11 @@ func TestIntegrationControllerMetricsExporter(t *testing.T) {
 
 // karta controller --metrics-exporter --gang-output on the test cluster:
 // both work, on one informer per resource — the API server holds one more
-// watch of JobSets (a gang output workload kind and a described kind) and
-// of StatefulSets (an owner kind the gang output reads by its metadata,
-// described, and so read whole, by the exporter) while it runs, not two.
+// watch of JobSets (a gang output workload kind and a described kind), of
+// StatefulSets (an owner kind the gang output reads by its metadata,
+// described, and so read whole, by the exporter) and of ReplicaSets (the
+// same, and what the built-in Deployment's references read) while it
+// runs, not two or three.
 func TestIntegrationControllerExporterAndGangOutputShareInformers(t *testing.T) {
 	kubeconfig, ns, dyn, _ := liveCluster(t, "jobset")
 	cs, err := kubernetes.NewForConfig(testenv.Config(t))
@@ -55,7 +57,10 @@ func TestIntegrationControllerExporterAndGangOutputShareInformers(t *testing.T) 
 	// The controller-manager's garbage collector watches every resource
 	// (a CRD's within 30 s of its install): that is the baseline.
 	require.Eventually(t, func() bool { return apiserverWatches(t, cs, "jobsets") >= 1 }, time.Minute, 200*time.Millisecond)
-	before := map[string]int{"jobsets": apiserverWatches(t, cs, "jobsets"), "statefulsets": apiserverWatches(t, cs, "statefulsets")}
+	before := map[string]int{}
+	for _, resource := range []string{"jobsets", "statefulsets", "replicasets"} {
+		before[resource] = apiserverWatches(t, cs, resource)
+	}
 	c := startController(t, "--kubeconfig", kubeconfig, "--leader-elect=false", "-l", "karta.run.ai/test="+ns,
 		"--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--serve", "127.0.0.1:0", "--metrics-exporter",
 		"--gang-output", "volcano")

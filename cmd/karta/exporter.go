@@ -93,12 +93,12 @@ func runExporter(ctx context.Context, s streams, f *exporterFlags) error {
 	defer watchguard.RouteKlog(log)()
 	probe := watchguard.ReadyzProbe(disco.RESTClient())
 	metrics := newControllerMetrics()
-	live, err := newLiveReferences(dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg,
-		refs.Options{ServerProbe: probe, Registerer: metrics, Logger: log})
+	shared, err := newSharedWatch(cfg, dyn, log, metrics, probe)
 	if err != nil {
 		return reported(s, err)
 	}
-	shared, err := newSharedWatch(cfg, dyn, log, metrics, probe)
+	live, err := newLiveReferences(dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg,
+		refs.Options{Registerer: metrics, Logger: log, Informers: shared.informers})
 	if err != nil {
 		return reported(s, err)
 	}

@@ -13,10 +13,11 @@ import (
 	"github.com/kartalua/karta/internal/kindwatch"
 )
 
-// sharedWatch is what the process's watchers of workloads (the gang
-// output, the metrics exporter) share: the metadata client and the
-// informers, one per resource, so that the workload kinds, their owners
-// and the pods are watched and cached once however many watch them.
+// sharedWatch is what the process's watchers of workloads (the
+// references cache, the gang output, the metrics exporter) share: the
+// metadata client and the informers, one per resource, so that the
+// workload kinds, their owners, the referenced kinds and the pods are
+// watched and cached once however many watch them.
 type sharedWatch struct {
 	meta      metadata.Interface
 	informers *kindwatch.Informers

@@ -64,10 +64,11 @@ type Informers struct {
 }
 
 // NewInformers returns the informers of the cluster dyn and meta read:
-// whole objects with dyn, metadata with meta.
+// whole objects with dyn, metadata with meta (nil: every resource is
+// watched whole).
 func NewInformers(dyn dynamic.Interface, meta metadata.Interface, opts Options) (*Informers, error) {
-	if dyn == nil || meta == nil {
-		return nil, errors.New("no dynamic or metadata client")
+	if dyn == nil {
+		return nil, errors.New("no dynamic client")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -112,9 +113,9 @@ type entry struct {
 	whole  bool
 	inf    cache.SharedIndexInformer
 	cancel context.CancelFunc // nil until it runs
-	// failed is set when the informer's list or watch failed on the
-	// server's answer (forbidden, not served).
-	failed atomic.Bool
+	// failed is the last error that ended the informer's list or watch on
+	// the server's answer (forbidden, not served); nil while none has.
+	failed atomic.Pointer[error]
 	users  map[*Watch]cache.ResourceEventHandlerRegistration
 }
 
@@ -156,8 +157,9 @@ func (f *Informers) Watch(k Kind, whole bool, resync time.Duration, h cache.Reso
 
 // newEntry makes gvr's informer, run once Start has run; f.mu is held.
 func (f *Informers) newEntry(gvr schema.GroupVersionResource, whole bool) *entry {
+	whole = whole || f.meta == nil
 	e := &entry{gvr: gvr, whole: whole, users: map[*Watch]cache.ResourceEventHandlerRegistration{}}
-	o := watchguard.InformerOptions{Resource: gvr, Resync: f.resyncCheck, Failed: &e.failed,
+	o := watchguard.InformerOptions{Resource: gvr, Resync: f.resyncCheck, Failed: func(err error) { e.failed.Store(&err) },
 		Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, OwnerIndex: controllerUIDIndex}}
 	if whole {
 		o.Dynamic = f.dyn
@@ -206,7 +208,7 @@ func (f *Informers) upgrade(old *entry) *entry {
 	}
 	ctx := f.ctx
 	f.running.Go(func() {
-		cache.WaitForCacheSync(ctx.Done(), func() bool { return e.inf.HasSynced() || e.failed.Load() })
+		cache.WaitForCacheSync(ctx.Done(), func() bool { return e.inf.HasSynced() || e.failed.Load() != nil })
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.swap(old, e)
@@ -269,7 +271,16 @@ func (w *Watch) Synced() bool {
 // Failed reports whether the informer's list or watch failed on the
 // server's answer (forbidden, not served): a caller need not wait for it
 // to sync.
-func (w *Watch) Failed() bool { return w.cur.Load().e.failed.Load() }
+func (w *Watch) Failed() bool { return w.Err() != nil }
+
+// Err is the last error that ended the informer's list or watch on the
+// server's answer (forbidden, not served), nil while none has.
+func (w *Watch) Err() error {
+	if err := w.cur.Load().e.failed.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
 
 // SyncedOrFailed is Synced or Failed.
 func (w *Watch) SyncedOrFailed() bool { return w.Synced() || w.Failed() }
