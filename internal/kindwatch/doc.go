@@ -1,13 +1,15 @@
 // Package kindwatch is the one watch machinery of karta's live consumers
 // of workloads, the gang output and the metrics exporter: the informers of
-// a process, one per resource whoever asks for it (Informers), the kinds a
-// consumer watches and their discovery (Tracker, Set, Map, Owners), and
-// which workloads a change of a referenced object concerns (Referencing).
+// a process, one per resource whoever asks for it (Informers, which the
+// references cache, cluster/refs, watches on too), the kinds a consumer
+// watches and their discovery (Tracker, Set, Map, Owners), and which
+// workloads a change of a referenced object concerns (Referencing).
 //
 // Why one informer per resource: `karta controller --metrics-exporter
 // --gang-output` watches the same workload kinds, their owners and every
-// pod twice otherwise, which doubles the memory of the biggest caches of
-// the process and the load on the API server. An informer is shared by
+// pod twice otherwise (and a Deployment's ReplicaSets a third time, as its
+// references), which multiplies the memory of the biggest caches of the
+// process and the load on the API server. An informer is shared by
 // its consumers' event handlers and stopped when the last one leaves. A
 // kind one consumer reads whole and another by its metadata only is
 // watched whole: a consumer that asks for metadata reads it through
