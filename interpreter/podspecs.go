@@ -177,7 +177,8 @@ const (
 
 // scales evaluates a component's scale definition per instance:
 // nil without one (or with {}), else each path read zipped with the ids
-// and converted by scaleValue.
+// and converted by scaleValue, for the present instances (an absent one's
+// count is not read, as the exports do not read it).
 func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, insts []instance, read scaleReading) ([]*Scale, error) {
 	out := make([]*Scale, len(insts))
 	sp := c.scale
@@ -208,6 +209,9 @@ func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj ma
 			return nil, zipError(c.c.Name, f.field, len(vals), instanceIDList(insts))
 		}
 		for i, v := range vals {
+			if !insts[i].present {
+				continue // no pods: its count is nobody's answer
+			}
 			n, err := scaleValue(v)
 			if err != nil {
 				return nil, fmt.Errorf("component %q instance %q: %s %s: %w", c.c.Name, insts[i].id, f.field, oneLine(f.prog.expr), err)

@@ -335,8 +335,8 @@ func (a *tally) add(b tally) {
 // withoutNulls is v as the exports see it: Karmada's and Argo CD's
 // decoding of an object into Lua leaves a null member out and drops a null
 // list element, later elements moving down (docs/jq.md, "Karmada's
-// values"), and a list of nulls alone is left out as Karmada's fix-up of
-// a result leaves it. changed reports whether there was a null to leave out.
+// values"), and a list or object of nulls alone is left out as Karmada's
+// fix-up of a result leaves it. changed reports whether there was a null to leave out.
 func withoutNulls(v any) (out any, changed bool) {
 	switch x := v.(type) {
 	case map[string]any:
@@ -348,9 +348,10 @@ func withoutNulls(v any) (out any, changed bool) {
 			}
 			w, c := withoutNulls(e)
 			changed = changed || c
-			if l, ok := w.([]any); ok && len(l) == 0 && c {
-				// A list of nulls: the empty table Karmada's result
-				// fix-up deletes (it was no empty list in the object).
+			if c && emptyContainer(w) {
+				// A list or object of nulls: the empty table Karmada's
+				// result fix-up deletes (the object had no empty value
+				// there).
 				continue
 			}
 			m[k] = w
@@ -370,6 +371,17 @@ func withoutNulls(v any) (out any, changed bool) {
 		return a, changed
 	}
 	return v, false
+}
+
+// emptyContainer reports whether v is an empty list or object.
+func emptyContainer(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
 }
 
 // ask puts every question to every path for obj (named where in the
