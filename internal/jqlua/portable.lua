@@ -285,52 +285,50 @@ local J, JX = (function()
 
   -- compare is gojq.Compare: jq's order within a type and null < false <
   -- true < numbers < strings < arrays < objects across types.
-  -- ORDER ranks the types; false is 1 and true 2.
-  local ORDER = {null = 0, boolean = 1, number = 3, string = 4, array = 5, object = 6}
   local compare
 
-  -- compareKeys orders two objects by their sorted keys, then by the
-  -- values of those keys.
-  local function compareKeys(a, b)
-    local ak, bk = sortedKeys(a), sortedKeys(b)
-    for i = 1, #ak do
-      if bk[i] == nil then return 1 end
-      if ak[i] ~= bk[i] then return compare(ak[i], bk[i]) end
+  -- ORDER ranks the types; false is 1 and true 2.
+  local ORDER = {null = 0, boolean = 1, number = 3, string = 4, array = 5, object = 6}
+
+  -- compareValues is compare for anything but two numbers or two
+  -- strings: by type, then arrays element by element and objects by their
+  -- sorted keys, then by the values of those keys.
+  local function compareValues(a, b)
+    local ka, kb = kindOf(a), kindOf(b)
+    if ka ~= kb then
+      if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
+      elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
     end
-    if #ak < #bk then return -1 end
-    for _, key in ipairs(ak) do
-      local c = compare(a[key], b[key])
-      if c ~= 0 then return c end
+    local oa, ob = ORDER[ka], ORDER[kb]
+    if a == true then oa = 2 end
+    if b == true then ob = 2 end
+    if oa ~= ob then
+      if oa < ob then return -1 end
+      return 1
     end
-    return 0
+    if ka == ARRAY or ka == OBJECT then
+      local ak, bk = a, b
+      if ka == OBJECT then ak, bk = sortedKeys(a), sortedKeys(b) end
+      for i = 1, #ak do
+        if bk[i] == nil then return 1 end
+        local c = compare(ak[i], bk[i])
+        if c ~= 0 then return c end
+      end
+      if #ak < #bk then return -1 end
+      if ka == OBJECT then
+        for _, key in ipairs(ak) do
+          local c = compare(a[key], b[key])
+          if c ~= 0 then return c end
+        end
+      end
+    end
+    return 0 -- null, or one boolean
   end
 
   compare = function(a, b)
     -- Two numbers or two strings, the common case, compare as Lua's.
     local ta = type(a)
-    if ta ~= type(b) or ta == "table" or ta == "boolean" or ta == "nil" then
-      local ka, kb = kindOf(a), kindOf(b)
-      if ka ~= kb then
-        if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
-        elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
-      end
-      local oa, ob = ORDER[ka], ORDER[kb]
-      if a == true then oa = 2 end
-      if b == true then ob = 2 end
-      if oa ~= ob then
-        if oa < ob then return -1 end
-        return 1
-      end
-      if ka == OBJECT then return compareKeys(a, b) end
-      if ka ~= ARRAY then return 0 end -- null, or one boolean
-      for i = 1, #a do
-        if b[i] == nil then return 1 end
-        local c = compare(a[i], b[i])
-        if c ~= 0 then return c end
-      end
-      if #a < #b then return -1 end
-      return 0
-    end
+    if ta ~= type(b) or ta ~= "number" and ta ~= "string" then return compareValues(a, b) end
     if a < b or a ~= a then return -1 elseif a == b then return 0 end
     return 1
   end

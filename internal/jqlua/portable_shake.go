@@ -98,7 +98,7 @@ var coldNames = map[string]bool{
 	"encode": true, "tojson": true, "preview": true, "typeName": true, "tep": true, "binopError": true,
 	"func0Error": true, "func1Error": true, "indexString": true, "indices": true, "sliceBounds": true,
 	"slice": true, "index": true, "intLike": true, "trunc": true, "clampIndex": true, "runeSize": true,
-	"sortedKeys": true, "compareKeys": true,
+	"sortedKeys": true, "compareValues": true, "ORDER": true,
 }
 
 // coldParts marks the kept parts that warm defines: those that define

@@ -4,7 +4,7 @@
 -- The jq runtime: the parts of karta's portable jq runtime (internal/jqlua/portable.lua,
 -- which documents them) this chunk uses; then the Karta's jq expressions, each under its jq.
 local J, JX = (function()
-  local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, tojson, TRAILING, preview, tep, func0Error, compareKeys
+  local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, tojson, TRAILING, preview, tep, func0Error, ORDER, compareValues
   local J, JX = {}, {}
   local NULL, KIND, ERR = {}, {}, {}
   local ARRAY, OBJECT = "array", "object"
@@ -55,34 +55,11 @@ local J, JX = (function()
     return count
   end
 
-  local ORDER = {null = 0, boolean = 1, number = 3, string = 4, array = 5, object = 6}
   local compare
 
   compare = function(a, b)
     local ta = type(a)
-    if ta ~= type(b) or ta == "table" or ta == "boolean" or ta == "nil" then
-      local ka, kb = kindOf(a), kindOf(b)
-      if ka ~= kb then
-        if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
-        elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
-      end
-      local oa, ob = ORDER[ka], ORDER[kb]
-      if a == true then oa = 2 end
-      if b == true then ob = 2 end
-      if oa ~= ob then
-        if oa < ob then return -1 end
-        return 1
-      end
-      if ka == OBJECT then return compareKeys(a, b) end
-      if ka ~= ARRAY then return 0 end -- null, or one boolean
-      for i = 1, #a do
-        if b[i] == nil then return 1 end
-        local c = compare(a[i], b[i])
-        if c ~= 0 then return c end
-      end
-      if #a < #b then return -1 end
-      return 0
-    end
+    if ta ~= type(b) or ta ~= "number" and ta ~= "string" then return compareValues(a, b) end
     if a < b or a ~= a then return -1 elseif a == b then return 0 end
     return 1
   end
@@ -294,18 +271,38 @@ local J, JX = (function()
       raise(name .. " cannot be applied to: " .. tep(v))
     end
 
-    function compareKeys(a, b)
-      local ak, bk = sortedKeys(a), sortedKeys(b)
-      for i = 1, #ak do
-        if bk[i] == nil then return 1 end
-        if ak[i] ~= bk[i] then return compare(ak[i], bk[i]) end
+    ORDER = {null = 0, boolean = 1, number = 3, string = 4, array = 5, object = 6}
+
+    function compareValues(a, b)
+      local ka, kb = kindOf(a), kindOf(b)
+      if ka ~= kb then
+        if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
+        elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
       end
-      if #ak < #bk then return -1 end
-      for _, key in ipairs(ak) do
-        local c = compare(a[key], b[key])
-        if c ~= 0 then return c end
+      local oa, ob = ORDER[ka], ORDER[kb]
+      if a == true then oa = 2 end
+      if b == true then ob = 2 end
+      if oa ~= ob then
+        if oa < ob then return -1 end
+        return 1
       end
-      return 0
+      if ka == ARRAY or ka == OBJECT then
+        local ak, bk = a, b
+        if ka == OBJECT then ak, bk = sortedKeys(a), sortedKeys(b) end
+        for i = 1, #ak do
+          if bk[i] == nil then return 1 end
+          local c = compare(ak[i], bk[i])
+          if c ~= 0 then return c end
+        end
+        if #ak < #bk then return -1 end
+        if ka == OBJECT then
+          for _, key in ipairs(ak) do
+            local c = compare(a[key], b[key])
+            if c ~= 0 then return c end
+          end
+        end
+      end
+      return 0 -- null, or one boolean
     end
   end
   function runeSize(...) warm() return runeSize(...) end
@@ -313,7 +310,7 @@ local J, JX = (function()
   function tojson(...) warm() return tojson(...) end
   function tep(...) warm() return tep(...) end
   function func0Error(...) warm() return func0Error(...) end
-  function compareKeys(...) warm() return compareKeys(...) end
+  function compareValues(...) warm() return compareValues(...) end
 
 
   return J, JX
