@@ -166,8 +166,12 @@ func (n *reduceNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	}
 	xs := c.buf()
 	xs, ok = n.src.eval(c, in, xs)
-	if ok {
+	// The source's outputs are held while the state folds over them, as
+	// a binding's are.
+	if ok && c.alloc(slotBytes*len(xs)) {
 		out, ok = n.fold(c, starts, xs, out)
+	} else {
+		ok = false
 	}
 	c.free(xs)
 	c.free(starts)

@@ -24,6 +24,14 @@ type dctx struct {
 	// iterations, cartesian products) declines to the Lua path, which
 	// ends it with its instruction limit, instead of running unbounded.
 	steps int
+	// bytes counts what the call builds and buffers (arrays, objects,
+	// strings, the outputs iteration holds): the direct path's memory,
+	// which steps do not weigh. The direct path runs outside the call's
+	// memory guard, and a declined call runs again on the Lua path under
+	// it, so without this bound the two could hold the guard's limit
+	// twice over (a cartesian product of pairs built ~30 MB before its
+	// steps ran out).
+	bytes int
 	// keys are the boxed path keys of the program Paths evaluates.
 	keys map[*pathNode][]any
 	// vars are the run's variables: the call's (Scratch.Vars), then the
@@ -41,6 +49,34 @@ func (c *dctx) step(n int) bool {
 	c.steps += n
 	return c.steps <= directStepBudget
 }
+
+// directByteBudget is what one call may build and buffer in direct
+// evaluation: a real object's views take kilobytes. Past it the call
+// declines, and the Lua path charges the work to the memory guard.
+const directByteBudget = 4 << 20
+
+// The sizes alloc charges, as the Go runtime lays the values out on a
+// 64-bit machine: an interface slot, a slice's header boxed in an
+// interface, a map's header and one entry of string key and any value
+// with its share of the buckets.
+const (
+	slotBytes     = 16
+	sliceBytes    = 24
+	mapBytes      = 48
+	mapEntryBytes = 64
+)
+
+// alloc charges n bytes and reports whether the budget holds.
+func (c *dctx) alloc(n int) bool {
+	c.bytes += n
+	return c.bytes <= directByteBudget
+}
+
+// arrayBytes is what a new array of n values costs.
+func arrayBytes(n int) int { return sliceBytes + slotBytes*n }
+
+// objectBytes is what a new object of n members costs.
+func objectBytes(n int) int { return mapBytes + mapEntryBytes*n }
 
 var dctxPool = sync.Pool{New: func() any { return &dctx{} }}
 
@@ -90,7 +126,7 @@ type Scratch struct {
 func (s *Scratch) ctx() *dctx {
 	if s.c == nil {
 		s.c = dctxPool.Get().(*dctx)
-		s.c.steps, s.c.top = 0, 0
+		s.c.steps, s.c.bytes, s.c.top = 0, 0, 0
 	}
 	s.c.vars = s.Vars
 	return s.c
@@ -327,7 +363,7 @@ func (n *bindNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := n.src.eval(c, in, tmp)
-	if !ok || !c.step(len(tmp)) {
+	if !ok || !c.step(len(tmp)) || !c.alloc(slotBytes*len(tmp)) {
 		return out, false
 	}
 	old := c.vars[n.slot]
@@ -429,7 +465,9 @@ func (n *pathNode) iterate(c *dctx, v any, i int, out []any) ([]any, bool) {
 	ok := true
 	switch x := v.(type) {
 	case []any:
-		if !c.step(len(x)) {
+		// Each element is an output held in a buffer until its consumer
+		// is done: charged as one slot.
+		if !c.step(len(x)) || !c.alloc(slotBytes*len(x)) {
 			return out, false
 		}
 		for _, e := range x {
@@ -439,7 +477,7 @@ func (n *pathNode) iterate(c *dctx, v any, i int, out []any) ([]any, bool) {
 		}
 		return out, true
 	case map[string]any:
-		if !c.step(len(x)) {
+		if !c.step(len(x)) || !c.alloc(slotBytes*len(x)) {
 			return out, false
 		}
 		for _, k := range sortedKeys(x) {
@@ -673,7 +711,7 @@ func (n *arrayNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := n.q.eval(c, in, tmp)
-	if !ok || len(tmp) > jqlua.OutputLimit {
+	if !ok || len(tmp) > jqlua.OutputLimit || !c.alloc(arrayBytes(len(tmp))) {
 		return out, false
 	}
 	arr := make([]any, len(tmp))

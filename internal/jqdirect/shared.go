@@ -140,6 +140,7 @@ func (p *Program) runShared(in map[string]any, s *Scratch) ([]any, bool) {
 		}
 		tmp := c.buf()
 		tmp, ok := p.pre.eval(c, in, tmp)
+		ok = ok && c.alloc(arrayBytes(len(tmp))) // the copy kept
 		s.shared = append(s.shared, sharedOut{id: p.preID, in: key, outs: append([]any(nil), tmp...), ok: ok})
 		c.free(tmp)
 		pre = &s.shared[len(s.shared)-1]
