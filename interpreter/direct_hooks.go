@@ -87,7 +87,7 @@ func (p *Program) startDirect(ctx context.Context) (*directEvaluator, bool) {
 	}
 	e := directEvaluators.Get().(*directEvaluator)
 	// A hook's evaluations give a few outputs each: 8 slots to begin.
-	*e = directEvaluator{timeout: p.limits.Timeout, s: jqdirect.Scratch{Size: 8, Vars: p.callVars(ctx)}}
+	*e = directEvaluator{timeout: p.limits.Timeout, s: jqdirect.Scratch{Size: 8, Vars: p.callVars(ctx), Share: true}}
 	return e, true
 }
 

@@ -3,6 +3,7 @@ package interpreter
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/internal/jqexpr"
@@ -47,6 +48,44 @@ func (x *exprTable) compile(text string) (*jqProgram, error) {
 	}
 	x.progs[text] = p
 	return p, nil
+}
+
+// sharePrefixes recompiles the direct form of each program whose first
+// pipe segments another program of the Karta begins with too, split after
+// the longest such prefix, so that a direct call evaluates the prefix once
+// per object (jqdirect.CompileShared): AppWrapper's ids, templates and
+// replicas derive the same podSets, Milvus' paths share their component's
+// mode guard.
+func (x *exprTable) sharePrefixes() {
+	type chain struct {
+		p    *jqProgram
+		a    *jqexpr.Analysis
+		segs []string
+	}
+	var chains []chain
+	begins := map[string]int{} // how many programs begin with a prefix
+	for text, p := range x.progs {
+		if p.direct == nil {
+			continue
+		}
+		a, err := x.analysis(text)
+		if err != nil {
+			continue
+		}
+		segs := jqdirect.Segments(a.Query)
+		chains = append(chains, chain{p, a, segs})
+		for k := 1; k < len(segs); k++ {
+			begins[strings.Join(segs[:k], "\x00")]++
+		}
+	}
+	for _, ch := range chains {
+		for k := len(ch.segs) - 1; k >= 1; k-- {
+			if begins[strings.Join(ch.segs[:k], "\x00")] >= 2 {
+				ch.p.direct = jqdirect.CompileShared(ch.a.Query, k, ch.a.Vars...)
+				break
+			}
+		}
+	}
 }
 
 // compileAnalysis compiles a checked expression; vars are the variable

@@ -115,7 +115,9 @@ func podSpecItem(c *compModel, in instance) (PodSpecItem, error) {
 }
 
 // fragmented builds the fragments of an instance; a fragment is absent when
-// neither its path nor a view defines it, or its value is null.
+// neither its path nor a view defines it, or its value is null. The checks
+// that pass build no message: a failed one runs again with where its
+// value came from (a Milvus call checks some forty fragments).
 func fragmented(c *compModel, in instance, where func(string) string) (*Fragmented, error) {
 	f := &Fragmented{}
 	for _, fm := range c.reported {
@@ -123,39 +125,44 @@ func fragmented(c *compModel, in instance, where func(string) string) (*Fragment
 		if v == nil {
 			continue
 		}
-		at := where(fm.field)
-		var err error
-		switch fm.key {
-		case "schedulerName":
-			f.SchedulerName, err = asString(v, at)
-		case "priorityClassName":
-			f.PriorityClassName, err = asString(v, at)
-		case "image":
-			f.Image, err = asString(v, at)
-		case "labels":
-			f.Labels, err = asStringMap(v, at)
-		case "annotations":
-			f.Annotations, err = asStringMap(v, at)
-		case "resources":
-			f.Resources, err = asObject(v, at)
-		case "podAffinity":
-			f.PodAffinity, err = asObject(v, at)
-		case "nodeAffinity":
-			f.NodeAffinity, err = asObject(v, at)
-		case "container":
-			f.Container, err = asObject(v, at)
-		case "containers":
-			f.Containers, err = asArray(v, at)
-		case "initContainers":
-			f.InitContainers, err = asArray(v, at)
-		case "resourceClaims":
-			f.ResourceClaims, err = asArray(v, at)
-		}
-		if err != nil {
-			return nil, err
+		if err := setFragment(f, fm.key, v, ""); err != nil {
+			return nil, setFragment(&Fragmented{}, fm.key, v, where(fm.field))
 		}
 	}
 	return f, nil
+}
+
+// setFragment checks the value of the fragment key and sets it on f; at
+// names it in the error.
+func setFragment(f *Fragmented, key string, v any, at string) error {
+	var err error
+	switch key {
+	case "schedulerName":
+		f.SchedulerName, err = asString(v, at)
+	case "priorityClassName":
+		f.PriorityClassName, err = asString(v, at)
+	case "image":
+		f.Image, err = asString(v, at)
+	case "labels":
+		f.Labels, err = asStringMap(v, at)
+	case "annotations":
+		f.Annotations, err = asStringMap(v, at)
+	case "resources":
+		f.Resources, err = asObject(v, at)
+	case "podAffinity":
+		f.PodAffinity, err = asObject(v, at)
+	case "nodeAffinity":
+		f.NodeAffinity, err = asObject(v, at)
+	case "container":
+		f.Container, err = asObject(v, at)
+	case "containers":
+		f.Containers, err = asArray(v, at)
+	case "initContainers":
+		f.InitContainers, err = asArray(v, at)
+	case "resourceClaims":
+		f.ResourceClaims, err = asArray(v, at)
+	}
+	return err
 }
 
 // scaleProgram holds a component's scale paths compiled once.

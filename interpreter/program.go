@@ -167,6 +167,7 @@ func CompileChecked(checked *karta.Checked, opts Options) (*Program, error) {
 	if p.gang, err = newGangModel(p.model); err != nil {
 		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}
+	p.model.exprs.sharePrefixes()
 	if p.refs, err = compileReferences(checked); err != nil {
 		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/internal/jqvars"
@@ -295,12 +296,13 @@ func (b *refBinding) charge(o *unstructured.Unstructured) error {
 func (b *refBinding) query(ctx context.Context, cr *compiledReference, obj *unstructured.Unstructured) (ReferenceQuery, bool) {
 	r := cr.ref
 	q := ReferenceQuery{Reference: r.Name, GVK: r.Kind.GVK(), Shape: r.Shape(), Limit: b.left}
-	in := jqvalue.Input(obj.Object)
+	ev := refEvaluator{obj: obj.Object}
+	defer ev.s.Release()
 	if !r.IsCluster() {
 		q.Namespace = obj.GetNamespace()
 	}
 	str := func(p *jqProgram, what string) (string, bool) {
-		outs, err := p.all(ctx, in)
+		outs, err := ev.all(ctx, p)
 		if err != nil {
 			b.warn(r.Name, "%s: %v", what, err)
 			return "", false
@@ -331,7 +333,7 @@ func (b *refBinding) query(ctx context.Context, cr *compiledReference, obj *unst
 		return q, true
 	}
 	if cr.selector != nil {
-		outs, err := cr.selector.all(ctx, in)
+		outs, err := ev.all(ctx, cr.selector)
 		if err != nil {
 			b.warn(r.Name, "list.labelSelector: %v", err)
 			return q, false
@@ -353,6 +355,32 @@ func (b *refBinding) query(ctx context.Context, cr *compiledReference, obj *unst
 		}
 	}
 	return q, true
+}
+
+// refEvaluator evaluates a reference's expressions on the workload: on
+// the direct back end (the object in place, as the hooks' plans read it),
+// and on gojq over the normalized object when the direct form declines or
+// is missing, which gives the value or the error exactly. Every hook
+// resolves the references on entry, so this runs on every call of a Karta
+// with references: normalizing the whole object for gojq each time was
+// most of a fast hook's cost. Its outputs alias the Scratch's arena until
+// s.Release.
+type refEvaluator struct {
+	obj map[string]any
+	in  any // the normalized object, made on the first gojq evaluation
+	s   jqdirect.Scratch
+}
+
+func (e *refEvaluator) all(ctx context.Context, p *jqProgram) ([]any, error) {
+	if p.direct != nil {
+		if outs, ok := p.direct.Run(e.obj, &e.s); ok {
+			return outs, nil
+		}
+	}
+	if e.in == nil {
+		e.in = jqvalue.Input(e.obj)
+	}
+	return p.all(ctx, e.in)
 }
 
 func objectKey(namespace, name string) string {

@@ -354,3 +354,57 @@ end
 	_, err = p.InterpretStatus(context.Background(), obj)
 	require.ErrorContains(t, err, "variable not defined: $nope")
 }
+
+// TestReferencesQueryDirectAgreesWithGojq: a reference's expressions run
+// on the direct back end first (refEvaluator); the query, its absence and
+// its warnings are gojq's alone, for names, errors, non-strings and
+// selectors.
+func TestReferencesQueryDirectAgreesWithGojq(t *testing.T) {
+	for _, tc := range []struct{ name, runtimeRef string }{
+		{`.spec.runtimeRef`, `torch`},
+		{`.spec.runtimeRef`, `null`},
+		{`.spec.runtimeRef`, `7`},
+		{`.spec.runtimeRef`, `""`},
+		{`.spec.runtimeRef`, `{a: 1}`},
+		{`.spec.runtimeRef | startswith("t") | if . then "torch" else null end`, `torch`},
+		{`.spec.runtimeRef | startswith("t")`, `7`},
+		{`.spec.runtimeRef[0]`, `torch`},
+		{`select(.spec.runtimeRef == "torch") | .spec.runtimeRef + "-x"`, `torch`},
+		{`.spec.runtimeRef[]`, `[a, b]`},
+		{`.spec.runtimeRef | tostring`, `1.5`},
+	} {
+		t.Run(tc.name+" on "+tc.runtimeRef, func(t *testing.T) {
+			text := strings.Replace(refsKarta, `{name: .spec.runtimeRef}`, `{name: '`+tc.name+`'}`, 1)
+			direct, err := Compile(progKarta(t, text), Options{})
+			require.NoError(t, err)
+			gojqOnly, err := Compile(progKarta(t, text), Options{})
+			require.NoError(t, err)
+			for i := range gojqOnly.refs {
+				for _, p := range []*jqProgram{gojqOnly.refs[i].name, gojqOnly.refs[i].ns, gojqOnly.refs[i].selector} {
+					if p != nil {
+						p.direct = nil
+					}
+				}
+			}
+			require.NotNil(t, direct.refs[0].name.direct, "the expression runs directly first")
+			obj := refsWorkload(t, tc.runtimeRef)
+			query := func(p *Program) (q []ReferenceQuery, oks []bool, ws warnings) {
+				for i := range p.refs {
+					b := refBinding{p: p, rv: resolverValue{warn: ws.add}, left: MaxReferencedObjects}
+					x, ok := b.query(context.Background(), &p.refs[i], obj)
+					q, oks = append(q, x), append(oks, ok)
+				}
+				return q, oks, ws
+			}
+			wantQ, wantOK, wantW := query(gojqOnly)
+			gotQ, gotOK, gotW := query(direct)
+			assert.Equal(t, wantOK, gotOK)
+			assert.Equal(t, wantW.messages(), gotW.messages())
+			require.Len(t, gotQ, len(wantQ))
+			for i := range wantQ {
+				assert.Equal(t, wantQ[i].Name, gotQ[i].Name)
+				assert.Equal(t, fmt.Sprint(wantQ[i].Selector), fmt.Sprint(gotQ[i].Selector))
+			}
+		})
+	}
+}

@@ -88,16 +88,6 @@ func reviseVariants(revs []Revision) [][]Revision {
 	return out
 }
 
-// pathsBindVariables are the built-ins with paths outside the direct
-// subset because they bind variables in ways it does not take (reduce,
-// def, destructuring), and why. Their pod and revision hooks take the Lua
-// path; reading a reference ($name), or binding one with `as`, is direct.
-var pathsBindVariables = map[string]string{
-	// The runtime's pod templates with the TrainJob's overrides applied:
-	// a strategic merge written with def and reduce.
-	"trainjob": "the pod template path merges the runtime's templates with def and reduce",
-}
-
 // TestReviseDirectAgreesWithGojq runs every built-in's revisions.yaml
 // (and variants of it) on every example state, its client-go form and
 // broken variants, on both paths; and Program.ReviseSpec (direct with its
@@ -144,10 +134,8 @@ func TestReviseDirectAgreesWithGojq(t *testing.T) {
 			}
 			// Every built-in's own revisions run directly on its running
 			// example, in both forms, unless the Karta refuses them
-			// (AppWrapper's computed template paths cannot be written) or
-			// their paths bind variables of their own, outside the direct
-			// subset (docs/jq.md; the paths above agree anyway).
-			if _, binds := pathsBindVariables[dk.name]; dk.running != nil && !binds {
+			// (AppWrapper's computed template paths cannot be written).
+			if dk.running != nil {
 				for _, obj := range []*unstructured.Unstructured{dk.running, k8sForm(t, dk.running)} {
 					_, _, _, ok := directRevise(fast.model, obj.Object, revs)
 					if _, _, _, err := fast.model.reviseSpec(ctx, obj.Object, revs); err != nil {

@@ -3,11 +3,11 @@
 // comparisons, `and`/`or`, `if`, `select`, array and object construction,
 // string interpolation, arithmetic, the builtins the built-ins use, the
 // variables the caller binds (a Karta's references, $name, read from the
-// call's Scratch.Vars) and `E as $name | …` — compiled once into a tree of
-// Go nodes that read the object in place, without a Lua state, a view or a
-// conversion. The nodes are in eval.go (paths, pipes, control), ops.go
-// (operators and jq's order), build.go (construction, indexes, slices)
-// and funcs.go (builtins).
+// call's Scratch.Vars), `E as $name | …`, reduce and definitions — compiled
+// once into a tree of Go nodes that read the object in place, without a Lua
+// state, a view or a conversion. The nodes are in eval.go (paths, pipes,
+// control), ops.go (operators and jq's order), build.go (construction,
+// indexes, slices), funcs.go (builtins) and defs.go (def, reduce).
 //
 // Package interpreter runs the Go-side hook algorithms (GetPodSpecs,
 // GetGangGroups, PlacePod) and InterpretStatus on it first. Direct
@@ -38,6 +38,12 @@ type Program struct {
 	// the slots after them for the variables the expression binds itself
 	// (`E as $x | …`): the environment of a run.
 	nvars, locals int
+	// one: root gives at most one output (one.go).
+	one bool
+	// pre and rest are root split after a prefix other programs share,
+	// preID the prefix's identity (CompileShared); nil without one.
+	pre, rest dnode
+	preID     int
 	// path is root when it is a plain path (no base, no iteration), which
 	// run evaluates without buffers.
 	path *pathNode
@@ -56,16 +62,16 @@ type dnode interface {
 // vars are the variables the caller binds when it runs the program
 // ("$name", in the order of Scratch.Vars): a Karta's references. A
 // variable among them reads its value from the call (varNode), and so
-// does one the expression binds with `E as $name | …`; any other variable
-// (a destructuring pattern, reduce, foreach, a def's parameter) is outside
-// the subset.
+// does one the expression binds with `E as $name | …`, `reduce … as
+// $name` or a definition's `$param` (defs.go); any other variable (a
+// destructuring pattern, foreach) is outside the subset.
 func Compile(q *gojq.Query, vars ...string) *Program {
 	cp := compiler{vars: vars}
 	n := cp.query(q)
 	if n == nil {
 		return nil
 	}
-	p := &Program{root: n, nvars: len(vars), locals: cp.slots}
+	p := &Program{root: n, nvars: len(vars), locals: cp.slots, one: isSingle(n)}
 	if pn, ok := n.(*pathNode); ok && pn.single && pn.base == nil {
 		p.path = pn
 	}
@@ -80,6 +86,10 @@ type compiler struct {
 	// counts them all, each its own slot after the caller's variables.
 	scope []binding
 	slots int
+	// funcs are the definitions and filter parameters in scope, innermost
+	// last; inlined counts the definitions being inlined (defs.go).
+	funcs   []funcBinding
+	inlined int
 }
 
 type binding struct {
@@ -105,8 +115,11 @@ func (cp *compiler) variable(name string) dnode {
 }
 
 func (cp *compiler) query(q *gojq.Query) dnode {
-	if q == nil || q.Meta != nil || len(q.Imports) > 0 || len(q.FuncDefs) > 0 {
+	if q == nil || q.Meta != nil || len(q.Imports) > 0 {
 		return nil
+	}
+	if len(q.FuncDefs) > 0 {
+		return cp.withDefs(q)
 	}
 	if len(q.Patterns) > 0 {
 		return cp.bind(q)
@@ -124,7 +137,7 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 			return n
 		}
 		recordInto(l, r)
-		return &pipeNode{l, r}
+		return &pipeNode{l: l, r: r, lOne: isSingle(l)}
 	case gojq.OpComma:
 		return &commaNode{l, r}
 	case gojq.OpAlt:
@@ -138,7 +151,7 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 		if a := newAddLiteral(q.Op, l, r); a != nil {
 			return a
 		}
-		return &binNode{op: q.Op, l: l, r: r}
+		return &binNode{op: q.Op, l: l, r: r, ones: isSingle(l) && isSingle(r)}
 	}
 	return nil
 }
@@ -240,6 +253,10 @@ func (cp *compiler) term(t *gojq.Term) dnode {
 		base = &negNode{x}
 	case gojq.TermTypeIf:
 		if base = cp.ifThen(t.If); base == nil {
+			return nil
+		}
+	case gojq.TermTypeReduce:
+		if base = cp.reduce(t.Reduce); base == nil {
 			return nil
 		}
 	case gojq.TermTypeObject:
@@ -430,6 +447,7 @@ func (cp *compiler) object(o *gojq.Object) dnode {
 				return nil
 			}
 			p.key = kv.Key[1:]
+			p.keyAny = p.key
 			n.pairs = append(n.pairs, p)
 			continue
 		case kv.Key != "":
@@ -480,6 +498,11 @@ func (cp *compiler) function(f *gojq.Func) dnode {
 		}
 		return cp.variable(f.Name)
 	}
+	// A function the expression defines (or a definition's filter
+	// parameter) shadows a builtin of its name and arity.
+	if fb := cp.lookupFunc(f.Name, len(f.Args)); fb != nil {
+		return cp.call(fb, f.Args)
+	}
 	args := make([]dnode, len(f.Args))
 	for i, a := range f.Args {
 		if args[i] = cp.query(a); args[i] == nil {
@@ -521,17 +544,19 @@ func (cp *compiler) function(f *gojq.Func) dnode {
 			return funcNode{fn: fnASCIIUpcase}
 		case "error":
 			return declineNode{}
+		case "to_entries":
+			return cp.builtinDef(toEntries)
 		}
 	case 1:
 		switch f.Name {
 		case "select":
-			return &selectNode{args[0]}
+			return &selectNode{f: args[0], fOne: isSingle(args[0])}
 		case "first":
 			return &firstNode{args[0]}
 		case "has":
 			return &hasNode{args[0]}
 		case "map":
-			return &arrayNode{q: &pipeNode{newPathNode(nil, []pathStep{{iter: true}}), args[0]}}
+			return &arrayNode{q: &pipeNode{l: newPathNode(nil, []pathStep{{iter: true}}), r: args[0]}}
 		case "any":
 			return &anyAllNode{f: args[0], isAny: true}
 		case "all":
@@ -550,6 +575,13 @@ func (cp *compiler) function(f *gojq.Func) dnode {
 			return &func1Node{fn: fnSplit, arg: args[0]}
 		case "join":
 			return &func1Node{fn: fnJoin, arg: args[0]}
+		}
+	case 2:
+		switch f.Name {
+		case "any":
+			return &anyAllOfNode{gen: args[0], cond: args[1], isAny: true}
+		case "all":
+			return &anyAllOfNode{gen: args[0], cond: args[1]}
 		}
 	}
 	return nil

@@ -116,6 +116,11 @@ type Scratch struct {
 	// compiled with (Compile's vars), in that order: the values every
 	// other back end binds for the call. A variable past the end is null.
 	Vars []any
+	// Share lets the programs compiled with CompileShared evaluate their
+	// prefix once per object until Release (shared.go): the caller
+	// promises that an object it runs them on does not change meanwhile.
+	Share  bool
+	shared []sharedOut
 }
 
 func (s *Scratch) ctx() *dctx {
@@ -129,6 +134,8 @@ func (s *Scratch) ctx() *dctx {
 
 // Release gives the buffers back; the Scratch may be used again after.
 func (s *Scratch) Release() {
+	clear(s.shared)
+	s.shared = s.shared[:0]
 	if s.c != nil {
 		s.c.vars = nil // the pool keeps no object alive
 		dctxPool.Put(s.c)
@@ -157,14 +164,38 @@ func (p *Program) Run(in any, s *Scratch) ([]any, bool) {
 		}
 		return s.keep(o), true
 	}
+	if p.pre != nil && s.Share {
+		if m, ok := in.(map[string]any); ok {
+			return p.runShared(m, s)
+		}
+	}
 	c := p.enter(s)
 	defer p.leave(c)
+	if p.one {
+		v, has, ok := one(c, p.root, in)
+		if !ok {
+			return nil, false
+		}
+		if !has {
+			return nil, true
+		}
+		if v, ok = outValue(v); !ok {
+			return nil, false
+		}
+		return s.keep(v), true
+	}
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := p.root.eval(c, in, tmp)
 	if !ok || len(tmp) > jqlua.OutputLimit {
 		return nil, false
 	}
+	return s.output(tmp)
+}
+
+// output appends a run's outputs to the arena, converted as outValue
+// converts them, and returns them; ok false declines.
+func (s *Scratch) output(tmp []any) ([]any, bool) {
 	if len(tmp) == 0 {
 		return nil, true
 	}
@@ -521,9 +552,21 @@ func index(v any, s *pathStep) (any, bool) {
 	return nil, false
 }
 
-type pipeNode struct{ l, r dnode }
+// pipeNode is l | r; lOne: l is single (one.go), and r runs on its output
+// without a buffer.
+type pipeNode struct {
+	l, r dnode
+	lOne bool
+}
 
 func (n *pipeNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	if n.lOne {
+		v, has, ok := one(c, n.l, in)
+		if !ok || !stepOne(c, has) || !has {
+			return out, ok
+		}
+		return n.r.eval(c, v, out)
+	}
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := n.l.eval(c, in, tmp)
@@ -680,9 +723,20 @@ func (n *arrayNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	return append(out, arr), true
 }
 
-type selectNode struct{ f dnode }
+// selectNode is select(f); fOne: f is single (one.go).
+type selectNode struct {
+	f    dnode
+	fOne bool
+}
 
 func (n *selectNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	if n.fOne {
+		v, has, ok := n.eval1(c, in)
+		if has {
+			out = append(out, v)
+		}
+		return out, ok
+	}
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := n.f.eval(c, in, tmp)

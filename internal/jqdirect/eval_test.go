@@ -111,8 +111,25 @@ var directExprs = []string{
 	`.a as $x | $x`, `.arr[]? as $x | [$x, .n]`, `(.n, 1) as $n | $n + 1`, `. as $d | .a[]? | [., $d.n]`,
 	`.s as $s | .m as $m | {$s, $m}`, `.n as $x | (.s as $x | $x), $x`, `[.arr[]? as $x | select($x != null) | $x]`,
 	`.a as $x | error("e")`, `.zz[] as $x | 1`, `[empty as $x | 1]`, `{a: (.n as $n | $n * 2)} | .a`,
+	// reduce: the state through each output of the source, the update's last output.
+	`reduce .arr[] as $x (0; . + 1)`, `reduce .arr[]? as $x ([]; . + [$x])`, `reduce empty as $x (.n; . + 1)`,
+	`[reduce (1, 2) as $x ((0, 10); . + $x)]`, `reduce .arr[]? as $x (0; empty)`, `reduce .arr[]? as $x (0; (1, 2))`,
+	`reduce .a[]? as $x ({}; . + {($x.x | tostring): $x})`, `reduce .m[]? as $x (.n; . * $x)`, `.n as $x | reduce .arr[]? as $x (0; $x) | [., $x]`,
+	`reduce .arr[]? as [$x] (0; .)`, `reduce .zz as $x (.; .)`,
+	// Definitions, inlined: $params bound, filter params closures over the caller's scope.
+	`def f: .n; f`, `def f(g): [g, g]; f(.s)`, `def f($k): .[$k]; f("n")`, `def f($a; $b): [$a, $b]; [f(1, 2; 3, 4)]`,
+	`def f(g): .n as $n | g; .n as $n | f($n + 1)`, `def f: def g: 3; g + 1; f`, `def f: 1; def g: f + 1; def f: 10; g`,
+	`def f(g): def h: g; h; f(.s)`, `def keys: 1; keys`, `def f: f; f`, `def f($x): $x | x; f(.s)`,
+	`def f($x): . as $y | $x; .n as $y | f($y)`, `def inc(f): f + 1; [.arr[]? | inc(.)]`,
+	`def byKey($k; f): reduce (.[1] // [])[] as $x (.[0] // []; ([to_entries[] | select(.value[$k] == $x[$k]) | .key][0]) as $i | if $i == null then . + [$x] else .[:$i] + [[.[$i], $x] | f] + .[$i + 1:] end); [.objs, [{"a": 1, "c": 3}, {"a": 5}]] | byKey("a"; .[0] + .[1])`,
+	// to_entries, any/all of a generator, * on objects.
+	`to_entries`, `.m | to_entries`, `.arr | to_entries`, `.n | to_entries`, `[.a[]? | to_entries[] | .key]`,
+	`any(.arr[]?; . == 1)`, `all(.arr[]?; . != null)`, `any(empty; .)`, `all(empty; .)`, `any(.a[]?; .x > 1, .x < 0)`,
+	`any(.arr[]?; error("x"))`, `[any((1, 2); . == (2, 3))]`, `all(.m[]?; type == "number")`,
+	`.m * .m2`, `.m2 * .m`, `{a: {b: 1, c: 2}} * {a: {b: 3}, d: 4}`, `.m * {}`, `{} * .m`, `.m * 2`, `.m * null`,
+	`{a: .m} * {a: .m2}`, `{a: 1} * {a: {b: 2}}`, `{a: {b: 2}} * {a: 1}`, `.objs[0] * .objs[1]`, `{a: .big} * {}`,
 	// Outside the subset: never compiled, so always the Lua path.
-	`reduce .arr[] as $x (0; . + 1)`, `test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
+	`test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
 }
 
 // directInputs are JSON texts decoded three ways: float64, json.Number and
@@ -180,7 +197,7 @@ func TestAgreesWithGojq(t *testing.T) {
 			}
 		}
 	}
-	for _, expr := range []string{`. as [$x] | $x`, `..`, `keys(.)`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`, `split("a"; "g")`} {
+	for _, expr := range []string{`. as [$x] | $x`, `def f: f; f`, `reduce .arr[]? as [$x] (0; .)`, `..`, `keys(.)`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`, `split("a"; "g")`} {
 		q, err := gojq.Parse(expr)
 		require.NoError(t, err)
 		assert.Nil(t, Compile(q), "%s is outside the direct subset", expr)
@@ -194,6 +211,8 @@ func TestAgreesWithGojq(t *testing.T) {
 // objects, or absent []), $rt (a lookup: an object, or absent null) and
 // $pad, which the calls bind no value for (null, as gojq pads them).
 var varExprs = []string{
+	`reduce $rs[] as $x (0; . + 1)`, `def f($a): $a; f($rs)`, `def f($rt): $rt; f($rs)`, `def f(g): $rt | g; f($rs)`,
+	`reduce $rs[]? as $r ({}; . + {($r.metadata.name // "x"): ($rt.spec // null)})`,
 	`$rs`, `$rt`, `$pad`, `$rs[]`, `$rs[]?`, `$rs[0]`, `$rs[]?.status.replicas`, `$rs | length`, `$rt.spec`, `$rt.spec?`,
 	`[$rs[] | .status.conditions[]? | select(.type == "ReplicaFailure" and .status == "True")] | length != 0`,
 	`{$rs}`, `{$rs} | .rs`, `{a: $rs, b: .n} | .a[0]`, `{$rt, $rs} | keys`, `($rt // $rs)`, `($rt // {}).spec.x`,
@@ -219,7 +238,7 @@ var varValues = [][2]string{
 // TestVariablesAgreeWithGojq: an expression that reads the variables the
 // caller binds (or shadows them with `as`) runs directly, with their
 // values, and agrees with gojq run with the same values; a variable it is
-// not compiled with, a pattern or a reduce is outside the subset.
+// not compiled with or a pattern is outside the subset.
 func TestVariablesAgreeWithGojq(t *testing.T) {
 	vars := []string{"$rs", "$rt", "$pad"}
 	agreed, declined := 0, 0
@@ -261,7 +280,7 @@ func TestVariablesAgreeWithGojq(t *testing.T) {
 	assert.Greater(t, agreed, 3000, "most evaluations are direct")
 	assert.Greater(t, declined, 100, "the error cases decline")
 	for _, expr := range []string{`$other`, `(. as $x | $x) | $x`, `. as [$x] | $x`, `. as {a: $x} | $x`, `. as [$x] ?// $x | $x`,
-		`reduce $rs[] as $x (0; . + 1)`, `def f($a): $a; f(1)`, `{$__loc__}`, `$__loc__`, `{$other}`, `$rs | $ENV`} {
+		`reduce $rs[] as [$x] (0; . + 1)`, `def f($a): $a; f($other)`, `def f: $x; 1 as $x | f`, `{$__loc__}`, `$__loc__`, `{$other}`, `$rs | $ENV`} {
 		q, err := gojq.Parse(expr)
 		require.NoError(t, err)
 		assert.Nil(t, Compile(q, vars...), "%s is outside the direct subset", expr)

@@ -341,12 +341,18 @@ func (n *anyAllNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	if !ok {
 		return out, false
 	}
+	return decideAnyAll(c, n.f, xs, n.isAny, out)
+}
+
+// decideAnyAll appends any's (isAny) or all's result of f over xs: f on
+// each in turn, until an output decides.
+func decideAnyAll(c *dctx, f dnode, xs []any, isAny bool, out []any) ([]any, bool) {
 	for _, x := range xs {
 		tmp := c.buf()
-		tmp, ok = n.f.eval(c, x, tmp)
+		tmp, ok := f.eval(c, x, tmp)
 		decided := false
 		for _, y := range tmp {
-			if truthy(y) == n.isAny {
+			if truthy(y) == isAny {
 				decided = true
 				break
 			}
@@ -356,10 +362,10 @@ func (n *anyAllNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 			return out, false
 		}
 		if decided {
-			return append(out, n.isAny), true
+			return append(out, isAny), true
 		}
 	}
-	return append(out, !n.isAny), true
+	return append(out, !isAny), true
 }
 
 // errorNode is error(f): an error for each output of f, which the Lua
@@ -580,4 +586,24 @@ func jsonNumber(s string) bool {
 		}
 	}
 	return i == len(s)
+}
+
+// anyAllOfNode is any(gen; cond) and all(gen; cond): gojq's
+// `isempty(gen | select(cond)) | not` and `isempty(gen | select(cond |
+// not))`. gen is evaluated whole (an error after the deciding output,
+// which gojq never reaches, only declines); cond on each output in turn,
+// until one decides.
+type anyAllOfNode struct {
+	gen, cond dnode
+	isAny     bool
+}
+
+func (n *anyAllOfNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	xs := c.buf()
+	defer func() { c.free(xs) }()
+	xs, ok := n.gen.eval(c, in, xs)
+	if !ok || !c.step(len(xs)+1) || !c.alloc(slotBytes*len(xs)) {
+		return out, false
+	}
+	return decideAnyAll(c, n.cond, xs, n.isAny, out)
 }

@@ -114,7 +114,7 @@ var genAtoms = []string{
 
 var genFuncs0 = []string{
 	`length`, `min`, `max`, `add`, `any`, `all`, `first`, `tonumber`, `tostring`, `ascii_downcase`, `ascii_upcase`,
-	`keys`, `not`, `type`, `empty`,
+	`keys`, `not`, `type`, `empty`, `to_entries`,
 }
 
 var genFuncs1 = []string{
@@ -128,7 +128,7 @@ func (g *exprGen) expr(depth int) string {
 		return genAtoms[g.pick(len(genAtoms))]
 	}
 	d := depth - 1
-	switch g.pick(14) {
+	switch g.pick(16) {
 	case 0, 1:
 		return genAtoms[g.pick(len(genAtoms))]
 	case 2:
@@ -177,6 +177,16 @@ func (g *exprGen) expr(depth int) string {
 			return fmt.Sprintf("(%s as $v | %s)", g.expr(d), g.expr(d))
 		}
 		return fmt.Sprintf("-(%s)", g.expr(d))
+	case 13:
+		if g.pick(2) == 0 {
+			// reduce, its variable shadowing the caller's $v.
+			return fmt.Sprintf("(reduce %s as $v (%s; %s))", g.expr(d), g.expr(d), g.expr(d))
+		}
+		// A definition: a filter parameter (a closure over the caller's
+		// scope), a $parameter, and the caller's $v in its body.
+		return fmt.Sprintf("(def f(g; $w): [g, $w, %s]; f(%s; %s))", g.expr(d), g.expr(d), g.expr(d))
+	case 14:
+		return fmt.Sprintf("%s(%s; %s)", []string{"any", "all"}[g.pick(2)], g.expr(d), g.expr(d))
 	}
 	return fmt.Sprintf("(%s)[]?", g.expr(d))
 }

@@ -20,9 +20,18 @@ import (
 type binNode struct {
 	op   gojq.Operator
 	l, r dnode
+	// ones: both operands are single (one.go).
+	ones bool
 }
 
 func (n *binNode) eval(c *dctx, in any, out []any) ([]any, bool) {
+	if n.ones {
+		v, has, ok := n.oneOf(c, in)
+		if has {
+			out = append(out, v)
+		}
+		return out, ok
+	}
 	rs := c.buf()
 	defer func() { c.free(rs) }()
 	rs, ok := n.r.eval(c, in, rs)
@@ -82,6 +91,14 @@ func binary(c *dctx, op gojq.Operator, l, r any) (any, bool) {
 		}
 	case gojq.OpMod:
 		return modulo(l, r)
+	case gojq.OpMul:
+		if x, ok := l.(map[string]any); ok {
+			y, ok := r.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			return mergeDeep(c, x, y)
+		}
 	}
 	a, ok := dnumber(l)
 	if !ok {
@@ -187,6 +204,39 @@ func addComposite(c *dctx, l, r any) (v any, done, ok bool) {
 	return nil, false, false
 }
 
+// mergeDeep is * on two objects, gojq's deepMergeObjects: y's members
+// over x's, two objects under one key merged in turn. The result is a new
+// object whose members are converted as outValue converts them.
+func mergeDeep(c *dctx, x, y map[string]any) (any, bool) {
+	if !c.step(chargeMap(len(x)+len(y))) || !c.alloc(objectBytes(len(x)+len(y))) {
+		return nil, false
+	}
+	m := make(map[string]any, len(x)+len(y))
+	for k, e := range x {
+		o, ok := outValue(e)
+		if !ok {
+			return nil, false
+		}
+		m[k] = o
+	}
+	for k, e := range y {
+		if xm, ok := m[k].(map[string]any); ok {
+			if ym, ok := e.(map[string]any); ok {
+				if m[k], ok = mergeDeep(c, xm, ym); !ok {
+					return nil, false
+				}
+				continue
+			}
+		}
+		o, ok := outValue(e)
+		if !ok {
+			return nil, false
+		}
+		m[k] = o
+	}
+	return m, true
+}
+
 // outMembers reports whether every member of m is as outValue gives it,
 // so that m stands for its converted copy.
 func outMembers(m map[string]any) bool {
@@ -207,6 +257,12 @@ func outMembers(m map[string]any) bool {
 	}
 	return true
 }
+
+// chargeMap is the steps a map of n members costs to make, at the rate of
+// chargeString (a step per 16 bytes): its table and the members' slots.
+// Deep merge makes one per level of both operands, and a DAG of shared
+// objects (`{a: ., b: .} | …`) is exponentially many levels.
+func chargeMap(n int) int { return 24 + 2*n }
 
 // chargeString is the steps a string of n bytes costs to make.
 func chargeString(n int) int { return n/16 + 1 }

@@ -1,0 +1,163 @@
+package jqdirect
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/kartalua/karta/internal/jqlua"
+	"github.com/kartalua/karta/internal/third_party/gojq"
+)
+
+// Shared prefixes. A Karta's expressions for one component often begin
+// with the same pipe segments: AppWrapper's instance ids, templates and
+// replicas each derive every component's podSets (`{r: ., i: …} | {c: …,
+// p: …} | {…, s: …} | …`) before they differ; Milvus' paths each begin
+// with the component's `select(.spec.mode == "cluster")`. A program
+// compiled with CompileShared evaluates that prefix once per Scratch and
+// input object (Scratch.Share), keyed by the prefix's text and the
+// variables it reads, and runs the rest of its chain on the prefix's
+// outputs: `s1 | … | sk | rest` is rest on each output of `s1 | … | sk`,
+// and the prefix, pure, gives the same outputs on the same object and
+// variables. Paths (path mode) and a Scratch without Share run the whole
+// expression as Compile compiles it.
+
+// Segments are the texts of q's pipe chain from the left (q is s1 | … |
+// sn); a query that binds or defines at its top is one segment.
+func Segments(q *gojq.Query) []string {
+	var out []string
+	for chainLink(q) {
+		out = append(out, q.Left.String())
+		q = q.Right
+	}
+	return append(out, q.String())
+}
+
+// chainLink reports that q is `l | r` with nothing bound or defined over
+// it.
+func chainLink(q *gojq.Query) bool {
+	return q != nil && q.Op == gojq.OpPipe && len(q.Patterns) == 0 && len(q.FuncDefs) == 0 &&
+		q.Meta == nil && len(q.Imports) == 0 && q.Left != nil && q.Right != nil
+}
+
+// prefixIDs interns prefixes: the variables and the segments' texts.
+var prefixIDs sync.Map // string → int
+var prefixCount struct {
+	sync.Mutex
+	n int
+}
+
+func prefixID(key string) int {
+	if id, ok := prefixIDs.Load(key); ok {
+		return id.(int)
+	}
+	prefixCount.Lock()
+	defer prefixCount.Unlock()
+	if id, ok := prefixIDs.Load(key); ok {
+		return id.(int)
+	}
+	prefixCount.n++
+	prefixIDs.Store(key, prefixCount.n)
+	return prefixCount.n
+}
+
+// CompileShared is Compile, with the first k segments of q's chain (k ≥ 1
+// and fewer than its segments) also compiled as a prefix the programs of
+// one Scratch share. Any other k is Compile.
+func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
+	p := Compile(q, vars...)
+	segs := Segments(q)
+	if p == nil || k < 1 || k >= len(segs) {
+		return p
+	}
+	pre, rest := splitChain(q, k)
+	cpPre, cpRest := compiler{vars: vars}, compiler{vars: vars}
+	preNode, restNode := cpPre.query(pre), cpRest.query(rest)
+	if preNode == nil || restNode == nil {
+		return p
+	}
+	if pn, ok := preNode.(*pathNode); ok && pn.single && pn.base == nil {
+		// A plain path is cheaper to read again than to look up.
+		return p
+	}
+	p.pre, p.rest = preNode, restNode
+	p.preID = prefixID(strings.Join(vars, ",") + "\x00" + strings.Join(segs[:k], "\x00"))
+	// The prefix and the rest never run at once: their bindings share
+	// the slots after the caller's variables.
+	p.locals = max(p.locals, cpPre.slots, cpRest.slots)
+	return p
+}
+
+// SharesPrefix reports that p was split after a shared prefix.
+func (p *Program) SharesPrefix() bool { return p.pre != nil }
+
+// splitChain returns q's first k segments as one chain and the rest.
+func splitChain(q *gojq.Query, k int) (pre, rest *gojq.Query) {
+	left := make([]*gojq.Query, 0, k)
+	for range k {
+		left = append(left, q.Left)
+		q = q.Right
+	}
+	pre = left[k-1]
+	for i := k - 2; i >= 0; i-- {
+		pre = &gojq.Query{Left: left[i], Op: gojq.OpPipe, Right: pre}
+	}
+	return pre, q
+}
+
+// maxShared is the most prefix outputs a Scratch keeps; past it, it
+// starts again (a cache: an entry is only ever evaluated again).
+const maxShared = 64
+
+// sharedOut is a prefix's outputs on one object in a Scratch.
+type sharedOut struct {
+	id   int
+	in   unsafe.Pointer
+	outs []any
+	ok   bool
+}
+
+// runShared is Run through the shared prefix: its outputs from the
+// Scratch, or evaluated and kept there, then the rest on each, as the
+// pipe between them runs it (a step per prefix output).
+func (p *Program) runShared(in map[string]any, s *Scratch) ([]any, bool) {
+	c := p.enter(s)
+	defer p.leave(c)
+	key := reflect.ValueOf(in).UnsafePointer()
+	var pre *sharedOut
+	// The latest first: a gang's pods each add theirs.
+	for i := len(s.shared) - 1; i >= 0; i-- {
+		if e := &s.shared[i]; e.id == p.preID && e.in == key {
+			pre = e
+			break
+		}
+	}
+	if pre == nil {
+		if len(s.shared) >= maxShared {
+			clear(s.shared)
+			s.shared = s.shared[:0]
+		}
+		tmp := c.buf()
+		tmp, ok := p.pre.eval(c, in, tmp)
+		ok = ok && c.alloc(arrayBytes(len(tmp))) // the copy kept
+		s.shared = append(s.shared, sharedOut{id: p.preID, in: key, outs: append([]any(nil), tmp...), ok: ok})
+		c.free(tmp)
+		pre = &s.shared[len(s.shared)-1]
+	}
+	if !pre.ok || !c.step(len(pre.outs)) {
+		return nil, false
+	}
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	for _, v := range pre.outs {
+		var ok bool
+		if tmp, ok = p.rest.eval(c, v, tmp); !ok {
+			return nil, false
+		}
+	}
+	if len(tmp) > jqlua.OutputLimit {
+		return nil, false
+	}
+	return s.output(tmp)
+}

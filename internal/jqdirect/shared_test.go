@@ -1,0 +1,93 @@
+package jqdirect
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/internal/third_party/gojq"
+)
+
+// TestSharedAgreesWithRun: a program run through a shared prefix
+// (CompileShared, Scratch.Share) gives what it gives without one, split
+// after every segment of its chain, with the prefix's outputs evaluated
+// in the Scratch or taken from it.
+func TestSharedAgreesWithRun(t *testing.T) {
+	vars := []string{"$rs", "$rt", "$pad"}
+	split := 0
+	for _, expr := range append(append([]string{}, directExprs...), varExprs...) {
+		q, err := gojq.Parse(expr)
+		require.NoError(t, err, expr)
+		plain := Compile(q, vars...)
+		if plain == nil {
+			continue
+		}
+		n := len(Segments(q))
+		for k := 1; k < n; k++ {
+			shared := CompileShared(q, k, vars...)
+			require.NotNil(t, shared, expr)
+			if shared.pre == nil {
+				continue
+			}
+			split++
+			for _, text := range directInputs {
+				for form, in := range decodeThreeWays(t, text) {
+					vals := []any{[]any{in}, in}
+					s := Scratch{Vars: vals}
+					want, wantOK := plain.Run(in, &s)
+					s.Release()
+					s = Scratch{Vars: vals, Share: true}
+					// The first run evaluates the prefix, the second takes it.
+					for round := range 2 {
+						got, ok := shared.Run(in, &s)
+						require.Equal(t, wantOK, ok, "%s split after %d on %s (%s), round %d", expr, k, text, form, round)
+						if ok {
+							assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "%s split after %d on %s (%s), round %d", expr, k, text, form, round)
+						}
+					}
+					if _, isMap := in.(map[string]any); isMap {
+						assert.Len(t, s.shared, 1, "%s: the prefix is kept once", expr)
+					}
+					s.Release()
+					assert.Empty(t, s.shared, "Release drops the prefixes")
+				}
+			}
+		}
+	}
+	assert.Greater(t, split, 100)
+}
+
+// TestSharedPrefixIsShared: two programs with the same first segments
+// evaluate them once per object; another object, another variable list
+// or another prefix is another entry.
+func TestSharedPrefixIsShared(t *testing.T) {
+	compile := func(expr string, k int, vars ...string) *Program {
+		q, err := gojq.Parse(expr)
+		require.NoError(t, err)
+		p := CompileShared(q, k, vars...)
+		require.NotNil(t, p)
+		require.NotNil(t, p.pre, expr)
+		return p
+	}
+	a := compile(`select(.n > 1) | .a | .x`, 1)
+	b := compile(`select(.n > 1) | .s`, 1)
+	c := compile(`select(.n > 1) | .a | .y`, 2)
+	d := compile(`select(.n > 1) | .s`, 1, "$v")
+	assert.Equal(t, a.preID, b.preID)
+	assert.NotEqual(t, a.preID, c.preID)
+	assert.NotEqual(t, b.preID, d.preID)
+	o1, o2 := map[string]any{"n": int64(2), "a": map[string]any{"x": "1"}, "s": "s"}, map[string]any{"n": int64(0)}
+	s := Scratch{Share: true}
+	defer s.Release()
+	for _, p := range []*Program{a, b, a, b} {
+		_, ok := p.Run(o1, &s)
+		require.True(t, ok)
+	}
+	assert.Len(t, s.shared, 1)
+	for _, p := range []*Program{a, b, c, d} {
+		_, ok := p.Run(o2, &s)
+		require.True(t, ok)
+	}
+	assert.Len(t, s.shared, 4, "o2 with a's prefix, c's and d's")
+}
