@@ -111,7 +111,7 @@ func FuzzReviseSpec(f *testing.F) {
 			// The operations found from the writes are diffOps' own.
 			require.Equal(t, diffOps(obj, out), ops)
 		}
-		// The direct path gives the same, or declines or fails.
+		// The call's evaluator gives the same, errors included.
 		assertDirectRevise(t, fx.m, obj, revs, out, ops, warnings, err)
 		if err != nil || len(revs) != 1 {
 			return

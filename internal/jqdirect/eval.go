@@ -57,14 +57,20 @@ func (c *dctx) buf() []any {
 }
 
 // free gives the top buffer back, cleared so that the pool keeps no object
-// alive. b is that buffer, perhaps grown by append: the grown one is kept.
+// alive. b is that buffer, perhaps grown by append: the grown one is kept,
+// up to maxKeptBuf slots (a declined evaluation may have grown it to
+// millions, which the rest of the call, its exact evaluation included,
+// must not carry).
 func (c *dctx) free(b []any) {
 	clear(b)
 	c.top--
-	if cap(b) > cap(c.bufs[c.top]) {
+	if cap(b) > cap(c.bufs[c.top]) && cap(b) <= maxKeptBuf {
 		c.bufs[c.top] = b[:0]
 	}
 }
+
+// maxKeptBuf is the most slots a context keeps in a buffer between runs.
+const maxKeptBuf = 4096
 
 // Scratch is one call's Scratch: the buffers of intermediate outputs
 // (taken from dctxPool on first use, given back by Release) and the arena
