@@ -209,17 +209,13 @@ func (p *Program) suspendOrResume(ctx context.Context, h Hook, obj *unstructured
 		return nil, &HookError{Karta: p.name, Hook: h, Err: ErrHookNotEnabled}
 	}
 	if !p.overridden[h] {
-		res, err := p.runGo(ctx, h, func(ctx context.Context, _ evaluator) (any, error) {
-			revised, ops, err := p.model.suspend(ctx, obj.Object, h == HookResume)
+		return runHook(ctx, p, h, func(ctx context.Context, ev evaluator) (*Revised, error) {
+			revised, ops, err := p.model.suspend(metered(ctx, ev), obj.Object, h == HookResume)
 			if err != nil {
 				return nil, err
 			}
 			return &Revised{Object: &unstructured.Unstructured{Object: revised}, Patch: ops}, nil
 		})
-		if err != nil {
-			return nil, err
-		}
-		return res.(*Revised), nil
 	}
 	return p.reviseByScript(ctx, h, obj, nil)
 }

@@ -339,9 +339,22 @@ func (e *directEvaluator) expire() {
 	}
 }
 
+// metered is the context an algorithm that runs gojq itself (suspend
+// and resume actions, ReviseReplica) runs it with: the call's meter on
+// its evaluator, else ctx (a Lua call's context, metered itself).
+func metered(ctx context.Context, ev evaluator) context.Context {
+	if e, ok := ev.(*directEvaluator); ok {
+		return e.meterContext()
+	}
+	return ctx
+}
+
 // finish ends the call: its error is the limit that ended it, if one did,
 // else the algorithm's. The evaluator is recycled.
 func (e *directEvaluator) finish(err error) error {
+	if err != nil {
+		e.stopped() // a limit the algorithm's own gojq runs met (metered)
+	}
 	if e.limit != nil {
 		err = e.limit
 	}
