@@ -45,9 +45,11 @@ type directEvaluator struct {
 	// made of the error (a pod's jq error only unmatches the pod).
 	limit error
 	// declined records that some evaluation left the direct back end (for
-	// the tests that hold the built-ins on it).
-	declined bool
-	s        jqdirect.Scratch
+	// the tests that hold the built-ins on it). exactOnly evaluates every
+	// expression on its gojq program (Program.noDirect: the tests that
+	// compare the back ends).
+	declined, exactOnly bool
+	s                   jqdirect.Scratch
 	// The call's deadline on the direct back end, the Program's timeout:
 	// the clock is read every clockEvery evaluations, from the first such
 	// reading, so that a short call never reads it.
@@ -74,8 +76,8 @@ var directEvaluators = sync.Pool{New: func() any { return &directEvaluator{} }}
 func (p *Program) newEvaluator(ctx context.Context, inLua context.Context) *directEvaluator {
 	e := directEvaluators.Get().(*directEvaluator)
 	// A hook's evaluations give a few outputs each: 8 slots to begin.
-	*e = directEvaluator{p: p, ctx: ctx, meter: inLua, timeout: p.limits.Timeout,
-		s: jqdirect.Scratch{Size: 8, Vars: p.callVars(ctx)}}
+	*e = directEvaluator{p: p, ctx: ctx, meter: inLua, timeout: p.limits.Timeout, exactOnly: p.noDirect,
+		s: jqdirect.Scratch{Size: 8, Vars: p.callVars(ctx), MaxSteps: directSteps(p.limits.MaxMemory)}}
 	return e
 }
 
@@ -86,9 +88,19 @@ func (e *directEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]a
 	if !e.live(ctx) {
 		return nil, e.limit
 	}
-	if p.direct != nil {
+	if p.direct != nil && !e.exactOnly {
+		before := e.s.Steps()
 		if outs, ok := p.direct.Run(input, &e.s); ok {
 			return outs, nil
+		}
+		e.declined = true
+		// The declined run's work is the call's: charged as the values
+		// it made, before the exact run (a hostile expression that spent
+		// the direct budget must not then have the whole memory guard).
+		if spent := int64(e.s.Steps() - before); spent > 0 {
+			if err := e.charge(spent, spent*directStepBytes); err != nil {
+				return nil, err
+			}
 		}
 	}
 	e.declined = true
@@ -248,6 +260,22 @@ func (e *directEvaluator) jqInput(input any) any {
 	return v
 }
 
+// directStepBytes is what a step of the direct back end allocates, on the
+// high side (a hostile cartesian product measured 70 bytes a step: the
+// pairs it builds and the buffers that hold them). The direct back end's
+// step budget is cut to the memory guard at that rate (directSteps), and a
+// declined run's steps are charged at it.
+const directStepBytes = 64
+
+// directSteps is the direct back end's step budget under a memory guard
+// of maxMemory bytes (0: jqdirect's own).
+func directSteps(maxMemory int64) int {
+	if maxMemory <= 0 {
+		return 0
+	}
+	return int(max(maxMemory/directStepBytes, 1))
+}
+
 // Charged for converting a value between the object's and gojq's forms
 // (jqvalue), which walks it as jq sees it — a value that shares subtrees
 // once per copy — and copies the containers on the way: a step a node and
@@ -367,18 +395,9 @@ func (e *directEvaluator) finish(err error) error {
 // runHook runs hook h's Go algorithm f on an evaluator (see above) and
 // reports a failure as the Lua path reports it: a *luaapi.LimitError
 // naming the Karta and the hook, or a *HookError; a panic in f is
-// recovered and reported as a *luaapi.PanicError. Without direct
-// evaluation (the tests that compare the back ends) f runs on the Lua
-// accessors of a pooled state.
+// recovered and reported as a *luaapi.PanicError.
 func runHook[T any](ctx context.Context, p *Program, h Hook, f func(ctx context.Context, ev evaluator) (T, error)) (T, error) {
 	var zero T
-	if p.noDirect {
-		res, err := p.runGo(ctx, h, func(ctx context.Context, ev evaluator) (any, error) { return f(ctx, ev) })
-		if err != nil {
-			return zero, err
-		}
-		return res.(T), nil
-	}
 	if ctx.Err() != nil {
 		// As CallProtected refuses a call whose context is done.
 		err := p.hookError(h, p.limits.StartGo(ctx, time.Now()).Err())

@@ -492,26 +492,27 @@ spec:
 
 // A hook refused by the Go algorithm (here AppWrapper's revisions, whose
 // computed template paths cannot be written) takes no Lua state when no
-// script overrides it; on a state (the Lua accessors, as the back-end
-// tests run it) it keeps its state: only a limit, a panic or a Lua error
+// script overrides it; an adapter's operation on a pooled state that its
+// Go code refuses keeps its state: only a limit, a panic or a Lua error
 // discards one. A caller repeating a refused request must not cost a new
 // state per call.
 func TestRefusedCallKeepsItsState(t *testing.T) {
 	k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", "appwrapper.yaml"))
 	obj := progObjFile(t, filepath.Join("..", "examples", "appwrapper", "running.yaml"))[0]
 	revs := exampleRevisions(t, "appwrapper")
-	inGo := progCompile(t, k, Options{PoolSize: 1})
 	p := progCompile(t, k, Options{PoolSize: 1})
-	p.noDirect = true
+	refused := errors.New("refused")
 	for range 5 {
-		for _, p := range []*Program{inGo, p} {
-			_, err := p.ReviseSpec(context.Background(), obj, revs)
-			var pe *PathError
-			require.ErrorAs(t, err, &pe)
-			assert.NotEmpty(t, pe.Reason)
-		}
+		_, err := p.ReviseSpec(context.Background(), obj, revs)
+		var pe *PathError
+		require.ErrorAs(t, err, &pe)
+		assert.NotEmpty(t, pe.Reason)
 	}
-	assert.Zero(t, inGo.PoolStats().Created, "run in Go")
+	assert.Zero(t, p.PoolStats().Created, "run in Go")
+	for range 5 {
+		err := p.WithState(context.Background(), HookGetComponents, func(context.Context, *PooledState) error { return refused })
+		require.ErrorIs(t, err, refused)
+	}
 	st := p.PoolStats()
 	assert.EqualValues(t, 1, st.Created)
 	assert.Zero(t, st.Discarded)

@@ -93,7 +93,7 @@ func (l *locator) eval(c *compModel, p *jqPath, insts []instance) ([][]any, erro
 // (eval's gojq run reports it).
 func (l *locator) evalDirect(p *jqPath, insts []instance) ([][]any, bool) {
 	d := p.value.direct
-	if d == nil || !l.dev.live(l.ctx) {
+	if d == nil || l.dev.exactOnly || !l.dev.live(l.ctx) {
 		return nil, false
 	}
 	locs, _, ok := d.Paths(l.obj, &l.dev.s)

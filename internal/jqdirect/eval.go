@@ -23,7 +23,7 @@ type dctx struct {
 	// that an expression whose work explodes on a hostile object (nested
 	// iterations, cartesian products) declines to the Lua path, which
 	// ends it with its instruction limit, instead of running unbounded.
-	steps int
+	steps, budget int
 	// keys are the boxed path keys of the program Paths evaluates.
 	keys map[*pathNode][]any
 	// vars are the run's variables: the call's (Scratch.Vars), then the
@@ -39,7 +39,10 @@ const directStepBudget = 1 << 20
 // step charges n steps and reports whether the budget holds.
 func (c *dctx) step(n int) bool {
 	c.steps += n
-	return c.steps <= directStepBudget
+	if c.budget == 0 { // a context made without Scratch.ctx
+		return c.steps <= directStepBudget
+	}
+	return c.steps <= c.budget
 }
 
 var dctxPool = sync.Pool{New: func() any { return &dctx{} }}
@@ -86,15 +89,33 @@ type Scratch struct {
 	// compiled with (Compile's vars), in that order: the values every
 	// other back end binds for the call. A variable past the end is null.
 	Vars []any
+	// MaxSteps is the call's step budget when positive and below the
+	// default (directStepBudget): a caller whose memory guard is small
+	// keeps the work of a run that will decline within it.
+	MaxSteps int
 }
 
 func (s *Scratch) ctx() *dctx {
 	if s.c == nil {
 		s.c = dctxPool.Get().(*dctx)
 		s.c.steps, s.c.top = 0, 0
+		s.c.budget = directStepBudget
+		if s.MaxSteps > 0 && s.MaxSteps < directStepBudget {
+			s.c.budget = s.MaxSteps
+		}
 	}
 	s.c.vars = s.Vars
 	return s.c
+}
+
+// Steps is the work the call's runs have done so far, in the units of
+// its step budget (elements iterated, pairs combined): what a run that
+// declined spent is the difference across it.
+func (s *Scratch) Steps() int {
+	if s.c == nil {
+		return 0
+	}
+	return s.c.steps
 }
 
 // Release gives the buffers back; the Scratch may be used again after.
