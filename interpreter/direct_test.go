@@ -238,6 +238,8 @@ func bindsVariables(q *gojq.Query) bool {
 	return strings.Contains(s, "reduce ") || strings.Contains(s, "def ")
 }
 
+// TestDirectDeclinesOnClosedAndCancelled: a cancelled call ends with the
+// deadline's limit, as a Lua call does.
 func TestDirectDeclinesOnClosedAndCancelled(t *testing.T) {
 	k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", "pytorchjob.yaml"))
 	p := progCompile(t, k, Options{})
@@ -245,9 +247,18 @@ func TestDirectDeclinesOnClosedAndCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, ok := statusOnDirect(ctx, p, obj.Object)
-	assert.False(t, ok, "a cancelled call is the Lua path's to report")
+	assert.False(t, ok)
 	_, ok = directOnly(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) })
 	assert.False(t, ok)
+	for _, err := range []error{
+		func() error { _, err := p.InterpretStatus(ctx, obj); return err }(),
+		func() error { _, err := p.GetPodSpecs(ctx, obj); return err }(),
+	} {
+		var le *luaapi.LimitError
+		require.ErrorAs(t, err, &le)
+		assert.Equal(t, luaapi.KindDeadline, le.Kind)
+		assert.ErrorIs(t, err, context.Canceled)
+	}
 }
 
 // TestDirectWorkIsBounded: an expression whose work explodes on a hostile

@@ -28,8 +28,8 @@ type fuzzFixture struct {
 // success the operations applied to a copy of the input give the result,
 // untouched subtrees are shared, and (for one revision over a view without
 // aliasing) every revised instance's view is the patch of its old view.
-// The direct path (reviseSpecDirect) gives the same result, or declines or
-// fails where the gojq path fails.
+// The call's evaluator (revise with it) gives the same result, or the
+// same error.
 func FuzzReviseSpec(f *testing.F) {
 	fixtures := []fuzzFixture{
 		{fixtureModel(f, "pytorchjob"), fixtureObject(f, "pytorchjob")},

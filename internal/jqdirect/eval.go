@@ -21,8 +21,9 @@ type dctx struct {
 	top  int // buffers in use: bufs[:top]
 	// steps counts the call's elements iterated and pairs combined, so
 	// that an expression whose work explodes on a hostile object (nested
-	// iterations, cartesian products) declines to the Lua path, which
-	// ends it with its instruction limit, instead of running unbounded.
+	// iterations, cartesian products) declines to the metered back end,
+	// which ends it with the call's limits, instead of running unbounded;
+	// budget is the call's (Scratch.MaxSteps, or directStepBudget).
 	steps, budget int
 	// keys are the boxed path keys of the program Paths evaluates.
 	keys map[*pathNode][]any
