@@ -24,7 +24,7 @@ PERF := test/perf
 FUZZ_TARGETS := ./karta:FuzzLoad ./internal/jqexpr:FuzzCheck ./internal/jqlua:FuzzJQ ./interpreter:FuzzReviseSpec ./interpreter:FuzzBackends ./internal/jqdirect:FuzzAgreesWithGojq \
 	./luaapi:FuzzValueBridge ./luaapi:FuzzNormalizeJSON ./karmada/kube:FuzzValue ./karmada/kube:FuzzKubeTypedAgreesWithJSON \
 	./object:FuzzDecode ./interpreter:FuzzMergeDiff \
-	./argo:FuzzLazyAgreesWithEager ./internal/srcbound:FuzzLua ./internal/srcbound:FuzzJQ
+	./argo:FuzzLazyAgreesWithEager ./internal/srcbound:FuzzLua ./internal/srcbound:FuzzJQ ./test/paths:FuzzEveryPathGivesOneAnswer
 
 .PHONY: all build image test test-integration fmt-check vet lint fuzz bench bench-report golden generate tidy-check clean
 

@@ -5,7 +5,9 @@
 //
 // The Exporter watches, with informers, every kind the registry holds a
 // Program for (the built-ins and the cluster's Kartas), their pods, and
-// the owner kinds between the two (metadata only). A workload is an
+// the owner kinds between the two (metadata only), on the informers of
+// the process when Options.Informers shares them (internal/kindwatch:
+// one per resource with the gang output and the references cache). A workload is an
 // object of a described kind with no described kind above it in its
 // controller chain: a JobSet's Jobs, a Deployment's ReplicaSets or a
 // TrainJob's JobSet are components of the topmost one, never workloads of

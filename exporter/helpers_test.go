@@ -38,6 +38,8 @@ var (
 	jobSetGVK     = schema.GroupVersionKind{Group: "jobset.x-k8s.io", Version: "v1alpha2", Kind: "JobSet"}
 	pyTorchJobGVK = schema.GroupVersionKind{Group: "kubeflow.org", Version: "v1", Kind: "PyTorchJob"}
 	jobGVK        = schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}
+
+	clusterRuntimeGVK = schema.GroupVersionKind{Group: "trainer.kubeflow.org", Version: "v1alpha1", Kind: "ClusterTrainingRuntime"}
 )
 
 // env is a fake cluster: a dynamic client (workloads and pods), a metadata
@@ -80,6 +82,10 @@ func newEnv(t testing.TB, extra ...*interpreter.Program) *env {
 	for _, gvk := range DefaultOwnerKinds() {
 		add(gvk)
 	}
+	// The runtime examples/kartas/trainjob-runtime.yaml references
+	// (references_test.go): cluster-scoped.
+	mapper.Add(clusterRuntimeGVK, meta.RESTScopeRoot)
+	listKinds[resourceOf(clusterRuntimeGVK)] = clusterRuntimeGVK.Kind + "List"
 	e := &env{t: t, mapper: mapper, reg: reg, metrics: prometheus.NewRegistry()}
 	e.setNow(time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC))
 	e.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
@@ -92,8 +98,15 @@ func newEnv(t testing.TB, extra ...*interpreter.Program) *env {
 // start runs an exporter until the test ends and waits for its caches.
 func (e *env) start() *Exporter {
 	e.t.Helper()
-	x, err := New(e.dyn, e.meta, e.mapper, e.reg, Options{Registerer: e.metrics, ResyncPeriod: -1, RediscoverPeriod: -1,
-		Now: e.clock})
+	return e.startWith(Options{})
+}
+
+// startWith is start with opts, whose registerer, clock, resync and
+// rediscovery are the env's (never: only events reach the exporter).
+func (e *env) startWith(opts Options) *Exporter {
+	e.t.Helper()
+	opts.Registerer, opts.Now, opts.ResyncPeriod, opts.RediscoverPeriod = e.metrics, e.clock, -1, -1
+	x, err := New(e.dyn, e.meta, e.mapper, e.reg, opts)
 	require.NoError(e.t, err)
 	require.NoError(e.t, e.metrics.Register(x.Collector()))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kartalua/karta/internal/kindwatch"
 	"github.com/kartalua/karta/internal/reconcile"
 	"github.com/kartalua/karta/interpreter"
 )
@@ -42,6 +43,14 @@ type Options struct {
 	// watches unanswered before Ready fails (default watchguard's, 10 s).
 	WatchFailureBound time.Duration
 
+	// Informers, when set, are the process's informers, shared with its
+	// other watchers of the same cluster (the gang output): one informer
+	// per resource. They guard their lists and watches with their own
+	// probe, bound and Registerer (ServerProbe and WatchFailureBound are
+	// then unused) and run under the context of their Start. Nil: the
+	// exporter's own.
+	Informers *Informers
+
 	// OwnerKinds are the kinds watched (metadata only) between pods and
 	// workloads besides the described kinds and the Kartas' child kinds.
 	// Nil: DefaultOwnerKinds.
@@ -66,6 +75,11 @@ type Options struct {
 	// Now is the clock (default time.Now); tests set it.
 	Now func() time.Time
 }
+
+// Informers are the informers of a process, one per resource, which the
+// metrics exporter and the gang output of one cluster share
+// (Options.Informers).
+type Informers = kindwatch.Informers
 
 // DefaultOwnerKinds are the owners between a pod and its workload that
 // most workloads go through and that no built-in describes on its own

@@ -6,6 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kartalua/karta/internal/kindwatch"
 )
 
 // maxOwnerDepth bounds an owner chain. The longest real one is a KServe
@@ -26,7 +28,7 @@ func (k key) String() string { return k.gk.String() + " " + k.namespace + "/" + 
 // and returns the topmost object of a described kind above obj (obj
 // itself does not count); false when there is none. A chain ends at an
 // owner the caches do not hold (a kind not watched, or not cached yet).
-func (s *watchSet) topOf(obj metav1.Object) (key, bool) {
+func topOf(s *kindwatch.Set, obj metav1.Object) (key, bool) {
 	var top key
 	found := false
 	ns := obj.GetNamespace()
@@ -37,17 +39,17 @@ func (s *watchSet) topOf(obj metav1.Object) (key, bool) {
 			break
 		}
 		gk := schema.GroupKind{Group: gv.Group, Kind: ref.Kind}
-		w, described := s.kinds[gk]
+		w, described := s.Roots[gk]
 		if !described {
-			w = s.owners[gk]
+			w = s.Owners[gk]
 		}
 		if w == nil && gk == podGVK.GroupKind() {
-			w = s.pods // a LeaderWorkerSet's leader pod owns its workers' StatefulSet
+			w = s.Pods // a LeaderWorkerSet's leader pod owns its workers' StatefulSet
 		}
 		if w == nil {
 			break
 		}
-		up := w.get(ns, ref.Name)
+		up := w.GetMeta(ns, ref.Name)
 		if up == nil || up.GetUID() != ref.UID {
 			break
 		}
@@ -63,29 +65,33 @@ func (s *watchSet) topOf(obj metav1.Object) (key, bool) {
 // caches: its pods (obj itself when it is a pod) and the objects of
 // described kinds under it (its pods among them when Pods are described),
 // which are components of obj's workload, not workloads.
-func (s *watchSet) descend(obj *unstructured.Unstructured) (pods []*unstructured.Unstructured, nested []key) {
+func descend(s *kindwatch.Set, obj *unstructured.Unstructured) (pods []*unstructured.Unstructured, nested []key) {
 	if obj.GroupVersionKind() == podGVK {
 		pods = append(pods, obj)
 	}
 	seen := map[types.UID]bool{obj.GetUID(): true}
 	frontier := []types.UID{obj.GetUID()}
-	watches := make([]*watch, 0, len(s.kinds)+len(s.owners)+1)
-	for _, w := range s.kinds {
-		if w != s.pods {
-			watches = append(watches, w)
+	type watch struct {
+		w         *kindwatch.Watch
+		described bool
+	}
+	watches := make([]watch, 0, len(s.Roots)+len(s.Owners))
+	for _, w := range s.Roots {
+		if w != s.Pods {
+			watches = append(watches, watch{w, true})
 		}
 	}
-	for _, w := range s.owners {
-		watches = append(watches, w)
+	for _, w := range s.Owners {
+		watches = append(watches, watch{w, false})
 	}
 	for depth := 0; depth < maxOwnerDepth && len(frontier) > 0; depth++ {
 		var next []types.UID
 		for _, uid := range frontier {
-			for _, o := range byOwner(s.pods, uid) {
+			for _, o := range kindwatch.ByOwner(s.Pods, uid) {
 				if u, ok := o.(*unstructured.Unstructured); ok && !seen[u.GetUID()] {
 					seen[u.GetUID()] = true
 					pods = append(pods, u)
-					if s.kinds[podGVK.GroupKind()] != nil {
+					if s.Roots[podGVK.GroupKind()] != nil {
 						// A pod seen before its owner was its own workload.
 						nested = append(nested, key{gk: podGVK.GroupKind(), namespace: u.GetNamespace(), name: u.GetName()})
 					}
@@ -93,7 +99,7 @@ func (s *watchSet) descend(obj *unstructured.Unstructured) (pods []*unstructured
 				}
 			}
 			for _, w := range watches {
-				for _, o := range byOwner(w, uid) {
+				for _, o := range kindwatch.ByOwner(w.w, uid) {
 					m, err := meta.Accessor(o)
 					if err != nil || seen[m.GetUID()] {
 						continue
@@ -101,7 +107,7 @@ func (s *watchSet) descend(obj *unstructured.Unstructured) (pods []*unstructured
 					seen[m.GetUID()] = true
 					next = append(next, m.GetUID())
 					if w.described {
-						nested = append(nested, key{gk: w.gvk.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()})
+						nested = append(nested, key{gk: w.w.GVK.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()})
 					}
 				}
 			}
@@ -109,16 +115,4 @@ func (s *watchSet) descend(obj *unstructured.Unstructured) (pods []*unstructured
 		frontier = next
 	}
 	return pods, nested
-}
-
-// byOwner lists w's cached objects whose controller has uid.
-func byOwner(w *watch, uid types.UID) []any {
-	if w == nil {
-		return nil
-	}
-	objs, err := w.inf.GetIndexer().ByIndex(ownerIndex, string(uid))
-	if err != nil {
-		return nil
-	}
-	return objs
 }

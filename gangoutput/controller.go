@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -14,8 +16,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 
+	"github.com/kartalua/karta/internal/kindwatch"
 	"github.com/kartalua/karta/internal/reconcile"
-	"github.com/kartalua/karta/internal/watchguard"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/podgroups"
 )
@@ -34,19 +36,11 @@ type Controller struct {
 	loop     *reconcile.Loop[rootKey]
 	metrics  *metrics
 	live     *liveOwners
-	// watches guards the informers' lists and watches.
-	watches *watchguard.Guard
+	// kinds are the watched kinds, on the process's informers; its set is
+	// read without a lock (the webhook's hot path).
+	kinds *kindwatch.Tracker
 
 	started atomic.Bool
-
-	// set is the current watch set: read without a lock (the webhook's hot
-	// path), replaced whole under setMu.
-	set   atomic.Pointer[watchSet]
-	setMu sync.Mutex
-	// runCtx is Run's context, for the informers started later.
-	runCtx context.Context
-	// kick asks Run's loop to discover the watched kinds again.
-	kick chan struct{}
 
 	// mu guards the fields below it.
 	mu sync.Mutex
@@ -84,19 +78,14 @@ type objectKey struct {
 // mapper maps kinds to resources (a restmapper.DeferredDiscoveryRESTMapper
 // is reset before each rediscovery).
 func New(dyn dynamic.Interface, meta metadata.Interface, mapper meta.RESTMapper, reg *interpreter.Registry, opts Options) (*Controller, error) {
-	switch {
-	case dyn == nil:
-		return nil, errors.New("gang output: no dynamic client")
-	case meta == nil:
-		return nil, errors.New("gang output: no metadata client")
-	case mapper == nil:
-		return nil, errors.New("gang output: no REST mapper")
-	case reg == nil:
-		return nil, errors.New("gang output: no registry")
-	}
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	kinds, err := kindwatch.NewTracker(dyn, meta, mapper, reg, opts.Informers, kindwatch.Options{Probe: opts.ServerProbe,
+		Logger: opts.Logger, Registerer: opts.Registerer, Bound: opts.WatchFailureBound, ResyncCheck: opts.ResyncPeriod})
+	if err != nil {
+		return nil, fmt.Errorf("gang output: %w", err)
 	}
 	sel, err := labels.Parse(opts.Selector)
 	if err != nil {
@@ -106,7 +95,7 @@ func New(dyn dynamic.Interface, meta metadata.Interface, mapper meta.RESTMapper,
 		dyn: dyn, meta: meta, mapper: mapper, registry: reg, opts: opts, log: opts.Logger, selector: sel,
 		skip:     map[schema.GroupKind]bool{},
 		live:     newLiveOwners(),
-		kick:     make(chan struct{}, 1),
+		kinds:    kinds,
 		states:   map[rootKey]string{},
 		applied:  map[objectKey]string{},
 		reported: map[rootKey]string{},
@@ -114,15 +103,10 @@ func New(dyn dynamic.Interface, meta metadata.Interface, mapper meta.RESTMapper,
 	for _, gk := range opts.Skip {
 		c.skip[gk] = true
 	}
-	c.set.Store(&watchSet{roots: map[schema.GroupKind]*watch{}, owners: map[schema.GroupKind]*watch{}, targets: map[schema.GroupKind]*watch{}})
 	c.loop = reconcile.New("karta-gang-output", c.reconcile, func(k rootKey, err error) {
 		c.log.Error("gang output failed; retrying", "workload", k.String(), "err", err)
 	})
 	c.loop.SetLeading(!opts.Standby)
-	if c.watches, err = watchguard.New(watchguard.Options{Probe: opts.ServerProbe, Logger: c.log, Registerer: opts.Registerer,
-		Bound: opts.WatchFailureBound}); err != nil {
-		return nil, fmt.Errorf("gang output: %w", err)
-	}
 	if c.metrics, err = newMetrics(c, opts.Registerer); err != nil {
 		return nil, err
 	}
@@ -155,65 +139,29 @@ func (c *Controller) Run(ctx context.Context) error {
 		return errors.New("gang output: Run called twice")
 	}
 	defer c.loop.ShutDown()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	c.setMu.Lock()
-	c.runCtx = ctx
-	c.setMu.Unlock()
-	if err := c.startFixed(ctx); err != nil {
-		return err
-	}
-	c.syncWatches(ctx, false)
-
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
-	set := c.set.Load()
-	if !waitSynced(ctx, append(set.targetList(), set.pods)...) {
-		return nil // ctx ended first
-	}
-	wg.Go(func() { c.rediscover(ctx) })
-	c.loop.Work(ctx, c.opts.Workers)
-	return nil
+	return c.kinds.Run(ctx, c.opts.RediscoverPeriod, func(ctx context.Context) error {
+		if err := c.startFixed(ctx); err != nil {
+			return err
+		}
+		c.syncWatches(false)
+		set := c.kinds.Load()
+		if !waitSynced(ctx, append(slices.Collect(maps.Values(set.Fixed)), set.Pods)...) {
+			return ctx.Err() // ctx ended first
+		}
+		return nil
+	}, c.syncWatches, func(ctx context.Context) { c.loop.Work(ctx, c.opts.Workers) })
 }
 
 // HasSynced reports whether the caches hold the pods, the target's
 // objects and every kind watched at the start (or the kind's list
 // failed: a kind the controller may not read does not hold the others
 // back; its error is logged).
-func (c *Controller) HasSynced() bool {
-	set := c.set.Load()
-	if set.pods == nil || !set.pods.inf.HasSynced() {
-		return false
-	}
-	for _, w := range set.targets {
-		if !w.inf.HasSynced() {
-			return false
-		}
-	}
-	// Nil until the first syncWatches has started the workload and owner
-	// watches (an empty slice when there are none): the pods' and
-	// targets' caches can sync before that.
-	if set.initial == nil {
-		return false
-	}
-	for _, w := range set.initial {
-		if !w.inf.HasSynced() && !w.failed.Load() {
-			return false
-		}
-	}
-	return true
-}
+func (c *Controller) HasSynced() bool { return c.kinds.Load().Synced() }
 
 // Ready is nil once the caches are synced (HasSynced) and while the API
 // server answers their watches, or has not for less than
 // Options.WatchFailureBound; else it says why not.
-func (c *Controller) Ready() error {
-	if !c.HasSynced() {
-		return ErrNotSynced
-	}
-	return c.watches.Err()
-}
+func (c *Controller) Ready() error { return c.kinds.Ready(ErrNotSynced) }
 
 // ErrNotSynced is Ready's error before the caches are synced.
 var ErrNotSynced = errors.New("the gang output's caches are not synced yet")
@@ -235,27 +183,20 @@ func (c *Controller) SetLeading(leading bool) {
 // reconciled again and the watched kinds discovered again. It is quick
 // and does not block: give it to controller.Options.OnChange.
 func (c *Controller) KindChanged(gvk schema.GroupVersionKind, _ *interpreter.Program) {
-	if w := c.set.Load().roots[gvk.GroupKind()]; w != nil {
+	if w := c.kinds.Load().Roots[gvk.GroupKind()]; w != nil {
 		c.requeueWatch(w)
 	}
-	select {
-	case c.kick <- struct{}{}:
-	default:
-	}
+	c.kinds.Kick()
 }
 
 // requeueAll queues every cached workload.
 func (c *Controller) requeueAll() {
-	for _, w := range c.set.Load().roots {
+	for _, w := range c.kinds.Load().Roots {
 		c.requeueWatch(w)
 	}
 }
 
-func (c *Controller) requeueWatch(w *watch) {
-	for _, key := range w.inf.GetStore().ListKeys() {
-		ns, name, err := splitKey(key)
-		if err == nil {
-			c.loop.Add(rootKey{gk: w.gvk.GroupKind(), namespace: ns, name: name})
-		}
-	}
+func (c *Controller) requeueWatch(w *kindwatch.Watch) {
+	gk := w.GVK.GroupKind()
+	kindwatch.EachKey(w, func(ns, name string) { c.loop.Add(rootKey{gk: gk, namespace: ns, name: name}) })
 }

@@ -356,9 +356,9 @@ func TestOptions(t *testing.T) {
 func TestPreferredVersion(t *testing.T) {
 	e := newEnv(t)
 	e.start(podgroups.Volcano, Options{Skip: []schema.GroupKind{}})
-	w := e.ctrl.set.Load().roots[schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}]
+	w := e.ctrl.kinds.Load().Roots[schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}]
 	require.NotNil(t, w)
-	assert.Equal(t, "v2beta1", w.gvk.Version)
+	assert.Equal(t, "v2beta1", w.GVK.Version)
 }
 
 // Kubernetes' own kinds are owners, not workloads, unless their Karta
@@ -369,12 +369,12 @@ func TestKubernetesKindsOffUnlessSwitchedOn(t *testing.T) {
 	kartaWith(t, e.reg, jobGVK, map[string]string{SwitchAnnotation: "true"})
 	kartaWith(t, e.reg, podGVK, map[string]string{SwitchAnnotation: "true"})
 	e.start(podgroups.Volcano, Options{Skip: []schema.GroupKind{}})
-	set := e.ctrl.set.Load()
+	set := e.ctrl.kinds.Load()
 	for _, gk := range KubernetesKinds() {
-		_, root := set.roots[gk]
+		_, root := set.Roots[gk]
 		assert.Equal(t, gk == jobGVK.GroupKind(), root, "%s watched as a workload", gk)
 	}
 	for _, gvk := range []schema.GroupVersionKind{replicaSetGVK, deploymentGVK, statefulSetGVK} {
-		assert.NotNil(t, set.owners[gvk.GroupKind()], "%s watched as an owner", gvk.Kind)
+		assert.NotNil(t, set.Owners[gvk.GroupKind()], "%s watched as an owner", gvk.Kind)
 	}
 }

@@ -7,7 +7,9 @@
 // the cluster's Kartas, as the Karta controller keeps the registry), their
 // pods, the owners between the two (ReplicaSets, Jobs, StatefulSets and
 // the child kinds the Kartas name, metadata only) and the target's
-// objects. For each workload it runs podgroups.ForProgram on the object
+// objects, on the informers of the process when Options.Informers shares
+// them (internal/kindwatch: one per resource with the metrics exporter
+// and the references cache). For each workload it runs podgroups.ForProgram on the object
 // and its pods and applies the result server-side (field manager
 // FieldManager): the objects carry a controller reference to the
 // workload, so they are deleted with it, and objects of groups that no

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/kartalua/karta/internal/kindwatch"
 	"github.com/kartalua/karta/internal/reconcile"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/podgroups"
@@ -75,6 +76,14 @@ type Options struct {
 	// watches unanswered before Ready fails (default watchguard's, 10 s).
 	WatchFailureBound time.Duration
 
+	// Informers, when set, are the process's informers, shared with its
+	// other watchers of the same cluster (the metrics exporter): one
+	// informer per resource. They guard their lists and watches with
+	// their own probe, bound and Registerer (ServerProbe and
+	// WatchFailureBound are then unused) and run under the context of
+	// their Start. Nil: the controller's own.
+	Informers *Informers
+
 	// Logger receives the controller's log records (default: none).
 	Logger *slog.Logger
 
@@ -114,6 +123,11 @@ type Options struct {
 	// (isolation.Supervisor.Program).
 	Hooks func(*interpreter.Program) Hooks
 }
+
+// Informers are the informers of a process, one per resource, which the
+// gang output and the metrics exporter of one cluster share
+// (Options.Informers).
+type Informers = kindwatch.Informers
 
 // Hooks are the calls the gang output makes of a Program.
 type Hooks interface {

@@ -63,7 +63,7 @@ func (e *chainError) Unwrap() error { return e.err }
 // the API server once (then remembered by uid). Without live, such an
 // owner ends the chain unless it was read before.
 func (c *Controller) rootOf(ctx context.Context, ns string, refs []metav1.OwnerReference, live bool) (*hit, error) {
-	set := c.set.Load()
+	set := c.kinds.Load()
 	var top *hit
 	ref := controllerOf(refs)
 	for depth := 0; ref != nil && depth < maxOwnerDepth; depth++ {
@@ -72,23 +72,23 @@ func (c *Controller) rootOf(ctx context.Context, ns string, refs []metav1.OwnerR
 			return top, nil
 		}
 		gk := schema.GroupKind{Group: gv.Group, Kind: ref.Kind}
-		if w := set.roots[gk]; w != nil {
-			obj, _ := w.get(ns, ref.Name).(*unstructured.Unstructured)
+		if w := set.Roots[gk]; w != nil {
+			obj, _ := w.Get(ns, ref.Name).(*unstructured.Unstructured)
 			if obj == nil || obj.GetUID() != ref.UID {
 				return top, &chainError{reason: reasonUnknownWorkload, namespace: ns, ref: *ref}
 			}
-			if p, ok := c.registry.Get(w.gvk); ok && podgroups.HasGangInstructions(p.Karta()) {
+			if p, ok := c.registry.Get(w.GVK); ok && podgroups.HasGangInstructions(p.Karta()) {
 				top = &hit{key: rootKey{gk: gk, namespace: obj.GetNamespace(), name: obj.GetName()}, obj: obj, p: p}
 			}
 			ref = controllerOf(obj.GetOwnerReferences())
 			continue
 		}
-		w := set.owners[gk]
+		w := set.Owners[gk]
 		if gk == podGVK.GroupKind() {
-			w = set.pods // a LeaderWorkerSet's leader pod owns its workers' StatefulSet
+			w = set.Pods // a LeaderWorkerSet's leader pod owns its workers' StatefulSet
 		}
 		if w != nil {
-			m, err := meta.Accessor(w.get(ns, ref.Name))
+			m, err := meta.Accessor(w.Get(ns, ref.Name))
 			if err != nil || m.GetUID() != ref.UID {
 				return top, &chainError{reason: reasonLookupFailed, namespace: ns, ref: *ref}
 			}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kartalua/karta/internal/kindwatch"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/podgroups"
 )
@@ -55,11 +56,11 @@ const (
 
 // reconcile brings the objects of one workload in step with it.
 func (c *Controller) reconcile(ctx context.Context, k rootKey) error {
-	set := c.set.Load()
-	w := set.roots[k.gk]
+	set := c.kinds.Load()
+	w := set.Roots[k.gk]
 	var obj *unstructured.Unstructured
 	if w != nil {
-		obj, _ = w.get(k.namespace, k.name).(*unstructured.Unstructured)
+		obj, _ = w.Get(k.namespace, k.name).(*unstructured.Unstructured)
 	}
 	if obj == nil {
 		// Gone: the garbage collector deletes its objects (they are owned
@@ -74,7 +75,7 @@ func (c *Controller) reconcile(ctx context.Context, k rootKey) error {
 		c.forget(k)
 		return nil
 	}
-	p, ok := c.registry.Get(w.gvk)
+	p, ok := c.registry.Get(w.GVK)
 	if !ok || !podgroups.HasGangInstructions(p.Karta()) {
 		return c.leave(ctx, k, obj, "", "")
 	}
@@ -172,9 +173,9 @@ func (c *Controller) enabled(p *interpreter.Program, obj *unstructured.Unstructu
 }
 
 // podsOf are the pods whose topmost workload is obj.
-func (c *Controller) podsOf(ctx context.Context, set *watchSet, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+func (c *Controller) podsOf(ctx context.Context, set *kindwatch.Set, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, pod := range set.cachedPods(obj.GetNamespace()) {
+	for _, pod := range cachedPods(set, obj.GetNamespace()) {
 		if controllerOf(pod.GetOwnerReferences()) == nil {
 			continue
 		}
@@ -193,10 +194,10 @@ func (c *Controller) podsOf(ctx context.Context, set *watchSet, obj *unstructure
 }
 
 // ours are the objects of the target's kinds karta wrote for obj.
-func (c *Controller) ours(set *watchSet, obj *unstructured.Unstructured) []*unstructured.Unstructured {
+func (c *Controller) ours(set *kindwatch.Set, obj *unstructured.Unstructured) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
-	for _, w := range set.targets {
-		for _, m := range byOwner(w, obj.GetUID()) {
+	for _, w := range set.Fixed {
+		for _, m := range kindwatch.ByOwner(w, obj.GetUID()) {
 			if u, ok := m.(*unstructured.Unstructured); ok && managed(u) {
 				out = append(out, u)
 			}
@@ -210,7 +211,7 @@ func managed(o metav1.Object) bool { return o.GetLabels()[podgroups.ManagedByLab
 
 // foreign names a pod linked to an object of the target's kinds that
 // exists and that karta did not write, "" when there is none.
-func (c *Controller) foreign(set *watchSet, pods, ours []*unstructured.Unstructured, res *podgroups.Result) string {
+func (c *Controller) foreign(set *kindwatch.Set, pods, ours []*unstructured.Unstructured, res *podgroups.Result) string {
 	mine := map[string]bool{}
 	for _, o := range append(append([]*unstructured.Unstructured{}, ours...), res.Objects...) {
 		mine[o.GetName()] = true
@@ -220,11 +221,11 @@ func (c *Controller) foreign(set *watchSet, pods, ours []*unstructured.Unstructu
 		if !linked || mine[name] {
 			continue
 		}
-		for _, w := range set.targets {
-			if w.gvk.Kind != "PodGroup" {
+		for _, w := range set.Fixed {
+			if w.GVK.Kind != "PodGroup" {
 				continue
 			}
-			if o, ok := w.get(pod.GetNamespace(), name).(*unstructured.Unstructured); ok && !managed(o) {
+			if o, ok := w.Get(pod.GetNamespace(), name).(*unstructured.Unstructured); ok && !managed(o) {
 				return fmt.Sprintf("its pod %s is linked to %s %s, which karta did not write", pod.GetName(), o.GetKind(), name)
 			}
 		}
@@ -236,7 +237,7 @@ func (c *Controller) foreign(set *watchSet, pods, ours []*unstructured.Unstructu
 // records why (state "" for a workload whose Karta has no gang
 // instructions: it is not counted).
 func (c *Controller) leave(ctx context.Context, k rootKey, obj *unstructured.Unstructured, state, why string) error {
-	deleted, err := c.deleteAll(ctx, c.ours(c.set.Load(), obj))
+	deleted, err := c.deleteAll(ctx, c.ours(c.kinds.Load(), obj))
 	if err != nil {
 		return c.failed(k, obj, err)
 	}
@@ -287,16 +288,16 @@ func errorReason(err error) string {
 
 // applyAll applies the objects server-side, skipping those already as
 // applied, and names those it wrote (Kind/name).
-func (c *Controller) applyAll(ctx context.Context, set *watchSet, objs []*unstructured.Unstructured) ([]string, error) {
+func (c *Controller) applyAll(ctx context.Context, set *kindwatch.Set, objs []*unstructured.Unstructured) ([]string, error) {
 	var written []string
 	for _, o := range objs {
 		key := keyOf(o)
-		w := set.targets[key.gk]
+		w := set.Fixed[key.gk]
 		if w == nil {
 			return written, fmt.Errorf("%s is not a kind of target %s", o.GroupVersionKind(), c.opts.Target)
 		}
 		sum := hash(o)
-		cached, _ := w.get(key.namespace, key.name).(*unstructured.Unstructured)
+		cached, _ := w.Get(key.namespace, key.name).(*unstructured.Unstructured)
 		c.mu.Lock()
 		same := c.applied[key] == sum
 		c.mu.Unlock()
@@ -309,7 +310,7 @@ func (c *Controller) applyAll(ctx context.Context, set *watchSet, objs []*unstru
 		if cached == nil {
 			op = "create"
 		}
-		_, err := c.dyn.Resource(w.gvr).Namespace(key.namespace).Apply(ctx, key.name, o, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+		_, err := c.dyn.Resource(w.GVR).Namespace(key.namespace).Apply(ctx, key.name, o, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
 		if apierrors.IsInvalid(err) && cached != nil {
 			// A field that cannot change did (a template of a Karta that
 			// changed, a priority class known only once groups are):
@@ -331,28 +332,28 @@ func (c *Controller) applyAll(ctx context.Context, set *watchSet, objs []*unstru
 }
 
 // recreate deletes cached and creates o in its place.
-func (c *Controller) recreate(ctx context.Context, w *watch, cached, o *unstructured.Unstructured) error {
+func (c *Controller) recreate(ctx context.Context, w *kindwatch.Watch, cached, o *unstructured.Unstructured) error {
 	uid := cached.GetUID()
-	err := c.dyn.Resource(w.gvr).Namespace(cached.GetNamespace()).Delete(ctx, cached.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	err := c.dyn.Resource(w.GVR).Namespace(cached.GetNamespace()).Delete(ctx, cached.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	_, err = c.dyn.Resource(w.gvr).Namespace(o.GetNamespace()).Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	_, err = c.dyn.Resource(w.GVR).Namespace(o.GetNamespace()).Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
 	return err
 }
 
 // deleteAll deletes the objects and names those it deleted.
 func (c *Controller) deleteAll(ctx context.Context, objs []*unstructured.Unstructured) ([]string, error) {
 	var deleted []string
-	set := c.set.Load()
+	set := c.kinds.Load()
 	for _, o := range objs {
 		key := keyOf(o)
-		w := set.targets[key.gk]
+		w := set.Fixed[key.gk]
 		if w == nil {
 			continue
 		}
 		uid := o.GetUID()
-		err := c.dyn.Resource(w.gvr).Namespace(key.namespace).Delete(ctx, key.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		err := c.dyn.Resource(w.GVR).Namespace(key.namespace).Delete(ctx, key.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return deleted, &writeError{op: "delete", kind: o.GetKind(), name: key.name, err: err}
 		}

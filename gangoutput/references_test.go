@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/cluster/refs"
+	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/podgroups"
@@ -49,12 +49,7 @@ func TestGangFromReferencedRuntime(t *testing.T) {
 	require.Eventually(t, func() bool { return minMember() == 3 }, waitFor, tick, "the runtime's three jobs")
 
 	// The runtime gains a job: the gang follows.
-	jobs, _, err := unstructured.NestedSlice(rt.Object, "spec", "template", "spec", "replicatedJobs")
-	require.NoError(t, err)
-	evaluator := map[string]any{"name": "evaluator", "template": map[string]any{"spec": map[string]any{"template": map[string]any{
-		"spec": map[string]any{"containers": []any{map[string]any{"name": "eval", "image": "eval:1"}}}}}}}
-	require.NoError(t, unstructured.SetNestedSlice(rt.Object, append(jobs, evaluator), "spec", "template", "spec", "replicatedJobs"))
-	_, err = e.dyn.Resource(resourceOf(clusterRuntimeGVK)).Update(context.Background(), rt, metav1.UpdateOptions{})
+	_, err = e.dyn.Resource(resourceOf(clusterRuntimeGVK)).Update(context.Background(), testobj.WithReplicatedJob(t, rt, "evaluator"), metav1.UpdateOptions{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return minMember() == 4 }, waitFor, tick, "the gang follows the runtime")
 	assert.Len(t, e.objects(kaiPGGVK, "llm-team")[group].Object["spec"].(map[string]any)["subGroups"], 4)

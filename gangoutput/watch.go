@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
-	"sync/atomic"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kartalua/karta/internal/watchguard"
+	"github.com/kartalua/karta/internal/kindwatch"
 	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/podgroups"
 )
@@ -32,62 +29,13 @@ const (
 	roleTarget   role = "target" // the target's objects
 )
 
-// ownerIndex indexes objects by the uid of their controller.
-const ownerIndex = "karta-controller-uid"
+// podGVK is core v1 Pod.
+var podGVK = kindwatch.Pods.GVK
 
-// podGVR is core v1 pods.
-var podGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-
-// watch is one watched kind and its informer.
-type watch struct {
-	role       role
-	gvk        schema.GroupVersionKind
-	gvr        schema.GroupVersionResource
-	namespaced bool
-	inf        cache.SharedIndexInformer
-	cancel     context.CancelFunc
-	// failed is set when the informer's list or watch failed (forbidden,
-	// not served): HasSynced does not wait for it.
-	failed atomic.Bool
-}
-
-// watchSet is what is watched. It is never modified once stored: a change
-// stores a new one (the webhook reads it without a lock).
-type watchSet struct {
-	// roots and owners are by group and kind: an owner reference names
-	// its version, which need not be the one watched.
-	roots, owners map[schema.GroupKind]*watch
-	pods          *watch
-	targets       map[schema.GroupKind]*watch
-	// initial are the workload and owner kinds of the first discovery.
-	initial []*watch
-}
-
-func (s *watchSet) targetList() []*watch {
-	out := make([]*watch, 0, len(s.targets))
-	for _, w := range s.targets {
-		out = append(out, w)
-	}
-	return out
-}
-
-// get is the cached object namespace/name, nil when the cache has none.
-func (w *watch) get(namespace, name string) any {
-	key := name
-	if w.namespaced {
-		key = namespace + "/" + name
-	}
-	obj, ok, err := w.inf.GetIndexer().GetByKey(key)
-	if err != nil || !ok {
-		return nil
-	}
-	return obj
-}
-
-// startFixed starts the informers of the pods and the target's objects,
+// startFixed starts the watches of the pods and the target's objects,
 // which never change; the target's kinds must be served.
 func (c *Controller) startFixed(ctx context.Context) error {
-	var targets []*watch
+	var targets []kindwatch.Kind
 	for _, gvk := range c.opts.Build.Kinds(c.opts.Target) {
 		m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if meta.IsNoMatchError(err) {
@@ -96,111 +44,38 @@ func (c *Controller) startFixed(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("gang output: discovering %s: %w", gvk, err)
 		}
-		targets = append(targets, &watch{role: roleTarget, gvk: gvk, gvr: m.Resource, namespaced: true})
+		targets = append(targets, kindwatch.Kind{GVK: gvk, GVR: m.Resource, Namespaced: true})
 	}
-	pods := &watch{role: rolePods, gvk: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, gvr: podGVR, namespaced: true}
-	c.setMu.Lock()
-	defer c.setMu.Unlock()
-	next := c.set.Load().clone()
-	next.pods = c.start(ctx, pods)
-	for _, w := range targets {
-		next.targets[w.gvk.GroupKind()] = c.start(ctx, w)
-	}
-	c.set.Store(next)
+	c.kinds.Begin(ctx, func(next *kindwatch.Set) {
+		next.Pods = c.start(kindwatch.Pods, rolePods)
+		for _, k := range targets {
+			next.Fixed[k.GVK.GroupKind()] = c.start(k, roleTarget)
+		}
+	})
 	return nil
 }
 
-func (s *watchSet) clone() *watchSet {
-	n := &watchSet{roots: map[schema.GroupKind]*watch{}, owners: map[schema.GroupKind]*watch{}, targets: map[schema.GroupKind]*watch{},
-		pods: s.pods, initial: s.initial}
-	for k, v := range s.roots {
-		n.roots[k] = v
-	}
-	for k, v := range s.owners {
-		n.owners[k] = v
-	}
-	for k, v := range s.targets {
-		n.targets[k] = v
-	}
-	return n
-}
-
-// start creates w's informer, with its event handler, and runs it until
-// ctx ends or w.cancel is called.
-func (c *Controller) start(ctx context.Context, w *watch) *watch {
+// start watches k in role r with the controller's event handler. The
+// informer is the process's (shared with the metrics exporter's watch of
+// the same resource); an owner kind's objects are read by their metadata
+// unless another watch reads them whole.
+func (c *Controller) start(k kindwatch.Kind, r role) *kindwatch.Watch {
 	resync := c.opts.ResyncPeriod
-	if w.role != roleWorkload {
+	if r != roleWorkload {
 		resync = 0 // the workloads' resync reconciles everything
 	}
-	o := watchguard.InformerOptions{Resource: w.gvr, Resync: resync, Failed: &w.failed,
-		Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, ownerIndex: controllerUIDIndex}}
-	// An owner kind's objects by their metadata (their lists and watches
-	// guarded by c.watches: internal/watchguard).
-	if w.role == roleOwner {
-		o.Metadata = c.meta
-	} else {
-		o.Dynamic = c.dyn
-	}
-	w.inf = c.watches.Informer(o)
-	if _, err := w.inf.AddEventHandler(c.handler(w)); err != nil {
-		c.log.Error("gang output: cannot handle events", "resource", w.gvr.GroupResource().String(), "err", err)
-	}
-	ctx, w.cancel = context.WithCancel(ctx)
-	go w.inf.RunWithContext(ctx)
-	c.log.Info("gang output: watching", "resource", w.gvr.GroupResource().String(), "role", string(w.role))
-	return w
+	c.log.Info("gang output: watching", "resource", k.GVR.GroupResource().String(), "role", string(r))
+	return c.kinds.Informers().Watch(k, r != roleOwner, resync, c.handler(k, r))
 }
 
-// controllerUIDIndex indexes an object by its controller's uid.
-func controllerUIDIndex(obj any) ([]string, error) {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return nil, nil
-	}
-	if ref := metav1.GetControllerOfNoCopy(m); ref != nil {
-		return []string{string(ref.UID)}, nil
-	}
-	return nil, nil
-}
-
-// waitSynced waits for the informers' first lists; false when ctx ended
+// waitSynced waits for the watches' first lists; false when ctx ended
 // first.
-func waitSynced(ctx context.Context, ws ...*watch) bool {
+func waitSynced(ctx context.Context, ws ...*kindwatch.Watch) bool {
 	synced := make([]cache.InformerSynced, 0, len(ws))
 	for _, w := range ws {
-		if w != nil {
-			synced = append(synced, w.inf.HasSynced)
-		}
+		synced = append(synced, w.Synced)
 	}
 	return cache.WaitForCacheSync(ctx.Done(), synced...)
-}
-
-// rediscover discovers the watched kinds again every RediscoverPeriod and
-// whenever KindChanged asks.
-func (c *Controller) rediscover(ctx context.Context) {
-	var tick <-chan time.Time
-	if c.opts.RediscoverPeriod > 0 {
-		t := time.NewTicker(c.opts.RediscoverPeriod)
-		defer t.Stop()
-		tick = t.C
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick:
-			c.syncWatches(ctx, true)
-		case <-c.kick:
-			c.syncWatches(ctx, false)
-		}
-	}
-}
-
-// kindWant is a kind to watch, mapped to its resource.
-type kindWant struct {
-	gvk        schema.GroupVersionKind
-	gvr        schema.GroupVersionResource
-	namespaced bool
 }
 
 // WatchedAsWorkload says whether the gang output watches the workloads
@@ -234,26 +109,26 @@ func isKubernetesKind(gk schema.GroupKind) bool {
 // syncWatches watches the workload kinds the registry has gang
 // instructions for and the owner kinds, as far as the cluster serves
 // them; reset asks discovery afresh first.
-func (c *Controller) syncWatches(ctx context.Context, reset bool) {
-	if r, ok := c.mapper.(meta.ResettableRESTMapper); ok && reset {
-		r.Reset()
+func (c *Controller) syncWatches(reset bool) {
+	if reset {
+		kindwatch.ResetMapper(c.mapper)
 	}
-	roots := map[schema.GroupKind]kindWant{}
+	roots := map[schema.GroupKind]kindwatch.Kind{}
 	var ownerKinds []schema.GroupVersionKind
 	for _, e := range c.registry.Entries() {
 		p, err := c.registry.Lookup(e.GVK)
 		if err != nil || p == nil || !podgroups.HasGangInstructions(p.Karta()) || !WatchedAsWorkload(p.Karta()) {
 			continue
 		}
-		k, ok := c.mapKind(e.GVK)
+		k, ok := kindwatch.Map(c.mapper, c.log, e.GVK)
 		if !ok {
 			continue
 		}
-		if !k.namespaced {
+		if !k.Namespaced {
 			c.log.Warn("gang output: a cluster-scoped workload kind has no namespace for its gang objects; left alone", "kind", e.GVK.String())
 			continue
 		}
-		if prev, ok := roots[e.GVK.GroupKind()]; ok && !c.preferred(k.gvk, prev.gvk) {
+		if prev, ok := roots[e.GVK.GroupKind()]; ok && !c.preferred(k.GVK, prev.GVK) {
 			// Two Kartas for two versions of a kind the cluster serves
 			// both of (one CRD): the version it prefers is watched.
 			continue
@@ -261,68 +136,24 @@ func (c *Controller) syncWatches(ctx context.Context, reset bool) {
 		roots[e.GVK.GroupKind()] = k
 		ownerKinds = append(ownerKinds, p.Karta().Spec.StructureDefinition.ChildKinds()...)
 	}
-	owners := map[schema.GroupKind]kindWant{}
-	for _, gvk := range append(ownerKinds, c.opts.OwnerKinds...) {
-		gk := gvk.GroupKind()
-		if _, isRoot := roots[gk]; isRoot || gk == podGVK.GroupKind() {
-			continue
+	owners := kindwatch.Owners(c.mapper, c.log, roots, append(ownerKinds, c.opts.OwnerKinds...))
+	roleOf := func(root bool) role {
+		if root {
+			return roleWorkload
 		}
-		if _, done := owners[gk]; done {
-			continue
-		}
-		if k, ok := c.mapKind(gvk); ok {
-			owners[gk] = k
-		}
+		return roleOwner
 	}
-
-	c.setMu.Lock()
-	defer c.setMu.Unlock()
-	if c.runCtx == nil || c.runCtx.Err() != nil {
+	next := c.kinds.Update(roots, owners,
+		func(k kindwatch.Kind, root bool) *kindwatch.Watch { return c.start(k, roleOf(root)) },
+		func(w *kindwatch.Watch, root bool) {
+			w.Stop()
+			c.log.Info("gang output: no longer watching", "resource", w.GVR.GroupResource().String(), "role", string(roleOf(root)))
+		})
+	if next == nil {
 		return
 	}
-	cur := c.set.Load()
-	next := cur.clone()
-	var added []*watch
-	update := func(have map[schema.GroupKind]*watch, want map[schema.GroupKind]kindWant, r role) {
-		for gk, w := range have {
-			if k, ok := want[gk]; !ok || k.gvr != w.gvr {
-				w.cancel()
-				delete(have, gk)
-				c.log.Info("gang output: no longer watching", "resource", w.gvr.GroupResource().String(), "role", string(r))
-			}
-		}
-		for _, gk := range sortedKinds(want) {
-			if _, ok := have[gk]; ok {
-				continue
-			}
-			k := want[gk]
-			w := c.start(c.runCtx, &watch{role: r, gvk: k.gvk, gvr: k.gvr, namespaced: k.namespaced})
-			have[gk] = w
-			added = append(added, w)
-		}
-	}
-	update(next.roots, roots, roleWorkload)
-	update(next.owners, owners, roleOwner)
-	if next.initial == nil {
-		next.initial = added
-		if next.initial == nil {
-			next.initial = []*watch{}
-		}
-	}
-	c.set.Store(next)
-	c.metrics.kinds.WithLabelValues(string(roleWorkload)).Set(float64(len(next.roots)))
-	c.metrics.kinds.WithLabelValues(string(roleOwner)).Set(float64(len(next.owners)))
-}
-
-var podGVK = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
-
-func sortedKinds(m map[schema.GroupKind]kindWant) []schema.GroupKind {
-	out := make([]schema.GroupKind, 0, len(m))
-	for gk := range m {
-		out = append(out, gk)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out
+	c.metrics.kinds.WithLabelValues(string(roleWorkload)).Set(float64(len(next.Roots)))
+	c.metrics.kinds.WithLabelValues(string(roleOwner)).Set(float64(len(next.Owners)))
 }
 
 // preferred reports whether the cluster prefers a's version of a kind to
@@ -336,39 +167,27 @@ func (c *Controller) preferred(a, b schema.GroupVersionKind) bool {
 	return version.CompareKubeAwareVersionStrings(a.Version, b.Version) > 0
 }
 
-// mapKind maps gvk to its resource; false when the cluster does not serve
-// it (or discovery failed, which is logged).
-func (c *Controller) mapKind(gvk schema.GroupVersionKind) (kindWant, bool) {
-	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		if !meta.IsNoMatchError(err) {
-			c.log.Warn("gang output: cannot map a kind", "kind", gvk.String(), "err", err)
-		}
-		return kindWant{}, false
-	}
-	return kindWant{gvk: gvk, gvr: m.Resource, namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace}, true
-}
-
-// handler queues the workloads an event of w's informer concerns.
-func (c *Controller) handler(w *watch) cache.ResourceEventHandler {
+// handler queues the workloads an event of k's objects, watched in role
+// r, concerns.
+func (c *Controller) handler(k kindwatch.Kind, r role) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { c.changed(w, nil, obj, true) },
+		AddFunc: func(obj any) { c.changed(k, r, nil, obj, true) },
 		UpdateFunc: func(old, obj any) {
-			if w.role == rolePods && !podChanged(old, obj) {
+			if r == rolePods && !podChanged(old, obj) {
 				return
 			}
-			c.changed(w, old, obj, false)
+			c.changed(k, r, old, obj, false)
 		},
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
-			if u, ok := obj.(*unstructured.Unstructured); ok && w.role == roleTarget {
+			if u, ok := obj.(*unstructured.Unstructured); ok && r == roleTarget {
 				c.mu.Lock()
 				delete(c.applied, keyOf(u)) // to be written again
 				c.mu.Unlock()
 			}
-			c.changed(w, nil, obj, false)
+			c.changed(k, r, nil, obj, false)
 		},
 	}
 }
@@ -378,23 +197,23 @@ func (c *Controller) handler(w *watch) cache.ResourceEventHandler {
 // workload of a pod; the workload a target object belongs to; and, when a
 // workload or an owner is added, the workloads of the pods under it,
 // which may not have resolved before it was cached.
-func (c *Controller) changed(w *watch, old, obj any, added bool) {
+func (c *Controller) changed(k kindwatch.Kind, r role, old, obj any, added bool) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return
 	}
-	set := c.set.Load()
-	switch w.role {
+	set := c.kinds.Load()
+	switch r {
 	case roleWorkload, roleOwner:
-		if w.role == roleWorkload {
-			c.loop.Add(rootKey{gk: w.gvk.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()})
+		if r == roleWorkload {
+			c.loop.Add(rootKey{gk: k.GVK.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()})
 		}
 		if !added {
 			return
 		}
-		for _, r := range set.roots {
-			for _, child := range byOwner(r, m.GetUID()) {
-				c.loop.Add(rootKey{gk: r.gvk.GroupKind(), namespace: child.GetNamespace(), name: child.GetName()})
+		for gk, w := range set.Roots {
+			for _, child := range byOwner(w, m.GetUID()) {
+				c.loop.Add(rootKey{gk: gk, namespace: child.GetNamespace(), name: child.GetName()})
 			}
 		}
 		// The pods (through owners) under it.
@@ -402,10 +221,10 @@ func (c *Controller) changed(w *watch, old, obj any, added bool) {
 		for depth := 0; depth < maxOwnerDepth && len(frontier) > 0; depth++ {
 			var next []metav1.Object
 			for _, o := range frontier {
-				for _, pod := range byOwner(set.pods, o.GetUID()) {
+				for _, pod := range byOwner(set.Pods, o.GetUID()) {
 					c.queuePod(pod)
 				}
-				for _, ow := range set.owners {
+				for _, ow := range set.Owners {
 					next = append(next, byOwner(ow, o.GetUID())...)
 				}
 			}
@@ -425,7 +244,7 @@ func (c *Controller) changed(w *watch, old, obj any, added bool) {
 		if ref := metav1.GetControllerOfNoCopy(m); ref != nil {
 			if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
 				gk := gv.WithKind(ref.Kind).GroupKind()
-				if _, ok := set.roots[gk]; ok {
+				if _, ok := set.Roots[gk]; ok {
 					c.loop.Add(rootKey{gk: gk, namespace: m.GetNamespace(), name: ref.Name})
 				}
 			}
@@ -441,15 +260,10 @@ func (c *Controller) queuePod(pod metav1.Object) {
 	}
 }
 
-// byOwner lists w's cached objects whose controller has uid.
-func byOwner(w *watch, uid types.UID) []metav1.Object {
-	if w == nil {
-		return nil
-	}
-	objs, err := w.inf.GetIndexer().ByIndex(ownerIndex, string(uid))
-	if err != nil {
-		return nil
-	}
+// byOwner lists the metadata of w's cached objects whose controller has
+// uid.
+func byOwner(w *kindwatch.Watch, uid types.UID) []metav1.Object {
+	objs := kindwatch.ByOwner(w, uid)
 	out := make([]metav1.Object, 0, len(objs))
 	for _, o := range objs {
 		if m, err := meta.Accessor(o); err == nil {
@@ -459,32 +273,17 @@ func byOwner(w *watch, uid types.UID) []metav1.Object {
 	return out
 }
 
-// podChanged reports whether a pod changed in what places it: its labels,
-// annotations, owners or spec (not its status).
+// podChanged reports whether a pod changed in what places it, or began
+// to be deleted (not in its status).
 func podChanged(old, obj any) bool {
-	a, ok1 := old.(*unstructured.Unstructured)
-	b, ok2 := obj.(*unstructured.Unstructured)
-	if !ok1 || !ok2 {
-		return true
-	}
-	if !reflect.DeepEqual(a.GetLabels(), b.GetLabels()) || !reflect.DeepEqual(a.GetAnnotations(), b.GetAnnotations()) ||
-		!reflect.DeepEqual(a.GetOwnerReferences(), b.GetOwnerReferences()) || (a.GetDeletionTimestamp() == nil) != (b.GetDeletionTimestamp() == nil) {
-		return true
-	}
-	return !reflect.DeepEqual(a.Object["spec"], b.Object["spec"])
-}
-
-// splitKey reads a cache key.
-func splitKey(key string) (namespace, name string, err error) {
-	return cache.SplitMetaNamespaceKey(key)
+	return kindwatch.PodChanged(old, obj, func(a, b *unstructured.Unstructured) bool {
+		return (a.GetDeletionTimestamp() == nil) != (b.GetDeletionTimestamp() == nil)
+	})
 }
 
 // cachedPods are the cached pods of a namespace.
-func (s *watchSet) cachedPods(namespace string) []*unstructured.Unstructured {
-	objs, err := s.pods.inf.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
-	if err != nil {
-		return nil
-	}
+func cachedPods(set *kindwatch.Set, namespace string) []*unstructured.Unstructured {
+	objs := set.Pods.ByIndex(cache.NamespaceIndex, namespace)
 	out := make([]*unstructured.Unstructured, 0, len(objs))
 	for _, o := range objs {
 		if u, ok := o.(*unstructured.Unstructured); ok {

@@ -66,14 +66,14 @@ func webhookEnv(t testing.TB, target podgroups.Target, skip []schema.GroupKind) 
 	e.create(broken)
 	// Everything is cached before a case asks.
 	require.Eventually(t, func() bool {
-		set := e.ctrl.set.Load()
-		return set.roots[lwsGVK.GroupKind()].get("inference", lws.GetName()) != nil &&
-			set.owners[statefulSetGVK.GroupKind()].get("inference", "vllm-llama3-405b-0") != nil &&
-			set.pods.get("inference", "vllm-llama3-405b-0") != nil &&
-			set.roots[schema.GroupKind{Group: "example.com", Kind: "Broken"}].get("ml", "broken") != nil &&
-			set.owners[jobGVK.GroupKind()].get(jobSetNS, "llama3-pretrain-workers-1") != nil &&
-			set.owners[replicaSetGVK.GroupKind()].get(jobSetNS, "llama3-tensorboard-6d9c7b8f5") != nil &&
-			set.owners[deploymentGVK.GroupKind()].get(jobSetNS, "llama3-tensorboard") != nil
+		set := e.ctrl.kinds.Load()
+		return set.Roots[lwsGVK.GroupKind()].Get("inference", lws.GetName()) != nil &&
+			set.Owners[statefulSetGVK.GroupKind()].Get("inference", "vllm-llama3-405b-0") != nil &&
+			set.Pods.Get("inference", "vllm-llama3-405b-0") != nil &&
+			set.Roots[schema.GroupKind{Group: "example.com", Kind: "Broken"}].Get("ml", "broken") != nil &&
+			set.Owners[jobGVK.GroupKind()].Get(jobSetNS, "llama3-pretrain-workers-1") != nil &&
+			set.Owners[replicaSetGVK.GroupKind()].Get(jobSetNS, "llama3-tensorboard-6d9c7b8f5") != nil &&
+			set.Owners[deploymentGVK.GroupKind()].Get(jobSetNS, "llama3-tensorboard") != nil
 	}, waitFor, tick)
 	return e
 }

@@ -194,7 +194,7 @@ func (p *Program) ancestorFactor(ctx context.Context, ev evaluator, c *compModel
 		if err != nil {
 			return 0, err
 		}
-		scales, err := p.scales(ctx, ev, a, obj, insts)
+		scales, err := p.scales(ctx, ev, a, obj, insts, replicasOnly)
 		if err != nil {
 			return 0, err
 		}
@@ -229,7 +229,7 @@ func (p *Program) replicaUnits(ctx context.Context, ev evaluator, c *compModel, 
 	if err != nil {
 		return nil, err
 	}
-	scales, err := p.scales(ctx, ev, c, obj, insts)
+	scales, err := p.scales(ctx, ev, c, obj, insts, replicasOnly)
 	if err != nil {
 		return nil, err
 	}

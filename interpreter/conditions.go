@@ -40,6 +40,9 @@ func conditions(def *karta.ConditionsDefinition, outputs []any) ([]Condition, er
 			return nil, fmt.Errorf("conditionsDefinition.path output %d must be an array of objects or null, got %s", i+1, describe(o))
 		}
 		for j, e := range arr {
+			if isEmptyArray(e) {
+				continue // an empty table: no condition, as in the exports
+			}
 			obj, ok := e.(map[string]any)
 			if !ok {
 				return nil, fmt.Errorf("conditionsDefinition.path output %d: entry %d must be an object, got %s", i+1, j, describe(e))
@@ -72,6 +75,14 @@ func conditions(def *karta.ConditionsDefinition, outputs []any) ([]Condition, er
 func isEmptyObject(v any) bool {
 	m, ok := v.(map[string]any)
 	return ok && len(m) == 0
+}
+
+// isEmptyArray reports whether v is []. Read where an object is expected (a
+// condition), it is the empty object, for the same reason: the exports
+// cannot tell it from {}.
+func isEmptyArray(v any) bool {
+	a, ok := v.([]any)
+	return ok && len(a) == 0
 }
 
 // conditionValue reads one condition field: ok is false for a disabled

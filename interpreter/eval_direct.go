@@ -77,7 +77,7 @@ func (p *Program) newEvaluator(ctx context.Context, inLua context.Context) *dire
 	e := directEvaluators.Get().(*directEvaluator)
 	// A hook's evaluations give a few outputs each: 8 slots to begin.
 	*e = directEvaluator{p: p, ctx: ctx, meter: inLua, timeout: p.limits.Timeout, exactOnly: p.noDirect,
-		s: jqdirect.Scratch{Size: 8, Vars: p.callVars(ctx), MaxSteps: directSteps(p.limits.MaxMemory)}}
+		s: jqdirect.Scratch{Size: 8, Vars: p.callVars(ctx)}}
 	return e
 }
 
@@ -89,18 +89,17 @@ func (e *directEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]a
 		return nil, e.limit
 	}
 	if p.direct != nil && !e.exactOnly {
-		before := e.s.Steps()
+		steps0, bytes0 := e.s.Spent()
 		if outs, ok := p.direct.Run(input, &e.s); ok {
 			return outs, nil
 		}
 		e.declined = true
-		// The declined run's work is the call's: charged as the values
-		// it made, before the exact run (a hostile expression that spent
-		// the direct budget must not then have the whole memory guard).
-		if spent := int64(e.s.Steps() - before); spent > 0 {
-			if err := e.charge(spent, spent*directStepBytes); err != nil {
-				return nil, err
-			}
+		// The declined run's work is the call's: charged before the
+		// exact run (a hostile expression that spent the direct budgets
+		// must not then have the whole memory guard).
+		steps, bytes := e.s.Spent()
+		if err := e.charge(int64(steps-steps0), int64(bytes-bytes0)); err != nil {
+			return nil, err
 		}
 	}
 	e.declined = true
@@ -258,22 +257,6 @@ func (e *directEvaluator) jqInput(input any) any {
 	e.jq[1] = e.jq[0]
 	e.jq[0].of, e.jq[0].v = input, v
 	return v
-}
-
-// directStepBytes is what a step of the direct back end allocates, on the
-// high side (a hostile cartesian product measured 70 bytes a step: the
-// pairs it builds and the buffers that hold them). The direct back end's
-// step budget is cut to the memory guard at that rate (directSteps), and a
-// declined run's steps are charged at it.
-const directStepBytes = 64
-
-// directSteps is the direct back end's step budget under a memory guard
-// of maxMemory bytes (0: jqdirect's own).
-func directSteps(maxMemory int64) int {
-	if maxMemory <= 0 {
-		return 0
-	}
-	return int(max(maxMemory/directStepBytes, 1))
 }
 
 // Charged for converting a value between the object's and gojq's forms

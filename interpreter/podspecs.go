@@ -23,7 +23,7 @@ func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any
 		if err := applyViews(ctx, ev, c, obj, insts); err != nil {
 			return nil, err
 		}
-		scales, err := p.scales(ctx, ev, c, obj, insts)
+		scales, err := p.scales(ctx, ev, c, obj, insts, everyScalePath)
 		if err != nil {
 			return nil, err
 		}
@@ -163,10 +163,23 @@ type scaleProgram struct {
 	replicas, min, max *jqProgram
 }
 
+// scaleReading says which of a scale definition's paths a caller reads.
+type scaleReading bool
+
+const (
+	// everyScalePath reads replicas, min and max (GetPodSpecs' Scale).
+	everyScalePath scaleReading = false
+	// replicasOnly reads the replicas path alone: what Karmada's replica
+	// operations and their export read, so that a min or max path they
+	// do not use cannot fail them.
+	replicasOnly scaleReading = true
+)
+
 // scales evaluates a component's scale definition per instance:
-// nil without one (or with {}), else each path zipped with the ids and
-// converted by scaleValue.
-func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, insts []instance) ([]*Scale, error) {
+// nil without one (or with {}), else each path read zipped with the ids
+// and converted by scaleValue, for the present instances (an absent one's
+// count is not read, as the exports do not read it).
+func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, insts []instance, read scaleReading) ([]*Scale, error) {
 	out := make([]*Scale, len(insts))
 	sp := c.scale
 	if sp == nil {
@@ -185,7 +198,7 @@ func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj ma
 		{"minReplicasPath", sp.min, func(s *Scale, n *int64) { s.MinReplicas = n }},
 		{"maxReplicasPath", sp.max, func(s *Scale, n *int64) { s.MaxReplicas = n }},
 	} {
-		if f.prog == nil {
+		if f.prog == nil || read == replicasOnly && f.prog != sp.replicas {
 			continue
 		}
 		vals, err := ev.all(ctx, f.prog, obj)
@@ -196,6 +209,9 @@ func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj ma
 			return nil, zipError(c.c.Name, f.field, len(vals), instanceIDList(insts))
 		}
 		for i, v := range vals {
+			if !insts[i].present {
+				continue // no pods: its count is nobody's answer
+			}
 			n, err := scaleValue(v)
 			if err != nil {
 				return nil, fmt.Errorf("component %q instance %q: %s %s: %w", c.c.Name, insts[i].id, f.field, oneLine(f.prog.expr), err)

@@ -391,7 +391,7 @@ func TestPodSpecsTypeErrors(t *testing.T) {
 		err:  `component "main" instance "b": podTemplateSpecPath must yield an object, got string "nginx"`,
 	}, {
 		name: "a pod spec that is an array",
-		spec: "  mains: {}\n  side: {spec: [], meta: {}}",
+		spec: "  mains: {}\n  side: {spec: [1], meta: {}}",
 		err:  `component "side" instance "": podSpecPath must yield an object, got an array`,
 	}, {
 		name: "metadata that is a string",

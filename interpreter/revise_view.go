@@ -150,19 +150,19 @@ type fragView struct {
 func (cm *compModel) view(inst *instance) (map[string]any, *fragView, error) {
 	switch cm.style {
 	case karta.SpecStylePodTemplateSpec:
-		t, ok := inst.spec.(map[string]any)
+		t, ok := viewObject(inst.spec)
 		if !ok {
 			return nil, nil, fmt.Errorf("%s yields %s, not an object", cm.spec.field, describe(inst.spec))
 		}
 		return t, nil, nil
 	case karta.SpecStylePodSpec:
-		s, ok := inst.spec.(map[string]any)
+		s, ok := viewObject(inst.spec)
 		if !ok {
 			return nil, nil, fmt.Errorf("%s yields %s, not an object", cm.spec.field, describe(inst.spec))
 		}
 		v := map[string]any{"spec": s}
 		if cm.meta != nil && inst.meta != nil {
-			md, ok := inst.meta.(map[string]any)
+			md, ok := viewObject(inst.meta)
 			if !ok {
 				return nil, nil, fmt.Errorf("%s yields %s, not an object", cm.meta.field, describe(inst.meta))
 			}
@@ -173,6 +173,18 @@ func (cm *compModel) view(inst *instance) (map[string]any, *fragView, error) {
 		return cm.fragmentedView(inst)
 	}
 	return nil, nil, fmt.Errorf("component %q is not pod-bearing", cm.c.Name)
+}
+
+// viewObject is v where the view reads an object: v itself, or a new
+// empty object for [] — the exports cannot tell an empty array from an
+// empty object (both are the empty Lua table), so karta reads it as they
+// do (docs/jq.md, "Karmada's values").
+func viewObject(v any) (map[string]any, bool) {
+	if isEmptyArray(v) {
+		return map[string]any{}, true
+	}
+	m, ok := v.(map[string]any)
+	return m, ok
 }
 
 func (cm *compModel) fragmentedView(inst *instance) (map[string]any, *fragView, error) {
@@ -218,7 +230,7 @@ func (cm *compModel) fragmentedView(inst *instance) (map[string]any, *fragView, 
 func (cm *compModel) containersView(inst *instance, fv *fragView) ([]any, error) {
 	f := inst.fragments
 	if c := f["container"]; c != nil {
-		m, ok := c.(map[string]any)
+		m, ok := viewObject(c)
 		if !ok {
 			return nil, fmt.Errorf("containerPath yields %s, not an object", describe(c))
 		}

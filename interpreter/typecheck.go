@@ -3,10 +3,14 @@ package interpreter
 import "fmt"
 
 // Type checks of values read from the object: only JSON types
-// are checked, the values themselves are returned as they are.
+// are checked, the values themselves are returned as they are — but for
+// an empty array where an object is expected, or an empty object where
+// an array is, which read as the empty value of the type expected: the
+// exports cannot tell the two apart (both are the empty Lua table), and
+// karta answers as they do (docs/jq.md, "Karmada's values").
 
 func asObject(v any, at string) (map[string]any, error) {
-	m, ok := v.(map[string]any)
+	m, ok := viewObject(v)
 	if !ok {
 		return nil, fmt.Errorf("%s must yield an object, got %s", at, describe(v))
 	}
@@ -21,6 +25,9 @@ func asObjectOrNull(v any, at string) (map[string]any, error) {
 }
 
 func asArray(v any, at string) ([]any, error) {
+	if isEmptyObject(v) {
+		return []any{}, nil
+	}
 	a, ok := v.([]any)
 	if !ok {
 		return nil, fmt.Errorf("%s must yield an array, got %s", at, describe(v))

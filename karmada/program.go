@@ -213,7 +213,40 @@ func (k Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructur
 	if k.p.Overridden(interpreter.HookReviseReplica) {
 		return k.callObjectOverride(ctx, interpreter.HookReviseReplica, obj, []any{n}, obj.Object)
 	}
-	return k.p.ReviseReplica(ctx, obj, n)
+	revised, err := k.p.ReviseReplica(ctx, obj, n)
+	if err != nil {
+		return nil, err
+	}
+	// The revised object as the exported ReviseReplica returns it inside
+	// Karmada: its null members and null list elements gone (Karmada's
+	// decoding of the object into Lua drops them), empty tables repaired
+	// against the object given.
+	out := &unstructured.Unstructured{}
+	if err := k.asKarmadaResult(ctx, interpreter.HookReviseReplica, revised.Object, &out.Object, obj.Object); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// asKarmadaResult decodes into into v as Karmada holds a Lua result of v:
+// v converted as Karmada decodes an object into Lua (kube.Value), then
+// back through Karmada's conversion of a result (kube.ResultJSON), which
+// drops nulls and repairs or drops empty tables against references — so
+// that the operations in process, karta serve and the export answer alike
+// (test/paths). A call like the others: under the limits, on a state.
+func (k Program) asKarmadaResult(ctx context.Context, h interpreter.Hook, v any, into any, references ...any) error {
+	return k.p.WithState(ctx, h, func(_ context.Context, s *interpreter.PooledState) error {
+		L := s.L()
+		lv, err := kube.Value(L, v)
+		if err != nil {
+			return err
+		}
+		raw, err := kube.ResultJSON(L, lv, true, references...)
+		if err != nil {
+			return err
+		}
+		return k8sjson.Unmarshal(raw, into)
+	})
 }
 
 // InterpretHealth is Karmada's InterpretHealth: true iff the primary
@@ -273,28 +306,13 @@ func (k Program) ReflectStatus(ctx context.Context, obj *unstructured.Unstructur
 		return status, err
 	}
 	// The object's status as the exported ReflectStatus returns it inside
-	// Karmada: through Karmada's conversion of a Lua result (kube.ResultJSON),
-	// which drops empty tables and the nulls of arrays — so that karta serve
-	// and the export answer alike (test/paths). A call like the others:
-	// under the limits, on a state.
+	// Karmada (asKarmadaResult): without empty tables and nulls.
 	status := map[string]any{}
-	err := k.p.WithState(ctx, interpreter.HookReflectStatus, func(_ context.Context, s *interpreter.PooledState) error {
-		st, ok := obj.Object["status"].(map[string]any)
-		if !ok || len(st) == 0 {
-			return nil
-		}
-		L := s.L()
-		lv, err := kube.Value(L, st)
-		if err != nil {
-			return err
-		}
-		raw, err := kube.ResultJSON(L, lv, true)
-		if err != nil {
-			return err
-		}
-		return k8sjson.Unmarshal(raw, &status)
-	})
-	if err != nil {
+	st, ok := obj.Object["status"].(map[string]any)
+	if !ok || len(st) == 0 {
+		return status, nil
+	}
+	if err := k.asKarmadaResult(ctx, interpreter.HookReflectStatus, st, &status); err != nil {
 		return nil, err
 	}
 	return status, nil
@@ -371,9 +389,12 @@ func (k Program) GetDependencies(ctx context.Context, obj *unstructured.Unstruct
 		return out, err
 	}
 	err = k.p.WithState(ctx, interpreter.HookGetDependencies, func(ctx context.Context, s *interpreter.PooledState) error {
+		// The namespace member as the export reads it (obj.metadata.namespace):
+		// absent is nil, which kube.getPodDependencies makes "default"; an
+		// empty string stays empty.
 		var ns any
-		if s := obj.GetNamespace(); s != "" {
-			ns = s
+		if md, ok := obj.Object["metadata"].(map[string]any); ok {
+			ns = md["namespace"]
 		}
 		seen := map[string]bool{}
 		bearing := false

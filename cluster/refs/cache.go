@@ -12,15 +12,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kartalua/karta/internal/watchguard"
+	"github.com/kartalua/karta/internal/kindwatch"
 	"github.com/kartalua/karta/interpreter"
 )
 
@@ -42,16 +39,30 @@ type Options struct {
 	// kind's list or watch unanswered before Ready fails (default
 	// watchguard.DefaultBound).
 	WatchFailureBound time.Duration
+	// Informers, when set, are the process's informers, shared with its
+	// other watchers of the same cluster (the gang output, the metrics
+	// exporter): one informer per resource. They guard their lists and
+	// watches with their own probe, bound and Registerer (ServerProbe and
+	// WatchFailureBound are then unused; Ready reports their resources'
+	// failures), and run under the context of their Start. Nil: the
+	// Cache's own.
+	Informers *Informers
 }
+
+// Informers are the informers of a process, one per resource, which the
+// references cache, the gang output and the metrics exporter of one
+// cluster share (Options.Informers).
+type Informers = kindwatch.Informers
 
 // Cache is an interpreter.Resolver backed by informers. Create it with
 // New, say which kinds to watch with Watch or WatchRegistry (before or
 // after Start) and start it with Start. It is safe for concurrent use.
 type Cache struct {
-	dyn    dynamic.Interface
-	mapper meta.RESTMapper
-	guard  *watchguard.Guard
-	log    *slog.Logger
+	mapper    meta.RESTMapper
+	informers *kindwatch.Informers
+	// own: the informers are the Cache's alone, run under Start's context.
+	own bool
+	log *slog.Logger
 
 	// kinds are the watched kinds, read without a lock on the hot path
 	// (Resolve), replaced whole under mu.
@@ -81,10 +92,8 @@ type kindCache struct {
 	// undiscovered: discovery failed (the server did not answer), which
 	// says nothing of whether the kind is served; Watch maps it again.
 	undiscovered bool
-	inf          cache.SharedIndexInformer
-	cancel       context.CancelFunc
-	// lastErr is the informer's last list or watch error (forbidden).
-	lastErr atomic.Pointer[error]
+	// w is the kind's watch once started, on the process's informers.
+	w *kindwatch.Watch
 }
 
 // New returns a Cache that reads with dyn and maps kinds to resources with
@@ -96,12 +105,14 @@ func New(dyn dynamic.Interface, mapper meta.RESTMapper, opts Options) (*Cache, e
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	g, err := watchguard.New(watchguard.Options{Probe: opts.ServerProbe, Logger: opts.Logger, Registerer: opts.Registerer,
-		Bound: opts.WatchFailureBound})
-	if err != nil {
-		return nil, fmt.Errorf("references cache: %w", err)
+	c := &Cache{mapper: mapper, informers: opts.Informers, own: opts.Informers == nil, log: opts.Logger}
+	if c.own {
+		var err error
+		if c.informers, err = kindwatch.NewInformers(dyn, nil, kindwatch.Options{Probe: opts.ServerProbe, Logger: opts.Logger,
+			Registerer: opts.Registerer, Bound: opts.WatchFailureBound}); err != nil {
+			return nil, fmt.Errorf("references cache: %w", err)
+		}
 	}
-	c := &Cache{dyn: dyn, mapper: mapper, guard: g, log: opts.Logger}
 	c.kinds.Store(&map[schema.GroupVersionKind]*kindCache{})
 	return c, nil
 }
@@ -124,13 +135,16 @@ func (c *Cache) Start(ctx context.Context) {
 		return
 	}
 	c.ctx = ctx
+	if c.own {
+		c.informers.Start(ctx)
+	}
 	// The kinds Watch added before are published, read without a lock
 	// (Resolve, HasSynced): each gets its informer in a new kindCache,
 	// and the map is replaced whole, as Watch does.
 	cur := *c.kinds.Load()
 	next := make(map[schema.GroupVersionKind]*kindCache, len(cur))
 	for gvk, k := range cur {
-		if k.unserved == nil && k.inf == nil {
+		if k.unserved == nil && k.w == nil {
 			k = &kindCache{gvk: k.gvk, gvr: k.gvr, namespaced: k.namespaced}
 			c.run(k)
 		}
@@ -205,9 +219,7 @@ func (c *Cache) Watch(kinds []schema.GroupVersionKind) {
 	}
 	for gvk, k := range cur {
 		if _, ok := next[gvk]; !ok {
-			if k.cancel != nil {
-				k.cancel()
-			}
+			k.w.Stop()
 			c.log.Info("references: no longer watching", "kind", gvk.String())
 		}
 	}
@@ -256,42 +268,16 @@ func (c *Cache) mapKind(gvk schema.GroupVersionKind, prev *kindCache) *kindCache
 	return k
 }
 
-// run starts k's informer under c.ctx; c.mu is held.
+// run starts k's watch; c.mu is held and Start has run.
 func (c *Cache) run(k *kindCache) {
-	if k.unserved != nil || k.inf != nil {
+	if k.unserved != nil || k.w != nil {
 		return
 	}
-	ri := c.dyn.Resource(k.gvr)
-	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) },
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return ri.Watch(ctx, o)
-		},
-	}, c.dyn)
-	k.inf = cache.NewSharedIndexInformerWithOptions(c.guard.ListWatch(k.gvr.GroupResource().String(), lw), &unstructured.Unstructured{},
-		cache.SharedIndexInformerOptions{
-			Indexers:          cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, controllerIndex: controllerUID},
-			ObjectDescription: k.gvr.String(),
-		})
-	// What a hook reads of an object is its content: no managed fields.
-	_ = k.inf.SetTransform(func(obj any) (any, error) {
-		if m, err := meta.Accessor(obj); err == nil {
-			m.SetManagedFields(nil)
-		}
-		return obj, nil
-	})
-	_ = k.inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
-		k.lastErr.Store(&err)
-		cache.DefaultWatchErrorHandler(ctx, r, err)
-	})
-	_, _ = k.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	k.w = c.informers.Watch(kindwatch.Kind{GVK: k.gvk, GVR: k.gvr, Namespaced: k.namespaced}, true, 0, cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.changed(k, obj) },
 		UpdateFunc: func(_, obj any) { c.changed(k, obj) },
 		DeleteFunc: func(obj any) { c.changed(k, obj) },
 	})
-	var ctx context.Context
-	ctx, k.cancel = context.WithCancel(c.ctx)
-	go k.inf.RunWithContext(ctx)
 	c.log.Info("references: watching", "resource", k.gvr.GroupResource().String(), "kind", k.gvk.String())
 }
 
@@ -317,7 +303,7 @@ func (c *Cache) changed(k *kindCache, obj any) {
 // warning, and it does not hold the others back).
 func (c *Cache) HasSynced() bool {
 	for _, k := range *c.kinds.Load() {
-		if k.unserved == nil && (k.inf == nil || !k.inf.HasSynced()) && k.lastErr.Load() == nil {
+		if k.unserved == nil && (k.w == nil || !k.w.SyncedOrFailed()) {
 			return false
 		}
 	}
@@ -331,7 +317,7 @@ func (c *Cache) HasSynced() bool {
 // a *watchguard.UnreachableError naming the kinds' resources, the
 // discovery errors, or ErrNotSynced.
 func (c *Cache) Ready() error {
-	if err := c.guard.Err(); err != nil {
+	if err := c.informers.Err(); err != nil {
 		return fmt.Errorf("references: %w", err)
 	}
 	var undiscovered []error

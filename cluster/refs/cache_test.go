@@ -22,6 +22,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karta"
 )
@@ -269,12 +270,7 @@ func TestHooksReadTheCache(t *testing.T) {
 	assert.Empty(t, warnings, "the cluster runtime is found; the namespaced one is null without a name")
 
 	// The runtime gains a job: the next call sees it.
-	jobsField, _, err := unstructured.NestedSlice(rt.Object, "spec", "template", "spec", "replicatedJobs")
-	require.NoError(t, err)
-	extra := map[string]any{"name": "evaluator", "template": map[string]any{"spec": map[string]any{"template": map[string]any{
-		"spec": map[string]any{"containers": []any{map[string]any{"name": "eval", "image": "eval:1"}}}}}}}
-	require.NoError(t, unstructured.SetNestedSlice(rt.Object, append(jobsField, extra), "spec", "template", "spec", "replicatedJobs"))
-	_, err = e.dyn.Resource(resourceOf(runtimeGVK)).Update(context.Background(), rt, metav1.UpdateOptions{})
+	_, err = e.dyn.Resource(resourceOf(runtimeGVK)).Update(context.Background(), testobj.WithReplicatedJob(t, rt, "evaluator"), metav1.UpdateOptions{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		specs, err := p.GetPodSpecs(ctx, tj)

@@ -10,25 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kartalua/karta/internal/kindwatch"
 	"github.com/kartalua/karta/interpreter"
 )
-
-// controllerIndex indexes an object by the uid of its controller, for the
-// lists with owner: true.
-const controllerIndex = "karta-controller-uid"
-
-func controllerUID(obj any) ([]string, error) {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return nil, nil
-	}
-	for _, ref := range u.GetOwnerReferences() {
-		if ref.Controller != nil && *ref.Controller {
-			return []string{string(ref.UID)}, nil
-		}
-	}
-	return nil, nil
-}
 
 // NotWatchedError is a reference to a kind the Cache does not watch: no
 // registered Karta referenced it when the watches were last set.
@@ -67,44 +51,27 @@ func (c *Cache) Resolve(_ context.Context, q interpreter.ReferenceQuery, _ *unst
 		return nil, &NotWatchedError{GVK: q.GVK}
 	case k.unserved != nil:
 		return nil, k.unserved
-	case k.inf == nil:
+	case k.w == nil:
 		return nil, &NotSyncedError{GVK: q.GVK}
-	case !k.inf.HasSynced():
-		err := &NotSyncedError{GVK: q.GVK}
-		if last := k.lastErr.Load(); last != nil {
-			err.Err = *last
-		}
-		return nil, err
+	case !k.w.Synced():
+		return nil, &NotSyncedError{GVK: q.GVK, Err: k.w.Err()}
 	}
 	ns := q.Namespace
 	if !k.namespaced {
 		ns = ""
 	}
-	idx := k.inf.GetIndexer()
 	if q.Shape == "lookup" {
-		key := q.Name
-		if ns != "" {
-			key = ns + "/" + q.Name
-		}
-		obj, ok, err := idx.GetByKey(key)
-		if err != nil || !ok {
-			return nil, err
-		}
-		u, _ := obj.(*unstructured.Unstructured)
+		u, _ := k.w.Get(ns, q.Name).(*unstructured.Unstructured)
 		if u == nil {
 			return nil, nil
 		}
 		return []*unstructured.Unstructured{u}, nil
 	}
 	var items []any
-	var err error
 	if q.OwnerUID != "" {
-		items, err = idx.ByIndex(controllerIndex, string(q.OwnerUID))
+		items = kindwatch.ByOwner(k.w, q.OwnerUID)
 	} else {
-		items, err = idx.ByIndex(cache.NamespaceIndex, ns)
-	}
-	if err != nil {
-		return nil, err
+		items = k.w.ByIndex(cache.NamespaceIndex, ns)
 	}
 	out := make([]*unstructured.Unstructured, 0, len(items))
 	for _, it := range items {

@@ -178,14 +178,23 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	// does not answer waits for /readyz and is retried at once.
 	probe := watchguard.ReadyzProbe(disco.RESTClient())
 	metrics := newControllerMetrics()
-	// One cache of the referenced objects for every consumer: the gang
-	// output and the webhook of --serve (docs/karta.md, "References").
-	live, err := newLiveReferences(dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg,
-		refs.Options{ServerProbe: probe, Registerer: metrics, Logger: log})
+	// One informer per resource for the references cache, the gang output
+	// and the exporter, which watch the same workload kinds, owners and
+	// pods (a Deployment's ReplicaSets: its references, the exporter's
+	// described kind, the gang output's owners).
+	shared, err := newSharedWatch(cfg, dyn, log, metrics, probe)
 	if err != nil {
 		return reported(s, err)
 	}
-	gang, err := newGangOutput(f, cfg, disco, dyn, reg, log, metrics, gangHooks(kartas), probe, live.cache)
+	// One cache of the referenced objects for every consumer: the gang
+	// output, the exporter and the webhook of --serve (docs/karta.md,
+	// "References").
+	live, err := newLiveReferences(dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg,
+		refs.Options{Registerer: metrics, Logger: log, Informers: shared.informers})
+	if err != nil {
+		return reported(s, err)
+	}
+	gang, err := newGangOutput(f, cfg, disco, dyn, shared, reg, log, metrics, gangHooks(kartas), probe, live.cache)
 	if err != nil {
 		return reported(s, err)
 	}
@@ -194,9 +203,10 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 	}
 	var exp *exporter.Exporter
 	if f.metricsExporter {
-		if exp, err = newExporter(cfg, disco, dyn, reg, log, metrics, probe, live.cache); err != nil {
+		if exp, err = newExporter(disco, dyn, shared, reg, log, metrics, probe, live.cache); err != nil {
 			return reported(s, err)
 		}
+		live.cache.OnChange(exp.ReferenceChanged)
 	}
 	ctrl, err := controller.New(dyn, reg, controller.Options{
 		OnChange: func(gvk schema.GroupVersionKind, p *interpreter.Program) {
@@ -249,6 +259,8 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 			}
 		})
 	}
+	// Before the watchers' runs: their informers run under ctx.
+	shared.informers.Start(ctx)
 	wg.Go(func() { live.run(ctx) })
 	wg.Go(func() {
 		if err := ctrl.Run(ctx); err != nil {
@@ -288,6 +300,7 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 		_ = srv.Shutdown(shutdownCtx) // requests in flight get the grace period
 	}
 	wg.Wait()
+	shared.informers.Wait() // they use klog's logger, restored when this returns
 	if runErr != nil {
 		return reported(s, runErr)
 	}

@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/record"
@@ -85,15 +84,11 @@ type gangRun struct {
 }
 
 // newGangOutput creates the gang output when --gang-output asks for it.
-func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.DiscoveryInterface, dyn dynamic.Interface,
+func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.DiscoveryInterface, dyn dynamic.Interface, shared *sharedWatch,
 	reg *interpreter.Registry, log *slog.Logger, metrics prometheus.Registerer, hooks func(*interpreter.Program) gangoutput.Hooks,
 	probe func(context.Context) error, references interpreter.Resolver) (*gangRun, error) {
 	if f.gangOutput == "" {
 		return &gangRun{}, nil
-	}
-	meta, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -107,7 +102,7 @@ func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.Discove
 	}
 	events := record.NewBroadcaster()
 	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
-	gang, err := gangoutput.New(dyn, meta, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg, gangoutput.Options{
+	gang, err := gangoutput.New(dyn, shared.meta, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg, gangoutput.Options{
 		Target:      podgroups.Target(f.gangOutput),
 		Build:       podgroups.Options{Queue: f.gangQueue, CompositePodGroup: f.gangCPG},
 		Skip:        skip,
@@ -119,6 +114,7 @@ func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.Discove
 		Standby:     f.leaderElect,
 		Hooks:       hooks,
 		References:  references,
+		Informers:   shared.informers,
 	})
 	if err != nil {
 		events.Shutdown()

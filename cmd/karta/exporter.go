@@ -93,15 +93,20 @@ func runExporter(ctx context.Context, s streams, f *exporterFlags) error {
 	defer watchguard.RouteKlog(log)()
 	probe := watchguard.ReadyzProbe(disco.RESTClient())
 	metrics := newControllerMetrics()
+	shared, err := newSharedWatch(cfg, dyn, log, metrics, probe)
+	if err != nil {
+		return reported(s, err)
+	}
 	live, err := newLiveReferences(dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg,
-		refs.Options{ServerProbe: probe, Registerer: metrics, Logger: log})
+		refs.Options{Registerer: metrics, Logger: log, Informers: shared.informers})
 	if err != nil {
 		return reported(s, err)
 	}
-	exp, err := newExporter(cfg, disco, dyn, reg, log, metrics, probe, live.cache)
+	exp, err := newExporter(disco, dyn, shared, reg, log, metrics, probe, live.cache)
 	if err != nil {
 		return reported(s, err)
 	}
+	live.cache.OnChange(exp.ReferenceChanged)
 	// The cluster's Kartas, followed by a Karta controller that never
 	// leads: it compiles them into the registry and writes nothing.
 	kartas, err := controller.New(dyn, reg, controller.Options{
@@ -152,6 +157,8 @@ func runExporter(ctx context.Context, s streams, f *exporterFlags) error {
 			failed <- fmt.Errorf("metrics: %w", err)
 		}
 	})
+	// Before the watchers' runs: their informers run under ctx.
+	shared.informers.Start(ctx)
 	wg.Go(func() { live.run(ctx) })
 	wg.Go(func() {
 		err := kartas.Run(ctx)
@@ -181,6 +188,7 @@ func runExporter(ctx context.Context, s streams, f *exporterFlags) error {
 	defer done()
 	_ = srv.Shutdown(shutdownCtx)
 	wg.Wait()
+	shared.informers.Wait() // they use klog's logger, restored when this returns
 	if runErr != nil {
 		return reported(s, runErr)
 	}

@@ -100,7 +100,7 @@ func (n *addLiteralNode) add(c *dctx, l any, rv []any) (any, bool) {
 		if l != nil && !isObj {
 			return binary(c, gojq.OpAdd, l, n.object(rv))
 		}
-		if !c.step(len(x) + len(rv) + 1) {
+		if !c.step(len(x)+len(rv)+1) || !c.alloc(objectBytes(len(x)+len(rv))) {
 			return nil, false
 		}
 		m := make(map[string]any, len(x)+len(rv))

@@ -141,7 +141,7 @@ func recordInto(l, r dnode) {
 // sel holding the choices of the pairs before it.
 func (n *objectNode) build(c *dctx, in any, i int, sel, out []any) ([]any, bool) {
 	if i == len(n.pairs) {
-		if !c.step(len(n.pairs)) || len(out) >= jqlua.OutputLimit {
+		if !c.step(len(n.pairs)) || len(out) >= jqlua.OutputLimit || !c.alloc(objectBytes(len(n.pairs))) {
 			return out, false
 		}
 		if n.asRecord {
@@ -335,7 +335,7 @@ func slice(c *dctx, v, s, e any) (any, bool) {
 		}
 		end = clampIndex(i, start, length)
 	}
-	if !c.step(end - start + 1) {
+	if !c.step(end-start+1) || !c.alloc(arrayBytes(end-start)) {
 		return nil, false
 	}
 	switch x := v.(type) {

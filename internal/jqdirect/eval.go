@@ -22,9 +22,16 @@ type dctx struct {
 	// steps counts the call's elements iterated and pairs combined, so
 	// that an expression whose work explodes on a hostile object (nested
 	// iterations, cartesian products) declines to the metered back end,
-	// which ends it with the call's limits, instead of running unbounded;
-	// budget is the call's (Scratch.MaxSteps, or directStepBudget).
-	steps, budget int
+	// which ends it with the call's limits, instead of running unbounded.
+	steps int
+	// bytes counts what the call builds and buffers (arrays, objects,
+	// strings, the outputs iteration holds): the direct path's memory,
+	// which steps do not weigh. The direct path runs outside the call's
+	// memory guard: a declined run's bytes are charged to the call before
+	// its expression runs on gojq under the guard, and this bound keeps
+	// them small (a cartesian product of pairs built ~30 MB before its
+	// steps ran out).
+	bytes int
 	// keys are the boxed path keys of the program Paths evaluates.
 	keys map[*pathNode][]any
 	// vars are the run's variables: the call's (Scratch.Vars), then the
@@ -40,11 +47,36 @@ const directStepBudget = 1 << 20
 // step charges n steps and reports whether the budget holds.
 func (c *dctx) step(n int) bool {
 	c.steps += n
-	if c.budget == 0 { // a context made without Scratch.ctx
-		return c.steps <= directStepBudget
-	}
-	return c.steps <= c.budget
+	return c.steps <= directStepBudget
 }
+
+// directByteBudget is what one call may build and buffer in direct
+// evaluation: a real object's views take kilobytes. Past it the call
+// declines, and the Lua path charges the work to the memory guard.
+const directByteBudget = 4 << 20
+
+// The sizes alloc charges, as the Go runtime lays the values out on a
+// 64-bit machine: an interface slot, a slice's header boxed in an
+// interface, a map's header and one entry of string key and any value
+// with its share of the buckets.
+const (
+	slotBytes     = 16
+	sliceBytes    = 24
+	mapBytes      = 48
+	mapEntryBytes = 64
+)
+
+// alloc charges n bytes and reports whether the budget holds.
+func (c *dctx) alloc(n int) bool {
+	c.bytes += n
+	return c.bytes <= directByteBudget
+}
+
+// arrayBytes is what a new array of n values costs.
+func arrayBytes(n int) int { return sliceBytes + slotBytes*n }
+
+// objectBytes is what a new object of n members costs.
+func objectBytes(n int) int { return mapBytes + mapEntryBytes*n }
 
 var dctxPool = sync.Pool{New: func() any { return &dctx{} }}
 
@@ -90,33 +122,26 @@ type Scratch struct {
 	// compiled with (Compile's vars), in that order: the values every
 	// other back end binds for the call. A variable past the end is null.
 	Vars []any
-	// MaxSteps is the call's step budget when positive and below the
-	// default (directStepBudget): a caller whose memory guard is small
-	// keeps the work of a run that will decline within it.
-	MaxSteps int
 }
 
 func (s *Scratch) ctx() *dctx {
 	if s.c == nil {
 		s.c = dctxPool.Get().(*dctx)
-		s.c.steps, s.c.top = 0, 0
-		s.c.budget = directStepBudget
-		if s.MaxSteps > 0 && s.MaxSteps < directStepBudget {
-			s.c.budget = s.MaxSteps
-		}
+		s.c.steps, s.c.bytes, s.c.top = 0, 0, 0
 	}
 	s.c.vars = s.Vars
 	return s.c
 }
 
-// Steps is the work the call's runs have done so far, in the units of
-// its step budget (elements iterated, pairs combined): what a run that
-// declined spent is the difference across it.
-func (s *Scratch) Steps() int {
+// Spent is the work the call's runs have done so far, in the units of
+// its budgets (steps: elements iterated and pairs combined; bytes: what
+// they built and buffered): what a run that declined spent is the
+// difference across it.
+func (s *Scratch) Spent() (steps, bytes int) {
 	if s.c == nil {
-		return 0
+		return 0, 0
 	}
-	return s.c.steps
+	return s.c.steps, s.c.bytes
 }
 
 // Release gives the buffers back; the Scratch may be used again after.
@@ -324,7 +349,7 @@ func (n *bindNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := n.src.eval(c, in, tmp)
-	if !ok || !c.step(len(tmp)) {
+	if !ok || !c.step(len(tmp)) || !c.alloc(slotBytes*len(tmp)) {
 		return out, false
 	}
 	old := c.vars[n.slot]
@@ -426,7 +451,9 @@ func (n *pathNode) iterate(c *dctx, v any, i int, out []any) ([]any, bool) {
 	ok := true
 	switch x := v.(type) {
 	case []any:
-		if !c.step(len(x)) {
+		// Each element is an output held in a buffer until its consumer
+		// is done: charged as one slot.
+		if !c.step(len(x)) || !c.alloc(slotBytes*len(x)) {
 			return out, false
 		}
 		for _, e := range x {
@@ -436,7 +463,7 @@ func (n *pathNode) iterate(c *dctx, v any, i int, out []any) ([]any, bool) {
 		}
 		return out, true
 	case map[string]any:
-		if !c.step(len(x)) {
+		if !c.step(len(x)) || !c.alloc(slotBytes*len(x)) {
 			return out, false
 		}
 		for _, k := range sortedKeys(x) {
@@ -658,7 +685,7 @@ func (n *arrayNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := n.q.eval(c, in, tmp)
-	if !ok || len(tmp) > jqlua.OutputLimit {
+	if !ok || len(tmp) > jqlua.OutputLimit || !c.alloc(arrayBytes(len(tmp))) {
 		return out, false
 	}
 	arr := make([]any, len(tmp))

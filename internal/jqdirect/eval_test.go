@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kartalua/karta/internal/heapwatch"
 	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 )
@@ -369,6 +370,13 @@ func TestWorkIsBounded(t *testing.T) {
 		{`[.y[] | . == .] | length`, map[string]any{"y": slices.Repeat([]any{xs}, 400)}, false},
 		{`[.s | split("")[]] | length`, map[string]any{"s": strings.Repeat("ab", 1<<20)}, false},
 		{`[.x[] | tostring] | join(",") | length`, map[string]any{"x": xs}, true},
+		// What the call builds: a thousand arrays of a thousand are
+		// within the steps (10^3 + 10^6) and the outputs, not within
+		// directByteBudget.
+		{`[.x[] as $a | [.x[]]] | length`, map[string]any{"x": xs[:1000]}, false},
+		{`[.x[] as $a | [.x[]]] | length`, map[string]any{"x": xs[:100]}, true},
+		{`[.x[] as $a | {a: [.x[]]}] | length`, map[string]any{"x": xs[:1000]}, false},
+		{`[.x[] as $a | .x | map(tostring) | join(",")] | length`, map[string]any{"x": xs[:1000]}, false},
 	} {
 		q, err := gojq.Parse(tc.expr)
 		require.NoError(t, err)
@@ -379,6 +387,29 @@ func TestWorkIsBounded(t *testing.T) {
 		s.Release()
 		assert.Equal(t, tc.ok, ok, tc.expr)
 	}
+}
+
+// TestMemoryIsBounded: a cartesian product of pairs declines within a
+// small multiple of directByteBudget of live heap: the direct path runs
+// outside the call's memory guard, and a declined call runs again under it.
+func TestMemoryIsBounded(t *testing.T) {
+	xs := make([]any, 1000)
+	for i := range xs {
+		xs[i] = int64(i)
+	}
+	q, err := gojq.Parse(`[.[] as $a | [.[]]]`)
+	require.NoError(t, err)
+	d := Compile(q)
+	require.NotNil(t, d)
+	var ok bool
+	cost := heapwatch.Measure(func() {
+		var s Scratch
+		_, ok = d.Run(xs, &s)
+		s.Release()
+	})
+	assert.False(t, ok)
+	// Unbounded, it builds 16 MB.
+	assert.Less(t, cost.Growth, uint64(12<<20), "heap growth while it ran")
 }
 
 // TestBuffersKeepNothing: the pooled buffers are cleared when freed,

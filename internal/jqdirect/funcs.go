@@ -176,7 +176,7 @@ func fnToString(_ *dctx, v any) (any, bool) {
 func fnKeys(c *dctx, v any) (any, bool) {
 	switch x := v.(type) {
 	case map[string]any:
-		if !c.step(len(x) + 1) {
+		if !c.step(len(x)+1) || !c.alloc(arrayBytes(len(x))) {
 			return nil, false
 		}
 		keys := sortedKeys(x)
@@ -186,7 +186,7 @@ func fnKeys(c *dctx, v any) (any, bool) {
 		}
 		return out, true
 	case []any:
-		if !c.step(len(x) + 1) {
+		if !c.step(len(x)+1) || !c.alloc(arrayBytes(len(x))) {
 			return nil, false
 		}
 		out := make([]any, len(x))
@@ -206,7 +206,7 @@ func elements(c *dctx, v any) ([]any, bool) {
 	case []any:
 		return arrayElements(c, x)
 	case map[string]any:
-		if !c.step(len(x) + 1) {
+		if !c.step(len(x)+1) || !c.alloc(arrayBytes(len(x))) {
 			return nil, false
 		}
 		vs := make([]any, 0, len(x))
@@ -429,7 +429,7 @@ func fnSplit(c *dctx, v, x any) (any, bool) {
 	}
 	if t == "" {
 		parts := strings.Split(s, t)
-		if !c.step(len(parts)) {
+		if !c.step(len(parts)) || !c.alloc(arrayBytes(len(parts))) {
 			return nil, false
 		}
 		arr := make([]any, len(parts))
@@ -440,7 +440,7 @@ func fnSplit(c *dctx, v, x any) (any, bool) {
 	}
 	// strings.Split's pieces, straight into the array.
 	n := strings.Count(s, t) + 1
-	if !c.step(n) {
+	if !c.step(n) || !c.alloc(arrayBytes(n)) {
 		return nil, false
 	}
 	arr := make([]any, 0, n)
@@ -489,7 +489,7 @@ func fnJoin(c *dctx, v, x any) (any, bool) {
 			return nil, false
 		}
 	}
-	if !c.step(chargeString(sb.Len())) {
+	if !c.step(chargeString(sb.Len())) || !c.alloc(sb.Len()) {
 		return nil, false
 	}
 	return sb.String(), true
@@ -504,7 +504,7 @@ func fnASCIIUpcase(c *dctx, v any) (any, bool) { return asciiCase(c, v, 'a', 'z'
 // as it is.
 func asciiCase(c *dctx, v any, lo, hi byte, delta int) (any, bool) {
 	s, ok := v.(string)
-	if !ok || !utf8.ValidString(s) || !c.step(chargeString(len(s))) {
+	if !ok || !utf8.ValidString(s) || !c.step(chargeString(len(s))) || !c.alloc(len(s)) {
 		return nil, false
 	}
 	i := 0

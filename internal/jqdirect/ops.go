@@ -133,13 +133,13 @@ func addComposite(c *dctx, l, r any) (v any, done, ok bool) {
 		}
 		// A concatenation charges its length: doubling a string in a
 		// pipe must reach the budget, not the process's memory.
-		if !c.step(chargeString(len(x) + len(y))) {
+		if !c.step(chargeString(len(x)+len(y))) || !c.alloc(len(x)+len(y)) {
 			return nil, true, false
 		}
 		return x + y, true, true
 	case []any:
 		y, ok := r.([]any)
-		if !ok || !c.step(len(x)+len(y)+1) {
+		if !ok || !c.step(len(x)+len(y)+1) || !c.alloc(arrayBytes(len(x)+len(y))) {
 			return nil, true, false
 		}
 		// A new array, of values converted as the Lua path's table of
@@ -168,6 +168,9 @@ func addComposite(c *dctx, l, r any) (v any, done, ok bool) {
 		}
 		if len(x) == 0 && outMembers(y) {
 			return y, true, true
+		}
+		if !c.alloc(objectBytes(len(x) + len(y))) {
+			return nil, true, false
 		}
 		m := make(map[string]any, len(x)+len(y))
 		for _, src := range []map[string]any{x, y} {
@@ -211,7 +214,7 @@ func chargeString(n int) int { return n/16 + 1 }
 // subArrays is l - r on arrays: l without the elements equal to one of r,
 // a comparison per pair (charged).
 func subArrays(c *dctx, l, r []any) (any, bool) {
-	if !c.step(len(l)*len(r) + len(l) + 1) {
+	if !c.step(len(l)*len(r)+len(l)+1) || !c.alloc(arrayBytes(len(l))) {
 		return nil, false
 	}
 	arr := make([]any, 0, len(l))

@@ -73,19 +73,14 @@ local J, JX = (function()
   -- UTF-8, as Go's unicode/utf8 reads it: an invalid byte is a rune of one
   -- byte.
   local function runeSize(s, i)
-    local c = sbyte(s, i)
+    local c, c1 = sbyte(s, i, i + 1)
     if c < 0x80 then return 1, true end
-    local n, lo, hi
-    if c >= 0xC2 and c <= 0xDF then n, lo, hi = 2, 0x80, 0xBF
-    elseif c == 0xE0 then n, lo, hi = 3, 0xA0, 0xBF
-    elseif c >= 0xE1 and c <= 0xEC or c == 0xEE or c == 0xEF then n, lo, hi = 3, 0x80, 0xBF
-    elseif c == 0xED then n, lo, hi = 3, 0x80, 0x9F
-    elseif c == 0xF0 then n, lo, hi = 4, 0x90, 0xBF
-    elseif c >= 0xF1 and c <= 0xF3 then n, lo, hi = 4, 0x80, 0xBF
-    elseif c == 0xF4 then n, lo, hi = 4, 0x80, 0x8F
-    else return 1, false end
-    local c1 = sbyte(s, i + 1)
-    if c1 == nil or c1 < lo or c1 > hi then return 1, false end
+    -- a lead byte from C2 to F4; the second byte within 80..BF, less
+    -- after E0, ED, F0 and F4 (overlong forms, surrogates, past U+10FFFF)
+    local n, lo, hi = 2, 0x80, 0xBF
+    if c >= 0xF0 then n = 4 elseif c >= 0xE0 then n = 3 end
+    if c == 0xE0 then lo = 0xA0 elseif c == 0xF0 then lo = 0x90 elseif c == 0xED then hi = 0x9F elseif c == 0xF4 then hi = 0x8F end
+    if c < 0xC2 or c > 0xF4 or c1 == nil or c1 < lo or c1 > hi then return 1, false end
     for j = i + 2, i + n - 1 do
       local cj = sbyte(s, j)
       if cj == nil or cj < 0x80 or cj > 0xBF then return 1, false end
@@ -113,24 +108,6 @@ local J, JX = (function()
     return count
   end
 
-  -- lastRuneSize is Go's utf8.DecodeLastRuneInString size.
-  local function lastRuneSize(s)
-    local e = #s
-    if sbyte(s, e) < 0x80 then return 1 end
-    local lim = e - 3
-    if lim < 1 then lim = 1 end
-    local st = e - 1
-    while st >= lim do
-      local c = sbyte(s, st)
-      if c < 0x80 or c >= 0xC0 then break end
-      st = st - 1
-    end
-    if st < 1 then st = 1 end
-    local size = runeSize(s, st)
-    if st + size - 1 ~= e then return 1 end
-    return size
-  end
-
   local REPLACEMENT = "\239\191\189"
 
   -- Numbers. A number is a gojq int exactly when it is int-like: integral,
@@ -155,12 +132,6 @@ local J, JX = (function()
     return hi
   end
 
-  local function zeros(n)
-    local t = {}
-    for i = 1, n do t[i] = "0" end
-    return concat(t)
-  end
-
   -- decimal reads a number text as Go's strconv.ParseFloat: gopher-lua's
   -- tonumber wants a point before an exponent and no '+'.
   local function decimal(s)
@@ -179,41 +150,29 @@ local J, JX = (function()
     return n
   end
 
-  -- formatFloat is gojq's encodeFloat64: the shortest digits that read back,
-  -- in 'f' notation, or 'e' notation below 1e-6 and from 1e21.
-  local function formatFloat(f)
-    if f ~= f then return "null" end
-    if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
-    local s
-    for p = 0, 16 do
-      s = sformat("%." .. p .. "e", f)
-      if decimal(s) == f then break end
-    end
-    local neg = sbyte(s, 1) == 45
-    if neg then s = ssub(s, 2) end
-    local m, e = smatch(s, "^([^e]*)e(.*)$")
-    local digits = ssub(m, 1, 1) .. ssub(m, 3)
-    local exp = tonumber(e)
-    local out
-    local ax = abs(f)
-    if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
-      out = ssub(digits, 1, 1)
-      if #digits > 1 then out = out .. "." .. ssub(digits, 2) end
-      if exp < 0 then out = out .. "e-" .. sformat("%d", -exp) else out = out .. "e+" .. sformat("%d", exp) end
-    elseif exp >= #digits - 1 then
-      out = digits .. zeros(exp - #digits + 1)
-    elseif exp >= 0 then
-      out = ssub(digits, 1, exp + 1) .. "." .. ssub(digits, exp + 2)
-    else
-      out = "0." .. zeros(-exp - 1) .. digits
-    end
-    if neg then out = "-" .. out end
-    return out
-  end
-
+  -- formatNumber is gojq's encoding of a number: an int-like one as an
+  -- integer, any other in the shortest digits that read back, in 'f'
+  -- notation, or 'e' notation below 1e-6 and from 1e21 with no leading zero
+  -- in its exponent (1e-7). Those digits are Go's %g (gopher-lua's
+  -- string.format is Go's fmt), which chooses 'e' notation by other bounds.
+  local ZEROS = "00000000000000000000" -- 'f' notation pads at most 20
   local function formatNumber(f)
     if intLike(f) then return sformat("%d", f) end
-    return formatFloat(f)
+    if f ~= f then return "null" end
+    if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
+    local s, ax = sformat("%g", f), abs(f)
+    local sign, digit, rest, e = smatch(s, "^(-?)(%d)%.?(%d*)e(.*)$")
+    if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
+      local es, ed = smatch(e, "^(.)0?(%d+)$")
+      if rest ~= "" then rest = "." .. rest end
+      return sign .. digit .. rest .. "e" .. es .. ed
+    elseif sign == nil then
+      return s -- %g wrote 'f' notation
+    end
+    local digits, exp = digit .. rest, tonumber(e)
+    if exp >= #digits - 1 then return sign .. digits .. ssub(ZEROS, 1, exp - #digits + 1) end
+    if exp >= 0 then return sign .. ssub(digits, 1, exp + 1) .. "." .. ssub(digits, exp + 2) end
+    return sign .. "0." .. ssub(ZEROS, 1, -exp - 1) .. digits
   end
 
   local function sortedKeys(t)
@@ -223,97 +182,83 @@ local J, JX = (function()
     return ks
   end
 
-  -- JSON, as gojq's encoder writes it.
+  -- JSON, as gojq's encoder writes it: ESCAPES are the bytes it escapes by
+  -- name; it writes any other control byte and DEL as \u00XX, and a byte of
+  -- invalid UTF-8 as \ufffd.
   local ESCAPES = {[34] = '\\"', [92] = "\\\\", [8] = "\\b", [12] = "\\f", [10] = "\\n", [13] = "\\r", [9] = "\\t"}
-  local HEX = "0123456789abcdef"
 
   local function quote(s)
-    local buf = {'"'}
-    local start, i, n = 1, 1, #s
+    local buf, start, i, n = {'"'}, 1, 1, #s
     while i <= n do
-      local b = sbyte(s, i)
-      if b < 0x80 then
-        if b >= 32 and b <= 126 and b ~= 34 and b ~= 92 then
-          i = i + 1
-        else
-          if start < i then buf[#buf + 1] = ssub(s, start, i - 1) end
-          local esc = ESCAPES[b]
-          if esc == nil then
-            local hi, lo = floor(b / 16) + 1, b % 16 + 1
-            esc = "\\u00" .. ssub(HEX, hi, hi) .. ssub(HEX, lo, lo)
-          end
-          buf[#buf + 1] = esc
-          i = i + 1
-          start = i
-        end
-      else
-        local size, ok = runeSize(s, i)
-        if ok then
-          i = i + size
-        else
-          if start < i then buf[#buf + 1] = ssub(s, start, i - 1) end
-          buf[#buf + 1] = "\\ufffd"
-          i = i + 1
-          start = i
-        end
+      local b, size, esc = sbyte(s, i), 1, nil
+      if b < 32 or b == 34 or b == 92 or b == 127 then
+        esc = ESCAPES[b] or sformat("\\u%04x", b)
+      elseif b >= 0x80 then
+        local ok
+        size, ok = runeSize(s, i)
+        if not ok then esc = "\\ufffd" end
       end
+      if esc ~= nil then
+        buf[#buf + 1] = ssub(s, start, i - 1)
+        buf[#buf + 1] = esc
+        start = i + 1
+      end
+      i = i + size
     end
-    if start <= n then buf[#buf + 1] = ssub(s, start, n) end
+    buf[#buf + 1] = ssub(s, start)
     buf[#buf + 1] = '"'
     return concat(buf)
   end
 
-  -- put appends s to the buffer b and reports when b reached its limit.
+  -- put appends s to the buffer b and reports whether b is full: b.n
+  -- counts its bytes, and encoding stops at b.limit (Preview's 32).
   local function put(b, s)
     b[#b + 1] = s
     b.n = b.n + #s
-    return b.limit ~= nil and b.n >= b.limit
+    return b.n >= b.limit
   end
 
-  -- encode writes v's JSON to b; true means b is full and writing stopped.
+  -- encode writes v's JSON to b, object keys sorted; true means b is full
+  -- and writing stopped.
   local function encode(v, b)
     local k = kindOf(v)
-    if k == "null" then return put(b, "null")
-    elseif k == "boolean" then
-      if v then return put(b, "true") end
-      return put(b, "false")
+    if k == "string" then return put(b, quote(v))
     elseif k == "number" then return put(b, formatNumber(v))
-    elseif k == "string" then return put(b, quote(v))
-    elseif k == ARRAY then
-      if put(b, "[") then return true end
-      for i = 1, #v do
-        if i > 1 and put(b, ",") then return true end
-        if encode(v[i], b) then return true end
-      end
-      return put(b, "]")
+    elseif k == "null" then return put(b, "null")
+    elseif k == "boolean" then return put(b, tostring(v))
     end
-    if put(b, "{") then return true end
-    for i, key in ipairs(sortedKeys(v)) do
-      if i > 1 and put(b, ",") then return true end
-      if put(b, quote(key)) or put(b, ":") or encode(v[key], b) then return true end
+    local keys, sep, close = nil, "[", "]"
+    if k == OBJECT then keys, sep, close = sortedKeys(v), "{", "}" end
+    local n = keys and #keys or #v
+    if n == 0 then return put(b, sep .. close) end
+    for i = 1, n do
+      local x = v[i]
+      if keys then sep, x = sep .. quote(keys[i]) .. ":", v[keys[i]] end
+      if put(b, sep) or encode(x, b) then return true end
+      sep = ","
     end
-    return put(b, "}")
+    return put(b, close)
   end
 
   local function tojson(v)
-    local b = {n = 0}
+    local b = {n = 0, limit = INF}
     encode(v, b)
     return concat(b)
   end
 
-  -- preview is gojq's Preview: at most 30 bytes of JSON.
+  -- preview is gojq's Preview: v's JSON, when longer than 30 bytes cut to
+  -- fit a trailing " ..." (closed as v's kind is) at a rune boundary: the
+  -- JSON is valid UTF-8, so the cut steps back over continuation bytes.
+  local TRAILING = {string = ' ..."', array = " ...]", object = " ...}"}
   local function preview(v)
     local b = {n = 0, limit = 32}
     encode(v, b)
     local s = concat(b)
-    if #s > 32 then s = ssub(s, 1, 32) end
-    if #s > 30 then
-      local k, trailing = kindOf(v), " ..."
-      if k == "string" then trailing = ' ..."' elseif k == ARRAY then trailing = " ...]" elseif k == OBJECT then trailing = " ...}" end
-      while #s > 30 - #trailing do s = ssub(s, 1, #s - lastRuneSize(s)) end
-      s = s .. trailing
-    end
-    return s
+    if #s <= 30 then return s end
+    local trailing = TRAILING[kindOf(v)] or " ..."
+    local cut = 30 - #trailing
+    while sbyte(s, cut + 1) >= 0x80 and sbyte(s, cut + 1) < 0xC0 do cut = cut - 1 end
+    return ssub(s, 1, cut) .. trailing
   end
 
   -- typeName is gojq's TypeOf.
@@ -340,76 +285,52 @@ local J, JX = (function()
 
   -- compare is gojq.Compare: jq's order within a type and null < false <
   -- true < numbers < strings < arrays < objects across types.
-  local ORDER = {null = 0, number = 3, string = 4, array = 5, object = 6}
   local compare
 
-  local function order(v, k)
-    if k == "boolean" then
-      if v then return 2 end
-      return 1
-    end
-    return ORDER[k]
-  end
+  -- ORDER ranks the types; false is 1 and true 2.
+  local ORDER = {null = 0, boolean = 1, number = 3, string = 4, array = 5, object = 6}
 
-  compare = function(a, b)
-    -- Two numbers or two strings, the common case, decided first (as
-    -- below, without kindOf's calls).
-    local ta = type(a)
-    if ta == type(b) then
-      if ta == "number" then
-        if a < b or a ~= a then return -1 elseif a == b then return 0 end
-        return 1
-      elseif ta == "string" then
-        if a < b then return -1 elseif a == b then return 0 end
-        return 1
-      end
-    end
+  -- compareValues is compare for anything but two numbers or two
+  -- strings: by type, then arrays element by element and objects by their
+  -- sorted keys, then by the values of those keys.
+  local function compareValues(a, b)
     local ka, kb = kindOf(a), kindOf(b)
     if ka ~= kb then
       if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
       elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
     end
-    local oa, ob = order(a, ka), order(b, kb)
+    local oa, ob = ORDER[ka], ORDER[kb]
+    if a == true then oa = 2 end
+    if b == true then ob = 2 end
     if oa ~= ob then
       if oa < ob then return -1 end
       return 1
     end
-    if ka == "number" then
-      if a < b or a ~= a then return -1 elseif a == b then return 0 end
-      return 1
-    elseif ka == "string" then
-      if a < b then return -1 elseif a == b then return 0 end
-      return 1
-    elseif ka == ARRAY then
-      local na, nb = #a, #b
-      local n = na
-      if nb < n then n = nb end
-      for i = 1, n do
-        local c = compare(a[i], b[i])
+    if ka == ARRAY or ka == OBJECT then
+      local ak, bk = a, b
+      if ka == OBJECT then ak, bk = sortedKeys(a), sortedKeys(b) end
+      for i = 1, #ak do
+        if bk[i] == nil then return 1 end
+        local c = compare(ak[i], bk[i])
         if c ~= 0 then return c end
       end
-      if na < nb then return -1 elseif na > nb then return 1 end
-      return 0
-    elseif ka == OBJECT then
-      local ak, bk = sortedKeys(a), sortedKeys(b)
-      local n = #ak
-      if #bk < n then n = #bk end
-      for i = 1, n do
-        if ak[i] ~= bk[i] then
-          if ak[i] < bk[i] then return -1 end
-          return 1
+      if #ak < #bk then return -1 end
+      if ka == OBJECT then
+        for _, key in ipairs(ak) do
+          local c = compare(a[key], b[key])
+          if c ~= 0 then return c end
         end
       end
-      if #ak ~= #bk then
-        if #ak < #bk then return -1 end
-        return 1
-      end
-      for _, key in ipairs(ak) do
-        local c = compare(a[key], b[key])
-        if c ~= 0 then return c end
-      end
     end
-    return 0
+    return 0 -- null, or one boolean
+  end
+
+  compare = function(a, b)
+    -- Two numbers or two strings, the common case, compare as Lua's.
+    local ta = type(a)
+    if ta ~= type(b) or ta ~= "number" and ta ~= "string" then return compareValues(a, b) end
+    if a < b or a ~= a then return -1 elseif a == b then return 0 end
+    return 1
   end
 
   function J.eq(a, b) return compare(a, b) == 0 end

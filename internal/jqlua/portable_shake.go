@@ -93,12 +93,12 @@ func ShakePortable(code string) string {
 // every stub with its function, and calls it. A cold name the rest of the
 // runtime reads as a value (not a function) stays where it is.
 var coldNames = map[string]bool{
-	"runeStarts": true, "lastRuneSize": true, "REPLACEMENT": true, "zeros": true, "decimal": true,
-	"formatFloat": true, "formatNumber": true, "ESCAPES": true, "HEX": true, "quote": true, "put": true,
+	"runeStarts": true, "REPLACEMENT": true, "ZEROS": true, "decimal": true, "TRAILING": true,
+	"formatNumber": true, "ESCAPES": true, "quote": true, "put": true,
 	"encode": true, "tojson": true, "preview": true, "typeName": true, "tep": true, "binopError": true,
 	"func0Error": true, "func1Error": true, "indexString": true, "indices": true, "sliceBounds": true,
 	"slice": true, "index": true, "intLike": true, "trunc": true, "clampIndex": true, "runeSize": true,
-	"sortedKeys": true, "order": true, "ORDER": true,
+	"sortedKeys": true, "compareValues": true, "ORDER": true,
 }
 
 // coldParts marks the kept parts that warm defines: those that define

@@ -128,3 +128,31 @@ func TestPortableBoundary(t *testing.T) {
 	assert.Equal(t, lua.LNumber(2), b.RawGetInt(2))
 	assert.Equal(t, lua.LNil, plain.RawGetString("c").(*lua.LTable).RawGetString("d"))
 }
+
+// TestPortableEncodesAsGojq: the portable runtime's JSON encoder and
+// gojq's Preview (what every type error shows) write what gojq writes, on
+// the values where they are easiest to get wrong: floats at the bounds of
+// 'e' notation and of Go's %g, which it reads the digits from; control
+// bytes, DEL and quotes; and multi-byte runes where a preview is cut.
+func TestPortableEncodesAsGojq(t *testing.T) {
+	exprs := []string{`tojson`, `tostring`, `try ({} - .) catch .`, `try error catch .`, `[.] | tojson`}
+	inputs := []string{
+		`0.1`, `1e20`, `1e21`, `-1e21`, `1.5e300`, `1e-7`, `1.5e-6`, `1e-6`, `-9.99e-7`, `0.000012345`,
+		`123456789.5`, `590295810358705651712`, `1e17`, `-1e17`, `5e-324`, `1.7976931348623157e308`,
+		`-0.0`, `-2.5e-10`, `1e100`, `12345678.125`, `0.5`, `100`, `-7`,
+		`"\u0000\u001f\u007f\"\\\b\f\n\r\t"`, `"ééééééééééééééééééééé"`, `"aaaaaaaaaaaaaaaaaaaaaaaaa€€€€€"`,
+		`"aaaaaaaaaaaaaaaaaaaaaaaa😀😀😀😀"`, `"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"`, `"short"`, `""`,
+		`["ééééééééééééé", {"b\n": 1.5e-9, "a": [true, false, null]}]`, `[[], {}, [[]]]`,
+		`{"zz": 1, "a\u0001": "x", "é": {"€": 0.001}}`, `[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]`,
+		`{"aaaaaaaaaaaaaaaaaaaaaaaaaaa": 1}`, `true`, `false`, `null`,
+	}
+	L := newTestState(t)
+	for _, expr := range exprs {
+		for _, in := range inputs {
+			diff, skipped, err := differ(context.Background(), L, expr, []byte(in))
+			require.NoError(t, err, "%s on %s", expr, in)
+			assert.False(t, skipped, "%s on %s", expr, in)
+			assert.Empty(t, diff)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kartalua/karta/object"
@@ -29,4 +30,19 @@ func Read(t testing.TB, path string) *unstructured.Unstructured {
 		t.Fatalf("%s: %d documents, want one object", path, len(docs))
 	}
 	return &unstructured.Unstructured{Object: docs[0].Object}
+}
+
+// WithReplicatedJob returns a copy of rt, a Kubeflow Trainer runtime
+// (ClusterTrainingRuntime or TrainingRuntime), with one more replicated
+// job, name, of one container: the change of a referenced object that the
+// references' tests make.
+func WithReplicatedJob(t testing.TB, rt *unstructured.Unstructured, name string) *unstructured.Unstructured {
+	t.Helper()
+	out := rt.DeepCopy()
+	jobs, _, err := unstructured.NestedSlice(out.Object, "spec", "template", "spec", "replicatedJobs")
+	require.NoError(t, err)
+	job := map[string]any{"name": name, "template": map[string]any{"spec": map[string]any{"template": map[string]any{
+		"spec": map[string]any{"containers": []any{map[string]any{"name": name, "image": name + ":1"}}}}}}}
+	require.NoError(t, unstructured.SetNestedSlice(out.Object, append(jobs, job), "spec", "template", "spec", "replicatedJobs"))
+	return out
 }

@@ -2,7 +2,6 @@ package watchguard
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -24,10 +23,10 @@ type InformerOptions struct {
 	Resource schema.GroupVersionResource
 	Resync   time.Duration
 	Indexers cache.Indexers
-	// Failed, when set, is set when a list or watch ends on the server's
-	// answer (forbidden, not served): the caller need not wait for such an
-	// informer to sync.
-	Failed *atomic.Bool
+	// Failed, when set, is called with the error when a list or watch
+	// ends on the server's answer (forbidden, not served): the caller need
+	// not wait for such an informer to sync, and may say why.
+	Failed func(error)
 }
 
 // Informer is a shared index informer of o.Resource whose lists and
@@ -61,7 +60,7 @@ func (g *Guard) Informer(o InformerOptions) cache.SharedIndexInformer {
 	// the server's answers (forbidden, not served).
 	_ = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
 		if o.Failed != nil {
-			o.Failed.Store(true)
+			o.Failed(err)
 		}
 		cache.DefaultWatchErrorHandler(ctx, r, err)
 	})

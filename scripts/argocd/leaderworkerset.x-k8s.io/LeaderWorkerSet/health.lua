@@ -4,7 +4,7 @@
 -- The jq runtime: the parts of karta's portable jq runtime (internal/jqlua/portable.lua,
 -- which documents them) this chunk uses; then the Karta's jq expressions, each under its jq.
 local J, JX = (function()
-  local runeSize, lastRuneSize, intLike, zeros, decimal, formatFloat, formatNumber, sortedKeys, ESCAPES, HEX, quote, put, encode, tojson, preview, tep, func0Error, ORDER, order
+  local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, tojson, TRAILING, preview, tep, func0Error, ORDER, compareValues
   local J, JX = {}, {}
   local NULL, KIND, ERR = {}, {}, {}
   local ARRAY, OBJECT = "array", "object"
@@ -54,65 +54,14 @@ local J, JX = (function()
     end
     return count
   end
+
   local compare
 
   compare = function(a, b)
     local ta = type(a)
-    if ta == type(b) then
-      if ta == "number" then
-        if a < b or a ~= a then return -1 elseif a == b then return 0 end
-        return 1
-      elseif ta == "string" then
-        if a < b then return -1 elseif a == b then return 0 end
-        return 1
-      end
-    end
-    local ka, kb = kindOf(a), kindOf(b)
-    if ka ~= kb then
-      if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
-      elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
-    end
-    local oa, ob = order(a, ka), order(b, kb)
-    if oa ~= ob then
-      if oa < ob then return -1 end
-      return 1
-    end
-    if ka == "number" then
-      if a < b or a ~= a then return -1 elseif a == b then return 0 end
-      return 1
-    elseif ka == "string" then
-      if a < b then return -1 elseif a == b then return 0 end
-      return 1
-    elseif ka == ARRAY then
-      local na, nb = #a, #b
-      local n = na
-      if nb < n then n = nb end
-      for i = 1, n do
-        local c = compare(a[i], b[i])
-        if c ~= 0 then return c end
-      end
-      if na < nb then return -1 elseif na > nb then return 1 end
-      return 0
-    elseif ka == OBJECT then
-      local ak, bk = sortedKeys(a), sortedKeys(b)
-      local n = #ak
-      if #bk < n then n = #bk end
-      for i = 1, n do
-        if ak[i] ~= bk[i] then
-          if ak[i] < bk[i] then return -1 end
-          return 1
-        end
-      end
-      if #ak ~= #bk then
-        if #ak < #bk then return -1 end
-        return 1
-      end
-      for _, key in ipairs(ak) do
-        local c = compare(a[key], b[key])
-        if c ~= 0 then return c end
-      end
-    end
-    return 0
+    if ta ~= type(b) or ta ~= "number" and ta ~= "string" then return compareValues(a, b) end
+    if a < b or a ~= a then return -1 elseif a == b then return 0 end
+    return 1
   end
   function J.gt(a, b) return compare(a, b) > 0 end
 
@@ -199,19 +148,12 @@ local J, JX = (function()
   local function warm()
 
     function runeSize(s, i)
-      local c = sbyte(s, i)
+      local c, c1 = sbyte(s, i, i + 1)
       if c < 0x80 then return 1, true end
-      local n, lo, hi
-      if c >= 0xC2 and c <= 0xDF then n, lo, hi = 2, 0x80, 0xBF
-      elseif c == 0xE0 then n, lo, hi = 3, 0xA0, 0xBF
-      elseif c >= 0xE1 and c <= 0xEC or c == 0xEE or c == 0xEF then n, lo, hi = 3, 0x80, 0xBF
-      elseif c == 0xED then n, lo, hi = 3, 0x80, 0x9F
-      elseif c == 0xF0 then n, lo, hi = 4, 0x90, 0xBF
-      elseif c >= 0xF1 and c <= 0xF3 then n, lo, hi = 4, 0x80, 0xBF
-      elseif c == 0xF4 then n, lo, hi = 4, 0x80, 0x8F
-      else return 1, false end
-      local c1 = sbyte(s, i + 1)
-      if c1 == nil or c1 < lo or c1 > hi then return 1, false end
+      local n, lo, hi = 2, 0x80, 0xBF
+      if c >= 0xF0 then n = 4 elseif c >= 0xE0 then n = 3 end
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xF0 then lo = 0x90 elseif c == 0xED then hi = 0x9F elseif c == 0xF4 then hi = 0x8F end
+      if c < 0xC2 or c > 0xF4 or c1 == nil or c1 < lo or c1 > hi then return 1, false end
       for j = i + 2, i + n - 1 do
         local cj = sbyte(s, j)
         if cj == nil or cj < 0x80 or cj > 0xBF then return 1, false end
@@ -219,81 +161,28 @@ local J, JX = (function()
       return n, true
     end
 
-    function lastRuneSize(s)
-      local e = #s
-      if sbyte(s, e) < 0x80 then return 1 end
-      local lim = e - 3
-      if lim < 1 then lim = 1 end
-      local st = e - 1
-      while st >= lim do
-        local c = sbyte(s, st)
-        if c < 0x80 or c >= 0xC0 then break end
-        st = st - 1
-      end
-      if st < 1 then st = 1 end
-      local size = runeSize(s, st)
-      if st + size - 1 ~= e then return 1 end
-      return size
-    end
-
     function intLike(f)
       return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
     end
 
-    function zeros(n)
-      local t = {}
-      for i = 1, n do t[i] = "0" end
-      return concat(t)
-    end
-
-    function decimal(s)
-      local neg = sbyte(s, 1) == 45
-      if neg or sbyte(s, 1) == 43 then s = ssub(s, 2) end
-      local m, e = smatch(s, "^([^eE]*)[eE](.*)$")
-      if m == nil then m, e = s, "0" end
-      if sbyte(e, 1) == 43 then e = ssub(e, 2) end
-      if not sfind(m, ".", 1, true) then m = m .. "." end
-      local n = tonumber(m .. "e" .. e)
-      if n == nil then
-        if not sfind(m, "[1-9]") or sbyte(e, 1) == 45 then n = 0 else n = INF end
-      end
-      if neg then n = -n end
-      return n
-    end
-
-    function formatFloat(f)
-      if f ~= f then return "null" end
-      if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
-      local s
-      for p = 0, 16 do
-        s = sformat("%." .. p .. "e", f)
-        if decimal(s) == f then break end
-      end
-      local neg = sbyte(s, 1) == 45
-      if neg then s = ssub(s, 2) end
-      local m, e = smatch(s, "^([^e]*)e(.*)$")
-      local digits = ssub(m, 1, 1) .. ssub(m, 3)
-      local exp = tonumber(e)
-      local out
-      local ax = abs(f)
-      if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
-        out = ssub(digits, 1, 1)
-        if #digits > 1 then out = out .. "." .. ssub(digits, 2) end
-        if exp < 0 then out = out .. "e-" .. sformat("%d", -exp) else out = out .. "e+" .. sformat("%d", exp) end
-      elseif exp >= #digits - 1 then
-        out = digits .. zeros(exp - #digits + 1)
-      elseif exp >= 0 then
-        out = ssub(digits, 1, exp + 1) .. "." .. ssub(digits, exp + 2)
-      else
-        out = "0." .. zeros(-exp - 1) .. digits
-      end
-      if neg then out = "-" .. out end
-      return out
-    end
-
+    ZEROS = "00000000000000000000" -- 'f' notation pads at most 20
     function formatNumber(f)
       if intLike(f) then return sformat("%d", f) end
-      return formatFloat(f)
+      if f ~= f then return "null" end
+      if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
+      local s, ax = sformat("%g", f), abs(f)
+      local sign, digit, rest, e = smatch(s, "^(-?)(%d)%.?(%d*)e(.*)$")
+      if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
+        local es, ed = smatch(e, "^(.)0?(%d+)$")
+        if rest ~= "" then rest = "." .. rest end
+        return sign .. digit .. rest .. "e" .. es .. ed
+      elseif sign == nil then
+        return s -- %g wrote 'f' notation
+      end
+      local digits, exp = digit .. rest, tonumber(e)
+      if exp >= #digits - 1 then return sign .. digits .. ssub(ZEROS, 1, exp - #digits + 1) end
+      if exp >= 0 then return sign .. ssub(digits, 1, exp + 1) .. "." .. ssub(digits, exp + 2) end
+      return sign .. "0." .. ssub(ZEROS, 1, -exp - 1) .. digits
     end
 
     function sortedKeys(t)
@@ -304,40 +193,26 @@ local J, JX = (function()
     end
 
     ESCAPES = {[34] = '\\"', [92] = "\\\\", [8] = "\\b", [12] = "\\f", [10] = "\\n", [13] = "\\r", [9] = "\\t"}
-    HEX = "0123456789abcdef"
 
     function quote(s)
-      local buf = {'"'}
-      local start, i, n = 1, 1, #s
+      local buf, start, i, n = {'"'}, 1, 1, #s
       while i <= n do
-        local b = sbyte(s, i)
-        if b < 0x80 then
-          if b >= 32 and b <= 126 and b ~= 34 and b ~= 92 then
-            i = i + 1
-          else
-            if start < i then buf[#buf + 1] = ssub(s, start, i - 1) end
-            local esc = ESCAPES[b]
-            if esc == nil then
-              local hi, lo = floor(b / 16) + 1, b % 16 + 1
-              esc = "\\u00" .. ssub(HEX, hi, hi) .. ssub(HEX, lo, lo)
-            end
-            buf[#buf + 1] = esc
-            i = i + 1
-            start = i
-          end
-        else
-          local size, ok = runeSize(s, i)
-          if ok then
-            i = i + size
-          else
-            if start < i then buf[#buf + 1] = ssub(s, start, i - 1) end
-            buf[#buf + 1] = "\\ufffd"
-            i = i + 1
-            start = i
-          end
+        local b, size, esc = sbyte(s, i), 1, nil
+        if b < 32 or b == 34 or b == 92 or b == 127 then
+          esc = ESCAPES[b] or sformat("\\u%04x", b)
+        elseif b >= 0x80 then
+          local ok
+          size, ok = runeSize(s, i)
+          if not ok then esc = "\\ufffd" end
         end
+        if esc ~= nil then
+          buf[#buf + 1] = ssub(s, start, i - 1)
+          buf[#buf + 1] = esc
+          start = i + 1
+        end
+        i = i + size
       end
-      if start <= n then buf[#buf + 1] = ssub(s, start, n) end
+      buf[#buf + 1] = ssub(s, start)
       buf[#buf + 1] = '"'
       return concat(buf)
     end
@@ -345,51 +220,45 @@ local J, JX = (function()
     function put(b, s)
       b[#b + 1] = s
       b.n = b.n + #s
-      return b.limit ~= nil and b.n >= b.limit
+      return b.n >= b.limit
     end
 
     function encode(v, b)
       local k = kindOf(v)
-      if k == "null" then return put(b, "null")
-      elseif k == "boolean" then
-        if v then return put(b, "true") end
-        return put(b, "false")
+      if k == "string" then return put(b, quote(v))
       elseif k == "number" then return put(b, formatNumber(v))
-      elseif k == "string" then return put(b, quote(v))
-      elseif k == ARRAY then
-        if put(b, "[") then return true end
-        for i = 1, #v do
-          if i > 1 and put(b, ",") then return true end
-          if encode(v[i], b) then return true end
-        end
-        return put(b, "]")
+      elseif k == "null" then return put(b, "null")
+      elseif k == "boolean" then return put(b, tostring(v))
       end
-      if put(b, "{") then return true end
-      for i, key in ipairs(sortedKeys(v)) do
-        if i > 1 and put(b, ",") then return true end
-        if put(b, quote(key)) or put(b, ":") or encode(v[key], b) then return true end
+      local keys, sep, close = nil, "[", "]"
+      if k == OBJECT then keys, sep, close = sortedKeys(v), "{", "}" end
+      local n = keys and #keys or #v
+      if n == 0 then return put(b, sep .. close) end
+      for i = 1, n do
+        local x = v[i]
+        if keys then sep, x = sep .. quote(keys[i]) .. ":", v[keys[i]] end
+        if put(b, sep) or encode(x, b) then return true end
+        sep = ","
       end
-      return put(b, "}")
+      return put(b, close)
     end
 
     function tojson(v)
-      local b = {n = 0}
+      local b = {n = 0, limit = INF}
       encode(v, b)
       return concat(b)
     end
 
+    TRAILING = {string = ' ..."', array = " ...]", object = " ...}"}
     function preview(v)
       local b = {n = 0, limit = 32}
       encode(v, b)
       local s = concat(b)
-      if #s > 32 then s = ssub(s, 1, 32) end
-      if #s > 30 then
-        local k, trailing = kindOf(v), " ..."
-        if k == "string" then trailing = ' ..."' elseif k == ARRAY then trailing = " ...]" elseif k == OBJECT then trailing = " ...}" end
-        while #s > 30 - #trailing do s = ssub(s, 1, #s - lastRuneSize(s)) end
-        s = s .. trailing
-      end
-      return s
+      if #s <= 30 then return s end
+      local trailing = TRAILING[kindOf(v)] or " ..."
+      local cut = 30 - #trailing
+      while sbyte(s, cut + 1) >= 0x80 and sbyte(s, cut + 1) < 0xC0 do cut = cut - 1 end
+      return ssub(s, 1, cut) .. trailing
     end
 
     function tep(v)
@@ -402,14 +271,38 @@ local J, JX = (function()
       raise(name .. " cannot be applied to: " .. tep(v))
     end
 
-    ORDER = {null = 0, number = 3, string = 4, array = 5, object = 6}
+    ORDER = {null = 0, boolean = 1, number = 3, string = 4, array = 5, object = 6}
 
-    function order(v, k)
-      if k == "boolean" then
-        if v then return 2 end
+    function compareValues(a, b)
+      local ka, kb = kindOf(a), kindOf(b)
+      if ka ~= kb then
+        if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
+        elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
+      end
+      local oa, ob = ORDER[ka], ORDER[kb]
+      if a == true then oa = 2 end
+      if b == true then ob = 2 end
+      if oa ~= ob then
+        if oa < ob then return -1 end
         return 1
       end
-      return ORDER[k]
+      if ka == ARRAY or ka == OBJECT then
+        local ak, bk = a, b
+        if ka == OBJECT then ak, bk = sortedKeys(a), sortedKeys(b) end
+        for i = 1, #ak do
+          if bk[i] == nil then return 1 end
+          local c = compare(ak[i], bk[i])
+          if c ~= 0 then return c end
+        end
+        if #ak < #bk then return -1 end
+        if ka == OBJECT then
+          for _, key in ipairs(ak) do
+            local c = compare(a[key], b[key])
+            if c ~= 0 then return c end
+          end
+        end
+      end
+      return 0 -- null, or one boolean
     end
   end
   function runeSize(...) warm() return runeSize(...) end
@@ -417,7 +310,7 @@ local J, JX = (function()
   function tojson(...) warm() return tojson(...) end
   function tep(...) warm() return tep(...) end
   function func0Error(...) warm() return func0Error(...) end
-  function order(...) warm() return order(...) end
+  function compareValues(...) warm() return compareValues(...) end
 
 
   return J, JX
@@ -428,16 +321,16 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
-  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- (.status.readyReplicas // 0) > 0
 Q[2] = function(v, out)
-  local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
-  local readyReplicas = type(status) == "table" and status[1] == nil and status.readyReplicas or J.field(status, "readyReplicas")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
   if readyReplicas == NULL or readyReplicas == false then
     readyReplicas = 0
   end
@@ -449,13 +342,13 @@ end
 -- ([.status.conditions[]? | select(.type == "UpdateInProgress" and .status == "True")] | length) == 0 or (.status.readyReplicas // 0) == 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = type(v) == "table" and v[1] == nil and v.status or J.field(v, "status")
-  local conditions = type(status) == "table" and status[1] == nil and status.conditions or J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = type(x) == "table" and x[1] == nil and x.type or J.field(x, "type")
+    local type_ = type(x) == "table" and x.type or J.field(x, "type")
     local b = false
     if type_ == "UpdateInProgress" then
-      local status_2 = type(x) == "table" and x[1] == nil and x.status or J.field(x, "status")
+      local status_2 = type(x) == "table" and x.status or J.field(x, "status")
       b = status_2 == "True"
     end
     if b then
@@ -465,7 +358,7 @@ Q[3] = function(v, out)
   local len = J.length(arr)
   local b_2 = true
   if not (len == 0) then
-    local readyReplicas = type(status) == "table" and status[1] == nil and status.readyReplicas or J.field(status, "readyReplicas")
+    local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end
