@@ -201,7 +201,7 @@ func (e *directEvaluator) stopped() error {
 	return e.limit
 }
 
-// charge charges work the algorithm does in Go (revisions) to the call:
+// charge charges work done in Go (revisions, a declined direct run) to the call:
 // to its meter when it has one, else kept for the GoCall, unless it
 // passes a budget on its own.
 func (e *directEvaluator) charge(steps, bytes int64) error {
