@@ -60,14 +60,14 @@ func (p *Program) WithState(ctx context.Context, hook Hook, f func(ctx context.C
 // else the only pod-bearing component's), leaving the rest of obj
 // untouched. It is Karmada's ReviseReplica; scripts do not change it.
 func (p *Program) ReviseReplica(ctx context.Context, obj *unstructured.Unstructured, n int64) (*unstructured.Unstructured, error) {
-	res, err := p.runGo(ctx, HookReviseReplica, func(ctx context.Context, _ evaluator) (any, error) {
-		revised, _, err := p.model.reviseReplica(ctx, obj.Object, n)
+	res, err := runHook(ctx, p, HookReviseReplica, func(ctx context.Context, ev evaluator) (map[string]any, error) {
+		revised, _, err := p.model.reviseReplica(metered(ctx, ev), obj.Object, n)
 		return revised, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &unstructured.Unstructured{Object: res.(map[string]any)}, nil
+	return &unstructured.Unstructured{Object: res}, nil
 }
 
 func (p *Program) describeModel() *Shape {
@@ -126,7 +126,8 @@ func (s *PooledState) Override(ctx context.Context, hook Hook) (*lua.LFunction, 
 }
 
 // Units evaluates the present instances of the pod-bearing component named
-// component on obj, through this state's accessors. With scaled each
+// component on obj, each path on the back end chosen for it (the hooks'
+// evaluator), metered by this WithState call. With scaled each
 // unit's Replicas is its own (1 when undefined) times those of the
 // component's scaled ancestors; without, Replicas is 0 and no replicas
 // path is evaluated, and when an instance's view fails the units before
@@ -134,7 +135,13 @@ func (s *PooledState) Override(ctx context.Context, hook Hook) (*lua.LFunction, 
 func (s *PooledState) Units(ctx context.Context, obj map[string]any, component string, scaled bool) ([]Unit, error) {
 	p := s.sd.p
 	c := p.model.byName[component]
-	ev := luaEvaluator{s.sd}
+	dev := p.newEvaluator(ctx, ctx)
+	units, err := s.units(ctx, dev, c, obj, scaled)
+	return units, dev.finish(err)
+}
+
+func (s *PooledState) units(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, scaled bool) ([]Unit, error) {
+	p := s.sd.p
 	if scaled {
 		units, err := p.replicaUnits(ctx, ev, c, obj)
 		if err != nil {

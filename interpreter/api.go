@@ -38,16 +38,9 @@ func (p *Program) GetPodSpecs(ctx context.Context, obj *unstructured.Unstructure
 		return nil, err
 	}
 	if !p.overridden[HookGetPodSpecs] {
-		if res, ok := direct(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) }); ok {
-			return res, nil
-		}
-		res, err := p.runGo(ctx, HookGetPodSpecs, func(ctx context.Context, ev evaluator) (any, error) {
+		return runHook(ctx, p, HookGetPodSpecs, func(ctx context.Context, ev evaluator) (*PodSpecs, error) {
 			return p.podSpecs(ctx, ev, obj.Object)
 		})
-		if err != nil {
-			return nil, err
-		}
-		return res.(*PodSpecs), nil
 	}
 	var items []PodSpecItem
 	err = p.callLua(ctx, HookGetPodSpecs, objectArgs(obj.Object), func(L *lua.LState, v lua.LValue) error {
@@ -77,10 +70,12 @@ func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstruc
 	if p.argo != nil {
 		return p.argoStatus(ctx, obj)
 	}
-	if p.status != nil {
-		if res, ok := p.status.interpretStatus(ctx, p, obj.Object); ok {
-			return res, nil
-		}
+	if p.status != nil && !p.noDirect {
+		return runHook(ctx, p, HookInterpretStatus, func(ctx context.Context, ev evaluator) (*StatusResult, error) {
+			dev := ev.(*directEvaluator)
+			dev.s.Size = p.status.evals
+			return p.status.interpretStatus(ctx, dev, obj.Object)
+		})
 	}
 	var res StatusResult
 	err = p.callLua(ctx, HookInterpretStatus, objectArgs(obj.Object), func(L *lua.LState, v lua.LValue) error {
@@ -102,40 +97,17 @@ func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured
 		return nil, err
 	}
 	if !p.overridden[HookReviseSpec] {
-		if res, ok := direct(ctx, p, func(ev evaluator) (res *Revised, err error) {
-			defer func() {
-				// A panic in the Go algorithm declines too: the state's
-				// protected call below reports it as the error it is.
-				if recover() != nil {
-					res, err = nil, errDeclined
-				}
-			}()
-			dev := ev.(*directEvaluator)
+		return runHook(ctx, p, HookReviseSpec, func(ctx context.Context, ev evaluator) (*Revised, error) {
+			dev, _ := ev.(*directEvaluator) // nil: on the Lua accessors, the gojq path
 			if err := p.chargeRevisions(ctx, dev, revisions); err != nil {
 				return nil, err
 			}
-			revised, ops, warnings, err := p.model.reviseSpecDirect(ctx, dev, obj.Object, revisions)
-			if err != nil {
-				return nil, err
-			}
-			return &Revised{Object: &unstructured.Unstructured{Object: revised}, Patch: ops, Warnings: warnings}, nil
-		}); ok {
-			return res, nil
-		}
-		res, err := p.runGo(ctx, HookReviseSpec, func(ctx context.Context, _ evaluator) (any, error) {
-			if err := p.chargeRevisions(ctx, nil, revisions); err != nil {
-				return nil, err
-			}
-			revised, ops, warnings, err := p.model.reviseSpec(ctx, obj.Object, revisions)
+			revised, ops, warnings, err := p.model.revise(ctx, dev, obj.Object, revisions)
 			if err != nil {
 				return nil, err
 			}
 			return &Revised{Object: &unstructured.Unstructured{Object: revised}, Patch: ops, Warnings: warnings}, nil
 		})
-		if err != nil {
-			return nil, err
-		}
-		return res.(*Revised), nil
 	}
 	// The script may call the generated ReviseSpec (K.ReviseSpec): its
 	// warnings come back through the sink.
@@ -237,17 +209,13 @@ func (p *Program) suspendOrResume(ctx context.Context, h Hook, obj *unstructured
 		return nil, &HookError{Karta: p.name, Hook: h, Err: ErrHookNotEnabled}
 	}
 	if !p.overridden[h] {
-		res, err := p.runGo(ctx, h, func(ctx context.Context, _ evaluator) (any, error) {
-			revised, ops, err := p.model.suspend(ctx, obj.Object, h == HookResume)
+		return runHook(ctx, p, h, func(ctx context.Context, ev evaluator) (*Revised, error) {
+			revised, ops, err := p.model.suspend(metered(ctx, ev), obj.Object, h == HookResume)
 			if err != nil {
 				return nil, err
 			}
 			return &Revised{Object: &unstructured.Unstructured{Object: revised}, Patch: ops}, nil
 		})
-		if err != nil {
-			return nil, err
-		}
-		return res.(*Revised), nil
 	}
 	return p.reviseByScript(ctx, h, obj, nil)
 }
@@ -345,18 +313,9 @@ func (p *Program) GetGangGroups(ctx context.Context, obj *unstructured.Unstructu
 		podObjs[i] = pod.Object
 	}
 	if !p.overridden[HookGetGangGroups] {
-		if res, ok := direct(ctx, p, func(ev evaluator) (*GangResult, error) {
-			return p.gang.gangGroups(ctx, ev, obj.Object, podObjs)
-		}); ok {
-			return res, nil
-		}
-		res, err := p.runGo(ctx, HookGetGangGroups, func(ctx context.Context, ev evaluator) (any, error) {
+		return runHook(ctx, p, HookGetGangGroups, func(ctx context.Context, ev evaluator) (*GangResult, error) {
 			return p.gang.gangGroups(ctx, ev, obj.Object, podObjs)
 		})
-		if err != nil {
-			return nil, err
-		}
-		return res.(*GangResult), nil
 	}
 	podList := make([]any, len(podObjs))
 	for i, po := range podObjs {
@@ -388,18 +347,7 @@ func (p *Program) PlacePod(ctx context.Context, obj, pod *unstructured.Unstructu
 	if err != nil {
 		return nil, err
 	}
-	var out *PodPlacement
-	if ev, ok := p.startDirect(ctx); ok {
-		pl, reason, err := p.gang.placeOne(ctx, ev, obj.Object, pod.Object)
-		if ev.finish(ctx, err) {
-			if pl == nil {
-				// As the Lua path reports it (hookError).
-				return nil, &HookError{Karta: p.name, Hook: "PlacePod", Err: &UnmatchedError{Pod: PodKey(pod.Object), Reason: reason}}
-			}
-			return pl, nil
-		}
-	}
-	res, err := p.runGo(ctx, "PlacePod", func(ctx context.Context, ev evaluator) (any, error) {
+	return runHook(ctx, p, "PlacePod", func(ctx context.Context, ev evaluator) (*PodPlacement, error) {
 		pl, reason, err := p.gang.placeOne(ctx, ev, obj.Object, pod.Object)
 		if err != nil {
 			return nil, err
@@ -409,11 +357,6 @@ func (p *Program) PlacePod(ctx context.Context, obj, pod *unstructured.Unstructu
 		}
 		return pl, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	out = res.(*PodPlacement)
-	return out, nil
 }
 
 // PlacePods places every pod in its component, instance and replica
@@ -435,18 +378,9 @@ func (p *Program) PlacePods(ctx context.Context, obj *unstructured.Unstructured,
 	for i, pod := range pods {
 		podObjs[i] = pod.Object
 	}
-	if res, ok := direct(ctx, p, func(ev evaluator) (*PlacementResult, error) {
-		return p.gang.placeAll(ctx, ev, obj.Object, podObjs)
-	}); ok {
-		return res, nil
-	}
-	res, err := p.runGo(ctx, "PlacePods", func(ctx context.Context, ev evaluator) (any, error) {
+	return runHook(ctx, p, "PlacePods", func(ctx context.Context, ev evaluator) (*PlacementResult, error) {
 		return p.gang.placeAll(ctx, ev, obj.Object, podObjs)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res.(*PlacementResult), nil
 }
 
 // UnmatchedError is a pod that belongs to no group, with the reason.

@@ -113,18 +113,6 @@ func reusable(err, ferr error) bool {
 	return !errors.As(err, &le) && !errors.As(err, &pe)
 }
 
-// runGo runs a hook's Go algorithm (the generated hook, when no script
-// overrides it) on the Lua accessors of a pooled state.
-func (p *Program) runGo(ctx context.Context, h Hook, f func(ctx context.Context, ev evaluator) (any, error)) (any, error) {
-	var res any
-	err := p.withState(ctx, h, func(ctx context.Context, sd *stateData) error {
-		var err error
-		res, err = f(ctx, luaEvaluator{sd})
-		return err
-	})
-	return res, err
-}
-
 // callLua calls the Lua function of hook h — the override when a script
 // defines one, else the generated hook — and converts its result with
 // decode while the state is still held. args builds the arguments: the

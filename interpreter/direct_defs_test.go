@@ -55,7 +55,7 @@ func TestDirectTrainJobWithRuntimes(t *testing.T) {
 				// runtime's templates with it.
 				bound, err := fast.bindReferences(ctx, HookGetPodSpecs, s)
 				require.NoError(t, err)
-				specs, ok := direct(bound, fast, func(ev evaluator) (*PodSpecs, error) { return fast.podSpecs(bound, ev, s.Object) })
+				specs, ok := directOnly(bound, fast, func(ev evaluator) (*PodSpecs, error) { return fast.podSpecs(bound, ev, s.Object) })
 				require.True(t, ok, "state %d: GetPodSpecs runs directly", i)
 				for _, it := range specs.Items {
 					if it.Component == "job" && it.PodTemplateSpec != nil {

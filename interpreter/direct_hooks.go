@@ -2,127 +2,21 @@ package interpreter
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"strconv"
-	"sync"
-	"time"
 
-	"github.com/kartalua/karta/internal/jqdirect"
-	"github.com/kartalua/karta/internal/jqvalue"
 	"github.com/kartalua/karta/karta"
 )
 
-// The direct fast path of the generated hooks (see direct.go): a hook that
-// no script overrides first runs its Go algorithm on directEvaluator,
-// without taking a Lua state. If any evaluation declines, or the call fails
-// in any way, the result is dropped and the call runs again on a pooled
-// state, as it always did; so the caller sees the Lua path's result, errors
-// included, only sooner.
-
-// errDeclined is what a declined evaluation returns to the algorithm. The
-// algorithms turn some errors into values (a pod's jq error only unmatches
-// the pod), so the decision to drop a direct result is made on
-// directEvaluator.declined, never on this error reaching the top.
-var errDeclined = errors.New("direct evaluation declined")
-
-// directEvaluator evaluates with each program's direct form.
-type directEvaluator struct {
-	declined bool
-	s        jqdirect.Scratch
-	// The call's deadline, the Program's timeout: a call that runs past
-	// it declines, and the Lua path ends it with its deadline limit. The
-	// clock is read every clockEvery evaluations, from the first such
-	// reading, so that a short call never reads it.
-	timeout time.Duration
-	evals   int
-	start   time.Time
-}
-
-const clockEvery = 32
-
-func (e *directEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]any, error) {
-	if p.direct == nil || !e.live(ctx) {
-		e.declined = true
-		return nil, errDeclined
-	}
-	outs, ok := p.direct.Run(input, &e.s)
-	if !ok {
-		e.declined = true
-		return nil, errDeclined
-	}
-	return outs, nil
-}
-
-// live counts one unit of the call's work (an evaluation, or a pod that
-// GetGangGroups places without one) and reports whether the call may go
-// on: ctx is live and, on every clockEvery-th unit, the call is within the
-// Program's timeout. false declines the call.
-func (e *directEvaluator) live(ctx context.Context) bool {
-	if ctx.Err() != nil {
-		e.declined = true
-		return false
-	}
-	if e.evals++; e.evals%clockEvery == 0 {
-		now := time.Now()
-		if e.start.IsZero() {
-			e.start = now
-		} else if now.Sub(e.start) > e.timeout {
-			e.declined = true
-			return false
-		}
-	}
-	return true
-}
-
-// directEvaluators recycles evaluators (the arena is dropped first: results
-// alias it).
-var directEvaluators = sync.Pool{New: func() any { return &directEvaluator{} }}
-
-// startDirect returns an evaluator for a direct call, or false when the
-// call must take the Lua path: direct evaluation is off or ctx is done.
-// Its evaluations read the references' values the call bound.
-func (p *Program) startDirect(ctx context.Context) (*directEvaluator, bool) {
-	if p.noDirect || ctx.Err() != nil {
-		return nil, false
-	}
-	e := directEvaluators.Get().(*directEvaluator)
-	// A hook's evaluations give a few outputs each: 8 slots to begin.
-	*e = directEvaluator{timeout: p.limits.Timeout, s: jqdirect.Scratch{Size: 8, Vars: p.callVars(ctx), Share: true}}
-	return e, true
-}
-
-// finish ends a direct call and reports whether its result stands: the
-// algorithm succeeded (err), nothing declined and ctx is still live.
-func (e *directEvaluator) finish(ctx context.Context, err error) bool {
-	ok := err == nil && !e.declined && ctx.Err() == nil
-	e.s.Release()
-	*e = directEvaluator{}
-	directEvaluators.Put(e)
-	return ok
-}
-
-// direct runs f on a direct evaluator; see startDirect and finish.
-func direct[T any](ctx context.Context, p *Program, f func(ev evaluator) (T, error)) (T, bool) {
-	var zero T
-	ev, ok := p.startDirect(ctx)
-	if !ok {
-		return zero, false
-	}
-	res, err := f(ev)
-	if !ev.finish(ctx, err) {
-		return zero, false
-	}
-	return res, true
-}
-
-// statusPlan is the generated InterpretStatus (codegen.go,
-// writeInterpretStatus) for direct evaluation: the same phase, conditions
-// and matchers, evaluated in the same order with the same short cuts. It
-// is nil when some status expression is outside the direct subset.
+// statusPlan is InterpretStatus as the generated Lua defines it (codegen.go,
+// writeInterpretStatus), run by Go on the call's evaluator: the same
+// phase, conditions and matchers, evaluated in the same order with the
+// same short cuts, each expression on its chosen back end
+// (eval_direct.go), with the generated Lua's K helpers' rules and errors.
 type statusPlan struct {
-	phase    *jqdirect.Program // nil: no phaseDefinition
+	phase    *jqProgram // nil: no phaseDefinition
 	condDef  *karta.ConditionsDefinition
-	conds    *jqdirect.Program // nil: no conditionsDefinition
+	conds    *jqProgram // nil: no conditionsDefinition
 	mappings []statusRule
 	// maxMatched is the most statuses a call can match; evals the most
 	// evaluations a call makes (the arena's size).
@@ -140,10 +34,13 @@ type statusRule struct {
 type matcherPlan struct {
 	byPhase      string
 	byConditions []karta.ConditionMatcher
-	expr         *jqdirect.Program // nil: no byExpression
+	expr         *jqProgram // nil: no byExpression
 	expected     string
 }
 
+// newStatusPlan is the plan of the Karta's InterpretStatus; nil when an
+// expression does not compile (a karta bug: the check compiled it), which
+// leaves the call to the generated Lua.
 func newStatusPlan(x *exprTable) *statusPlan {
 	k := x.checked.Karta
 	root := k.Spec.StructureDefinition.RootComponent
@@ -153,17 +50,12 @@ func newStatusPlan(x *exprTable) *statusPlan {
 	}
 	sd := root.StatusDefinition
 	ok := true
-	compile := func(expr string) *jqdirect.Program {
-		a, err := x.analysis(expr)
+	compile := func(expr string) *jqProgram {
+		p, err := x.compile(expr)
 		if err != nil {
 			ok = false
-			return nil
 		}
-		d := jqdirect.Compile(a.Query, a.Vars...)
-		if d == nil {
-			ok = false
-		}
-		return d
+		return p
 	}
 	if sd.PhaseDefinition != nil {
 		sp.phase = compile(sd.PhaseDefinition.Path)
@@ -200,12 +92,8 @@ func newStatusPlan(x *exprTable) *statusPlan {
 	return sp
 }
 
-// interpretStatus is the generated InterpretStatus, directly; ok false
-// declines the call to the Lua path.
-func (sp *statusPlan) interpretStatus(ctx context.Context, p *Program, obj map[string]any) (*StatusResult, bool) {
-	if p.noDirect || ctx.Err() != nil {
-		return nil, false
-	}
+// interpretStatus is the generated InterpretStatus on ev.
+func (sp *statusPlan) interpretStatus(ctx context.Context, ev *directEvaluator, obj map[string]any) (*StatusResult, error) {
 	// The result and its matched statuses in one allocation.
 	a := &struct {
 		res     StatusResult
@@ -216,12 +104,10 @@ func (sp *statusPlan) interpretStatus(ctx context.Context, p *Program, obj map[s
 	if sp.maxMatched > len(a.matched) {
 		res.Matched = make([]karta.Status, 0, sp.maxMatched)
 	}
-	s := jqdirect.Scratch{Size: sp.evals, Vars: p.callVars(ctx)}
-	defer s.Release()
 	if sp.phase != nil {
-		outs, ok := sp.phase.Run(obj, &s)
-		if !ok {
-			return nil, false
+		outs, err := statusEval(ctx, ev, sp.phase, obj)
+		if err != nil {
+			return nil, err
 		}
 		// K.phase: the first output, a string or null.
 		if len(outs) > 0 {
@@ -230,26 +116,26 @@ func (sp *statusPlan) interpretStatus(ctx context.Context, p *Program, obj map[s
 				res.Phase = &v
 			case nil:
 			default:
-				return nil, false
+				return nil, fmt.Errorf("phaseDefinition.path must yield a string or null, got %s", describe(v))
 			}
 		}
 	}
 	if sp.conds != nil {
-		outs, ok := sp.conds.Run(obj, &s)
-		if !ok {
-			return nil, false
+		outs, err := statusEval(ctx, ev, sp.conds, obj)
+		if err != nil {
+			return nil, err
 		}
 		conds, err := conditions(sp.condDef, outs)
 		if err != nil {
-			return nil, false
+			return nil, err
 		}
 		res.Conditions = conds
 	}
 	for _, rule := range sp.mappings {
 		for i := range rule.matchers {
-			hold, ok := rule.matchers[i].holds(res, obj, &s)
-			if !ok {
-				return nil, false
+			hold, err := rule.matchers[i].holds(ctx, ev, res, obj)
+			if err != nil {
+				return nil, err
 			}
 			if hold {
 				res.Matched = append(res.Matched, rule.status)
@@ -261,33 +147,44 @@ func (sp *statusPlan) interpretStatus(ctx context.Context, p *Program, obj map[s
 	if len(res.Matched) > 0 {
 		res.Status = res.Matched[0]
 	}
-	return res, ctx.Err() == nil
+	return res, nil
+}
+
+// statusEval is ev.all, its jq error unwrapped: the generated Lua raises
+// a status expression's jq error alone, without the expression.
+func statusEval(ctx context.Context, ev *directEvaluator, p *jqProgram, obj map[string]any) ([]any, error) {
+	outs, err := ev.all(ctx, p, obj)
+	if je, ok := err.(*JQError); ok {
+		err = je.Err
+	}
+	return outs, err
 }
 
 // holds evaluates one matcher's criteria in the generated order, stopping
 // at the first that fails, as Lua's `and` does.
-func (m *matcherPlan) holds(res *StatusResult, obj map[string]any, s *jqdirect.Scratch) (bool, bool) {
+func (m *matcherPlan) holds(ctx context.Context, ev *directEvaluator, res *StatusResult, obj map[string]any) (bool, error) {
 	if m.byPhase != "" && (res.Phase == nil || *res.Phase != m.byPhase) {
-		return false, true
+		return false, nil
 	}
 	for _, c := range m.byConditions {
 		if !lastConditionMatches(res.Conditions, c) {
-			return false, true
+			return false, nil
 		}
 	}
 	if m.expr == nil {
-		return true, true
+		return true, nil
 	}
 	// K.expression: the first output through jq tostring equals the
 	// expected result; no output never matches.
-	outs, ok := m.expr.Run(obj, s)
-	if !ok {
-		return false, false
+	outs, err := statusEval(ctx, ev, m.expr, obj)
+	if err != nil || len(outs) == 0 {
+		return false, err
 	}
-	if len(outs) == 0 {
-		return false, true
+	if eq, ok := tostringEquals(outs[0], m.expected); ok {
+		return eq, nil
 	}
-	return tostringEquals(outs[0], m.expected)
+	s, err := ev.tostring(outs[0])
+	return s == m.expected, err
 }
 
 // lastConditionMatches is K.condition: the last condition of the type
@@ -305,7 +202,8 @@ func lastConditionMatches(conds []Condition, m karta.ConditionMatcher) bool {
 }
 
 // tostringEquals is jq tostring of v compared with s, without building
-// the string for the common kinds of value.
+// the string, for the kinds of value whose text is plain; ok is false for
+// the others.
 func tostringEquals(v any, s string) (bool, bool) {
 	switch x := v.(type) {
 	case string:
@@ -315,12 +213,11 @@ func tostringEquals(v any, s string) (bool, bool) {
 	case int64:
 		var buf [24]byte
 		return string(strconv.AppendInt(buf[:0], x, 10)) == s, true
-	case []any, map[string]any:
-		return false, false // see fnToString
+	case nil:
+		return s == "null", true
 	}
-	t, err := jqvalue.ToString(v)
-	if err != nil {
-		return false, false
-	}
-	return t == s, true
+	// A composite may share subtrees and print as many copies: it is
+	// printed under the call's limits (directEvaluator.tostring), and so
+	// is a float.
+	return false, false
 }

@@ -127,7 +127,7 @@ func TestDirectHooksAgreeWithLua(t *testing.T) {
 				want, wantErr := lua.InterpretStatus(ctx, obj)
 				assertSameResult(t, want, wantErr, got, gotErr, "%s object %d: InterpretStatus", dk.name, i)
 				if fast.status != nil {
-					if _, ok := fast.status.interpretStatus(ctx, fast, obj.Object); ok {
+					if _, ok := statusOnDirect(ctx, fast, obj.Object); ok {
 						directStatus[dk.name]++
 					}
 				}
@@ -207,15 +207,15 @@ func TestDirectPathsOfEveryBuiltin(t *testing.T) {
 			p := progCompile(t, k, Options{})
 			require.NotNil(t, p.status)
 			for _, obj := range dk.states {
-				_, ok := p.status.interpretStatus(ctx, p, obj.Object)
+				_, ok := statusOnDirect(ctx, p, obj.Object)
 				assert.True(t, ok, "InterpretStatus of %s", obj.GetName())
-				_, ok = direct(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) })
+				_, ok = directOnly(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) })
 				assert.True(t, ok, "GetPodSpecs of %s", obj.GetName())
 			}
 			running := dk.running
 			require.NotNil(t, running)
 			for _, pod := range dk.pods {
-				_, ok := direct(ctx, p, func(ev evaluator) (*PodPlacement, error) {
+				_, ok := directOnly(ctx, p, func(ev evaluator) (*PodPlacement, error) {
 					pl, _, err := p.gang.placeOne(ctx, ev, running.Object, pod.Object)
 					return pl, err
 				})
@@ -225,16 +225,27 @@ func TestDirectPathsOfEveryBuiltin(t *testing.T) {
 	}
 }
 
+// TestDirectDeclinesOnClosedAndCancelled: a cancelled call ends with the
+// deadline's limit, as a Lua call does.
 func TestDirectDeclinesOnClosedAndCancelled(t *testing.T) {
 	k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", "pytorchjob.yaml"))
 	p := progCompile(t, k, Options{})
 	obj := progObjFile(t, filepath.Join("..", "examples", "pytorchjob", "running.yaml"))[0]
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, ok := p.status.interpretStatus(ctx, p, obj.Object)
-	assert.False(t, ok, "a cancelled call is the Lua path's to report")
-	_, ok = direct(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) })
+	_, ok := statusOnDirect(ctx, p, obj.Object)
 	assert.False(t, ok)
+	_, ok = directOnly(ctx, p, func(ev evaluator) (*PodSpecs, error) { return p.podSpecs(ctx, ev, obj.Object) })
+	assert.False(t, ok)
+	for _, err := range []error{
+		func() error { _, err := p.InterpretStatus(ctx, obj); return err }(),
+		func() error { _, err := p.GetPodSpecs(ctx, obj); return err }(),
+	} {
+		var le *luaapi.LimitError
+		require.ErrorAs(t, err, &le)
+		assert.Equal(t, luaapi.KindDeadline, le.Kind)
+		assert.ErrorIs(t, err, context.Canceled)
+	}
 }
 
 // TestDirectWorkIsBounded: an expression whose work explodes on a hostile
@@ -254,7 +265,7 @@ func TestDirectWorkIsBounded(t *testing.T) {
 	lua.noDirect = true
 	obj := progObjFile(t, filepath.Join("..", "examples", "pytorchjob", "created.yaml"))[0].DeepCopy()
 	require.NoError(t, unstructured.SetNestedSlice(obj.Object, xs, "status", "x"))
-	_, ok := fast.status.interpretStatus(context.Background(), fast, obj.Object)
+	_, ok := statusOnDirect(context.Background(), fast, obj.Object)
 	require.False(t, ok, "the direct path declines")
 	_, gotErr := fast.InterpretStatus(context.Background(), obj)
 	_, wantErr := lua.InterpretStatus(context.Background(), obj)
@@ -265,8 +276,9 @@ func TestDirectWorkIsBounded(t *testing.T) {
 	assert.Equal(t, wantErr.Error(), gotErr.Error())
 }
 
-// TestDirectDeadline: a direct call that runs past the Program's timeout
-// declines, leaving the deadline to the Lua path.
+// TestDirectDeadline: a call that runs past the Program's timeout on the
+// direct back end ends with the deadline's *luaapi.LimitError, as a Lua
+// call past it does, and every evaluation after it fails with it.
 func TestDirectDeadline(t *testing.T) {
 	q, err := gojq.Parse(`.a`)
 	require.NoError(t, err)
@@ -275,17 +287,27 @@ func TestDirectDeadline(t *testing.T) {
 	for _, tc := range []struct {
 		timeout time.Duration
 		ok      bool
-	}{{time.Hour, true}, {time.Nanosecond, false}} {
-		ev := &directEvaluator{timeout: tc.timeout}
-		ok := true
+	}{{time.Hour, true}, {time.Millisecond, false}} {
+		p := &Program{limits: Limits{Timeout: tc.timeout}.WithDefaults()}
+		ev := p.newEvaluator(context.Background(), nil)
+		var gotErr error
 		for range 4 * clockEvery {
-			if _, err := ev.all(context.Background(), prog, obj); err != nil {
-				ok = false
+			if _, gotErr = ev.all(context.Background(), prog, obj); gotErr != nil {
 				break
 			}
-			time.Sleep(time.Microsecond)
+			time.Sleep(100 * time.Microsecond)
 		}
-		assert.Equal(t, tc.ok, ok, "timeout %v", tc.timeout)
-		assert.Equal(t, !tc.ok, ev.declined)
+		err := ev.finish(nil)
+		if tc.ok {
+			assert.NoError(t, gotErr)
+			assert.NoError(t, err)
+			continue
+		}
+		var le *luaapi.LimitError
+		if assert.ErrorAs(t, gotErr, &le, "timeout %v", tc.timeout) {
+			assert.Equal(t, luaapi.KindDeadline, le.Kind)
+			assert.ErrorIs(t, le, context.DeadlineExceeded)
+		}
+		assert.Equal(t, gotErr, err, "the call ends with the limit")
 	}
 }

@@ -253,13 +253,14 @@ func (pe *podExpr) all(ctx context.Context, ev evaluator, pod *podIn, one *[1]an
 
 // podsGoOn is checked before pod i of a call: the pods' plain paths are
 // read without the evaluator, so a long list of pods must still end at the
-// call's deadline. On the direct path each pod counts toward the
-// evaluator's clock (a call past the Program's timeout declines); on the
-// others ctx, which carries the deadline, is checked every clockEvery pods.
+// call's deadline. On the call's evaluator each pod counts toward its
+// clock (a call past the Program's timeout ends with its deadline); on
+// the others ctx, which carries the deadline, is checked every clockEvery
+// pods.
 func podsGoOn(ctx context.Context, ev evaluator, i int) error {
 	if d, ok := ev.(*directEvaluator); ok {
 		if !d.live(ctx) {
-			return errDeclined
+			return d.limit
 		}
 		return nil
 	}

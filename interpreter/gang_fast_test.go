@@ -3,12 +3,12 @@ package interpreter
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kartalua/karta/internal/jqexpr"
+	"github.com/kartalua/karta/internal/jqvalue"
 )
 
 // podExprOf compiles expr as the gang model does, its parent path cached
@@ -115,10 +115,11 @@ func TestPodExprAgreesWithEvaluators(t *testing.T) {
 					require.NoError(t, gotErr)
 					assert.Equal(t, want, got, "%s on %s", expr, name)
 					// The direct evaluator agrees where it does not decline.
-					d := &directEvaluator{timeout: time.Minute}
-					if outs, err := d.all(ctx, pe.jqProgram, pod); err == nil {
-						assert.Equal(t, want, outs, "%s on %s: direct", expr, name)
-					}
+					d := (&Program{limits: Limits{}.WithDefaults()}).newEvaluator(ctx, nil)
+					outs, err := d.all(ctx, pe.jqProgram, pod)
+					require.NoError(t, err, "%s on %s: direct", expr, name)
+					assert.Equal(t, jqvalue.Output(want), jqvalue.Output(outs), "%s on %s: direct", expr, name)
+					require.NoError(t, d.finish(nil))
 				}
 			}
 		}

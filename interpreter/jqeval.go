@@ -40,6 +40,8 @@ func (p *jqProgram) all(ctx context.Context, v any, vars ...any) ([]any, error) 
 	}
 	if len(vars) == 0 {
 		vars = jqvars.Fit(ctx, code.NumVariables())
+	} else {
+		vars = jqvars.Pad(vars, code.NumVariables()) // the call's values, to the program's
 	}
 	iter := code.RunWithContext(ctx, v, vars...)
 	var out []any

@@ -9,10 +9,9 @@ import (
 )
 
 // The K helpers behind the generated hooks whose work is an algorithm over
-// the accessors. Each runs the engine's Go side: GetPodSpecs and
-// GetGangGroups on the direct evaluator first (runAlgorithm), the others
-// with a luaEvaluator, whose jq paths are this state's generated Lua
-// accessors.
+// the Karta's paths. Each runs the engine's Go side: GetPodSpecs,
+// GetGangGroups and ReviseSpec on the call's evaluator (runAlgorithm),
+// Suspend and Resume on gojq under this call's context.
 
 // K.GetPodSpecs(obj)
 func (sd *stateData) luaGetPodSpecs(L *lua.LState) int {
@@ -60,13 +59,22 @@ func (sd *stateData) luaReviseSpec(L *lua.LState) int {
 	if err != nil {
 		raise(L, err)
 	}
-	if err := sd.p.chargeRevisions(L.Context(), nil, revs); err != nil {
-		raise(L, err)
+	type revision struct {
+		obj      map[string]any
+		warnings []ReviseWarning
 	}
-	revised, _, warnings, err := sd.p.model.reviseSpec(L.Context(), obj, revs)
+	res, err := runAlgorithm(L, sd, func(ev evaluator) (revision, error) {
+		dev := ev.(*directEvaluator)
+		if err := sd.p.chargeRevisions(L.Context(), dev, revs); err != nil {
+			return revision{}, err
+		}
+		revised, _, warnings, err := sd.p.model.revise(L.Context(), dev, obj, revs)
+		return revision{revised, warnings}, err
+	})
 	if err != nil {
 		raise(L, err)
 	}
+	revised, warnings := res.obj, res.warnings
 	noteWarnings(L.Context(), warnings)
 	return sd.deliver(L, HookReviseSpec, func() (any, error) { return revised, nil })
 }
@@ -86,16 +94,15 @@ func (sd *stateData) luaSuspend(L *lua.LState, resume bool) int {
 }
 
 // runAlgorithm runs a generated hook's Go algorithm for a script that
-// called karta.generated.<Hook>: on the direct evaluator first, as the Go
-// API does for a hook no script overrides, and on this state's Lua
-// accessors when the direct path declines. An override that only
-// adds to the generated answer then costs its own Lua and the conversions,
-// not the paths' translated Lua. The direct result
-// equals the Lua path's by construction (direct_hooks.go), so the script
-// sees the same answer either way.
+// called karta.generated.<Hook>, as the Go API runs it for a hook no
+// script overrides: on the call's evaluator (eval_direct.go), each
+// expression on its chosen back end, the exact one metered by this Lua
+// call's own context. An override that only adds to the generated answer
+// then costs its own Lua and the conversions, not the paths' translated
+// Lua; the answer is the Go API's.
 func runAlgorithm[T any](L *lua.LState, sd *stateData, f func(ev evaluator) (T, error)) (T, error) {
-	if res, ok := direct(L.Context(), sd.p, f); ok {
-		return res, nil
-	}
-	return f(luaEvaluator{sd})
+	ctx := L.Context()
+	ev := sd.p.newEvaluator(ctx, ctx)
+	res, err := f(ev)
+	return res, ev.finish(err)
 }

@@ -111,7 +111,9 @@ type Program struct {
 	// in the order of their variables.
 	refs []compiledReference
 	// noDirect turns direct evaluation off, for the tests that compare it
-	// with the Lua path.
+	// with the exact back ends: the Go algorithms evaluate every
+	// expression on its gojq program, InterpretStatus runs the generated
+	// Lua.
 	noDirect bool
 }
 

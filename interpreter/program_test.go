@@ -491,19 +491,27 @@ spec:
 }
 
 // A hook refused by the Go algorithm (here AppWrapper's revisions, whose
-// computed template paths cannot be written) keeps its state: only a
-// limit, a panic or a Lua error discards one. A caller repeating a refused
-// request must not cost a new state per call.
+// computed template paths cannot be written) takes no Lua state when no
+// script overrides it; an adapter's operation on a pooled state that its
+// Go code refuses keeps its state: only a limit, a panic or a Lua error
+// discards one. A caller repeating a refused request must not cost a new
+// state per call.
 func TestRefusedCallKeepsItsState(t *testing.T) {
 	k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", "appwrapper.yaml"))
-	p := progCompile(t, k, Options{PoolSize: 1})
 	obj := progObjFile(t, filepath.Join("..", "examples", "appwrapper", "running.yaml"))[0]
 	revs := exampleRevisions(t, "appwrapper")
+	p := progCompile(t, k, Options{PoolSize: 1})
+	refused := errors.New("refused")
 	for range 5 {
 		_, err := p.ReviseSpec(context.Background(), obj, revs)
 		var pe *PathError
 		require.ErrorAs(t, err, &pe)
 		assert.NotEmpty(t, pe.Reason)
+	}
+	assert.Zero(t, p.PoolStats().Created, "run in Go")
+	for range 5 {
+		err := p.WithState(context.Background(), HookGetComponents, func(context.Context, *PooledState) error { return refused })
+		require.ErrorIs(t, err, refused)
 	}
 	st := p.PoolStats()
 	assert.EqualValues(t, 1, st.Created)

@@ -46,25 +46,17 @@ func (m *model) reviseSpec(ctx context.Context, obj map[string]any, revs []Revis
 	return m.revise(ctx, nil, obj, revs)
 }
 
-// reviseSpecDirect is reviseSpec with the component paths evaluated by
-// the direct evaluator on obj in place (instances with ev.all, locations
-// with jqdirect's Paths), without gojq or the jq value copy of the whole
-// object. When an evaluation declines (ev.declined), or the call fails in
-// any way, its result must be dropped and reviseSpec run instead: that
-// gives the result or the errors (see direct_hooks.go). The result is
-// reviseSpec's.
-func (m *model) reviseSpecDirect(ctx context.Context, ev *directEvaluator, obj map[string]any, revs []Revision) (map[string]any, []PatchOp, []ReviseWarning, error) {
-	return m.revise(ctx, ev, obj, revs)
-}
-
-// revise is reviseSpec on gojq (dev nil) or on the direct evaluator dev.
+// revise is reviseSpec on gojq (dev nil) or on the call's evaluator dev:
+// instances with dev.all and locations with jqdirect's Paths, on obj in
+// place, each expression the direct form declines evaluated alone on its
+// gojq program (eval_direct.go, locator.eval).
 func (m *model) revise(ctx context.Context, dev *directEvaluator, obj map[string]any, revs []Revision) (map[string]any, []PatchOp, []ReviseWarning, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, nil, err
 	}
 	r := &reviser{m: m, ctx: ctx, insts: map[*compModel][]instance{}}
 	if dev != nil {
-		r.obj, r.ev = obj, &reviseEvaluator{dev: dev, obj: obj}
+		r.obj, r.ev = obj, dev
 	} else {
 		r.obj, r.ev = jqvalue.Input(obj), jqValueEvaluator{}
 	}
@@ -237,31 +229,6 @@ func idList(insts []instance) string {
 		ids[i] = fmt.Sprintf("%q", insts[i].id)
 	}
 	return strings.Join(ids, ", ")
-}
-
-// reviseEvaluator is the direct path's evaluator of instance values: the
-// direct evaluator, and gojq for an expression outside the direct subset
-// (a value read through an object or array construction, which is never
-// written through), on the jq value copy of the object made on first
-// need. A gojq error fails the call, which the gojq path then reports.
-type reviseEvaluator struct {
-	dev   *directEvaluator
-	obj   map[string]any
-	input any // jqvalue.Input(obj), nil until needed
-}
-
-func (e *reviseEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]any, error) {
-	if p.direct != nil {
-		return e.dev.all(ctx, p, input)
-	}
-	if m, ok := input.(map[string]any); !ok || !sameContainer(m, e.obj) {
-		e.dev.declined = true
-		return nil, errDeclined
-	}
-	if e.input == nil {
-		e.input = jqvalue.Input(e.obj)
-	}
-	return p.all(ctx, e.input)
 }
 
 // newWrite returns storage for one write, from a chunk of eight.

@@ -54,11 +54,10 @@ func reviseCost(revs []Revision, stop int64) (steps, bytes int64) {
 	return int64(len(revs))*revisionSteps + values*revisionValueSteps, bytes + values*revisionValueBytes
 }
 
-// chargeRevisions charges revs to the call before any runs: on the Lua
-// path's state, the call's budget and memory guard (a LimitError ends the
-// call); on the direct path, which has no budget of its own, a charge past
-// the Program's budgets declines, so that the Lua path refuses the call
-// with the limit it crosses.
+// chargeRevisions charges revs to the call before any runs: to the call's
+// evaluator dev (its budget and memory guard, eval_direct.go), or without
+// one to the meter ctx is (a Lua call's context). A charge past a limit
+// ends the call with that *luaapi.LimitError.
 func (p *Program) chargeRevisions(ctx context.Context, dev *directEvaluator, revs []Revision) error {
 	stop := p.limits.MaxInstructions / revisionValueSteps
 	if stop <= 0 {
@@ -66,12 +65,7 @@ func (p *Program) chargeRevisions(ctx context.Context, dev *directEvaluator, rev
 	}
 	steps, bytes := reviseCost(revs, stop)
 	if dev != nil {
-		if (p.limits.MaxInstructions > 0 && steps > p.limits.MaxInstructions) ||
-			(p.limits.MaxMemory > 0 && bytes > p.limits.MaxMemory) {
-			dev.declined = true
-			return errDeclined
-		}
-		return nil
+		return dev.charge(steps, bytes)
 	}
 	if m, ok := ctx.(gojq.Meter); ok {
 		if err := m.ChargeSteps(steps); err != nil {

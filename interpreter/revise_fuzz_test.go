@@ -28,8 +28,8 @@ type fuzzFixture struct {
 // success the operations applied to a copy of the input give the result,
 // untouched subtrees are shared, and (for one revision over a view without
 // aliasing) every revised instance's view is the patch of its old view.
-// The direct path (reviseSpecDirect) gives the same result, or declines or
-// fails where the gojq path fails.
+// The call's evaluator (revise with it) gives the same result, or the
+// same error.
 func FuzzReviseSpec(f *testing.F) {
 	fixtures := []fuzzFixture{
 		{fixtureModel(f, "pytorchjob"), fixtureObject(f, "pytorchjob")},
@@ -111,7 +111,7 @@ func FuzzReviseSpec(f *testing.F) {
 			// The operations found from the writes are diffOps' own.
 			require.Equal(t, diffOps(obj, out), ops)
 		}
-		// The direct path gives the same, or declines or fails.
+		// The call's evaluator gives the same, errors included.
 		assertDirectRevise(t, fx.m, obj, revs, out, ops, warnings, err)
 		if err != nil || len(revs) != 1 {
 			return

@@ -32,8 +32,9 @@ func (w *write) ref() WriteRef {
 type locator struct {
 	ctx context.Context
 	obj any // jq input, or the object itself with dev
-	// dev, when not nil, evaluates the locations directly (see
-	// reviseSpecDirect); it declines what it cannot evaluate.
+	// dev, when not nil, is the call's evaluator (see revise): locations
+	// are evaluated on the object in place, and on gojq, metered by dev,
+	// where the direct form declines.
 	dev   *directEvaluator
 	cache map[*jqPath]locResult
 }
@@ -59,13 +60,11 @@ func (l *locator) eval(c *compModel, p *jqPath, insts []instance) ([][]any, erro
 		return nil, &PathError{Component: c.c.Name, Field: p.field, Expr: p.expr, Reason: p.notAssignable}
 	}
 	if l.dev != nil {
-		return l.evalDirect(c, p, insts)
+		if locs, ok := l.evalDirect(p, insts); ok {
+			return locs, nil
+		}
 	}
-	prog, err := p.pathProgram()
-	if err != nil {
-		return nil, err
-	}
-	outs, err := prog.all(l.ctx, l.obj)
+	outs, err := l.pathOutputs(p)
 	if err != nil {
 		return nil, pathFailure(c, p, err)
 	}
@@ -89,21 +88,33 @@ func (l *locator) eval(c *compModel, p *jqPath, insts []instance) ([][]any, erro
 	return locs, nil
 }
 
-// evalDirect is eval with jqdirect's Paths on the object in place. A
-// declined evaluation marks l.dev declined and fails; so does any other
-// failure, which the caller's gojq run reports as eval would.
-func (l *locator) evalDirect(c *compModel, p *jqPath, insts []instance) ([][]any, error) {
+// evalDirect is eval with jqdirect's Paths on the object in place; ok is
+// false when it declines, or finds other than one location per instance
+// (eval's gojq run reports it).
+func (l *locator) evalDirect(p *jqPath, insts []instance) ([][]any, bool) {
 	d := p.value.direct
-	if d == nil || l.ctx.Err() != nil {
-		l.dev.declined = true
-		return nil, errDeclined
+	if d == nil || l.dev.exactOnly || !l.dev.live(l.ctx) {
+		return nil, false
 	}
 	locs, _, ok := d.Paths(l.obj, &l.dev.s)
 	if !ok || len(locs) != len(insts) {
-		l.dev.declined = true
-		return nil, errDeclined
+		return nil, false
 	}
-	return locs, nil
+	return locs, true
+}
+
+// pathOutputs are the outputs of p's path() program: on the jq input
+// l.obj, or with dev on the object's jq value, metered by dev.
+func (l *locator) pathOutputs(p *jqPath) ([]any, error) {
+	prog, err := p.pathProgram()
+	if err != nil {
+		return nil, err
+	}
+	if l.dev == nil {
+		return prog.all(l.ctx, l.obj)
+	}
+	l.dev.declined = true
+	return l.dev.gojq(prog, l.obj)
 }
 
 // pathFailure is the error of a failing path() (docs/karta.md, "Writes: all or nothing", step 2).

@@ -54,29 +54,5 @@ func (p *Program) newState() (*stateData, error) {
 	return sd, nil
 }
 
-// luaEvaluator runs jq programs through the generated chunk's accessors
-// on this state, so the Go-side algorithms evaluate exactly the Lua the
-// Karta compiled to.
-type luaEvaluator struct{ sd *stateData }
-
-func (e luaEvaluator) all(_ context.Context, p *jqProgram, input any) ([]any, error) {
-	slot, ok := e.sd.p.gen.slots[p.expr]
-	if !ok {
-		return nil, fmt.Errorf("no accessor for jq %q (a karta bug)", p.expr)
-	}
-	L := e.sd.L
-	outs, err := jqlua.Eval(L, e.sd.q.RawGetInt(slot), luaapi.ToLuaView(L, input))
-	if err != nil {
-		return nil, &JQError{Expr: p.expr, Err: err}
-	}
-	vals := make([]any, len(outs))
-	for i, o := range outs {
-		if vals[i], err = luaapi.FromLua(L, o); err != nil {
-			return nil, &JQError{Expr: p.expr, Err: err}
-		}
-	}
-	return vals, nil
-}
-
 // closeState closes a state the pool drops.
 func closeState(sd *stateData) { sd.L.Close() }

@@ -32,16 +32,9 @@ func (p *Program) WorkloadReplicas(ctx context.Context, obj *unstructured.Unstru
 	if err != nil {
 		return nil, err
 	}
-	if res, ok := direct(ctx, p, func(ev evaluator) ([]InstanceReplicas, error) { return p.workloadReplicas(ctx, ev, obj.Object) }); ok {
-		return res, nil
-	}
-	res, err := p.runGo(ctx, HookGetComponents, func(ctx context.Context, ev evaluator) (any, error) {
+	return runHook(ctx, p, HookGetComponents, func(ctx context.Context, ev evaluator) ([]InstanceReplicas, error) {
 		return p.workloadReplicas(ctx, ev, obj.Object)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res.([]InstanceReplicas), nil
 }
 
 func (p *Program) workloadReplicas(ctx context.Context, ev evaluator, obj map[string]any) ([]InstanceReplicas, error) {
@@ -116,12 +109,9 @@ func (p *Program) ancestorFactors(ctx context.Context, obj *unstructured.Unstruc
 		}
 		return out, nil
 	}
-	if res, ok := direct(ctx, p, func(ev evaluator) (map[string]int64, error) { return factors(ctx, ev) }); ok {
-		return res
-	}
-	res, err := p.runGo(ctx, HookGetComponents, func(ctx context.Context, ev evaluator) (any, error) { return factors(ctx, ev) })
+	res, err := runHook(ctx, p, HookGetComponents, factors)
 	if err != nil {
 		return nil
 	}
-	return res.(map[string]int64)
+	return res
 }

@@ -9,13 +9,14 @@
 // control), ops.go (operators and jq's order), build.go (construction,
 // indexes, slices), funcs.go (builtins) and defs.go (def, reduce).
 //
-// Package interpreter runs the Go-side hook algorithms (GetPodSpecs,
-// GetGangGroups, PlacePod) and InterpretStatus on it first. Direct
-// evaluation only covers the happy path: anything else — an expression outside the subset,
-// a type error, a division by zero, a value that is not JSON, too many
-// outputs — declines, and the whole call runs again on a pooled Lua state,
-// which gives the error (or the value) exactly as it always has. A direct
-// result is therefore always the result the Lua path gives: values are
+// Package interpreter runs every expression of the Go-side hook algorithms
+// (GetPodSpecs, GetGangGroups, PlacePod, ReviseSpec, …) and of
+// InterpretStatus that has a direct form on it. Direct evaluation only
+// covers the happy path: anything else — a type error, a division by
+// zero, a value that is not JSON, too many outputs — declines, and that
+// evaluation alone runs again on the expression's gojq program, which
+// gives the error (or the value) exactly. A direct result is therefore
+// always the result the other back ends give: values are
 // converted at the boundary as FromLua converts them (integral numbers
 // within ±2^53 become int64, other numbers float64, maps and slices of the
 // object are the object's own), and numbers are computed in float64 as the

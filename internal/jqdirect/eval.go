@@ -21,15 +21,15 @@ type dctx struct {
 	top  int // buffers in use: bufs[:top]
 	// steps counts the call's elements iterated and pairs combined, so
 	// that an expression whose work explodes on a hostile object (nested
-	// iterations, cartesian products) declines to the Lua path, which
-	// ends it with its instruction limit, instead of running unbounded.
+	// iterations, cartesian products) declines to the metered back end,
+	// which ends it with the call's limits, instead of running unbounded.
 	steps int
 	// bytes counts what the call builds and buffers (arrays, objects,
 	// strings, the outputs iteration holds): the direct path's memory,
 	// which steps do not weigh. The direct path runs outside the call's
-	// memory guard, and a declined call runs again on the Lua path under
-	// it, so without this bound the two could hold the guard's limit
-	// twice over (a cartesian product of pairs built ~30 MB before its
+	// memory guard: a declined run's bytes are charged to the call before
+	// its expression runs on gojq under the guard, and this bound keeps
+	// them small (a cartesian product of pairs built ~30 MB before its
 	// steps ran out).
 	bytes int
 	// keys are the boxed path keys of the program Paths evaluates.
@@ -93,14 +93,20 @@ func (c *dctx) buf() []any {
 }
 
 // free gives the top buffer back, cleared so that the pool keeps no object
-// alive. b is that buffer, perhaps grown by append: the grown one is kept.
+// alive. b is that buffer, perhaps grown by append: the grown one is kept,
+// up to maxKeptBuf slots (a declined evaluation may have grown it to
+// millions, which the rest of the call, its exact evaluation included,
+// must not carry).
 func (c *dctx) free(b []any) {
 	clear(b)
 	c.top--
-	if cap(b) > cap(c.bufs[c.top]) {
+	if cap(b) > cap(c.bufs[c.top]) && cap(b) <= maxKeptBuf {
 		c.bufs[c.top] = b[:0]
 	}
 }
+
+// maxKeptBuf is the most slots a context keeps in a buffer between runs.
+const maxKeptBuf = 4096
 
 // Scratch is one call's Scratch: the buffers of intermediate outputs
 // (taken from dctxPool on first use, given back by Release) and the arena
@@ -130,6 +136,17 @@ func (s *Scratch) ctx() *dctx {
 	}
 	s.c.vars = s.Vars
 	return s.c
+}
+
+// Spent is the work the call's runs have done so far, in the units of
+// its budgets (steps: elements iterated and pairs combined; bytes: what
+// they built and buffered): what a run that declined spent is the
+// difference across it.
+func (s *Scratch) Spent() (steps, bytes int) {
+	if s.c == nil {
+		return 0, 0
+	}
+	return s.c.steps, s.c.bytes
 }
 
 // Release gives the buffers back; the Scratch may be used again after.
