@@ -162,11 +162,20 @@ func (ch *chaos) apiServerOutage(t *testing.T, outage time.Duration) {
 	s := p.scrape()
 	assert.Equal(t, 1.0, metric(s, "karta_controller_synced"))
 	assert.Equal(t, 1.0, metric(s, "karta_gang_output_synced"))
-	assert.Greater(t, metric(s, `karta_watch_errors_total{resource="kartas.run.ai"}`), errorsBefore)
 	assert.Greater(t, metric(s, `karta_watch_errors_total{resource="podgroups.scheduling.volcano.sh"}`), 0.0)
 	logs := p.log.String()
-	assert.Equal(t, failingBefore+1, strings.Count(logs, `msg="watch failing: kartas.run.ai"`), "one line when the watch starts failing")
-	assert.Equal(t, recoveredBefore+1, strings.Count(logs, `msg="watch recovered: kartas.run.ai"`), "one line when it recovers")
+	failing := strings.Count(logs, `msg="watch failing: kartas.run.ai"`) - failingBefore
+	recovered := strings.Count(logs, `msg="watch recovered: kartas.run.ai"`) - recoveredBefore
+	if outage > readinessBound {
+		assert.Greater(t, metric(s, `karta_watch_errors_total{resource="kartas.run.ai"}`), errorsBefore)
+		assert.Equal(t, 1, failing, "one line when the watch starts failing")
+	} else {
+		// A short outage may pass while the Karta watch's reflector waits
+		// in its backoff (seen once: every other watch failed within a
+		// second, this one not at all): at most one episode.
+		assert.LessOrEqual(t, failing, 1, "at most one line when the watch starts failing")
+	}
+	assert.Equal(t, failing, recovered, "a recovery line for each failing one")
 	// A call waiting for the server is one failure, however long it
 	// waits: no "still failing" line during a plain outage.
 	assert.NotContains(t, logs, `msg="watch still failing: kartas.run.ai"`)
