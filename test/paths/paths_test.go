@@ -63,16 +63,18 @@ func agree(a, b answer) bool {
 // an array but got: object ({})"), while Karmada's and Argo CD's runtimes
 // decode `{}` and `[]` into one value, the empty Lua table, so the export
 // reads it as an empty array; and the other way round, jq refuses to index
-// `[]` by a key ("expected an object but got: array ([])") where the
-// exports read an empty object. Where karta's own rules read a list (the
+// `[]` by a key ("expected an object but got: array ([])") or to ask it
+// `has("k")`, where the exports read an empty object. Where karta's own rules read a list (the
 // conditions, containersPath), `{}` is an empty list on every path.
 func luaCannotTell(inProcess, export answer) bool {
 	if inProcess.err == nil || export.err != nil {
 		return false
 	}
+	// gojq names the value it refuses after a colon: an empty one is the
+	// class ("expected an array but got: object ({})", "has(\"k\") cannot
+	// be applied to: array ([])", …).
 	msg := inProcess.err.Error()
-	return strings.Contains(msg, "expected an array but got: object ({})") ||
-		strings.Contains(msg, "expected an object but got: array ([])")
+	return strings.Contains(msg, ": object ({})") || strings.Contains(msg, ": array ([])")
 }
 
 func sameAnswer(a, b answer) bool {
