@@ -89,10 +89,19 @@ func editObject(o map[string]any, edits []byte) []string {
 // metadata, up to a depth, in a stable order.
 func valueSites(o map[string]any) [][]any {
 	var out [][]any
+	eachValue(o, []string{"metadata", "spec", "status"}, 9, func(path []any, _ any) { out = append(out, path) })
+	return out
+}
+
+// eachValue calls visit with the path and value of every value under o's
+// members tops whose path has at most maxLen steps (the member's own is
+// one): parents before children, an object's keys in sorted order, a
+// list's elements by index. A path is visit's to keep.
+func eachValue(o map[string]any, tops []string, maxLen int, visit func(path []any, v any)) {
 	var walk func(v any, path []any)
 	walk = func(v any, path []any) {
-		out = append(out, path)
-		if len(path) > 8 {
+		visit(path, v)
+		if len(path) >= maxLen {
 			return
 		}
 		switch x := v.(type) {
@@ -111,12 +120,11 @@ func valueSites(o map[string]any) [][]any {
 			}
 		}
 	}
-	for _, top := range []string{"metadata", "spec", "status"} {
+	for _, top := range tops {
 		if v, ok := o[top]; ok {
 			walk(v, []any{top})
 		}
 	}
-	return out
 }
 
 // setAt puts v at path in o; the path is one valueSites gave for o.

@@ -535,33 +535,27 @@ func variants(obj *unstructured.Unstructured) []variant {
 		path []string
 		kind string
 	}
+	// The values of spec and status at most six objects deep, not
+	// inside lists.
 	var sites []site
-	var walk func(v any, path []string, depth int)
-	walk = func(v any, path []string, depth int) {
-		if depth > 6 {
-			return
+	eachValue(obj.Object, []string{"spec", "status"}, 7, func(path []any, v any) {
+		keys := make([]string, len(path))
+		for i, step := range path {
+			k, ok := step.(string)
+			if !ok {
+				return // an element of a list
+			}
+			keys[i] = k
 		}
-		switch x := v.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(x[k], append(append([]string(nil), path...), k), depth+1)
-			}
+		switch v.(type) {
 		case []any:
-			sites = append(sites, site{path, "list"})
+			sites = append(sites, site{keys, "list"})
 		case string:
-			sites = append(sites, site{path, "string"})
+			sites = append(sites, site{keys, "string"})
 		case int64, float64:
-			sites = append(sites, site{path, "number"})
+			sites = append(sites, site{keys, "number"})
 		}
-	}
-	for _, top := range []string{"spec", "status"} {
-		walk(obj.Object[top], []string{top}, 0)
-	}
+	})
 	const perKind = 3
 	count := map[string]int{}
 	for _, s := range sites {
