@@ -67,24 +67,6 @@ func conditions(def *karta.ConditionsDefinition, outputs []any) ([]Condition, er
 	return out, nil
 }
 
-// isEmptyObject reports whether v is {}. Read where a list of conditions
-// is expected, it is no conditions: in every Lua path (the exports, Karmada's
-// and Argo CD's runtimes) an empty object and an empty array are one value,
-// the empty table, so no exported script can tell `conditions: {}` (what a Go
-// controller's nil map encodes to) from `[]`, and karta answers as they do.
-func isEmptyObject(v any) bool {
-	m, ok := v.(map[string]any)
-	return ok && len(m) == 0
-}
-
-// isEmptyArray reports whether v is []. Read where an object is expected (a
-// condition), it is the empty object, for the same reason: the exports
-// cannot tell it from {}.
-func isEmptyArray(v any) bool {
-	a, ok := v.([]any)
-	return ok && len(a) == 0
-}
-
 // conditionValue reads one condition field: ok is false for a disabled
 // field (no name), an absent one or null; anything but a string is an
 // error.

@@ -175,18 +175,6 @@ func (cm *compModel) view(inst *instance) (map[string]any, *fragView, error) {
 	return nil, nil, fmt.Errorf("component %q is not pod-bearing", cm.c.Name)
 }
 
-// viewObject is v where the view reads an object: v itself, or a new
-// empty object for [] — the exports cannot tell an empty array from an
-// empty object (both are the empty Lua table), so karta reads it as they
-// do (docs/jq.md, "Karmada's values").
-func viewObject(v any) (map[string]any, bool) {
-	if isEmptyArray(v) {
-		return map[string]any{}, true
-	}
-	m, ok := v.(map[string]any)
-	return m, ok
-}
-
 func (cm *compModel) fragmentedView(inst *instance) (map[string]any, *fragView, error) {
 	v := map[string]any{}
 	// Ancestors of defined nodes always exist as objects, so that a patch

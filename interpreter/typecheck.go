@@ -9,6 +9,36 @@ import "fmt"
 // exports cannot tell the two apart (both are the empty Lua table), and
 // karta answers as they do (docs/jq.md, "Karmada's values").
 
+// isEmptyObject reports whether v is {}. Read where a list of conditions
+// is expected, it is no conditions: in every Lua path (the exports, Karmada's
+// and Argo CD's runtimes) an empty object and an empty array are one value,
+// the empty table, so no exported script can tell `conditions: {}` (what a Go
+// controller's nil map encodes to) from `[]`, and karta answers as they do.
+func isEmptyObject(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
+}
+
+// isEmptyArray reports whether v is []. Read where an object is expected (a
+// condition), it is the empty object, for the same reason: the exports
+// cannot tell it from {}.
+func isEmptyArray(v any) bool {
+	a, ok := v.([]any)
+	return ok && len(a) == 0
+}
+
+// viewObject is v where the view reads an object: v itself, or a new
+// empty object for [] — the exports cannot tell an empty array from an
+// empty object (both are the empty Lua table), so karta reads it as they
+// do (docs/jq.md, "Karmada's values").
+func viewObject(v any) (map[string]any, bool) {
+	if isEmptyArray(v) {
+		return map[string]any{}, true
+	}
+	m, ok := v.(map[string]any)
+	return m, ok
+}
+
 func asObject(v any, at string) (map[string]any, error) {
 	m, ok := viewObject(v)
 	if !ok {
