@@ -208,7 +208,11 @@ func runController(ctx context.Context, s streams, f *controllerFlags) error {
 		}
 		live.cache.OnChange(exp.ReferenceChanged)
 	}
-	ctrl, err := controller.New(dyn, reg, controller.Options{
+	kartaDyn, err := newKartaClient(cfg)
+	if err != nil {
+		return reported(s, err)
+	}
+	ctrl, err := controller.New(kartaDyn, reg, controller.Options{
 		OnChange: func(gvk schema.GroupVersionKind, p *interpreter.Program) {
 			gang.kindChanged(gvk, p)
 			if exp != nil {

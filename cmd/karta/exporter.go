@@ -109,7 +109,11 @@ func runExporter(ctx context.Context, s streams, f *exporterFlags) error {
 	live.cache.OnChange(exp.ReferenceChanged)
 	// The cluster's Kartas, followed by a Karta controller that never
 	// leads: it compiles them into the registry and writes nothing.
-	kartas, err := controller.New(dyn, reg, controller.Options{
+	kartaDyn, err := newKartaClient(cfg)
+	if err != nil {
+		return reported(s, err)
+	}
+	kartas, err := controller.New(kartaDyn, reg, controller.Options{
 		OnChange: func(gvk schema.GroupVersionKind, p *interpreter.Program) {
 			exp.KindChanged(gvk, p)
 			live.changed()

@@ -35,3 +35,19 @@ func newSharedWatch(cfg *rest.Config, dyn dynamic.Interface, log *slog.Logger, m
 	}
 	return &sharedWatch{meta: meta, informers: inf}, nil
 }
+
+// newKartaClient is the client of the Karta controller's watch and status
+// writes, apart from the one the workload informers share: each client has
+// its own client-side rate limiter (client-go's 5 queries a second), and
+// after an outage the workload kinds' forty-odd watches queue on theirs —
+// the Kartas' watch, behind them, took up to 9 s to be retried, so the
+// controller's readiness said nothing for that long (the chaos test's 20 s
+// outage), and its registry waited as long to catch up after the server's
+// return.
+func newKartaClient(cfg *rest.Config) (dynamic.Interface, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	return dyn, nil
+}
