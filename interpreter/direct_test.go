@@ -33,7 +33,7 @@ type directKind struct {
 	pods    []*unstructured.Unstructured
 }
 
-func directKinds(t *testing.T) []directKind {
+func directKinds(t testing.TB) []directKind {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("..", "builtin", "kartas", "*.yaml"))
 	require.NoError(t, err)
