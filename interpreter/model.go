@@ -331,11 +331,29 @@ var singleInstance = []string{""}
 // instancesWith is instances with the jq paths evaluated by ev (the
 // generated Lua accessors inside a hook).
 func (m *model) instancesWith(ctx context.Context, ev evaluator, c *compModel, obj any) ([]instance, error) {
-	return m.instancesInto(ctx, ev, c, obj, nil)
+	return m.instancesInto(ctx, ev, c, obj, nil, everyInstancePath)
 }
 
-// instancesInto is instancesWith appending to buf[:0] (its room reused).
-func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, obj any, buf []instance) ([]instance, error) {
+// instanceReading says which of a component's per-instance paths a
+// caller reads.
+type instanceReading bool
+
+const (
+	// everyInstancePath reads the ids, the spec, metadata and every
+	// fragment path: what GetPodSpecs reports and revisions write.
+	everyInstancePath instanceReading = false
+	// presenceOnly reads the ids and what presence depends on (the
+	// podTemplateSpecPath or podSpecPath), nothing else of the spec
+	// definition: what placing pods needs (GetGangGroups, PlacePod,
+	// PlacePods), so that a gang hook does not compute a Flink
+	// container's resources or Milvus' eight fragments per component to
+	// throw them away — nor fails where only those fail.
+	presenceOnly instanceReading = true
+)
+
+// instancesInto is instancesWith appending to buf[:0] (its room reused),
+// reading the paths read says.
+func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, obj any, buf []instance, read instanceReading) ([]instance, error) {
 	name := c.c.Name
 	ids := singleInstance
 	if c.ids != nil {
@@ -371,7 +389,7 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 			return nil, err
 		}
 		var metas []any
-		if c.meta != nil {
+		if c.meta != nil && read == everyInstancePath {
 			if metas, err = zip(c.meta); err != nil {
 				return nil, err
 			}
@@ -386,6 +404,9 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 			}
 		}
 	case karta.SpecStyleFragmented:
+		if read == presenceOnly {
+			break // a fragmented instance is always present
+		}
 		for i := range insts {
 			insts[i].fragments = make(map[string]any, len(c.fragments))
 		}
