@@ -141,7 +141,16 @@ func (p *Program) runShared(in map[string]any, s *Scratch) ([]any, bool) {
 		tmp := c.buf()
 		tmp, ok := p.pre.eval(c, in, tmp)
 		ok = ok && c.alloc(arrayBytes(len(tmp))) // the copy kept
-		s.shared = append(s.shared, sharedOut{id: p.preID, in: key, outs: append([]any(nil), tmp...), ok: ok})
+		if s.shared == nil {
+			s.shared = s.sharedRoom[:0]
+		}
+		// The copy lives in the arena, with the call's outputs: one
+		// allocation per call rather than one per prefix.
+		s.arena = s.grow(len(tmp))
+		start := len(s.arena)
+		s.arena = append(s.arena, tmp...)
+		outs := s.arena[start:len(s.arena):len(s.arena)]
+		s.shared = append(s.shared, sharedOut{id: p.preID, in: key, outs: outs, ok: ok})
 		c.free(tmp)
 		pre = &s.shared[len(s.shared)-1]
 	}
