@@ -127,10 +127,6 @@ type Scratch struct {
 	// promises that an object it runs them on does not change meanwhile.
 	Share  bool
 	shared []sharedOut
-	// sharedRoom holds a call's first prefixes (a Milvus call keeps about
-	// a dozen), so that keeping them allocates nothing; a Scratch is not
-	// copied once used.
-	sharedRoom [16]sharedOut
 }
 
 func (s *Scratch) ctx() *dctx {

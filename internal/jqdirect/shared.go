@@ -228,7 +228,9 @@ func (p *Program) runShared(in map[string]any, s *Scratch) ([]any, bool) {
 		tmp, ok := p.pre.eval(c, in, tmp)
 		ok = ok && c.alloc(arrayBytes(len(tmp))) // the copy kept
 		if s.shared == nil {
-			s.shared = s.sharedRoom[:0]
+			// Room for a call's prefixes (a Milvus call keeps about a
+			// dozen) at once, rather than grown one by one.
+			s.shared = make([]sharedOut, 0, 16)
 		}
 		// The copy lives in the arena, with the call's outputs: one
 		// allocation per call rather than one per prefix.
