@@ -33,36 +33,51 @@ type directKind struct {
 	pods    []*unstructured.Unstructured
 }
 
-func directKinds(t *testing.T) []directKind {
+func directKinds(t testing.TB) []directKind {
+	t.Helper()
+	var out []directKind
+	for _, name := range builtinNames(t) {
+		out = append(out, directKindOf(t, name))
+	}
+	return out
+}
+
+// builtinNames are the built-ins' names (builtin/kartas/NAME.yaml).
+func builtinNames(t testing.TB) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("..", "builtin", "kartas", "*.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
-	var out []directKind
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
-		dir := filepath.Join("..", "examples", name)
-		ex, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-		require.NoError(t, err)
-		sort.Strings(ex)
-		dk := directKind{name: name}
-		for _, e := range ex {
-			switch {
-			case filepath.Base(e) == "pods.yaml":
-				dk.pods = progObjFile(t, e)
-			case !exampledir.IsState(filepath.Base(e)):
-			default:
-				objs := progObjFile(t, e)
-				dk.states = append(dk.states, objs...)
-				if filepath.Base(e) == "running.yaml" {
-					dk.running = objs[0]
-				}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = strings.TrimSuffix(filepath.Base(f), ".yaml")
+	}
+	return names
+}
+
+// directKindOf is the built-in name with its examples.
+func directKindOf(t testing.TB, name string) directKind {
+	t.Helper()
+	dir := filepath.Join("..", "examples", name)
+	ex, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	require.NoError(t, err)
+	sort.Strings(ex)
+	dk := directKind{name: name}
+	for _, e := range ex {
+		switch {
+		case filepath.Base(e) == "pods.yaml":
+			dk.pods = progObjFile(t, e)
+		case !exampledir.IsState(filepath.Base(e)):
+		default:
+			objs := progObjFile(t, e)
+			dk.states = append(dk.states, objs...)
+			if filepath.Base(e) == "running.yaml" {
+				dk.running = objs[0]
 			}
 		}
-		require.NotEmpty(t, dk.states, dir)
-		out = append(out, dk)
 	}
-	return out
+	require.NotEmpty(t, dk.states, dir)
+	return dk
 }
 
 // k8sForm is obj as client-go hands it over: int64 and float64 numbers.

@@ -55,12 +55,25 @@ func (x *exprTable) compile(text string) (*jqProgram, error) {
 // the longest such prefix, so that a direct call evaluates the prefix once
 // per object (jqdirect.CompileShared): AppWrapper's ids, templates and
 // replicas derive the same podSets, Milvus' paths share their component's
-// mode guard.
+// mode guard and the walk to the component's spec. A cut inside a path
+// (jqdirect.Segment.Inner) saves only the walk to it, which is worth a
+// shared entry when a component's worth of programs begin with it
+// (minInnerShare): Milvus' thirteen fragment and scale paths below
+// `.spec.components.proxy` are, two affinity paths below its `.affinity`
+// are not.
 func (x *exprTable) sharePrefixes() {
 	type chain struct {
 		p    *jqProgram
 		a    *jqexpr.Analysis
-		segs []string
+		segs []jqdirect.Segment
+	}
+	key := func(segs []jqdirect.Segment) string {
+		var b strings.Builder
+		for _, sg := range segs {
+			b.WriteString(sg.Text)
+			b.WriteByte(0)
+		}
+		return b.String()
 	}
 	var chains []chain
 	begins := map[string]int{} // how many programs begin with a prefix
@@ -75,18 +88,24 @@ func (x *exprTable) sharePrefixes() {
 		segs := jqdirect.Segments(a.Query)
 		chains = append(chains, chain{p, a, segs})
 		for k := 1; k < len(segs); k++ {
-			begins[strings.Join(segs[:k], "\x00")]++
+			begins[key(segs[:k])]++
 		}
 	}
 	for _, ch := range chains {
 		for k := len(ch.segs) - 1; k >= 1; k-- {
-			if begins[strings.Join(ch.segs[:k], "\x00")] >= 2 {
+			n := begins[key(ch.segs[:k])]
+			if n >= 2 && (!ch.segs[k-1].Inner || n >= minInnerShare) {
 				ch.p.direct = jqdirect.CompileShared(ch.a.Query, k, ch.a.Vars...)
 				break
 			}
 		}
 	}
 }
+
+// minInnerShare is how many programs must begin with a prefix cut inside
+// a path for them to share it (sharePrefixes): below it, looking the
+// prefix up costs about what walking its keys again does.
+const minInnerShare = 8
 
 // compileAnalysis compiles a checked expression; vars are the variable
 // names bound at evaluation, in order (e.g. "$value").

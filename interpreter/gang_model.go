@@ -311,7 +311,7 @@ func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string
 	o := newGangObject(len(g.comps))
 	for _, gc := range g.comps {
 		i := gc.cm.index
-		insts, err := g.m.instancesInto(ctx, ev, gc.cm, in, o.insts[i][:0])
+		insts, err := g.m.instancesInto(ctx, ev, gc.cm, in, o.insts[i][:0], presenceOnly)
 		if err != nil {
 			o.release()
 			return nil, &GangObjectError{Component: gc.name(), Err: err}

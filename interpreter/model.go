@@ -91,17 +91,22 @@ type jqPath struct {
 
 // fragModel is one defined path of a fragmented pod spec definition.
 type fragModel struct {
-	key string // the GetPodSpecs key, e.g. "labels"
-	p   *jqPath
+	key  string // the GetPodSpecs key, e.g. "labels"
+	slot int    // the key's slot in fragValues
+	p    *jqPath
 }
 
 // reportedFragment is a fragment GetPodSpecs reports and the field, a path
 // or a view, it comes from (for messages).
-type reportedFragment struct{ key, field string }
+type reportedFragment struct {
+	key, field string
+	slot       int // the key's slot in fragValues
+}
 
 // viewModel is one expression of a specDefinition's view.
 type viewModel struct {
 	key   string // the GetPodSpecs key, e.g. "podTemplateSpec" or "image"
+	slot  int    // a fragment key's slot in fragValues, else -1
 	field string // the Karta field in messages, e.g. "view.image"
 	value *jqProgram
 }
@@ -197,7 +202,7 @@ func (cm *compModel) compileSpec(sd *karta.SpecDefinition) error {
 			if err != nil {
 				return err
 			}
-			cm.fragments = append(cm.fragments, fragModel{key: f.Key, p: p})
+			cm.fragments = append(cm.fragments, fragModel{key: f.Key, slot: fragSlot(f.Key), p: p})
 		}
 	}
 	if err != nil {
@@ -224,7 +229,7 @@ func (cm *compModel) compileViews(v *karta.SpecView) error {
 			if err != nil {
 				return fmt.Errorf("view.%s: %w", e.Field, err)
 			}
-			cm.views = append(cm.views, viewModel{key: e.Key, field: "view." + e.Field, value: prog})
+			cm.views = append(cm.views, viewModel{key: e.Key, slot: fragSlot(e.Key), field: "view." + e.Field, value: prog})
 			views[e.Key] = true
 		}
 	}
@@ -238,9 +243,9 @@ func (cm *compModel) compileViews(v *karta.SpecView) error {
 	for _, f := range (&karta.FragmentedPodSpecDefinition{}).Fragments() {
 		switch {
 		case views[f.Key]:
-			cm.reported = append(cm.reported, reportedFragment{key: f.Key, field: "view." + f.Key})
+			cm.reported = append(cm.reported, reportedFragment{key: f.Key, field: "view." + f.Key, slot: fragSlot(f.Key)})
 		case paths[f.Key] != "":
-			cm.reported = append(cm.reported, reportedFragment{key: f.Key, field: paths[f.Key]})
+			cm.reported = append(cm.reported, reportedFragment{key: f.Key, field: paths[f.Key], slot: fragSlot(f.Key)})
 		}
 	}
 	return nil
@@ -310,10 +315,10 @@ type instance struct {
 	index   int
 	present bool
 	// spec is the template or pod spec, meta the metadata (nil without a
-	// metadataPath); fragments holds each defined fragment's value by key.
+	// metadataPath); fragments holds each defined fragment's value.
 	spec      any
 	meta      any
-	fragments map[string]any
+	fragments fragValues
 }
 
 // instances resolves the instances of c on obj: the ids (the
@@ -331,11 +336,29 @@ var singleInstance = []string{""}
 // instancesWith is instances with the jq paths evaluated by ev (the
 // generated Lua accessors inside a hook).
 func (m *model) instancesWith(ctx context.Context, ev evaluator, c *compModel, obj any) ([]instance, error) {
-	return m.instancesInto(ctx, ev, c, obj, nil)
+	return m.instancesInto(ctx, ev, c, obj, nil, everyInstancePath)
 }
 
-// instancesInto is instancesWith appending to buf[:0] (its room reused).
-func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, obj any, buf []instance) ([]instance, error) {
+// instanceReading says which of a component's per-instance paths a
+// caller reads.
+type instanceReading bool
+
+const (
+	// everyInstancePath reads the ids, the spec, metadata and every
+	// fragment path: what GetPodSpecs reports and revisions write.
+	everyInstancePath instanceReading = false
+	// presenceOnly reads the ids and what presence depends on (the
+	// podTemplateSpecPath or podSpecPath), nothing else of the spec
+	// definition: what placing pods needs (GetGangGroups, PlacePod,
+	// PlacePods), so that a gang hook does not compute a Flink
+	// container's resources or Milvus' eight fragments per component to
+	// throw them away — nor fails where only those fail.
+	presenceOnly instanceReading = true
+)
+
+// instancesInto is instancesWith appending to buf[:0] (its room reused),
+// reading the paths read says.
+func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, obj any, buf []instance, read instanceReading) ([]instance, error) {
 	name := c.c.Name
 	ids := singleInstance
 	if c.ids != nil {
@@ -371,7 +394,7 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 			return nil, err
 		}
 		var metas []any
-		if c.meta != nil {
+		if c.meta != nil && read == everyInstancePath {
 			if metas, err = zip(c.meta); err != nil {
 				return nil, err
 			}
@@ -386,8 +409,12 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 			}
 		}
 	case karta.SpecStyleFragmented:
+		if read == presenceOnly {
+			break // a fragmented instance is always present
+		}
+		room := newFragValues(len(insts))
 		for i := range insts {
-			insts[i].fragments = make(map[string]any, len(c.fragments))
+			insts[i].fragments = fragValuesAt(room, i)
 		}
 		for _, f := range c.fragments {
 			vals, err := zip(f.p)
@@ -395,7 +422,7 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 				return nil, err
 			}
 			for i := range insts {
-				insts[i].fragments[f.key] = vals[i]
+				insts[i].fragments[f.slot] = vals[i]
 			}
 		}
 	}

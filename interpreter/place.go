@@ -73,7 +73,7 @@ func (g *gangModel) placeAll(ctx context.Context, ev evaluator, obj map[string]a
 	defer o.release()
 	for _, gc := range g.comps {
 		i := gc.cm.index
-		insts, err := g.m.instancesInto(ctx, ev, gc.cm, obj, o.insts[i][:0])
+		insts, err := g.m.instancesInto(ctx, ev, gc.cm, obj, o.insts[i][:0], presenceOnly)
 		if err != nil {
 			return nil, cancelled(ctx, &GangObjectError{Component: gc.name(), Err: err})
 		}

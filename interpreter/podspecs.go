@@ -65,7 +65,7 @@ func applyViews(ctx context.Context, ev evaluator, c *compModel, obj map[string]
 			case "metadata":
 				in.meta = outs[i]
 			default:
-				in.fragments[v.key] = outs[i]
+				in.fragments[v.slot] = outs[i]
 			}
 		}
 	}
@@ -121,7 +121,7 @@ func podSpecItem(c *compModel, in instance) (PodSpecItem, error) {
 func fragmented(c *compModel, in instance, where func(string) string) (*Fragmented, error) {
 	f := &Fragmented{}
 	for _, fm := range c.reported {
-		v := in.fragments[fm.key]
+		v := in.fragments[fm.slot]
 		if v == nil {
 			continue
 		}

@@ -138,7 +138,11 @@ func TestModelInstances(t *testing.T) {
 			}
 			assert.Equal(t, tc.want, got)
 			if tc.fragments != nil {
-				assert.Equal(t, tc.fragments, insts[0].fragments)
+				got := map[string]any{}
+				for _, f := range tc.m.byName[tc.comp].fragments {
+					got[f.key] = insts[0].fragments[f.slot]
+				}
+				assert.Equal(t, tc.fragments, got)
 			}
 		})
 	}

@@ -182,7 +182,7 @@ func (rt *router) routeMain(rest []any, ch change) {
 // that leaves no containerPath object and nulls the image and resources
 // the main container existed through.
 func (rt *router) checkMainKept(patched any) {
-	if rt.inst.fragments["container"] != nil {
+	if rt.inst.fragments.get("container") != nil {
 		return // the container object stays, if only as {}
 	}
 	list, _ := getView(patched, "spec", "containers").([]any)

@@ -197,7 +197,7 @@ func (cm *compModel) fragmentedView(inst *instance) (map[string]any, *fragView, 
 		parent := parentOf(n.at)
 		last := n.at[len(n.at)-1].(string)
 		if !n.containers {
-			if val := inst.fragments[cm.keyOf(n.p)]; val != nil {
+			if val := inst.fragments.get(cm.keyOf(n.p)); val != nil {
 				parent[last] = val
 			}
 			continue
@@ -217,7 +217,7 @@ func (cm *compModel) fragmentedView(inst *instance) (map[string]any, *fragView, 
 // when there is neither.
 func (cm *compModel) containersView(inst *instance, fv *fragView) ([]any, error) {
 	f := inst.fragments
-	if c := f["container"]; c != nil {
+	if c := f.get("container"); c != nil {
 		m, ok := viewObject(c)
 		if !ok {
 			return nil, fmt.Errorf("containerPath yields %s, not an object", describe(c))
@@ -237,7 +237,7 @@ func (cm *compModel) containersView(inst *instance, fv *fragView) ([]any, error)
 		if fv.main != nil {
 			delete(fv.main, key)
 		}
-		if val := f[key]; val != nil {
+		if val := f.get(key); val != nil {
 			if fv.main == nil {
 				fv.main = map[string]any{}
 			}
@@ -247,7 +247,7 @@ func (cm *compModel) containersView(inst *instance, fv *fragView) ([]any, error)
 	fv.hasMain = fv.main != nil
 	// An empty object is no containers, as it is in every Lua path (see
 	// isEmptyObject).
-	if cs := f["containers"]; cs != nil && !isEmptyObject(cs) {
+	if cs := f.get("containers"); cs != nil && !isEmptyObject(cs) {
 		arr, ok := cs.([]any)
 		if !ok {
 			return nil, fmt.Errorf("containersPath yields %s, not an array", describe(cs))

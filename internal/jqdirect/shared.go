@@ -23,15 +23,110 @@ import (
 // variables. Paths (path mode) and a Scratch without Share run the whole
 // expression as Compile compiles it.
 
-// Segments are the texts of q's pipe chain from the left (q is s1 | … |
-// sn); a query that binds or defines at its top is one segment.
-func Segments(q *gojq.Query) []string {
-	var out []string
+// Segment is one segment of a query's pipe chain (Segments).
+type Segment struct {
+	// Text is the segment's jq text.
+	Text string
+	// Inner says that the segment and the next are keys of one path
+	// (`.spec` in `.spec.components`): a prefix cut after it cuts the
+	// path, and saves the walk to it only.
+	Inner bool
+}
+
+// Segments are q's pipe chain from the left (q is s1 | … | sn), a path of
+// plain keys one segment per key (`.spec.components.proxy` is `.spec`,
+// `.components`, `.proxy`), so that programs that read below the same
+// place can share the walk to it (Milvus' fragments and scale paths each
+// walk `select(…) | .spec.components.proxy`); a query that binds or
+// defines at its top is one segment.
+func Segments(q *gojq.Query) []Segment {
+	segs := chainOf(q)
+	out := make([]Segment, len(segs))
+	for i, sg := range segs {
+		out[i] = Segment{Text: sg.q.String(), Inner: sg.inner}
+	}
+	return out
+}
+
+// segment is one segment of a chain: a query, or one key of a plain path
+// (key != "").
+type segment struct {
+	q     *gojq.Query
+	key   string
+	inner bool // the next segment is a key of the same path
+}
+
+// chainOf is q's chain as Segments describes it.
+func chainOf(q *gojq.Query) []segment {
+	var out []segment
 	for chainLink(q) {
-		out = append(out, q.Left.String())
+		out = appendSegment(out, q.Left)
 		q = q.Right
 	}
-	return append(out, q.String())
+	return appendSegment(out, q)
+}
+
+// appendSegment appends q, a plain path a segment per key: in value mode
+// `.a.b` is `.a | .b`, the same outputs and the same failures.
+func appendSegment(out []segment, q *gojq.Query) []segment {
+	keys := plainKeyPath(q)
+	if keys == nil {
+		return append(out, segment{q: q})
+	}
+	for i, k := range keys {
+		out = append(out, segment{q: &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeIndex, Index: &gojq.Index{Name: k}}},
+			key: k, inner: i < len(keys)-1})
+	}
+	return out
+}
+
+// plainKeyPath is the keys of q when it is a path of plain keys (`.a.b`,
+// nothing optional, iterated, computed or quoted), else nil.
+func plainKeyPath(q *gojq.Query) []string {
+	if q == nil || q.Term == nil || q.Left != nil || q.Right != nil || len(q.Patterns) > 0 ||
+		len(q.FuncDefs) > 0 || q.Meta != nil || len(q.Imports) > 0 {
+		return nil
+	}
+	t := q.Term
+	if t.Type != gojq.TermTypeIndex || !plainKey(t.Index) {
+		return nil
+	}
+	keys := []string{t.Index.Name}
+	for _, sf := range t.SuffixList {
+		if sf.Iter || sf.Optional || !plainKey(sf.Index) {
+			return nil
+		}
+		keys = append(keys, sf.Index.Name)
+	}
+	return keys
+}
+
+func plainKey(x *gojq.Index) bool {
+	return x != nil && x.Name != "" && x.Str == nil && x.Start == nil && x.End == nil && !x.IsSlice
+}
+
+// joinSegments is the query of a run of segments, each run of keys one
+// path again (`.spec.components.proxy`), so that a plain path compiles
+// as one.
+func joinSegments(segs []segment) *gojq.Query {
+	var parts []*gojq.Query
+	for i := 0; i < len(segs); {
+		if segs[i].key == "" {
+			parts = append(parts, segs[i].q)
+			i++
+			continue
+		}
+		t := &gojq.Term{Type: gojq.TermTypeIndex, Index: &gojq.Index{Name: segs[i].key}}
+		for i++; i < len(segs) && segs[i].key != ""; i++ {
+			t.SuffixList = append(t.SuffixList, &gojq.Suffix{Index: &gojq.Index{Name: segs[i].key}})
+		}
+		parts = append(parts, &gojq.Query{Term: t})
+	}
+	q := parts[len(parts)-1]
+	for i := len(parts) - 2; i >= 0; i-- {
+		q = &gojq.Query{Left: parts[i], Op: gojq.OpPipe, Right: q}
+	}
+	return q
 }
 
 // chainLink reports that q is `l | r` with nothing bound or defined over
@@ -71,7 +166,8 @@ func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
 	if p == nil || k < 1 || k >= len(segs) {
 		return p
 	}
-	pre, rest := splitChain(q, k)
+	chain := chainOf(q)
+	pre, rest := joinSegments(chain[:k]), joinSegments(chain[k:])
 	cpPre, cpRest := compiler{vars: vars}, compiler{vars: vars}
 	preNode, restNode := cpPre.query(pre), cpRest.query(rest)
 	if preNode == nil || restNode == nil {
@@ -82,7 +178,11 @@ func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
 		return p
 	}
 	p.pre, p.rest = preNode, restNode
-	p.preID = prefixID(strings.Join(vars, ",") + "\x00" + strings.Join(segs[:k], "\x00"))
+	texts := make([]string, k)
+	for i, sg := range segs[:k] {
+		texts[i] = sg.Text
+	}
+	p.preID = prefixID(strings.Join(vars, ",") + "\x00" + strings.Join(texts, "\x00"))
 	// The prefix and the rest never run at once: their bindings share
 	// the slots after the caller's variables.
 	p.locals = max(p.locals, cpPre.slots, cpRest.slots)
@@ -91,20 +191,6 @@ func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
 
 // SharesPrefix reports that p was split after a shared prefix.
 func (p *Program) SharesPrefix() bool { return p.pre != nil }
-
-// splitChain returns q's first k segments as one chain and the rest.
-func splitChain(q *gojq.Query, k int) (pre, rest *gojq.Query) {
-	left := make([]*gojq.Query, 0, k)
-	for range k {
-		left = append(left, q.Left)
-		q = q.Right
-	}
-	pre = left[k-1]
-	for i := k - 2; i >= 0; i-- {
-		pre = &gojq.Query{Left: left[i], Op: gojq.OpPipe, Right: pre}
-	}
-	return pre, q
-}
 
 // maxShared is the most prefix outputs a Scratch keeps; past it, it
 // starts again (a cache: an entry is only ever evaluated again).
@@ -141,7 +227,18 @@ func (p *Program) runShared(in map[string]any, s *Scratch) ([]any, bool) {
 		tmp := c.buf()
 		tmp, ok := p.pre.eval(c, in, tmp)
 		ok = ok && c.alloc(arrayBytes(len(tmp))) // the copy kept
-		s.shared = append(s.shared, sharedOut{id: p.preID, in: key, outs: append([]any(nil), tmp...), ok: ok})
+		if s.shared == nil {
+			// Room for a call's prefixes (a Milvus call keeps about a
+			// dozen) at once, rather than grown one by one.
+			s.shared = make([]sharedOut, 0, 16)
+		}
+		// The copy lives in the arena, with the call's outputs: one
+		// allocation per call rather than one per prefix.
+		s.arena = s.grow(len(tmp))
+		start := len(s.arena)
+		s.arena = append(s.arena, tmp...)
+		outs := s.arena[start:len(s.arena):len(s.arena)]
+		s.shared = append(s.shared, sharedOut{id: p.preID, in: key, outs: outs, ok: ok})
 		c.free(tmp)
 		pre = &s.shared[len(s.shared)-1]
 	}

@@ -91,3 +91,53 @@ func TestSharedPrefixIsShared(t *testing.T) {
 	}
 	assert.Len(t, s.shared, 4, "o2 with a's prefix, c's and d's")
 }
+
+// TestSharedPathKeys: a path of plain keys is a segment per key, so that
+// programs that read below the same place share the walk to it; a prefix
+// that is a plain path alone is read again rather than shared, and a path
+// with an optional, iterated or computed step stays one segment.
+func TestSharedPathKeys(t *testing.T) {
+	segments := func(expr string) []string {
+		q, err := gojq.Parse(expr)
+		require.NoError(t, err)
+		var texts []string
+		for _, sg := range Segments(q) {
+			texts = append(texts, sg.Text)
+		}
+		return texts
+	}
+	assert.Equal(t, []string{"select(.n > 1)", ".a", ".b", ".c"}, segments(`select(.n > 1) | .a.b.c`))
+	assert.Equal(t, []string{".a", ".b", ".c"}, segments(`.a.b | .c`))
+	for _, whole := range []string{`.a.b?`, `.a[].b`, `.a["b"]`, `.a[0]`, `.a[1:]`} {
+		assert.Equal(t, []string{whole}, segments(whole), whole)
+	}
+	q, err := gojq.Parse(`select(.n > 1) | .a.b | .c`)
+	require.NoError(t, err)
+	var inner []bool
+	for _, sg := range Segments(q) {
+		inner = append(inner, sg.Inner)
+	}
+	assert.Equal(t, []bool{false, true, false, false}, inner, "only a cut inside .a.b is inner")
+
+	compile := func(expr string, k int) *Program {
+		q, err := gojq.Parse(expr)
+		require.NoError(t, err)
+		p := CompileShared(q, k)
+		require.NotNil(t, p, expr)
+		return p
+	}
+	x, y := compile(`select(.n > 1) | .a.b.x`, 3), compile(`select(.n > 1) | .a.b | .y`, 3)
+	require.True(t, x.SharesPrefix())
+	assert.Equal(t, x.preID, y.preID, "select(.n > 1) | .a.b")
+	assert.False(t, compile(`.a.b.x`, 2).SharesPrefix(), "a plain path is read again")
+
+	obj := map[string]any{"n": int64(2), "a": map[string]any{"b": map[string]any{"x": "1", "y": "2"}}}
+	s := Scratch{Share: true}
+	defer s.Release()
+	for p, want := range map[*Program]string{x: "1", y: "2"} {
+		got, ok := p.Run(obj, &s)
+		require.True(t, ok)
+		assert.Equal(t, []any{want}, got)
+	}
+	assert.Len(t, s.shared, 1)
+}
