@@ -14,8 +14,8 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// InterpretStatus through the Program: the generated Lua hook
-// and its K helpers.
+// InterpretStatus through the Program: its status plan, as the hook and
+// as karta.generated.InterpretStatus.
 
 // statusKarta is a Karta of kind example.com/v1 Workload whose root has
 // the given statusDefinition (YAML, indented by 6 spaces).
