@@ -18,6 +18,7 @@ import (
 
 	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/internal/jqlua"
+	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	"github.com/kartalua/karta/karmada/kube"
 	"github.com/kartalua/karta/luaapi"
@@ -218,34 +219,11 @@ func runDirect(expr string, in any) (o backendOutcome, ran bool) {
 	return o, true
 }
 
-// floatForm is the input with every number a float64, as Lua holds it:
-// gojq on it computes as the portable runtime does beyond ±2^53.
-func floatForm(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = floatForm(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = floatForm(e)
-		}
-		return a
-	}
-	return v
-}
-
 // inexactInLua reports whether got, a Lua back end's outcome that differs
 // from the oracle's, is what gojq gives on floats: integers beyond ±2^53,
 // exact in gojq, rounded in Lua (docs/jq.md), not a disagreement.
 func inexactInLua(ctx context.Context, expr string, in any, got backendOutcome) bool {
-	alt, err := runOracle(ctx, expr, floatForm(in))
+	alt, err := runOracle(ctx, expr, testobj.Floats(in))
 	return err == nil && !alt.skip && got.equal(alt)
 }
 

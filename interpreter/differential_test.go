@@ -173,7 +173,6 @@ func TestDifferentialFixtures(t *testing.T) {
 // Karta on every object and pod on the portable Lua and on gojq: the
 // outputs, or the error messages, must be identical.
 func TestDifferentialAccessors(t *testing.T) {
-	ctx := context.Background()
 	for _, fx := range diffFixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
 			var exprs []string
@@ -183,33 +182,49 @@ func TestDifferentialAccessors(t *testing.T) {
 				}
 			}
 			slices.Sort(exprs)
-			lua := newLuaEvaluator(t, exprs)
 			inputs := append(append([]*unstructured.Unstructured{}, fx.objs...), fx.pods...)
-			compared := 0
-			for _, e := range exprs {
-				if !lua.translated(e) {
-					continue
-				}
-				prog, err := compileJQ(e)
-				require.NoError(t, err)
-				for _, in := range inputs {
-					want, wantErr := gojqEvaluator{}.all(ctx, prog, in.Object)
-					got, gotErr := lua.all(ctx, prog, in.Object)
-					if wantErr != nil {
-						if assert.Error(t, gotErr, "jq %s on %s: gojq fails with %v", e, in.GetName(), wantErr) {
-							assert.Equal(t, wantErr.Error(), gotErr.Error(), "jq %s on %s", e, in.GetName())
-						}
-						continue
-					}
-					if assert.NoError(t, gotErr, "jq %s on %s", e, in.GetName()) {
-						assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %s", e, in.GetName())
-						compared++
-					}
-				}
-			}
-			assert.Positive(t, compared)
+			c := compareLuaWithGojq(t, exprs, inputs)
+			assert.Positive(t, c.outputs)
 		})
 	}
+}
+
+// compared counts what compareLuaWithGojq compared: the expressions that
+// run as Lua, and the outputs and errors of their evaluations.
+type compared struct{ translated, outputs, errs int }
+
+// compareLuaWithGojq evaluates each expression that translates on the
+// portable Lua (luaEvaluator) and on gojq, on every input: the outputs,
+// or the error messages, must be identical.
+func compareLuaWithGojq(t *testing.T, exprs []string, inputs []*unstructured.Unstructured) compared {
+	t.Helper()
+	ctx := context.Background()
+	lua := newLuaEvaluator(t, exprs)
+	var c compared
+	for _, e := range exprs {
+		if !lua.translated(e) {
+			continue
+		}
+		c.translated++
+		prog, err := compileJQ(e)
+		require.NoError(t, err)
+		for _, in := range inputs {
+			want, wantErr := gojqEvaluator{}.all(ctx, prog, in.Object)
+			got, gotErr := lua.all(ctx, prog, in.Object)
+			if wantErr != nil {
+				c.errs++
+				if assert.Error(t, gotErr, "jq %s on %s: gojq fails with %v", e, in.GetName(), wantErr) {
+					assert.Equal(t, wantErr.Error(), gotErr.Error(), "jq %s on %s", e, in.GetName())
+				}
+				continue
+			}
+			if assert.NoError(t, gotErr, "jq %s on %s", e, in.GetName()) {
+				assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %s", e, in.GetName())
+				c.outputs += len(want)
+			}
+		}
+	}
+	return c
 }
 
 // normalJSON makes outputs comparable across the two paths: gojq passes
@@ -441,35 +456,10 @@ spec: {replicas: 3.0, exp: 1e2, big: 12345678901234567890, half: 0.5}
 		inputs = append(inputs, fx.objs...)
 		inputs = addPods(inputs, fx.pods...)
 	}
-	ctx := context.Background()
-	lua := newLuaEvaluator(t, diffExpressions)
-	outputs, errs, translated := 0, 0, 0
-	for _, e := range diffExpressions {
-		if !lua.translated(e) {
-			continue
-		}
-		translated++
-		prog, err := compileJQ(e)
-		require.NoError(t, err)
-		for _, in := range inputs {
-			want, wantErr := gojqEvaluator{}.all(ctx, prog, in.Object)
-			got, gotErr := lua.all(ctx, prog, in.Object)
-			if wantErr != nil {
-				errs++
-				if assert.Error(t, gotErr, "jq %s on %s: gojq fails with %v", e, in.GetName(), wantErr) {
-					assert.Equal(t, wantErr.Error(), gotErr.Error(), "jq %s on %s", e, in.GetName())
-				}
-				continue
-			}
-			if assert.NoError(t, gotErr, "jq %s on %s", e, in.GetName()) {
-				assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %s", e, in.GetName())
-				outputs += len(want)
-			}
-		}
-	}
-	assert.Greater(t, translated, len(diffExpressions)/2, "most of the expressions run as Lua")
-	assert.Positive(t, outputs)
-	assert.Positive(t, errs)
+	c := compareLuaWithGojq(t, diffExpressions, inputs)
+	assert.Greater(t, c.translated, len(diffExpressions)/2, "most of the expressions run as Lua")
+	assert.Positive(t, c.outputs)
+	assert.Positive(t, c.errs)
 }
 
 // expressionsKarta is a Karta whose only jq expressions are exprs, one

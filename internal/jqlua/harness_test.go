@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/kartalua/karta/internal/testobj"
 )
 
 // The differential harness: an expression runs on gojq (the reference) and
@@ -152,29 +154,6 @@ func canonicalGo(v any) string {
 	return string(b)
 }
 
-// floatInput is the input with every number a float64, as Lua holds it:
-// gojq on it computes as the portable runtime does beyond ±2^53.
-func floatInput(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = floatInput(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = floatInput(e)
-		}
-		return a
-	}
-	return v
-}
-
 // literalCondition finds an if on a literal, which gopher-lua miscompiles.
 var literalCondition = regexp.MustCompile(`(?m)^\s*(if|elseif|while) (not )?(true|false|nil|-?[0-9][0-9.e+]*|"[^"]*") then`)
 
@@ -202,7 +181,7 @@ func differ(ctx context.Context, expr string, inputJSON []byte) (diff string, sk
 		return "", true, nil
 	}
 	inexact := func(got outcome) bool {
-		alt := gojqOutcome(ctx, code, floatInput(raw))
+		alt := gojqOutcome(ctx, code, testobj.Floats(raw))
 		return !alt.timedOut && got.equal(alt)
 	}
 	return differPortable(ctx, expr, raw, inputJSON, want, inexact)
