@@ -69,9 +69,16 @@ func (sd *stateData) jqFunction(L *lua.LState) lua.LValue { return L.NewFunction
 
 // raise fails the Lua call with a Go error, kept as the error value so
 // the hook's caller gets the typed error back.
+// A script that catches it (pcall) reads its message with tostring.
 func raise(L *lua.LState, err error) {
 	ud := L.NewUserData()
 	ud.Value = err
+	mt := L.NewTable()
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(err.Error()))
+		return 1
+	}))
+	ud.Metatable = mt
 	L.Error(ud, 0)
 }
 
