@@ -9,9 +9,9 @@ import (
 )
 
 // The generated hooks a script calls as karta.generated.<Hook> whose work
-// is an algorithm over the Karta's paths. Each runs the engine's Go side: GetPodSpecs,
-// GetGangGroups and ReviseSpec on the call's evaluator (runAlgorithm),
-// Suspend and Resume on gojq under this call's context.
+// is an algorithm over the Karta's paths: GetPodSpecs, GetGangGroups and
+// ReviseSpec on the call's evaluator (runAlgorithm), Suspend and Resume on
+// gojq under this call's context.
 
 // karta.generated.GetPodSpecs(obj)
 func (sd *stateData) luaGetPodSpecs(L *lua.LState) int {
@@ -98,8 +98,8 @@ func (sd *stateData) luaSuspend(L *lua.LState, resume bool) int {
 // script overrides: on the call's evaluator (eval_direct.go), each
 // expression on its chosen back end, the exact one metered by this Lua
 // call's own context. An override that only adds to the generated answer
-// then costs its own Lua and the conversions, not the paths' translated
-// Lua; the answer is the Go API's.
+// then costs its own Lua and the conversions; the answer is the Go API's.
+// A panic is not recovered here: the protected Lua call reports it.
 func runAlgorithm[T any](L *lua.LState, sd *stateData, f func(ev evaluator) (T, error)) (T, error) {
 	ctx := L.Context()
 	ev := sd.p.newEvaluator(ctx, ctx)
