@@ -70,11 +70,9 @@ func (p *Program) InterpretStatus(ctx context.Context, obj *unstructured.Unstruc
 	if p.argo != nil {
 		return p.argoStatus(ctx, obj)
 	}
-	if p.status != nil && !p.noDirect {
+	if !p.overridden[HookInterpretStatus] {
 		return runHook(ctx, p, HookInterpretStatus, func(ctx context.Context, ev evaluator) (*StatusResult, error) {
-			dev := ev.(*directEvaluator)
-			dev.s.Size = p.status.evals
-			return p.status.interpretStatus(ctx, dev, obj.Object)
+			return p.status.run(ctx, ev.(*directEvaluator), obj.Object)
 		})
 	}
 	var res StatusResult
@@ -98,7 +96,7 @@ func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured
 	}
 	if !p.overridden[HookReviseSpec] {
 		return runHook(ctx, p, HookReviseSpec, func(ctx context.Context, ev evaluator) (*Revised, error) {
-			dev, _ := ev.(*directEvaluator) // nil: on the Lua accessors, the gojq path
+			dev, _ := ev.(*directEvaluator) // nil: on gojq alone (the tests' evaluators)
 			if err := p.chargeRevisions(ctx, dev, revisions); err != nil {
 				return nil, err
 			}
@@ -109,8 +107,9 @@ func (p *Program) ReviseSpec(ctx context.Context, obj *unstructured.Unstructured
 			return &Revised{Object: &unstructured.Unstructured{Object: revised}, Patch: ops, Warnings: warnings}, nil
 		})
 	}
-	// The script may call the generated ReviseSpec (K.ReviseSpec): its
-	// warnings come back through the sink.
+	// The script may call the generated ReviseSpec
+	// (karta.generated.ReviseSpec): its warnings come back through the
+	// sink.
 	sink := &warningSink{}
 	res, err := p.reviseByScript(context.WithValue(ctx, warningsKey{}, sink), HookReviseSpec, obj, func(L *lua.LState) (lua.LValue, error) {
 		// Handed to the script, the revisions cost what the Go algorithm's

@@ -26,7 +26,8 @@ var argoStatuses = map[string]karta.Status{
 
 // argoStatus is InterpretStatus when an override is an Argo CD health
 // script: the script's word decides the status; the phase and conditions
-// still come from the Karta's generated hook.
+// still come from the Karta's status definition (its plan, run on this
+// call).
 func (p *Program) argoStatus(ctx context.Context, obj *unstructured.Unstructured) (*StatusResult, error) {
 	var res StatusResult
 	var health argohealth.Health
@@ -35,13 +36,14 @@ func (p *Program) argoStatus(ctx context.Context, obj *unstructured.Unstructured
 		if health, err = sd.runArgo(obj.Object); err != nil {
 			return err
 		}
-		L := sd.L
-		L.Push(sd.generated.RawGetString(string(HookInterpretStatus)))
-		L.Push(luaapi.ToLuaView(L, obj.Object))
-		L.Call(1, 1)
-		v := L.Get(-1)
-		L.Pop(1)
-		return decodeStatus(L, v, &res)
+		// The phase and conditions: the status plan on this call.
+		r, err := runAlgorithm(sd.L, sd, func(ev evaluator) (*StatusResult, error) {
+			return p.status.run(ctx, ev.(*directEvaluator), obj.Object)
+		})
+		if err == nil {
+			res = *r
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/internal/jqlua"
+	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	"github.com/kartalua/karta/karmada/kube"
 	"github.com/kartalua/karta/luaapi"
@@ -196,7 +197,7 @@ func runFork(ctx context.Context, expr string, in any) (backendOutcome, error) {
 }
 
 // runDirect runs the direct evaluator; ran is false outside its subset or
-// when it declines (it never reports errors: the Lua path does).
+// when it declines (it never reports errors: gojq does).
 func runDirect(expr string, in any) (o backendOutcome, ran bool) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
@@ -218,45 +219,12 @@ func runDirect(expr string, in any) (o backendOutcome, ran bool) {
 	return o, true
 }
 
-// runTranslated runs the expression's accessor on karta's Go runtime in a
-// bare state, reading a view of the input as the hooks do; translated
-// says whether it ran as Lua rather than on the gojq fallback.
-func runTranslated(ctx context.Context, expr string, in any) (o backendOutcome, translated bool, err error) {
-	u := jqlua.NewUnit()
-	if _, err := u.Add(expr); err != nil {
-		return o, false, err
-	}
-	tr, _ := u.Stats()
-	L := lua.NewState(lua.Options{SkipOpenLibs: true})
-	defer L.Close()
-	fn, err := L.Load(strings.NewReader(jqlua.Prelude+u.Lua()+"return Q\n"), "backends")
-	if err != nil {
-		return o, false, fmt.Errorf("generated chunk does not load: %w", err)
-	}
-	if err := L.CallByParam(lua.P{Fn: fn, NRet: 1, Protect: true}, jqlua.Runtime(L), jqlua.FallbackValue(L, u.Fallbacks())); err != nil {
-		return o, false, err
-	}
-	acc := L.Get(-1).(*lua.LTable).RawGetInt(1)
-	L.SetContext(ctx)
-	defer L.RemoveContext()
-	outs, err := jqlua.Eval(L, acc, luaapi.ToLuaView(L, in))
-	o.skip = jqlua.Inexact(L) || ctx.Err() != nil
-	var je *jqlua.Error
-	switch {
-	case errors.As(err, &je):
-		o.err = je.Msg
-	case err != nil:
-		o.err = "LUA ERROR: " + err.Error()
-	}
-	for _, lv := range outs {
-		v, cerr := luaapi.FromLua(L, lv)
-		if cerr != nil {
-			o.outputs = append(o.outputs, "<"+cerr.Error()+">")
-			continue
-		}
-		o.outputs = append(o.outputs, canonicalJSON(v))
-	}
-	return o, tr == 1, nil
+// inexactInLua reports whether got, a Lua back end's outcome that differs
+// from the oracle's, is what gojq gives on floats: integers beyond ±2^53,
+// exact in gojq, rounded in Lua (docs/jq.md), not a disagreement.
+func inexactInLua(ctx context.Context, expr string, in any, got backendOutcome) bool {
+	alt, err := runOracle(ctx, expr, testobj.Floats(in))
+	return err == nil && !alt.skip && got.equal(alt)
 }
 
 // portableRunner calls an accessor inside Karmada-like Lua and returns its

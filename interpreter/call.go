@@ -9,7 +9,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/internal/jqvars"
 	"github.com/kartalua/karta/luaapi"
 )
@@ -54,25 +53,17 @@ var ErrNoProgram = errors.New("no Program (nil)")
 // discarded; one whose call f refused with its own error goes back to the
 // pool (reusable).
 func (p *Program) withState(ctx context.Context, h Hook, f func(ctx context.Context, sd *stateData) error) error {
-	if err := p.buildLua(); err != nil {
+	if err := p.buildPool(); err != nil {
 		return &HookError{Karta: p.name, Hook: h, Err: err}
 	}
 	sd, err := p.pool.Get(ctx)
 	if err != nil {
 		return &HookError{Karta: p.name, Hook: h, Err: err}
 	}
-	// The references' values for the generated Lua's gojq fallbacks, for
-	// this call only: a pooled state serves other workloads next. A call
-	// that did not enter through a hook (an adapter's own entry) has none
-	// bound: its references are absent.
-	if len(p.refs) > 0 {
-		vals := jqvars.From(ctx)
-		if vals == nil {
-			vals = p.absentReferences()
-			ctx = jqvars.With(ctx, vals)
-		}
-		jqlua.BindVariables(sd.L, vals)
-		defer jqlua.BindVariables(sd.L, nil)
+	// A call that did not enter through a hook (an adapter's own entry)
+	// has no references bound: its scripts' jq() reads them absent.
+	if len(p.refs) > 0 && jqvars.From(ctx) == nil {
+		ctx = jqvars.With(ctx, p.absentReferences())
 	}
 	var ferr error
 	body := sd.L.NewFunction(func(L *lua.LState) int {
@@ -187,16 +178,6 @@ func (p *Program) hookError(h Hook, err error) error {
 			if goErr, ok := ud.Value.(error); ok {
 				err = goErr
 			}
-		}
-	}
-	// Only a bare Lua error value is replaced by the jq error it carries. A
-	// Go error that wraps a jq error (`component "master":
-	// podTemplateSpecPath: jq EXPR: MSG`) keeps the context it names:
-	// unwrapping it to the jq message alone made the Lua path's errors
-	// differ from the gojq path's.
-	if ae, ok := err.(*lua.ApiError); ok {
-		if je, ok := jqlua.AsError(ae); ok {
-			err = je
 		}
 	}
 	var he *HookError

@@ -56,7 +56,6 @@ func sandboxFunctions(t *testing.T) []string {
 	t.Helper()
 	k := progKartaFile(t, filepath.Join(progProgramDir, "deployment.karta.yaml"))
 	p := progCompile(t, k, Options{PoolSize: 1})
-	require.NoError(t, p.buildLua())
 	sd, err := p.newState()
 	require.NoError(t, err)
 	defer sd.L.Close()

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +16,7 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// updateGoldens rewrites testdata/golden/*.lua from the current codegen:
+// updateGoldens rewrites testdata/golden/*.lua from the current source:
 //
 //	go test -run TestCodegenGolden ./interpreter/ -update
 var updateGoldens = flag.Bool("update", false, "rewrite the golden files of testdata/golden")
@@ -69,23 +68,12 @@ func TestCodegenDeterministic(t *testing.T) {
 	}
 }
 
-var accessorDef = regexp.MustCompile(`^(\s*)Q\[(\d+)\] = function\(v, out\)$`)
-
-// exprComment is how an accessor's comment shows its expression: each
-// line of it after "-- ".
-func exprComment(expr string) []string {
-	lines := strings.Split(strings.TrimRight(expr, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight("-- "+l, " ")
-	}
-	return lines
-}
-
-// TestCodegenAccessorsAndComments: the generated chunk compiles with
-// gopher-lua (Compile would refuse the Karta otherwise), every accessor
-// follows a comment holding its jq expression, every jq expression of the
-// Karta has an accessor, and the hook comments name the right slots.
-func TestCodegenAccessorsAndComments(t *testing.T) {
+// TestGeneratedSourceNamesEveryPath: the generated part of the source
+// compiles with gopher-lua, defines each generated hook as a call of
+// karta.generated.<Hook>, in generatedHooks' order, lists every jq path
+// of the Karta as a comment "--   FIELD: EXPR" (on one line) under a hook
+// that evaluates it, and the statuses with matchers in precedence order.
+func TestGeneratedSourceNamesEveryPath(t *testing.T) {
 	kartas := map[string]*karta.Karta{
 		"expressions": progKarta(t, expressionsKarta("expressions", diffExpressions)),
 		"multiline":   progKarta(t, multilineKarta),
@@ -93,93 +81,41 @@ func TestCodegenAccessorsAndComments(t *testing.T) {
 	for _, g := range goldenKartas {
 		kartas[g.golden] = progKartaFile(t, g.karta)
 	}
+	hookDef := regexp.MustCompile(`^function (\w+)\((.*)\)$`)
 	for name, k := range kartas {
 		t.Run(name, func(t *testing.T) {
 			p, err := Compile(k, Options{})
 			require.NoError(t, err)
-			require.NoError(t, p.buildLua(), "the generated chunk compiles")
-
-			// The chunk parses with gopher-lua on its own, too.
-			chunk, err := parse.Parse(strings.NewReader(p.gen.source), "generated")
+			src := generatedSource(p.model)
+			chunk, err := parse.Parse(strings.NewReader(src), "generated")
 			require.NoError(t, err)
 			_, err = lua.Compile(chunk, "generated")
 			require.NoError(t, err)
 
-			exprOf := map[int]string{}
-			for e, slot := range p.gen.slots {
-				exprOf[slot] = e
-			}
-			lines := strings.Split(p.gen.source, "\n")
-			defined := map[int]bool{}
+			lines := strings.Split(src, "\n")
+			var hooks []Hook
 			for i, line := range lines {
-				m := accessorDef.FindStringSubmatch(line)
+				m := hookDef.FindStringSubmatch(line)
 				if m == nil {
 					continue
 				}
-				slot, _ := strconv.Atoi(m[2])
-				expr, ok := exprOf[slot]
-				require.True(t, ok, "Q[%d] is not an accessor of any expression", slot)
-				// An accessor with local helpers sits in a do block; the
-				// comment is above the block.
-				start := i
-				if m[1] != "" {
-					for start > 0 && lines[start] != "do" {
-						start--
-					}
-				}
-				j := start
-				for j > 0 && strings.HasPrefix(lines[j-1], "--") {
-					j--
-				}
-				block := make([]string, 0, start-j)
-				for _, l := range lines[j:start] {
-					block = append(block, strings.TrimRight(l, " "))
-				}
-				want := exprComment(expr)
-				if assert.GreaterOrEqual(t, len(block), len(want), "the comment above Q[%d]: %q", slot, block) {
-					assert.Equal(t, want, block[:len(want)], "the comment above Q[%d] is its expression", slot)
-					for _, extra := range block[len(want):] {
-						assert.True(t, strings.HasPrefix(extra, "-- runs on gojq: "), "Q[%d]: only a fallback note follows the expression: %q", slot, extra)
-					}
-				}
-				assert.False(t, defined[slot], "Q[%d] defined twice", slot)
-				defined[slot] = true
+				hooks = append(hooks, Hook(m[1]))
+				require.Greater(t, len(lines), i+2)
+				assert.Equal(t, "  return karta.generated."+m[1]+"("+m[2]+")", lines[i+1])
+				assert.Equal(t, "end", lines[i+2])
 			}
-			assert.Len(t, defined, len(p.gen.slots), "one accessor per distinct expression")
+			assert.Equal(t, generatedHooks(p.model), hooks)
 
 			for _, ref := range collectPaths(k) {
-				slot, ok := p.gen.slots[ref.expr]
-				if assert.True(t, ok, "%s: %q has no accessor", ref.field, ref.expr) {
-					assert.True(t, defined[slot], "%s: Q[%d] is defined", ref.field, slot)
-				}
+				assert.Contains(t, src, "\n--   "+ref.field+": "+oneLine(ref.expr)+"\n", "%s is listed", ref.field)
 			}
 
-			// Hook comments: "--   Q[n]   field: expr" with n the slot of expr.
-			hookRef := regexp.MustCompile(`^--   Q\[(\d+)\]\s+(\S+): (.*)$`)
-			refs := 0
-			for _, line := range lines {
-				m := hookRef.FindStringSubmatch(line)
-				if m == nil {
-					continue
-				}
-				refs++
-				slot, _ := strconv.Atoi(m[1])
-				assert.Equal(t, m[3], oneLine(exprOf[slot]), "%s names Q[%d]", m[2], slot)
-			}
-			goSide := false
-			for _, ref := range collectPaths(k) {
-				goSide = goSide || ref.podSpecs || ref.pods || ref.writes || ref.suspend
-			}
-			assert.Equal(t, goSide, refs > 0, "the Go-side hooks list the paths they evaluate")
-
-			// The status matchers are written out: every status word with
-			// matchers appears, in precedence order.
 			last := -1
 			for _, sm := range k.Spec.StructureDefinition.RootComponent.StatusDefinition.StatusMappings.InPrecedence() {
 				if len(sm.Matchers) == 0 {
 					continue
 				}
-				i := strings.Index(p.gen.source, "matched[#matched + 1] = \""+string(sm.Status)+"\"")
+				i := strings.Index(src, "\n--   "+string(sm.Status)+" if ")
 				if assert.Positive(t, i, sm.Status) {
 					assert.Greater(t, i, last, "%s in precedence order", sm.Status)
 					last = i
@@ -216,15 +152,13 @@ spec:
 `
 
 // TestCodegenMultilineExpression: an expression written over several lines
-// (a YAML block scalar) compiles, and its comments stay single lines.
+// (a YAML block scalar) compiles, and its comments are single lines.
 func TestCodegenMultilineExpression(t *testing.T) {
 	p := progFrom(t, multilineKarta)
 	src := p.Source()
-	// Accessor comments keep the lines of the expression; the comments of
-	// the hooks fold it onto one line.
-	assert.Contains(t, src, "-- .spec\n-- | .template # the pod template\nQ[1] = function(v, out)\n")
-	assert.Contains(t, src, "--   Q[1]   root.podTemplateSpecPath: .spec | .template # the pod template\n")
-	assert.Contains(t, src, `--[[ [.status.conditions[]? | select(.type == "Ready")] | length ]]`)
+	// The comments fold an expression onto one line.
+	assert.Contains(t, src, "--   root.podTemplateSpecPath: .spec | .template # the pod template\n")
+	assert.Contains(t, src, `--   Running if ([.status.conditions[]? | select(.type == "Ready")] | length) == "1"`+"\n")
 	res, err := p.InterpretStatus(t.Context(), progObj(t, `
 apiVersion: example.com/v1
 kind: Thing

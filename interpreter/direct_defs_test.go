@@ -14,15 +14,15 @@ import (
 // runtime's templates with the TrainJob's podTemplateOverrides merged in,
 // written with def and reduce — runs on the direct back end with each
 // runtime of its examples resolved, and every pod hook gives what the Lua
-// path (its gojq fallback) gives, on every example state, its client-go
+// path (every expression on gojq) gives, on every example state, its client-go
 // form and broken variants; the running examples take the direct path.
 func TestDirectTrainJobWithRuntimes(t *testing.T) {
 	dir := filepath.Join("..", "examples", "trainjob")
 	k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", "trainjob.yaml"))
 	noClock := Options{Limits: Limits{Timeout: -1}}
 	fast := progCompile(t, k, noClock)
-	lua := progCompile(t, k, noClock)
-	lua.noDirect = true
+	exact := progCompile(t, k, noClock)
+	exact.noDirect = true
 	var states []*unstructured.Unstructured
 	for _, f := range []string{"running.yaml", "mpi-running.yaml", "torch-running.yaml", "created.yaml", "suspended.yaml", "failed.yaml"} {
 		states = append(states, progObjFile(t, filepath.Join(dir, f))...)
@@ -40,14 +40,14 @@ func TestDirectTrainJobWithRuntimes(t *testing.T) {
 				objs := append([]*unstructured.Unstructured{s, k8sForm(t, s)}, brokenVariants(t, s)...)
 				for j, obj := range objs {
 					got, gotErr := fast.GetPodSpecs(ctx, obj)
-					want, wantErr := lua.GetPodSpecs(ctx, obj)
+					want, wantErr := exact.GetPodSpecs(ctx, obj)
 					assertSameResult(t, want, wantErr, got, gotErr, "state %d form %d: GetPodSpecs", i, j)
 					gotGang, gotErr := fast.GetGangGroups(ctx, obj, pods)
-					wantGang, wantErr := lua.GetGangGroups(ctx, obj, pods)
+					wantGang, wantErr := exact.GetGangGroups(ctx, obj, pods)
 					assertSameResult(t, wantGang, wantErr, gotGang, gotErr, "state %d form %d: GetGangGroups", i, j)
 					for n, pod := range pods {
 						got, gotErr := fast.PlacePod(ctx, obj, pod)
-						want, wantErr := lua.PlacePod(ctx, obj, pod)
+						want, wantErr := exact.PlacePod(ctx, obj, pod)
 						assertSameResult(t, want, wantErr, got, gotErr, "state %d form %d pod %d: PlacePod", i, j, n)
 					}
 				}
@@ -70,7 +70,7 @@ func TestDirectTrainJobWithRuntimes(t *testing.T) {
 
 // TestDirectSharedPrefixes: the built-ins whose expressions begin alike
 // evaluate the common prefix once per call (exprTable.sharePrefixes);
-// TestDirectHooksAgreeWithLua holds their results to the Lua path's.
+// TestDirectHooksAgreeWithGojq holds their results to the exact path's.
 func TestDirectSharedPrefixes(t *testing.T) {
 	for _, name := range []string{"appwrapper", "milvus", "inferenceservice", "workflow"} {
 		k := progKartaFile(t, filepath.Join("..", "builtin", "kartas", name+".yaml"))

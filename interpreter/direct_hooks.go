@@ -2,17 +2,21 @@ package interpreter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/kartalua/karta/karta"
 )
 
-// statusPlan is InterpretStatus as the generated Lua defines it (codegen.go,
-// writeInterpretStatus), run by Go on the call's evaluator: the same
-// phase, conditions and matchers, evaluated in the same order with the
-// same short cuts, each expression on its chosen back end
-// (eval_direct.go), with the generated Lua's K helpers' rules and errors.
+// statusPlan is the one definition of InterpretStatus in process
+// (docs/karta.md, "Status"): the phase, the conditions, then each status's
+// matchers in precedence order, run by Go on the call's evaluator, each
+// expression on its chosen back end (eval_direct.go). The Go API runs it
+// for a hook no script overrides, and a script's
+// karta.generated.InterpretStatus runs it on the script's call
+// (kstatus.go). The exports' statusOf (internal/luaexport) writes the same
+// rules in Lua for the runtimes they ship to; test/paths holds them equal.
 type statusPlan struct {
 	phase    *jqProgram // nil: no phaseDefinition
 	condDef  *karta.ConditionsDefinition
@@ -29,8 +33,8 @@ type statusRule struct {
 	matchers []matcherPlan
 }
 
-// matcherPlan is one matcher (all criteria hold), in the generated
-// order: phase, then conditions, then the expression.
+// matcherPlan is one matcher (all criteria hold), its criteria in the
+// order they are tried: phase, then conditions, then the expression.
 type matcherPlan struct {
 	byPhase      string
 	byConditions []karta.ConditionMatcher
@@ -38,22 +42,21 @@ type matcherPlan struct {
 	expected     string
 }
 
-// newStatusPlan is the plan of the Karta's InterpretStatus; nil when an
-// expression does not compile (a karta bug: the check compiled it), which
-// leaves the call to the generated Lua.
-func newStatusPlan(x *exprTable) *statusPlan {
+// newStatusPlan is the plan of the Karta's InterpretStatus. Its error is
+// an expression that does not compile (a karta bug: the check compiled it).
+func newStatusPlan(x *exprTable) (*statusPlan, error) {
 	k := x.checked.Karta
 	root := k.Spec.StructureDefinition.RootComponent
 	sp := &statusPlan{}
 	if root == nil || root.StatusDefinition == nil {
-		return sp
+		return sp, nil
 	}
 	sd := root.StatusDefinition
-	ok := true
+	var errs []error
 	compile := func(expr string) *jqProgram {
 		p, err := x.compile(expr)
 		if err != nil {
-			ok = false
+			errs = append(errs, err)
 		}
 		return p
 	}
@@ -86,13 +89,20 @@ func newStatusPlan(x *exprTable) *statusPlan {
 			}
 		}
 	}
-	if !ok {
-		return nil
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("the status definition: %w", errors.Join(errs...))
 	}
-	return sp
+	return sp, nil
 }
 
-// interpretStatus is the generated InterpretStatus on ev.
+// run is InterpretStatus on ev, whose arena it sizes for the plan's
+// evaluations.
+func (sp *statusPlan) run(ctx context.Context, ev *directEvaluator, obj map[string]any) (*StatusResult, error) {
+	ev.s.Size = sp.evals
+	return sp.interpretStatus(ctx, ev, obj)
+}
+
+// interpretStatus is InterpretStatus on ev.
 func (sp *statusPlan) interpretStatus(ctx context.Context, ev *directEvaluator, obj map[string]any) (*StatusResult, error) {
 	// The result and its matched statuses in one allocation.
 	a := &struct {
@@ -109,7 +119,7 @@ func (sp *statusPlan) interpretStatus(ctx context.Context, ev *directEvaluator, 
 		if err != nil {
 			return nil, err
 		}
-		// K.phase: the first output, a string or null.
+		// The first output, a string or null.
 		if len(outs) > 0 {
 			switch v := outs[0].(type) {
 			case string:
@@ -150,8 +160,9 @@ func (sp *statusPlan) interpretStatus(ctx context.Context, ev *directEvaluator, 
 	return res, nil
 }
 
-// statusEval is ev.all, its jq error unwrapped: the generated Lua raises
-// a status expression's jq error alone, without the expression.
+// statusEval is ev.all, its jq error unwrapped: a status expression's jq
+// error is reported alone, without the expression, as the exports'
+// statusOf reports it.
 func statusEval(ctx context.Context, ev *directEvaluator, p *jqProgram, obj map[string]any) ([]any, error) {
 	outs, err := ev.all(ctx, p, obj)
 	if je, ok := err.(*JQError); ok {
@@ -160,8 +171,8 @@ func statusEval(ctx context.Context, ev *directEvaluator, p *jqProgram, obj map[
 	return outs, err
 }
 
-// holds evaluates one matcher's criteria in the generated order, stopping
-// at the first that fails, as Lua's `and` does.
+// holds evaluates one matcher's criteria in order (phase, conditions,
+// expression), stopping at the first that fails.
 func (m *matcherPlan) holds(ctx context.Context, ev *directEvaluator, res *StatusResult, obj map[string]any) (bool, error) {
 	if m.byPhase != "" && (res.Phase == nil || *res.Phase != m.byPhase) {
 		return false, nil
@@ -174,8 +185,8 @@ func (m *matcherPlan) holds(ctx context.Context, ev *directEvaluator, res *Statu
 	if m.expr == nil {
 		return true, nil
 	}
-	// K.expression: the first output through jq tostring equals the
-	// expected result; no output never matches.
+	// The first output through jq tostring equals the expected result;
+	// no output never matches.
 	outs, err := statusEval(ctx, ev, m.expr, obj)
 	if err != nil || len(outs) == 0 {
 		return false, err
@@ -187,8 +198,8 @@ func (m *matcherPlan) holds(ctx context.Context, ev *directEvaluator, res *Statu
 	return s == m.expected, err
 }
 
-// lastConditionMatches is K.condition: the last condition of the type
-// decides.
+// lastConditionMatches is a byConditions criterion: the last condition of
+// the type decides.
 func lastConditionMatches(conds []Condition, m karta.ConditionMatcher) bool {
 	for i := len(conds) - 1; i >= 0; i-- {
 		c := &conds[i]

@@ -22,7 +22,7 @@ import (
 
 // Direct evaluation must never be observable (direct.go): where it gives a
 // result, gojq gives the same one; where gojq fails, it declines; and the
-// hooks give what the Lua path gives, on the built-ins' examples and on
+// hooks give what the exact path (every expression on gojq) gives, on the built-ins' examples and on
 // objects broken on purpose.
 
 // directKind is a built-in with the example states it ships.
@@ -115,7 +115,7 @@ func brokenVariants(t *testing.T, obj *unstructured.Unstructured) []*unstructure
 	return out
 }
 
-func TestDirectHooksAgreeWithLua(t *testing.T) {
+func TestDirectHooksAgreeWithGojq(t *testing.T) {
 	ctx := context.Background()
 	directStatus := map[string]int{}
 	for _, dk := range directKinds(t) {
@@ -126,8 +126,8 @@ func TestDirectHooksAgreeWithLua(t *testing.T) {
 			// second, and a timeout is not a disagreement.
 			noClock := Options{Limits: Limits{Timeout: -1}}
 			fast := progCompile(t, k, noClock)
-			lua := progCompile(t, k, noClock)
-			lua.noDirect = true
+			exact := progCompile(t, k, noClock)
+			exact.noDirect = true
 			var objs []*unstructured.Unstructured
 			for _, s := range dk.states {
 				objs = append(objs, s, k8sForm(t, s))
@@ -139,7 +139,7 @@ func TestDirectHooksAgreeWithLua(t *testing.T) {
 			}
 			for i, obj := range objs {
 				got, gotErr := fast.InterpretStatus(ctx, obj)
-				want, wantErr := lua.InterpretStatus(ctx, obj)
+				want, wantErr := exact.InterpretStatus(ctx, obj)
 				assertSameResult(t, want, wantErr, got, gotErr, "%s object %d: InterpretStatus", dk.name, i)
 				if fast.status != nil {
 					if _, ok := statusOnDirect(ctx, fast, obj.Object); ok {
@@ -147,11 +147,11 @@ func TestDirectHooksAgreeWithLua(t *testing.T) {
 					}
 				}
 				gotSpecs, gotErr := fast.GetPodSpecs(ctx, obj)
-				wantSpecs, wantErr := lua.GetPodSpecs(ctx, obj)
+				wantSpecs, wantErr := exact.GetPodSpecs(ctx, obj)
 				if hasViews(k) {
 					// A view builds objects: where its operands are the
 					// object's own values, the direct path keeps them as
-					// they are, and the Lua path's gojq fallback for
+					// they are, and the exact path's gojq for
 					// object + object hands back its own ints. The JSON
 					// is the same, number spelling aside.
 					wantSpecs, gotSpecs = viaJSON[*PodSpecs](t, wantSpecs), viaJSON[*PodSpecs](t, gotSpecs)
@@ -161,14 +161,14 @@ func TestDirectHooksAgreeWithLua(t *testing.T) {
 					continue
 				}
 				gotGang, gotErr := fast.GetGangGroups(ctx, obj, pods)
-				wantGang, wantErr := lua.GetGangGroups(ctx, obj, pods)
+				wantGang, wantErr := exact.GetGangGroups(ctx, obj, pods)
 				assertSameResult(t, wantGang, wantErr, gotGang, gotErr, "%s object %d: GetGangGroups", dk.name, i)
 				gotPlaced, gotErr := fast.PlacePods(ctx, obj, pods)
-				wantPlaced, wantErr := lua.PlacePods(ctx, obj, pods)
+				wantPlaced, wantErr := exact.PlacePods(ctx, obj, pods)
 				assertSameResult(t, wantPlaced, wantErr, gotPlaced, gotErr, "%s object %d: PlacePods", dk.name, i)
 				for j, pod := range pods {
 					got, gotErr := fast.PlacePod(ctx, obj, pod)
-					want, wantErr := lua.PlacePod(ctx, obj, pod)
+					want, wantErr := exact.PlacePod(ctx, obj, pod)
 					assertSameResult(t, want, wantErr, got, gotErr, "%s object %d pod %d: PlacePod", dk.name, i, j)
 				}
 			}
@@ -276,14 +276,14 @@ func TestDirectWorkIsBounded(t *testing.T) {
 	k.Spec.StructureDefinition.RootComponent.StatusDefinition.StatusMappings.Initializing[0].ByExpression.Expression = `[(.status.x[]) + (.status.x[])] | length`
 	limits := Limits{MaxInstructions: 100_000, Timeout: time.Minute}
 	fast := progCompile(t, k, Options{Limits: limits})
-	lua := progCompile(t, k, Options{Limits: limits})
-	lua.noDirect = true
+	exact := progCompile(t, k, Options{Limits: limits})
+	exact.noDirect = true
 	obj := progObjFile(t, filepath.Join("..", "examples", "pytorchjob", "created.yaml"))[0].DeepCopy()
 	require.NoError(t, unstructured.SetNestedSlice(obj.Object, xs, "status", "x"))
 	_, ok := statusOnDirect(context.Background(), fast, obj.Object)
 	require.False(t, ok, "the direct path declines")
 	_, gotErr := fast.InterpretStatus(context.Background(), obj)
-	_, wantErr := lua.InterpretStatus(context.Background(), obj)
+	_, wantErr := exact.InterpretStatus(context.Background(), obj)
 	var le *luaapi.LimitError
 	require.ErrorAs(t, wantErr, &le)
 	assert.Equal(t, luaapi.KindInstructions, le.Kind)

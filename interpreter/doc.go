@@ -1,6 +1,7 @@
-// Package interpreter joins a Karta to Lua: it generates the hook functions
-// of a Karta, compiles them once into a Program, runs them on a pool of
-// sandboxed gopher-lua states and returns typed results.
+// Package interpreter runs a Karta: it compiles the Karta's hooks once
+// into a Program — Go algorithms over its jq paths, each path on the back
+// end chosen for it — runs the Karta's Lua scripts on a pool of sandboxed
+// gopher-lua states, and returns typed results.
 //
 // # Compile once, evaluate many
 //
@@ -9,29 +10,28 @@
 //	st, err := p.InterpretStatus(ctx, obj)      // obj is an *unstructured.Unstructured
 //
 // Compile validates the Karta (a *karta.ValidationError lists every
-// problem), translates each jq expression into a Lua accessor (package
-// jqlua; expressions outside the translated subset run on a gojq program
-// compiled here, once), generates the hooks, and compiles every chunk —
-// the generated one, spec.luaScript and the Options.Scripts — into a
-// prototype. Nothing is parsed or compiled on the evaluation path. A
-// Program is immutable and safe for concurrent use; Registry maps GVKs to
-// Programs and swaps them atomically.
+// problem), builds the component model and the status plan over the
+// Karta's checked jq expressions (each on its direct form, package
+// jqdirect, or its gojq program, compiled once), and compiles every script
+// — spec.luaScript and the Options.Scripts — into a prototype. Nothing is
+// parsed or compiled on the evaluation path. A Program is immutable and
+// safe for concurrent use; Registry maps GVKs to Programs and swaps them
+// atomically.
 //
 // # Hooks
 //
-// The generated chunk defines InterpretStatus in Lua, matcher by matcher,
-// and GetPodSpecs, ReviseSpec, GetGangGroups, Suspend and Resume as thin
-// Lua functions over the engine's Go algorithms (instances and zipping,
-// placement, minimum members, merge-patch writes), which evaluate the
-// Karta's jq paths through the generated Lua accessors of the state they
-// run on. `karta compile` (Program.Source) prints the chunk with each
-// accessor's jq expression and, for each hook, the paths it evaluates.
+// InterpretStatus (the status plan, matcher by matcher), GetPodSpecs,
+// ReviseSpec, GetGangGroups, Suspend and Resume are Go algorithms
+// (instances and zipping, placement, minimum members, merge-patch writes)
+// run on one evaluator per call. `karta compile` (Program.Source) prints
+// each as the Lua call it is, with the paths it evaluates.
 //
 // A script may define any hook; the generated one stays reachable as
-// karta.generated.<Hook>. When no script overrides a hook, the Go API runs
-// its algorithm directly (no Lua tables are built); when one does, the
-// script gets the object as real Lua tables with JSON semantics and its
-// result is checked against the hook's shape.
+// karta.generated.<Hook>, the same Go algorithm, charged to the script's
+// call. When no script overrides a hook, the Go API runs its algorithm
+// directly (no Lua state, no Lua tables); when one does, the script gets
+// the object as real Lua tables with JSON semantics and its result is
+// checked against the hook's shape.
 //
 // # Aliasing
 //

@@ -7,9 +7,10 @@ import (
 
 // evaluator runs a compiled jq program on a value. The engine's Go-side
 // algorithms (instances, pod placement, gangs) call their jq paths through
-// it, so that the same algorithm runs on the generated Lua accessors inside
-// a hook and on gojq in tests and baselines — the two must agree: which
-// one runs is not observable.
+// it, so that the same algorithm runs on the call's evaluator inside a
+// hook (each expression on its chosen back end) and on gojq or the
+// exports' portable Lua in tests — they must agree: which one runs is not
+// observable.
 type evaluator interface {
 	all(ctx context.Context, p *jqProgram, input any) ([]any, error)
 }

@@ -28,7 +28,7 @@ import (
 // meters it through a luaapi.GoCall (the call's instruction budget,
 // memory guard and deadline, started on first need), one called by a
 // script through karta.generated meters it through the script's own call
-// context — as the generated Lua's gojq fallbacks are metered.
+// context, as the script's own jq() is metered.
 
 // directEvaluator evaluates each expression on its chosen back end; see
 // above.
@@ -263,8 +263,8 @@ func (e *directEvaluator) jqInput(input any) any {
 // (jqvalue), which walks it as jq sees it — a value that shares subtrees
 // once per copy — and copies the containers on the way: a step a node and
 // a container's estimated size, as gojq's meter counts them, so that a
-// hostile value's conversion ends on the call's limits as the
-// conversions of the generated Lua's gojq fallbacks do.
+// hostile value's conversion ends on the call's limits as a Lua call's
+// conversions do.
 const (
 	valueNodeBytes = 16 // an interface value in a slice, a map entry's value
 	containerBytes = 48 // a map or slice header

@@ -20,3 +20,17 @@ func statusOnDirect(ctx context.Context, p *Program, obj map[string]any) (*Statu
 		return p.status.interpretStatus(ctx, ev.(*directEvaluator), obj)
 	})
 }
+
+// inScriptCall runs f on the evaluator a script's karta.generated call
+// runs the Go algorithms on: inside a pooled state's protected call,
+// metered by it, its references those the call bound (absent for an
+// adapter's own entry).
+func (p *Program) inScriptCall(ctx context.Context, h Hook, f func(ctx context.Context, ev evaluator) (any, error)) (any, error) {
+	var res any
+	err := p.withState(ctx, h, func(ctx context.Context, sd *stateData) error {
+		var err error
+		res, err = runAlgorithm(sd.L, sd, func(ev evaluator) (any, error) { return f(ctx, ev) })
+		return err
+	})
+	return res, err
+}

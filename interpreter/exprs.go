@@ -13,9 +13,9 @@ import (
 
 // exprTable is a checked Karta's jq expressions as the engine uses them:
 // each text's checked form (karta.Check parsed and analysed it, once) and
-// its gojq program, compiled here once. Every back end — the direct plans,
-// the generated Lua, the Go-side algorithms — starts from the same checked
-// form; no expression of the Karta is parsed again.
+// its gojq program, compiled here once. Every back end — the direct
+// forms, the gojq programs, the exports' Lua (internal/luaexport) — starts
+// from the same checked form; no expression of the Karta is parsed again.
 type exprTable struct {
 	checked *karta.Checked
 	progs   map[string]*jqProgram

@@ -304,9 +304,9 @@ func (o *gangObject) release() {
 // whole call, unlike a pod's, which only unmatch that pod. The caller
 // releases the gangObject.
 func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string]any) (*gangObject, error) {
-	// The evaluator reads the object in place: the Lua accessors through
-	// a view, direct evaluation as it is, gojq after its own jqInput. A
-	// copy here cost a walk of the whole object on every call.
+	// The evaluator reads the object in place: direct evaluation as it
+	// is, gojq after its own jqInput. A copy here cost a walk of the whole
+	// object on every call.
 	in := any(obj)
 	o := newGangObject(len(g.comps))
 	for _, gc := range g.comps {

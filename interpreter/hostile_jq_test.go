@@ -20,7 +20,7 @@ import (
 // another team must not hold the process either. gojq runs a builtin to
 // completion in Go, so before the metered fork these expressions took
 // seconds and gigabytes inside one call. Each family runs as a Karta's
-// byExpression (through the generated Lua and its gojq fallback) and as a
+// byExpression (through the hook's evaluator and its gojq back end) and as a
 // script's jq(expr, obj); each must end within twice the deadline, grow
 // the live heap by less than 64 MiB, and fail with a limit naming the
 // Karta and the hook, leaving the Program and a bystander healthy.

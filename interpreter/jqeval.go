@@ -16,9 +16,9 @@ import (
 // is an error. It is jqlua's limit: every path has the same.
 const maxJQOutputs = jqlua.OutputLimit
 
-// jqProgram is a jq expression compiled once with gojq, for the parts of the
-// engine that evaluate jq in Go (revisions' path() locations, suspend
-// actions) rather than in generated Lua.
+// jqProgram is one jq expression of the engine: its gojq program, compiled
+// once, and its direct form when it has one (the hooks' evaluator picks,
+// eval_direct.go).
 type jqProgram struct {
 	expr string
 	// code is the gojq program: for a checked expression, compiled by the

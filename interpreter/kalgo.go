@@ -8,12 +8,12 @@ import (
 	"github.com/kartalua/karta/luaapi"
 )
 
-// The K helpers behind the generated hooks whose work is an algorithm over
-// the Karta's paths. Each runs the engine's Go side: GetPodSpecs,
-// GetGangGroups and ReviseSpec on the call's evaluator (runAlgorithm),
-// Suspend and Resume on gojq under this call's context.
+// The generated hooks a script calls as karta.generated.<Hook> whose work
+// is an algorithm over the Karta's paths: GetPodSpecs, GetGangGroups and
+// ReviseSpec on the call's evaluator (runAlgorithm), Suspend and Resume on
+// gojq under this call's context.
 
-// K.GetPodSpecs(obj)
+// karta.generated.GetPodSpecs(obj)
 func (sd *stateData) luaGetPodSpecs(L *lua.LState) int {
 	obj := objectArg(L, 1, "GetPodSpecs: obj")
 	res, err := runAlgorithm(L, sd, func(ev evaluator) (*PodSpecs, error) { return sd.p.podSpecs(L.Context(), ev, obj) })
@@ -30,7 +30,7 @@ func (sd *stateData) luaGetPodSpecs(L *lua.LState) int {
 	return 1
 }
 
-// K.GetGangGroups(obj, pods)
+// karta.generated.GetGangGroups(obj, pods)
 func (sd *stateData) luaGetGangGroups(L *lua.LState) int {
 	obj := objectArg(L, 1, "GetGangGroups: obj")
 	podsV, ok := goArg(L, 2, "GetGangGroups: pods").([]any)
@@ -52,7 +52,7 @@ func (sd *stateData) luaGetGangGroups(L *lua.LState) int {
 	return sd.deliver(L, HookGetGangGroups, func() (any, error) { return jsonValue(res) })
 }
 
-// K.ReviseSpec(obj, revisions)
+// karta.generated.ReviseSpec(obj, revisions)
 func (sd *stateData) luaReviseSpec(L *lua.LState) int {
 	obj := objectArg(L, 1, "ReviseSpec: obj")
 	revs, err := decodeRevisions(goArg(L, 2, "ReviseSpec: revisions"), "", false)
@@ -79,7 +79,7 @@ func (sd *stateData) luaReviseSpec(L *lua.LState) int {
 	return sd.deliver(L, HookReviseSpec, func() (any, error) { return revised, nil })
 }
 
-// K.Suspend(obj) and K.Resume(obj)
+// karta.generated.Suspend(obj) and karta.generated.Resume(obj)
 func (sd *stateData) luaSuspend(L *lua.LState, resume bool) int {
 	h := HookSuspend
 	if resume {
@@ -98,8 +98,8 @@ func (sd *stateData) luaSuspend(L *lua.LState, resume bool) int {
 // script overrides: on the call's evaluator (eval_direct.go), each
 // expression on its chosen back end, the exact one metered by this Lua
 // call's own context. An override that only adds to the generated answer
-// then costs its own Lua and the conversions, not the paths' translated
-// Lua; the answer is the Go API's.
+// then costs its own Lua and the conversions; the answer is the Go API's.
+// A panic is not recovered here: the protected Lua call reports it.
 func runAlgorithm[T any](L *lua.LState, sd *stateData, f func(ev evaluator) (T, error)) (T, error) {
 	ctx := L.Context()
 	ev := sd.p.newEvaluator(ctx, ctx)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/jqvalue"
-	"github.com/kartalua/karta/karta"
 	"github.com/kartalua/karta/luaapi"
 )
 
@@ -85,14 +84,4 @@ func (sd *stateData) luaJQ(L *lua.LState) int {
 	}
 	L.Push(arr)
 	return 1
-}
-
-// conditionFields reads the field names K.conditions receives.
-func conditionFields(L *lua.LState) *karta.ConditionsDefinition {
-	return &karta.ConditionsDefinition{
-		TypeFieldName:    L.CheckString(2),
-		StatusFieldName:  L.CheckString(3),
-		ReasonFieldName:  L.CheckString(4),
-		MessageFieldName: L.CheckString(5),
-	}
 }

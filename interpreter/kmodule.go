@@ -9,45 +9,44 @@ import (
 	"github.com/kartalua/karta/luaapi"
 )
 
-// helpers returns K, the table of Go helpers the generated chunk receives
-// as its third argument. Scripts cannot reach it: it is a local of the
-// generated chunk.
+// The generated hooks a script reaches as karta.generated.<Hook> are Go
+// functions over the Karta's compiled plans (InterpretStatus's in
+// kstatus.go, the algorithms' in kalgo.go): the same code the Go API runs
+// for a hook no script overrides, on the same evaluator, charged to the
+// script's call. No generated Lua is loaded in process.
 //
-// The helpers (and the karta module's functions below) are hand-written
-// LGFunctions, not Go functions exposed through gopher-luar: they take JSON
-// values (views, marked tables, J.collect's outputs), which they read
+// They (and the karta module's functions below) are hand-written
+// LGFunctions, not Go functions exposed through gopher-luar: they take
+// JSON values (views, marked tables, JSON lazy tables), which they read
 // through luaapi's conversions, charged to the call, where luar would
 // convert a table by reflection into a map[any]any, uncharged; they return
-// marked tables that scripts calling karta.generated.<Hook> iterate, where
-// luar would return Go proxies; and they run on the Lua path of every hook,
-// where a call through luar's reflection takes 5.5–5.8× a hand-written one's
+// marked tables that scripts iterate, where luar would return Go proxies;
+// and a call through luar's reflection takes 5.5–5.8× a hand-written one's
 // time with 7 allocations against none (BenchmarkHelperBridge in luaapi,
 // docs/performance.md). luar is also stricter about arguments (exact
 // count, no number for a string), which would change what karta.object(x)
 // and jq(expr) accept (luaapi's TestLuarFunctionSemantics).
-func (sd *stateData) helpers() *lua.LTable {
-	L := sd.L
-	k := L.NewTable()
-	set := func(name string, fn lua.LGFunction) { k.RawSetString(name, L.NewFunction(fn)) }
-	set("array", func(L *lua.LState) int { L.Push(luaapi.NewArray(L)); return 1 })
-	set("phase", sd.luaPhase)
-	set("conditions", sd.luaConditions)
-	set("condition", sd.luaCondition)
-	set("expression", sd.luaExpression)
-	set("status", sd.luaStatus)
-	set(string(HookGetPodSpecs), sd.luaGetPodSpecs)
-	set(string(HookGetGangGroups), sd.luaGetGangGroups)
-	set(string(HookReviseSpec), sd.luaReviseSpec)
-	set(string(HookSuspend), func(L *lua.LState) int { return sd.luaSuspend(L, false) })
-	set(string(HookResume), func(L *lua.LState) int { return sd.luaSuspend(L, true) })
-	return k
+func (sd *stateData) generatedHooks(L *lua.LState) *lua.LTable {
+	t := L.NewTable()
+	fns := map[Hook]lua.LGFunction{
+		HookInterpretStatus: sd.luaInterpretStatus,
+		HookGetPodSpecs:     sd.luaGetPodSpecs,
+		HookGetGangGroups:   sd.luaGetGangGroups,
+		HookReviseSpec:      sd.luaReviseSpec,
+		HookSuspend:         func(L *lua.LState) int { return sd.luaSuspend(L, false) },
+		HookResume:          func(L *lua.LState) int { return sd.luaSuspend(L, true) },
+	}
+	for _, h := range generatedHooks(sd.p.model) {
+		t.RawSetString(string(h), L.NewFunction(fns[h]))
+	}
+	return t
 }
 
 // kartaModule builds the `karta` Lua module: generated hooks, null, empty
 // tables marked as object or array, and jq.
 func (sd *stateData) kartaModule(L *lua.LState) lua.LValue {
 	m := L.NewTable()
-	sd.generated = L.NewTable()
+	sd.generated = sd.generatedHooks(L)
 	m.RawSetString("generated", luaapi.NewReadOnly(L, "karta.generated", sd.generated))
 	m.RawSetString("null", luaapi.Null(L))
 	// A script calls these: the table is charged like a constructor's.
@@ -70,9 +69,16 @@ func (sd *stateData) jqFunction(L *lua.LState) lua.LValue { return L.NewFunction
 
 // raise fails the Lua call with a Go error, kept as the error value so
 // the hook's caller gets the typed error back.
+// A script that catches it (pcall) reads its message with tostring.
 func raise(L *lua.LState, err error) {
 	ud := L.NewUserData()
 	ud.Value = err
+	mt := L.NewTable()
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(err.Error()))
+		return 1
+	}))
+	ud.Metatable = mt
 	L.Error(ud, 0)
 }
 
@@ -88,8 +94,8 @@ func goArg(L *lua.LState, n int, what string) any {
 	return v
 }
 
-// algorithmInput converts arguments for the K helpers: a lazy table's Go
-// value as it is.
+// algorithmInput converts arguments for the generated hooks: a lazy
+// table's Go value as it is.
 var algorithmInput = luaapi.ConvertOptions{Lazy: func(v any) (any, error) { return v, nil }}
 
 // objectArg is argument n as an object.
@@ -99,20 +105,6 @@ func objectArg(L *lua.LState, n int, what string) map[string]any {
 		raise(L, fmt.Errorf("%s must be an object", what))
 	}
 	return m
-}
-
-// outputs reads a J.collect result as Go values.
-func outputs(L *lua.LState, n int) []any {
-	t := L.CheckTable(n)
-	out := make([]any, t.Len())
-	for i := range out {
-		v, err := luaapi.FromLua(L, t.RawGetInt(i+1))
-		if err != nil {
-			raise(L, err)
-		}
-		out[i] = v
-	}
-	return out
 }
 
 // deliver returns a Go algorithm's result to Lua as tables with JSON

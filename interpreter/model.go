@@ -334,7 +334,7 @@ func (m *model) instances(ctx context.Context, c *compModel, obj any) ([]instanc
 var singleInstance = []string{""}
 
 // instancesWith is instances with the jq paths evaluated by ev (the
-// generated Lua accessors inside a hook).
+// call's evaluator inside a hook).
 func (m *model) instancesWith(ctx context.Context, ev evaluator, c *compModel, obj any) ([]instance, error) {
 	return m.instancesInto(ctx, ev, c, obj, nil, everyInstancePath)
 }

@@ -124,7 +124,7 @@ func TestPlacePodsWithoutInstructions(t *testing.T) {
 
 // TestPlacePodsEdges: no pods is an empty result with empty lists; an
 // object whose instances cannot be read fails the call; a pod's own jq
-// error only unmatches it; the direct and Lua paths agree.
+// error only unmatches it; the direct and exact paths agree.
 func TestPlacePodsEdges(t *testing.T) {
 	ctx := context.Background()
 	p := progCompile(t, progKartaFile(t, filepath.Join("..", "builtin", "kartas", "jobset.yaml")), Options{})
@@ -153,9 +153,9 @@ func TestPlacePodsEdges(t *testing.T) {
 	assert.Contains(t, res.Unmatched[0].Reason, "componentInstanceSelector")
 
 	pods := progObjFile(t, filepath.Join("..", "examples", "jobset", "pods.yaml"))
-	lua := progCompile(t, progKartaFile(t, filepath.Join("..", "builtin", "kartas", "jobset.yaml")), Options{})
-	lua.noDirect = true
-	want, wantErr := lua.PlacePods(ctx, obj, pods)
+	exact := progCompile(t, progKartaFile(t, filepath.Join("..", "builtin", "kartas", "jobset.yaml")), Options{})
+	exact.noDirect = true
+	want, wantErr := exact.PlacePods(ctx, obj, pods)
 	got, gotErr := p.PlacePods(ctx, obj, pods)
 	assertSameResult(t, want, wantErr, got, gotErr)
 

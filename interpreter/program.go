@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/kartalua/karta/internal/third_party/gojq"
 	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -40,10 +39,11 @@ type Options struct {
 	PoolSize int
 	// Prewarm is how many states Compile creates up front (at most
 	// PoolSize), so that a server's first Lua calls do not pay for
-	// building them. With 0 (the default) or less, the generated chunk is
-	// generated and compiled, and the first state built, on the first call
-	// that needs Lua — never, for a Karta whose hooks all run direct.
-	// Scripts are compiled at Compile either way.
+	// building them. With 0 (the default) or less, the pool and its first
+	// state are built on the first call that needs Lua (a script's hook,
+	// an adapter's WithState) — never, for a Karta without scripts whose
+	// callers use only its hooks. Scripts are compiled at Compile either
+	// way.
 	Prewarm int
 	// AllowKindMismatch lets the hooks run on objects of any kind. By
 	// default an object whose apiVersion and kind are not the Karta's root
@@ -51,8 +51,9 @@ type Options struct {
 	AllowKindMismatch bool
 }
 
-// Program is a compiled Karta: its generated hooks and overrides, compiled
-// once, and a pool of Lua states to run them. A Program is immutable and
+// Program is a compiled Karta: its hooks (Go algorithms over its compiled
+// jq paths) and overrides, compiled once, and a pool of Lua states to run
+// the overrides. A Program is immutable and
 // safe for concurrent use by any number of goroutines.
 type Program struct {
 	karta *karta.Karta
@@ -68,18 +69,15 @@ type Program struct {
 
 	model *model
 	gang  *gangModel
-	// The Lua side: gen, genProto, fallbacks and pool are set by
-	// buildLua, once, on first need (every path to a Lua state goes
-	// through withState, which builds it); luaBuilt says they are.
-	luaOnce  sync.Once
-	luaErr   error
-	luaBuilt atomic.Bool
-	gen      *generated
-	// genProto is the generated chunk; overrides are spec.luaScript and
-	// the scripts, in order, compiled at Compile.
-	genProto  *lua.FunctionProto
+	// The pool is built by buildPool, once, on first need (every path to
+	// a Lua state goes through withState, which builds it); poolBuilt
+	// says it is.
+	poolOnce  sync.Once
+	poolErr   error
+	poolBuilt atomic.Bool
+	// overrides are spec.luaScript and the scripts, in order, compiled
+	// at Compile.
 	overrides []override
-	fallbacks []*gojq.Code
 	// poolSize and prewarm are the pool's options (Options.PoolSize,
 	// Options.Prewarm).
 	poolSize, prewarm int
@@ -104,16 +102,15 @@ type Program struct {
 	}
 	// jq caches the programs scripts run through jq(expr, value).
 	jq jqCache
-	// status is the generated InterpretStatus for direct evaluation
-	// (direct_hooks.go); nil when it must run on Lua.
+	// status is InterpretStatus (direct_hooks.go): the hook's when no
+	// script overrides it, karta.generated.InterpretStatus's otherwise.
 	status *statusPlan
 	// refs are the Karta's references with their programs (references.go),
 	// in the order of their variables.
 	refs []compiledReference
 	// noDirect turns direct evaluation off, for the tests that compare it
-	// with the exact back ends: the Go algorithms evaluate every
-	// expression on its gojq program, InterpretStatus runs the generated
-	// Lua.
+	// with the exact back end: the hooks evaluate every expression on its
+	// gojq program.
 	noDirect bool
 }
 
@@ -131,10 +128,10 @@ type override struct {
 	definesOnly bool
 }
 
-// Compile validates a Karta and compiles it into a Program: the jq paths
-// become Lua accessors (or precompiled gojq programs), the hooks are
-// generated, every chunk is compiled to a prototype once. The generated
-// chunk and the pool's states are built on the first call that needs Lua
+// Compile validates a Karta and compiles it into a Program: the component
+// model and the status plan over the Karta's jq paths (each on its direct
+// form or its gojq program), every script compiled to a prototype once.
+// The pool's states are built on the first call that needs Lua
 // (Options.Prewarm builds them now). A Karta with validation errors is
 // refused with a *karta.ValidationError listing every problem.
 func Compile(k *karta.Karta, opts Options) (*Program, error) {
@@ -176,60 +173,36 @@ func CompileChecked(checked *karta.Checked, opts Options) (*Program, error) {
 	if err := p.compileOverrides(k.Spec.LuaScript, opts.Scripts); err != nil {
 		return nil, err
 	}
-	if p.argo == nil && !p.overridden[HookInterpretStatus] {
-		p.status = newStatusPlan(p.model.exprs)
+	if p.status, err = newStatusPlan(p.model.exprs); err != nil {
+		return nil, fmt.Errorf("karta %q: %w", k.Name, err)
 	}
 	p.poolSize, p.prewarm = opts.PoolSize, opts.Prewarm
 	if p.poolSize <= 0 {
 		p.poolSize = 2 * runtime.GOMAXPROCS(0)
 	}
-	// The Lua side is built now when states are asked for up front;
-	// otherwise on the first call that takes the Lua path, which a Karta
-	// whose hooks all run direct may never make.
+	// The pool is built now when states are asked for up front;
+	// otherwise on the first call that needs a state, which a Karta
+	// without scripts may never make.
 	if p.prewarm > 0 {
-		if err := p.buildLua(); err != nil {
+		if err := p.buildPool(); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
-// buildLua builds the Lua side of the Program once: the generated chunk
-// (its accessors, hooks and gojq fallbacks), its prototype, and the pool
-// of states with its prewarmed ones. Its error is the same on every call.
-func (p *Program) buildLua() error {
-	p.luaOnce.Do(func() {
-		p.luaErr = p.generate()
-		p.luaBuilt.Store(p.luaErr == nil)
+// buildPool builds the Program's pool of Lua states once, with its
+// prewarmed states. Its error is the same on every call.
+func (p *Program) buildPool() error {
+	p.poolOnce.Do(func() {
+		prewarm := max(p.prewarm, 1)
+		p.pool, p.poolErr = statepool.New(statepool.Options[*stateData]{Size: p.poolSize, Prewarm: prewarm, New: p.newState, Close: closeState})
+		if p.poolErr != nil {
+			p.poolErr = fmt.Errorf("karta %q: %w", p.name, p.poolErr)
+		}
+		p.poolBuilt.Store(p.poolErr == nil)
 	})
-	return p.luaErr
-}
-
-func (p *Program) generate() error {
-	var err error
-	if p.gen, err = codegen(p.model, false); err != nil {
-		return err
-	}
-	if p.genProto, err = luaapi.CompileTrusted(p.chunkName("generated"), p.gen.source); err != nil {
-		// Some translation broke a limit of the Lua compiler (registers,
-		// constants): generate again, checking each accessor alone, so
-		// that those run on gojq.
-		if p.gen, err = codegen(p.model, true); err != nil {
-			return err
-		}
-		if p.genProto, err = luaapi.CompileTrusted(p.chunkName("generated"), p.gen.source); err != nil {
-			return fmt.Errorf("karta %q: the generated chunk does not compile (a karta bug): %w", p.name, err)
-		}
-	}
-	p.fallbacks = p.gen.unit.Fallbacks()
-	prewarm := p.prewarm
-	if prewarm == 0 {
-		prewarm = 1
-	}
-	if p.pool, err = statepool.New(statepool.Options[*stateData]{Size: p.poolSize, Prewarm: prewarm, New: p.newState, Close: closeState}); err != nil {
-		return fmt.Errorf("karta %q: %w", p.name, err)
-	}
-	return nil
+	return p.poolErr
 }
 
 // compileOverrides compiles spec.luaScript and the scripts once and works
@@ -291,18 +264,14 @@ func (p *Program) GVK() schema.GroupVersionKind { return p.gvk }
 // Karta returns the Karta the Program was compiled from. Do not modify it.
 func (p *Program) Karta() *karta.Karta { return p.karta }
 
-// Source returns the Lua program: the generated chunk, then each override
-// chunk, as `karta compile` prints it. It is byte-identical for equal
-// inputs.
+// Source returns the Lua program, as `karta compile` prints it: the
+// generated hooks — each a call of karta.generated.<Hook>, the Go
+// algorithm a script reaches, with the jq paths it evaluates and the
+// status rules as comments (codegen.go) — then each override chunk. It is
+// byte-identical for equal inputs.
 func (p *Program) Source() string {
 	var b strings.Builder
-	if err := p.buildLua(); err != nil {
-		// A karta bug (the generated chunk of a checked Karta compiles);
-		// shown where the chunk would be.
-		fmt.Fprintf(&b, "-- the generated chunk failed: %s\n", oneLine(err.Error()))
-	} else {
-		b.WriteString(p.gen.source)
-	}
+	b.WriteString(generatedSource(p.model))
 	for _, o := range p.overrides {
 		fmt.Fprintf(&b, "\n-- override: %s\n", o.chunk)
 		b.WriteString(o.source)
@@ -321,7 +290,7 @@ func (p *Program) Overridden(h Hook) bool { return p.overridden[h] }
 
 // PoolStats reports the Program's pool of Lua states.
 func (p *Program) PoolStats() PoolStats {
-	if !p.luaBuilt.Load() {
+	if !p.poolBuilt.Load() {
 		return PoolStats{Size: p.poolSize}
 	}
 	return p.pool.Stats()
@@ -330,8 +299,8 @@ func (p *Program) PoolStats() PoolStats {
 // PoolStats are the counters of a Program's pool of Lua states.
 type PoolStats = statepool.Stats
 
-// generatedHooks are the hooks the generated chunk defines, in the order
-// codegen writes them (TestGeneratedHooksMatchCodegen).
+// generatedHooks are the hooks karta.generated holds, in the order
+// generatedSource writes them (TestGeneratedHooksMatchSource).
 func generatedHooks(m *model) []Hook {
 	hooks := []Hook{HookInterpretStatus, HookGetPodSpecs, HookReviseSpec, HookGetGangGroups}
 	if m.hasSuspend() {

@@ -7,45 +7,59 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
 )
 
-// TestGeneratedHooksMatchCodegen: the hooks Compile enables without
-// generating the chunk are the ones the chunk defines.
-func TestGeneratedHooksMatchCodegen(t *testing.T) {
+// TestGeneratedHooksMatchSource: karta.generated holds the hooks the
+// generated source defines (generatedHooks), each a Go function.
+func TestGeneratedHooksMatchSource(t *testing.T) {
 	for _, name := range []string{"pytorchjob", "jobset", "leaderworkerset", "raycluster"} {
 		k := gangKarta(t, name)
 		p := progCompile(t, k, Options{})
-		require.NoError(t, p.buildLua())
-		assert.Equal(t, p.gen.hooks, generatedHooks(p.model), name)
+		sd, err := p.newState()
+		require.NoError(t, err)
+		var got []string
+		sd.generated.ForEach(func(k, v lua.LValue) {
+			fn, ok := v.(*lua.LFunction)
+			if assert.True(t, ok, "%s: %s", name, k) {
+				assert.NotNil(t, fn.GFunction, "%s: %s is Go", name, k)
+			}
+			got = append(got, k.String())
+		})
+		sd.L.Close()
+		var want []string
+		for _, h := range generatedHooks(p.model) {
+			want = append(want, string(h))
+		}
+		assert.ElementsMatch(t, want, got, name)
 	}
 }
 
-// TestLuaSideIsLazy: a Program without scripts builds its Lua side on the
-// first call that needs a state, not at Compile; hooks that run direct
-// never need it. Prewarm builds it at Compile.
-func TestLuaSideIsLazy(t *testing.T) {
+// TestPoolIsLazy: a Program without scripts builds its pool of Lua
+// states on the first call that needs a state, not at Compile; its hooks
+// never need one. Prewarm builds it at Compile.
+func TestPoolIsLazy(t *testing.T) {
 	ctx := context.Background()
 	obj := progObjFile(t, "testdata/gang/pytorchjob.yaml")[0]
 
 	p := progCompile(t, gangKarta(t, "pytorchjob"), Options{})
-	assert.False(t, p.luaBuilt.Load(), "Compile builds no Lua")
+	assert.False(t, p.poolBuilt.Load(), "Compile builds no pool")
 	assert.Equal(t, int64(0), p.PoolStats().Created)
-	st, err := p.InterpretStatus(ctx, obj)
+	_, err := p.InterpretStatus(ctx, obj)
 	require.NoError(t, err)
-	assert.False(t, p.luaBuilt.Load(), "InterpretStatus ran direct")
+	_, err = p.GetPodSpecs(ctx, obj)
+	require.NoError(t, err)
+	assert.False(t, p.poolBuilt.Load(), "the hooks ran without a state")
 
-	p.noDirect = true
-	st2, err := p.InterpretStatus(ctx, obj)
-	require.NoError(t, err)
-	assert.True(t, p.luaBuilt.Load(), "the Lua path built it")
-	assert.Equal(t, st, st2)
+	require.NoError(t, p.WithState(ctx, HookInterpretStatus, func(context.Context, *PooledState) error { return nil }))
+	assert.True(t, p.poolBuilt.Load(), "a state was asked for")
 	assert.Equal(t, int64(1), p.PoolStats().Created)
 
 	warm := progCompile(t, gangKarta(t, "pytorchjob"), Options{Prewarm: 2, PoolSize: 2})
-	assert.True(t, warm.luaBuilt.Load())
+	assert.True(t, warm.poolBuilt.Load())
 	assert.Equal(t, int64(2), warm.PoolStats().Created)
 	_, err = Compile(gangKarta(t, "pytorchjob"), Options{Scripts: []Script{{Name: "bad.lua", Source: `function GetPodSpecs(obj`}}})
-	assert.Error(t, err, "a script that does not compile fails Compile, with the Lua side still lazy")
+	assert.Error(t, err, "a script that does not compile fails Compile, with the pool still lazy")
 }
 
 // TestPathProgramsCompileForEveryBuiltin: path(EXPR) is compiled on the

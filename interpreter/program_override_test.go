@@ -122,7 +122,7 @@ end
 	}
 	assert.False(t, p.Overridden(HookGetGangGroups))
 
-	// Source lists the generated chunk, then the overrides in order.
+	// Source lists the generated hooks, then the overrides in order.
 	src := p.Source()
 	iLua := strings.Index(src, "-- override: karta:deployment/luaScript\n")
 	iA := strings.Index(src, "-- override: script:a.lua\n")

@@ -14,8 +14,8 @@ import (
 	"github.com/kartalua/karta/karta"
 )
 
-// InterpretStatus through the Program: the generated Lua hook
-// and its K helpers.
+// InterpretStatus through the Program: its status plan, as the hook and
+// as karta.generated.InterpretStatus.
 
 // statusKarta is a Karta of kind example.com/v1 Workload whose root has
 // the given statusDefinition (YAML, indented by 6 spaces).
@@ -576,4 +576,28 @@ func TestKnownBugStatusNumberLiteral(t *testing.T) {
 		assert.Equal(t, karta.StatusRunning, res.Status, "3.0 through tostring is 3.0")
 		assert.Equal(t, []karta.Status{karta.StatusRunning}, res.Matched)
 	})
+}
+
+// TestScriptCatchesGeneratedStatusError: a script that calls
+// karta.generated.InterpretStatus under pcall gets its error, whose
+// tostring is the message the hook reports.
+func TestScriptCatchesGeneratedStatusError(t *testing.T) {
+	k := progKarta(t, statusKarta(`
+        phaseDefinition: {path: .status.phase}
+        statusMappings:
+          running: [{byPhase: Running}]
+`))
+	p := progCompile(t, k, Options{Scripts: []Script{{Name: "catch.lua", Source: `
+function InterpretStatus(obj)
+  local ok, r = pcall(karta.generated.InterpretStatus, obj)
+  if not ok then error("caught: " .. tostring(r), 0) end
+  return r
+end
+`}}})
+	res, err := p.InterpretStatus(t.Context(), progObj(t, statusWorkload("  phase: Running")))
+	require.NoError(t, err)
+	assert.Equal(t, karta.StatusRunning, res.Status)
+	_, err = p.InterpretStatus(t.Context(), progObj(t, statusWorkload("  phase: 3")))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "caught: phaseDefinition.path must yield a string or null, got 3")
 }

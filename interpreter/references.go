@@ -25,8 +25,7 @@ import (
 // The caller passes a Resolver with the call's context (WithResolver);
 // every hook resolves the Karta's references once, on entry, and binds
 // their values for every back end: gojq programs read them from the
-// context (jqvars), the generated Lua's gojq fallbacks from their state
-// (jqlua.BindVariables), the direct evaluator from its Scratch
+// context (jqvars), the direct evaluator from its Scratch
 // (callVars): every back end reads the same values.
 //
 // The resolver travels in the context rather than as a parameter of the

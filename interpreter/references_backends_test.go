@@ -54,8 +54,8 @@ func outcomeOf(outs []any, err error) backendOutcome {
 
 // TestReferencesDifferential runs each expression, with the references
 // bound, on upstream gojq (the oracle, variables passed directly), the
-// fork through the context (jqvars), the generated Lua (whose accessors
-// fall back to gojq with jqlua.BindVariables) and the direct evaluator
+// fork through the context (jqvars), the evaluator of a script's
+// karta.generated call (inside a pooled state's call) and the direct evaluator
 // (the values in its Scratch), which must give the oracle's outputs
 // without declining, and decline where the oracle fails (its exact back
 // end, gojq, then gives the oracle's error).
@@ -100,14 +100,14 @@ func TestReferencesDifferential(t *testing.T) {
 				assert.Equal(t, oracle.outputs, fork.outputs, "fork")
 				assert.Equal(t, oracle.err, fork.err, "fork")
 
-				var lua backendOutcome
-				_, err = p.runGo(ctx, HookInterpretStatus, func(ctx context.Context, ev evaluator) (any, error) {
-					lua = outcomeOf(ev.all(ctx, prog, obj.Object))
+				var inScript backendOutcome
+				_, err = p.inScriptCall(ctx, HookInterpretStatus, func(ctx context.Context, ev evaluator) (any, error) {
+					inScript = outcomeOf(ev.all(ctx, prog, obj.Object))
 					return nil, nil
 				})
 				require.NoError(t, err)
-				assert.Equal(t, oracle.outputs, lua.outputs, "lua")
-				assert.Equal(t, oracle.err, lua.err, "lua")
+				assert.Equal(t, oracle.outputs, inScript.outputs, "in a script's call")
+				assert.Equal(t, oracle.err, inScript.err, "in a script's call")
 
 				dev := p.newEvaluator(ctx, nil)
 				d := outcomeOf(dev.all(ctx, prog, obj.Object))

@@ -97,17 +97,16 @@ spec:
 }
 
 // refsPrograms are the Karta compiled twice: as callers get it, and with
-// the direct evaluator off (every expression on the generated Lua, whose
-// accessors that read a reference run on gojq).
+// the direct evaluator off (every expression on its gojq program).
 func refsPrograms(t *testing.T) map[string]*Program {
 	t.Helper()
 	k := progKarta(t, refsKarta)
 	def, err := Compile(k, Options{})
 	require.NoError(t, err)
-	lua, err := Compile(k, Options{})
+	exact, err := Compile(k, Options{})
 	require.NoError(t, err)
-	lua.noDirect = true
-	return map[string]*Program{"default": def, "lua": lua}
+	exact.noDirect = true
+	return map[string]*Program{"default": def, "exact": exact}
 }
 
 type warnings []ReferenceWarning
@@ -201,9 +200,10 @@ func TestReferencesBackendsAgree(t *testing.T) {
 
 // An adapter's own entry into a pooled state (Karmada's in-process
 // operations) binds nothing: the references are absent, each in its
-// shape, on the Lua path and on gojq in Go alike.
+// shape, on the evaluator a script's karta.generated runs on and on gojq
+// alike.
 func TestReferencesUnboundOutsideHooks(t *testing.T) {
-	p := refsPrograms(t)["lua"]
+	p := refsPrograms(t)["exact"]
 	obj := refsWorkload(t, "torch")
 	for expr, want := range map[string]any{
 		// [] iterates to nothing; null would be an error
@@ -212,12 +212,12 @@ func TestReferencesUnboundOutsideHooks(t *testing.T) {
 	} {
 		prog, err := p.model.exprs.compile(expr)
 		require.NoError(t, err)
-		_, err = p.runGo(context.Background(), HookInterpretStatus, func(ctx context.Context, ev evaluator) (any, error) {
-			lua, err := ev.all(ctx, prog, obj.Object)
+		_, err = p.inScriptCall(context.Background(), HookInterpretStatus, func(ctx context.Context, ev evaluator) (any, error) {
+			inScript, err := ev.all(ctx, prog, obj.Object)
 			require.NoError(t, err)
 			gojq, err := gojqEvaluator{}.all(ctx, prog, obj.Object)
 			require.NoError(t, err)
-			assert.Equal(t, []any{want}, lua, expr)
+			assert.Equal(t, []any{want}, inScript, expr)
 			assert.Equal(t, []any{want}, gojq, expr)
 			return nil, nil
 		})

@@ -217,7 +217,7 @@ func containsJSON(list []any, v any) bool {
 
 // warningsKey carries a *warningSink through the context of a ReviseSpec
 // call that a script overrides, so that the warnings of the generated
-// ReviseSpec it calls (K.ReviseSpec) reach the caller.
+// ReviseSpec it calls (karta.generated.ReviseSpec) reach the caller.
 type warningsKey struct{}
 
 type warningSink struct {

@@ -18,7 +18,7 @@ import (
 // gives an unfilled JSON lazy table's Go value as FromLua of the filled
 // tables would (NormalizeJSON of it: copied only where a null member or a
 // number's Go type differs), or, with ConvertOptions.Lazy, as the caller
-// wants it — the K helpers take the object itself, as the Go API's
+// wants it — a Program's generated hooks take the object itself, as the Go API's
 // algorithms do, so that an object the script hands back untouched to
 // karta.generated.GetPodSpecs costs nothing.
 

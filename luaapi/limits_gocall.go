@@ -12,8 +12,8 @@ import (
 // direct back end and, one by one where it declines, on gojq. Its
 // Context is the context CallProtected gives a Lua call — a gojq.Meter
 // charged with the call's instruction budget and memory guard, done at
-// its deadline — so gojq evaluated with it is charged exactly as the
-// generated Lua's gojq fallbacks are inside a Lua call, and Err reports a
+// its deadline — so gojq evaluated with it is charged exactly as gojq
+// evaluated inside a Lua call (a script's karta.generated), and Err reports a
 // crossed limit with the same *LimitError CallProtected returns.
 //
 // A GoCall is only valid during its call, on the goroutine running it.

@@ -321,13 +321,6 @@ func CompileWith(chunk, source string, limits Limits) (*lua.FunctionProto, error
 	return compile(chunk, source, true)
 }
 
-// CompileTrusted is Compile without the guard rewrite, for code karta
-// generates itself (the hooks compiled from a Karta's jq paths), whose
-// allocations are bounded by the object it reads.
-func CompileTrusted(chunk, source string) (*lua.FunctionProto, error) {
-	return compile(chunk, source, false)
-}
-
 func compile(chunk, source string, guarded bool) (*lua.FunctionProto, error) {
 	stmts, err := parse.Parse(strings.NewReader(source), chunk)
 	if err != nil {

@@ -96,9 +96,6 @@ type nullMarker struct{}
 // Null returns the null sentinel of L: the same userdata on every call.
 func Null(L *lua.LState) *lua.LUserData { return ValuesOf(L).Null }
 
-// IsNull reports whether lv is the null sentinel of L.
-func IsNull(L *lua.LState, lv lua.LValue) bool { return lv == lua.LValue(ValuesOf(L).Null) }
-
 // ArrayMT returns the metatable that marks array tables in L.
 func ArrayMT(L *lua.LState) *lua.LTable { return ValuesOf(L).ArrayMT }
 
@@ -124,9 +121,6 @@ func (vs *Values) NewObject(L *lua.LState, n int) *lua.LTable {
 	tb.Metatable = vs.ObjectMT
 	return tb
 }
-
-// KindOf returns the JSON kind of lv in L.
-func KindOf(L *lua.LState, lv lua.LValue) Kind { return ValuesOf(L).Kind(lv) }
 
 // Kind returns the JSON kind of lv.
 func (vs *Values) Kind(lv lua.LValue) Kind {

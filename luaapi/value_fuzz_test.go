@@ -196,7 +196,7 @@ func walkInLua(t *testing.T, L *lua.LState, lv lua.LValue) string {
 	// The walker's helpers are plain Go functions; gopher-luar converts
 	// their arguments and results (a lua.LValue passes through as it is).
 	L.SetGlobal("value", lv)
-	L.SetGlobal("kind", luar.New(L, func(v lua.LValue) string { return KindOf(L, v).String() }))
+	L.SetGlobal("kind", luar.New(L, func(v lua.LValue) string { return kindOf(L, v).String() }))
 	L.SetGlobal("num", luar.New(L, formatNumber))
 	L.SetGlobal("quote", luar.New(L, strconv.Quote))
 	L.SetGlobal("isview", luar.New(L, func(v lua.LValue) bool { _, ok := ViewOf(v); return ok }))

@@ -100,7 +100,7 @@ func BenchmarkObjectBridge(b *testing.B) {
 	obj := exampleObject(b, "../examples/leaderworkerset/running.yaml")
 	L := lua.NewState()
 	defer L.Close()
-	proto, err := CompileTrusted("statusReader", statusReader)
+	proto, err := compileTrusted("statusReader", statusReader)
 	require.NoError(b, err)
 	reader := L.NewFunctionFromProto(proto)
 
@@ -261,8 +261,8 @@ func TestLuarProxySemantics(t *testing.T) {
 	L := lua.NewState()
 	defer L.Close()
 	obj := exampleObject(t, "../examples/leaderworkerset/running.yaml")
-	assert.Equal(t, KindObject, KindOf(L, ToLuaView(L, obj)))
-	assert.Equal(t, KindInvalid, KindOf(L, luar.New(L, obj)))
+	assert.Equal(t, KindObject, kindOf(L, ToLuaView(L, obj)))
+	assert.Equal(t, KindInvalid, kindOf(L, luar.New(L, obj)))
 	_, err := FromLua(L, luar.New(L, obj))
 	assert.Error(t, err)
 }
@@ -305,7 +305,7 @@ return n
 func BenchmarkHelperBridge(b *testing.B) {
 	L := lua.NewState()
 	defer L.Close()
-	proto, err := CompileTrusted("helperCaller", helperCaller)
+	proto, err := compileTrusted("helperCaller", helperCaller)
 	require.NoError(b, err)
 	caller := L.NewFunctionFromProto(proto)
 	fns := make([]lua.LValue, len(helpers))

@@ -36,9 +36,9 @@ func TestNullIsOneSentinelPerState(t *testing.T) {
 	n := Null(L)
 	assert.Same(t, n, Null(L))
 	assert.Same(t, n, ValuesOf(L).Null)
-	assert.True(t, IsNull(L, n))
-	assert.False(t, IsNull(L, lua.LNil))
-	assert.Equal(t, KindNull, KindOf(L, n))
+	assert.True(t, isNull(L, n))
+	assert.False(t, isNull(L, lua.LNil))
+	assert.Equal(t, KindNull, kindOf(L, n))
 	assert.Equal(t, lua.LString("null"), eval(t, L, "return tostring(N)", map[string]lua.LValue{"N": n}))
 
 	// A coroutine shares its state's sentinel; another state has its own.
@@ -73,7 +73,7 @@ func TestKindOf(t *testing.T) {
 			"ARR": NewArray(L), "OBJ": NewObject(L),
 			"VA": ToLuaView(L, []any{}), "VO": ToLuaView(L, map[string]any{}), "FOREIGN": foreignUD,
 		})
-		assert.Equal(t, c.want, KindOf(L, v), c.src)
+		assert.Equal(t, c.want, kindOf(L, v), c.src)
 	}
 	assert.Equal(t, "object", KindObject.String())
 	assert.Equal(t, "invalid", Kind(200).String())
@@ -88,8 +88,8 @@ func TestMarkersAreShared(t *testing.T) {
 	// object with key 1 stays an object.
 	obj := NewObject(L)
 	obj.RawSetInt(1, lua.LString("x"))
-	assert.Equal(t, KindObject, KindOf(L, obj))
-	assert.Equal(t, KindArray, KindOf(L, NewArray(L)))
+	assert.Equal(t, KindObject, kindOf(L, obj))
+	assert.Equal(t, KindArray, kindOf(L, NewArray(L)))
 }
 
 func TestViewReadsLazily(t *testing.T) {

@@ -33,8 +33,8 @@ import (
 // changes the caller's object), hands out the exported fields and methods
 // of any typed Go value in the object, raises past the end of an array,
 // reads a JSON null element as nil and a json.Number as a string, and is
-// no JSON value to FromLua, so it could not reach jq, the K helpers or a
-// result.
+// no JSON value to FromLua, so it could not reach jq, a Program's
+// generated hooks or a result.
 type View struct {
 	obj   map[string]any
 	arr   []any

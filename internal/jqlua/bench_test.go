@@ -1,17 +1,16 @@
 package jqlua
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
 	"github.com/itchyny/gojq"
 	lua "github.com/yuin/gopher-lua"
-
-	"github.com/kartalua/karta/luaapi"
 )
 
-// The translated accessors against a precompiled gojq program on the same
-// object, to keep the value of translating in view.
+// The translated accessors on the portable runtime (what the exports
+// ship) against a precompiled gojq program on the same object.
 func BenchmarkAccessors(b *testing.B) {
 	for _, c := range []struct{ name, expr, object string }{
 		{"jobset-replicas", `(.replicas // 1) * (.template.spec.parallelism // 1)`, "replicatedjob"},
@@ -24,20 +23,20 @@ func BenchmarkAccessors(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(c.name+"/lua", func(b *testing.B) {
-			L := newTestState(b)
-			u := NewUnit()
+			u := NewPortableUnit()
 			if _, err := u.Add(c.expr); err != nil {
 				b.Fatal(err)
 			}
-			q, err := loadUnit(L, u)
+			p, err := loadPortable(context.Background(), u)
 			if err != nil {
 				b.Fatal(err)
 			}
-			acc := q.RawGetInt(1)
+			defer p.L.Close()
+			L, acc, in := p.L, p.Q.RawGetInt(1), p.value(obj)
 			b.ReportAllocs()
 			for b.Loop() {
 				out := L.CreateTable(1, 0)
-				if err := L.CallByParam(lua.P{Fn: acc, NRet: 0, Protect: true}, luaapi.ToLuaView(L, obj), out); err != nil {
+				if err := L.CallByParam(lua.P{Fn: acc, NRet: 0, Protect: true}, in, out); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,47 +1,45 @@
-// Package jqlua translates jq expressions into Lua accessor functions for
-// karta's generated hook chunk, and provides the runtime they call. An
-// expression outside the translated subset runs on a gojq program compiled
-// once; which path runs is not observable: outputs, their order,
-// and error messages are gojq's.
+// Package jqlua translates jq expressions into Lua accessor functions over
+// the portable runtime (portable.lua), the plain Lua the exports ship to
+// Karmada's interpreter and Argo CD (package luaexport). Outputs, their
+// order, and error messages are gojq's; in process karta evaluates jq in
+// Go (packages jqdirect and gojq), and the tests hold this Lua to it.
 //
 // # API
 //
-//	u := jqlua.NewUnit()
-//	ref, err := u.Add(`.spec.replicatedJobs[]?.name`) // "Q[1]"; err: gojq parse/compile error
-//	src := jqlua.Prelude + u.Lua() + …                // the chunk; accessors are Q[1], Q[2], …
-//	// in each state: fn(jqlua.Runtime(L), jqlua.FallbackValue(L, u.Fallbacks()))
-//	outs, err := jqlua.Eval(L, accessor, input)       // err is *jqlua.Error for a jq error
+//	u := jqlua.NewPortableUnit()
+//	ref, err := u.Add(`.spec.replicatedJobs[]?.name`) // "Q[1]"; err: gojq parse/compile error or *NotPortableError
+//	src := jqlua.PortablePrelude + u.Lua() + …        // the chunk; accessors are Q[1], Q[2], …
 //
-// Identical expression texts share one accessor. Unit.Stats counts
-// translated and gojq-backed accessors; Unit.Lua is deterministic and
-// prints each accessor after its expression (and, for a gojq-backed one,
-// the reason) as comments.
+// Identical expression texts share one accessor. Unit.Lua is
+// deterministic and prints each accessor after its expression as a
+// comment. ShakeChunk and ShakePortable keep of a chunk and of the runtime
+// what a rule reaches (the exports' size).
 //
 // # Chunk and calling convention
 //
-// The chunk begins with Prelude:
+// The chunk begins with PortablePrelude: the runtime, which declares J
+// (the primitives) and JX (its boundary), then
 //
-//	local J, FALLBACK = ...
 //	local NULL = J.null
+//	local type = type
 //	local Q = {}
 //
 // An accessor is called as acc(v, out): it appends every output of the
 // expression on input v, in order, to the Lua array out at out[#out + 1]
 // (pass an empty table; at most OutputLimit = 10 000 outputs per call, one
-// more is the jq error "too many outputs (limit 10000)", on both paths),
-// and returns nothing. A jq error is raised as a Lua error whose value is a
-// userdata wrapping *Error (tostring gives the message; AsError recovers
-// it from a Go error). Lua J.collect(acc, v) returns the outputs as an
-// array table; Go Eval does the same.
+// more is the jq error "too many outputs (limit 10000)"), and returns
+// nothing. One whose expression has exactly one output (Unit.One) returns
+// it when called without out. A jq error is raised as a Lua error that
+// JX.message reads; J.collect(acc, v) returns the outputs as an array.
 //
-// Values are luaapi JSON values: NULL for null, Lua booleans, numbers and
-// strings, luaapi views of Go maps and slices, and marked tables. Numbers
-// leave Lua as float64.
+// Values are the runtime's: J.null for null, Lua booleans, numbers and
+// strings, tables made by J.array and J.object (and tables Karmada
+// decoded, whose empty ones read as [] or {} as needed).
 //
 // # The translated subset
 //
 // Exactly these constructs are translated (anything else makes the whole
-// expression run on gojq):
+// expression a *NotPortableError):
 //
 //   - identity `.`; `.a`, `."a"`, `.["a"]`, `.[n]` (negative, fractional),
 //     `.[a:b]`, `.[a:]`, `.[:b]`, `.[]`, each with or without `?`, with
@@ -63,28 +61,25 @@
 //     last, any, any(f), any(g; f), all (all arities), values, nulls,
 //     booleans, numbers, strings, arrays, objects, iterables, scalars.
 //
-// Runs on gojq: variables and `as` bindings (including `?//`), def,
+// Not translated: variables and `as` bindings (including `?//`), def,
 // reduce, foreach, label/break, `..`, formats (@base64 …), assignments,
 // number literals beyond ±2^53, and every other builtin or arity (add(f),
 // test, match, splits, sub, limit, sort, isempty, …).
 //
 // # The portable runtime
 //
-// Primitives lists the functions of J; the Go runtime registers exactly
-// those, and PortableRuntime implements the same list in plain Lua for
-// chunks that run without karta's Go side (the Karmada export). A unit
-// made by NewPortableUnit translates as any other but has no gojq
-// fallback: an expression outside the subset is a *NotPortableError. Its
-// chunk begins with PortablePrelude instead of Prelude and takes no
-// arguments. Its accessors read constant string keys from the tables
-// directly, with J.field (J.index for a string key, without the rest of
-// index) for every other case, and read a key of the same
-// local once while it is in scope; an accessor whose expression has one
-// output (Unit.One) returns it when called without an output table. The differential tests run every translated expression on
-// both runtimes against gojq, the portable one in a state with Karmada's
-// sandbox.
+// Primitives lists the functions of J the translator may call;
+// PortableRuntime implements exactly that list in plain Lua (a test fails
+// if one is missing or extra). An expression outside the subset is a
+// *NotPortableError: no export can carry it. Accessors read constant
+// string keys from the tables directly, with J.field (J.index for a string
+// key, without the rest of index) for every other case, and read a key of
+// the same local once while it is in scope. The differential tests run
+// every translated expression on the runtime, in a state with Karmada's
+// sandbox, against gojq (TestDifferential, FuzzJQ here; FuzzBackends and
+// the interpreter's differential tests on the Kartas' own expressions).
 // Expressions whose Lua would exceed gopher-lua's limits (200 locals,
-// registers, constants) or 4 000 lines also run on gojq.
+// registers, constants) or 4 000 lines are refused too.
 //
 // # Semantics
 //
@@ -101,14 +96,13 @@
 // what consumes its outputs; non-jq errors (Lua errors, deadlines) pass
 // through. Object iteration, keys and to_entries follow sorted key order;
 // comparisons use jq's cross-type order; add, +, -, *, /, % follow gojq on
-// every type pair (composite operands and all error messages are computed
-// by gojq itself, on converted values).
+// every type pair, error messages included.
 //
 // Numbers are float64 in Lua. karta treats a number as gojq treats an int
 // exactly when it is integral, within ±2^53 and not -0 ("int-like"):
 // arithmetic on two int-like numbers follows gojq's int rules (0 * -1 is 0),
-// all else IEEE rules, and the gojq path receives int-like numbers as Go
-// ints, so both paths agree. tostring prints numbers as gojq does (8, 1.5,
+// all else IEEE rules, as gojq does with the ints and floats karta hands
+// it. tostring prints numbers as gojq does (8, 1.5,
 // 1e+21). Constant subexpressions are folded by gojq at translation time.
 //
 // # gopher-lua
@@ -120,8 +114,8 @@
 // so a condition known at translation time selects its branch instead of
 // being written out. An error caught by pcall closes every open upvalue of
 // the state, detaching live closures from the variables they share (issue
-// #448), so the runtime raises jq errors without that step; a caught jq
-// error leaves the closures of generated code and of its callers intact.
+// #448): the generated code keeps what a closure shares in a table, so
+// that a caught jq error leaves it intact (TestCaughtErrorsKeepCallersClosures).
 //
 // # Differences from gojq
 //
@@ -129,7 +123,7 @@
 // apart from ints even when integral, and a float zero can turn into -0
 // (`(.x + 0.0) * -1` with .x = 0, or 1.5 - 1.5 negated) where karta, which
 // cannot tell an integral float from an int, computes 0. Integers beyond
-// ±2^53 are exact in gojq and rounded in Lua, on both karta paths.
+// ±2^53 are exact in gojq and rounded in Lua.
 // Tables that leave out null members (as user scripts may) read as objects
 // without those keys, so has and keys do not see them.
 package jqlua

@@ -7,7 +7,15 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kartalua/karta/luaapi"
 )
+
+// intLike reports whether f counts as a gojq int: integral, within ±2^53,
+// and not -0 (the runtime's numbers, portable.lua's intLike).
+func intLike(f float64) bool {
+	return f == math.Trunc(f) && math.Abs(f) <= luaapi.MaxExactInt && (f != 0 || !math.Signbit(f))
+}
 
 // writer accumulates the lines of one Lua function, indented two spaces per
 // level.

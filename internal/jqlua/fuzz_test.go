@@ -84,16 +84,13 @@ func readObject(t testing.TB, name string) []byte {
 }
 
 // TestSpecExpressionsTranslate: the built-in Kartas' expressions must all
-// run as Lua, not on gojq.
+// translate.
 func TestSpecExpressionsTranslate(t *testing.T) {
-	u := NewUnit()
+	u := NewPortableUnit()
 	for _, s := range specSeeds {
 		if _, err := u.Add(s.expr); err != nil {
-			t.Fatalf("%s: %v", s.expr, err)
+			t.Errorf("%s: %v", s.expr, err)
 		}
-	}
-	if tr, fb := u.Stats(); fb != 0 {
-		t.Errorf("%d of %d built-in expressions fall back to gojq:\n%s", fb, tr+fb, u.Lua())
 	}
 }
 
@@ -109,8 +106,8 @@ var fuzzLiterals = []string{
 	`"a"`, `""`, `"x,y"`, `"True"`, `"1"`, `"name"`, `[]`, `{}`, `[1,2]`, `{"a":1}`,
 }
 
-// fuzzFallbacks are constructs outside the subset: the expression they
-// appear in runs on gojq, which must agree with itself through the bridge.
+// fuzzFallbacks are constructs outside the subset (and some inside it): an
+// expression outside is refused by the portable unit, and is not compared.
 var fuzzFallbacks = []string{
 	`test("a")`, `ascii_downcase`, `reduce .[]? as $x (0; . + $x)`, `@base64`, `any`, `all`,
 	`join(",")`, `(. as $x | $x)`, `sort`, `[paths]`, `tojson`, `[.[]?] | length`,
@@ -422,8 +419,7 @@ func FuzzJQ(f *testing.F) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
-		L := newTestState(t)
-		diff, _, err := differ(ctx, L, expr, inputJSON)
+		diff, _, err := differ(ctx, expr, inputJSON)
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}

@@ -5,18 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"math/big"
 	"regexp"
 	"strings"
-	"testing"
 
 	"github.com/itchyny/gojq"
-	lua "github.com/yuin/gopher-lua"
 
-	"github.com/kartalua/karta/luaapi"
+	"github.com/kartalua/karta/internal/testobj"
 )
 
 // The differential harness: an expression runs on gojq (the reference) and
@@ -157,121 +154,16 @@ func canonicalGo(v any) string {
 	return string(b)
 }
 
-// canonicalLua renders a Lua output as canonical JSON, numbers in their
-// gojq form (so 2.0 and 2 agree, and -0 stays -0).
-func canonicalLua(L *lua.LState, lv lua.LValue) string {
-	v, err := luaapi.FromLuaWith(L, lv, gojqConvert)
-	if err != nil {
-		return "<not JSON: " + err.Error() + ">"
-	}
-	return canonicalGo(v)
-}
-
-// luaOutcome runs an accessor; outputs emitted before an error count too.
-func luaOutcome(ctx context.Context, L *lua.LState, acc, input lua.LValue) outcome {
-	r := runtimeOf(L)
-	r.inexact = false
-	out := L.NewTable()
-	if ctx != context.Background() {
-		L.SetContext(ctx)
-		defer L.RemoveContext()
-	}
-	err := L.CallByParam(lua.P{Fn: acc, NRet: 0, Protect: true}, input, out)
-	o := outcome{inexact: r.inexact, timedOut: ctx.Err() != nil}
-	for i := 1; i <= out.Len(); i++ {
-		o.outputs = append(o.outputs, canonicalLua(L, out.RawGetInt(i)))
-	}
-	if err != nil {
-		if je, ok := AsError(err); ok {
-			o.err = je.Msg
-		} else {
-			o.err = "LUA ERROR: " + err.Error()
-		}
-	}
-	return o
-}
-
-// loadUnit loads a Unit's chunk in L and returns its accessor table.
-func loadUnit(L *lua.LState, u *Unit) (*lua.LTable, error) {
-	fn, err := L.Load(strings.NewReader(Prelude+u.Lua()+"return Q\n"), "jqlua-test")
-	if err != nil {
-		return nil, fmt.Errorf("generated chunk does not load: %w", err)
-	}
-	L.Push(fn)
-	L.Push(Runtime(L))
-	L.Push(FallbackValue(L, u.Fallbacks()))
-	if err := L.PCall(2, 1, nil); err != nil {
-		return nil, err
-	}
-	q := L.Get(-1).(*lua.LTable)
-	L.Pop(1)
-	return q, nil
-}
-
-// newTestState is a bare state: generated code needs no standard library.
-func newTestState(t testing.TB) *lua.LState {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true})
-	t.Cleanup(L.Close)
-	return L
-}
-
-// unstructured re-types a decoded value as Kubernetes' unstructured
-// decoder does: int64 for integers, float64 for the rest. The value is
-// kept: -0 stays a float64, as int64 has no negative zero.
-func unstructured(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil && (i != 0 || !strings.HasPrefix(string(x), "-")) {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = unstructured(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = unstructured(e)
-		}
-		return a
-	}
-	return v
-}
-
-// tableInput converts a decoded value to marked tables that keep null
-// members as the null sentinel (the convention of tables built by
-// generated code), so that tables and views see the same JSON.
-func tableInput(L *lua.LState, v any) lua.LValue {
-	vs := luaapi.ValuesOf(L)
-	switch x := v.(type) {
-	case map[string]any:
-		tb := vs.NewObject(L, len(x))
-		for k, e := range x {
-			tb.RawSetString(k, tableInput(L, e))
-		}
-		return tb
-	case []any:
-		tb := vs.NewArray(L, len(x))
-		for i, e := range x {
-			tb.RawSetInt(i+1, tableInput(L, e))
-		}
-		return tb
-	}
-	return vs.ToLuaView(L, v)
-}
-
 // literalCondition finds an if on a literal, which gopher-lua miscompiles.
 var literalCondition = regexp.MustCompile(`(?m)^\s*(if|elseif|while) (not )?(true|false|nil|-?[0-9][0-9.e+]*|"[^"]*") then`)
 
-// differ runs expr on the input JSON in every way karta can (translated
-// or on gojq, reading a view or tables) and reports the first disagreement
-// with the reference, or "" when all agree. skipped is true when the
-// reference is not comparable (inexact integers).
-func differ(ctx context.Context, L *lua.LState, expr string, inputJSON []byte) (diff string, skipped bool, err error) {
+// differ runs expr on the input JSON on the portable runtime (the Lua the
+// exports ship; differPortable) and reports the first disagreement with
+// the reference, gojq, or "" when they agree. skipped is true when the
+// reference is not comparable: integers beyond ±2^53, exact in gojq and
+// rounded in Lua (an output beyond them, or a disagreement that gojq
+// shows too when it computes in floats, as Lua does), or a timeout.
+func differ(ctx context.Context, expr string, inputJSON []byte) (diff string, skipped bool, err error) {
 	raw, err := decodeInput(inputJSON)
 	if err != nil {
 		return "", false, err
@@ -288,39 +180,9 @@ func differ(ctx context.Context, L *lua.LState, expr string, inputJSON []byte) (
 	if want.timedOut || want.inexact {
 		return "", true, nil
 	}
-	for _, gojqOnly := range []bool{false, true} {
-		u := NewUnit()
-		u.gojqOnly = gojqOnly
-		ref, err := u.Add(expr)
-		if err != nil {
-			return "", false, err
-		}
-		if m := literalCondition.FindString(u.Lua()); m != "" {
-			return fmt.Sprintf("%s: literal condition %q (gopher-lua issue #540)\n%s", expr, m, u.Lua()), false, nil
-		}
-		accs, err := loadUnit(L, u)
-		if err != nil {
-			return fmt.Sprintf("%s\n%s", err, u.Lua()), false, nil
-		}
-		acc := accs.RawGetInt(1)
-		for _, in := range []struct {
-			name  string
-			value lua.LValue
-		}{
-			{"view", luaapi.ToLuaView(L, raw)},
-			{"view-int64", luaapi.ToLuaView(L, unstructured(raw))},
-			{"tables", tableInput(L, raw)},
-		} {
-			got := luaOutcome(ctx, L, acc, in.value)
-			if got.inexact || got.timedOut {
-				return "", true, nil
-			}
-			if !got.equal(want) {
-				return fmt.Sprintf("%s on %s (%s, %s, gojqOnly=%v):\n  gojq: %v\n  lua:  %v\n%s",
-					expr, inputJSON, ref, in.name, gojqOnly, want, got, u.Lua()), false, nil
-			}
-		}
+	inexact := func(got outcome) bool {
+		alt := gojqOutcome(ctx, code, testobj.Floats(raw))
+		return !alt.timedOut && got.equal(alt)
 	}
-	diff, err = differPortable(ctx, expr, raw, inputJSON, want)
-	return diff, false, err
+	return differPortable(ctx, expr, raw, inputJSON, want, inexact)
 }

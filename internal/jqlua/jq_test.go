@@ -242,7 +242,6 @@ var diffCases = []struct {
 }
 
 func TestDifferential(t *testing.T) {
-	L := newTestState(t)
 	n := 0
 	before := portableRuns.Load()
 	for _, group := range diffCases {
@@ -253,7 +252,7 @@ func TestDifferential(t *testing.T) {
 					t.Fatalf("no input %q", name)
 				}
 				n++
-				diff, skipped, err := differ(context.Background(), L, expr, []byte(input))
+				diff, skipped, err := differ(context.Background(), expr, []byte(input))
 				if err != nil {
 					t.Errorf("%s on %s: %v", expr, name, err)
 					continue

@@ -6,9 +6,9 @@ import (
 )
 
 // PortableRuntime is the J table in plain Lua (portable.lua): every
-// primitive of Primitives with the Go runtime's semantics, which are gojq's,
-// for chunks that run where karta's Go runtime does not exist, such as
-// Karmada's interpreter (the Karmada export). It is a Lua fragment that
+// primitive of Primitives with gojq's semantics, for the chunks karta
+// exports (Karmada's interpreter, Argo CD), which run without karta's Go
+// side. It is a Lua fragment that
 // declares two locals: J, the runtime, and JX, its boundary (JX.message(e)
 // reads a jq error raised by it, JX.plain(v) leaves out nulls the way
 // Karmada's own decoding does, JX.kind(v) is jq's type). It uses only
@@ -25,11 +25,6 @@ var PortablePrelude = PortableRuntime + PortableNames
 
 // PortableNames is PortablePrelude after the runtime.
 const PortableNames = "local NULL = J.null\nlocal type = type\nlocal Q = {}\n"
-
-// NewPortableUnit returns an empty Unit for PortablePrelude: an expression
-// outside the translated subset, which only gojq could run, is a
-// *NotPortableError instead of a gojq-backed accessor.
-func NewPortableUnit() *Unit { return &Unit{byExpr: map[string]int{}, portable: true} }
 
 // NotPortableError is an expression a portable Unit cannot translate.
 type NotPortableError struct {

@@ -1,11 +1,9 @@
 package jqlua
 
 // Primitives are the functions of the runtime table J that generated
-// accessors may call: the one list both runtimes implement, the Go one
-// (runtime*.go, registered from this list) and the portable one
-// (portable.lua, checked against it by TestRuntimesDefineThePrimitives).
-// A primitive added to one runtime only fails at start-up or in that test.
-// J also holds the values null and negzero.
+// accessors may call: the list portable.lua implements, checked against
+// it by TestRuntimeDefinesThePrimitives. J also holds the values null and
+// negzero.
 var Primitives = []string{
 	// values and streams
 	"index", "field", "index_opt", "slice", "slice_opt", "each", "each_opt",
@@ -18,7 +16,3 @@ var Primitives = []string{
 	"min", "max", "tojson", "join", "split", "startswith", "endswith", "ltrimstr", "rtrimstr",
 	"ascii_downcase", "ascii_upcase",
 }
-
-// goOnlyPrimitive is the Go runtime's one function outside Primitives: the
-// gojq fallback, which a portable unit never emits.
-const goOnlyPrimitive = "gojq"

@@ -52,11 +52,10 @@ type gen struct {
 	names   names
 	helpers []string // finished helper definitions, inner ones first
 	budget  int      // lines left before the translation counts as too big
-	// portable accessors run on the portable runtime, whose values are
-	// plain tables: a constant string key is read from the table directly
+	// Accessors run on the portable runtime, whose values are plain
+	// tables: a constant string key is read from the table directly
 	// (directIndex), and a read repeated on the same local is reused.
-	portable bool
-	reads    []memoRead // the direct reads in scope, innermost last
+	reads []memoRead // the direct reads in scope, innermost last
 }
 
 // memoRead is a direct read b[key] whose result is in a local that is in
@@ -70,7 +69,7 @@ type memoRead struct {
 // errTooBig aborts a translation that outgrows maxLines.
 type errTooBig struct{}
 
-// maxLines bounds one accessor's Lua; a bigger one runs on gojq instead.
+// maxLines bounds one accessor's Lua; a bigger one is not translated.
 const maxLines = 4000
 
 func (g *gen) line(format string, args ...any) {
@@ -100,8 +99,8 @@ func (g *gen) close() {
 
 // generate returns the Lua definition of accessor Q[slot] for q, which
 // must be translatable. The error is errTooBig when it outgrows maxLines.
-func generate(q *gojq.Query, slot int, portable bool) (code string, err error) {
-	g := &gen{w: &writer{indent: 1}, names: names{used: map[string]bool{}}, budget: maxLines, portable: portable}
+func generate(q *gojq.Query, slot int) (code string, err error) {
+	g := &gen{w: &writer{indent: 1}, names: names{used: map[string]bool{}}, budget: maxLines}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(errTooBig); !ok {
@@ -110,9 +109,9 @@ func generate(q *gojq.Query, slot int, portable bool) (code string, err error) {
 			err = fmt.Errorf("its Lua would exceed %d lines", maxLines)
 		}
 	}()
-	if portable && isOne(q) {
-		// Called without out, a portable accessor of an expression with
-		// one output returns it (Unit.One).
+	if isOne(q) {
+		// Called without out, an accessor of an expression with one
+		// output returns it (Unit.One).
 		x := g.atom(g.val(q, "v"))
 		g.line("if out == nil then return %s end", x.expr)
 		g.line("J.emit(out, %s)", x.expr)

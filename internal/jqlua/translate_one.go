@@ -170,10 +170,10 @@ func (g *gen) constIndex(b value, key constKey, opt bool) value {
 	if key.slice {
 		return g.call(key.name, false, false, "J.slice%s(%s, %s, %s)", suffix, b.expr, key.from, key.to)
 	}
-	if g.portable && !opt && key.str && b.atom && !b.lit {
+	if !opt && key.str && b.atom && !b.lit {
 		return g.directIndex(b, key)
 	}
-	if g.portable && !opt && key.str {
+	if !opt && key.str {
 		return g.call(key.name, false, false, "J.field(%s, %s)", b.expr, key.expr)
 	}
 	return g.call(key.name, false, false, "J.index%s(%s, %s)", suffix, b.expr, key.expr)

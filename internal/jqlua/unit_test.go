@@ -10,52 +10,48 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
-
-	"github.com/kartalua/karta/luaapi"
 )
 
-// load builds a unit of exprs in a fresh state and returns the state and
-// the accessors in Add order.
-func load(t *testing.T, exprs ...string) (*lua.LState, *Unit, []lua.LValue) {
+// load builds a unit of exprs, loads it on the portable runtime in a
+// fresh Karmada-like state, closed with the test, and returns the state
+// and the accessors in Add order.
+func load(t *testing.T, exprs ...string) (*portableState, []lua.LValue) {
 	t.Helper()
-	L := newTestState(t)
-	u := NewUnit()
+	u := NewPortableUnit()
 	for _, e := range exprs {
 		_, err := u.Add(e)
 		require.NoError(t, err, e)
 	}
-	q, err := loadUnit(L, u)
+	p, err := loadPortable(context.Background(), u)
 	require.NoError(t, err)
+	t.Cleanup(p.L.Close)
 	accs := make([]lua.LValue, len(u.accessors))
 	for i := range accs {
-		accs[i] = q.RawGetInt(i + 1)
+		accs[i] = p.Q.RawGetInt(i + 1)
 	}
-	return L, u, accs
+	return p, accs
 }
 
 func TestUnitSharesIdenticalExpressions(t *testing.T) {
-	u := NewUnit()
+	u := NewPortableUnit()
 	a, err := u.Add(".spec.replicas")
 	require.NoError(t, err)
-	b, err := u.Add(`test("x")`)
+	b, err := u.Add(".spec.template")
 	require.NoError(t, err)
 	c, err := u.Add(".spec.replicas")
-	require.NoError(t, err)
-	d, err := u.Add(`test("x")`)
 	require.NoError(t, err)
 	assert.Equal(t, "Q[1]", a)
 	assert.Equal(t, "Q[2]", b)
 	assert.Equal(t, a, c)
-	assert.Equal(t, b, d)
-	tr, fb := u.Stats()
-	assert.Equal(t, 1, tr)
-	assert.Equal(t, 1, fb)
-	assert.Len(t, u.Fallbacks(), 1)
-	assert.Equal(t, 1, strings.Count(u.Lua(), "J.gojq(FALLBACK, 0, v, out)"))
+	_, err = u.Add(`test("x")`)
+	var np *NotPortableError
+	require.ErrorAs(t, err, &np)
+	assert.Len(t, u.accessors, 2, "a refused expression adds nothing")
+	assert.Equal(t, 2, strings.Count(u.Lua(), " = function(v, out)"))
 }
 
 func TestUnitAddErrors(t *testing.T) {
-	u := NewUnit()
+	u := NewPortableUnit()
 	for expr, want := range map[string]string{
 		`.[`:        "unexpected EOF",
 		`foo`:       "function not defined: foo/0",
@@ -68,26 +64,23 @@ func TestUnitAddErrors(t *testing.T) {
 		require.Error(t, err, expr)
 		assert.Contains(t, err.Error(), want, expr)
 	}
-	tr, fb := u.Stats()
-	assert.Zero(t, tr+fb, "a failed Add adds nothing")
+	assert.Empty(t, u.accessors, "a failed Add adds nothing")
 }
 
 func TestLuaIsDeterministic(t *testing.T) {
 	build := func() string {
-		u := NewUnit()
+		u := NewPortableUnit()
 		for _, s := range specSeeds {
 			_, err := u.Add(s.expr)
 			require.NoError(t, err)
 		}
-		_, err := u.Add(`.a | test("b")`)
-		require.NoError(t, err)
 		return u.Lua()
 	}
 	assert.Equal(t, build(), build())
 }
 
-func TestFallbackDetection(t *testing.T) {
-	fallbacks := map[string]string{
+func TestUntranslatableDetection(t *testing.T) {
+	untranslatable := map[string]string{
 		`test("a")`:                           "function test/1",
 		`.b | test("x")`:                      "function test/1",
 		`reduce .[] as $x (0; . + $x)`:        "reduce",
@@ -118,18 +111,17 @@ func TestFallbackDetection(t *testing.T) {
 		`{$__loc__}`:                          "",
 		`getpath(["a"])`:                      "function getpath/1",
 	}
-	for expr, reason := range fallbacks {
-		u := NewUnit()
-		if _, err := u.Add(expr); err != nil {
+	for expr, reason := range untranslatable {
+		u := NewPortableUnit()
+		_, err := u.Add(expr)
+		var np *NotPortableError
+		if !errors.As(err, &np) {
 			// gojq itself rejects a few of these spellings; nothing to detect.
 			assert.Empty(t, reason, "%s: %v", expr, err)
 			continue
 		}
-		tr, fb := u.Stats()
-		assert.Equal(t, 0, tr, expr)
-		assert.Equal(t, 1, fb, expr)
-		assert.Equal(t, reason, u.accessors[0].reason, expr)
-		assert.Contains(t, u.Lua(), "-- runs on gojq: "+reason, expr)
+		assert.Equal(t, reason, np.Reason, expr)
+		assert.Empty(t, u.accessors, expr)
 	}
 
 	translated := []string{
@@ -145,117 +137,51 @@ func TestFallbackDetection(t *testing.T) {
 		`strings`, `scalars`, `iterables`, `min`, `max`, `tojson`, `ascii_downcase`, `ascii_upcase`,
 		`join(",")`, `split(",")`, `startswith("a")`, `endswith(.a)`, `ltrimstr("x")`, `rtrimstr("x")`,
 	}
-	u := NewUnit()
+	u := NewPortableUnit()
 	for _, expr := range translated {
 		_, err := u.Add(expr)
 		require.NoError(t, err, expr)
 	}
-	tr, fb := u.Stats()
-	assert.Equal(t, len(translated), tr)
-	assert.Zero(t, fb, u.Lua())
+	assert.Len(t, u.accessors, len(translated))
 }
 
-func TestTooBigFallsBackAndAgrees(t *testing.T) {
-	// 300 elements need 300 locals in one Lua function: beyond Lua's 200.
-	expr := "[" + strings.Repeat(".a + 1, ", 299) + ".a]"
-	L, u, accs := load(t, expr)
-	tr, fb := u.Stats()
-	require.Equal(t, 0, tr)
-	require.Equal(t, 1, fb)
-	assert.Contains(t, u.accessors[0].reason, "its translation is too big")
-	got, err := Eval(L, accs[0], luaapi.ToLuaView(L, map[string]any{"a": 1}))
-	require.NoError(t, err)
-	require.Len(t, got, 1)
-	assert.Equal(t, 300, got[0].(*lua.LUserData).Value.(*luaapi.View).Len())
-
-	// A translation past maxLines is also abandoned.
-	huge := strings.Repeat("(.a // ", 1500) + "1" + strings.Repeat(")", 1500)
-	u = NewUnit()
-	_, err = u.Add(huge)
-	require.NoError(t, err)
-	assert.Contains(t, u.accessors[0].reason, "exceed 4000 lines")
-}
-
-func TestEvalAndCollect(t *testing.T) {
-	L, _, accs := load(t, `.spec.replicatedJobs[]?.name`, `.a.b`, `2 * 4, 4 / 2, 3 / 2, 1e21`)
-	jobs := luaapi.ToLuaView(L, map[string]any{"spec": map[string]any{
-		"replicatedJobs": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}, map[string]any{}},
-	}})
-	got, err := Eval(L, accs[0], jobs)
-	require.NoError(t, err)
-	assert.Equal(t, []lua.LValue{lua.LString("a"), lua.LString("b"), luaapi.Null(L)}, got)
-
-	_, err = Eval(L, accs[1], luaapi.ToLuaView(L, map[string]any{"a": []any{}}))
-	var je *Error
-	require.ErrorAs(t, err, &je)
-	assert.Equal(t, "expected an object but got: array ([])", je.Msg)
-	assert.Nil(t, je.value, "Eval hands out no value of the state")
-
-	got, err = Eval(L, accs[2], luaapi.Null(L))
-	require.NoError(t, err)
-	assert.Equal(t, []lua.LValue{lua.LNumber(8), lua.LNumber(2), lua.LNumber(1.5), lua.LNumber(1e21)}, got)
-
-	// J.collect from Lua: an array of the outputs, marked as one.
-	L.SetGlobal("J", Runtime(L))
-	L.SetGlobal("acc", accs[0])
-	L.SetGlobal("obj", jobs)
-	require.NoError(t, L.DoString(`r = J.collect(acc, obj)`))
-	r := L.GetGlobal("r").(*lua.LTable)
-	assert.Equal(t, 3, r.Len())
-	assert.Equal(t, luaapi.KindArray, luaapi.KindOf(L, r))
-	assert.Same(t, Runtime(L), Runtime(L))
-}
-
-func TestErrorsInLua(t *testing.T) {
-	L, _, accs := load(t, `error({"a": 1})`, `.a.b`)
-	L.OpenLibs() // pcall and tostring
-	L.SetGlobal("J", Runtime(L))
-	L.SetGlobal("acc", accs[0])
-	L.SetGlobal("bad", accs[1])
-	require.NoError(t, L.DoString(`
-		local ok, e = pcall(J.collect, acc, 1)
-		msg = tostring(e)
-		ok2, e2 = pcall(J.collect, bad, {a = "x"})
-	`))
-	assert.Equal(t, lua.LString(`error: {"a":1}`), L.GetGlobal("msg"))
-	je, ok := errorOf(L.GetGlobal("e2"))
-	require.True(t, ok)
-	assert.Equal(t, `expected an object but got: string ("x")`, je.Msg)
-
-	err := L.DoString(`J.collect(bad, 1)`)
-	je, ok = AsError(err)
-	require.True(t, ok)
-	assert.Equal(t, "expected an object but got: number (1)", je.Msg)
-	_, ok = AsError(errors.New("plain"))
-	assert.False(t, ok)
-	_, ok = AsError(L.DoString(`error("lua")`))
-	assert.False(t, ok, "a Lua error is not a jq error")
-}
-
-func TestTryLetsLuaErrorsThrough(t *testing.T) {
-	// A Lua function inside the input is no JSON: the conversion error is a
-	// Lua error, which no try may swallow.
-	L, _, accs := load(t, `try (.f | tostring) catch "caught"`, `(.f | tostring)?`)
-	in := L.NewTable()
-	in.RawSetString("f", L.NewFunction(func(*lua.LState) int { return 0 }))
-	for _, acc := range accs {
-		_, err := Eval(L, acc, in)
-		require.Error(t, err)
-		_, isJQ := AsError(err)
-		assert.False(t, isJQ)
-		assert.Contains(t, err.Error(), "Lua function is not a JSON value")
+// TestTooBigIsRefused: a translation that breaks a limit of the Lua
+// compiler (here, 300 locals in one function: beyond Lua's 200) or
+// outgrows maxLines is refused as not portable.
+func TestTooBigIsRefused(t *testing.T) {
+	for expr, reason := range map[string]string{
+		"[" + strings.Repeat(".a + 1, ", 299) + ".a]":                     "its translation is too big",
+		strings.Repeat("(.a // ", 1500) + "1" + strings.Repeat(")", 1500): "exceed 4000 lines",
+	} {
+		u := NewPortableUnit()
+		_, err := u.Add(expr)
+		var np *NotPortableError
+		require.ErrorAs(t, err, &np)
+		assert.Contains(t, np.Reason, reason)
+		assert.Empty(t, u.accessors)
 	}
 }
 
+// TestOutputsAndErrors: an accessor's outputs in order, and a jq error's
+// gojq message, error(v) included.
+func TestOutputsAndErrors(t *testing.T) {
+	ctx := context.Background()
+	p, accs := load(t, `.spec.replicatedJobs[]?.name`, `.a.b`, `2 * 4, 4 / 2, 3 / 2, 1e21`, `error({"a": 1})`)
+	jobs := p.value(map[string]any{"spec": map[string]any{
+		"replicatedJobs": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}, map[string]any{}},
+	}})
+	assert.Equal(t, outcome{outputs: []string{`"a"`, `"b"`, "null"}}, p.outcome(ctx, accs[0], jobs, false))
+	assert.Equal(t, outcome{err: "expected an object but got: array ([])"}, p.outcome(ctx, accs[1], p.value(map[string]any{"a": []any{}}), false))
+	assert.Equal(t, outcome{err: `expected an object but got: string ("x")`}, p.outcome(ctx, accs[1], p.value(map[string]any{"a": "x"}), false))
+	assert.Equal(t, outcome{outputs: []string{"8", "2", "1.5", "1e+21"}}, p.outcome(ctx, accs[2], p.value(nil), false))
+	assert.Equal(t, outcome{err: `error: {"a":1}`}, p.outcome(ctx, accs[3], p.value(nil), false))
+}
+
+// TestDeadlinesAreNotJQErrors: an accessor that spends its time inside a
+// try when the deadline passes ends with the call's deadline, not with a
+// jq error the try could catch.
 func TestDeadlinesAreNotJQErrors(t *testing.T) {
-	// Both accessors spend their time inside a try (translated) or inside
-	// gojq (fallback) when the deadline passes: it must surface as the
-	// caller's error, not as a jq error. (That try lets non-jq errors
-	// through is TestTryLetsLuaErrorsThrough: a done context would be
-	// raised again at the next instruction anyway.)
-	L, _, accs := load(t,
-		`try ([.[] | .[] | .[] | . + 1] | length) catch "caught"`,
-		`try ([.[] | .[] | .[] | . + 1] | length) catch "caught" | test("x")`)
+	p, accs := load(t, `try ([.[] | .[] | .[] | . + 1] | length) catch "caught"`)
 	arr := make([]any, 200)
 	for i := range arr {
 		row := make([]any, 200)
@@ -264,48 +190,38 @@ func TestDeadlinesAreNotJQErrors(t *testing.T) {
 		}
 		arr[i] = row
 	}
-	for _, acc := range accs {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-		L.SetContext(ctx)
-		_, err := Eval(L, acc, luaapi.ToLuaView(L, arr))
-		L.RemoveContext()
-		cancel()
-		require.Error(t, err)
-		_, isJQ := AsError(err)
-		assert.False(t, isJQ, "%v", err)
-		assert.Contains(t, err.Error(), "context deadline exceeded")
-	}
+	in := p.value(arr)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	o := p.outcome(ctx, accs[0], in, false)
+	assert.True(t, o.timedOut, "%v", o)
+	assert.Empty(t, o.outputs)
+	assert.Contains(t, o.err, "LUA ERROR")
 }
 
-func TestFallbackArgumentChecks(t *testing.T) {
-	L, u, accs := load(t, `test("a")`)
-	_, err := Eval(L, accs[0], lua.LString("abc"))
-	require.NoError(t, err)
-	L.SetGlobal("J", Runtime(L))
-	L.SetGlobal("F", FallbackValue(L, u.Fallbacks()))
-	for _, src := range []string{`J.gojq(F, 1, "a", {})`, `J.gojq(F, -1, "a", {})`, `J.gojq(J, 0, "a", {})`} {
-		err := L.DoString(src)
-		require.Error(t, err, src)
-		_, isJQ := AsError(err)
-		assert.False(t, isJQ, src)
-	}
-}
-
+// TestCaughtErrorsKeepCallersClosures: a try inside an accessor does not
+// detach the closures of the Lua code that called it from their variables
+// (gopher-lua issue #448).
 func TestCaughtErrorsKeepCallersClosures(t *testing.T) {
-	// A try inside an accessor must not detach the closures of the Lua
-	// code that called it from their variables (gopher-lua issue #448).
-	L, _, accs := load(t, `[.[] | try error(.) catch .]`)
-	L.SetGlobal("J", Runtime(L))
-	L.SetGlobal("acc", accs[0])
-	require.NoError(t, L.DoString(`
+	p, accs := load(t, `[.[] | try error(.) catch .]`)
+	L := p.L
+	fn, err := L.LoadString(`
+		local J, acc = ...
 		local n = 0
 		local function inc() n = n + 1 end
 		inc()
-		caught = J.collect(acc, {"a", "b"})[1]
+		local in_ = J.array()
+		in_[1], in_[2] = "a", "b"
+		local caught = J.collect(acc, in_)[1]
 		inc()
-		count = n
-	`))
-	assert.Equal(t, lua.LNumber(2), L.GetGlobal("count"))
-	caught := L.GetGlobal("caught").(*lua.LTable)
-	assert.Equal(t, []lua.LValue{lua.LString("a"), lua.LString("b")}, []lua.LValue{caught.RawGetInt(1), caught.RawGetInt(2)})
+		return n, caught
+	`)
+	require.NoError(t, err)
+	require.NoError(t, L.CallByParam(lua.P{Fn: fn, NRet: 2, Protect: true}, p.J, accs[0]))
+	count, caught := L.Get(-2), L.Get(-1)
+	L.Pop(2)
+	assert.Equal(t, lua.LNumber(2), count)
+	v, err := p.goValue(caught)
+	require.NoError(t, err)
+	assert.Equal(t, []any{"a", "b"}, v)
 }

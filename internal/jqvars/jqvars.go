@@ -1,8 +1,7 @@
 // Package jqvars carries the values of a call's jq variables (a Karta's
 // resolved references) in its context, from the hook that resolved them
 // to every back end that runs an expression with variables: gojq
-// programs in Go, through jqlua.BindVariables the generated Lua's gojq
-// fallbacks, and through jqdirect.Scratch.Vars the direct evaluator.
+// programs in Go, and through jqdirect.Scratch.Vars the direct evaluator.
 package jqvars
 
 import "context"

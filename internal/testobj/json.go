@@ -57,3 +57,29 @@ func JSONRoundTrip(t testing.TB, v any) any {
 	}
 	return out
 }
+
+// Floats is v with every number a float64, as Lua holds numbers: gojq run
+// on it computes as Lua does, which tells the differential tests of the
+// exports' Lua a rounding beyond ±2^53 (exact in gojq on ints) from a
+// disagreement. Numbers are json.Number, as a decoder with UseNumber
+// leaves them; maps and slices are copied.
+func Floats(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = Floats(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(x))
+		for i, e := range x {
+			a[i] = Floats(e)
+		}
+		return a
+	}
+	return v
+}

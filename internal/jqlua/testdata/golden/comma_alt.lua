@@ -11,9 +11,9 @@ Q[1] = function(v, out)
       k(x_2)
     end
   end
-  local a = J.index(v, "a")
+  local a = type(v) == "table" and v.a or J.field(v, "a")
   k_2(a)
-  local b = J.index(v, "b")
+  local b = type(v) == "table" and v.b or J.field(v, "b")
   for _, x_3 in J.each(b) do
     k_2(x_3)
   end

@@ -1,7 +1,7 @@
 -- .spec.services // {} | keys[]
 Q[1] = function(v, out)
-  local spec = J.index(v, "spec")
-  local services = J.index(spec, "services")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local services = type(spec) == "table" and spec.services or J.field(spec, "services")
   if services == NULL or services == false then
     services = J.object()
   end

@@ -1,7 +1,7 @@
 -- .spec.predictor | first((.model | select(. != null)), (.[]? | select(type == "object" and has("storageUri"))), .model)
 do
   local function first(v)
-    local model = J.index(v, "model")
+    local model = type(v) == "table" and v.model or J.field(v, "model")
     if model ~= NULL then
       do return model end
     end
@@ -16,12 +16,11 @@ do
         do return x end
       end
     end
-    local model_2 = J.index(v, "model")
-    do return model_2 end
+    do return model end
   end
   Q[1] = function(v, out)
-    local spec = J.index(v, "spec")
-    local predictor = J.index(spec, "predictor")
+    local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+    local predictor = type(spec) == "table" and spec.predictor or J.field(spec, "predictor")
     local first_2 = first(predictor)
     if first_2 ~= nil then
       J.emit(out, first_2)

@@ -1,11 +1,12 @@
 -- .spec.leaderWorkerTemplate | (.leaderTemplate // .workerTemplate)
 Q[1] = function(v, out)
-  local spec = J.index(v, "spec")
-  local leaderWorkerTemplate = J.index(spec, "leaderWorkerTemplate")
-  local leaderTemplate = J.index(leaderWorkerTemplate, "leaderTemplate")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local leaderWorkerTemplate = type(spec) == "table" and spec.leaderWorkerTemplate or J.field(spec, "leaderWorkerTemplate")
+  local leaderTemplate = type(leaderWorkerTemplate) == "table" and leaderWorkerTemplate.leaderTemplate or J.field(leaderWorkerTemplate, "leaderTemplate")
   if leaderTemplate == NULL or leaderTemplate == false then
-    local workerTemplate = J.index(leaderWorkerTemplate, "workerTemplate")
+    local workerTemplate = type(leaderWorkerTemplate) == "table" and leaderWorkerTemplate.workerTemplate or J.field(leaderWorkerTemplate, "workerTemplate")
     leaderTemplate = workerTemplate
   end
+  if out == nil then return leaderTemplate end
   J.emit(out, leaderTemplate)
 end

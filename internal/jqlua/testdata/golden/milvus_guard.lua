@@ -1,7 +1,7 @@
 -- select(.spec.mode == "cluster") | "querynode"
 Q[1] = function(v, out)
-  local spec = J.index(v, "spec")
-  local mode = J.index(spec, "mode")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local mode = type(spec) == "table" and spec.mode or J.field(spec, "mode")
   if mode == "cluster" then
     J.emit(out, "querynode")
   end

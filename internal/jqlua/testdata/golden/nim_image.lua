@@ -1,12 +1,11 @@
 -- .spec.image.repository + ":" + .spec.image.tag
 Q[1] = function(v, out)
-  local spec = J.index(v, "spec")
-  local image = J.index(spec, "image")
-  local tag = J.index(image, "tag")
-  local spec_2 = J.index(v, "spec")
-  local image_2 = J.index(spec_2, "image")
-  local repository = J.index(image_2, "repository")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local image = type(spec) == "table" and spec.image or J.field(spec, "image")
+  local tag = type(image) == "table" and image.tag or J.field(image, "tag")
+  local repository = type(image) == "table" and image.repository or J.field(image, "repository")
   local t = J.plus(repository, ":")
   local t_2 = J.plus(t, tag)
+  if out == nil then return t_2 end
   J.emit(out, t_2)
 end

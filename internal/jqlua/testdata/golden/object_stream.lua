@@ -1,7 +1,7 @@
 -- {name: .metadata.name, port: (.spec.ports[]?.port // "none")}
 Q[1] = function(v, out)
-  local metadata = J.index(v, "metadata")
-  local name = J.index(metadata, "name")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local name = type(metadata) == "table" and metadata.name or J.field(metadata, "name")
   local function k(x)
     local obj = J.object()
     obj.name = name
@@ -9,10 +9,10 @@ Q[1] = function(v, out)
     J.emit(out, obj)
   end
   local found = {}
-  local spec = J.index(v, "spec")
-  local ports = J.index(spec, "ports")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local ports = type(spec) == "table" and spec.ports or J.field(spec, "ports")
   for _, x_2 in J.each_opt(ports) do
-    local port = J.index(x_2, "port")
+    local port = type(x_2) == "table" and x_2.port or J.field(x_2, "port")
     if port ~= NULL and port ~= false then
       found[1] = true
       k(port)

@@ -1,13 +1,13 @@
 -- [.status.conditions[]? | select(.status == "True" and .type != "Created")] | length
 Q[1] = function(v, out)
   local arr = J.array()
-  local status = J.index(v, "status")
-  local conditions = J.index(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local status_2 = J.index(x, "status")
+    local status_2 = type(x) == "table" and x.status or J.field(x, "status")
     local b = false
     if status_2 == "True" then
-      local type_ = J.index(x, "type")
+      local type_ = type(x) == "table" and x.type or J.field(x, "type")
       b = type_ ~= "Created"
     end
     if b then
@@ -15,5 +15,6 @@ Q[1] = function(v, out)
     end
   end
   local len = J.length(arr)
+  if out == nil then return len end
   J.emit(out, len)
 end

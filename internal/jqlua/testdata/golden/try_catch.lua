@@ -1,8 +1,8 @@
 -- try (.spec.replicas | tonumber) catch "bad: \(.)"
 do
   local function try(v, out)
-    local spec = J.index(v, "spec")
-    local replicas = J.index(spec, "replicas")
+    local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+    local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
     local num = J.tonumber(replicas)
     out[#out + 1] = num
   end
