@@ -304,7 +304,24 @@ func differPortable(ctx context.Context, expr string, raw any, inputJSON []byte,
 			}
 		}
 	}
-	// The same on the runtime an export carries: only what the unit uses.
+	// The same on the runtime an export carries, only what the unit uses,
+	// with the field reads of both forms: inline (Argo CD's export) and as
+	// calls (Karmada's, a compact unit), on Karmada's decoding too.
+	compact := NewCompactPortableUnit()
+	if _, err := compact.Add(expr); err != nil {
+		return "", err
+	}
+	for _, su := range []*Unit{u, compact} {
+		if msg, err := differShaken(ctx, su, expr, raw, inputJSON, want); msg != "" || err != nil {
+			return msg, err
+		}
+	}
+	return "", nil
+}
+
+// differShaken is differPortable's run of the unit u (of expr alone) on
+// the shaken runtime.
+func differShaken(ctx context.Context, u *Unit, expr string, raw any, inputJSON []byte, want outcome) (string, error) {
 	sp, err := loadShaken(ctx, u)
 	if ctx.Err() != nil {
 		return "", nil
@@ -313,10 +330,20 @@ func differPortable(ctx context.Context, expr string, raw any, inputJSON []byte,
 		return fmt.Sprintf("%s: %v\n%s", expr, err, u.Lua()), nil
 	}
 	defer sp.L.Close()
-	got := sp.outcome(ctx, sp.Q.RawGetInt(1), sp.value(raw), u.One("Q[1]"))
-	if !got.timedOut && !got.equal(want) {
-		return fmt.Sprintf("%s on %s (portable, shaken runtime):\n  gojq:     %v\n  portable: %v\n%s",
-			expr, inputJSON, want, got, u.Lua()), nil
+	inputs := []lua.LValue{sp.value(raw)}
+	if raw != nil && faithful(raw) {
+		kv, err := kube.Value(sp.L, raw)
+		if err != nil {
+			return "", err
+		}
+		inputs = append(inputs, kv)
+	}
+	for _, in := range inputs {
+		got := sp.outcome(ctx, sp.Q.RawGetInt(1), in, u.One("Q[1]"))
+		if !got.timedOut && !got.equal(want) {
+			return fmt.Sprintf("%s on %s (portable, shaken runtime, compact %v):\n  gojq:     %v\n  portable: %v\n%s",
+				expr, inputJSON, u.compact, want, got, u.Lua()), nil
+		}
 	}
 	return "", nil
 }

@@ -27,8 +27,9 @@ type Unit struct {
 	gojqOnly bool
 	// unchecked units skip checkLua (NewUncheckedUnit).
 	unchecked bool
-	// portable units have no gojq fallback (NewPortableUnit).
-	portable bool
+	// portable units have no gojq fallback (NewPortableUnit); compact
+	// ones read constant keys with calls (NewCompactPortableUnit).
+	portable, compact bool
 }
 
 type accessor struct {
@@ -93,7 +94,7 @@ func (u *Unit) AddCompiled(expr string, q *gojq.Query, code *gojq.Code) (ref str
 	}
 	var src string
 	if reason == "" {
-		src, err = generate(q, slot, u.portable)
+		src, err = generate(q, slot, u.portable, u.compact)
 		if err == nil && !u.unchecked {
 			err = checkLua(src)
 		}

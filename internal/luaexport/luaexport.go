@@ -40,9 +40,28 @@ type Exporter struct {
 	pipes  strings.Builder
 }
 
-// New starts an export of p for target.
-func New(p *interpreter.Program, target string) *Exporter {
-	e := &Exporter{In: p, Model: p.Shape(), target: target, u: jqlua.NewPortableUnit(), piped: map[string]pipedRef{}}
+// Compiled is how a target runs an exported chunk, which decides the form
+// of its accessors' field reads.
+type Compiled int
+
+const (
+	// CompiledOnce: the target compiles a chunk once and runs it on every
+	// call (Argo CD's health checks): field reads inline, the fewest VM
+	// instructions per run.
+	CompiledOnce Compiled = iota
+	// CompiledPerCall: the target compiles a chunk on every call
+	// (Karmada): field reads as calls (jqlua.NewCompactPortableUnit), half
+	// their bytes, which the compile of every call pays for.
+	CompiledPerCall
+)
+
+// New starts an export of p for target, which runs chunks as compiled says.
+func New(p *interpreter.Program, target string, compiled Compiled) *Exporter {
+	u := jqlua.NewPortableUnit()
+	if compiled == CompiledPerCall {
+		u = jqlua.NewCompactPortableUnit()
+	}
+	e := &Exporter{In: p, Model: p.Shape(), target: target, u: u, piped: map[string]pipedRef{}}
 	e.shared = e.sharedPrefixes(e.Model)
 	return e
 }

@@ -340,24 +340,24 @@ local Q = {}
 
 -- .status.phase
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local phase = J.field(status, "phase")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local phase = type(status) == "table" and status.phase or J.field(status, "phase")
   if out == nil then return phase end
   J.emit(out, phase)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- (.status.phase == "Pending" or .status.phase == "Running") and ([.status.initContainerStatuses[]?, .status.containerStatuses[]? | .state.waiting.reason // "" | select(startswith("Err") or endswith("Error") or endswith("BackOff"))] | length > 0)
 Q[3] = function(v, out)
-  local status = J.field(v, "status")
-  local phase = J.field(status, "phase")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local phase = type(status) == "table" and status.phase or J.field(status, "phase")
   local b = true
   if not (phase == "Pending") then
     b = phase == "Running"
@@ -366,9 +366,9 @@ Q[3] = function(v, out)
   if b then
     local arr = J.array()
     local function k(x)
-      local state = J.field(x, "state")
-      local waiting = J.field(state, "waiting")
-      local reason = J.field(waiting, "reason")
+      local state = type(x) == "table" and x.state or J.field(x, "state")
+      local waiting = type(state) == "table" and state.waiting or J.field(state, "waiting")
+      local reason = type(waiting) == "table" and waiting.reason or J.field(waiting, "reason")
       if reason == NULL or reason == false then
         reason = ""
       end
@@ -387,11 +387,11 @@ Q[3] = function(v, out)
         arr[#arr + 1] = reason
       end
     end
-    local initContainerStatuses = J.field(status, "initContainerStatuses")
+    local initContainerStatuses = type(status) == "table" and status.initContainerStatuses or J.field(status, "initContainerStatuses")
     for _, x_2 in J.each_opt(initContainerStatuses) do
       k(x_2)
     end
-    local containerStatuses = J.field(status, "containerStatuses")
+    local containerStatuses = type(status) == "table" and status.containerStatuses or J.field(status, "containerStatuses")
     for _, x_3 in J.each_opt(containerStatuses) do
       k(x_3)
     end
@@ -406,11 +406,11 @@ end
 -- [.status.containerStatuses[]? | select(.lastState.terminated != null)] | length > 0
 Q[4] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local containerStatuses = J.field(status, "containerStatuses")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local containerStatuses = type(status) == "table" and status.containerStatuses or J.field(status, "containerStatuses")
   for _, x in J.each_opt(containerStatuses) do
-    local lastState = J.field(x, "lastState")
-    local terminated = J.field(lastState, "terminated")
+    local lastState = type(x) == "table" and x.lastState or J.field(x, "lastState")
+    local terminated = type(lastState) == "table" and lastState.terminated or J.field(lastState, "terminated")
     if terminated ~= NULL then
       arr[#arr + 1] = x
     end
@@ -424,13 +424,13 @@ end
 -- [.status.conditions[]? | select(.type == "Ready" and .status == "True")] | length
 Q[5] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.field(x, "type")
+    local type_ = type(x) == "table" and x.type or J.field(x, "type")
     local b = false
     if type_ == "Ready" then
-      local status_2 = J.field(x, "status")
+      local status_2 = type(x) == "table" and x.status or J.field(x, "status")
       b = status_2 == "True"
     end
     if b then

@@ -335,8 +335,8 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
@@ -344,18 +344,18 @@ end
 -- [.status.conditions[]? | select(.type == "Ready" and .status == "False" and ((.message // "") | startswith("Pod exists with phase: Failed")))] | length > 0
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.field(x, "type")
+    local type_ = type(x) == "table" and x.type or J.field(x, "type")
     local b = false
     if type_ == "Ready" then
-      local status_2 = J.field(x, "status")
+      local status_2 = type(x) == "table" and x.status or J.field(x, "status")
       b = status_2 == "False"
     end
     local b_2 = false
     if b then
-      local message = J.field(x, "message")
+      local message = type(x) == "table" and x.message or J.field(x, "message")
       if message == NULL or message == false then
         message = ""
       end
@@ -375,18 +375,18 @@ end
 -- [.status.conditions[]? | select(.type == "Ready" and .status == "False" and ((.message // "") | startswith("Pod exists with phase: Succeeded")))] | length > 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.field(x, "type")
+    local type_ = type(x) == "table" and x.type or J.field(x, "type")
     local b = false
     if type_ == "Ready" then
-      local status_2 = J.field(x, "status")
+      local status_2 = type(x) == "table" and x.status or J.field(x, "status")
       b = status_2 == "False"
     end
     local b_2 = false
     if b then
-      local message = J.field(x, "message")
+      local message = type(x) == "table" and x.message or J.field(x, "message")
       if message == NULL or message == false then
         message = ""
       end
@@ -405,8 +405,8 @@ end
 
 -- (.spec.replicas // 1) > 0 and ([.status.conditions[]? | select(.type == "Ready" and ((.message // "") | startswith("Pod does not exist, replicas is 0")))] | length > 0)
 Q[4] = function(v, out)
-  local spec = J.field(v, "spec")
-  local replicas = J.field(spec, "replicas")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
@@ -414,13 +414,13 @@ Q[4] = function(v, out)
   local b = false
   if t then
     local arr = J.array()
-    local status = J.field(v, "status")
-    local conditions = J.field(status, "conditions")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local type_ = J.field(x, "type")
+      local type_ = type(x) == "table" and x.type or J.field(x, "type")
       local b_2 = false
       if type_ == "Ready" then
-        local message = J.field(x, "message")
+        local message = type(x) == "table" and x.message or J.field(x, "message")
         if message == NULL or message == false then
           message = ""
         end
@@ -441,15 +441,15 @@ end
 
 -- (.spec.replicas // 1) == 0 and (.status.replicas // 0) > 0
 Q[5] = function(v, out)
-  local spec = J.field(v, "spec")
-  local replicas = J.field(spec, "replicas")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
   local b = false
   if replicas == 0 then
-    local status = J.field(v, "status")
-    local replicas_2 = J.field(status, "replicas")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local replicas_2 = type(status) == "table" and status.replicas or J.field(status, "replicas")
     if replicas_2 == NULL or replicas_2 == false then
       replicas_2 = 0
     end
@@ -462,15 +462,15 @@ end
 
 -- (.spec.replicas // 1) == 0 and (.status.replicas // 0) == 0
 Q[6] = function(v, out)
-  local spec = J.field(v, "spec")
-  local replicas = J.field(spec, "replicas")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
   local b = false
   if replicas == 0 then
-    local status = J.field(v, "status")
-    local replicas_2 = J.field(status, "replicas")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local replicas_2 = type(status) == "table" and status.replicas or J.field(status, "replicas")
     if replicas_2 == NULL or replicas_2 == false then
       replicas_2 = 0
     end
@@ -482,8 +482,8 @@ end
 
 -- (.spec.replicas // 1) > 0
 Q[7] = function(v, out)
-  local spec = J.field(v, "spec")
-  local replicas = J.field(spec, "replicas")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 1
   end
@@ -495,10 +495,10 @@ end
 -- [.status.conditions[]? | select(.type == "Ready")] | length
 Q[8] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.field(x, "type")
+    local type_ = type(x) == "table" and x.type or J.field(x, "type")
     if type_ == "Ready" then
       arr[#arr + 1] = x
     end

@@ -213,16 +213,16 @@ local Q = {}
 
 -- .status.state
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local state = J.field(status, "state")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local state = type(status) == "table" and status.state or J.field(status, "state")
   if out == nil then return state end
   J.emit(out, state)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end

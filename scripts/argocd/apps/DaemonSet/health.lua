@@ -262,32 +262,32 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- (.status.observedGeneration // 0) >= (.metadata.generation // 0) and (.status.numberAvailable // 0) >= (.status.desiredNumberScheduled // 0)
 Q[2] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local generation = J.field(metadata, "generation")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.field(v, "status")
-  local observedGeneration = J.field(status, "observedGeneration")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
-    local desiredNumberScheduled = J.field(status, "desiredNumberScheduled")
+    local desiredNumberScheduled = type(status) == "table" and status.desiredNumberScheduled or J.field(status, "desiredNumberScheduled")
     if desiredNumberScheduled == NULL or desiredNumberScheduled == false then
       desiredNumberScheduled = 0
     end
-    local numberAvailable = J.field(status, "numberAvailable")
+    local numberAvailable = type(status) == "table" and status.numberAvailable or J.field(status, "numberAvailable")
     if numberAvailable == NULL or numberAvailable == false then
       numberAvailable = 0
     end
@@ -300,24 +300,24 @@ end
 
 -- ((.status.observedGeneration // 0) < (.metadata.generation // 0) or (.status.updatedNumberScheduled // 0) < (.status.desiredNumberScheduled // 0)) and (.status.numberAvailable // 0) > 0
 Q[3] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local generation = J.field(metadata, "generation")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.field(v, "status")
-  local observedGeneration = J.field(status, "observedGeneration")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.lt(observedGeneration, generation)
   local b = true
   if not t then
-    local desiredNumberScheduled = J.field(status, "desiredNumberScheduled")
+    local desiredNumberScheduled = type(status) == "table" and status.desiredNumberScheduled or J.field(status, "desiredNumberScheduled")
     if desiredNumberScheduled == NULL or desiredNumberScheduled == false then
       desiredNumberScheduled = 0
     end
-    local updatedNumberScheduled = J.field(status, "updatedNumberScheduled")
+    local updatedNumberScheduled = type(status) == "table" and status.updatedNumberScheduled or J.field(status, "updatedNumberScheduled")
     if updatedNumberScheduled == NULL or updatedNumberScheduled == false then
       updatedNumberScheduled = 0
     end
@@ -326,7 +326,7 @@ Q[3] = function(v, out)
   end
   local b_2 = false
   if b then
-    local numberAvailable = J.field(status, "numberAvailable")
+    local numberAvailable = type(status) == "table" and status.numberAvailable or J.field(status, "numberAvailable")
     if numberAvailable == NULL or numberAvailable == false then
       numberAvailable = 0
     end
@@ -339,24 +339,24 @@ end
 
 -- ((.status.observedGeneration // 0) >= (.metadata.generation // 0) and (.status.numberAvailable // 0) >= (.status.desiredNumberScheduled // 0)) or (((.status.observedGeneration // 0) < (.metadata.generation // 0) or (.status.updatedNumberScheduled // 0) < (.status.desiredNumberScheduled // 0)) and (.status.numberAvailable // 0) > 0) | not
 Q[4] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local generation = J.field(metadata, "generation")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.field(v, "status")
-  local observedGeneration = J.field(status, "observedGeneration")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
-    local desiredNumberScheduled = J.field(status, "desiredNumberScheduled")
+    local desiredNumberScheduled = type(status) == "table" and status.desiredNumberScheduled or J.field(status, "desiredNumberScheduled")
     if desiredNumberScheduled == NULL or desiredNumberScheduled == false then
       desiredNumberScheduled = 0
     end
-    local numberAvailable = J.field(status, "numberAvailable")
+    local numberAvailable = type(status) == "table" and status.numberAvailable or J.field(status, "numberAvailable")
     if numberAvailable == NULL or numberAvailable == false then
       numberAvailable = 0
     end
@@ -365,22 +365,22 @@ Q[4] = function(v, out)
   end
   local b_2 = true
   if not b then
-    local generation_2 = J.field(metadata, "generation")
+    local generation_2 = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
     if generation_2 == NULL or generation_2 == false then
       generation_2 = 0
     end
-    local observedGeneration_2 = J.field(status, "observedGeneration")
+    local observedGeneration_2 = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
     if observedGeneration_2 == NULL or observedGeneration_2 == false then
       observedGeneration_2 = 0
     end
     local t_3 = J.lt(observedGeneration_2, generation_2)
     local b_3 = true
     if not t_3 then
-      local desiredNumberScheduled_2 = J.field(status, "desiredNumberScheduled")
+      local desiredNumberScheduled_2 = type(status) == "table" and status.desiredNumberScheduled or J.field(status, "desiredNumberScheduled")
       if desiredNumberScheduled_2 == NULL or desiredNumberScheduled_2 == false then
         desiredNumberScheduled_2 = 0
       end
-      local updatedNumberScheduled = J.field(status, "updatedNumberScheduled")
+      local updatedNumberScheduled = type(status) == "table" and status.updatedNumberScheduled or J.field(status, "updatedNumberScheduled")
       if updatedNumberScheduled == NULL or updatedNumberScheduled == false then
         updatedNumberScheduled = 0
       end
@@ -389,7 +389,7 @@ Q[4] = function(v, out)
     end
     local b_4 = false
     if b_3 then
-      local numberAvailable_2 = J.field(status, "numberAvailable")
+      local numberAvailable_2 = type(status) == "table" and status.numberAvailable or J.field(status, "numberAvailable")
       if numberAvailable_2 == NULL or numberAvailable_2 == false then
         numberAvailable_2 = 0
       end

@@ -276,8 +276,8 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
@@ -285,13 +285,13 @@ end
 -- [.status.conditions[]? | select(.type == "Available" and .status == "True")] | length
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.field(x, "type")
+    local type_ = type(x) == "table" and x.type or J.field(x, "type")
     local b = false
     if type_ == "Available" then
-      local status_2 = J.field(x, "status")
+      local status_2 = type(x) == "table" and x.status or J.field(x, "status")
       b = status_2 == "True"
     end
     if b then
@@ -308,13 +308,13 @@ Q[3] = function(v, out)
   local arr = J.array()
   local t = J.array()
   for _, x in J.each(t) do
-    local status = J.field(x, "status")
-    local conditions = J.field(status, "conditions")
+    local status = type(x) == "table" and x.status or J.field(x, "status")
+    local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
     for _, x_2 in J.each_opt(conditions) do
-      local type_ = J.field(x_2, "type")
+      local type_ = type(x_2) == "table" and x_2.type or J.field(x_2, "type")
       local b = false
       if type_ == "ReplicaFailure" then
-        local status_2 = J.field(x_2, "status")
+        local status_2 = type(x_2) == "table" and x_2.status or J.field(x_2, "status")
         b = status_2 == "True"
       end
       if b then

@@ -263,33 +263,33 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- (.status.observedGeneration // 0) >= (.metadata.generation // 0) and (.status.availableReplicas // 0) >= (.spec.replicas // 1)
 Q[2] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local generation = J.field(metadata, "generation")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.field(v, "status")
-  local observedGeneration = J.field(status, "observedGeneration")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
-    local spec = J.field(v, "spec")
-    local replicas = J.field(spec, "replicas")
+    local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+    local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
     if replicas == NULL or replicas == false then
       replicas = 1
     end
-    local availableReplicas = J.field(status, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
@@ -302,27 +302,27 @@ end
 
 -- ((.status.observedGeneration // 0) < (.metadata.generation // 0) or .status.updateRevision != .status.currentRevision) and (.status.availableReplicas // 0) > 0
 Q[3] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local generation = J.field(metadata, "generation")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.field(v, "status")
-  local observedGeneration = J.field(status, "observedGeneration")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.lt(observedGeneration, generation)
   local b = true
   if not t then
-    local currentRevision = J.field(status, "currentRevision")
-    local updateRevision = J.field(status, "updateRevision")
+    local currentRevision = type(status) == "table" and status.currentRevision or J.field(status, "currentRevision")
+    local updateRevision = type(status) == "table" and status.updateRevision or J.field(status, "updateRevision")
     local t_2 = J.ne(updateRevision, currentRevision)
     b = t_2
   end
   local b_2 = false
   if b then
-    local availableReplicas = J.field(status, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
@@ -335,25 +335,25 @@ end
 
 -- ((.status.observedGeneration // 0) >= (.metadata.generation // 0) and (.status.availableReplicas // 0) >= (.spec.replicas // 1)) or (((.status.observedGeneration // 0) < (.metadata.generation // 0) or .status.updateRevision != .status.currentRevision) and (.status.availableReplicas // 0) > 0) | not
 Q[4] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local generation = J.field(metadata, "generation")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
   if generation == NULL or generation == false then
     generation = 0
   end
-  local status = J.field(v, "status")
-  local observedGeneration = J.field(status, "observedGeneration")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
   if observedGeneration == NULL or observedGeneration == false then
     observedGeneration = 0
   end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
-    local spec = J.field(v, "spec")
-    local replicas = J.field(spec, "replicas")
+    local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+    local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
     if replicas == NULL or replicas == false then
       replicas = 1
     end
-    local availableReplicas = J.field(status, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
@@ -362,25 +362,25 @@ Q[4] = function(v, out)
   end
   local b_2 = true
   if not b then
-    local generation_2 = J.field(metadata, "generation")
+    local generation_2 = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
     if generation_2 == NULL or generation_2 == false then
       generation_2 = 0
     end
-    local observedGeneration_2 = J.field(status, "observedGeneration")
+    local observedGeneration_2 = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
     if observedGeneration_2 == NULL or observedGeneration_2 == false then
       observedGeneration_2 = 0
     end
     local t_3 = J.lt(observedGeneration_2, generation_2)
     local b_3 = true
     if not t_3 then
-      local currentRevision = J.field(status, "currentRevision")
-      local updateRevision = J.field(status, "updateRevision")
+      local currentRevision = type(status) == "table" and status.currentRevision or J.field(status, "currentRevision")
+      local updateRevision = type(status) == "table" and status.updateRevision or J.field(status, "updateRevision")
       local t_4 = J.ne(updateRevision, currentRevision)
       b_3 = t_4
     end
     local b_4 = false
     if b_3 then
-      local availableReplicas_2 = J.field(status, "availableReplicas")
+      local availableReplicas_2 = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
       if availableReplicas_2 == NULL or availableReplicas_2 == false then
         availableReplicas_2 = 0
       end

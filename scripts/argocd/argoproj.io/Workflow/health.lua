@@ -321,34 +321,34 @@ local Q = {}
 
 -- .status.phase
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local phase = J.field(status, "phase")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local phase = type(status) == "table" and status.phase or J.field(status, "phase")
   if out == nil then return phase end
   J.emit(out, phase)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- .spec.suspend == true or ([.status.nodes[]? | select(.type == "Suspend" and .phase == "Running")] | length > 0)
 Q[3] = function(v, out)
-  local spec = J.field(v, "spec")
-  local suspend = J.field(spec, "suspend")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
   local b = true
   if not (suspend == true) then
     local arr = J.array()
-    local status = J.field(v, "status")
-    local nodes = J.field(status, "nodes")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local nodes = type(status) == "table" and status.nodes or J.field(status, "nodes")
     for _, x in J.each_opt(nodes) do
-      local type_ = J.field(x, "type")
+      local type_ = type(x) == "table" and x.type or J.field(x, "type")
       local b_2 = false
       if type_ == "Suspend" then
-        local phase = J.field(x, "phase")
+        local phase = type(x) == "table" and x.phase or J.field(x, "phase")
         b_2 = phase == "Running"
       end
       if b_2 then
@@ -365,8 +365,8 @@ end
 
 -- .status.phase // ""
 Q[4] = function(v, out)
-  local status = J.field(v, "status")
-  local phase = J.field(status, "phase")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local phase = type(status) == "table" and status.phase or J.field(status, "phase")
   if phase == NULL or phase == false then
     phase = ""
   end

@@ -211,18 +211,18 @@ local Q = {}
 
 -- .status.state.phase
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local state = J.field(status, "state")
-  local phase = J.field(state, "phase")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local state = type(status) == "table" and status.state or J.field(status, "state")
+  local phase = type(state) == "table" and state.phase or J.field(state, "phase")
   if out == nil then return phase end
   J.emit(out, phase)
 end
 
 -- .status.state.phase // ""
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local state = J.field(status, "state")
-  local phase = J.field(state, "phase")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local state = type(status) == "table" and status.state or J.field(status, "state")
+  local phase = type(state) == "table" and state.phase or J.field(state, "phase")
   if phase == NULL or phase == false then
     phase = ""
   end

@@ -319,16 +319,17 @@ local J, JX = (function()
   return J, JX
 end)()
 local NULL = J.null
+local type = type
 local Q = {}
 
 -- .spec.suspend == true and (.status.active | length) > 0
 Q[1] = function(v, out)
-  local spec = J.field(v, "spec")
-  local suspend = J.field(spec, "suspend")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
   local b = false
   if suspend == true then
-    local status = J.field(v, "status")
-    local active = J.field(status, "active")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local active = type(status) == "table" and status.active or J.field(status, "active")
     local len = J.length(active)
     local t = J.gt(len, 0)
     b = t
@@ -339,8 +340,8 @@ end
 
 -- .spec.suspend == true
 Q[2] = function(v, out)
-  local spec = J.field(v, "spec")
-  local suspend = J.field(spec, "suspend")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
   local t = suspend == true
   if out == nil then return t end
   J.emit(out, t)
@@ -348,23 +349,23 @@ end
 
 -- (.status.active | length) == 0 and .status.lastSuccessfulTime != null and .status.lastScheduleTime != null and .status.lastSuccessfulTime < .status.lastScheduleTime
 Q[3] = function(v, out)
-  local status = J.field(v, "status")
-  local active = J.field(status, "active")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local active = type(status) == "table" and status.active or J.field(status, "active")
   local len = J.length(active)
   local b = false
   if len == 0 then
-    local lastSuccessfulTime = J.field(status, "lastSuccessfulTime")
+    local lastSuccessfulTime = type(status) == "table" and status.lastSuccessfulTime or J.field(status, "lastSuccessfulTime")
     b = lastSuccessfulTime ~= NULL
   end
   local b_2 = false
   if b then
-    local lastScheduleTime = J.field(status, "lastScheduleTime")
+    local lastScheduleTime = type(status) == "table" and status.lastScheduleTime or J.field(status, "lastScheduleTime")
     b_2 = lastScheduleTime ~= NULL
   end
   local b_3 = false
   if b_2 then
-    local lastScheduleTime_2 = J.field(status, "lastScheduleTime")
-    local lastSuccessfulTime_2 = J.field(status, "lastSuccessfulTime")
+    local lastScheduleTime_2 = type(status) == "table" and status.lastScheduleTime or J.field(status, "lastScheduleTime")
+    local lastSuccessfulTime_2 = type(status) == "table" and status.lastSuccessfulTime or J.field(status, "lastSuccessfulTime")
     local t = J.lt(lastSuccessfulTime_2, lastScheduleTime_2)
     b_3 = t
   end
@@ -374,13 +375,13 @@ end
 
 -- (.status.active | length) == 0 and ({ since: (.status.lastSuccessfulTime // ""), failed: [([])[] | select([.status.conditions[]? | select(.type == "Failed" and .status == "True")] | length != 0) | .metadata.creationTimestamp // ""] } | [.failed[] > .since | select(.)] | length != 0)
 Q[4] = function(v, out)
-  local status = J.field(v, "status")
-  local active = J.field(status, "active")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local active = type(status) == "table" and status.active or J.field(status, "active")
   local len = J.length(active)
   local b = false
   if len == 0 then
     local obj = J.object()
-    local lastSuccessfulTime = J.field(status, "lastSuccessfulTime")
+    local lastSuccessfulTime = type(status) == "table" and status.lastSuccessfulTime or J.field(status, "lastSuccessfulTime")
     if lastSuccessfulTime == NULL or lastSuccessfulTime == false then
       lastSuccessfulTime = ""
     end
@@ -389,13 +390,13 @@ Q[4] = function(v, out)
     local t = J.array()
     for _, x in J.each(t) do
       local arr_2 = J.array()
-      local status_2 = J.field(x, "status")
-      local conditions = J.field(status_2, "conditions")
+      local status_2 = type(x) == "table" and x.status or J.field(x, "status")
+      local conditions = type(status_2) == "table" and status_2.conditions or J.field(status_2, "conditions")
       for _, x_2 in J.each_opt(conditions) do
-        local type_ = J.field(x_2, "type")
+        local type_ = type(x_2) == "table" and x_2.type or J.field(x_2, "type")
         local b_2 = false
         if type_ == "Failed" then
-          local status_3 = J.field(x_2, "status")
+          local status_3 = type(x_2) == "table" and x_2.status or J.field(x_2, "status")
           b_2 = status_3 == "True"
         end
         if b_2 then
@@ -404,8 +405,8 @@ Q[4] = function(v, out)
       end
       local len_2 = J.length(arr_2)
       if len_2 ~= 0 then
-        local metadata = J.field(x, "metadata")
-        local creationTimestamp = J.field(metadata, "creationTimestamp")
+        local metadata = type(x) == "table" and x.metadata or J.field(x, "metadata")
+        local creationTimestamp = type(metadata) == "table" and metadata.creationTimestamp or J.field(metadata, "creationTimestamp")
         if creationTimestamp == NULL or creationTimestamp == false then
           creationTimestamp = ""
         end
@@ -414,8 +415,8 @@ Q[4] = function(v, out)
     end
     obj.failed = arr
     local arr_3 = J.array()
-    local since = J.field(obj, "since")
-    local failed = J.field(obj, "failed")
+    local since = type(obj) == "table" and obj.since or J.field(obj, "since")
+    local failed = type(obj) == "table" and obj.failed or J.field(obj, "failed")
     for _, x_3 in J.each(failed) do
       local t_2 = J.gt(x_3, since)
       if t_2 ~= NULL and t_2 ~= false then
@@ -431,8 +432,8 @@ end
 
 -- .spec.suspend != true
 Q[5] = function(v, out)
-  local spec = J.field(v, "spec")
-  local suspend = J.field(spec, "suspend")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
   local t = suspend ~= true
   if out == nil then return t end
   J.emit(out, t)

@@ -359,20 +359,20 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- ((.status.active // 0) + (.status.terminating // 0)) > 0
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local terminating = J.field(status, "terminating")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local terminating = type(status) == "table" and status.terminating or J.field(status, "terminating")
   if terminating == NULL or terminating == false then
     terminating = 0
   end
-  local active = J.field(status, "active")
+  local active = type(status) == "table" and status.active or J.field(status, "active")
   if active == NULL or active == false then
     active = 0
   end
@@ -384,8 +384,8 @@ end
 
 -- (.status.ready // 0) > 0
 Q[3] = function(v, out)
-  local status = J.field(v, "status")
-  local ready = J.field(status, "ready")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local ready = type(status) == "table" and status.ready or J.field(status, "ready")
   if ready == NULL or ready == false then
     ready = 0
   end
@@ -396,20 +396,20 @@ end
 
 -- (.status.ready // 0) == 0 and ([.status.conditions[]? | select(.status == "True" and (.type == "Complete" or .type == "SuccessCriteriaMet" or .type == "Failed" or .type == "FailureTarget" or .type == "Suspended"))] | length) == 0
 Q[4] = function(v, out)
-  local status = J.field(v, "status")
-  local ready = J.field(status, "ready")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local ready = type(status) == "table" and status.ready or J.field(status, "ready")
   if ready == NULL or ready == false then
     ready = 0
   end
   local b = false
   if ready == 0 then
     local arr = J.array()
-    local conditions = J.field(status, "conditions")
+    local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local status_2 = J.field(x, "status")
+      local status_2 = type(x) == "table" and x.status or J.field(x, "status")
       local b_2 = false
       if status_2 == "True" then
-        local type_ = J.field(x, "type")
+        local type_ = type(x) == "table" and x.type or J.field(x, "type")
         local b_3 = true
         if not (type_ == "Complete") then
           b_3 = type_ == "SuccessCriteriaMet"

@@ -213,55 +213,55 @@ local Q = {}
 
 -- .status.lifecycleState
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local lifecycleState = J.field(status, "lifecycleState")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local lifecycleState = type(status) == "table" and status.lifecycleState or J.field(status, "lifecycleState")
   if out == nil then return lifecycleState end
   J.emit(out, lifecycleState)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- .status.jobManagerDeploymentStatus
 Q[3] = function(v, out)
-  local status = J.field(v, "status")
-  local t = J.field(status, "jobManagerDeploymentStatus")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local t = type(status) == "table" and status.jobManagerDeploymentStatus or J.field(status, "jobManagerDeploymentStatus")
   if out == nil then return t end
   J.emit(out, t)
 end
 
 -- .status.jobStatus.state
 Q[4] = function(v, out)
-  local status = J.field(v, "status")
-  local jobStatus = J.field(status, "jobStatus")
-  local state = J.field(jobStatus, "state")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local jobStatus = type(status) == "table" and status.jobStatus or J.field(status, "jobStatus")
+  local state = type(jobStatus) == "table" and jobStatus.state or J.field(jobStatus, "state")
   if out == nil then return state end
   J.emit(out, state)
 end
 
 -- .spec.job.state
 Q[5] = function(v, out)
-  local spec = J.field(v, "spec")
-  local job = J.field(spec, "job")
-  local state = J.field(job, "state")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local job = type(spec) == "table" and spec.job or J.field(spec, "job")
+  local state = type(job) == "table" and job.state or J.field(job, "state")
   if out == nil then return state end
   J.emit(out, state)
 end
 
 -- .spec.job.state == "suspended" and .status.lifecycleState != "SUSPENDED"
 Q[6] = function(v, out)
-  local spec = J.field(v, "spec")
-  local job = J.field(spec, "job")
-  local state = J.field(job, "state")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local job = type(spec) == "table" and spec.job or J.field(spec, "job")
+  local state = type(job) == "table" and job.state or J.field(job, "state")
   local b = false
   if state == "suspended" then
-    local status = J.field(v, "status")
-    local lifecycleState = J.field(status, "lifecycleState")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local lifecycleState = type(status) == "table" and status.lifecycleState or J.field(status, "lifecycleState")
     b = lifecycleState ~= "SUSPENDED"
   end
   if out == nil then return b end
@@ -270,9 +270,9 @@ end
 
 -- .status.jobStatus.state == "RESTARTING" or .status.jobStatus.state == "FAILING"
 Q[7] = function(v, out)
-  local status = J.field(v, "status")
-  local jobStatus = J.field(status, "jobStatus")
-  local state = J.field(jobStatus, "state")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local jobStatus = type(status) == "table" and status.jobStatus or J.field(status, "jobStatus")
+  local state = type(jobStatus) == "table" and jobStatus.state or J.field(jobStatus, "state")
   local b = true
   if not (state == "RESTARTING") then
     b = state == "FAILING"
@@ -283,18 +283,18 @@ end
 
 -- .status.jobManagerDeploymentStatus == "READY" and (if .spec.job == null then true else .status.jobStatus.state == "RUNNING" end)
 Q[8] = function(v, out)
-  local status = J.field(v, "status")
-  local t = J.field(status, "jobManagerDeploymentStatus")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local t = type(status) == "table" and status.jobManagerDeploymentStatus or J.field(status, "jobManagerDeploymentStatus")
   local b = false
   if t == "READY" then
-    local spec = J.field(v, "spec")
-    local job = J.field(spec, "job")
+    local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+    local job = type(spec) == "table" and spec.job or J.field(spec, "job")
     local t_2
     if job == NULL then
       t_2 = true
     else
-      local jobStatus = J.field(status, "jobStatus")
-      local state = J.field(jobStatus, "state")
+      local jobStatus = type(status) == "table" and status.jobStatus or J.field(status, "jobStatus")
+      local state = type(jobStatus) == "table" and jobStatus.state or J.field(jobStatus, "state")
       t_2 = state == "RUNNING"
     end
     b = t_2 ~= NULL and t_2 ~= false
@@ -305,8 +305,8 @@ end
 
 -- .status.lifecycleState // ""
 Q[9] = function(v, out)
-  local status = J.field(v, "status")
-  local lifecycleState = J.field(status, "lifecycleState")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local lifecycleState = type(status) == "table" and status.lifecycleState or J.field(status, "lifecycleState")
   if lifecycleState == NULL or lifecycleState == false then
     lifecycleState = ""
   end
@@ -317,24 +317,24 @@ end
 -- .status.jobManagerDeploymentStatus == "DEPLOYING" or .status.jobManagerDeploymentStatus == "DEPLOYED_NOT_READY" or ((.spec.job.state // "running") == "running" and
 --     (.status.jobStatus.state == "CREATED" or .status.jobStatus.state == "INITIALIZING" or .status.jobStatus.state == "RECONCILING"))
 Q[10] = function(v, out)
-  local status = J.field(v, "status")
-  local t = J.field(status, "jobManagerDeploymentStatus")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local t = type(status) == "table" and status.jobManagerDeploymentStatus or J.field(status, "jobManagerDeploymentStatus")
   local b = true
   if not (t == "DEPLOYING") then
     b = t == "DEPLOYED_NOT_READY"
   end
   local b_2 = true
   if not b then
-    local spec = J.field(v, "spec")
-    local job = J.field(spec, "job")
-    local state = J.field(job, "state")
+    local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+    local job = type(spec) == "table" and spec.job or J.field(spec, "job")
+    local state = type(job) == "table" and job.state or J.field(job, "state")
     if state == NULL or state == false then
       state = "running"
     end
     local b_3 = false
     if state == "running" then
-      local jobStatus = J.field(status, "jobStatus")
-      local state_2 = J.field(jobStatus, "state")
+      local jobStatus = type(status) == "table" and status.jobStatus or J.field(status, "jobStatus")
+      local state_2 = type(jobStatus) == "table" and jobStatus.state or J.field(jobStatus, "state")
       local b_4 = true
       if not (state_2 == "CREATED") then
         b_4 = state_2 == "INITIALIZING"

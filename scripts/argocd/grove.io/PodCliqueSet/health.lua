@@ -262,21 +262,21 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- (.status.availableReplicas // 0) >= (.spec.replicas // 0)
 Q[2] = function(v, out)
-  local spec = J.field(v, "spec")
-  local replicas = J.field(spec, "replicas")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 0
   end
-  local status = J.field(v, "status")
-  local availableReplicas = J.field(status, "availableReplicas")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
   if availableReplicas == NULL or availableReplicas == false then
     availableReplicas = 0
   end
@@ -287,20 +287,20 @@ end
 
 -- ((.status.updateProgress // .status.rollingUpdateProgress) | . != null and .updateEndedAt == null) and (.status.availableReplicas // 0) > 0
 Q[3] = function(v, out)
-  local status = J.field(v, "status")
-  local updateProgress = J.field(status, "updateProgress")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local updateProgress = type(status) == "table" and status.updateProgress or J.field(status, "updateProgress")
   if updateProgress == NULL or updateProgress == false then
-    local rollingUpdateProgress = J.field(status, "rollingUpdateProgress")
+    local rollingUpdateProgress = type(status) == "table" and status.rollingUpdateProgress or J.field(status, "rollingUpdateProgress")
     updateProgress = rollingUpdateProgress
   end
   local b = false
   if updateProgress ~= NULL then
-    local updateEndedAt = J.field(updateProgress, "updateEndedAt")
+    local updateEndedAt = type(updateProgress) == "table" and updateProgress.updateEndedAt or J.field(updateProgress, "updateEndedAt")
     b = updateEndedAt == NULL
   end
   local b_2 = false
   if b then
-    local availableReplicas = J.field(status, "availableReplicas")
+    local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
@@ -313,13 +313,13 @@ end
 
 -- (.status.availableReplicas // 0) < (.spec.replicas // 0)
 Q[4] = function(v, out)
-  local spec = J.field(v, "spec")
-  local replicas = J.field(spec, "replicas")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
   if replicas == NULL or replicas == false then
     replicas = 0
   end
-  local status = J.field(v, "status")
-  local availableReplicas = J.field(status, "availableReplicas")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
   if availableReplicas == NULL or availableReplicas == false then
     availableReplicas = 0
   end

@@ -321,8 +321,8 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
@@ -330,10 +330,10 @@ end
 -- [.status.replicatedJobsStatus[]? | select((.ready // 0) > 0)] | length > 0
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local replicatedJobsStatus = J.field(status, "replicatedJobsStatus")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local replicatedJobsStatus = type(status) == "table" and status.replicatedJobsStatus or J.field(status, "replicatedJobsStatus")
   for _, x in J.each_opt(replicatedJobsStatus) do
-    local ready = J.field(x, "ready")
+    local ready = type(x) == "table" and x.ready or J.field(x, "ready")
     if ready == NULL or ready == false then
       ready = 0
     end
@@ -351,10 +351,10 @@ end
 -- ([.status.replicatedJobsStatus[]? | select((.ready // 0) > 0)] | length) == 0 and ([.status.conditions[]? | select(.status == "True" and (.type == "Completed" or .type == "Failed" or .type == "Suspended" or .type == "StartupPolicyCompleted"))] | length) == 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local replicatedJobsStatus = J.field(status, "replicatedJobsStatus")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local replicatedJobsStatus = type(status) == "table" and status.replicatedJobsStatus or J.field(status, "replicatedJobsStatus")
   for _, x in J.each_opt(replicatedJobsStatus) do
-    local ready = J.field(x, "ready")
+    local ready = type(x) == "table" and x.ready or J.field(x, "ready")
     if ready == NULL or ready == false then
       ready = 0
     end
@@ -367,12 +367,12 @@ Q[3] = function(v, out)
   local b = false
   if len == 0 then
     local arr_2 = J.array()
-    local conditions = J.field(status, "conditions")
+    local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
     for _, x_2 in J.each_opt(conditions) do
-      local status_2 = J.field(x_2, "status")
+      local status_2 = type(x_2) == "table" and x_2.status or J.field(x_2, "status")
       local b_2 = false
       if status_2 == "True" then
-        local type_ = J.field(x_2, "type")
+        local type_ = type(x_2) == "table" and x_2.type or J.field(x_2, "type")
         local b_3 = true
         if not (type_ == "Completed") then
           b_3 = type_ == "Failed"

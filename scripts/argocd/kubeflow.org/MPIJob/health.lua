@@ -274,8 +274,8 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
@@ -283,13 +283,13 @@ end
 -- [.status.conditions[]? | select(.status == "True" and .type != "Created")] | length
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local status_2 = J.field(x, "status")
+    local status_2 = type(x) == "table" and x.status or J.field(x, "status")
     local b = false
     if status_2 == "True" then
-      local type_ = J.field(x, "type")
+      local type_ = type(x) == "table" and x.type or J.field(x, "type")
       b = type_ ~= "Created"
     end
     if b then

@@ -348,24 +348,24 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- ((.metadata.annotations // {}) | has("kubeflow-resource-stopped")) and (.status.readyReplicas // 0) > 0
 Q[2] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local annotations = J.field(metadata, "annotations")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata.annotations or J.field(metadata, "annotations")
   if annotations == NULL or annotations == false then
     annotations = J.object()
   end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has then
-    local status = J.field(v, "status")
-    local readyReplicas = J.field(status, "readyReplicas")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end
@@ -378,16 +378,16 @@ end
 
 -- ((.metadata.annotations // {}) | has("kubeflow-resource-stopped")) and (.status.readyReplicas // 0) == 0
 Q[3] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local annotations = J.field(metadata, "annotations")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata.annotations or J.field(metadata, "annotations")
   if annotations == NULL or annotations == false then
     annotations = J.object()
   end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has then
-    local status = J.field(v, "status")
-    local readyReplicas = J.field(status, "readyReplicas")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end
@@ -399,17 +399,17 @@ end
 
 -- .status.containerState.terminated != null or ([.status.containerState.waiting.reason // empty] - ["ContainerCreating", "PodInitializing"] | length > 0)
 Q[4] = function(v, out)
-  local status = J.field(v, "status")
-  local containerState = J.field(status, "containerState")
-  local terminated = J.field(containerState, "terminated")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local containerState = type(status) == "table" and status.containerState or J.field(status, "containerState")
+  local terminated = type(containerState) == "table" and containerState.terminated or J.field(containerState, "terminated")
   local b = true
   if not (terminated ~= NULL) then
     local arr = J.array()
     arr[#arr + 1] = "ContainerCreating"
     arr[#arr + 1] = "PodInitializing"
     local arr_2 = J.array()
-    local waiting = J.field(containerState, "waiting")
-    local reason = J.field(waiting, "reason")
+    local waiting = type(containerState) == "table" and containerState.waiting or J.field(containerState, "waiting")
+    local reason = type(waiting) == "table" and waiting.reason or J.field(waiting, "reason")
     if reason ~= NULL and reason ~= false then
       arr_2[#arr_2 + 1] = reason
     else
@@ -426,16 +426,16 @@ end
 
 -- ((.metadata.annotations // {}) | has("kubeflow-resource-stopped") | not) and (.status.readyReplicas // 0) == 0
 Q[5] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local annotations = J.field(metadata, "annotations")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata.annotations or J.field(metadata, "annotations")
   if annotations == NULL or annotations == false then
     annotations = J.object()
   end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has == NULL or has == false then
-    local status = J.field(v, "status")
-    local readyReplicas = J.field(status, "readyReplicas")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end

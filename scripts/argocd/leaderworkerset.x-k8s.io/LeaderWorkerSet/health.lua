@@ -321,16 +321,16 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- (.status.readyReplicas // 0) > 0
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local readyReplicas = J.field(status, "readyReplicas")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
   if readyReplicas == NULL or readyReplicas == false then
     readyReplicas = 0
   end
@@ -342,13 +342,13 @@ end
 -- ([.status.conditions[]? | select(.type == "UpdateInProgress" and .status == "True")] | length) == 0 or (.status.readyReplicas // 0) == 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.field(x, "type")
+    local type_ = type(x) == "table" and x.type or J.field(x, "type")
     local b = false
     if type_ == "UpdateInProgress" then
-      local status_2 = J.field(x, "status")
+      local status_2 = type(x) == "table" and x.status or J.field(x, "status")
       b = status_2 == "True"
     end
     if b then
@@ -358,7 +358,7 @@ Q[3] = function(v, out)
   local len = J.length(arr)
   local b_2 = true
   if not (len == 0) then
-    local readyReplicas = J.field(status, "readyReplicas")
+    local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end

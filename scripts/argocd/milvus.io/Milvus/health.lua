@@ -192,16 +192,16 @@ local Q = {}
 
 -- .status.status
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local status_2 = J.field(status, "status")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local status_2 = type(status) == "table" and status.status or J.field(status, "status")
   if out == nil then return status_2 end
   J.emit(out, status_2)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end

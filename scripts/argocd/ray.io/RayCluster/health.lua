@@ -213,24 +213,24 @@ local Q = {}
 
 -- .status.state
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local state = J.field(status, "state")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local state = type(status) == "table" and status.state or J.field(status, "state")
   if out == nil then return state end
   J.emit(out, state)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- .spec.suspend // false
 Q[3] = function(v, out)
-  local spec = J.field(v, "spec")
-  local suspend = J.field(spec, "suspend")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
   if suspend == NULL or suspend == false then
     suspend = false
   end
@@ -240,12 +240,12 @@ end
 
 -- .spec.suspend == true and .status.state != "suspended"
 Q[4] = function(v, out)
-  local spec = J.field(v, "spec")
-  local suspend = J.field(spec, "suspend")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
   local b = false
   if suspend == true then
-    local status = J.field(v, "status")
-    local state = J.field(status, "state")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local state = type(status) == "table" and status.state or J.field(status, "state")
     b = state ~= "suspended"
   end
   if out == nil then return b end
@@ -254,8 +254,8 @@ end
 
 -- .spec.suspend == true
 Q[5] = function(v, out)
-  local spec = J.field(v, "spec")
-  local suspend = J.field(spec, "suspend")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
   local t = suspend == true
   if out == nil then return t end
   J.emit(out, t)
@@ -263,12 +263,12 @@ end
 
 -- .status.state == null and (.spec.suspend // false) == false
 Q[6] = function(v, out)
-  local status = J.field(v, "status")
-  local state = J.field(status, "state")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local state = type(status) == "table" and status.state or J.field(status, "state")
   local b = false
   if state == NULL then
-    local spec = J.field(v, "spec")
-    local suspend = J.field(spec, "suspend")
+    local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+    local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
     if suspend == NULL or suspend == false then
       suspend = false
     end

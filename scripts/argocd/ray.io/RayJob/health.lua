@@ -211,24 +211,24 @@ local Q = {}
 
 -- .status.jobDeploymentStatus
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local jobDeploymentStatus = J.field(status, "jobDeploymentStatus")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local jobDeploymentStatus = type(status) == "table" and status.jobDeploymentStatus or J.field(status, "jobDeploymentStatus")
   if out == nil then return jobDeploymentStatus end
   J.emit(out, jobDeploymentStatus)
 end
 
 -- .status.jobStatus
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local jobStatus = J.field(status, "jobStatus")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local jobStatus = type(status) == "table" and status.jobStatus or J.field(status, "jobStatus")
   if out == nil then return jobStatus end
   J.emit(out, jobStatus)
 end
 
 -- .spec.suspend // false
 Q[3] = function(v, out)
-  local spec = J.field(v, "spec")
-  local suspend = J.field(spec, "suspend")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
   if suspend == NULL or suspend == false then
     suspend = false
   end
@@ -238,8 +238,8 @@ end
 
 -- .status.jobDeploymentStatus // ""
 Q[4] = function(v, out)
-  local status = J.field(v, "status")
-  local jobDeploymentStatus = J.field(status, "jobDeploymentStatus")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local jobDeploymentStatus = type(status) == "table" and status.jobDeploymentStatus or J.field(status, "jobDeploymentStatus")
   if jobDeploymentStatus == NULL or jobDeploymentStatus == false then
     jobDeploymentStatus = ""
   end

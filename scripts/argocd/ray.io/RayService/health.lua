@@ -276,8 +276,8 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
@@ -294,13 +294,13 @@ do
   end
   Q[2] = function(v, out)
     local arr = J.array()
-    local status = J.field(v, "status")
-    local conditions = J.field(status, "conditions")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local type_ = J.field(x, "type")
+      local type_ = type(x) == "table" and x.type or J.field(x, "type")
       local b = false
       if type_ == "Ready" then
-        local status_2 = J.field(x, "status")
+        local status_2 = type(x) == "table" and x.status or J.field(x, "status")
         b = status_2 == "True"
       end
       if b then
@@ -312,15 +312,15 @@ do
     if t then
       local arr_2 = J.array()
       local function k(x_2)
-        local applicationStatuses = J.field(x_2, "applicationStatuses")
+        local applicationStatuses = type(x_2) == "table" and x_2.applicationStatuses or J.field(x_2, "applicationStatuses")
         for _, x_3 in J.each_opt(applicationStatuses) do
-          local status_3 = J.field(x_3, "status")
+          local status_3 = type(x_3) == "table" and x_3.status or J.field(x_3, "status")
           arr_2[#arr_2 + 1] = status_3
         end
       end
-      local activeServiceStatus = J.field(status, "activeServiceStatus")
+      local activeServiceStatus = type(status) == "table" and status.activeServiceStatus or J.field(status, "activeServiceStatus")
       k(activeServiceStatus)
-      local pendingServiceStatus = J.field(status, "pendingServiceStatus")
+      local pendingServiceStatus = type(status) == "table" and status.pendingServiceStatus or J.field(status, "pendingServiceStatus")
       k(pendingServiceStatus)
       local first_2 = first(arr_2)
       if first_2 ~= nil then
@@ -335,8 +335,8 @@ end
 
 -- .spec.suspend // false
 Q[3] = function(v, out)
-  local spec = J.field(v, "spec")
-  local suspend = J.field(spec, "suspend")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
   if suspend == NULL or suspend == false then
     suspend = false
   end
@@ -360,11 +360,11 @@ do
   end
   Q[4] = function(v, out)
     local arr = J.array()
-    local status = J.field(v, "status")
-    local activeServiceStatus = J.field(status, "activeServiceStatus")
-    local applicationStatuses = J.field(activeServiceStatus, "applicationStatuses")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local activeServiceStatus = type(status) == "table" and status.activeServiceStatus or J.field(status, "activeServiceStatus")
+    local applicationStatuses = type(activeServiceStatus) == "table" and activeServiceStatus.applicationStatuses or J.field(activeServiceStatus, "applicationStatuses")
     for _, x in J.each_opt(applicationStatuses) do
-      local status_2 = J.field(x, "status")
+      local status_2 = type(x) == "table" and x.status or J.field(x, "status")
       arr[#arr + 1] = status_2
     end
     local first_2 = first(arr)
@@ -377,10 +377,10 @@ end
 -- [.status.conditions[]? | select(.type == "Ready")] | length
 Q[5] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.field(x, "type")
+    local type_ = type(x) == "table" and x.type or J.field(x, "type")
     if type_ == "Ready" then
       arr[#arr + 1] = x
     end

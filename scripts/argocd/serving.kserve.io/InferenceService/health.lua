@@ -274,26 +274,26 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- .status.modelStatus.transitionStatus
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local modelStatus = J.field(status, "modelStatus")
-  local transitionStatus = J.field(modelStatus, "transitionStatus")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local modelStatus = type(status) == "table" and status.modelStatus or J.field(status, "modelStatus")
+  local transitionStatus = type(modelStatus) == "table" and modelStatus.transitionStatus or J.field(modelStatus, "transitionStatus")
   if out == nil then return transitionStatus end
   J.emit(out, transitionStatus)
 end
 
 -- .metadata.annotations["serving.kserve.io/stop"] != "true"
 Q[3] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local annotations = J.field(metadata, "annotations")
-  local t = J.field(annotations, "serving.kserve.io/stop")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata.annotations or J.field(metadata, "annotations")
+  local t = type(annotations) == "table" and annotations["serving.kserve.io/stop"] or J.field(annotations, "serving.kserve.io/stop")
   local t_2 = t ~= "true"
   if out == nil then return t_2 end
   J.emit(out, t_2)
@@ -301,19 +301,19 @@ end
 
 -- .metadata.annotations["serving.kserve.io/stop"] == "true" and ([.status.conditions[]? | select(.type == "Stopped" and .status == "True")] | length) == 0
 Q[4] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local annotations = J.field(metadata, "annotations")
-  local t = J.field(annotations, "serving.kserve.io/stop")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata.annotations or J.field(metadata, "annotations")
+  local t = type(annotations) == "table" and annotations["serving.kserve.io/stop"] or J.field(annotations, "serving.kserve.io/stop")
   local b = false
   if t == "true" then
     local arr = J.array()
-    local status = J.field(v, "status")
-    local conditions = J.field(status, "conditions")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local type_ = J.field(x, "type")
+      local type_ = type(x) == "table" and x.type or J.field(x, "type")
       local b_2 = false
       if type_ == "Stopped" then
-        local status_2 = J.field(x, "status")
+        local status_2 = type(x) == "table" and x.status or J.field(x, "status")
         b_2 = status_2 == "True"
       end
       if b_2 then
@@ -330,10 +330,10 @@ end
 -- [.status.conditions[]? | select(.type == "Ready")] | length
 Q[5] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.field(x, "type")
+    local type_ = type(x) == "table" and x.type or J.field(x, "type")
     if type_ == "Ready" then
       arr[#arr + 1] = x
     end

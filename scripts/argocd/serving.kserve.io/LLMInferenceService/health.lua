@@ -321,8 +321,8 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
@@ -330,13 +330,13 @@ end
 -- [.status.conditions[]? | select(.status == "False" and .reason == "ProgressDeadlineExceeded")] | length > 0
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local status_2 = J.field(x, "status")
+    local status_2 = type(x) == "table" and x.status or J.field(x, "status")
     local b = false
     if status_2 == "False" then
-      local reason = J.field(x, "reason")
+      local reason = type(x) == "table" and x.reason or J.field(x, "reason")
       b = reason == "ProgressDeadlineExceeded"
     end
     if b then
@@ -351,9 +351,9 @@ end
 
 -- .metadata.annotations["serving.kserve.io/stop"] != "true"
 Q[3] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local annotations = J.field(metadata, "annotations")
-  local t = J.field(annotations, "serving.kserve.io/stop")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata.annotations or J.field(metadata, "annotations")
+  local t = type(annotations) == "table" and annotations["serving.kserve.io/stop"] or J.field(annotations, "serving.kserve.io/stop")
   local t_2 = t ~= "true"
   if out == nil then return t_2 end
   J.emit(out, t_2)
@@ -361,19 +361,19 @@ end
 
 -- .metadata.annotations["serving.kserve.io/stop"] == "true" and ([.status.conditions[]? | select(.type == "Ready" and .reason == "Stopped")] | length) == 0
 Q[4] = function(v, out)
-  local metadata = J.field(v, "metadata")
-  local annotations = J.field(metadata, "annotations")
-  local t = J.field(annotations, "serving.kserve.io/stop")
+  local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
+  local annotations = type(metadata) == "table" and metadata.annotations or J.field(metadata, "annotations")
+  local t = type(annotations) == "table" and annotations["serving.kserve.io/stop"] or J.field(annotations, "serving.kserve.io/stop")
   local b = false
   if t == "true" then
     local arr = J.array()
-    local status = J.field(v, "status")
-    local conditions = J.field(status, "conditions")
+    local status = type(v) == "table" and v.status or J.field(v, "status")
+    local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
     for _, x in J.each_opt(conditions) do
-      local type_ = J.field(x, "type")
+      local type_ = type(x) == "table" and x.type or J.field(x, "type")
       local b_2 = false
       if type_ == "Ready" then
-        local reason = J.field(x, "reason")
+        local reason = type(x) == "table" and x.reason or J.field(x, "reason")
         b_2 = reason == "Stopped"
       end
       if b_2 then
@@ -390,10 +390,10 @@ end
 -- [.status.conditions[]? | select(.type == "Ready")] | length
 Q[5] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
-    local type_ = J.field(x, "type")
+    local type_ = type(x) == "table" and x.type or J.field(x, "type")
     if type_ == "Ready" then
       arr[#arr + 1] = x
     end

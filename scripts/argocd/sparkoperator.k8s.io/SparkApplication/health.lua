@@ -211,18 +211,18 @@ local Q = {}
 
 -- .status.applicationState.state
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local applicationState = J.field(status, "applicationState")
-  local state = J.field(applicationState, "state")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local applicationState = type(status) == "table" and status.applicationState or J.field(status, "applicationState")
+  local state = type(applicationState) == "table" and applicationState.state or J.field(applicationState, "state")
   if out == nil then return state end
   J.emit(out, state)
 end
 
 -- (.status.applicationState.state // "") == ""
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local applicationState = J.field(status, "applicationState")
-  local state = J.field(applicationState, "state")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local applicationState = type(status) == "table" and status.applicationState or J.field(status, "applicationState")
+  local state = type(applicationState) == "table" and applicationState.state or J.field(applicationState, "state")
   if state == NULL or state == false then
     state = ""
   end

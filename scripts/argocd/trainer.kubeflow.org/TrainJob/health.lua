@@ -321,8 +321,8 @@ local Q = {}
 
 -- .status.conditions
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
@@ -330,17 +330,17 @@ end
 -- [.status.jobsStatus[]? | select(.name != "dataset-initializer" and .name != "model-initializer" and (.ready // 0) > 0)] | length > 0
 Q[2] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local jobsStatus = J.field(status, "jobsStatus")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local jobsStatus = type(status) == "table" and status.jobsStatus or J.field(status, "jobsStatus")
   for _, x in J.each_opt(jobsStatus) do
-    local name = J.field(x, "name")
+    local name = type(x) == "table" and x.name or J.field(x, "name")
     local b = false
     if name ~= "dataset-initializer" then
       b = name ~= "model-initializer"
     end
     local b_2 = false
     if b then
-      local ready = J.field(x, "ready")
+      local ready = type(x) == "table" and x.ready or J.field(x, "ready")
       if ready == NULL or ready == false then
         ready = 0
       end
@@ -360,17 +360,17 @@ end
 -- ([.status.jobsStatus[]? | select(.name != "dataset-initializer" and .name != "model-initializer" and (.ready // 0) > 0)] | length) == 0 and ([.status.conditions[]? | select(.status == "True" and (.type == "Complete" or .type == "Failed" or .type == "Suspended"))] | length) == 0
 Q[3] = function(v, out)
   local arr = J.array()
-  local status = J.field(v, "status")
-  local jobsStatus = J.field(status, "jobsStatus")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local jobsStatus = type(status) == "table" and status.jobsStatus or J.field(status, "jobsStatus")
   for _, x in J.each_opt(jobsStatus) do
-    local name = J.field(x, "name")
+    local name = type(x) == "table" and x.name or J.field(x, "name")
     local b = false
     if name ~= "dataset-initializer" then
       b = name ~= "model-initializer"
     end
     local b_2 = false
     if b then
-      local ready = J.field(x, "ready")
+      local ready = type(x) == "table" and x.ready or J.field(x, "ready")
       if ready == NULL or ready == false then
         ready = 0
       end
@@ -385,12 +385,12 @@ Q[3] = function(v, out)
   local b_3 = false
   if len == 0 then
     local arr_2 = J.array()
-    local conditions = J.field(status, "conditions")
+    local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
     for _, x_2 in J.each_opt(conditions) do
-      local status_2 = J.field(x_2, "status")
+      local status_2 = type(x_2) == "table" and x_2.status or J.field(x_2, "status")
       local b_4 = false
       if status_2 == "True" then
-        local type_ = J.field(x_2, "type")
+        local type_ = type(x_2) == "table" and x_2.type or J.field(x_2, "type")
         local b_5 = true
         if not (type_ == "Complete") then
           b_5 = type_ == "Failed"

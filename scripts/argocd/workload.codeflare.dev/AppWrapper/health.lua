@@ -213,24 +213,24 @@ local Q = {}
 
 -- .status.phase
 Q[1] = function(v, out)
-  local status = J.field(v, "status")
-  local phase = J.field(status, "phase")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local phase = type(status) == "table" and status.phase or J.field(status, "phase")
   if out == nil then return phase end
   J.emit(out, phase)
 end
 
 -- .status.conditions
 Q[2] = function(v, out)
-  local status = J.field(v, "status")
-  local conditions = J.field(status, "conditions")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   if out == nil then return conditions end
   J.emit(out, conditions)
 end
 
 -- .spec.suspend // false
 Q[3] = function(v, out)
-  local spec = J.field(v, "spec")
-  local suspend = J.field(spec, "suspend")
+  local spec = type(v) == "table" and v.spec or J.field(v, "spec")
+  local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
   if suspend == NULL or suspend == false then
     suspend = false
   end
@@ -240,8 +240,8 @@ end
 
 -- .status.phase // ""
 Q[4] = function(v, out)
-  local status = J.field(v, "status")
-  local phase = J.field(status, "phase")
+  local status = type(v) == "table" and v.status or J.field(v, "status")
+  local phase = type(status) == "table" and status.phase or J.field(status, "phase")
   if phase == NULL or phase == false then
     phase = ""
   end
