@@ -76,9 +76,14 @@ func loadPortable(ctx context.Context, u *Unit) (*portableState, error) {
 const shakenRoots = "\nJ.array J.object J.null JX.kind\n"
 
 // loadShaken is loadPortable on the runtime ShakePortable keeps for the
-// unit, as an export's chunk carries it.
+// unit, as an export's chunk carries it: for a compact unit, Karmada's,
+// ShakePortableEager's.
 func loadShaken(ctx context.Context, u *Unit) (*portableState, error) {
-	rt, err := luaapi.Compile("jqlua-portable-shaken", ShakePortable(PortableNames+u.Lua()+portableRunner+shakenRoots)+"return J, JX\n")
+	shake := ShakePortable
+	if u.compact {
+		shake = ShakePortableEager
+	}
+	rt, err := luaapi.Compile("jqlua-portable-shaken", shake(PortableNames+u.Lua()+portableRunner+shakenRoots)+"return J, JX\n")
 	if err != nil {
 		return nil, fmt.Errorf("the shaken runtime does not compile: %w", err)
 	}

@@ -26,7 +26,20 @@ import (
 // scope's own local shadows keeps its definition too: the result may keep
 // more than it needs, never less. The runtime never indexes J or JX with
 // a computed key, which is what makes the scan complete.
-func ShakePortable(code string) string {
+//
+// The error and encoding machinery it keeps is built on first need (warm,
+// see coldNames): for a target that compiles a chunk once and runs it
+// often (Argo CD). ShakePortableEager is the same runtime built whole on
+// every run.
+func ShakePortable(code string) string { return shakePortable(code, true) }
+
+// ShakePortableEager is ShakePortable with every kept part defined where
+// the runtime defines it, no warm and no stubs: for a target that compiles
+// a chunk on every call (Karmada), whose compile of warm's declarations,
+// stubs and deeper indentation costs more than the closures it saves.
+func ShakePortableEager(code string) string { return shakePortable(code, false) }
+
+func shakePortable(code string, lazy bool) string {
 	rt, err := portableParts()
 	if err != nil {
 		// The runtime is fixed at build time; TestShakePortable checks
@@ -40,7 +53,10 @@ func ShakePortable(code string) string {
 		}
 	}
 	kept := reached(len(rt.parts), func(i int) ([]string, []string) { return rt.parts[i].defines, rt.parts[i].refs }, needed)
-	cold := coldParts(rt, kept)
+	cold := make([]bool, len(rt.parts))
+	if lazy {
+		cold = coldParts(rt, kept)
+	}
 	var b strings.Builder
 	b.WriteString(rt.head)
 	var names []string

@@ -126,11 +126,31 @@ func TestShakePortableShrinks(t *testing.T) {
 	assert.Contains(t, none, "return J, JX")
 }
 
+// TestShakePortableEagerKeepsTheSameParts: the eager runtime keeps what
+// the lazy one keeps, each part where the runtime defines it: no warm, no
+// stubs, fewer bytes.
+func TestShakePortableEagerKeepsTheSameParts(t *testing.T) {
+	code := "local NULL = J.null\nJ.emit(out, J.index(v, \"status\"))\nlocal m = JX.message(e)\n"
+	lazy, eager := ShakePortable(code), ShakePortableEager(code)
+	assert.NotContains(t, eager, "warm")
+	for _, want := range []string{"local function tep(v)", "local function encode(v, b)", "local function index(v, k)", "function J.index(", "return J, JX"} {
+		assert.Contains(t, eager, want)
+	}
+	assert.Less(t, len(eager), len(lazy))
+}
+
 // TestShakePortableWarmsOnFirstNeed: a chunk whose error machinery is
 // built on first need raises gojq's message on its first error and on the
-// next ones, and reads values the same before and after.
+// next ones, and reads values the same before and after; so does the
+// eager runtime.
 func TestShakePortableWarmsOnFirstNeed(t *testing.T) {
-	src := ShakePortable("J.index J.null J.tostring J.array J.object JX.message\n") + `
+	for _, shake := range []func(string) string{ShakePortable, ShakePortableEager} {
+		testFirstErrors(t, shake)
+	}
+}
+
+func testFirstErrors(t *testing.T, shake func(string) string) {
+	src := shake("J.index J.null J.tostring J.array J.object JX.message\n") + `
 local a = J.index({status = {x = 1}}, "status")
 local ok1, e1 = pcall(J.index, 5, "status")
 local ok2, e2 = pcall(J.index, true, "x")
