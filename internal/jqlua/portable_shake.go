@@ -3,6 +3,8 @@ package jqlua
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -71,7 +73,7 @@ func shakePortable(code string, lazy bool) string {
 	}
 	for i, p := range rt.parts {
 		if kept[i] && !cold[i] && !p.isReturn {
-			b.WriteString(p.text)
+			b.WriteString(p.neededText(needed))
 		}
 	}
 	if len(names) > 0 {
@@ -182,6 +184,60 @@ type portablePart struct {
 	// deferred: the part only defines functions, so the names it mentions
 	// are read when they run, not when the runtime is built.
 	deferred bool
+	// aliases are the names and values of a declaration of several locals
+	// by plain values on one line (local floor, abs = math.floor,
+	// math.abs), which neededText cuts to the names the rest needs; nil
+	// for any other part.
+	aliases [][2]string
+}
+
+// neededText is the part's text, a declaration of aliases cut to the
+// names in needed.
+func (p portablePart) neededText(needed map[string]bool) string {
+	if p.aliases == nil {
+		return p.text
+	}
+	var names, values []string
+	for _, a := range p.aliases {
+		if needed[a[0]] {
+			names, values = append(names, a[0]), append(values, a[1])
+		}
+	}
+	head, _, _ := strings.Cut(p.text, "local ")
+	return head + "local " + strings.Join(names, ", ") + " = " + strings.Join(values, ", ") + "\n"
+}
+
+// plainValue is a value aliasesOf may cut out of a declaration: a name
+// (math.floor), an empty table or a short string literal.
+var plainValue = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.]*|\{\}|"[a-z]*")$`)
+
+// aliasesOf reads the part text, of a statement declaring names, as a
+// declaration of aliases: its last line "local a, b = x, y" with a value
+// per name, each a plainValue; nil otherwise.
+func aliasesOf(text string, names []string) [][2]string {
+	lines := strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	for _, l := range lines[:len(lines)-1] {
+		if !commentOrBlank(l) {
+			return nil
+		}
+	}
+	lhs, rhs, ok := strings.Cut(strings.TrimPrefix(last, "local "), " = ")
+	if !ok || len(names) < 2 || lhs != strings.Join(names, ", ") {
+		return nil
+	}
+	values := strings.Split(rhs, ", ")
+	if len(values) != len(names) {
+		return nil
+	}
+	out := make([][2]string, len(names))
+	for i, v := range values {
+		if !plainValue.MatchString(v) {
+			return nil
+		}
+		out[i] = [2]string{names[i], v}
+	}
+	return out
 }
 
 type portableRuntime struct {
@@ -257,6 +313,20 @@ func splitPortable(src string) (*portableRuntime, error) {
 		if la, ok := st.(*ast.LocalAssignStmt); ok && len(la.Names) == 1 && len(la.Exprs) == 1 {
 			_, part.function = la.Exprs[0].(*ast.FunctionExpr)
 			part.warmText = warmText(text)
+		} else if ok && len(la.Names) == len(la.Exprs) {
+			// The names it declares are not what it needs: its values
+			// are, less the globals it localises under their own names
+			// (local type, pairs = type, pairs), which no part defines.
+			if part.aliases = aliasesOf(text, la.Names); part.aliases != nil {
+				part.refs = nil
+				for _, a := range part.aliases {
+					for _, r := range references(a[1]) {
+						if !slices.Contains(la.Names, r) {
+							part.refs = append(part.refs, r)
+						}
+					}
+				}
+			}
 		}
 		rt.parts = append(rt.parts, part)
 	}

@@ -55,9 +55,9 @@ func topLevel(t *testing.T) map[string]bool {
 }
 
 // TestShakePortableIsClosed: for each primitive alone, the shaken runtime
-// defines every top-level name its text mentions (a local left out would
-// turn into a nil global at run time), compiles, and builds a J holding
-// the primitive.
+// (lazy or eager) defines every top-level name its text mentions (a local
+// left out, or cut from a declaration of aliases, would turn into a nil
+// global at run time), compiles, and builds a J holding the primitive.
 func TestShakePortableIsClosed(t *testing.T) {
 	all := topLevel(t)
 	var roots []string
@@ -70,8 +70,12 @@ func TestShakePortableIsClosed(t *testing.T) {
 	require.NotEmpty(t, roots)
 	L := luaapi.NewState(luaapi.SandboxOptions{})
 	defer L.Close()
-	for _, root := range roots {
-		shaken := ShakePortable("local x = " + root + "\n")
+	for i, root := range roots {
+		shake := ShakePortable
+		if i%2 == 1 {
+			shake = ShakePortableEager // each form on half the roots
+		}
+		shaken := shake("local x = " + root + "\n")
 		split, err := splitPortable(shaken)
 		require.NoError(t, err, root)
 		kept := map[string]bool{}
@@ -137,6 +141,12 @@ func TestShakePortableEagerKeepsTheSameParts(t *testing.T) {
 		assert.Contains(t, eager, want)
 	}
 	assert.Less(t, len(eager), len(lazy))
+	// The declarations of aliases keep the names the kept parts use: the
+	// encoder's (index's errors) but no slice's ceil or modulo's fmod.
+	emit := ShakePortableEager("J.emit(out, J.field(v, \"a\"))\n")
+	assert.Contains(t, emit, "local concat, sort = table.concat, table.sort")
+	assert.Contains(t, emit, "local floor, abs = math.floor, math.abs")
+	assert.NotContains(t, emit, "ceil")
 }
 
 // TestShakePortableWarmsOnFirstNeed: a chunk whose error machinery is
