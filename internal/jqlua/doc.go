@@ -78,7 +78,8 @@
 // chunk begins with PortablePrelude instead of Prelude and takes no
 // arguments. Its accessors read constant string keys from the tables
 // directly, with J.field (J.index for a string key, without the rest of
-// index) for every other case, and read a key of the same
+// index) for every other case (a unit made by NewCompactPortableUnit, for
+// a target that compiles every call, reads with J.field alone), and read a key of the same
 // local once while it is in scope; an accessor whose expression has one
 // output (Unit.One) returns it when called without an output table. The differential tests run every translated expression on
 // both runtimes against gojq, the portable one in a state with Karmada's
