@@ -101,7 +101,7 @@ func ExportProgram(p *interpreter.Program) (*Export, error) {
 	if p == nil {
 		return nil, fmt.Errorf("argo export: %w", interpreter.ErrNoProgram)
 	}
-	e := luaexport.New(p, "Argo CD")
+	e := luaexport.New(p, "Argo CD", luaexport.CompiledOnce)
 	for _, o := range e.In.Scripts() {
 		for _, g := range o.Globals {
 			// The export translates the Karta's paths: a hook written in

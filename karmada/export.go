@@ -41,7 +41,7 @@ func Export(p *interpreter.Program) ([]byte, error) {
 	if p == nil {
 		return nil, fmt.Errorf("karmada export: %w", interpreter.ErrNoProgram)
 	}
-	e := luaexport.New(p, "Karmada")
+	e := luaexport.New(p, "Karmada", luaexport.CompiledPerCall)
 	in := e.In
 	chunks, err := exportLua(e)
 	if err != nil {

@@ -73,8 +73,11 @@
 // if one is missing or extra). An expression outside the subset is a
 // *NotPortableError: no export can carry it. Accessors read constant
 // string keys from the tables directly, with J.field (J.index for a string
-// key, without the rest of index) for every other case, and read a key of
-// the same local once while it is in scope. The differential tests run
+// key, without the rest of index) for every other case (a unit made by
+// NewCompactPortableUnit, for a target that compiles every call, reads
+// with J.field alone), and read a key of the same local once while it is
+// in scope; an accessor whose expression has one output (Unit.One) returns
+// it when called without an output table. The differential tests run
 // every translated expression on the runtime, in a state with Karmada's
 // sandbox, against gojq (TestDifferential, FuzzJQ here; FuzzBackends and
 // the interpreter's differential tests on the Kartas' own expressions).

@@ -928,13 +928,15 @@ local J, JX = (function()
   end
 
   -- JX.plain turns a value into what Karmada's own decoding would give:
-  -- null members and elements left out.
+  -- null members and elements left out, and every table a new one. A table
+  -- of the input placed twice ({a: .x, b: .x}) would otherwise be one Lua
+  -- table reached twice in the result, which Karmada's JSON encoder refuses
+  -- ("cannot encode recursively nested tables"); a copy is a tree of its own.
   local function plain(v)
     if v == NULL then return nil end
-    local k = KIND[v]
-    if k == nil then return v end
+    if type(v) ~= "table" then return v end
     local out = {}
-    if k == ARRAY then
+    if KIND[v] == ARRAY then
       for i = 1, #v do out[#out + 1] = plain(v[i]) end
     else
       for key, x in pairs(v) do out[key] = plain(x) end

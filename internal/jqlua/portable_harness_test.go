@@ -76,9 +76,14 @@ func loadPortable(ctx context.Context, u *Unit) (*portableState, error) {
 const shakenRoots = "\nJ.array J.object J.null JX.kind\n"
 
 // loadShaken is loadPortable on the runtime ShakePortable keeps for the
-// unit, as an export's chunk carries it.
+// unit, as an export's chunk carries it: for a compact unit, Karmada's,
+// ShakePortableEager's.
 func loadShaken(ctx context.Context, u *Unit) (*portableState, error) {
-	rt, err := luaapi.Compile("jqlua-portable-shaken", ShakePortable(PortableNames+u.Lua()+portableRunner+shakenRoots)+"return J, JX\n")
+	shake := ShakePortable
+	if u.compact {
+		shake = ShakePortableEager
+	}
+	rt, err := luaapi.Compile("jqlua-portable-shaken", shake(PortableNames+u.Lua()+portableRunner+shakenRoots)+"return J, JX\n")
 	if err != nil {
 		return nil, fmt.Errorf("the shaken runtime does not compile: %w", err)
 	}
@@ -315,7 +320,24 @@ func differPortable(ctx context.Context, expr string, raw any, inputJSON []byte,
 			}
 		}
 	}
-	// The same on the runtime an export carries: only what the unit uses.
+	// The same on the runtime an export carries, only what the unit uses,
+	// with the field reads of both forms: inline (Argo CD's export) and as
+	// calls (Karmada's, a compact unit), on Karmada's decoding too.
+	compact := NewCompactPortableUnit()
+	if _, err := compact.Add(expr); err != nil {
+		return "", false, err
+	}
+	for _, su := range []*Unit{u, compact} {
+		if msg, skipped, err := differShaken(ctx, su, expr, raw, inputJSON, want, inexact); msg != "" || skipped || err != nil {
+			return msg, skipped, err
+		}
+	}
+	return "", false, nil
+}
+
+// differShaken is differPortable's run of the unit u (of expr alone) on
+// the shaken runtime.
+func differShaken(ctx context.Context, u *Unit, expr string, raw any, inputJSON []byte, want outcome, inexact func(outcome) bool) (string, bool, error) {
 	sp, err := loadShaken(ctx, u)
 	if ctx.Err() != nil {
 		return "", true, nil
@@ -324,10 +346,20 @@ func differPortable(ctx context.Context, expr string, raw any, inputJSON []byte,
 		return fmt.Sprintf("%s: %v\n%s", expr, err, u.Lua()), false, nil
 	}
 	defer sp.L.Close()
-	got := sp.outcome(ctx, sp.Q.RawGetInt(1), sp.value(raw), u.One("Q[1]"))
-	if !got.timedOut && !got.equal(want) && !inexact(got) {
-		return fmt.Sprintf("%s on %s (portable, shaken runtime):\n  gojq:     %v\n  portable: %v\n%s",
-			expr, inputJSON, want, got, u.Lua()), false, nil
+	inputs := []lua.LValue{sp.value(raw)}
+	if raw != nil && faithful(raw) {
+		kv, err := kube.Value(sp.L, raw)
+		if err != nil {
+			return "", false, err
+		}
+		inputs = append(inputs, kv)
+	}
+	for _, in := range inputs {
+		got := sp.outcome(ctx, sp.Q.RawGetInt(1), in, u.One("Q[1]"))
+		if !got.timedOut && !got.equal(want) && !inexact(got) {
+			return fmt.Sprintf("%s on %s (portable, shaken runtime, compact %v):\n  gojq:     %v\n  portable: %v\n%s",
+				expr, inputJSON, u.compact, want, got, u.Lua()), false, nil
+		}
 	}
 	return "", false, nil
 }

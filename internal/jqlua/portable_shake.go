@@ -3,6 +3,8 @@ package jqlua
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -26,7 +28,20 @@ import (
 // scope's own local shadows keeps its definition too: the result may keep
 // more than it needs, never less. The runtime never indexes J or JX with
 // a computed key, which is what makes the scan complete.
-func ShakePortable(code string) string {
+//
+// The error and encoding machinery it keeps is built on first need (warm,
+// see coldNames): for a target that compiles a chunk once and runs it
+// often (Argo CD). ShakePortableEager is the same runtime built whole on
+// every run.
+func ShakePortable(code string) string { return shakePortable(code, true) }
+
+// ShakePortableEager is ShakePortable with every kept part defined where
+// the runtime defines it, no warm and no stubs: for a target that compiles
+// a chunk on every call (Karmada), whose compile of warm's declarations,
+// stubs and deeper indentation costs more than the closures it saves.
+func ShakePortableEager(code string) string { return shakePortable(code, false) }
+
+func shakePortable(code string, lazy bool) string {
 	rt, err := portableParts()
 	if err != nil {
 		// The runtime is fixed at build time; TestShakePortable checks
@@ -40,7 +55,10 @@ func ShakePortable(code string) string {
 		}
 	}
 	kept := reached(len(rt.parts), func(i int) ([]string, []string) { return rt.parts[i].defines, rt.parts[i].refs }, needed)
-	cold := coldParts(rt, kept)
+	cold := make([]bool, len(rt.parts))
+	if lazy {
+		cold = coldParts(rt, kept)
+	}
 	var b strings.Builder
 	b.WriteString(rt.head)
 	var names []string
@@ -55,7 +73,7 @@ func ShakePortable(code string) string {
 	}
 	for i, p := range rt.parts {
 		if kept[i] && !cold[i] && !p.isReturn {
-			b.WriteString(p.text)
+			b.WriteString(p.neededText(needed))
 		}
 	}
 	if len(names) > 0 {
@@ -166,6 +184,60 @@ type portablePart struct {
 	// deferred: the part only defines functions, so the names it mentions
 	// are read when they run, not when the runtime is built.
 	deferred bool
+	// aliases are the names and values of a declaration of several locals
+	// by plain values on one line (local floor, abs = math.floor,
+	// math.abs), which neededText cuts to the names the rest needs; nil
+	// for any other part.
+	aliases [][2]string
+}
+
+// neededText is the part's text, a declaration of aliases cut to the
+// names in needed.
+func (p portablePart) neededText(needed map[string]bool) string {
+	if p.aliases == nil {
+		return p.text
+	}
+	var names, values []string
+	for _, a := range p.aliases {
+		if needed[a[0]] {
+			names, values = append(names, a[0]), append(values, a[1])
+		}
+	}
+	head, _, _ := strings.Cut(p.text, "local ")
+	return head + "local " + strings.Join(names, ", ") + " = " + strings.Join(values, ", ") + "\n"
+}
+
+// plainValue is a value aliasesOf may cut out of a declaration: a name
+// (math.floor), an empty table or a short string literal.
+var plainValue = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.]*|\{\}|"[a-z]*")$`)
+
+// aliasesOf reads the part text, of a statement declaring names, as a
+// declaration of aliases: its last line "local a, b = x, y" with a value
+// per name, each a plainValue; nil otherwise.
+func aliasesOf(text string, names []string) [][2]string {
+	lines := strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	for _, l := range lines[:len(lines)-1] {
+		if !commentOrBlank(l) {
+			return nil
+		}
+	}
+	lhs, rhs, ok := strings.Cut(strings.TrimPrefix(last, "local "), " = ")
+	if !ok || len(names) < 2 || lhs != strings.Join(names, ", ") {
+		return nil
+	}
+	values := strings.Split(rhs, ", ")
+	if len(values) != len(names) {
+		return nil
+	}
+	out := make([][2]string, len(names))
+	for i, v := range values {
+		if !plainValue.MatchString(v) {
+			return nil
+		}
+		out[i] = [2]string{names[i], v}
+	}
+	return out
 }
 
 type portableRuntime struct {
@@ -241,6 +313,20 @@ func splitPortable(src string) (*portableRuntime, error) {
 		if la, ok := st.(*ast.LocalAssignStmt); ok && len(la.Names) == 1 && len(la.Exprs) == 1 {
 			_, part.function = la.Exprs[0].(*ast.FunctionExpr)
 			part.warmText = warmText(text)
+		} else if ok && len(la.Names) == len(la.Exprs) {
+			// The names it declares are not what it needs: its values
+			// are, less the globals it localises under their own names
+			// (local type, pairs = type, pairs), which no part defines.
+			if part.aliases = aliasesOf(text, la.Names); part.aliases != nil {
+				part.refs = nil
+				for _, a := range part.aliases {
+					for _, r := range references(a[1]) {
+						if !slices.Contains(la.Names, r) {
+							part.refs = append(part.refs, r)
+						}
+					}
+				}
+			}
 		}
 		rt.parts = append(rt.parts, part)
 	}

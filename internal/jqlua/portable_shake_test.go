@@ -55,9 +55,9 @@ func topLevel(t *testing.T) map[string]bool {
 }
 
 // TestShakePortableIsClosed: for each primitive alone, the shaken runtime
-// defines every top-level name its text mentions (a local left out would
-// turn into a nil global at run time), compiles, and builds a J holding
-// the primitive.
+// (lazy or eager) defines every top-level name its text mentions (a local
+// left out, or cut from a declaration of aliases, would turn into a nil
+// global at run time), compiles, and builds a J holding the primitive.
 func TestShakePortableIsClosed(t *testing.T) {
 	all := topLevel(t)
 	var roots []string
@@ -70,8 +70,12 @@ func TestShakePortableIsClosed(t *testing.T) {
 	require.NotEmpty(t, roots)
 	L := luaapi.NewState(luaapi.SandboxOptions{})
 	defer L.Close()
-	for _, root := range roots {
-		shaken := ShakePortable("local x = " + root + "\n")
+	for i, root := range roots {
+		shake := ShakePortable
+		if i%2 == 1 {
+			shake = ShakePortableEager // each form on half the roots
+		}
+		shaken := shake("local x = " + root + "\n")
 		split, err := splitPortable(shaken)
 		require.NoError(t, err, root)
 		kept := map[string]bool{}
@@ -126,11 +130,37 @@ func TestShakePortableShrinks(t *testing.T) {
 	assert.Contains(t, none, "return J, JX")
 }
 
+// TestShakePortableEagerKeepsTheSameParts: the eager runtime keeps what
+// the lazy one keeps, each part where the runtime defines it: no warm, no
+// stubs, fewer bytes.
+func TestShakePortableEagerKeepsTheSameParts(t *testing.T) {
+	code := "local NULL = J.null\nJ.emit(out, J.index(v, \"status\"))\nlocal m = JX.message(e)\n"
+	lazy, eager := ShakePortable(code), ShakePortableEager(code)
+	assert.NotContains(t, eager, "warm")
+	for _, want := range []string{"local function tep(v)", "local function encode(v, b)", "local function index(v, k)", "function J.index(", "return J, JX"} {
+		assert.Contains(t, eager, want)
+	}
+	assert.Less(t, len(eager), len(lazy))
+	// The declarations of aliases keep the names the kept parts use: the
+	// encoder's (index's errors) but no slice's ceil or modulo's fmod.
+	emit := ShakePortableEager("J.emit(out, J.field(v, \"a\"))\n")
+	assert.Contains(t, emit, "local concat, sort = table.concat, table.sort")
+	assert.Contains(t, emit, "local floor, abs = math.floor, math.abs")
+	assert.NotContains(t, emit, "ceil")
+}
+
 // TestShakePortableWarmsOnFirstNeed: a chunk whose error machinery is
 // built on first need raises gojq's message on its first error and on the
-// next ones, and reads values the same before and after.
+// next ones, and reads values the same before and after; so does the
+// eager runtime.
 func TestShakePortableWarmsOnFirstNeed(t *testing.T) {
-	src := ShakePortable("J.index J.null J.tostring J.array J.object JX.message\n") + `
+	for _, shake := range []func(string) string{ShakePortable, ShakePortableEager} {
+		testFirstErrors(t, shake)
+	}
+}
+
+func testFirstErrors(t *testing.T, shake func(string) string) {
+	src := shake("J.index J.null J.tostring J.array J.object JX.message\n") + `
 local a = J.index({status = {x = 1}}, "status")
 local ok1, e1 = pcall(J.index, 5, "status")
 local ok2, e2 = pcall(J.index, true, "x")

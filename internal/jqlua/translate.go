@@ -55,7 +55,10 @@ type gen struct {
 	// Accessors run on the portable runtime, whose values are plain
 	// tables: a constant string key is read from the table directly
 	// (directIndex), and a read repeated on the same local is reused.
-	reads []memoRead // the direct reads in scope, innermost last
+	// compact accessors read a constant key with J.field's call
+	// (NewCompactPortableUnit).
+	compact bool
+	reads   []memoRead // the direct reads in scope, innermost last
 }
 
 // memoRead is a direct read b[key] whose result is in a local that is in
@@ -99,8 +102,8 @@ func (g *gen) close() {
 
 // generate returns the Lua definition of accessor Q[slot] for q, which
 // must be translatable. The error is errTooBig when it outgrows maxLines.
-func generate(q *gojq.Query, slot int) (code string, err error) {
-	g := &gen{w: &writer{indent: 1}, names: names{used: map[string]bool{}}, budget: maxLines}
+func generate(q *gojq.Query, slot int, compact bool) (code string, err error) {
+	g := &gen{w: &writer{indent: 1}, names: names{used: map[string]bool{}}, budget: maxLines, compact: compact}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(errTooBig); !ok {

@@ -15,6 +15,9 @@ import (
 type Unit struct {
 	accessors []accessor
 	byExpr    map[string]int
+	// compact units read constant keys with calls
+	// (NewCompactPortableUnit).
+	compact bool
 }
 
 type accessor struct {
@@ -25,6 +28,13 @@ type accessor struct {
 
 // NewPortableUnit returns an empty Unit.
 func NewPortableUnit() *Unit { return &Unit{byExpr: map[string]int{}} }
+
+// NewCompactPortableUnit is NewPortableUnit for a target that compiles a
+// chunk on every call (Karmada): its accessors read a constant string key
+// with J.field's call instead of inline from the table, half the bytes of
+// each read for a fifth more VM instructions per run (the exported health
+// scripts' mean, 1,080 → 1,332), which such a target's compile outweighs.
+func NewCompactPortableUnit() *Unit { return &Unit{byExpr: map[string]int{}, compact: true} }
 
 // Add translates expr and returns the Lua expression naming its accessor,
 // e.g. `Q[3]`. The expression should have passed the caller's safety
@@ -56,7 +66,7 @@ func (u *Unit) AddQuery(expr string, q *gojq.Query) (ref string, err error) {
 	reason := untranslatable(q)
 	var src string
 	if reason == "" {
-		src, err = generate(q, slot)
+		src, err = generate(q, slot, u.compact)
 		if err == nil {
 			err = checkLua(src)
 		}

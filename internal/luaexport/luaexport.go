@@ -27,7 +27,8 @@ type Exporter struct {
 	In    *interpreter.Program
 	Model *interpreter.Shape
 	// target names the runtime in errors ("Karmada", "Argo CD").
-	target string
+	target   string
+	compiled Compiled
 	// u translates the Karta's jq expressions with jqlua's translator, for
 	// its portable runtime: the accessors run unchanged in the target.
 	u *jqlua.Unit
@@ -40,9 +41,30 @@ type Exporter struct {
 	pipes  strings.Builder
 }
 
-// New starts an export of p for target.
-func New(p *interpreter.Program, target string) *Exporter {
-	e := &Exporter{In: p, Model: p.Shape(), target: target, u: jqlua.NewPortableUnit(), piped: map[string]pipedRef{}}
+// Compiled is how a target runs an exported chunk, which decides the form
+// of its accessors' field reads.
+type Compiled int
+
+const (
+	// CompiledOnce: the target compiles a chunk once and runs it on every
+	// call (Argo CD's health checks): field reads inline, the fewest VM
+	// instructions per run.
+	CompiledOnce Compiled = iota
+	// CompiledPerCall: the target compiles a chunk on every call
+	// (Karmada): field reads as calls (jqlua.NewCompactPortableUnit), half
+	// their bytes, and the runtime built whole on every run
+	// (jqlua.ShakePortableEager), without warm's stubs: bytes are what the
+	// compile of every call pays for.
+	CompiledPerCall
+)
+
+// New starts an export of p for target, which runs chunks as compiled says.
+func New(p *interpreter.Program, target string, compiled Compiled) *Exporter {
+	u := jqlua.NewPortableUnit()
+	if compiled == CompiledPerCall {
+		u = jqlua.NewCompactPortableUnit()
+	}
+	e := &Exporter{In: p, Model: p.Shape(), target: target, compiled: compiled, u: u, piped: map[string]pipedRef{}}
 	e.shared = e.sharedPrefixes(e.Model)
 	return e
 }
@@ -264,7 +286,11 @@ func (e *Exporter) Chunk(header, imports string, roots ...string) string {
 	if slices.ContainsFunc(jqlua.ChunkNames(shaken), func(n string) bool { return n == "J" || n == "JX" }) {
 		b.WriteString("-- The jq runtime: the parts of karta's portable jq runtime (internal/jqlua/portable.lua,\n")
 		b.WriteString("-- which documents them) this chunk uses; then the Karta's jq expressions, each under its jq.\n")
-		b.WriteString(uncommented(jqlua.ShakePortable(shaken)))
+		shake := jqlua.ShakePortable
+		if e.compiled == CompiledPerCall {
+			shake = jqlua.ShakePortableEager
+		}
+		b.WriteString(uncommented(shake(shaken)))
 	}
 	b.WriteString(shaken)
 	return b.String()

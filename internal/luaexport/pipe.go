@@ -128,6 +128,13 @@ func count(counts map[string]int, q *gojq.Query) {
 	}
 }
 
+// maxPipedComment bounds the jq a piped accessor carries as its comment.
+// Its parts carry their jq above their own definitions; a longer path
+// (AppWrapper's: the prefix alone is 2 KB) would repeat its prefix's jq
+// once more per path that shares it, so its comment is left to the parts
+// the definition names.
+const maxPipedComment = 100
+
 // pipedRef is a piped accessor: QP[n], and whether it has one output on
 // every input (then, called without an output table, it returns it).
 type pipedRef struct {
@@ -168,7 +175,9 @@ func (e *Exporter) piped1(text string, q *gojq.Query) (pipedRef, bool) {
 		}
 		r := pipedRef{ref: fmt.Sprintf("QP[%d]", len(e.piped)+1), one: pone && sone}
 		e.piped[text] = r
-		e.pipes.WriteString(jqlua.LuaComment(text))
+		if len(text) <= maxPipedComment {
+			e.pipes.WriteString(jqlua.LuaComment(text))
+		}
 		if pone {
 			fmt.Fprintf(&e.pipes, "%s = function(v, out) return %s(%s(v), out) end\n\n", r.ref, sref, pref)
 		} else {

@@ -13,10 +13,10 @@ local J, JX = (function()
   local EXACT = 2 ^ 53
   local MAXFLOAT = (2 - 2 ^ -52) * 2 ^ 1023
   local INF = 1 / zero
-  local floor, ceil, abs, fmod = math.floor, math.ceil, math.abs, math.fmod
-  local sbyte, schar, ssub, sformat, sfind, smatch = string.byte, string.char, string.sub, string.format, string.find, string.match
+  local floor, abs = math.floor, math.abs
+  local sbyte, ssub, sformat, smatch = string.byte, string.sub, string.format, string.match
   local concat, sort = table.concat, table.sort
-  local type, pairs, next, pcall, error, tonumber, select = type, pairs, next, pcall, error, tonumber, select
+  local type, pairs, error, tonumber = type, pairs, error, tonumber
 
   J.null = NULL
 
