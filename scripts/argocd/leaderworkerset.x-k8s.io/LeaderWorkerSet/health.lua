@@ -4,316 +4,316 @@
 -- The jq runtime: the parts of karta's portable jq runtime (internal/jqlua/portable.lua,
 -- which documents them) this chunk uses; then the Karta's jq expressions, each under its jq.
 local J, JX = (function()
-  local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, tojson, TRAILING, preview, tep, func0Error, ORDER, compareValues
-  local J, JX = {}, {}
-  local NULL, KIND, ERR = {}, {}, {}
-  local ARRAY, OBJECT = "array", "object"
-  local zero = 0
-  local LIMIT = 10000
-  local EXACT = 2 ^ 53
-  local MAXFLOAT = (2 - 2 ^ -52) * 2 ^ 1023
-  local INF = 1 / zero
-  local floor, abs = math.floor, math.abs
-  local sbyte, ssub, sformat, smatch = string.byte, string.sub, string.format, string.match
-  local concat, sort = table.concat, table.sort
-  local type, pairs, next, error, tonumber = type, pairs, next, error, tonumber
+local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, tojson, TRAILING, preview, tep, func0Error, ORDER, compareValues
+local J, JX = {}, {}
+local NULL, KIND, ERR = {}, {}, {}
+local ARRAY, OBJECT = "array", "object"
+local zero = 0
+local LIMIT = 10000
+local EXACT = 2 ^ 53
+local MAXFLOAT = (2 - 2 ^ -52) * 2 ^ 1023
+local INF = 1 / zero
+local floor, abs = math.floor, math.abs
+local sbyte, ssub, sformat, smatch = string.byte, string.sub, string.format, string.match
+local concat, sort = table.concat, table.sort
+local type, pairs, next, error, tonumber = type, pairs, next, error, tonumber
 
-  J.null = NULL
+J.null = NULL
 
-  local function newArray() local t = {}; KIND[t] = ARRAY; return t end
+local function newArray() local t = {}; KIND[t] = ARRAY; return t end
 
-  local function kindOf(v)
-    local t = type(v)
-    if t == "table" then
-      if v == NULL then return "null" end
-      local k = KIND[v]
-      if k ~= nil then return k end
-      if v[1] ~= nil then return ARRAY end
-      return OBJECT
-    elseif t == "string" or t == "number" or t == "boolean" then
-      return t
-    elseif t == "nil" then
-      return "null"
+local function kindOf(v)
+  local t = type(v)
+  if t == "table" then
+    if v == NULL then return "null" end
+    local k = KIND[v]
+    if k ~= nil then return k end
+    if v[1] ~= nil then return ARRAY end
+    return OBJECT
+  elseif t == "string" or t == "number" or t == "boolean" then
+    return t
+  elseif t == "nil" then
+    return "null"
+  end
+  error("jq: a " .. t .. " is not a JSON value", 0)
+end
+
+local function blank(v) return KIND[v] == nil and next(v) == nil end
+
+local function orNull(x) if x == nil then return NULL end return x end
+
+local function raise(msg, value, hasValue)
+  error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
+end
+
+local function runeCount(s)
+  local count, i, n = 0, 1, #s
+  while i <= n do
+    i = i + runeSize(s, i)
+    count = count + 1
+  end
+  return count
+end
+
+local compare
+
+compare = function(a, b)
+  local ta = type(a)
+  if ta ~= type(b) or ta ~= "number" and ta ~= "string" then return compareValues(a, b) end
+  if a < b or a ~= a then return -1 elseif a == b then return 0 end
+  return 1
+end
+function J.gt(a, b) return compare(a, b) > 0 end
+
+
+function J.field(v, k)
+  if v == nil or v == NULL then return NULL end
+  if type(v) == "table" then
+    local kv = KIND[v]
+    if kv == OBJECT or kv == nil and v[1] == nil then
+      local x = v[k]
+      if x == nil then return NULL end
+      return x
     end
-    error("jq: a " .. t .. " is not a JSON value", 0)
+  end
+  raise("expected an object but got: " .. tep(v))
+end
+
+local function iterArray(t, i)
+  i = i + 1
+  local x = t[i]
+  if x == nil then return nil end
+  return i, x
+end
+
+local function iterKeyed(st, i)
+  i = i + 1
+  local key = st.keys[i]
+  if key == nil then return nil end
+  return i, orNull(st.obj[key])
+end
+
+local function iterNone() return nil end
+
+local function each(v, opt)
+  local k = kindOf(v)
+  if k == ARRAY then return iterArray, v, 0 end
+  if k == OBJECT then return iterKeyed, {keys = sortedKeys(v), obj = v}, 0 end
+  if not opt then raise("cannot iterate over: " .. tep(v)) end
+  return iterNone, nil, 0
+end
+function J.each_opt(v) return each(v, true) end
+
+J.array = newArray
+
+function J.emit(out, x)
+  local n = #out
+  if n >= LIMIT then raise("too many outputs (limit 10000)") end
+  out[n + 1] = x
+end
+
+function J.length(v)
+  local k = kindOf(v)
+  if k == "null" then return 0
+  elseif k == "number" then return abs(v)
+  elseif k == "string" then return runeCount(v)
+  elseif k == ARRAY then return #v
+  elseif k == OBJECT then
+    local n = 0
+    for _ in pairs(v) do n = n + 1 end
+    return n
+  end
+  func0Error("length", v)
+end
+
+local function tostr(v)
+  local t = type(v)
+  if t == "string" then return v end
+  if t == "boolean" then
+    if v then return "true" end
+    return "false"
+  end
+  return tojson(v)
+end
+
+J.tostring = tostr
+
+JX.kind = kindOf
+
+function JX.message(e)
+  if type(e) == "table" and e[ERR] then return e.msg end
+  return nil
+end
+
+local function warm()
+
+  function runeSize(s, i)
+    local c, c1 = sbyte(s, i, i + 1)
+    if c < 0x80 then return 1, true end
+    local n, lo, hi = 2, 0x80, 0xBF
+    if c >= 0xF0 then n = 4 elseif c >= 0xE0 then n = 3 end
+    if c == 0xE0 then lo = 0xA0 elseif c == 0xF0 then lo = 0x90 elseif c == 0xED then hi = 0x9F elseif c == 0xF4 then hi = 0x8F end
+    if c < 0xC2 or c > 0xF4 or c1 == nil or c1 < lo or c1 > hi then return 1, false end
+    for j = i + 2, i + n - 1 do
+      local cj = sbyte(s, j)
+      if cj == nil or cj < 0x80 or cj > 0xBF then return 1, false end
+    end
+    return n, true
   end
 
-  local function blank(v) return KIND[v] == nil and next(v) == nil end
-
-  local function orNull(x) if x == nil then return NULL end return x end
-
-  local function raise(msg, value, hasValue)
-    error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
+  function intLike(f)
+    return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
   end
 
-  local function runeCount(s)
-    local count, i, n = 0, 1, #s
+  ZEROS = "00000000000000000000" -- 'f' notation pads at most 20
+  function formatNumber(f)
+    if intLike(f) then return sformat("%d", f) end
+    if f ~= f then return "null" end
+    if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
+    local s, ax = sformat("%g", f), abs(f)
+    local sign, digit, rest, e = smatch(s, "^(-?)(%d)%.?(%d*)e(.*)$")
+    if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
+      local es, ed = smatch(e, "^(.)0?(%d+)$")
+      if rest ~= "" then rest = "." .. rest end
+      return sign .. digit .. rest .. "e" .. es .. ed
+    elseif sign == nil then
+      return s -- %g wrote 'f' notation
+    end
+    local digits, exp = digit .. rest, tonumber(e)
+    if exp >= #digits - 1 then return sign .. digits .. ssub(ZEROS, 1, exp - #digits + 1) end
+    if exp >= 0 then return sign .. ssub(digits, 1, exp + 1) .. "." .. ssub(digits, exp + 2) end
+    return sign .. "0." .. ssub(ZEROS, 1, -exp - 1) .. digits
+  end
+
+  function sortedKeys(t)
+    local ks = {}
+    for k in pairs(t) do ks[#ks + 1] = k end
+    sort(ks)
+    return ks
+  end
+
+  ESCAPES = {[34] = '\\"', [92] = "\\\\", [8] = "\\b", [12] = "\\f", [10] = "\\n", [13] = "\\r", [9] = "\\t"}
+
+  function quote(s)
+    local buf, start, i, n = {'"'}, 1, 1, #s
     while i <= n do
-      i = i + runeSize(s, i)
-      count = count + 1
-    end
-    return count
-  end
-
-  local compare
-
-  compare = function(a, b)
-    local ta = type(a)
-    if ta ~= type(b) or ta ~= "number" and ta ~= "string" then return compareValues(a, b) end
-    if a < b or a ~= a then return -1 elseif a == b then return 0 end
-    return 1
-  end
-  function J.gt(a, b) return compare(a, b) > 0 end
-
-
-  function J.field(v, k)
-    if v == nil or v == NULL then return NULL end
-    if type(v) == "table" then
-      local kv = KIND[v]
-      if kv == OBJECT or kv == nil and v[1] == nil then
-        local x = v[k]
-        if x == nil then return NULL end
-        return x
+      local b, size, esc = sbyte(s, i), 1, nil
+      if b < 32 or b == 34 or b == 92 or b == 127 then
+        esc = ESCAPES[b] or sformat("\\u%04x", b)
+      elseif b >= 0x80 then
+        local ok
+        size, ok = runeSize(s, i)
+        if not ok then esc = "\\ufffd" end
       end
+      if esc ~= nil then
+        buf[#buf + 1] = ssub(s, start, i - 1)
+        buf[#buf + 1] = esc
+        start = i + 1
+      end
+      i = i + size
     end
-    raise("expected an object but got: " .. tep(v))
+    buf[#buf + 1] = ssub(s, start)
+    buf[#buf + 1] = '"'
+    return concat(buf)
   end
 
-  local function iterArray(t, i)
-    i = i + 1
-    local x = t[i]
-    if x == nil then return nil end
-    return i, x
+  function put(b, s)
+    b[#b + 1] = s
+    b.n = b.n + #s
+    return b.n >= b.limit
   end
 
-  local function iterKeyed(st, i)
-    i = i + 1
-    local key = st.keys[i]
-    if key == nil then return nil end
-    return i, orNull(st.obj[key])
-  end
-
-  local function iterNone() return nil end
-
-  local function each(v, opt)
+  function encode(v, b)
     local k = kindOf(v)
-    if k == ARRAY then return iterArray, v, 0 end
-    if k == OBJECT then return iterKeyed, {keys = sortedKeys(v), obj = v}, 0 end
-    if not opt then raise("cannot iterate over: " .. tep(v)) end
-    return iterNone, nil, 0
+    if k == "string" then return put(b, quote(v))
+    elseif k == "number" then return put(b, formatNumber(v))
+    elseif k == "null" then return put(b, "null")
+    elseif k == "boolean" then return put(b, tostring(v))
+    end
+    local keys, sep, close = nil, "[", "]"
+    if k == OBJECT then keys, sep, close = sortedKeys(v), "{", "}" end
+    local n = keys and #keys or #v
+    if n == 0 then return put(b, sep .. close) end
+    for i = 1, n do
+      local x = v[i]
+      if keys then sep, x = sep .. quote(keys[i]) .. ":", v[keys[i]] end
+      if put(b, sep) or encode(x, b) then return true end
+      sep = ","
+    end
+    return put(b, close)
   end
-  function J.each_opt(v) return each(v, true) end
 
-  J.array = newArray
-
-  function J.emit(out, x)
-    local n = #out
-    if n >= LIMIT then raise("too many outputs (limit 10000)") end
-    out[n + 1] = x
+  function tojson(v)
+    local b = {n = 0, limit = INF}
+    encode(v, b)
+    return concat(b)
   end
 
-  function J.length(v)
+  TRAILING = {string = ' ..."', array = " ...]", object = " ...}"}
+  function preview(v)
+    local b = {n = 0, limit = 32}
+    encode(v, b)
+    local s = concat(b)
+    if #s <= 30 then return s end
+    local trailing = TRAILING[kindOf(v)] or " ..."
+    local cut = 30 - #trailing
+    while sbyte(s, cut + 1) >= 0x80 and sbyte(s, cut + 1) < 0xC0 do cut = cut - 1 end
+    return ssub(s, 1, cut) .. trailing
+  end
+
+  function tep(v)
     local k = kindOf(v)
-    if k == "null" then return 0
-    elseif k == "number" then return abs(v)
-    elseif k == "string" then return runeCount(v)
-    elseif k == ARRAY then return #v
-    elseif k == OBJECT then
-      local n = 0
-      for _ in pairs(v) do n = n + 1 end
-      return n
-    end
-    func0Error("length", v)
+    if k == "null" then return "null" end
+    return k .. " (" .. preview(v) .. ")"
   end
 
-  local function tostr(v)
-    local t = type(v)
-    if t == "string" then return v end
-    if t == "boolean" then
-      if v then return "true" end
-      return "false"
-    end
-    return tojson(v)
+  function func0Error(name, v)
+    raise(name .. " cannot be applied to: " .. tep(v))
   end
 
-  J.tostring = tostr
+  ORDER = {null = 0, boolean = 1, number = 3, string = 4, array = 5, object = 6}
 
-  JX.kind = kindOf
-
-  function JX.message(e)
-    if type(e) == "table" and e[ERR] then return e.msg end
-    return nil
-  end
-
-  local function warm()
-
-    function runeSize(s, i)
-      local c, c1 = sbyte(s, i, i + 1)
-      if c < 0x80 then return 1, true end
-      local n, lo, hi = 2, 0x80, 0xBF
-      if c >= 0xF0 then n = 4 elseif c >= 0xE0 then n = 3 end
-      if c == 0xE0 then lo = 0xA0 elseif c == 0xF0 then lo = 0x90 elseif c == 0xED then hi = 0x9F elseif c == 0xF4 then hi = 0x8F end
-      if c < 0xC2 or c > 0xF4 or c1 == nil or c1 < lo or c1 > hi then return 1, false end
-      for j = i + 2, i + n - 1 do
-        local cj = sbyte(s, j)
-        if cj == nil or cj < 0x80 or cj > 0xBF then return 1, false end
+  function compareValues(a, b)
+    local ka, kb = kindOf(a), kindOf(b)
+    if ka ~= kb then
+      if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
+      elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
+    end
+    local oa, ob = ORDER[ka], ORDER[kb]
+    if a == true then oa = 2 end
+    if b == true then ob = 2 end
+    if oa ~= ob then
+      if oa < ob then return -1 end
+      return 1
+    end
+    if ka == ARRAY or ka == OBJECT then
+      local ak, bk = a, b
+      if ka == OBJECT then ak, bk = sortedKeys(a), sortedKeys(b) end
+      for i = 1, #ak do
+        if bk[i] == nil then return 1 end
+        local c = compare(ak[i], bk[i])
+        if c ~= 0 then return c end
       end
-      return n, true
-    end
-
-    function intLike(f)
-      return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
-    end
-
-    ZEROS = "00000000000000000000" -- 'f' notation pads at most 20
-    function formatNumber(f)
-      if intLike(f) then return sformat("%d", f) end
-      if f ~= f then return "null" end
-      if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
-      local s, ax = sformat("%g", f), abs(f)
-      local sign, digit, rest, e = smatch(s, "^(-?)(%d)%.?(%d*)e(.*)$")
-      if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
-        local es, ed = smatch(e, "^(.)0?(%d+)$")
-        if rest ~= "" then rest = "." .. rest end
-        return sign .. digit .. rest .. "e" .. es .. ed
-      elseif sign == nil then
-        return s -- %g wrote 'f' notation
-      end
-      local digits, exp = digit .. rest, tonumber(e)
-      if exp >= #digits - 1 then return sign .. digits .. ssub(ZEROS, 1, exp - #digits + 1) end
-      if exp >= 0 then return sign .. ssub(digits, 1, exp + 1) .. "." .. ssub(digits, exp + 2) end
-      return sign .. "0." .. ssub(ZEROS, 1, -exp - 1) .. digits
-    end
-
-    function sortedKeys(t)
-      local ks = {}
-      for k in pairs(t) do ks[#ks + 1] = k end
-      sort(ks)
-      return ks
-    end
-
-    ESCAPES = {[34] = '\\"', [92] = "\\\\", [8] = "\\b", [12] = "\\f", [10] = "\\n", [13] = "\\r", [9] = "\\t"}
-
-    function quote(s)
-      local buf, start, i, n = {'"'}, 1, 1, #s
-      while i <= n do
-        local b, size, esc = sbyte(s, i), 1, nil
-        if b < 32 or b == 34 or b == 92 or b == 127 then
-          esc = ESCAPES[b] or sformat("\\u%04x", b)
-        elseif b >= 0x80 then
-          local ok
-          size, ok = runeSize(s, i)
-          if not ok then esc = "\\ufffd" end
-        end
-        if esc ~= nil then
-          buf[#buf + 1] = ssub(s, start, i - 1)
-          buf[#buf + 1] = esc
-          start = i + 1
-        end
-        i = i + size
-      end
-      buf[#buf + 1] = ssub(s, start)
-      buf[#buf + 1] = '"'
-      return concat(buf)
-    end
-
-    function put(b, s)
-      b[#b + 1] = s
-      b.n = b.n + #s
-      return b.n >= b.limit
-    end
-
-    function encode(v, b)
-      local k = kindOf(v)
-      if k == "string" then return put(b, quote(v))
-      elseif k == "number" then return put(b, formatNumber(v))
-      elseif k == "null" then return put(b, "null")
-      elseif k == "boolean" then return put(b, tostring(v))
-      end
-      local keys, sep, close = nil, "[", "]"
-      if k == OBJECT then keys, sep, close = sortedKeys(v), "{", "}" end
-      local n = keys and #keys or #v
-      if n == 0 then return put(b, sep .. close) end
-      for i = 1, n do
-        local x = v[i]
-        if keys then sep, x = sep .. quote(keys[i]) .. ":", v[keys[i]] end
-        if put(b, sep) or encode(x, b) then return true end
-        sep = ","
-      end
-      return put(b, close)
-    end
-
-    function tojson(v)
-      local b = {n = 0, limit = INF}
-      encode(v, b)
-      return concat(b)
-    end
-
-    TRAILING = {string = ' ..."', array = " ...]", object = " ...}"}
-    function preview(v)
-      local b = {n = 0, limit = 32}
-      encode(v, b)
-      local s = concat(b)
-      if #s <= 30 then return s end
-      local trailing = TRAILING[kindOf(v)] or " ..."
-      local cut = 30 - #trailing
-      while sbyte(s, cut + 1) >= 0x80 and sbyte(s, cut + 1) < 0xC0 do cut = cut - 1 end
-      return ssub(s, 1, cut) .. trailing
-    end
-
-    function tep(v)
-      local k = kindOf(v)
-      if k == "null" then return "null" end
-      return k .. " (" .. preview(v) .. ")"
-    end
-
-    function func0Error(name, v)
-      raise(name .. " cannot be applied to: " .. tep(v))
-    end
-
-    ORDER = {null = 0, boolean = 1, number = 3, string = 4, array = 5, object = 6}
-
-    function compareValues(a, b)
-      local ka, kb = kindOf(a), kindOf(b)
-      if ka ~= kb then
-        if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
-        elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
-      end
-      local oa, ob = ORDER[ka], ORDER[kb]
-      if a == true then oa = 2 end
-      if b == true then ob = 2 end
-      if oa ~= ob then
-        if oa < ob then return -1 end
-        return 1
-      end
-      if ka == ARRAY or ka == OBJECT then
-        local ak, bk = a, b
-        if ka == OBJECT then ak, bk = sortedKeys(a), sortedKeys(b) end
-        for i = 1, #ak do
-          if bk[i] == nil then return 1 end
-          local c = compare(ak[i], bk[i])
+      if #ak < #bk then return -1 end
+      if ka == OBJECT then
+        for _, key in ipairs(ak) do
+          local c = compare(a[key], b[key])
           if c ~= 0 then return c end
         end
-        if #ak < #bk then return -1 end
-        if ka == OBJECT then
-          for _, key in ipairs(ak) do
-            local c = compare(a[key], b[key])
-            if c ~= 0 then return c end
-          end
-        end
       end
-      return 0 -- null, or one boolean
     end
+    return 0 -- null, or one boolean
   end
-  function runeSize(...) warm() return runeSize(...) end
-  function sortedKeys(...) warm() return sortedKeys(...) end
-  function tojson(...) warm() return tojson(...) end
-  function tep(...) warm() return tep(...) end
-  function func0Error(...) warm() return func0Error(...) end
-  function compareValues(...) warm() return compareValues(...) end
+end
+function runeSize(...) warm() return runeSize(...) end
+function sortedKeys(...) warm() return sortedKeys(...) end
+function tojson(...) warm() return tojson(...) end
+function tep(...) warm() return tep(...) end
+function func0Error(...) warm() return func0Error(...) end
+function compareValues(...) warm() return compareValues(...) end
 
 
-  return J, JX
+return J, JX
 end)()
 local NULL = J.null
 local type = type
