@@ -2,6 +2,7 @@ package luaexport
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -170,11 +171,42 @@ end
   return J.tostring(outs[1]) == expected
 end
 `},
+	{"textIs", `-- J.tostring(v) == s without the encoder; n is the number s writes (karta's luaexport.TextIs).
+local function textIs(v, s, n)
+  if v == nil or v == NULL then return s == "null" end
+  local t = type(v)
+  if t == "number" then return v == n and (n ~= 0 or 1 / v > 0) or v ~= v and s == "null" end
+  return t ~= "table" and tostring(v) == s
+end
+`},
 	{"depKey", `local function depKey(d)
   return (d.apiVersion or "") .. "\1" .. (d.kind or "") .. "\1" .. (d.namespace or "") .. "\1" .. (d.name or "")
 end
 `},
 	{"RANK", rankTable()},
+}
+
+// TextIs is the Lua of J.tostring(x) == want, a byExpression matcher's
+// test of its expression's one output. For a want that no array or object
+// encodes to (neither begins with '[' or '{'), it is textIs, which needs
+// no JSON encoder: a number's text is want only when the number is the one
+// whose gojq encoding want is (none, for a want such as "1.0" or "x"), so
+// the number is found here. An infinity encodes as ±MaxFloat64 and -0 as
+// "-0": such a want keeps J.tostring.
+func TextIs(x, want string) string {
+	if strings.HasPrefix(want, "[") || strings.HasPrefix(want, "{") {
+		return fmt.Sprintf("J.tostring(%s) == %s", x, jqlua.LuaString(want))
+	}
+	n := "nil"
+	if f, err := strconv.ParseFloat(want, 64); err == nil {
+		if bs, err := gojq.Marshal(f); err == nil && string(bs) == want {
+			if math.Abs(f) == math.MaxFloat64 || f == 0 && math.Signbit(f) {
+				return fmt.Sprintf("J.tostring(%s) == %s", x, jqlua.LuaString(want))
+			}
+			n = strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
+	return fmt.Sprintf("textIs(%s, %s, %s)", x, jqlua.LuaString(want), n)
 }
 
 // rankTable is RANK, each status's place in InterpretStatus's precedence.

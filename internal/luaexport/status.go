@@ -72,7 +72,7 @@ func (e *Exporter) Status() error {
 				}
 				if one {
 					anyOne = true
-					all = append(all, fmt.Sprintf("J.tostring(%s) == %s", f, jqlua.LuaString(x.ExpectedResult)))
+					all = append(all, TextIs(f, x.ExpectedResult))
 				} else {
 					all = append(all, fmt.Sprintf("outputIs(%s, %s)", f, jqlua.LuaString(x.ExpectedResult)))
 				}

@@ -4,15 +4,13 @@
 -- The jq runtime: the parts of karta's portable jq runtime (internal/jqlua/portable.lua,
 -- which documents them) this chunk uses; then the Karta's jq expressions, each under its jq.
 local J, JX = (function()
-local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, tojson, TRAILING, preview, tep, func0Error, ORDER, compareValues
+local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, TRAILING, preview, tep, func0Error, ORDER, compareValues
 local J, JX = {}, {}
 local NULL, KIND, ERR = {}, {}, {}
 local ARRAY, OBJECT = "array", "object"
-local zero = 0
 local LIMIT = 10000
 local EXACT = 2 ^ 53
 local MAXFLOAT = (2 - 2 ^ -52) * 2 ^ 1023
-local INF = 1 / zero
 local floor, abs = math.floor, math.abs
 local sbyte, ssub, sformat, smatch = string.byte, string.sub, string.format, string.match
 local concat, sort = table.concat, table.sort
@@ -126,18 +124,6 @@ function J.length(v)
   func0Error("length", v)
 end
 
-local function tostr(v)
-  local t = type(v)
-  if t == "string" then return v end
-  if t == "boolean" then
-    if v then return "true" end
-    return "false"
-  end
-  return tojson(v)
-end
-
-J.tostring = tostr
-
 JX.kind = kindOf
 
 function JX.message(e)
@@ -150,9 +136,8 @@ local function warm()
   function runeSize(s, i)
     local c, c1 = sbyte(s, i, i + 1)
     if c < 0x80 then return 1, true end
-    local n, lo, hi = 2, 0x80, 0xBF
-    if c >= 0xF0 then n = 4 elseif c >= 0xE0 then n = 3 end
-    if c == 0xE0 then lo = 0xA0 elseif c == 0xF0 then lo = 0x90 elseif c == 0xED then hi = 0x9F elseif c == 0xF4 then hi = 0x8F end
+    local n = c >= 0xF0 and 4 or c >= 0xE0 and 3 or 2
+    local lo, hi = c == 0xE0 and 0xA0 or c == 0xF0 and 0x90 or 0x80, c == 0xED and 0x9F or c == 0xF4 and 0x8F or 0xBF
     if c < 0xC2 or c > 0xF4 or c1 == nil or c1 < lo or c1 > hi then return 1, false end
     for j = i + 2, i + n - 1 do
       local cj = sbyte(s, j)
@@ -161,9 +146,7 @@ local function warm()
     return n, true
   end
 
-  function intLike(f)
-    return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
-  end
+  function intLike(f) return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0) end
 
   ZEROS = "00000000000000000000" -- 'f' notation pads at most 20
   function formatNumber(f)
@@ -195,67 +178,46 @@ local function warm()
   ESCAPES = {[34] = '\\"', [92] = "\\\\", [8] = "\\b", [12] = "\\f", [10] = "\\n", [13] = "\\r", [9] = "\\t"}
 
   function quote(s)
-    local buf, start, i, n = {'"'}, 1, 1, #s
-    while i <= n do
-      local b, size, esc = sbyte(s, i), 1, nil
-      if b < 32 or b == 34 or b == 92 or b == 127 then
-        esc = ESCAPES[b] or sformat("\\u%04x", b)
-      elseif b >= 0x80 then
-        local ok
-        size, ok = runeSize(s, i)
-        if not ok then esc = "\\ufffd" end
-      end
-      if esc ~= nil then
-        buf[#buf + 1] = ssub(s, start, i - 1)
-        buf[#buf + 1] = esc
+    local buf, start, i = {'"'}, 1, 1
+    while i <= #s do
+      local b, size, ok = sbyte(s, i), 1, true
+      if b >= 0x80 then size, ok = runeSize(s, i) end
+      if b < 32 or b == 34 or b == 92 or b == 127 or not ok then
+        buf[#buf + 1] = ssub(s, start, i - 1) .. (ESCAPES[b] or ok and sformat("\\u%04x", b) or "\\ufffd")
         start = i + 1
       end
       i = i + size
     end
-    buf[#buf + 1] = ssub(s, start)
-    buf[#buf + 1] = '"'
-    return concat(buf)
+    return concat(buf) .. ssub(s, start) .. '"'
   end
 
   function put(b, s)
-    b[#b + 1] = s
-    b.n = b.n + #s
+    b[#b + 1], b.n = s, b.n + #s
     return b.n >= b.limit
   end
 
   function encode(v, b)
-    local k = kindOf(v)
-    if k == "string" then return put(b, quote(v))
-    elseif k == "number" then return put(b, formatNumber(v))
-    elseif k == "null" then return put(b, "null")
-    elseif k == "boolean" then return put(b, tostring(v))
+    local k, keys, sep, close = kindOf(v), nil, "[", "]"
+    if k == OBJECT then keys, sep, close = sortedKeys(v), "{", "}"
+    elseif k ~= ARRAY then
+      return put(b, k == "string" and quote(v) or k == "number" and formatNumber(v) or k == "null" and k or tostring(v))
     end
-    local keys, sep, close = nil, "[", "]"
-    if k == OBJECT then keys, sep, close = sortedKeys(v), "{", "}" end
-    local n = keys and #keys or #v
-    if n == 0 then return put(b, sep .. close) end
-    for i = 1, n do
+    for i = 1, keys and #keys or #v do
       local x = v[i]
       if keys then sep, x = sep .. quote(keys[i]) .. ":", v[keys[i]] end
       if put(b, sep) or encode(x, b) then return true end
       sep = ","
     end
+    if sep ~= "," then close = sep .. close end
     return put(b, close)
-  end
-
-  function tojson(v)
-    local b = {n = 0, limit = INF}
-    encode(v, b)
-    return concat(b)
   end
 
   TRAILING = {string = ' ..."', array = " ...]", object = " ...}"}
   function preview(v)
     local b = {n = 0, limit = 32}
     encode(v, b)
-    local s = concat(b)
+    local s, trailing = concat(b), TRAILING[kindOf(v)] or " ..."
     if #s <= 30 then return s end
-    local trailing = TRAILING[kindOf(v)] or " ..."
     local cut = 30 - #trailing
     while sbyte(s, cut + 1) >= 0x80 and sbyte(s, cut + 1) < 0xC0 do cut = cut - 1 end
     return ssub(s, 1, cut) .. trailing
@@ -263,8 +225,7 @@ local function warm()
 
   function tep(v)
     local k = kindOf(v)
-    if k == "null" then return "null" end
-    return k .. " (" .. preview(v) .. ")"
+    return k == "null" and k or k .. " (" .. preview(v) .. ")"
   end
 
   function func0Error(name, v)
@@ -307,7 +268,6 @@ local function warm()
 end
 function runeSize(...) warm() return runeSize(...) end
 function sortedKeys(...) warm() return sortedKeys(...) end
-function tojson(...) warm() return tojson(...) end
 function tep(...) warm() return tep(...) end
 function func0Error(...) warm() return func0Error(...) end
 function compareValues(...) warm() return compareValues(...) end
@@ -458,6 +418,13 @@ local function condition(conds, ty, status, reason)
   if reason ~= "" and c.reason ~= reason then return false end
   return true
 end
+-- J.tostring(v) == s without the encoder; n is the number s writes (karta's luaexport.TextIs).
+local function textIs(v, s, n)
+  if v == nil or v == NULL then return s == "null" end
+  local t = type(v)
+  if t == "number" then return v == n and (n ~= 0 or 1 / v > 0) or v ~= v and s == "null" end
+  return t ~= "table" and tostring(v) == s
+end
 
 local function statusIn(obj)
   local phase = nil
@@ -467,8 +434,8 @@ local function statusIn(obj)
   if condition(conds, "Failed", "True", "") then first = first or "Failed" end
   if condition(conds, "Complete", "True", "") then first = first or "Completed" end
   if condition(conds, "Suspended", "True", "") then first = first or "Suspended" end
-  if J.tostring(V(Q[2], obj, "statusMappings.running[0].byExpression.expression")) == "true" then first = first or "Running" end
-  if J.tostring(V(Q[3], obj, "statusMappings.initializing[0].byExpression.expression")) == "true" then first = first or "Initializing" end
+  if textIs(V(Q[2], obj, "statusMappings.running[0].byExpression.expression"), "true", nil) then first = first or "Running" end
+  if textIs(V(Q[3], obj, "statusMappings.initializing[0].byExpression.expression"), "true", nil) then first = first or "Initializing" end
   return first or "Undefined"
 end
 
