@@ -151,20 +151,18 @@ func healthLua(e *luaexport.Exporter) (string, error) {
 	if conds == "" {
 		e.W("%s", "  return \"\"\nend\n\n")
 	} else {
+		// NULL is an empty table: no conditions.
 		e.W(`  local last, lastTrue = "", ""
   for _, arr in ipairs(%s) do
-    if arr ~= NULL and type(arr) == "table" then
-      for _, c in ipairs(arr) do
-        local ty, m = c[%s], c[%s]
-        if type(ty) == "string" and ty ~= "" and type(m) == "string" and m ~= "" then
-          last = m
-          if c[%s] == "True" then lastTrue = m end
-        end
+    for _, c in ipairs(type(arr) == "table" and arr or {}) do
+      local ty, m = c[%s], c[%s]
+      if type(ty) == "string" and ty ~= "" and type(m) == "string" and m ~= "" then
+        last = m
+        if c[%s] == "True" then lastTrue = m end
       end
     end
   end
-  if lastTrue ~= "" then return lastTrue end
-  return last
+  return lastTrue ~= "" and lastTrue or last
 end
 
 `, conds, jqlua.LuaString(cd.TypeFieldName), jqlua.LuaString(cd.MessageFieldName), jqlua.LuaString(cd.StatusFieldName))
@@ -175,33 +173,42 @@ end
 	header.WriteString("-- built-in scripts have them; in argocd-cm set resource.customizations.useOpenLibs).\n")
 
 	words := HealthWords(IsBatch(k))
-	statuses := make([]string, 0, len(words))
-	for s := range words {
-		statuses = append(statuses, string(s))
+	// The statuses of each word, the words in their order, each status's
+	// in its.
+	byWord := map[string][]string{}
+	for s, w := range words {
+		byWord[w] = append(byWord[w], string(s))
 	}
-	sort.Strings(statuses)
+	wordList := make([]string, 0, len(byWord))
+	for w := range byWord {
+		wordList = append(wordList, w)
+		sort.Strings(byWord[w])
+	}
+	sort.Strings(wordList)
 	kindWord := "serving"
 	if IsBatch(k) {
 		kindWord = "batch"
 	}
 	// A chain of comparisons rather than a table: a table with string
-	// keys costs gopher-lua a hash map and a key list on every run.
+	// keys costs gopher-lua a hash map and a key list on every run. One
+	// branch a word, the statuses that map to it compared in it.
 	// The script's own work is part of the chunk's body, so that the
 	// walk over the chunk (luaexport's Chunk) keeps what it names.
 	e.W("-- karta's generic status to Argo CD's health (a %s kind); Undefined has none.\n", kindWord)
 	e.W("%s", "local status, word = statusOf(obj), nil\n")
-	for i, s := range statuses {
+	for i, w := range wordList {
 		kw := "elseif"
 		if i == 0 {
 			kw = "if"
 		}
-		e.W("%s status == %s then word = %s\n", kw, jqlua.LuaString(s), jqlua.LuaString(words[karta.Status(s)]))
+		tests := make([]string, len(byWord[w]))
+		for j, s := range byWord[w] {
+			tests[j] = "status == " + jqlua.LuaString(s)
+		}
+		e.W("%s %s then word = %s\n", kw, strings.Join(tests, " or "), jqlua.LuaString(w))
 	}
 	e.W("%s", `end
-
-if word == nil then
-  return nil
-end
+if word == nil then return nil end
 return {status = word, message = message(obj)}
 `)
 	return e.Chunk(header.String(), ""), nil

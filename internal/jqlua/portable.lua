@@ -44,15 +44,9 @@ local J, JX = (function()
     local t = type(v)
     if t == "table" then
       if v == NULL then return "null" end
-      local k = KIND[v]
-      if k ~= nil then return k end
-      if v[1] ~= nil then return ARRAY end
-      return OBJECT
-    elseif t == "string" or t == "number" or t == "boolean" then
-      return t
-    elseif t == "nil" then
-      return "null"
-    end
+      return KIND[v] or v[1] ~= nil and ARRAY or OBJECT
+    elseif t == "string" or t == "number" or t == "boolean" then return t
+    elseif t == "nil" then return "null" end
     error("jq: a " .. t .. " is not a JSON value", 0)
   end
 
@@ -151,20 +145,18 @@ local J, JX = (function()
   -- integer, any other in the shortest digits that read back, in 'f'
   -- notation, or 'e' notation below 1e-6 and from 1e21 with no leading zero
   -- in its exponent (1e-7). Those digits are Go's %g (gopher-lua's
-  -- string.format is Go's fmt), which chooses 'e' notation by other bounds.
+  -- string.format is Go's fmt), which chooses 'e' notation by other bounds
+  -- (beyond these too): its 'f' notation (-0 too) is gojq's.
   local ZEROS = "00000000000000000000" -- 'f' notation pads at most 20
   local function formatNumber(f)
-    if intLike(f) then return sformat("%d", f) end
-    if f ~= f then return "null" end
-    if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
+    if intLike(f) then return sformat("%d", f) elseif f ~= f then return "null" end
+    f = f > MAXFLOAT and MAXFLOAT or f < -MAXFLOAT and -MAXFLOAT or f
     local s, ax = sformat("%g", f), abs(f)
     local sign, digit, rest, e = smatch(s, "^(-?)(%d)%.?(%d*)e(.*)$")
-    if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
+    if sign == nil then return s end
+    if ax < 1e-6 or ax >= 1e21 then
       local es, ed = smatch(e, "^(.)0?(%d+)$")
-      if rest ~= "" then rest = "." .. rest end
-      return sign .. digit .. rest .. "e" .. es .. ed
-    elseif sign == nil then
-      return s -- %g wrote 'f' notation
+      return sign .. digit .. (rest ~= "" and "." .. rest or "") .. "e" .. es .. ed
     end
     local digits, exp = digit .. rest, tonumber(e)
     if exp >= #digits - 1 then return sign .. digits .. ssub(ZEROS, 1, exp - #digits + 1) end

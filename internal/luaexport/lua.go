@@ -72,12 +72,9 @@ var helpers = []struct{ name, text string }{
 	{"tname", "local function tname(v) if v == nil then return \"null\" end return JX.kind(v) end\n"},
 	{"run", `local function run(acc, v, what)
   local out = {}
-  if v == nil then v = NULL end
-  local ok, e = pcall(acc, v, out)
+  local ok, e = pcall(acc, v == nil and NULL or v, out)
   if ok then return out end
-  local m = JX.message(e)
-  if m ~= nil then error(what .. ": " .. m, 0) end
-  error(e, 0)
+  error(JX.message(e) and what .. ": " .. JX.message(e) or e, 0)
 end
 `},
 	{"pipe", `-- pipe runs the accessor p | s as jq does: s on each output of p in
@@ -125,26 +122,21 @@ end
 end
 `},
 	{"conditionField", `local function conditionField(c, name, ty)
-  if name == "" then return nil end
-  local v = c[name]
-  if v == NULL then v = nil end
-  if v ~= nil and type(v) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
-  return v
+  if name == "" or c[name] == nil or c[name] == NULL then return nil end
+  if type(c[name]) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
+  return c[name]
 end
 `},
 	{"conditionsOf", `local function conditionsOf(outs, typeField, statusField, reasonField, messageField)
   local conds = {}
   for _, arr in ipairs(outs) do
-    if arr ~= NULL then
-      if type(arr) ~= "table" or (next(arr) ~= nil and arr[1] == nil) then error("conditionsDefinition.path: not an array of objects or null") end
-      for _, c in ipairs(arr) do
-        if JX.kind(c) ~= "object" then error("conditionsDefinition.path: an entry is not an object") end
-        local ty = c[typeField]
-        if type(ty) == "string" and ty ~= "" then
-          local st, rs = conditionField(c, statusField, ty), conditionField(c, reasonField, ty)
-          conditionField(c, messageField, ty)
-          conds[ty] = {status = st, reason = rs}
-        end
+    if arr ~= NULL and (type(arr) ~= "table" or next(arr) ~= nil and arr[1] == nil) then error("conditionsDefinition.path: not an array of objects or null") end
+    for _, c in ipairs(arr) do
+      if JX.kind(c) ~= "object" then error("conditionsDefinition.path: an entry is not an object") end
+      local ty = c[typeField]
+      if type(ty) == "string" and ty ~= "" then
+        local st, rs, _ = conditionField(c, statusField, ty), conditionField(c, reasonField, ty), conditionField(c, messageField, ty)
+        conds[ty] = {status = st, reason = rs}
       end
     end
   end
@@ -153,10 +145,7 @@ end
 `},
 	{"condition", `local function condition(conds, ty, status, reason)
   local c = conds[ty]
-  if c == nil then return false end
-  if status ~= "" and c.status ~= status then return false end
-  if reason ~= "" and c.reason ~= reason then return false end
-  return true
+  return c ~= nil and (status == "" or c.status == status) and (reason == "" or c.reason == reason)
 end
 `},
 	{"anyOf", `local function anyOf(...)

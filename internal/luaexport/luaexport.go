@@ -248,9 +248,7 @@ func (e *Exporter) Protect(name, inner string) {
 	e.W(`function %s(obj)
   local ok, r = pcall(%s, obj)
   if ok then return r end
-  local m = JX.message(r)
-  if m ~= nil then error(WHAT .. ": " .. m, 0) end
-  error(r, 0)
+  error(JX.message(r) and WHAT .. ": " .. JX.message(r) or r, 0)
 end
 
 `, name, inner)

@@ -24,15 +24,9 @@ local function kindOf(v)
   local t = type(v)
   if t == "table" then
     if v == NULL then return "null" end
-    local k = KIND[v]
-    if k ~= nil then return k end
-    if v[1] ~= nil then return ARRAY end
-    return OBJECT
-  elseif t == "string" or t == "number" or t == "boolean" then
-    return t
-  elseif t == "nil" then
-    return "null"
-  end
+    return KIND[v] or v[1] ~= nil and ARRAY or OBJECT
+  elseif t == "string" or t == "number" or t == "boolean" then return t
+  elseif t == "nil" then return "null" end
   error("jq: a " .. t .. " is not a JSON value", 0)
 end
 
@@ -138,17 +132,14 @@ local function warm()
 
   ZEROS = "00000000000000000000" -- 'f' notation pads at most 20
   function formatNumber(f)
-    if intLike(f) then return sformat("%d", f) end
-    if f ~= f then return "null" end
-    if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
+    if intLike(f) then return sformat("%d", f) elseif f ~= f then return "null" end
+    f = f > MAXFLOAT and MAXFLOAT or f < -MAXFLOAT and -MAXFLOAT or f
     local s, ax = sformat("%g", f), abs(f)
     local sign, digit, rest, e = smatch(s, "^(-?)(%d)%.?(%d*)e(.*)$")
-    if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
+    if sign == nil then return s end
+    if ax < 1e-6 or ax >= 1e21 then
       local es, ed = smatch(e, "^(.)0?(%d+)$")
-      if rest ~= "" then rest = "." .. rest end
-      return sign .. digit .. rest .. "e" .. es .. ed
-    elseif sign == nil then
-      return s -- %g wrote 'f' notation
+      return sign .. digit .. (rest ~= "" and "." .. rest or "") .. "e" .. es .. ed
     end
     local digits, exp = digit .. rest, tonumber(e)
     if exp >= #digits - 1 then return sign .. digits .. ssub(ZEROS, 1, exp - #digits + 1) end
@@ -262,12 +253,9 @@ Q[2] = function(v, out)
 end
 local function run(acc, v, what)
   local out = {}
-  if v == nil then v = NULL end
-  local ok, e = pcall(acc, v, out)
+  local ok, e = pcall(acc, v == nil and NULL or v, out)
   if ok then return out end
-  local m = JX.message(e)
-  if m ~= nil then error(what .. ": " .. m, 0) end
-  error(e, 0)
+  error(JX.message(e) and what .. ": " .. JX.message(e) or e, 0)
 end
 local WHAT = nil
 local function V(acc, v, what)
@@ -276,25 +264,20 @@ local function V(acc, v, what)
   return acc(v)
 end
 local function conditionField(c, name, ty)
-  if name == "" then return nil end
-  local v = c[name]
-  if v == NULL then v = nil end
-  if v ~= nil and type(v) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
-  return v
+  if name == "" or c[name] == nil or c[name] == NULL then return nil end
+  if type(c[name]) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
+  return c[name]
 end
 local function conditionsOf(outs, typeField, statusField, reasonField, messageField)
   local conds = {}
   for _, arr in ipairs(outs) do
-    if arr ~= NULL then
-      if type(arr) ~= "table" or (next(arr) ~= nil and arr[1] == nil) then error("conditionsDefinition.path: not an array of objects or null") end
-      for _, c in ipairs(arr) do
-        if JX.kind(c) ~= "object" then error("conditionsDefinition.path: an entry is not an object") end
-        local ty = c[typeField]
-        if type(ty) == "string" and ty ~= "" then
-          local st, rs = conditionField(c, statusField, ty), conditionField(c, reasonField, ty)
-          conditionField(c, messageField, ty)
-          conds[ty] = {status = st, reason = rs}
-        end
+    if arr ~= NULL and (type(arr) ~= "table" or next(arr) ~= nil and arr[1] == nil) then error("conditionsDefinition.path: not an array of objects or null") end
+    for _, c in ipairs(arr) do
+      if JX.kind(c) ~= "object" then error("conditionsDefinition.path: an entry is not an object") end
+      local ty = c[typeField]
+      if type(ty) == "string" and ty ~= "" then
+        local st, rs, _ = conditionField(c, statusField, ty), conditionField(c, reasonField, ty), conditionField(c, messageField, ty)
+        conds[ty] = {status = st, reason = rs}
       end
     end
   end
@@ -302,10 +285,7 @@ local function conditionsOf(outs, typeField, statusField, reasonField, messageFi
 end
 local function condition(conds, ty, status, reason)
   local c = conds[ty]
-  if c == nil then return false end
-  if status ~= "" and c.status ~= status then return false end
-  if reason ~= "" and c.reason ~= reason then return false end
-  return true
+  return c ~= nil and (status == "" or c.status == status) and (reason == "" or c.reason == reason)
 end
 -- J.tostring(v) == s without the encoder; n is the number s writes (karta's luaexport.TextIs).
 local function textIs(v, s, n)
@@ -316,9 +296,7 @@ local function textIs(v, s, n)
 end
 
 local function statusIn(obj)
-  local phase = nil
-  local conds = {}
-  conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
+  local conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local first = nil
   if condition(conds, "Failed", "True", "") then first = first or "Failed" end
   if condition(conds, "Succeeded", "True", "") then first = first or "Completed" end
@@ -332,9 +310,7 @@ end
 function statusOf(obj)
   local ok, r = pcall(statusIn, obj)
   if ok then return r end
-  local m = JX.message(r)
-  if m ~= nil then error(WHAT .. ": " .. m, 0) end
-  error(r, 0)
+  error(JX.message(r) and WHAT .. ": " .. JX.message(r) or r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
@@ -342,33 +318,23 @@ end
 local function message(obj)
   local last, lastTrue = "", ""
   for _, arr in ipairs(run(Q[1], obj, "conditionsDefinition.path")) do
-    if arr ~= NULL and type(arr) == "table" then
-      for _, c in ipairs(arr) do
-        local ty, m = c["type"], c["message"]
-        if type(ty) == "string" and ty ~= "" and type(m) == "string" and m ~= "" then
-          last = m
-          if c["status"] == "True" then lastTrue = m end
-        end
+    for _, c in ipairs(type(arr) == "table" and arr or {}) do
+      local ty, m = c["type"], c["message"]
+      if type(ty) == "string" and ty ~= "" and type(m) == "string" and m ~= "" then
+        last = m
+        if c["status"] == "True" then lastTrue = m end
       end
     end
   end
-  if lastTrue ~= "" then return lastTrue end
-  return last
+  return lastTrue ~= "" and lastTrue or last
 end
 
 -- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
 local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Progressing"
+if status == "Degraded" or status == "Failed" then word = "Degraded"
+elseif status == "Completed" then word = "Healthy"
+elseif status == "Initializing" or status == "Resuming" or status == "Running" or status == "Suspending" then word = "Progressing"
 elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
 end
-
-if word == nil then
-  return nil
-end
+if word == nil then return nil end
 return {status = word, message = message(obj)}

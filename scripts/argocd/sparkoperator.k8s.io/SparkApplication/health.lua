@@ -22,15 +22,9 @@ local function kindOf(v)
   local t = type(v)
   if t == "table" then
     if v == NULL then return "null" end
-    local k = KIND[v]
-    if k ~= nil then return k end
-    if v[1] ~= nil then return ARRAY end
-    return OBJECT
-  elseif t == "string" or t == "number" or t == "boolean" then
-    return t
-  elseif t == "nil" then
-    return "null"
-  end
+    return KIND[v] or v[1] ~= nil and ARRAY or OBJECT
+  elseif t == "string" or t == "number" or t == "boolean" then return t
+  elseif t == "nil" then return "null" end
   error("jq: a " .. t .. " is not a JSON value", 0)
 end
 
@@ -82,17 +76,14 @@ local function warm()
 
   ZEROS = "00000000000000000000" -- 'f' notation pads at most 20
   function formatNumber(f)
-    if intLike(f) then return sformat("%d", f) end
-    if f ~= f then return "null" end
-    if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
+    if intLike(f) then return sformat("%d", f) elseif f ~= f then return "null" end
+    f = f > MAXFLOAT and MAXFLOAT or f < -MAXFLOAT and -MAXFLOAT or f
     local s, ax = sformat("%g", f), abs(f)
     local sign, digit, rest, e = smatch(s, "^(-?)(%d)%.?(%d*)e(.*)$")
-    if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
+    if sign == nil then return s end
+    if ax < 1e-6 or ax >= 1e21 then
       local es, ed = smatch(e, "^(.)0?(%d+)$")
-      if rest ~= "" then rest = "." .. rest end
-      return sign .. digit .. rest .. "e" .. es .. ed
-    elseif sign == nil then
-      return s -- %g wrote 'f' notation
+      return sign .. digit .. (rest ~= "" and "." .. rest or "") .. "e" .. es .. ed
     end
     local digits, exp = digit .. rest, tonumber(e)
     if exp >= #digits - 1 then return sign .. digits .. ssub(ZEROS, 1, exp - #digits + 1) end
@@ -217,23 +208,22 @@ local function statusIn(obj)
     if type(po[1]) ~= "string" then error("InterpretStatus: the phase is not a string") end
     phase = po[1]
   end
-  local conds = {}
   local first = nil
-  if (phase ~= nil and phase == "FAILED") then first = first or "Failed" end
+  if phase == "FAILED" then first = first or "Failed" end
   if anyOf(
-      (phase ~= nil and phase == "COMPLETED"),
-      (phase ~= nil and phase == "SUCCEEDING")) then first = first or "Completed" end
-  if (phase ~= nil and phase == "RESUMING") then first = first or "Resuming" end
-  if (phase ~= nil and phase == "SUSPENDING") then first = first or "Suspending" end
-  if (phase ~= nil and phase == "SUSPENDED") then first = first or "Suspended" end
+      phase == "COMPLETED",
+      phase == "SUCCEEDING") then first = first or "Completed" end
+  if phase == "RESUMING" then first = first or "Resuming" end
+  if phase == "SUSPENDING" then first = first or "Suspending" end
+  if phase == "SUSPENDED" then first = first or "Suspended" end
   if anyOf(
-      (phase ~= nil and phase == "FAILING"),
-      (phase ~= nil and phase == "SUBMISSION_FAILED")) then first = first or "Degraded" end
-  if (phase ~= nil and phase == "RUNNING") then first = first or "Running" end
+      phase == "FAILING",
+      phase == "SUBMISSION_FAILED") then first = first or "Degraded" end
+  if phase == "RUNNING" then first = first or "Running" end
   if anyOf(
-      (phase ~= nil and phase == "SUBMITTED"),
-      (phase ~= nil and phase == "PENDING_RERUN"),
-      (phase ~= nil and phase == "INVALIDATING"),
+      phase == "SUBMITTED",
+      phase == "PENDING_RERUN",
+      phase == "INVALIDATING",
       textIs(V(Q[2], obj, "statusMappings.initializing[3].byExpression.expression"), "true", nil)) then first = first or "Initializing" end
   return first or "Undefined"
 end
@@ -241,9 +231,7 @@ end
 function statusOf(obj)
   local ok, r = pcall(statusIn, obj)
   if ok then return r end
-  local m = JX.message(r)
-  if m ~= nil then error(WHAT .. ": " .. m, 0) end
-  error(r, 0)
+  error(JX.message(r) and WHAT .. ": " .. JX.message(r) or r, 0)
 end
 
 -- The message: the last condition with status True and a message, else the last
@@ -254,17 +242,10 @@ end
 
 -- karta's generic status to Argo CD's health (a batch kind); Undefined has none.
 local status, word = statusOf(obj), nil
-if status == "Completed" then word = "Healthy"
-elseif status == "Degraded" then word = "Degraded"
-elseif status == "Failed" then word = "Degraded"
-elseif status == "Initializing" then word = "Progressing"
-elseif status == "Resuming" then word = "Progressing"
-elseif status == "Running" then word = "Progressing"
+if status == "Degraded" or status == "Failed" then word = "Degraded"
+elseif status == "Completed" then word = "Healthy"
+elseif status == "Initializing" or status == "Resuming" or status == "Running" or status == "Suspending" then word = "Progressing"
 elseif status == "Suspended" then word = "Suspended"
-elseif status == "Suspending" then word = "Progressing"
 end
-
-if word == nil then
-  return nil
-end
+if word == nil then return nil end
 return {status = word, message = message(obj)}
