@@ -147,7 +147,8 @@ local J, JX = (function()
   -- in its exponent (1e-7). Those digits are Go's %g (gopher-lua's
   -- string.format is Go's fmt), which chooses 'e' notation by other bounds
   -- (beyond these too): its 'f' notation (-0 too) is gojq's.
-  local ZEROS = "00000000000000000000" -- 'f' notation pads at most 20
+  -- ZEROS: 'f' notation pads at most 20.
+  local ZEROS = "00000000000000000000"
   local function formatNumber(f)
     if intLike(f) then return sformat("%d", f) elseif f ~= f then return "null" end
     f = f > MAXFLOAT and MAXFLOAT or f < -MAXFLOAT and -MAXFLOAT or f
@@ -269,13 +270,8 @@ local J, JX = (function()
       if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
       elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
     end
-    local oa, ob = ORDER[ka], ORDER[kb]
-    if a == true then oa = 2 end
-    if b == true then ob = 2 end
-    if oa ~= ob then
-      if oa < ob then return -1 end
-      return 1
-    end
+    local oa, ob = a == true and 2 or ORDER[ka], b == true and 2 or ORDER[kb]
+    if oa ~= ob then return oa < ob and -1 or 1 end
     if ka == ARRAY or ka == OBJECT then
       local ak, bk = a, b
       if ka == OBJECT then ak, bk = sortedKeys(a), sortedKeys(b) end
@@ -292,7 +288,8 @@ local J, JX = (function()
         end
       end
     end
-    return 0 -- null, or one boolean
+    -- null, or one boolean
+    return 0
   end
 
   compare = function(a, b)
@@ -309,6 +306,19 @@ local J, JX = (function()
   function J.le(a, b) return compare(a, b) <= 0 end
   function J.gt(a, b) return compare(a, b) > 0 end
   function J.ge(a, b) return compare(a, b) >= 0 end
+
+  -- cmpn is compare(v, n) for a number n (a comparison with a number
+  -- literal), without compareValues: null and booleans are below every
+  -- number, strings, arrays and objects above.
+  function J.cmpn(v, n)
+    if type(v) == "number" then
+      if v < n or v ~= v then return -1 elseif v == n then return 0 end
+      return 1
+    end
+    local k = kindOf(v)
+    if k == "null" or k == "boolean" then return -1 end
+    return 1
+  end
 
   -- Indexing.
   local function indexString(s, i)
@@ -413,13 +423,12 @@ local J, JX = (function()
   -- without index's calls.
   function J.field(v, k)
     if v == nil or v == NULL then return NULL end
-    if type(v) == "table" then
-      local kv = KIND[v]
-      if kv == OBJECT or kv == nil and v[1] == nil then
-        local x = v[k]
-        if x == nil then return NULL end
-        return x
-      end
+    -- kv is false for a value that is not a table
+    local kv = type(v) == "table" and KIND[v]
+    if kv == OBJECT or kv == nil and v[1] == nil then
+      local x = v[k]
+      if x == nil then return NULL end
+      return x
     end
     raise("expected an object but got: " .. tep(v))
   end

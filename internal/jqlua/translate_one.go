@@ -2,6 +2,7 @@ package jqlua
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -306,14 +307,11 @@ func (g *gen) binop(op gojq.Operator, l, r value) value {
 			return value{expr: l.expr + cmp + r.expr, boolean: true}
 		}
 		fn = map[gojq.Operator]string{gojq.OpEq: "eq", gojq.OpNe: "ne"}[op]
-	case gojq.OpLt:
-		fn = "lt"
-	case gojq.OpLe:
-		fn = "le"
-	case gojq.OpGt:
-		fn = "gt"
-	case gojq.OpGe:
-		fn = "ge"
+	case gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe:
+		if c, ok := numberCompare(op, l, r); ok {
+			return g.call("t", true, false, "%s", c)
+		}
+		fn = map[gojq.Operator]string{gojq.OpLt: "lt", gojq.OpLe: "le", gojq.OpGt: "gt", gojq.OpGe: "ge"}[op]
 	default:
 		boolean = false
 		fn = map[gojq.Operator]string{
@@ -322,6 +320,23 @@ func (g *gen) binop(op gojq.Operator, l, r value) value {
 		}[op]
 	}
 	return g.call("t", boolean, false, "J.%s(%s, %s)", fn, l.expr, r.expr)
+}
+
+// numberCompare is an ordering of a value and a number literal (either
+// side) as J.cmpn's, which needs none of compare's machinery for other
+// types: `.n > 0` is J.cmpn(n, 0) > 0, `0 < .n` J.cmpn(n, 0) > 0 too.
+func numberCompare(op gojq.Operator, l, r value) (string, bool) {
+	isNumber := func(v value) bool { return v.lit && !v.str && !v.boolean && v.expr != "NULL" }
+	ops := map[gojq.Operator]string{gojq.OpLt: "<", gojq.OpLe: "<=", gojq.OpGt: ">", gojq.OpGe: ">="}
+	switch {
+	case isNumber(r):
+		return fmt.Sprintf("J.cmpn(%s, %s) %s 0", l.expr, r.expr, ops[op]), true
+	case isNumber(l):
+		// n op v is v op' n, the operator mirrored.
+		mirror := map[gojq.Operator]gojq.Operator{gojq.OpLt: gojq.OpGt, gojq.OpLe: gojq.OpGe, gojq.OpGt: gojq.OpLt, gojq.OpGe: gojq.OpLe}
+		return fmt.Sprintf("J.cmpn(%s, %s) %s 0", r.expr, l.expr, ops[mirror[op]]), true
+	}
+	return "", false
 }
 
 // concatOperand returns v as an operand of .., keeping chains flat.
