@@ -240,6 +240,17 @@ func (g *gen) constIndexValue(b value, key value) value {
 	return g.call(key.raw, false, false, "J.index(%s, %s)", b.expr, key.expr)
 }
 
+// isArrayTerm reports an array construction, [f], alone.
+func isArrayTerm(q *gojq.Query) bool {
+	return q.Term != nil && q.Left == nil && q.Term.Type == gojq.TermTypeArray && len(q.Term.SuffixList) == 0
+}
+
+// isCall reports a call of the builtin name without arguments, alone.
+func isCall(q *gojq.Query, name string) bool {
+	return q.Term != nil && q.Left == nil && q.Term.Type == gojq.TermTypeFunc && q.Term.Func.Name == name &&
+		len(q.Term.Func.Args) == 0 && len(q.Term.SuffixList) == 0
+}
+
 // val generates q, which must satisfy isOne, as statements and returns its
 // value.
 func (g *gen) val(q *gojq.Query, in string) value {
@@ -252,6 +263,11 @@ func (g *gen) val(q *gojq.Query, in string) value {
 	switch q.Op {
 	case gojq.OpPipe:
 		x := g.atom(g.val(q.Left, in))
+		if isArrayTerm(q.Left) && isCall(q.Right, "length") {
+			// [f] | length: J.length of an array this accessor built is
+			// its Lua length, and needs none of J.length's other kinds.
+			return g.call("len", false, false, "#%s", x.expr)
+		}
 		return g.val(q.Right, x.expr)
 	case gojq.OpAlt:
 		l := g.val(q.Left, in)

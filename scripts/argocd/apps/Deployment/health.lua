@@ -245,7 +245,7 @@ Q[2] = function(v, out)
       arr[#arr + 1] = x
     end
   end
-  local len = J.length(arr)
+  local len = #arr
   if out == nil then return len end
   J.emit(out, len)
 end

@@ -273,7 +273,7 @@ Q[3] = function(v, out)
       arr[#arr + 1] = x
     end
   end
-  local len = J.length(arr)
+  local len = #arr
   local b = false
   if len == 0 then
     local arr_2 = J.array()
@@ -301,7 +301,7 @@ Q[3] = function(v, out)
         arr_2[#arr_2 + 1] = x_2
       end
     end
-    local len_2 = J.length(arr_2)
+    local len_2 = #arr_2
     b = len_2 == 0
   end
   if out == nil then return b end

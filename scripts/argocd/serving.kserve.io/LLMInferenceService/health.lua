@@ -290,7 +290,7 @@ Q[4] = function(v, out)
         arr[#arr + 1] = x
       end
     end
-    local len = J.length(arr)
+    local len = #arr
     b = len == 0
   end
   if out == nil then return b end
@@ -308,7 +308,7 @@ Q[5] = function(v, out)
       arr[#arr + 1] = x
     end
   end
-  local len = J.length(arr)
+  local len = #arr
   if out == nil then return len end
   J.emit(out, len)
 end
