@@ -37,8 +37,8 @@ const (
 // the ReplicaSets), exported with their fallbacks, and is within its
 // target.
 const (
-	karmadaCeiling        = 171_500
-	karmadaPyTorchCeiling = 49_000
+	karmadaCeiling        = 163_500
+	karmadaPyTorchCeiling = 48_500
 	karmadaWithinTarget   = 31
 )
 
