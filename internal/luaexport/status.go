@@ -26,8 +26,8 @@ func (e *Exporter) Status() error {
 		return f, err
 	}
 	e.W("local function statusIn(obj)\n")
-	// Without a phaseDefinition there is no phase, and a byPhase matcher
-	// is false.
+	// Validation requires the phaseDefinition a byPhase matcher reads;
+	// without one there would be no phase, and the matcher false.
 	hasPhase := sd != nil && sd.PhaseDefinition != nil && sd.PhaseDefinition.Path != ""
 	if hasPhase {
 		f, err := outs("phaseDefinition.path", sd.PhaseDefinition.Path)
@@ -39,8 +39,7 @@ func (e *Exporter) Status() error {
 		e.W("    if type(po[1]) ~= \"string\" then error(\"InterpretStatus: the phase is not a string\") end\n")
 		e.W("    phase = po[1]\n  end\n")
 	}
-	// Without a conditionsDefinition there are no conditions, and a
-	// byConditions matcher is false.
+	// Likewise a byConditions matcher and the conditionsDefinition.
 	hasConds := sd != nil && sd.ConditionsDefinition != nil && sd.ConditionsDefinition.Path != ""
 	if hasConds {
 		cd := sd.ConditionsDefinition
