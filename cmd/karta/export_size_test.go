@@ -37,8 +37,8 @@ const (
 // the ReplicaSets), exported with their fallbacks, and is within its
 // target.
 const (
-	karmadaCeiling        = 163_500
-	karmadaPyTorchCeiling = 48_500
+	karmadaCeiling        = 163_000
+	karmadaPyTorchCeiling = 48_000
 	karmadaWithinTarget   = 31
 )
 

@@ -60,9 +60,7 @@ local J, JX = (function()
 
   local function orNull(x) if x == nil then return NULL end return x end
 
-  local function raise(msg, value, hasValue)
-    error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
-  end
+  local function raise(msg, value, hasValue) error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0) end
 
   -- UTF-8, as Go's unicode/utf8 reads it: an invalid byte is a rune of one
   -- byte.
@@ -901,10 +899,7 @@ local J, JX = (function()
   JX.kind = kindOf
 
   -- JX.message returns the message of a jq error value, or nil.
-  function JX.message(e)
-    if type(e) == "table" and e[ERR] then return e.msg end
-    return nil
-  end
+  function JX.message(e) if type(e) == "table" and e[ERR] then return e.msg end end
 
   -- JX.plain turns a value into what Karmada's own decoding would give:
   -- null members and elements left out, and every table a new one. A table

@@ -28,9 +28,7 @@ end
 
 local function blank(v) return KIND[v] == nil and next(v) == nil end
 
-local function raise(msg, value, hasValue)
-  error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
-end
+local function raise(msg, value, hasValue) error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0) end
 
 local compare
 
@@ -73,10 +71,7 @@ end
 
 JX.kind = kindOf
 
-function JX.message(e)
-  if type(e) == "table" and e[ERR] then return e.msg end
-  return nil
-end
+function JX.message(e) if type(e) == "table" and e[ERR] then return e.msg end end
 
 local function warm()
 

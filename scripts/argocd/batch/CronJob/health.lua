@@ -33,9 +33,7 @@ local function blank(v) return KIND[v] == nil and next(v) == nil end
 
 local function orNull(x) if x == nil then return NULL end return x end
 
-local function raise(msg, value, hasValue)
-  error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
-end
+local function raise(msg, value, hasValue) error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0) end
 
 local function runeCount(s)
   local count, i, n = 0, 1, #s
@@ -129,10 +127,7 @@ function J.length(v)
   func0Error("length", v)
 end
 
-function JX.message(e)
-  if type(e) == "table" and e[ERR] then return e.msg end
-  return nil
-end
+function JX.message(e) if type(e) == "table" and e[ERR] then return e.msg end end
 
 local function warm()
 

@@ -36,9 +36,7 @@ local function arrayLike(v, k)
   return k == ARRAY or k == OBJECT and blank(v)
 end
 
-local function raise(msg, value, hasValue)
-  error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
-end
+local function raise(msg, value, hasValue) error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0) end
 
 local function runeCount(s)
   local count, i, n = 0, 1, #s
@@ -133,10 +131,7 @@ end
 
 JX.kind = kindOf
 
-function JX.message(e)
-  if type(e) == "table" and e[ERR] then return e.msg end
-  return nil
-end
+function JX.message(e) if type(e) == "table" and e[ERR] then return e.msg end end
 
 local function warm()
 

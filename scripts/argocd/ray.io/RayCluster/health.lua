@@ -26,9 +26,7 @@ local function kindOf(v)
   error("jq: a " .. t .. " is not a JSON value", 0)
 end
 
-local function raise(msg, value, hasValue)
-  error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
-end
+local function raise(msg, value, hasValue) error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0) end
 
 
 function J.field(v, k)
@@ -50,10 +48,7 @@ end
 
 JX.kind = kindOf
 
-function JX.message(e)
-  if type(e) == "table" and e[ERR] then return e.msg end
-  return nil
-end
+function JX.message(e) if type(e) == "table" and e[ERR] then return e.msg end end
 
 local function warm()
 

@@ -30,9 +30,7 @@ end
 
 local function orNull(x) if x == nil then return NULL end return x end
 
-local function raise(msg, value, hasValue)
-  error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
-end
+local function raise(msg, value, hasValue) error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0) end
 
 
 function J.field(v, k)
@@ -81,10 +79,7 @@ end
 
 JX.kind = kindOf
 
-function JX.message(e)
-  if type(e) == "table" and e[ERR] then return e.msg end
-  return nil
-end
+function JX.message(e) if type(e) == "table" and e[ERR] then return e.msg end end
 
 local function warm()
 
