@@ -95,8 +95,9 @@ func exportLua(e *luaexport.Exporter) (map[string]string, error) {
 	if len(bearing) > 0 {
 		e.W("%s", unitsLua)
 	}
+	nodes := map[string]string{}
 	for _, c := range bearing {
-		if err := componentTable(e, c); err != nil {
+		if err := componentTable(e, c, nodes); err != nil {
 			return nil, err
 		}
 	}

@@ -119,7 +119,7 @@ local function units(obj, c, s)
   if s ~= nil and s.factor ~= nil then factor = s.factor(obj, c, s) end
   local ids = idsOf(obj, c)
   local outs = {}
-  for _, p in ipairs(c.paths) do outs[p.key] = pathOf(obj, c, ids, p.q, p.field) end
+  for _, p in ipairs(c.paths) do outs[p.key] = pathOf(obj, c, ids, p.q, p.field or p.key .. "Path") end
   local reps
   if s ~= nil and s.replicas ~= nil then reps = pathOf(obj, c, ids, s.replicas, "replicasPath") end
   local out = {}
@@ -167,14 +167,16 @@ func scaledList(cs []*interpreter.ComponentShape) string {
 // and label (as errors name it), its accessors and their fields (and
 // instanceIDs with an instanceIdPath), and its
 // view function (templateView, specView, or fragmentView with the view's
-// nodes), so that a chunk carries only the functions its components use;
+// nodes, N<k>, a table that components with the same nodes share: nodes
+// maps a list's Lua to its name), so that a chunk carries only the
+// functions its components use;
 // then S<index> (scaleVar), what scaling its instances takes: its
 // replicasPath's accessor and, with scaled ancestors, scaledFactor and
 // the ancestors. The rules that count replicas pass S to units and the
 // others (GetDependencies) do not, so that their scripts carry none of
 // the replicas' accessors. A component whose instanceIdPath yields
 // nothing in an export is none: it has no instances.
-func componentTable(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
+func componentTable(e *luaexport.Exporter, c *interpreter.ComponentShape, nodes map[string]string) error {
 	name := c.Name
 	e.W("-- component %s\n", luaexport.Escape(name))
 	if e.NoInstances(c.InstanceIDPath) {
@@ -220,7 +222,13 @@ func componentTable(e *luaexport.Exporter, c *interpreter.ComponentShape) error 
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "    {key = %s, field = %s, q = %s},\n", jqlua.LuaString(key), jqlua.LuaString(p.Field), q)
+		// A fragment's field is its key's path (labels, labelsPath),
+		// which units derives: only another field is written.
+		if p.Field == key+"Path" {
+			fmt.Fprintf(&b, "    {key = %s, q = %s},\n", jqlua.LuaString(key), q)
+		} else {
+			fmt.Fprintf(&b, "    {key = %s, field = %s, q = %s},\n", jqlua.LuaString(key), jqlua.LuaString(p.Field), q)
+		}
 		return nil
 	}
 	b.WriteString("  paths = {\n")
@@ -252,19 +260,27 @@ func componentTable(e *luaexport.Exporter, c *interpreter.ComponentShape) error 
 	case karta.SpecStylePodTemplateSpec:
 		b.WriteString("  view = templateView,\n")
 	case karta.SpecStyleFragmented:
-		b.WriteString("  view = fragmentView, nodes = {\n")
+		var nb strings.Builder
 		for _, n := range c.Nodes {
 			at := make([]string, len(n.At))
 			for i, k := range n.At {
 				at[i] = jqlua.LuaString(k)
 			}
 			if n.Containers {
-				fmt.Fprintf(&b, "    {at = {%s}, containers = true},\n", strings.Join(at, ", "))
+				fmt.Fprintf(&nb, "  {at = {%s}, containers = true},\n", strings.Join(at, ", "))
 			} else {
-				fmt.Fprintf(&b, "    {at = {%s}, key = %s},\n", strings.Join(at, ", "), jqlua.LuaString(n.Key))
+				fmt.Fprintf(&nb, "  {at = {%s}, key = %s},\n", strings.Join(at, ", "), jqlua.LuaString(n.Key))
 			}
 		}
-		b.WriteString("  },\n")
+		// Components of one Karta often have the same nodes (the same
+		// fragment paths): one table serves them all.
+		name, ok := nodes[nb.String()]
+		if !ok {
+			name = fmt.Sprintf("N%d", len(nodes)+1)
+			nodes[nb.String()] = name
+			e.W("-- the view's nodes of component %s\nlocal %s = {\n%s}\n\n", luaexport.Escape(c.Name), name, nb.String())
+		}
+		fmt.Fprintf(&b, "  view = fragmentView, nodes = %s,\n", name)
 	default:
 		b.WriteString("  view = specView,\n")
 	}

@@ -37,7 +37,7 @@ const (
 // the ReplicaSets), exported with their fallbacks, and is within its
 // target.
 const (
-	karmadaCeiling        = 163_000
+	karmadaCeiling        = 161_500
 	karmadaPyTorchCeiling = 48_000
 	karmadaWithinTarget   = 31
 )
