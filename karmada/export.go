@@ -95,8 +95,9 @@ func exportLua(e *luaexport.Exporter) (map[string]string, error) {
 	if len(bearing) > 0 {
 		e.W("%s", unitsLua)
 	}
+	nodes := map[string]string{}
 	for _, c := range bearing {
-		if err := componentTable(e, c); err != nil {
+		if err := componentTable(e, c, nodes); err != nil {
 			return nil, err
 		}
 	}
@@ -106,7 +107,11 @@ func exportLua(e *luaexport.Exporter) (map[string]string, error) {
 	var rules []string
 	if c, _ := replicaResource(e.Model); c != nil {
 		e.W("function GetReplicas(obj)\n")
-		e.W("  local u = units(obj, %s, true)\n", componentVar(c))
+		scale := scaleVar(c)
+		if scale == "" {
+			scale = "nil"
+		}
+		e.W("  local u = units(obj, %s, %s)\n", componentVar(c), scale)
 		e.W("  if #u ~= 1 then error(\"GetReplicas: component %s has \" .. #u .. \" present instances, not one\") end\n", luaexport.Escape(c.Name))
 		e.W("  return u[1].replicas, kube.accuratePodRequirements(u[1].view)\n")
 		e.W("end\n\n")
@@ -114,8 +119,9 @@ func exportLua(e *luaexport.Exporter) (map[string]string, error) {
 	}
 	if len(bearing) > 0 {
 		e.W("function GetComponents(obj)\n  local out, seen = {}, {}\n")
-		e.W("  for _, c in ipairs({%s}) do\n", componentList(bearing))
-		e.W("    for _, u in ipairs(units(obj, c, true)) do\n")
+		e.W("  for _, cs in ipairs({%s}) do\n", scaledList(bearing))
+		e.W("    local c = cs[1]\n")
+		e.W("    for _, u in ipairs(units(obj, c, cs[2])) do\n")
 		e.W("      local name = u.id\n")
 		e.W("      if c.ids == nil then name = c.name end\n")
 		e.W("      if string.len(name) > %d then error(\"GetComponents: the component name \" .. name .. \" is longer than %d characters\") end\n", maxComponentName, maxComponentName)
@@ -164,7 +170,7 @@ end
 		e.W("  if type(obj.metadata) == \"table\" then ns = obj.metadata.namespace end\n")
 		e.W("  local out, seen = {}, {}\n")
 		e.W("  for _, c in ipairs({%s}) do\n", componentList(bearing))
-		e.W("    for _, u in ipairs(units(obj, c, false)) do\n")
+		e.W("    for _, u in ipairs(units(obj, c)) do\n")
 		e.W("      for _, d in ipairs(kube.getPodDependencies(u.view, ns) or {}) do\n")
 		e.W("        local key = depKey(d)\n")
 		e.W("        if not seen[key] then seen[key] = true; out[#out+1] = d end\n")

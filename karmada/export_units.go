@@ -98,10 +98,10 @@ local function fragmentView(c, outs, i, id)
   return view
 end
 
--- The product of the replicas of c's scaled ancestors (c.scaledBy).
-local function scaledFactor(obj, c)
+-- The product of the replicas of c's scaled ancestors (s.scaledBy).
+local function scaledFactor(obj, c, s)
   local factor = 1
-  for _, a in ipairs(c.scaledBy) do
+  for _, a in ipairs(s.scaledBy) do
     local ids = idsOf(obj, a)
     local r = pathOf(obj, a, ids, a.replicas, "replicasPath")
     if #ids ~= 1 then error("component " .. c.name .. ": its scaled ancestor " .. a.name .. " has " .. #ids .. " instances, not one") end
@@ -111,16 +111,17 @@ local function scaledFactor(obj, c)
   return factor
 end
 
--- The present instances of component c as {id, replicas, view}.
-local function units(obj, c, scaled)
+-- The present instances of component c as {id, replicas, view}, scaled
+-- by its scale table s (replicas 1 without).
+local function units(obj, c, s)
   if c.none then return {} end
   local factor = 1
-  if scaled and c.factor ~= nil then factor = c.factor(obj, c) end
+  if s ~= nil and s.factor ~= nil then factor = s.factor(obj, c, s) end
   local ids = idsOf(obj, c)
   local outs = {}
-  for _, p in ipairs(c.paths) do outs[p.key] = pathOf(obj, c, ids, p.q, p.field) end
+  for _, p in ipairs(c.paths) do outs[p.key] = pathOf(obj, c, ids, p.q, p.field or p.key .. "Path") end
   local reps
-  if scaled and c.replicas ~= nil then reps = pathOf(obj, c, ids, c.replicas, "replicasPath") end
+  if s ~= nil and s.replicas ~= nil then reps = pathOf(obj, c, ids, s.replicas, "replicasPath") end
   local out = {}
   for i, id in ipairs(ids) do
     local v = c.view(c, outs, i, id)
@@ -138,14 +139,44 @@ end
 // componentVar is the Lua name of a component's table.
 func componentVar(c *interpreter.ComponentShape) string { return fmt.Sprintf("C%d", c.Index) }
 
+// scaleVar is the Lua name of a component's scale table (S<index>), ""
+// for a component without replicas or scaled ancestors.
+func scaleVar(c *interpreter.ComponentShape) string {
+	for a := c; a != nil; a = a.Parent {
+		if a.ReplicasPath != "" {
+			return fmt.Sprintf("S%d", c.Index)
+		}
+	}
+	return ""
+}
+
+// scaledList is the Lua list of the components' tables each with its
+// scale table, as GetComponents passes them to units: {{C1, S1}, {C2}}.
+func scaledList(cs []*interpreter.ComponentShape) string {
+	items := make([]string, len(cs))
+	for i, c := range cs {
+		items[i] = "{" + componentVar(c) + "}"
+		if s := scaleVar(c); s != "" {
+			items[i] = "{" + componentVar(c) + ", " + s + "}"
+		}
+	}
+	return strings.Join(items, ", ")
+}
+
 // componentTable writes C<index>, component c as units reads it: its name
 // and label (as errors name it), its accessors and their fields (and
 // instanceIDs with an instanceIdPath), and its
 // view function (templateView, specView, or fragmentView with the view's
-// nodes) and, with scaled ancestors, scaledFactor and the ancestors, so
-// that a chunk carries only the functions its components use. A component whose instanceIdPath yields nothing in an
-// export is none: it has no instances.
-func componentTable(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
+// nodes, N<k>, a table that components with the same nodes share: nodes
+// maps a list's Lua to its name), so that a chunk carries only the
+// functions its components use;
+// then S<index> (scaleVar), what scaling its instances takes: its
+// replicasPath's accessor and, with scaled ancestors, scaledFactor and
+// the ancestors. The rules that count replicas pass S to units and the
+// others (GetDependencies) do not, so that their scripts carry none of
+// the replicas' accessors. A component whose instanceIdPath yields
+// nothing in an export is none: it has no instances.
+func componentTable(e *luaexport.Exporter, c *interpreter.ComponentShape, nodes map[string]string) error {
 	name := c.Name
 	e.W("-- component %s\n", luaexport.Escape(name))
 	if e.NoInstances(c.InstanceIDPath) {
@@ -182,15 +213,22 @@ func componentTable(e *luaexport.Exporter, c *interpreter.ComponentShape) error 
 		}
 		scaledBy = append(scaledBy, fmt.Sprintf("\n    {%s, replicas = %s},", aids, rq))
 	}
+	var scale strings.Builder
 	if len(scaledBy) > 0 {
-		fmt.Fprintf(&b, "  factor = scaledFactor, scaledBy = {%s},\n", strings.Join(scaledBy, ""))
+		fmt.Fprintf(&scale, "  factor = scaledFactor, scaledBy = {%s},\n", strings.Join(scaledBy, ""))
 	}
 	path := func(key string, p interpreter.ShapePath) error {
 		q, err := e.Accessor(fmt.Sprintf("component %q: %s", name, p.Field), p.Expr)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "    {key = %s, field = %s, q = %s},\n", jqlua.LuaString(key), jqlua.LuaString(p.Field), q)
+		// A fragment's field is its key's path (labels, labelsPath),
+		// which units derives: only another field is written.
+		if p.Field == key+"Path" {
+			fmt.Fprintf(&b, "    {key = %s, q = %s},\n", jqlua.LuaString(key), q)
+		} else {
+			fmt.Fprintf(&b, "    {key = %s, field = %s, q = %s},\n", jqlua.LuaString(key), jqlua.LuaString(p.Field), q)
+		}
 		return nil
 	}
 	b.WriteString("  paths = {\n")
@@ -216,29 +254,40 @@ func componentTable(e *luaexport.Exporter, c *interpreter.ComponentShape) error 
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "  replicas = %s,\n", rq)
+		fmt.Fprintf(&scale, "  replicas = %s,\n", rq)
 	}
 	switch c.Style {
 	case karta.SpecStylePodTemplateSpec:
 		b.WriteString("  view = templateView,\n")
 	case karta.SpecStyleFragmented:
-		b.WriteString("  view = fragmentView, nodes = {\n")
+		var nb strings.Builder
 		for _, n := range c.Nodes {
 			at := make([]string, len(n.At))
 			for i, k := range n.At {
 				at[i] = jqlua.LuaString(k)
 			}
 			if n.Containers {
-				fmt.Fprintf(&b, "    {at = {%s}, containers = true},\n", strings.Join(at, ", "))
+				fmt.Fprintf(&nb, "  {at = {%s}, containers = true},\n", strings.Join(at, ", "))
 			} else {
-				fmt.Fprintf(&b, "    {at = {%s}, key = %s},\n", strings.Join(at, ", "), jqlua.LuaString(n.Key))
+				fmt.Fprintf(&nb, "  {at = {%s}, key = %s},\n", strings.Join(at, ", "), jqlua.LuaString(n.Key))
 			}
 		}
-		b.WriteString("  },\n")
+		// Components of one Karta often have the same nodes (the same
+		// fragment paths): one table serves them all.
+		name, ok := nodes[nb.String()]
+		if !ok {
+			name = fmt.Sprintf("N%d", len(nodes)+1)
+			nodes[nb.String()] = name
+			e.W("-- the view's nodes of component %s\nlocal %s = {\n%s}\n\n", luaexport.Escape(c.Name), name, nb.String())
+		}
+		fmt.Fprintf(&b, "  view = fragmentView, nodes = %s,\n", name)
 	default:
 		b.WriteString("  view = specView,\n")
 	}
 	b.WriteString("}\n\n")
+	if s := scaleVar(c); s != "" {
+		fmt.Fprintf(&b, "local %s = {\n%s}\n\n", s, scale.String())
+	}
 	e.W("%s", b.String())
 	return nil
 }

@@ -44,15 +44,9 @@ local J, JX = (function()
     local t = type(v)
     if t == "table" then
       if v == NULL then return "null" end
-      local k = KIND[v]
-      if k ~= nil then return k end
-      if v[1] ~= nil then return ARRAY end
-      return OBJECT
-    elseif t == "string" or t == "number" or t == "boolean" then
-      return t
-    elseif t == "nil" then
-      return "null"
-    end
+      return KIND[v] or v[1] ~= nil and ARRAY or OBJECT
+    elseif t == "string" or t == "number" or t == "boolean" then return t
+    elseif t == "nil" then return "null" end
     error("jq: a " .. t .. " is not a JSON value", 0)
   end
 
@@ -66,9 +60,7 @@ local J, JX = (function()
 
   local function orNull(x) if x == nil then return NULL end return x end
 
-  local function raise(msg, value, hasValue)
-    error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0)
-  end
+  local function raise(msg, value, hasValue) error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0) end
 
   -- UTF-8, as Go's unicode/utf8 reads it: an invalid byte is a rune of one
   -- byte.
@@ -77,9 +69,8 @@ local J, JX = (function()
     if c < 0x80 then return 1, true end
     -- a lead byte from C2 to F4; the second byte within 80..BF, less
     -- after E0, ED, F0 and F4 (overlong forms, surrogates, past U+10FFFF)
-    local n, lo, hi = 2, 0x80, 0xBF
-    if c >= 0xF0 then n = 4 elseif c >= 0xE0 then n = 3 end
-    if c == 0xE0 then lo = 0xA0 elseif c == 0xF0 then lo = 0x90 elseif c == 0xED then hi = 0x9F elseif c == 0xF4 then hi = 0x8F end
+    local n = c >= 0xF0 and 4 or c >= 0xE0 and 3 or 2
+    local lo, hi = c == 0xE0 and 0xA0 or c == 0xF0 and 0x90 or 0x80, c == 0xED and 0x9F or c == 0xF4 and 0x8F or 0xBF
     if c < 0xC2 or c > 0xF4 or c1 == nil or c1 < lo or c1 > hi then return 1, false end
     for j = i + 2, i + n - 1 do
       local cj = sbyte(s, j)
@@ -112,9 +103,7 @@ local J, JX = (function()
 
   -- Numbers. A number is a gojq int exactly when it is int-like: integral,
   -- within ±2^53 and not -0 (see doc.go).
-  local function intLike(f)
-    return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0)
-  end
+  local function intLike(f) return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0) end
 
   -- trunc is gojq's floatToInt: truncation, clamped to the int range.
   local function trunc(x)
@@ -154,20 +143,19 @@ local J, JX = (function()
   -- integer, any other in the shortest digits that read back, in 'f'
   -- notation, or 'e' notation below 1e-6 and from 1e21 with no leading zero
   -- in its exponent (1e-7). Those digits are Go's %g (gopher-lua's
-  -- string.format is Go's fmt), which chooses 'e' notation by other bounds.
-  local ZEROS = "00000000000000000000" -- 'f' notation pads at most 20
+  -- string.format is Go's fmt), which chooses 'e' notation by other bounds
+  -- (beyond these too): its 'f' notation (-0 too) is gojq's.
+  -- ZEROS: 'f' notation pads at most 20.
+  local ZEROS = "00000000000000000000"
   local function formatNumber(f)
-    if intLike(f) then return sformat("%d", f) end
-    if f ~= f then return "null" end
-    if f > MAXFLOAT then f = MAXFLOAT elseif f < -MAXFLOAT then f = -MAXFLOAT end
+    if intLike(f) then return sformat("%d", f) elseif f ~= f then return "null" end
+    f = f > MAXFLOAT and MAXFLOAT or f < -MAXFLOAT and -MAXFLOAT or f
     local s, ax = sformat("%g", f), abs(f)
     local sign, digit, rest, e = smatch(s, "^(-?)(%d)%.?(%d*)e(.*)$")
-    if ax ~= 0 and (ax < 1e-6 or ax >= 1e21) then
+    if sign == nil then return s end
+    if ax < 1e-6 or ax >= 1e21 then
       local es, ed = smatch(e, "^(.)0?(%d+)$")
-      if rest ~= "" then rest = "." .. rest end
-      return sign .. digit .. rest .. "e" .. es .. ed
-    elseif sign == nil then
-      return s -- %g wrote 'f' notation
+      return sign .. digit .. (rest ~= "" and "." .. rest or "") .. "e" .. es .. ed
     end
     local digits, exp = digit .. rest, tonumber(e)
     if exp >= #digits - 1 then return sign .. digits .. ssub(ZEROS, 1, exp - #digits + 1) end
@@ -188,63 +176,46 @@ local J, JX = (function()
   local ESCAPES = {[34] = '\\"', [92] = "\\\\", [8] = "\\b", [12] = "\\f", [10] = "\\n", [13] = "\\r", [9] = "\\t"}
 
   local function quote(s)
-    local buf, start, i, n = {'"'}, 1, 1, #s
-    while i <= n do
-      local b, size, esc = sbyte(s, i), 1, nil
-      if b < 32 or b == 34 or b == 92 or b == 127 then
-        esc = ESCAPES[b] or sformat("\\u%04x", b)
-      elseif b >= 0x80 then
-        local ok
-        size, ok = runeSize(s, i)
-        if not ok then esc = "\\ufffd" end
-      end
-      if esc ~= nil then
-        buf[#buf + 1] = ssub(s, start, i - 1)
-        buf[#buf + 1] = esc
+    local buf, start, i = {'"'}, 1, 1
+    while i <= #s do
+      local b, size, ok = sbyte(s, i), 1, true
+      if b >= 0x80 then size, ok = runeSize(s, i) end
+      if b < 32 or b == 34 or b == 92 or b == 127 or not ok then
+        buf[#buf + 1] = ssub(s, start, i - 1) .. (ESCAPES[b] or ok and sformat("\\u%04x", b) or "\\ufffd")
         start = i + 1
       end
       i = i + size
     end
-    buf[#buf + 1] = ssub(s, start)
-    buf[#buf + 1] = '"'
-    return concat(buf)
+    return concat(buf) .. ssub(s, start) .. '"'
   end
 
   -- put appends s to the buffer b and reports whether b is full: b.n
   -- counts its bytes, and encoding stops at b.limit (Preview's 32).
   local function put(b, s)
-    b[#b + 1] = s
-    b.n = b.n + #s
+    b[#b + 1], b.n = s, b.n + #s
     return b.n >= b.limit
   end
 
   -- encode writes v's JSON to b, object keys sorted; true means b is full
-  -- and writing stopped.
+  -- and writing stopped. A scalar's JSON is one string; an empty array or
+  -- object, whose loop writes nothing, is its brackets.
   local function encode(v, b)
-    local k = kindOf(v)
-    if k == "string" then return put(b, quote(v))
-    elseif k == "number" then return put(b, formatNumber(v))
-    elseif k == "null" then return put(b, "null")
-    elseif k == "boolean" then return put(b, tostring(v))
+    local k, keys, sep, close = kindOf(v), nil, "[", "]"
+    if k == OBJECT then keys, sep, close = sortedKeys(v), "{", "}"
+    elseif k ~= ARRAY then
+      return put(b, k == "string" and quote(v) or k == "number" and formatNumber(v) or k == "null" and k or tostring(v))
     end
-    local keys, sep, close = nil, "[", "]"
-    if k == OBJECT then keys, sep, close = sortedKeys(v), "{", "}" end
-    local n = keys and #keys or #v
-    if n == 0 then return put(b, sep .. close) end
-    for i = 1, n do
+    for i = 1, keys and #keys or #v do
       local x = v[i]
       if keys then sep, x = sep .. quote(keys[i]) .. ":", v[keys[i]] end
       if put(b, sep) or encode(x, b) then return true end
       sep = ","
     end
+    if sep ~= "," then close = sep .. close end
     return put(b, close)
   end
 
-  local function tojson(v)
-    local b = {n = 0, limit = INF}
-    encode(v, b)
-    return concat(b)
-  end
+  local function tojson(v) local b = {n = 0, limit = INF}; encode(v, b); return concat(b) end
 
   -- preview is gojq's Preview: v's JSON, when longer than 30 bytes cut to
   -- fit a trailing " ..." (closed as v's kind is) at a rune boundary: the
@@ -253,9 +224,8 @@ local J, JX = (function()
   local function preview(v)
     local b = {n = 0, limit = 32}
     encode(v, b)
-    local s = concat(b)
+    local s, trailing = concat(b), TRAILING[kindOf(v)] or " ..."
     if #s <= 30 then return s end
-    local trailing = TRAILING[kindOf(v)] or " ..."
     local cut = 30 - #trailing
     while sbyte(s, cut + 1) >= 0x80 and sbyte(s, cut + 1) < 0xC0 do cut = cut - 1 end
     return ssub(s, 1, cut) .. trailing
@@ -267,8 +237,7 @@ local J, JX = (function()
   -- tep is gojq's typeErrorPreview: `number (1)`, or `null`.
   local function tep(v)
     local k = kindOf(v)
-    if k == "null" then return "null" end
-    return k .. " (" .. preview(v) .. ")"
+    return k == "null" and k or k .. " (" .. preview(v) .. ")"
   end
 
   local function binopError(name, l, r)
@@ -299,13 +268,8 @@ local J, JX = (function()
       if ka == OBJECT and kb == ARRAY and blank(a) then ka = ARRAY
       elseif kb == OBJECT and ka == ARRAY and blank(b) then kb = ARRAY end
     end
-    local oa, ob = ORDER[ka], ORDER[kb]
-    if a == true then oa = 2 end
-    if b == true then ob = 2 end
-    if oa ~= ob then
-      if oa < ob then return -1 end
-      return 1
-    end
+    local oa, ob = a == true and 2 or ORDER[ka], b == true and 2 or ORDER[kb]
+    if oa ~= ob then return oa < ob and -1 or 1 end
     if ka == ARRAY or ka == OBJECT then
       local ak, bk = a, b
       if ka == OBJECT then ak, bk = sortedKeys(a), sortedKeys(b) end
@@ -322,7 +286,8 @@ local J, JX = (function()
         end
       end
     end
-    return 0 -- null, or one boolean
+    -- null, or one boolean
+    return 0
   end
 
   compare = function(a, b)
@@ -339,6 +304,19 @@ local J, JX = (function()
   function J.le(a, b) return compare(a, b) <= 0 end
   function J.gt(a, b) return compare(a, b) > 0 end
   function J.ge(a, b) return compare(a, b) >= 0 end
+
+  -- cmpn is compare(v, n) for a number n (a comparison with a number
+  -- literal), without compareValues: null and booleans are below every
+  -- number, strings, arrays and objects above.
+  function J.cmpn(v, n)
+    if type(v) == "number" then
+      if v < n or v ~= v then return -1 elseif v == n then return 0 end
+      return 1
+    end
+    local k = kindOf(v)
+    if k == "null" or k == "boolean" then return -1 end
+    return 1
+  end
 
   -- Indexing.
   local function indexString(s, i)
@@ -443,13 +421,12 @@ local J, JX = (function()
   -- without index's calls.
   function J.field(v, k)
     if v == nil or v == NULL then return NULL end
-    if type(v) == "table" then
-      local kv = KIND[v]
-      if kv == OBJECT or kv == nil and v[1] == nil then
-        local x = v[k]
-        if x == nil then return NULL end
-        return x
-      end
+    -- kv is false for a value that is not a table
+    local kv = type(v) == "table" and KIND[v]
+    if kv == OBJECT or kv == nil and v[1] == nil then
+      local x = v[k]
+      if x == nil then return NULL end
+      return x
     end
     raise("expected an object but got: " .. tep(v))
   end
@@ -922,10 +899,7 @@ local J, JX = (function()
   JX.kind = kindOf
 
   -- JX.message returns the message of a jq error value, or nil.
-  function JX.message(e)
-    if type(e) == "table" and e[ERR] then return e.msg end
-    return nil
-  end
+  function JX.message(e) if type(e) == "table" and e[ERR] then return e.msg end end
 
   -- JX.plain turns a value into what Karmada's own decoding would give:
   -- null members and elements left out, and every table a new one. A table

@@ -97,6 +97,22 @@ func shakePortable(code string, lazy bool) string {
 		}
 	}
 	b.WriteString(rt.tail)
+	return dedent(b.String())
+}
+
+// dedent cuts the indentation of the wrapper's body, two spaces a line,
+// from a shaken runtime: the wrapper, `local J, JX = (function() ...
+// end)()`, only keeps the runtime's locals out of the chunk's 200, and
+// its indentation would be a tenth of the runtime's bytes in every
+// script. Lines that do not begin with two spaces (the head's comments,
+// the wrapper's own lines) stay as they are; the runtime has no long
+// strings, so every line is code or a comment.
+func dedent(src string) string {
+	var b strings.Builder
+	b.Grow(len(src))
+	for _, l := range strings.SplitAfter(src, "\n") {
+		b.WriteString(strings.TrimPrefix(l, "  "))
+	}
 	return b.String()
 }
 

@@ -9,7 +9,7 @@ var Primitives = []string{
 	"index", "field", "index_opt", "slice", "slice_opt", "each", "each_opt",
 	"array", "object", "make_object", "emit", "collect", "try", "error",
 	// operators
-	"eq", "ne", "lt", "le", "gt", "ge",
+	"eq", "ne", "lt", "le", "gt", "ge", "cmpn",
 	"plus", "minus", "times", "divide", "modulo", "negate", "unary_plus",
 	// builtins
 	"length", "keys", "has", "to_entries", "add", "tostring", "tonumber", "type",

@@ -2,6 +2,7 @@ package jqlua
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -239,6 +240,17 @@ func (g *gen) constIndexValue(b value, key value) value {
 	return g.call(key.raw, false, false, "J.index(%s, %s)", b.expr, key.expr)
 }
 
+// isArrayTerm reports an array construction, [f], alone.
+func isArrayTerm(q *gojq.Query) bool {
+	return q.Term != nil && q.Left == nil && q.Term.Type == gojq.TermTypeArray && len(q.Term.SuffixList) == 0
+}
+
+// isCall reports a call of the builtin name without arguments, alone.
+func isCall(q *gojq.Query, name string) bool {
+	return q.Term != nil && q.Left == nil && q.Term.Type == gojq.TermTypeFunc && q.Term.Func.Name == name &&
+		len(q.Term.Func.Args) == 0 && len(q.Term.SuffixList) == 0
+}
+
 // val generates q, which must satisfy isOne, as statements and returns its
 // value.
 func (g *gen) val(q *gojq.Query, in string) value {
@@ -251,6 +263,11 @@ func (g *gen) val(q *gojq.Query, in string) value {
 	switch q.Op {
 	case gojq.OpPipe:
 		x := g.atom(g.val(q.Left, in))
+		if isArrayTerm(q.Left) && isCall(q.Right, "length") {
+			// [f] | length: J.length of an array this accessor built is
+			// its Lua length, and needs none of J.length's other kinds.
+			return g.call("len", false, false, "#%s", x.expr)
+		}
 		return g.val(q.Right, x.expr)
 	case gojq.OpAlt:
 		l := g.val(q.Left, in)
@@ -306,14 +323,11 @@ func (g *gen) binop(op gojq.Operator, l, r value) value {
 			return value{expr: l.expr + cmp + r.expr, boolean: true}
 		}
 		fn = map[gojq.Operator]string{gojq.OpEq: "eq", gojq.OpNe: "ne"}[op]
-	case gojq.OpLt:
-		fn = "lt"
-	case gojq.OpLe:
-		fn = "le"
-	case gojq.OpGt:
-		fn = "gt"
-	case gojq.OpGe:
-		fn = "ge"
+	case gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe:
+		if c, ok := numberCompare(op, l, r); ok {
+			return g.call("t", true, false, "%s", c)
+		}
+		fn = map[gojq.Operator]string{gojq.OpLt: "lt", gojq.OpLe: "le", gojq.OpGt: "gt", gojq.OpGe: "ge"}[op]
 	default:
 		boolean = false
 		fn = map[gojq.Operator]string{
@@ -322,6 +336,23 @@ func (g *gen) binop(op gojq.Operator, l, r value) value {
 		}[op]
 	}
 	return g.call("t", boolean, false, "J.%s(%s, %s)", fn, l.expr, r.expr)
+}
+
+// numberCompare is an ordering of a value and a number literal (either
+// side) as J.cmpn's, which needs none of compare's machinery for other
+// types: `.n > 0` is J.cmpn(n, 0) > 0, `0 < .n` J.cmpn(n, 0) > 0 too.
+func numberCompare(op gojq.Operator, l, r value) (string, bool) {
+	isNumber := func(v value) bool { return v.lit && !v.str && !v.boolean && v.expr != "NULL" }
+	ops := map[gojq.Operator]string{gojq.OpLt: "<", gojq.OpLe: "<=", gojq.OpGt: ">", gojq.OpGe: ">="}
+	switch {
+	case isNumber(r):
+		return fmt.Sprintf("J.cmpn(%s, %s) %s 0", l.expr, r.expr, ops[op]), true
+	case isNumber(l):
+		// n op v is v op' n, the operator mirrored.
+		mirror := map[gojq.Operator]gojq.Operator{gojq.OpLt: gojq.OpGt, gojq.OpLe: gojq.OpGe, gojq.OpGt: gojq.OpLt, gojq.OpGe: gojq.OpLe}
+		return fmt.Sprintf("J.cmpn(%s, %s) %s 0", r.expr, l.expr, ops[mirror[op]]), true
+	}
+	return "", false
 }
 
 // concatOperand returns v as an operand of .., keeping chains flat.

@@ -2,6 +2,7 @@ package luaexport
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,12 +72,9 @@ var helpers = []struct{ name, text string }{
 	{"tname", "local function tname(v) if v == nil then return \"null\" end return JX.kind(v) end\n"},
 	{"run", `local function run(acc, v, what)
   local out = {}
-  if v == nil then v = NULL end
-  local ok, e = pcall(acc, v, out)
+  local ok, e = pcall(acc, v == nil and NULL or v, out)
   if ok then return out end
-  local m = JX.message(e)
-  if m ~= nil then error(what .. ": " .. m, 0) end
-  error(e, 0)
+  error(JX.message(e) and what .. ": " .. JX.message(e) or e, 0)
 end
 `},
 	{"pipe", `-- pipe runs the accessor p | s as jq does: s on each output of p in
@@ -124,26 +122,21 @@ end
 end
 `},
 	{"conditionField", `local function conditionField(c, name, ty)
-  if name == "" then return nil end
-  local v = c[name]
-  if v == NULL then v = nil end
-  if v ~= nil and type(v) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
-  return v
+  if name == "" or c[name] == nil or c[name] == NULL then return nil end
+  if type(c[name]) ~= "string" then error("condition " .. ty .. ": field " .. name .. " must be a string or null") end
+  return c[name]
 end
 `},
 	{"conditionsOf", `local function conditionsOf(outs, typeField, statusField, reasonField, messageField)
   local conds = {}
   for _, arr in ipairs(outs) do
-    if arr ~= NULL then
-      if type(arr) ~= "table" or (next(arr) ~= nil and arr[1] == nil) then error("conditionsDefinition.path: not an array of objects or null") end
-      for _, c in ipairs(arr) do
-        if JX.kind(c) ~= "object" then error("conditionsDefinition.path: an entry is not an object") end
-        local ty = c[typeField]
-        if type(ty) == "string" and ty ~= "" then
-          local st, rs = conditionField(c, statusField, ty), conditionField(c, reasonField, ty)
-          conditionField(c, messageField, ty)
-          conds[ty] = {status = st, reason = rs}
-        end
+    if arr ~= NULL and (type(arr) ~= "table" or next(arr) ~= nil and arr[1] == nil) then error("conditionsDefinition.path: not an array of objects or null") end
+    for _, c in ipairs(arr) do
+      if JX.kind(c) ~= "object" then error("conditionsDefinition.path: an entry is not an object") end
+      local ty = c[typeField]
+      if type(ty) == "string" and ty ~= "" then
+        local st, rs, _ = conditionField(c, statusField, ty), conditionField(c, reasonField, ty), conditionField(c, messageField, ty)
+        conds[ty] = {status = st, reason = rs}
       end
     end
   end
@@ -152,10 +145,7 @@ end
 `},
 	{"condition", `local function condition(conds, ty, status, reason)
   local c = conds[ty]
-  if c == nil then return false end
-  if status ~= "" and c.status ~= status then return false end
-  if reason ~= "" and c.reason ~= reason then return false end
-  return true
+  return c ~= nil and (status == "" or c.status == status) and (reason == "" or c.reason == reason)
 end
 `},
 	{"anyOf", `local function anyOf(...)
@@ -170,11 +160,42 @@ end
   return J.tostring(outs[1]) == expected
 end
 `},
+	{"textIs", `-- J.tostring(v) == s without the encoder; n is the number s writes (karta's luaexport.TextIs).
+local function textIs(v, s, n)
+  if v == nil or v == NULL then return s == "null" end
+  local t = type(v)
+  if t == "number" then return v == n and (n ~= 0 or 1 / v > 0) or v ~= v and s == "null" end
+  return t ~= "table" and tostring(v) == s
+end
+`},
 	{"depKey", `local function depKey(d)
   return (d.apiVersion or "") .. "\1" .. (d.kind or "") .. "\1" .. (d.namespace or "") .. "\1" .. (d.name or "")
 end
 `},
 	{"RANK", rankTable()},
+}
+
+// TextIs is the Lua of J.tostring(x) == want, a byExpression matcher's
+// test of its expression's one output. For a want that no array or object
+// encodes to (neither begins with '[' or '{'), it is textIs, which needs
+// no JSON encoder: a number's text is want only when the number is the one
+// whose gojq encoding want is (none, for a want such as "1.0" or "x"), so
+// the number is found here. An infinity encodes as ±MaxFloat64 and -0 as
+// "-0": such a want keeps J.tostring.
+func TextIs(x, want string) string {
+	if strings.HasPrefix(want, "[") || strings.HasPrefix(want, "{") {
+		return fmt.Sprintf("J.tostring(%s) == %s", x, jqlua.LuaString(want))
+	}
+	n := "nil"
+	if f, err := strconv.ParseFloat(want, 64); err == nil {
+		if bs, err := gojq.Marshal(f); err == nil && string(bs) == want {
+			if math.Abs(f) == math.MaxFloat64 || f == 0 && math.Signbit(f) {
+				return fmt.Sprintf("J.tostring(%s) == %s", x, jqlua.LuaString(want))
+			}
+			n = strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
+	return fmt.Sprintf("textIs(%s, %s, %s)", x, jqlua.LuaString(want), n)
 }
 
 // rankTable is RANK, each status's place in InterpretStatus's precedence.

@@ -1,15 +1,19 @@
 package luaexport
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/internal/third_party/gojq"
+	"github.com/kartalua/karta/luaapi"
 )
 
 func TestFieldChain(t *testing.T) {
@@ -101,4 +105,60 @@ func TestChunkCarriesTheHelpersItNames(t *testing.T) {
 			assert.Equal(t, tc.want, defined(tc.body))
 		})
 	}
+}
+
+// TestTextIs: textIs, the matcher's test without the encoder, answers
+// what J.tostring(v) == want answers, for values of every kind (-0, NaN
+// and the infinities included) against wants that are and are not some
+// value's text.
+func TestTextIs(t *testing.T) {
+	values := []string{
+		`0`, `-J.negzero`, `J.negzero`, `1`, `-1`, `1.5`, `1e21`, `1e-7`, `0.1`, `2^53`, `2^53 + 2`,
+		`1/0`, `-1/0`, `0/0`, `true`, `false`, `NULL`, `nil`, `""`, `"0"`, `"true"`, `"null"`, `"1.0"`,
+		`J.array()`, `{}`, `{1, 2}`, `{a = 1}`,
+	}
+	wants := []string{
+		"0", "-0", "1", "-1", "1.5", "1.0", "1e+21", "1e-07", "1e-7", "0.1", "9007199254740992",
+		"9007199254740994", "1.7976931348623157e+308", "-1.7976931348623157e+308", "true", "false",
+		"null", "", "x", "NaN", "Inf", "[]", "{}", "[1,2]", `{"a":1}`,
+	}
+	var b strings.Builder
+	b.WriteString(jqlua.PortablePrelude)
+	for _, h := range helpers {
+		if h.name == "textIs" {
+			b.WriteString(h.text)
+		}
+	}
+	b.WriteString("local out = {}\n")
+	for _, v := range values {
+		for _, w := range wants {
+			fmt.Fprintf(&b, "do local v = %s; out[#out + 1] = tostring(J.tostring(v) == %s) .. \" \" .. tostring(%s) end\n",
+				v, jqlua.LuaString(w), TextIs("v", w))
+		}
+	}
+	b.WriteString("return table.concat(out, \"\\n\")\n")
+	L := luaapi.NewState(luaapi.SandboxOptions{})
+	defer L.Close()
+	proto, err := luaapi.Compile("textIs", b.String())
+	require.NoError(t, err)
+	res, err := luaapi.CallProtected(context.Background(), L, 10*time.Second, luaapi.Instantiate(L, proto, luaapi.NewEnv(L)), 1)
+	require.NoError(t, err)
+	lines := strings.Split(res[0].String(), "\n")
+	require.Len(t, lines, len(values)*len(wants))
+	matched := 0
+	for i, l := range lines {
+		v, w := values[i/len(wants)], wants[i%len(wants)]
+		jq, got, _ := strings.Cut(l, " ")
+		assert.Equal(t, jq, got, "J.tostring(%s) == %q", v, w)
+		if jq == "true" {
+			matched++
+		}
+	}
+	assert.Greater(t, matched, len(values)/2, "most values match one of the wants")
+	// Wants that only an array or object (or an infinity, or -0) has for
+	// its text keep J.tostring; no other does.
+	assert.Equal(t, `J.tostring(v) == "[]"`, TextIs("v", "[]"))
+	assert.Equal(t, `J.tostring(v) == "-0"`, TextIs("v", "-0"))
+	assert.Equal(t, `textIs(v, "1.5", 1.5)`, TextIs("v", "1.5"))
+	assert.Equal(t, `textIs(v, "1.0", nil)`, TextIs("v", "1.0"))
 }

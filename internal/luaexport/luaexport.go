@@ -248,9 +248,7 @@ func (e *Exporter) Protect(name, inner string) {
 	e.W(`function %s(obj)
   local ok, r = pcall(%s, obj)
   if ok then return r end
-  local m = JX.message(r)
-  if m ~= nil then error(WHAT .. ": " .. m, 0) end
-  error(r, 0)
+  error(JX.message(r) and WHAT .. ": " .. JX.message(r) or r, 0)
 end
 
 `, name, inner)
@@ -284,8 +282,7 @@ func (e *Exporter) Chunk(header, imports string, roots ...string) string {
 	var b strings.Builder
 	b.WriteString(header)
 	if slices.ContainsFunc(jqlua.ChunkNames(shaken), func(n string) bool { return n == "J" || n == "JX" }) {
-		b.WriteString("-- The jq runtime: the parts of karta's portable jq runtime (internal/jqlua/portable.lua,\n")
-		b.WriteString("-- which documents them) this chunk uses; then the Karta's jq expressions, each under its jq.\n")
+		b.WriteString("-- The parts of karta's jq runtime (internal/jqlua/portable.lua) it uses; then the Karta's jq, each as Lua under it.\n")
 		shake := jqlua.ShakePortable
 		if e.compiled == CompiledPerCall {
 			shake = jqlua.ShakePortableEager

@@ -25,25 +25,29 @@ func (e *Exporter) Status() error {
 		}
 		return f, err
 	}
-	e.W("local function statusIn(obj)\n  local phase = nil\n")
-	if sd != nil && sd.PhaseDefinition != nil && sd.PhaseDefinition.Path != "" {
+	e.W("local function statusIn(obj)\n")
+	// Validation requires the phaseDefinition a byPhase matcher reads;
+	// without one there would be no phase, and the matcher false.
+	hasPhase := sd != nil && sd.PhaseDefinition != nil && sd.PhaseDefinition.Path != ""
+	if hasPhase {
 		f, err := outs("phaseDefinition.path", sd.PhaseDefinition.Path)
 		if err != nil {
 			return err
 		}
-		e.W("  local po = %s\n", f)
+		e.W("  local phase = nil\n  local po = %s\n", f)
 		e.W("  if po[1] ~= nil and po[1] ~= NULL then\n")
 		e.W("    if type(po[1]) ~= \"string\" then error(\"InterpretStatus: the phase is not a string\") end\n")
 		e.W("    phase = po[1]\n  end\n")
 	}
-	e.W("  local conds = {}\n")
-	if sd != nil && sd.ConditionsDefinition != nil && sd.ConditionsDefinition.Path != "" {
+	// Likewise a byConditions matcher and the conditionsDefinition.
+	hasConds := sd != nil && sd.ConditionsDefinition != nil && sd.ConditionsDefinition.Path != ""
+	if hasConds {
 		cd := sd.ConditionsDefinition
 		f, err := outs("conditionsDefinition.path", cd.Path)
 		if err != nil {
 			return err
 		}
-		e.W("  conds = conditionsOf(%s, %s, %s, %s, %s)\n", f,
+		e.W("  local conds = conditionsOf(%s, %s, %s, %s, %s)\n", f,
 			jqlua.LuaString(cd.TypeFieldName), jqlua.LuaString(cd.StatusFieldName), jqlua.LuaString(cd.ReasonFieldName), jqlua.LuaString(cd.MessageFieldName))
 	}
 	e.W("  local first = nil\n")
@@ -59,10 +63,18 @@ func (e *Exporter) Status() error {
 		for i, mt := range m.Matchers {
 			var all []string
 			if mt.ByPhase != "" {
-				all = append(all, fmt.Sprintf("(phase ~= nil and phase == %s)", jqlua.LuaString(mt.ByPhase)))
+				if hasPhase {
+					all = append(all, "phase == "+jqlua.LuaString(mt.ByPhase))
+				} else {
+					all = append(all, "false")
+				}
 			}
 			for _, c := range mt.ByConditions {
-				all = append(all, fmt.Sprintf("condition(conds, %s, %s, %s)", jqlua.LuaString(c.Type), jqlua.LuaString(c.Status), jqlua.LuaString(c.Reason)))
+				if hasConds {
+					all = append(all, fmt.Sprintf("condition(conds, %s, %s, %s)", jqlua.LuaString(c.Type), jqlua.LuaString(c.Status), jqlua.LuaString(c.Reason)))
+				} else {
+					all = append(all, "false")
+				}
 			}
 			if x := mt.ByExpression; x != nil {
 				field := fmt.Sprintf("statusMappings.%s[%d].byExpression.expression", m.Key, i)
@@ -72,7 +84,7 @@ func (e *Exporter) Status() error {
 				}
 				if one {
 					anyOne = true
-					all = append(all, fmt.Sprintf("J.tostring(%s) == %s", f, jqlua.LuaString(x.ExpectedResult)))
+					all = append(all, TextIs(f, x.ExpectedResult))
 				} else {
 					all = append(all, fmt.Sprintf("outputIs(%s, %s)", f, jqlua.LuaString(x.ExpectedResult)))
 				}

@@ -14,7 +14,7 @@ Q[1] = function(v, out)
       arr[#arr + 1] = x
     end
   end
-  local len = J.length(arr)
+  local len = #arr
   if out == nil then return len end
   J.emit(out, len)
 end
