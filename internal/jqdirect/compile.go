@@ -137,6 +137,9 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 		if n := arrayInto(l, r); n != nil {
 			return n
 		}
+		if n := newSplitIndex(l, r); n != nil {
+			return n
+		}
 		recordInto(l, r)
 		return &pipeNode{l: l, r: r, lOne: isSingle(l)}
 	case gojq.OpComma:

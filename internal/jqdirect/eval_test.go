@@ -128,6 +128,12 @@ var directExprs = []string{
 	`any(.arr[]?; error("x"))`, `[any((1, 2); . == (2, 3))]`, `all(.m[]?; type == "number")`,
 	`.m * .m2`, `.m2 * .m`, `{a: {b: 1, c: 2}} * {a: {b: 3}, d: 4}`, `.m * {}`, `{} * .m`, `.m * 2`, `.m * null`,
 	`{a: .m} * {a: .m2}`, `{a: 1} * {a: {b: 2}}`, `{a: {b: 2}} * {a: 1}`, `.objs[0] * .objs[1]`, `{a: .big} * {}`,
+	// split | .[K] (split_index.go): a piece, past either end, no
+	// separator, an empty input or separator, a non-string input.
+	`.s | split("l") | .[0]`, `.s | split("l") | .[1]`, `.s | split("l") | .[-1]`, `.s | split("l") | .[7]`,
+	`.s | split("l") | .[-9]`, `.s | split("x") | .[0]`, `.s | split("x") | .[-1]`, `.s | split("x") | .[1]`,
+	`.s | split("") | .[2]`, `.u | split("ñ") | .[-1]`, `.p | split(".") | .[-2]`, `.n | split(",") | .[0]`,
+	`.p | split(".") | .[1]?`, `[.strs[]? | split("a") | .[0]]`,
 	// Outside the subset: never compiled, so always the Lua path.
 	`test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
 }

@@ -449,6 +449,11 @@ func fnSplit(c *dctx, v, x any) (any, bool) {
 	if !c.step(n) || !c.alloc(arrayBytes(n)) {
 		return nil, false
 	}
+	if n == 1 {
+		// The one piece is the input, already boxed: AppWrapper splits
+		// each key of a podSet's path at "[", which few have.
+		return []any{v}, true
+	}
 	arr := make([]any, 0, n)
 	for range n - 1 {
 		i := strings.Index(s, t)
