@@ -340,6 +340,9 @@ func slice(c *dctx, v, s, e any) (any, bool) {
 	}
 	switch x := v.(type) {
 	case []any:
+		if end == start {
+			return emptyArray, true
+		}
 		// A new array, as the Lua path builds one.
 		arr := make([]any, end-start)
 		for i, y := range x[start:end] {

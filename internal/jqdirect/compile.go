@@ -155,6 +155,7 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 		if a := newAddLiteral(q.Op, l, r); a != nil {
 			return a
 		}
+		l, r = comparedConstant(q.Op, l), comparedConstant(q.Op, r)
 		return &binNode{op: q.Op, l: l, r: r, ones: isSingle(l) && isSingle(r)}
 	}
 	return nil

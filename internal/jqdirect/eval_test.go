@@ -134,6 +134,10 @@ var directExprs = []string{
 	`.s | split("l") | .[-9]`, `.s | split("x") | .[0]`, `.s | split("x") | .[-1]`, `.s | split("x") | .[1]`,
 	`.s | split("") | .[2]`, `.u | split("ñ") | .[-1]`, `.p | split(".") | .[-2]`, `.n | split(",") | .[0]`,
 	`.p | split(".") | .[1]?`, `[.strs[]? | split("a") | .[0]]`,
+	// Compared constant arrays (constant_operands.go), and a slice's empty
+	// array.
+	`.p | split(".") == ["template", "spec", "replicaSpecs[0]", "template"]`, `[] == .arr`, `.arr < [1, "x", null]`,
+	`[1, 2.0] == [1, 2]`, `.arr != [true, false, null]`, `["a", [1]] == .x`, `[.arr[1:][1:][]?]`, `.arr[5:] == []`,
 	// Outside the subset: never compiled, so always the Lua path.
 	`test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
 }
