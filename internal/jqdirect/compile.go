@@ -433,7 +433,11 @@ func (cp *compiler) interpolation(s *gojq.String) dnode {
 			q = &gojq.Query{Left: q, Op: gojq.OpAdd, Right: e}
 		}
 	}
-	return cp.query(q)
+	n := cp.query(q)
+	if n == nil {
+		return nil
+	}
+	return newInterpolation(n)
 }
 
 // object compiles {k: f, "k": f, (f): g, "\(f)": g, k, "k", $x}; a

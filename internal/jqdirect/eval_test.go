@@ -138,6 +138,9 @@ var directExprs = []string{
 	// array.
 	`.p | split(".") == ["template", "spec", "replicaSpecs[0]", "template"]`, `[] == .arr`, `.arr < [1, "x", null]`,
 	`[1, 2.0] == [1, 2]`, `.arr != [true, false, null]`, `["a", [1]] == .x`, `[.arr[1:][1:][]?]`, `.arr[5:] == []`,
+	// Interpolations joined in one string (interpolation.go), a generator's
+	// part and a composite's.
+	`"\(.m)-\(.s)"`, `["\(.arr[]?)-\(.n)"]`, `"\(.s)\(.s)\(.s)\(.s)"`, `"-\(.n)-\(.x // "d")-"`,
 	// Outside the subset: never compiled, so always the Lua path.
 	`test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
 }

@@ -146,9 +146,11 @@ func fnType(_ *dctx, v any) (any, bool) {
 }
 
 func fnToString(_ *dctx, v any) (any, bool) {
-	switch x := v.(type) {
+	switch v.(type) {
 	case string:
-		return x, true
+		// The input itself: boxing the string again was an allocation
+		// per interpolated label.
+		return v, true
 	case []any, map[string]any:
 		// A composite may share subtrees and print as many copies: the
 		// Lua path serialises it under the call's limits.
