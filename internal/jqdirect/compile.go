@@ -134,6 +134,12 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 	}
 	switch q.Op {
 	case gojq.OpPipe:
+		if n := subOneCount(l, r); n != nil {
+			return n
+		}
+		if n := arrayIndexInto(l, r); n != nil {
+			return n
+		}
 		if n := arrayInto(l, r); n != nil {
 			return n
 		}
@@ -154,6 +160,9 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 		gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe:
 		if a := newAddLiteral(q.Op, l, r); a != nil {
 			return a
+		}
+		if n := newSubOne(q.Op, l, r); n != nil {
+			return n
 		}
 		l, r = comparedConstant(q.Op, l), comparedConstant(q.Op, r)
 		return &binNode{op: q.Op, l: l, r: r, ones: isSingle(l) && isSingle(r)}
@@ -295,6 +304,9 @@ func (cp *compiler) term(t *gojq.Term) dnode {
 		default:
 			return nil
 		}
+	}
+	if n, rest := newArrayIndex(base, steps); n != nil {
+		base, steps = n, rest
 	}
 	if len(steps) == 0 {
 		if base == nil {

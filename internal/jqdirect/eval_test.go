@@ -141,6 +141,9 @@ var directExprs = []string{
 	// Interpolations joined in one string (interpolation.go), a generator's
 	// part and a composite's.
 	`"\(.m)-\(.s)"`, `["\(.arr[]?)-\(.n)"]`, `"\(.s)\(.s)\(.s)\(.s)"`, `"-\(.n)-\(.x // "d")-"`,
+	// Arrays read once (array_fusions.go).
+	`[.a[]?][0]`, `[.arr[]?][-1]`, `[.arr[]?] | .[1]`, `[.arr[]?][7]`, `.arr - [.n]`, `.arr - [1] | length`,
+	`(.arr - [null] | length) < (.arr | length)`, `.a - [.a[0]?] | length`, `.s - [.s] | length`,
 	// Outside the subset: never compiled, so always the Lua path.
 	`test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
 }

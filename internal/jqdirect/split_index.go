@@ -23,11 +23,11 @@ type splitIndexNode struct {
 // newSplitIndex returns the node of l | r when l is split of a string
 // literal and r a constant integer index of its input, nil otherwise.
 func newSplitIndex(l, r dnode) dnode {
-	if unfusedSplit {
+	if unfused {
 		return nil
 	}
 	f, ok := l.(*func1Node)
-	if !ok || reflect.ValueOf(f.fn).Pointer() != reflect.ValueOf(fnSplit).Pointer() {
+	if !ok || !sameFunc(f.fn, fnSplit) {
 		return nil
 	}
 	lit, ok := f.arg.(*literalNode)
@@ -45,9 +45,9 @@ func newSplitIndex(l, r dnode) dnode {
 	return &splitIndexNode{sep: sep, k: p.steps[0].index}
 }
 
-// unfusedSplit makes Compile keep split | .[K] as the general pipe, so
-// that a test can hold the two forms equal.
-var unfusedSplit bool
+// unfused makes Compile keep the general form of what this file and
+// array_fusions.go fuse, so that a test can hold the two forms equal.
+var unfused bool
 
 func (n *splitIndexNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	v, has, ok := n.eval1(c, in)
@@ -136,3 +136,7 @@ func nthPiece(s, sep string, i int) string {
 	}
 	return s
 }
+
+// sameFunc reports whether two builtins' functions are the same function
+// (Go compares functions only with nil).
+func sameFunc(a, b any) bool { return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() }
