@@ -145,7 +145,7 @@ func (n *objectNode) build(c *dctx, in any, i int, sel, out []any) ([]any, bool)
 			return out, false
 		}
 		if n.asRecord {
-			r := &record{keys: n.keys, vals: make([]any, len(n.pairs))}
+			r := newRecord(n.keys)
 			for j := range r.vals {
 				r.vals[j] = sel[2*j+1]
 			}

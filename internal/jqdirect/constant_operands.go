@@ -2,7 +2,7 @@ package jqdirect
 
 import "github.com/kartalua/karta/internal/third_party/gojq"
 
-// Values that need no allocation per evaluation.
+// Values that need no allocation per evaluation, or fewer.
 
 // emptyArray is the one empty array slices give, boxed once: AppWrapper
 // slices the one piece of each key of a podSet's path, `.[1:]`, for the
@@ -58,4 +58,22 @@ func scalarLiterals(q dnode, elems *[]any) bool {
 		return true
 	}
 	return false
+}
+
+// smallRecord is a record of at most four keys with its values inline:
+// one allocation instead of the record's and its values' (Volcano's
+// `{t: …} | {t: .t, i: …}`, AppWrapper's staged records).
+type smallRecord struct {
+	record
+	room [4]any
+}
+
+// newRecord is an empty record of keys' values.
+func newRecord(keys []string) *record {
+	if len(keys) <= 4 {
+		r := &smallRecord{}
+		r.keys, r.vals = keys, r.room[:len(keys):len(keys)]
+		return &r.record
+	}
+	return &record{keys: keys, vals: make([]any, len(keys))}
 }
