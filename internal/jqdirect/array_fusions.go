@@ -115,11 +115,7 @@ func subOneCount(l, r dnode) dnode {
 }
 
 func (n *subOneNode) eval(c *dctx, in any, out []any) ([]any, bool) {
-	v, has, ok := n.eval1(c, in)
-	if ok && has {
-		out = append(out, v)
-	}
-	return out, ok
+	return evalOne(c, n, in, out)
 }
 
 func (n *subOneNode) eval1(c *dctx, in any) (any, bool, bool) {

@@ -55,11 +55,7 @@ func newInterpolation(chain dnode) dnode {
 const maxInterpParts = 16
 
 func (n *interpNode) eval(c *dctx, in any, out []any) ([]any, bool) {
-	v, has, ok := n.eval1(c, in)
-	if ok && has {
-		out = append(out, v)
-	}
-	return out, ok
+	return evalOne(c, n, in, out)
 }
 
 func (n *interpNode) eval1(c *dctx, in any) (any, bool, bool) {

@@ -50,11 +50,7 @@ func newSplitIndex(l, r dnode) dnode {
 var unfused bool
 
 func (n *splitIndexNode) eval(c *dctx, in any, out []any) ([]any, bool) {
-	v, has, ok := n.eval1(c, in)
-	if ok && has {
-		out = append(out, v)
-	}
-	return out, ok
+	return evalOne(c, n, in, out)
 }
 
 func (n *splitIndexNode) eval1(c *dctx, in any) (any, bool, bool) {
@@ -140,3 +136,13 @@ func nthPiece(s, sep string, i int) string {
 // sameFunc reports whether two builtins' functions are the same function
 // (Go compares functions only with nil).
 func sameFunc(a, b any) bool { return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() }
+
+// evalOne is eval of a node that gives at most one output: its eval1's
+// output, if any.
+func evalOne(c *dctx, n oner, in any, out []any) ([]any, bool) {
+	v, has, ok := n.eval1(c, in)
+	if ok && has {
+		out = append(out, v)
+	}
+	return out, ok
+}
