@@ -76,7 +76,24 @@ func keyedOnly(n dnode) bool {
 		}
 		return len(x.steps) > 0 && !x.steps[0].iter && !x.steps[0].isIndex
 	case *pipeNode:
+		if sel, ok := x.l.(*selectNode); ok {
+			// select passes its input on: what reads it next must read
+			// only keys too (PodCliqueSet's `{n: …, g: …} | select(…) |
+			// .g.replicas`).
+			return keyedOnly(sel.f) && keyedOnly(x.r)
+		}
 		return keyedOnly(x.l)
+	case *subOneNode:
+		return keyedOnly(x.l) && keyedOnly(x.x)
+	case *arrayIndexNode:
+		return keyedOnly(x.q)
+	case *interpNode:
+		for _, p := range x.parts {
+			if !keyedOnly(p) {
+				return false
+			}
+		}
+		return true
 	case *commaNode:
 		return keyedOnly(x.l) && keyedOnly(x.r)
 	case *altNode:

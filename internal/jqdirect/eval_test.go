@@ -144,6 +144,10 @@ var directExprs = []string{
 	// Arrays read once (array_fusions.go).
 	`[.a[]?][0]`, `[.arr[]?][-1]`, `[.arr[]?] | .[1]`, `[.arr[]?][7]`, `.arr - [.n]`, `.arr - [1] | length`,
 	`(.arr - [null] | length) < (.arr | length)`, `.a - [.a[0]?] | length`, `.s - [.s] | length`,
+	// Records through select (keyedOnly), and where they must not be.
+	`[{n: .s, g: .a[]?} | select(.g.x > 1) | .g.y]`, `{n: .n} | select(.n != null)`, `[{a: .n} | select(.a != null) | .a]`,
+	`[{a: .n, b: .arr} | select((.b - [.a] | length) < (.b | length)) | .a]`, `{a: .n} | select(.a) | .`,
+	`[{a: .s, i: .n} | select(.i != null) | "\(.a)-\(.i)"]`, `[{a: .arr} | select(.a != null) | [.a[]?][0]]`,
 	// Outside the subset: never compiled, so always the Lua path.
 	`test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
 }
