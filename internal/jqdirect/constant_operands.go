@@ -77,3 +77,26 @@ func newRecord(keys []string) *record {
 	}
 	return &record{keys: keys, vals: make([]any, len(keys))}
 }
+
+// recordPrefix makes a shared prefix that ends in an object construction
+// of constant keys build records when the rest of its program reads only
+// keys of them (recordInto), and returns what tells its outputs apart in
+// the prefix's key: a program whose rest needs maps must not share
+// records, so it shares with the programs that need maps only.
+// AppWrapper's instance ids, templates and replicas share `… | {c: …, n:
+// …, p: …, s: …}` per podSet, which each then reads by key.
+func recordPrefix(pre, rest dnode) string {
+	last := pre
+	for {
+		p, ok := last.(*pipeNode)
+		if !ok {
+			break
+		}
+		last = p.r
+	}
+	recordInto(last, rest)
+	if o, ok := last.(*objectNode); ok && o.asRecord {
+		return "\x00record"
+	}
+	return ""
+}
