@@ -123,6 +123,19 @@ type podIn struct {
 	seen   [2]*jqProgram
 	values [2]any
 	nseen  int
+	// evaluated remembers the last evaluator runs by program: Milvus'
+	// seven components select their pods with one expression, which is
+	// a pure function of the pod, so a pod's candidates evaluate it
+	// once, not once each.
+	evaluated [2]podRun
+	nrun      int
+}
+
+// podRun is one program's outputs and error on a pod.
+type podRun struct {
+	p    *jqProgram
+	outs []any
+	err  error
 }
 
 func newPodIn(pod map[string]any) podIn {
@@ -248,7 +261,17 @@ func (pe *podExpr) all(ctx context.Context, ev evaluator, pod *podIn, one *[1]an
 		one[0] = v
 		return one[:], nil
 	}
-	return ev.all(ctx, pe.jqProgram, pod.obj)
+	for i := range pod.evaluated {
+		if r := &pod.evaluated[i]; r.p == pe.jqProgram {
+			// The evaluator's outputs live as long as the call, and every
+			// reader of a pod path only reads them.
+			return r.outs, r.err
+		}
+	}
+	outs, err := ev.all(ctx, pe.jqProgram, pod.obj)
+	pod.evaluated[pod.nrun%len(pod.evaluated)] = podRun{p: pe.jqProgram, outs: outs, err: err}
+	pod.nrun++
+	return outs, err
 }
 
 // podsGoOn is checked before pod i of a call: the pods' plain paths are

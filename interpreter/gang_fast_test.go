@@ -127,3 +127,50 @@ func TestPodExprAgreesWithEvaluators(t *testing.T) {
 	assert.Greater(t, read, 50, "paths read in place")
 	assert.Greater(t, left, 50, "paths left to the evaluator")
 }
+
+// countingEvaluator counts the runs it passes on to gojq.
+type countingEvaluator struct{ runs map[*jqProgram]int }
+
+func (e *countingEvaluator) all(ctx context.Context, p *jqProgram, input any) ([]any, error) {
+	e.runs[p]++
+	return gojqEvaluator{}.all(ctx, p, input)
+}
+
+// TestPodExprEvaluatesOncePerPod: a pod path the evaluator answers is run
+// once per pod and program however many readers ask (Milvus' seven
+// components share their selector), with its outputs and its error each
+// time; another program or another pod runs again.
+func TestPodExprEvaluatesOncePerPod(t *testing.T) {
+	ctx := context.Background()
+	sel := podExprOf(t, `.metadata.labels | select(.["app"] == "milvus") | .["component"]`, false)
+	bad := podExprOf(t, `.metadata.labels | .["component"] + 1`, false)
+	other := podExprOf(t, `[.metadata.labels[]] | length`, false)
+	pod := map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "milvus", "component": "proxy"}}}
+	ev := &countingEvaluator{runs: map[*jqProgram]int{}}
+	in := newPodIn(pod)
+	for range 7 {
+		var one [1]any
+		outs, err := sel.all(ctx, ev, &in, &one)
+		require.NoError(t, err)
+		assert.Equal(t, []any{"proxy"}, outs)
+		_, err = bad.all(ctx, ev, &in, &one)
+		assert.ErrorContains(t, err, "cannot add")
+	}
+	for _, tc := range []struct {
+		name string
+		pe   *podExpr
+		runs int
+	}{{"selector", sel, 1}, {"failing", bad, 1}, {"unread", other, 0}} {
+		assert.Equal(t, tc.runs, ev.runs[tc.pe.jqProgram], tc.name)
+	}
+	// A third program pushes out the oldest; a new pod starts afresh.
+	var one [1]any
+	outs, err := other.all(ctx, ev, &in, &one)
+	require.NoError(t, err)
+	assert.Equal(t, []any{2}, outs)
+	_, _ = sel.all(ctx, ev, &in, &one)
+	assert.Equal(t, 2, ev.runs[sel.jqProgram], "evicted by the third program")
+	next := newPodIn(pod)
+	_, _ = bad.all(ctx, ev, &next, &one)
+	assert.Equal(t, 2, ev.runs[bad.jqProgram], "a new pod")
+}

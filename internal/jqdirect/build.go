@@ -76,7 +76,24 @@ func keyedOnly(n dnode) bool {
 		}
 		return len(x.steps) > 0 && !x.steps[0].iter && !x.steps[0].isIndex
 	case *pipeNode:
+		if sel, ok := x.l.(*selectNode); ok {
+			// select passes its input on: what reads it next must read
+			// only keys too (PodCliqueSet's `{n: …, g: …} | select(…) |
+			// .g.replicas`).
+			return keyedOnly(sel.f) && keyedOnly(x.r)
+		}
 		return keyedOnly(x.l)
+	case *subOneNode:
+		return keyedOnly(x.l) && keyedOnly(x.x)
+	case *arrayIndexNode:
+		return keyedOnly(x.q)
+	case *interpNode:
+		for _, p := range x.parts {
+			if !keyedOnly(p) {
+				return false
+			}
+		}
+		return true
 	case *commaNode:
 		return keyedOnly(x.l) && keyedOnly(x.r)
 	case *altNode:
@@ -145,7 +162,7 @@ func (n *objectNode) build(c *dctx, in any, i int, sel, out []any) ([]any, bool)
 			return out, false
 		}
 		if n.asRecord {
-			r := &record{keys: n.keys, vals: make([]any, len(n.pairs))}
+			r := newRecord(n.keys)
 			for j := range r.vals {
 				r.vals[j] = sel[2*j+1]
 			}
@@ -340,6 +357,9 @@ func slice(c *dctx, v, s, e any) (any, bool) {
 	}
 	switch x := v.(type) {
 	case []any:
+		if end == start {
+			return emptyArray, true
+		}
 		// A new array, as the Lua path builds one.
 		arr := make([]any, end-start)
 		for i, y := range x[start:end] {

@@ -134,7 +134,16 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 	}
 	switch q.Op {
 	case gojq.OpPipe:
+		if n := subOneCount(l, r); n != nil {
+			return n
+		}
+		if n := arrayIndexInto(l, r); n != nil {
+			return n
+		}
 		if n := arrayInto(l, r); n != nil {
+			return n
+		}
+		if n := newSplitIndex(l, r); n != nil {
 			return n
 		}
 		recordInto(l, r)
@@ -152,6 +161,10 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 		if a := newAddLiteral(q.Op, l, r); a != nil {
 			return a
 		}
+		if n := newSubOne(q.Op, l, r); n != nil {
+			return n
+		}
+		l, r = comparedConstant(q.Op, l), comparedConstant(q.Op, r)
 		return &binNode{op: q.Op, l: l, r: r, ones: isSingle(l) && isSingle(r)}
 	}
 	return nil
@@ -292,6 +305,9 @@ func (cp *compiler) term(t *gojq.Term) dnode {
 			return nil
 		}
 	}
+	if n, rest := newArrayIndex(base, steps); n != nil {
+		base, steps = n, rest
+	}
 	if len(steps) == 0 {
 		if base == nil {
 			return identityNode{}
@@ -429,7 +445,11 @@ func (cp *compiler) interpolation(s *gojq.String) dnode {
 			q = &gojq.Query{Left: q, Op: gojq.OpAdd, Right: e}
 		}
 	}
-	return cp.query(q)
+	n := cp.query(q)
+	if n == nil {
+		return nil
+	}
+	return newInterpolation(n)
 }
 
 // object compiles {k: f, "k": f, (f): g, "\(f)": g, k, "k", $x}; a

@@ -128,6 +128,26 @@ var directExprs = []string{
 	`any(.arr[]?; error("x"))`, `[any((1, 2); . == (2, 3))]`, `all(.m[]?; type == "number")`,
 	`.m * .m2`, `.m2 * .m`, `{a: {b: 1, c: 2}} * {a: {b: 3}, d: 4}`, `.m * {}`, `{} * .m`, `.m * 2`, `.m * null`,
 	`{a: .m} * {a: .m2}`, `{a: 1} * {a: {b: 2}}`, `{a: {b: 2}} * {a: 1}`, `.objs[0] * .objs[1]`, `{a: .big} * {}`,
+	// split | .[K] (split_index.go): a piece, past either end, no
+	// separator, an empty input or separator, a non-string input.
+	`.s | split("l") | .[0]`, `.s | split("l") | .[1]`, `.s | split("l") | .[-1]`, `.s | split("l") | .[7]`,
+	`.s | split("l") | .[-9]`, `.s | split("x") | .[0]`, `.s | split("x") | .[-1]`, `.s | split("x") | .[1]`,
+	`.s | split("") | .[2]`, `.u | split("ñ") | .[-1]`, `.p | split(".") | .[-2]`, `.n | split(",") | .[0]`,
+	`.p | split(".") | .[1]?`, `[.strs[]? | split("a") | .[0]]`,
+	// Compared constant arrays (constant_operands.go), and a slice's empty
+	// array.
+	`.p | split(".") == ["template", "spec", "replicaSpecs[0]", "template"]`, `[] == .arr`, `.arr < [1, "x", null]`,
+	`[1, 2.0] == [1, 2]`, `.arr != [true, false, null]`, `["a", [1]] == .x`, `[.arr[1:][1:][]?]`, `.arr[5:] == []`,
+	// Interpolations joined in one string (interpolation.go), a generator's
+	// part and a composite's.
+	`"\(.m)-\(.s)"`, `["\(.arr[]?)-\(.n)"]`, `"\(.s)\(.s)\(.s)\(.s)"`, `"-\(.n)-\(.x // "d")-"`,
+	// Arrays read once (array_fusions.go).
+	`[.a[]?][0]`, `[.arr[]?][-1]`, `[.arr[]?] | .[1]`, `[.arr[]?][7]`, `.arr - [.n]`, `.arr - [1] | length`,
+	`(.arr - [null] | length) < (.arr | length)`, `.a - [.a[0]?] | length`, `.s - [.s] | length`,
+	// Records through select (keyedOnly), and where they must not be.
+	`[{n: .s, g: .a[]?} | select(.g.x > 1) | .g.y]`, `{n: .n} | select(.n != null)`, `[{a: .n} | select(.a != null) | .a]`,
+	`[{a: .n, b: .arr} | select((.b - [.a] | length) < (.b | length)) | .a]`, `{a: .n} | select(.a) | .`,
+	`[{a: .s, i: .n} | select(.i != null) | "\(.a)-\(.i)"]`, `[{a: .arr} | select(.a != null) | [.a[]?][0]]`,
 	// Outside the subset: never compiled, so always the Lua path.
 	`test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
 }

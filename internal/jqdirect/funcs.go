@@ -146,9 +146,11 @@ func fnType(_ *dctx, v any) (any, bool) {
 }
 
 func fnToString(_ *dctx, v any) (any, bool) {
-	switch x := v.(type) {
+	switch v.(type) {
 	case string:
-		return x, true
+		// The input itself: boxing the string again was an allocation
+		// per interpolated label.
+		return v, true
 	case []any, map[string]any:
 		// A composite may share subtrees and print as many copies: the
 		// Lua path serialises it under the call's limits.
@@ -448,6 +450,11 @@ func fnSplit(c *dctx, v, x any) (any, bool) {
 	n := strings.Count(s, t) + 1
 	if !c.step(n) || !c.alloc(arrayBytes(n)) {
 		return nil, false
+	}
+	if n == 1 {
+		// The one piece is the input, already boxed: AppWrapper splits
+		// each key of a podSet's path at "[", which few have.
+		return []any{v}, true
 	}
 	arr := make([]any, 0, n)
 	for range n - 1 {

@@ -28,7 +28,7 @@ func isSingle(n dnode) bool {
 		return false
 	}
 	switch x := n.(type) {
-	case identityNode, emptyNode, emptyObjectNode, *literalNode, varNode, funcNode:
+	case identityNode, emptyNode, emptyObjectNode, *literalNode, varNode, funcNode, *splitIndexNode, *interpNode, *arrayIndexNode, *subOneNode:
 		return true
 	case *pathNode:
 		return x.single && (x.base == nil || isSingle(x.base))

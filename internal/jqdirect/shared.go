@@ -182,7 +182,7 @@ func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
 	for i, sg := range segs[:k] {
 		texts[i] = sg.Text
 	}
-	p.preID = prefixID(strings.Join(vars, ",") + "\x00" + strings.Join(texts, "\x00"))
+	p.preID = prefixID(strings.Join(vars, ",") + "\x00" + strings.Join(texts, "\x00") + recordPrefix(preNode, restNode))
 	// The prefix and the rest never run at once: their bindings share
 	// the slots after the caller's variables.
 	p.locals = max(p.locals, cpPre.slots, cpRest.slots)

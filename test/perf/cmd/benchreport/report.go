@@ -417,6 +417,7 @@ func (r *results) targets(rows []row, scales []scaling) []target {
 				ratio(rw.gojq)+" vs gojq, "+ratio(rw.goRatio)+" vs Go")
 		}
 	}
+	out = append(out, relativeTargets(rows)...)
 	var slowest row
 	revisions := 0
 	for _, rw := range rows {
@@ -482,6 +483,70 @@ func (r *results) targets(rows []row, scales []scaling) []target {
 				add("a million calls leave the heap where it was (within 1 MiB)", math.Abs(v) <= 1<<20, num(v/1024)+" KB")
 			}
 		}
+	}
+	return out
+}
+
+// relativeLimit is issue 30's bound on a built-in's hook: at most this
+// many times PyTorchJob's same hook.
+const relativeLimit = 3
+
+// gang64Suffix names the 64-pod gangs GetGangGroups also runs on
+// (perf.Gang64): not a built-in's own example, so not held to PyTorchJob's.
+const gang64Suffix = "-64pods"
+
+// relativeTargets is issue 30's "no built-in hook more than 3× the time of
+// PyTorchJob's same hook": a target per hook of the Hooks rows that
+// PyTorchJob and at least one other built-in ran, karta's median ns/op
+// over PyTorchJob's, naming the built-ins over the bound (the worst
+// first) or, when none is, the slowest.
+func relativeTargets(rows []row) []target {
+	type over struct {
+		name  string
+		ratio float64
+	}
+	var hooks []string
+	base := map[string]float64{}
+	others := map[string][]over{}
+	for _, rw := range rows {
+		hook, workload, ok := strings.Cut(rw.name, "/")
+		if !ok || strings.HasPrefix(rw.name, "Compile/") || strings.HasPrefix(rw.name, "Registry/") || rw.corpus ||
+			strings.HasSuffix(workload, gang64Suffix) {
+			continue
+		}
+		if _, seen := others[hook]; !seen {
+			hooks = append(hooks, hook)
+			others[hook] = nil
+		}
+		if workload == "pytorchjob" {
+			base[hook] = rw.ns
+			continue
+		}
+		others[hook] = append(others[hook], over{name: workload, ratio: rw.ns})
+	}
+	var out []target
+	for _, hook := range hooks {
+		b, ws := base[hook], others[hook]
+		if b <= 0 || len(ws) == 0 {
+			continue
+		}
+		for i := range ws {
+			ws[i].ratio /= b
+		}
+		sort.SliceStable(ws, func(i, j int) bool { return ws[i].ratio > ws[j].ratio })
+		var names []string
+		for _, w := range ws {
+			if w.ratio > relativeLimit {
+				names = append(names, w.name+" "+ratio(w.ratio))
+			}
+		}
+		got := fmt.Sprintf("%d built-ins, pytorchjob %s ns; ", len(ws)+1, num(b))
+		if len(names) == 0 {
+			got += "slowest " + ws[0].name + " " + ratio(ws[0].ratio)
+		} else {
+			got += fmt.Sprintf("%d over: %s", len(names), strings.Join(names, ", "))
+		}
+		out = append(out, target{what: fmt.Sprintf("%s of every built-in <= %dx pytorchjob's", hook, relativeLimit), ok: len(names) == 0, got: got})
 	}
 	return out
 }

@@ -220,6 +220,45 @@ func TestRun(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line")
 }
 
+// TestRelativeTargets: a line per hook that PyTorchJob and another
+// built-in ran, naming the built-ins over 3× PyTorchJob's median (the
+// worst first), or the slowest when none is; the 64-pod gangs and the
+// corpus rows are no built-in's hook.
+func TestRelativeTargets(t *testing.T) {
+	res, err := parse(strings.NewReader(`BenchmarkHooks/PlacePod/pytorchjob/karta-2      	 1000	      1000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/PlacePod/pytorchjob/karta-2      	 1000	      1200 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/PlacePod/pytorchjob/karta-2      	 1000	      9000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/PlacePod/pytorchjob/gojq-2       	 1000	    300000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/PlacePod/jobset/karta-2          	 1000	      3600 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/PlacePod/appwrapper/karta-2      	 1000	     18000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/PlacePod/workflow/karta-2        	 1000	      4200 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/PlacePod/job/karta-2             	 1000	      2000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/GetGangGroups/pytorchjob/karta-2 	 1000	      5000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/GetGangGroups/pytorchjob-64pods/karta-2 	 1000	  40000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/GetGangGroups/job/karta-2        	 1000	     14000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/GetGangGroups/tfjob/karta-2      	 1000	     15000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/GetGangGroups/jobset-64pods/karta-2 	 1000	  90000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/InterpretStatus/pytorchjob/karta-2 	 1000	      1000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkHooks/GetPodSpecs/jobset/karta-2       	 1000	      1000 ns/op	 336 B/op	 4 allocs/op
+BenchmarkKarmada/InterpretReplica/karmada-corpus/karta-2 	 1000	 400000 ns/op	 100000 B/op	 2000 allocs/op	 40.00 cases
+`))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, report(&out, res))
+	var relative []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if strings.Contains(l, "of every built-in <= 3x pytorchjob's") {
+			relative = append(relative, l)
+		}
+	}
+	// PyTorchJob's PlacePod median is 1200 ns: jobset's 3.00x is within,
+	// workflow is over.
+	assert.Equal(t, []string{
+		"TARGET MISSED: PlacePod of every built-in <= 3x pytorchjob's (5 built-ins, pytorchjob 1200 ns; 2 over: appwrapper 15x, workflow 3.50x)",
+		"TARGET met: GetGangGroups of every built-in <= 3x pytorchjob's (3 built-ins, pytorchjob 5000 ns; slowest tfjob 3.00x)",
+	}, relative, "InterpretStatus and GetPodSpecs lack one of the two")
+}
+
 func TestGangTargets(t *testing.T) {
 	res, err := parse(strings.NewReader(`BenchmarkHooks/GetGangGroups/pytorchjob-64pods/karta-2 	 40000	     25600 ns/op	   17264 B/op	      14 allocs/op
 BenchmarkHooks/GetGangGroups/pytorchjob-64pods/go-2    	 40000	     20480 ns/op	   16000 B/op	     140 allocs/op
