@@ -238,7 +238,7 @@ func (cp *compiler) term(t *gojq.Term) dnode {
 				return nil
 			}
 		}
-		base = a
+		base = folded(a)
 	case gojq.TermTypeFunc:
 		if base = cp.function(t.Func); base == nil {
 			return nil
@@ -269,6 +269,7 @@ func (cp *compiler) term(t *gojq.Term) dnode {
 		if base = cp.object(t.Object); base == nil {
 			return nil
 		}
+		base = folded(base)
 	default:
 		return nil
 	}
