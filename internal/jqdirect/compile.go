@@ -554,7 +554,7 @@ func (cp *compiler) function(f *gojq.Func) dnode {
 		case "select":
 			return &selectNode{f: args[0], fOne: isSingle(args[0])}
 		case "first":
-			return &firstNode{args[0]}
+			return newFirst(args[0])
 		case "has":
 			return &hasNode{args[0]}
 		case "map":

@@ -31,7 +31,7 @@ var directExprs = []string{
 	`[.a[]?]`, `[]`, `[.a[]? | select(.x == 1)] | length`, `[.a[]? | select(.x > 0)] | length > 0`,
 	`length`, `.s | length`, `.m | length`, `.n | length`, `true | length`, `.arr | length`,
 	`not`, `.a | not`, `.x | not`, `type`, `[.[] | type]`, `has("a")`, `.arr | has(0)`, `.arr | has(7)`,
-	`map(.x)`, `.arr | map(. == null)`, `first(.a[]?)`, `first(empty)`, `[first(.a[]?.x, 1)]`,
+	`map(.x)`, `.arr | map(. == null)`, `first(.a[]?)`, `first(empty)`, `first(.n, error("x"))`, `first(empty, .a[]?, .n)`, `first(.b, .n[])`, `first((.a[]? | select(.y)), .s)`, `[first(.a[]?.x, 1)]`,
 	`if .n > 1 then "big" elif .n == 1 then "one" else "small" end`, `if .x then 1 end`,
 	`.a and .b`, `.a or .b`, `[(true, false) and (true, false)]`, `[(true, false) or (false, true)]`,
 	`[(1, 2) + (10, 20)]`, `[(1, 2) * (10, 20)]`, `tostring`, `.n | tostring`, `.m | tostring`, `.s | tostring`,
