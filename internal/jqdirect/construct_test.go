@@ -1,6 +1,7 @@
 package jqdirect
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,4 +88,22 @@ func TestObjectOfSingles(t *testing.T) {
 		// A small map is two allocations: its header and its group.
 		assert.LessOrEqual(t, allocs, 2.0, "%s: the map alone", tc.expr)
 	}
+}
+
+// TestSplitEmptyIsStringsSplit: split("") gives strings.Split(s, "")'s
+// pieces (what gojq gives), invalid bytes and multi-byte characters
+// included, and hands out boxed ASCII characters without allocating them.
+func TestSplitEmptyIsStringsSplit(t *testing.T) {
+	for _, s := range []string{"512m", "héllo", "a\xffb\xe2\x82", "日本", "x"} {
+		c := &dctx{}
+		got, ok := fnSplit(c, s, "")
+		require.True(t, ok, s)
+		var want []any
+		for _, p := range strings.Split(s, "") {
+			want = append(want, p)
+		}
+		assert.Equal(t, want, got, "%q", s)
+	}
+	allocs := testing.AllocsPerRun(50, func() { fnSplit(&dctx{}, "1024", "") })
+	assert.LessOrEqual(t, allocs, 2.0, "the array and the context alone")
 }

@@ -165,6 +165,11 @@ func fnToString(_ *dctx, v any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	if i, ok := g.(int64); ok {
+		// An integer within ±2^53 prints as gojq prints it, without
+		// its encoder (Spark's memory in Mi, a view's counts).
+		return strconv.FormatInt(i, 10), true
+	}
 	s, err := jqvalue.ToString(g)
 	if err != nil {
 		return nil, false
@@ -422,6 +427,16 @@ func fnRtrimstr(_ *dctx, v, x any) (any, bool) {
 	return strings.TrimSuffix(s, t), true
 }
 
+// asciiStrings holds the one-character ASCII strings boxed, as
+// smallFloats holds small numbers: split("") hands them out without an
+// allocation each.
+var asciiStrings = func() (t [utf8.RuneSelf]any) {
+	for i := range t {
+		t[i] = string(rune(i))
+	}
+	return t
+}()
+
 // fnSplit is split/1 on a string separator: gojq's splitString (no
 // element for an empty input; strings.Split otherwise, which splits an
 // empty separator into UTF-8 sequences).
@@ -434,13 +449,24 @@ func fnSplit(c *dctx, v, x any) (any, bool) {
 		return []any{}, true
 	}
 	if t == "" {
-		parts := strings.Split(s, t)
-		if !c.step(len(parts)) || !c.alloc(arrayBytes(len(parts))) {
+		// strings.Split(s, "")'s pieces, a UTF-8 sequence each (an
+		// invalid byte alone), straight into the array; an ASCII
+		// character is boxed once for all (Spark's memory strings are
+		// split to check their digits, 4× per executor).
+		n := utf8.RuneCountInString(s)
+		if !c.step(n) || !c.alloc(arrayBytes(n)) {
 			return nil, false
 		}
-		arr := make([]any, len(parts))
-		for i, p := range parts {
-			arr[i] = p
+		arr := make([]any, 0, n)
+		for s != "" {
+			if s[0] < utf8.RuneSelf {
+				arr = append(arr, asciiStrings[s[0]])
+				s = s[1:]
+				continue
+			}
+			_, size := utf8.DecodeRuneInString(s)
+			arr = append(arr, s[:size])
+			s = s[size:]
 		}
 		return arr, true
 	}
