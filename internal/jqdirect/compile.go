@@ -45,6 +45,9 @@ type Program struct {
 	// preID the prefix's identity (CompileShared); nil without one.
 	pre, rest dnode
 	preID     int
+	// restPath is rest when it is a plain path (a fragment below its
+	// component's shared prefix), which runShared reads without buffers.
+	restPath *pathNode
 	// path is root when it is a plain path (no base, no iteration), which
 	// run evaluates without buffers.
 	path *pathNode
