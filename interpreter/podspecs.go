@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kartalua/karta/internal/jqdirect"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -15,6 +17,15 @@ func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any
 	for _, c := range p.model.comps {
 		if !c.podBearing() {
 			continue
+		}
+		if c.emptyWithoutIDs {
+			// An absent component (LLMInferenceService's eight of ten, a
+			// Milvus cluster's standalone): its other programs would each
+			// give no output, which zips with no id; they are not run.
+			// An error is left to instancesWith, which reports it.
+			if ids, err := ev.all(ctx, c.ids, obj); err == nil && len(ids) == 0 {
+				continue
+			}
 		}
 		insts, err := p.model.instancesWith(ctx, ev, c, obj)
 		if err != nil {
@@ -254,4 +265,90 @@ func compileScale(x *exprTable, sd *karta.ScaleDefinition) (*scaleProgram, error
 		*f.dst = prog
 	}
 	return sp, nil
+}
+
+// guardedByIDs reports that every program GetPodSpecs evaluates for the
+// component gives no output (and cannot fail) when its instanceIdPath
+// gives none, so that an absent component's programs need not run: the
+// instanceIdPath is `Q | literal` (one id per output of Q: `.spec |
+// select(.worker == null) | "main"`), and every other program — spec,
+// metadata, fragments, views, scale paths — begins with Q's segments
+// (`.spec | select(.worker == null) | .labels`). Q is pure, so on the same
+// object and variables it gives no output there either, and a pipe whose
+// left side gives none runs nothing on its right.
+func (cm *compModel) guardedByIDs() bool {
+	if cm.ids == nil || !cm.podBearing() {
+		return false
+	}
+	a, err := cm.exprs.analysis(cm.ids.expr)
+	if err != nil {
+		return false
+	}
+	segs := jqdirect.Segments(a.Query)
+	if len(segs) < 2 || !literalTerm(lastOfChain(a.Query)) {
+		return false
+	}
+	guard := segs[:len(segs)-1]
+	var progs []*jqProgram
+	if cm.spec != nil {
+		progs = append(progs, cm.spec.value)
+	}
+	if cm.meta != nil {
+		progs = append(progs, cm.meta.value)
+	}
+	for _, f := range cm.fragments {
+		progs = append(progs, f.p.value)
+	}
+	for _, v := range cm.views {
+		progs = append(progs, v.value)
+	}
+	if sp := cm.scale; sp != nil {
+		for _, p := range []*jqProgram{sp.replicas, sp.min, sp.max} {
+			if p != nil {
+				progs = append(progs, p)
+			}
+		}
+	}
+	for _, p := range progs {
+		pa, err := cm.exprs.analysis(p.expr)
+		if err != nil {
+			return false
+		}
+		ps := jqdirect.Segments(pa.Query)
+		if len(ps) < len(guard) {
+			return false
+		}
+		for i, sg := range guard {
+			if ps[i].Text != sg.Text {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lastOfChain is the last query of q's pipe chain (q is s1 | … | sn),
+// as jqdirect.Segments walks it.
+func lastOfChain(q *gojq.Query) *gojq.Query {
+	for q != nil && q.Op == gojq.OpPipe && len(q.Patterns) == 0 && len(q.FuncDefs) == 0 &&
+		q.Meta == nil && len(q.Imports) == 0 && q.Left != nil && q.Right != nil {
+		q = q.Right
+	}
+	return q
+}
+
+// literalTerm reports that q is a string or number literal: one output
+// on any input, never an error.
+func literalTerm(q *gojq.Query) bool {
+	if q == nil || q.Term == nil || q.Left != nil || q.Right != nil || len(q.Patterns) > 0 ||
+		len(q.FuncDefs) > 0 || len(q.Term.SuffixList) > 0 {
+		return false
+	}
+	switch q.Term.Type {
+	case gojq.TermTypeString:
+		return q.Term.Str != nil && q.Term.Str.Queries == nil
+	case gojq.TermTypeNumber:
+		return true
+	}
+	return false
 }
