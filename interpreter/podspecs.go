@@ -19,7 +19,7 @@ func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any
 			continue
 		}
 		if c.emptyWithoutIDs {
-			// An absent component (LLMInferenceService's eight of ten, a
+			// An absent component (four of LLMInferenceService's seven, a
 			// Milvus cluster's standalone): its other programs would each
 			// give no output, which zips with no id; they are not run.
 			// An error is left to instancesWith, which reports it.
