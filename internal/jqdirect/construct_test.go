@@ -117,3 +117,12 @@ func TestSortedKeysAllocatesOnce(t *testing.T) {
 		"scaleTarget", "tolerations"}, sortedKeys(m))
 	assert.Equal(t, 1.0, testing.AllocsPerRun(50, func() { sortedKeys(m) }))
 }
+
+// TestTypeAllocatesNothing: `type` hands out its names boxed once.
+func TestTypeAllocatesNothing(t *testing.T) {
+	for _, v := range []any{nil, true, int64(1), 1.5, "s", []any{}, map[string]any{}} {
+		name, ok := fnType(nil, v)
+		require.True(t, ok)
+		assert.Zero(t, testing.AllocsPerRun(20, func() { fnType(nil, v) }), name)
+	}
+}

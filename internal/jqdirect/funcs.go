@@ -142,8 +142,13 @@ func fnType(_ *dctx, v any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	return [...]string{"null", "boolean", "boolean", "number", "string", "array", "object"}[r], true
+	return typeNames[r], true
 }
+
+// typeNames are the names `type` gives, by rank, boxed once: a string
+// picked from an array and returned as an any was an allocation per call
+// (twelve in KServe's storage-initializer view, `type == "object"` …).
+var typeNames = [...]any{"null", "boolean", "boolean", "number", "string", "array", "object"}
 
 func fnToString(_ *dctx, v any) (any, bool) {
 	switch x := v.(type) {
