@@ -195,26 +195,28 @@ const (
 
 // scales evaluates a component's scale definition per instance:
 // nil without one (or with {}), else each path read zipped with the ids
-// and converted by scaleValue, for the present instances (an absent one's
-// count is not read, as the exports do not read it).
+// and converted by scaleValue's rules (scaleInt), for the present
+// instances (an absent one's count is not read, as the exports do not
+// read it).
 func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, insts []instance, read scaleReading) ([]*Scale, error) {
 	out := make([]*Scale, len(insts))
 	sp := c.scale
 	if sp == nil {
 		return out, nil
 	}
-	backing := make([]Scale, len(out)) // one allocation for them all
+	// One allocation for the scales and their counts: a Milvus call reads
+	// some fifteen, each its own int64 before.
+	room := make([]scaleRoom, len(out))
 	for i := range out {
-		out[i] = &backing[i]
+		out[i] = &room[i].s
 	}
-	for _, f := range []struct {
+	for k, f := range [...]struct {
 		field string
 		prog  *jqProgram
-		set   func(*Scale, *int64)
 	}{
-		{"replicasPath", sp.replicas, func(s *Scale, n *int64) { s.Replicas = n }},
-		{"minReplicasPath", sp.min, func(s *Scale, n *int64) { s.MinReplicas = n }},
-		{"maxReplicasPath", sp.max, func(s *Scale, n *int64) { s.MaxReplicas = n }},
+		{"replicasPath", sp.replicas},
+		{"minReplicasPath", sp.min},
+		{"maxReplicasPath", sp.max},
 	} {
 		if f.prog == nil || read == replicasOnly && f.prog != sp.replicas {
 			continue
@@ -230,14 +232,32 @@ func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj ma
 			if !insts[i].present {
 				continue // no pods: its count is nobody's answer
 			}
-			n, err := scaleValue(v)
+			n, ok, err := scaleInt(v)
 			if err != nil {
 				return nil, fmt.Errorf("component %q instance %q: %s %s: %w", c.c.Name, insts[i].id, f.field, oneLine(f.prog.expr), err)
 			}
-			f.set(out[i], n)
+			if !ok {
+				continue // null: no count
+			}
+			r := &room[i]
+			r.n[k] = n
+			switch k {
+			case 0:
+				r.s.Replicas = &r.n[k]
+			case 1:
+				r.s.MinReplicas = &r.n[k]
+			default:
+				r.s.MaxReplicas = &r.n[k]
+			}
 		}
 	}
 	return out, nil
+}
+
+// scaleRoom is one instance's Scale with room for its three counts.
+type scaleRoom struct {
+	s Scale
+	n [3]int64
 }
 
 // compileScale compiles a scale definition's paths; nil when there is
