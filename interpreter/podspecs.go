@@ -13,7 +13,15 @@ import (
 // pod-bearing component, components in Karta order, instances in id order.
 // Values are the object's own Go values, type-checked, never copied.
 func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any) (*PodSpecs, error) {
-	res := &PodSpecs{Items: []PodSpecItem{}}
+	// Room for an item per pod-bearing component, the common case, at
+	// once rather than grown by appending (never nil: no item is []).
+	n := 0
+	for _, c := range p.model.comps {
+		if c.podBearing() {
+			n++
+		}
+	}
+	res := &PodSpecs{Items: make([]PodSpecItem, 0, n)}
 	for _, c := range p.model.comps {
 		if !c.podBearing() {
 			continue
