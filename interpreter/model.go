@@ -60,6 +60,9 @@ type compModel struct {
 	scale *scaleProgram
 	// suspend and resume are the suspendDefinition's actions.
 	suspend, resume []actionModel
+	// emptyWithoutIDs: no instance id means no output of any other
+	// program of the component (guardedByIDs, podspecs.go).
+	emptyWithoutIDs bool
 }
 
 // jqPath is one path field of a component, compiled as a value program
@@ -169,6 +172,7 @@ func newCompModel(x *exprTable, c *karta.Component, index int) (*compModel, erro
 	if cm.scale, err = compileScale(x, c.ScaleDefinition); err != nil {
 		return nil, err
 	}
+	cm.emptyWithoutIDs = cm.guardedByIDs()
 	if sd := c.SuspendDefinition; sd != nil {
 		if cm.suspend, err = compileActions(x, "suspendActions", sd.SuspendActions); err != nil {
 			return nil, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kartalua/karta/internal/jqdirect"
+	"github.com/kartalua/karta/internal/third_party/gojq"
 	"github.com/kartalua/karta/karta"
 )
 
@@ -11,10 +13,27 @@ import (
 // pod-bearing component, components in Karta order, instances in id order.
 // Values are the object's own Go values, type-checked, never copied.
 func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any) (*PodSpecs, error) {
-	res := &PodSpecs{Items: []PodSpecItem{}}
+	// Room for an item per pod-bearing component, the common case, at
+	// once rather than grown by appending (never nil: no item is []).
+	n := 0
+	for _, c := range p.model.comps {
+		if c.podBearing() {
+			n++
+		}
+	}
+	res := &PodSpecs{Items: make([]PodSpecItem, 0, n)}
 	for _, c := range p.model.comps {
 		if !c.podBearing() {
 			continue
+		}
+		if c.emptyWithoutIDs {
+			// An absent component (four of LLMInferenceService's seven, a
+			// Milvus cluster's standalone): its other programs would each
+			// give no output, which zips with no id; they are not run.
+			// An error is left to instancesWith, which reports it.
+			if ids, err := ev.all(ctx, c.ids, obj); err == nil && len(ids) == 0 {
+				continue
+			}
 		}
 		insts, err := p.model.instancesWith(ctx, ev, c, obj)
 		if err != nil {
@@ -184,26 +203,28 @@ const (
 
 // scales evaluates a component's scale definition per instance:
 // nil without one (or with {}), else each path read zipped with the ids
-// and converted by scaleValue, for the present instances (an absent one's
-// count is not read, as the exports do not read it).
+// and converted by scaleValue's rules (scaleInt), for the present
+// instances (an absent one's count is not read, as the exports do not
+// read it).
 func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, insts []instance, read scaleReading) ([]*Scale, error) {
 	out := make([]*Scale, len(insts))
 	sp := c.scale
 	if sp == nil {
 		return out, nil
 	}
-	backing := make([]Scale, len(out)) // one allocation for them all
+	// One allocation for the scales and their counts: a Milvus call reads
+	// some fifteen, each its own int64 before.
+	room := make([]scaleRoom, len(out))
 	for i := range out {
-		out[i] = &backing[i]
+		out[i] = &room[i].s
 	}
-	for _, f := range []struct {
+	for k, f := range [...]struct {
 		field string
 		prog  *jqProgram
-		set   func(*Scale, *int64)
 	}{
-		{"replicasPath", sp.replicas, func(s *Scale, n *int64) { s.Replicas = n }},
-		{"minReplicasPath", sp.min, func(s *Scale, n *int64) { s.MinReplicas = n }},
-		{"maxReplicasPath", sp.max, func(s *Scale, n *int64) { s.MaxReplicas = n }},
+		{"replicasPath", sp.replicas},
+		{"minReplicasPath", sp.min},
+		{"maxReplicasPath", sp.max},
 	} {
 		if f.prog == nil || read == replicasOnly && f.prog != sp.replicas {
 			continue
@@ -219,14 +240,32 @@ func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj ma
 			if !insts[i].present {
 				continue // no pods: its count is nobody's answer
 			}
-			n, err := scaleValue(v)
+			n, ok, err := scaleInt(v)
 			if err != nil {
 				return nil, fmt.Errorf("component %q instance %q: %s %s: %w", c.c.Name, insts[i].id, f.field, oneLine(f.prog.expr), err)
 			}
-			f.set(out[i], n)
+			if !ok {
+				continue // null: no count
+			}
+			r := &room[i]
+			r.n[k] = n
+			switch k {
+			case 0:
+				r.s.Replicas = &r.n[k]
+			case 1:
+				r.s.MinReplicas = &r.n[k]
+			default:
+				r.s.MaxReplicas = &r.n[k]
+			}
 		}
 	}
 	return out, nil
+}
+
+// scaleRoom is one instance's Scale with room for its three counts.
+type scaleRoom struct {
+	s Scale
+	n [3]int64
 }
 
 // compileScale compiles a scale definition's paths; nil when there is
@@ -254,4 +293,90 @@ func compileScale(x *exprTable, sd *karta.ScaleDefinition) (*scaleProgram, error
 		*f.dst = prog
 	}
 	return sp, nil
+}
+
+// guardedByIDs reports that every program GetPodSpecs evaluates for the
+// component gives no output (and cannot fail) when its instanceIdPath
+// gives none, so that an absent component's programs need not run: the
+// instanceIdPath is `Q | literal` (one id per output of Q: `.spec |
+// select(.worker == null) | "main"`), and every other program — spec,
+// metadata, fragments, views, scale paths — begins with Q's segments
+// (`.spec | select(.worker == null) | .labels`). Q is pure, so on the same
+// object and variables it gives no output there either, and a pipe whose
+// left side gives none runs nothing on its right.
+func (cm *compModel) guardedByIDs() bool {
+	if cm.ids == nil || !cm.podBearing() {
+		return false
+	}
+	a, err := cm.exprs.analysis(cm.ids.expr)
+	if err != nil {
+		return false
+	}
+	segs := jqdirect.Segments(a.Query)
+	if len(segs) < 2 || !literalTerm(lastOfChain(a.Query)) {
+		return false
+	}
+	guard := segs[:len(segs)-1]
+	var progs []*jqProgram
+	if cm.spec != nil {
+		progs = append(progs, cm.spec.value)
+	}
+	if cm.meta != nil {
+		progs = append(progs, cm.meta.value)
+	}
+	for _, f := range cm.fragments {
+		progs = append(progs, f.p.value)
+	}
+	for _, v := range cm.views {
+		progs = append(progs, v.value)
+	}
+	if sp := cm.scale; sp != nil {
+		for _, p := range []*jqProgram{sp.replicas, sp.min, sp.max} {
+			if p != nil {
+				progs = append(progs, p)
+			}
+		}
+	}
+	for _, p := range progs {
+		pa, err := cm.exprs.analysis(p.expr)
+		if err != nil {
+			return false
+		}
+		ps := jqdirect.Segments(pa.Query)
+		if len(ps) < len(guard) {
+			return false
+		}
+		for i, sg := range guard {
+			if ps[i].Text != sg.Text {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lastOfChain is the last query of q's pipe chain (q is s1 | … | sn),
+// as jqdirect.Segments walks it.
+func lastOfChain(q *gojq.Query) *gojq.Query {
+	for q != nil && q.Op == gojq.OpPipe && len(q.Patterns) == 0 && len(q.FuncDefs) == 0 &&
+		q.Meta == nil && len(q.Imports) == 0 && q.Left != nil && q.Right != nil {
+		q = q.Right
+	}
+	return q
+}
+
+// literalTerm reports that q is a string or number literal: one output
+// on any input, never an error.
+func literalTerm(q *gojq.Query) bool {
+	if q == nil || q.Term == nil || q.Left != nil || q.Right != nil || len(q.Patterns) > 0 ||
+		len(q.FuncDefs) > 0 || len(q.Term.SuffixList) > 0 {
+		return false
+	}
+	switch q.Term.Type {
+	case gojq.TermTypeString:
+		return q.Term.Str != nil && q.Term.Str.Queries == nil
+	case gojq.TermTypeNumber:
+		return true
+	}
+	return false
 }

@@ -45,6 +45,9 @@ type Program struct {
 	// preID the prefix's identity (CompileShared); nil without one.
 	pre, rest dnode
 	preID     int
+	// restPath is rest when it is a plain path (a fragment below its
+	// component's shared prefix), which runShared reads without buffers.
+	restPath *pathNode
 	// path is root when it is a plain path (no base, no iteration), which
 	// run evaluates without buffers.
 	path *pathNode
@@ -251,7 +254,7 @@ func (cp *compiler) term(t *gojq.Term) dnode {
 				return nil
 			}
 		}
-		base = a
+		base = folded(a)
 	case gojq.TermTypeFunc:
 		if base = cp.function(t.Func); base == nil {
 			return nil
@@ -282,6 +285,7 @@ func (cp *compiler) term(t *gojq.Term) dnode {
 		if base = cp.object(t.Object); base == nil {
 			return nil
 		}
+		base = folded(base)
 	default:
 		return nil
 	}
@@ -573,7 +577,7 @@ func (cp *compiler) function(f *gojq.Func) dnode {
 		case "select":
 			return &selectNode{f: args[0], fOne: isSingle(args[0])}
 		case "first":
-			return &firstNode{args[0]}
+			return newFirst(args[0])
 		case "has":
 			return &hasNode{args[0]}
 		case "map":

@@ -768,19 +768,44 @@ func (n *selectNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	return out, true
 }
 
-// firstNode is first(f). It evaluates f whole: an error after the first
-// output, which jq never reaches, only declines.
-type firstNode struct{ f dnode }
+// firstNode is first(f). f is evaluated an operand of its top commas at a
+// time (alts, left to right), up to the first that gives an output: jq's
+// first never evaluates f past its first output, so the operands after it
+// can neither add an output nor fail (KServe's model server is `first(.model
+// | select(. != null)), (.[]? | …), .model)`: the model, without walking
+// the predictor's members). Within an operand the evaluation is whole: an
+// error after its first output, which jq never reaches, only declines.
+type firstNode struct {
+	f    dnode
+	alts []dnode // f's operands, split at its top commas
+}
+
+func newFirst(f dnode) *firstNode {
+	n := &firstNode{f: f}
+	var split func(d dnode)
+	split = func(d dnode) {
+		if c, ok := d.(*commaNode); ok {
+			split(c.l)
+			split(c.r)
+			return
+		}
+		n.alts = append(n.alts, d)
+	}
+	split(f)
+	return n
+}
 
 func (n *firstNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
-	tmp, ok := n.f.eval(c, in, tmp)
-	if !ok {
-		return out, false
-	}
-	if len(tmp) > 0 {
-		out = append(out, tmp[0])
+	for _, f := range n.alts {
+		var ok bool
+		if tmp, ok = f.eval(c, in, tmp); !ok {
+			return out, false
+		}
+		if len(tmp) > 0 {
+			return append(out, tmp[0]), true
+		}
 	}
 	return out, true
 }

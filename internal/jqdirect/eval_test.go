@@ -31,7 +31,7 @@ var directExprs = []string{
 	`[.a[]?]`, `[]`, `[.a[]? | select(.x == 1)] | length`, `[.a[]? | select(.x > 0)] | length > 0`,
 	`length`, `.s | length`, `.m | length`, `.n | length`, `true | length`, `.arr | length`,
 	`not`, `.a | not`, `.x | not`, `type`, `[.[] | type]`, `has("a")`, `.arr | has(0)`, `.arr | has(7)`,
-	`map(.x)`, `.arr | map(. == null)`, `first(.a[]?)`, `first(empty)`, `[first(.a[]?.x, 1)]`,
+	`map(.x)`, `.arr | map(. == null)`, `first(.a[]?)`, `first(empty)`, `first(.n, error("x"))`, `first(empty, .a[]?, .n)`, `first(.b, .n[])`, `first((.a[]? | select(.y)), .s)`, `[first(.a[]?.x, 1)]`,
 	`if .n > 1 then "big" elif .n == 1 then "one" else "small" end`, `if .x then 1 end`,
 	`.a and .b`, `.a or .b`, `[(true, false) and (true, false)]`, `[(true, false) or (false, true)]`,
 	`[(1, 2) + (10, 20)]`, `[(1, 2) * (10, 20)]`, `tostring`, `.n | tostring`, `.m | tostring`, `.s | tostring`,
@@ -46,6 +46,8 @@ var directExprs = []string{
 	// Constructions read by constant keys only (records).
 	`{a: 1, a: 2} | .a`, `{a: .n, b: .s} | [.b, .a, .c]`, `[{a: (1, 2)} | .a]`, `{a: .m} | .a | keys`, `{a: 1} | .a.b?`,
 	`{a: 1} | .a.b`, `{a: .arr} | .a[0]`, `{a: 1} | keys`, `{a: 1} | .`, `{a: 1} | select(.a == 1)`, `{a: 1} | .[0]`,
+	`{r: {l: {cpu: "1"}, q: [1, 2.5, "x", null]}, k: .n}`, `[{a: 1}, [2, {b: null}]]`, `{a: 1, a: {b: 2}} | .a.b`,
+	`[{a: 1}] | .[0].a`, `{a: {b: 1}} + .m`, `[1, 2] + .arr`, `{a: [], b: {}}`, `{a: {b: -1}}`, `{a: (1, 2), b: {c: 3}}`,
 	`{a: 1} | if .a then .a end`, `{a: 1} | .["a"]`, `{a: .s} | {b: .a} | .b`, `{a: {b: .n}} | .a`, `{a: 1} | .[.s]`,
 	`[{r: ., c: .a[]?} | {x: .c.x, n: .r.n} | "\(.x)-\(.n)"]`, `{a: 1} | (.a, .b) // 3`, `{a: 1} | {} + {b: .a}`,
 	// String interpolation: the parts joined by +, queries through tostring.
@@ -520,15 +522,15 @@ func TestRecords(t *testing.T) {
 	}{
 		{`{r: ., i: 1} | .r.a[.i]`, true},
 		{`{a: .x, b: 1} | if .a == 1 then "\(.b)" else [.a, .b] end`, true},
-		{`{a: 1} | {b: .a} | .b`, true},
-		{`{a: 1} | .a, (.b | length)`, true},
-		{`{a: 1} | keys`, false},
-		{`{a: 1} | select(.a == 1)`, false},
-		{`{a: 1} | .`, false},
-		{`{a: 1} | .[.k]`, false},
-		{`{a: 1} | if .a then 2 end`, false},
+		{`{a: .x} | {b: .a} | .b`, true},
+		{`{a: .x} | .a, (.b | length)`, true},
+		{`{a: .x} | keys`, false},
+		{`{a: .x} | select(.a == 1)`, false},
+		{`{a: .x} | .`, false},
+		{`{a: .x} | .[.k]`, false},
+		{`{a: .x} | if .a then 2 end`, false},
 		{`{(.k): 1} | .a`, false},
-		{`{a: 1} | .[]`, false},
+		{`{a: .x} | .[]`, false},
 	} {
 		q, err := gojq.Parse(tc.expr)
 		require.NoError(t, err)

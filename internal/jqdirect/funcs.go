@@ -142,8 +142,13 @@ func fnType(_ *dctx, v any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	return [...]string{"null", "boolean", "boolean", "number", "string", "array", "object"}[r], true
+	return typeNames[r], true
 }
+
+// typeNames are the names `type` gives, by rank, boxed once: a string
+// picked from an array and returned as an any was an allocation per call
+// (twelve in KServe's storage-initializer view, `type == "object"` …).
+var typeNames = [...]any{"null", "boolean", "boolean", "number", "string", "array", "object"}
 
 func fnToString(_ *dctx, v any) (any, bool) {
 	switch v.(type) {
@@ -166,6 +171,11 @@ func fnToString(_ *dctx, v any) (any, bool) {
 	g, ok := outValue(v)
 	if !ok {
 		return nil, false
+	}
+	if i, ok := g.(int64); ok {
+		// An integer within ±2^53 prints as gojq prints it, without
+		// its encoder (Spark's memory in Mi, a view's counts).
+		return strconv.FormatInt(i, 10), true
 	}
 	s, err := jqvalue.ToString(g)
 	if err != nil {
@@ -424,6 +434,16 @@ func fnRtrimstr(_ *dctx, v, x any) (any, bool) {
 	return strings.TrimSuffix(s, t), true
 }
 
+// asciiStrings holds the one-character ASCII strings boxed, as
+// smallFloats holds small numbers: split("") hands them out without an
+// allocation each.
+var asciiStrings = func() (t [utf8.RuneSelf]any) {
+	for i := range t {
+		t[i] = string(rune(i))
+	}
+	return t
+}()
+
 // fnSplit is split/1 on a string separator: gojq's splitString (no
 // element for an empty input; strings.Split otherwise, which splits an
 // empty separator into UTF-8 sequences).
@@ -436,13 +456,24 @@ func fnSplit(c *dctx, v, x any) (any, bool) {
 		return []any{}, true
 	}
 	if t == "" {
-		parts := strings.Split(s, t)
-		if !c.step(len(parts)) || !c.alloc(arrayBytes(len(parts))) {
+		// strings.Split(s, "")'s pieces, a UTF-8 sequence each (an
+		// invalid byte alone), straight into the array; an ASCII
+		// character is boxed once for all (Spark's memory strings are
+		// split to check their digits, 4× per executor).
+		n := utf8.RuneCountInString(s)
+		if !c.step(n) || !c.alloc(arrayBytes(n)) {
 			return nil, false
 		}
-		arr := make([]any, len(parts))
-		for i, p := range parts {
-			arr[i] = p
+		arr := make([]any, 0, n)
+		for s != "" {
+			if s[0] < utf8.RuneSelf {
+				arr = append(arr, asciiStrings[s[0]])
+				s = s[1:]
+				continue
+			}
+			_, size := utf8.DecodeRuneInString(s)
+			arr = append(arr, s[:size])
+			s = s[size:]
 		}
 		return arr, true
 	}

@@ -238,12 +238,12 @@ func (n *arrayFnNode) eval1(c *dctx, in any) (any, bool, bool)  { return viaEval
 func (n *firstNode) eval1(c *dctx, in any) (any, bool, bool)    { return viaEval(c, n, in) }
 func (n *anyAllNode) eval1(c *dctx, in any) (any, bool, bool)   { return viaEval(c, n, in) }
 func (n *anyAllOfNode) eval1(c *dctx, in any) (any, bool, bool) { return viaEval(c, n, in) }
-func (n *objectNode) eval1(c *dctx, in any) (any, bool, bool)   { return viaEval(c, n, in) }
-func (n *indexNode) eval1(c *dctx, in any) (any, bool, bool)    { return viaEval(c, n, in) }
-func (n *sliceNode) eval1(c *dctx, in any) (any, bool, bool)    { return viaEval(c, n, in) }
-func (n *hasNode) eval1(c *dctx, in any) (any, bool, bool)      { return viaEval(c, n, in) }
-func (n *bindNode) eval1(c *dctx, in any) (any, bool, bool)     { return viaEval(c, n, in) }
-func (n *reduceNode) eval1(c *dctx, in any) (any, bool, bool)   { return viaEval(c, n, in) }
+
+func (n *indexNode) eval1(c *dctx, in any) (any, bool, bool)  { return viaEval(c, n, in) }
+func (n *sliceNode) eval1(c *dctx, in any) (any, bool, bool)  { return viaEval(c, n, in) }
+func (n *hasNode) eval1(c *dctx, in any) (any, bool, bool)    { return viaEval(c, n, in) }
+func (n *bindNode) eval1(c *dctx, in any) (any, bool, bool)   { return viaEval(c, n, in) }
+func (n *reduceNode) eval1(c *dctx, in any) (any, bool, bool) { return viaEval(c, n, in) }
 
 // viaEval is eval1 of a single node through its eval.
 func viaEval(c *dctx, n dnode, in any) (any, bool, bool) {
@@ -256,4 +256,13 @@ func viaEval(c *dctx, n dnode, in any) (any, bool, bool) {
 	}
 	c.free(tmp)
 	return v, has, ok
+}
+
+// eval1 of an object: objectNode.one when its keys are constant
+// (construct.go).
+func (n *objectNode) eval1(c *dctx, in any) (any, bool, bool) {
+	if n.constKeys() {
+		return n.one(c, in)
+	}
+	return viaEval(c, n, in)
 }

@@ -2,7 +2,6 @@ package jqdirect
 
 import (
 	"cmp"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -367,7 +366,14 @@ func compare(c *dctx, l, r any) (int, bool) {
 }
 
 func sortedKeys(m map[string]any) []string {
-	return slices.Sorted(maps.Keys(m))
+	// Sized at once: slices.Sorted(maps.Keys(m)) grows its slice by
+	// appending, four allocations for KServe's eight predictor members.
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 const (

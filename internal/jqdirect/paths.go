@@ -152,13 +152,19 @@ func pathsOf(c *dctx, n dnode, in any, at []any, out []located) ([]located, bool
 		c.free(tmp)
 		return out, ok
 	case *firstNode:
-		// first(f): the first location of f, which is evaluated whole
-		// (as firstNode does: an error after the first output declines).
-		ls, ok := pathsOf(c, x.f, in, at, nil)
-		if ok && len(ls) > 0 {
-			out = append(out, ls[0])
+		// first(f): the first location of f, an operand of its top
+		// commas at a time, as firstNode evaluates it (within an operand
+		// whole: an error after its first output declines).
+		for _, f := range x.alts {
+			ls, ok := pathsOf(c, f, in, at, nil)
+			if !ok {
+				return out, false
+			}
+			if len(ls) > 0 {
+				return append(out, ls[0]), true
+			}
 		}
-		return out, ok
+		return out, true
 	case *ifNode:
 		return x.pathBranch(c, 0, in, at, out)
 	case *altNode:

@@ -178,6 +178,9 @@ func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
 		return p
 	}
 	p.pre, p.rest = preNode, restNode
+	if pn, ok := restNode.(*pathNode); ok && pn.single && pn.base == nil {
+		p.restPath = pn
+	}
 	texts := make([]string, k)
 	for i, sg := range segs[:k] {
 		texts[i] = sg.Text
@@ -245,6 +248,9 @@ func (p *Program) runShared(in map[string]any, s *Scratch) ([]any, bool) {
 	if !pre.ok || !c.step(len(pre.outs)) {
 		return nil, false
 	}
+	if p.restPath != nil {
+		return p.restPath.onEach(pre.outs, s)
+	}
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	for _, v := range pre.outs {
@@ -257,4 +263,34 @@ func (p *Program) runShared(in map[string]any, s *Scratch) ([]any, bool) {
 		return nil, false
 	}
 	return s.output(tmp)
+}
+
+// onEach is a plain path (no base, no iteration: at most one output per
+// input) on each of ins, its outputs appended to the arena as runShared
+// appends the rest's: the fragments of a Milvus component, read below
+// their shared prefix, without a buffer, a deferred free and the general
+// walk per fragment. The outputs and declines are walk's: a step that
+// fails declines, a `?` step that fails on a JSON value gives no output.
+func (n *pathNode) onEach(ins []any, s *Scratch) ([]any, bool) {
+	s.arena = s.grow(len(ins))
+	start := len(s.arena)
+	for _, in := range ins {
+		v, found, ok := n.one(in)
+		if ok && found {
+			v, ok = outValue(v)
+			s.arena = append(s.arena, v)
+		}
+		if !ok {
+			s.arena = s.arena[:start]
+			return nil, false
+		}
+	}
+	switch n := len(s.arena) - start; {
+	case n > jqlua.OutputLimit:
+		s.arena = s.arena[:start]
+		return nil, false
+	case n == 0:
+		return nil, true
+	}
+	return s.arena[start:len(s.arena):len(s.arena)], true
 }

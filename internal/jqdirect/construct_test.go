@@ -1,0 +1,128 @@
+package jqdirect
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kartalua/karta/internal/third_party/gojq"
+)
+
+// TestConstantConstructions: a construction of constants under constant
+// keys compiles to its value (converted as the construction converts:
+// integral numbers int64), which every run gives without building it; one
+// with anything computed, a computed key, or nothing in it ({} and [],
+// fresh per run) is built per run.
+func TestConstantConstructions(t *testing.T) {
+	for _, tc := range []struct {
+		expr     string
+		constant bool
+		want     any
+	}{
+		{`{a: 1, b: "x"}`, true, map[string]any{"a": int64(1), "b": "x"}},
+		{`{limits: {cpu: "1", memory: "1Gi"}, n: null, f: 1.5}`, true,
+			map[string]any{"limits": map[string]any{"cpu": "1", "memory": "1Gi"}, "n": nil, "f": 1.5}},
+		{`[{name: "m", mountPath: "/mnt"}, 2, [true]]`, true,
+			[]any{map[string]any{"name": "m", "mountPath": "/mnt"}, int64(2), []any{true}}},
+		{`{a: 1, a: 2}`, true, map[string]any{"a": int64(2)}},
+		{`{a: .x}`, false, nil},
+		{`{(.k): 1}`, false, nil},
+		{`{a: {}}`, false, nil},
+		{`[[]]`, false, nil},
+		{`{a: (1, 2)}`, false, nil},
+		{`[1, .x]`, false, nil},
+		{`{a: -1}`, false, nil},
+	} {
+		q, err := gojq.Parse(tc.expr)
+		require.NoError(t, err, tc.expr)
+		p := Compile(q)
+		require.NotNil(t, p, tc.expr)
+		lit, ok := p.root.(*literalNode)
+		require.Equal(t, tc.constant, ok, tc.expr)
+		if !tc.constant {
+			continue
+		}
+		assert.Equal(t, tc.want, lit.v, tc.expr)
+		s := Scratch{Size: 1000}
+		var outs []any
+		in := map[string]any{}
+		allocs := testing.AllocsPerRun(100, func() { outs, ok = p.Run(in, &s) })
+		s.Release()
+		require.True(t, ok, tc.expr)
+		require.Len(t, outs, 1, tc.expr)
+		assert.Zero(t, allocs, "%s: built per run", tc.expr)
+	}
+}
+
+// TestObjectOfSingles: an object of constant keys and single values is
+// built by one loop (objectNode.one) allocating the map alone, and no
+// object when a value has no output.
+func TestObjectOfSingles(t *testing.T) {
+	in := map[string]any{"x": "v", "n": int64(3), "m": map[string]any{"k": "w"}}
+	for _, tc := range []struct {
+		expr string
+		want []any
+	}{
+		{`{a: .x, b: .m.k, c: {d: "e"}}`, []any{map[string]any{"a": "v", "b": "w", "c": map[string]any{"d": "e"}}}},
+		{`{a: .x, b: (.m | select(.k == "z")), c: .n}`, nil},
+		{`{a: .n, a: .x}`, []any{map[string]any{"a": "v"}}},
+	} {
+		q, err := gojq.Parse(tc.expr)
+		require.NoError(t, err, tc.expr)
+		p := Compile(q)
+		require.NotNil(t, p, tc.expr)
+		require.True(t, p.one, tc.expr)
+		var s Scratch
+		outs, ok := p.Run(in, &s)
+		require.True(t, ok, tc.expr)
+		assert.Equal(t, tc.want, outs, tc.expr)
+		s.Release()
+		if tc.want == nil {
+			continue
+		}
+		s = Scratch{Size: 1000}
+		allocs := testing.AllocsPerRun(20, func() { p.Run(in, &s) })
+		s.Release()
+		// A small map is two allocations: its header and its group.
+		assert.LessOrEqual(t, allocs, 2.0, "%s: the map alone", tc.expr)
+	}
+}
+
+// TestSplitEmptyIsStringsSplit: split("") gives strings.Split(s, "")'s
+// pieces (what gojq gives), invalid bytes and multi-byte characters
+// included, and hands out boxed ASCII characters without allocating them.
+func TestSplitEmptyIsStringsSplit(t *testing.T) {
+	for _, s := range []string{"512m", "héllo", "a\xffb\xe2\x82", "日本", "x"} {
+		c := &dctx{}
+		got, ok := fnSplit(c, s, "")
+		require.True(t, ok, s)
+		var want []any
+		for _, p := range strings.Split(s, "") {
+			want = append(want, p)
+		}
+		assert.Equal(t, want, got, "%q", s)
+	}
+	allocs := testing.AllocsPerRun(50, func() { fnSplit(&dctx{}, "1024", "") })
+	assert.LessOrEqual(t, allocs, 2.0, "the array and the context alone")
+}
+
+// TestSortedKeysAllocatesOnce: an object's keys in jq's order, in one
+// allocation (iterating KServe's predictor, keys, comparing objects).
+func TestSortedKeysAllocatesOnce(t *testing.T) {
+	m := map[string]any{"model": 1, "minReplicas": 2, "maxReplicas": 3, "labels": 4, "annotations": 5,
+		"tolerations": 6, "scaleMetric": 7, "scaleTarget": 8}
+	assert.Equal(t, []string{"annotations", "labels", "maxReplicas", "minReplicas", "model", "scaleMetric",
+		"scaleTarget", "tolerations"}, sortedKeys(m))
+	assert.Equal(t, 1.0, testing.AllocsPerRun(50, func() { sortedKeys(m) }))
+}
+
+// TestTypeAllocatesNothing: `type` hands out its names boxed once.
+func TestTypeAllocatesNothing(t *testing.T) {
+	for _, v := range []any{nil, true, int64(1), 1.5, "s", []any{}, map[string]any{}} {
+		name, ok := fnType(nil, v)
+		require.True(t, ok)
+		assert.Zero(t, testing.AllocsPerRun(20, func() { fnType(nil, v) }), name)
+	}
+}
