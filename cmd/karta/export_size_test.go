@@ -18,28 +18,27 @@ const (
 	karmadaPyTorchTarget = 40_000
 )
 
-// The ceilings the Karmada exports hold today, above the targets: each
+// The ceiling the Karmada exports hold today, above the target: each
 // rule's script and the health.lua carry only what their function
 // reaches, a component is a table that one units function reads, and the
 // paths that share a pipeline or field-chain prefix carry its code once;
 // Karmada's scripts, compiled on every call, read fields with J.field's
 // call and build their runtime without warm's stubs. The runtime's body
-// is not indented under its wrapper, the error machinery (one JSON
-// encoder with Preview's cut) and the status machinery are written in
-// few lines, a matcher's tostring test against a want no array or object
+// is not indented under its wrapper, a refused value is worded by its
+// kind alone (no JSON preview, so a script that never encodes carries no
+// encoder), a matcher's tostring test against a want no array or object
 // writes needs no encoder, and an ordering against a number literal no
 // compareValues. But every script still carries its own copy of the jq
-// runtime and of gojq's error messages (Karmada has no shared library),
-// and a component rule every component's accessors. A change that grows
-// an export past these fails, and so does one that leaves fewer Karmada
-// exports within the target. The argocd-cm holds the CronJob's and the
-// Deployment's matchers over their references too (issue 32: the Jobs,
-// the ReplicaSets), exported with their fallbacks, and is within its
-// target.
+// runtime (Karmada has no shared library), and a component rule every
+// component's accessors. A change that grows an export past the ceiling,
+// or PyTorchJob's past its target, fails, and so does one that leaves
+// fewer Karmada exports within the target. The argocd-cm holds the
+// CronJob's and the Deployment's matchers over their references too
+// (issue 32: the Jobs, the ReplicaSets), exported with their fallbacks,
+// and is within its target.
 const (
-	karmadaCeiling        = 161_500
-	karmadaPyTorchCeiling = 48_000
-	karmadaWithinTarget   = 31
+	karmadaCeiling      = 153_000
+	karmadaWithinTarget = 31
 )
 
 // TestExportSizes: the exports of the built-ins stay within the ceilings,
@@ -58,7 +57,7 @@ func TestExportSizes(t *testing.T) {
 		exported++
 		ceiling, target := karmadaCeiling, karmadaTarget
 		if p.Name() == "pytorchjob" {
-			ceiling, target = karmadaPyTorchCeiling, karmadaPyTorchTarget
+			ceiling, target = karmadaPyTorchTarget, karmadaPyTorchTarget
 		}
 		assert.LessOrEqual(t, len(data), ceiling, "the Karmada export of %s", p.Name())
 		if len(data) <= karmadaTarget {

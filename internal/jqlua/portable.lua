@@ -240,6 +240,11 @@ local J, JX = (function()
     return k == "null" and k or k .. " (" .. preview(v) .. ")"
   end
 
+  -- tepKind is tep as an export words a refused value, its kind alone
+  -- (`number`, `null`): ShakePortable puts it in tep's place, so that a
+  -- script carries the JSON encoder only where its jq encodes (tojson).
+  local function tepKind(v) return kindOf(v) end
+
   local function binopError(name, l, r)
     raise("cannot " .. name .. ": " .. tep(l) .. " and " .. tep(r))
   end

@@ -2,8 +2,11 @@ package jqlua
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -335,9 +338,26 @@ func differPortable(ctx context.Context, expr string, raw any, inputJSON []byte,
 	return "", false, nil
 }
 
+// exportOutcome is gojq's outcome as a script on the shaken runtime has
+// it (ExportMessage): its error, and its outputs that are strings, such as
+// an error message try ... catch . outputs.
+func exportOutcome(o outcome) outcome {
+	o.outputs = slices.Clone(o.outputs)
+	for i, out := range o.outputs {
+		var s string
+		if strings.HasPrefix(out, `"`) && json.Unmarshal([]byte(out), &s) == nil {
+			o.outputs[i] = canonicalGo(ExportMessage(s))
+		}
+	}
+	o.err = ExportMessage(o.err)
+	return o
+}
+
 // differShaken is differPortable's run of the unit u (of expr alone) on
-// the shaken runtime.
+// the shaken runtime, which words a refused value by its kind alone
+// (ExportMessage).
 func differShaken(ctx context.Context, u *Unit, expr string, raw any, inputJSON []byte, want outcome, inexact func(outcome) bool) (string, bool, error) {
+	want = exportOutcome(want)
 	sp, err := loadShaken(ctx, u)
 	if ctx.Err() != nil {
 		return "", true, nil

@@ -1,6 +1,7 @@
 package jqlua
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -42,7 +43,7 @@ func ShakePortable(code string) string { return shakePortable(code, true) }
 func ShakePortableEager(code string) string { return shakePortable(code, false) }
 
 func shakePortable(code string, lazy bool) string {
-	rt, err := portableParts()
+	rt, err := exportParts()
 	if err != nil {
 		// The runtime is fixed at build time; TestShakePortable checks
 		// that it can be analysed.
@@ -265,6 +266,66 @@ var portableParts = sync.OnceValues(func() (*portableRuntime, error) {
 	return splitPortable(PortableRuntime)
 })
 
+// exportVariants are the runtime's locals an export defines otherwise,
+// each by the local whose definition takes its place: tep, gojq's
+// typeErrorPreview (`array ([1,2])`), by tepKind, the kind alone
+// (`array`). The preview is JSON, and its encoder (encode, quote,
+// formatNumber, sortedKeys, preview's cut...) is a third of a script
+// that refuses values but never encodes one; Karmada has no shared
+// library, so every rule's script would carry it. The runtime in full
+// (PortableRuntime, what the tests compare with gojq) keeps the preview.
+var exportVariants = map[string]string{"tep": "tepKind"}
+
+// exportParts is the runtime ShakePortable shakes: PortableRuntime with
+// each of exportVariants' locals defined by its variant's definition,
+// renamed, and the variant's own definition left out.
+var exportParts = sync.OnceValues(func() (*portableRuntime, error) {
+	rt, err := portableParts()
+	if err != nil {
+		return nil, err
+	}
+	variantOf := map[string]string{}
+	for name, variant := range exportVariants {
+		variantOf[variant] = name
+	}
+	texts := map[string]string{}
+	for _, p := range rt.parts {
+		if name, ok := variantOf[p.defines0()]; ok {
+			decl := "local function " + p.defines0() + "("
+			if !strings.Contains(p.text, decl) {
+				return nil, fmt.Errorf("%s is not declared as %q", p.defines0(), decl)
+			}
+			texts[name] = strings.Replace(p.text, decl, "local function "+name+"(", 1)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(rt.head)
+	for _, p := range rt.parts {
+		d := p.defines0()
+		switch {
+		case variantOf[d] != "":
+		case exportVariants[d] != "":
+			if texts[d] == "" {
+				return nil, fmt.Errorf("no definition of %s, which an export defines %s by", exportVariants[d], d)
+			}
+			b.WriteString(texts[d])
+		default:
+			b.WriteString(p.text)
+		}
+	}
+	b.WriteString(rt.tail)
+	return splitPortable(b.String())
+})
+
+// defines0 is the one name a part defines; "" for a part that defines
+// none or several.
+func (p portablePart) defines0() string {
+	if len(p.defines) != 1 {
+		return ""
+	}
+	return p.defines[0]
+}
+
 // splitPortable splits a runtime written as `local J, JX = (function()
 // ... end)()` into the statements of the function's body.
 func splitPortable(src string) (*portableRuntime, error) {
@@ -463,4 +524,66 @@ func references(text string) []string {
 		}
 		prev2, prev = prev, tok
 	}
+}
+
+// ExportMessage is gojq's error message msg as a script that ShakePortable
+// builds the runtime of words it: each refused value's kind without the
+// JSON preview gojq puts after it (exportVariants), `expected an object
+// but got: array` for `expected an object but got: array ([1,2])`. A
+// preview is cut where gojq writes a typeErrorPreview: a kind, after ": ",
+// " and ", "divide " or "modulo ", then " (", at most 30 bytes of JSON
+// (or of JSON cut to end in " ..."), and ")". Other previews, such as
+// has's argument in `has("a") cannot be applied to: ...`, stay, unless
+// their text holds such a lead and kind itself.
+func ExportMessage(msg string) string {
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		if kind, n := previewAt(msg, i); n > 0 {
+			b.WriteString(kind)
+			i += n
+			continue
+		}
+		b.WriteByte(msg[i])
+		i++
+	}
+	return b.String()
+}
+
+// previewAt finds a typeErrorPreview at msg[i:], after one of its leads:
+// its kind and its length, the kind's and the preview's " (...)"; 0 when
+// none is there.
+func previewAt(msg string, i int) (string, int) {
+	lead := false
+	for _, l := range []string{": ", " and ", "divide ", "modulo "} {
+		lead = lead || strings.HasSuffix(msg[:i], l)
+	}
+	if !lead {
+		return "", 0
+	}
+	for _, kind := range []string{"boolean", "number", "string", "array", "object"} {
+		rest, ok := strings.CutPrefix(msg[i:], kind+" (")
+		if !ok {
+			continue
+		}
+		for j := 0; j < len(rest) && j <= 30; j++ {
+			if rest[j] == ')' && isPreview(rest[:j]) {
+				return kind, len(kind) + len(" (") + j + len(")")
+			}
+		}
+	}
+	return "", 0
+}
+
+// isPreview reports text gojq's Preview may write: JSON, or JSON cut to
+// end in " ...", closed as its value is.
+func isPreview(s string) bool {
+	if json.Valid([]byte(s)) {
+		return true
+	}
+	for _, t := range []string{` ..."`, " ...]", " ...}", " ..."} {
+		if strings.HasSuffix(s, t) && len(s) <= 30 {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/itchyny/gojq"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -109,20 +110,22 @@ func TestShakePortableIsClosed(t *testing.T) {
 // part of the runtime; one that uses none keeps J and JX.
 func TestShakePortableShrinks(t *testing.T) {
 	few := ShakePortable("local NULL = J.null\nJ.emit(out, J.index(v, \"status\"))\nlocal m = JX.message(e)\n")
-	// index's errors preview values (jq's "Cannot index ... with ..."), so
-	// it keeps the encoder and the number formatting.
+	// index's errors name the refused value's kind alone (tepKind), so it
+	// keeps no encoder.
 	assert.Less(t, len(few), len(PortableRuntime)*6/10, "index, emit and message keep 60%% of the runtime at most")
 	for _, want := range []string{"function J.index(", "function J.emit(", "function JX.message(", "return J, JX"} {
 		assert.Contains(t, few, want)
 	}
 	assert.NotContains(t, few, "function J.splits(")
-	// The encoder and the error previews are built on first need: warm
-	// defines them, and index's slow path calls a stub that runs it.
+	// The error wording is built on first need: warm defines it, and
+	// index's slow path calls a stub that runs it.
 	_, afterWarm, ok := strings.Cut(few, "local function warm()")
 	require.True(t, ok, "the cold parts are inside warm")
-	for _, want := range []string{"function tep(v)", "function encode(v, b)", "function index(v, k)"} {
+	for _, want := range []string{"function tep(v) return kindOf(v) end", "function index(v, k)"} {
 		assert.Contains(t, afterWarm, want)
 	}
+	assert.NotContains(t, few, "function encode(v, b)")
+	assert.NotContains(t, few, "function preview(v)")
 	assert.Contains(t, few, "function index(...) warm() return index(...) end")
 	assert.NotContains(t, few, "local function tep(")
 	none := ShakePortable("")
@@ -137,21 +140,21 @@ func TestShakePortableEagerKeepsTheSameParts(t *testing.T) {
 	code := "local NULL = J.null\nJ.emit(out, J.index(v, \"status\"))\nlocal m = JX.message(e)\n"
 	lazy, eager := ShakePortable(code), ShakePortableEager(code)
 	assert.NotContains(t, eager, "warm")
-	for _, want := range []string{"local function tep(v)", "local function encode(v, b)", "local function index(v, k)", "function J.index(", "return J, JX"} {
+	for _, want := range []string{"local function tep(v)", "local function index(v, k)", "function J.index(", "return J, JX"} {
 		assert.Contains(t, eager, want)
 	}
 	assert.Less(t, len(eager), len(lazy))
 	// The declarations of aliases keep the names the kept parts use: the
-	// encoder's (index's errors) but no slice's ceil or modulo's fmod.
-	emit := ShakePortableEager("J.emit(out, J.field(v, \"a\"))\n")
+	// encoder's (tojson) but no slice's ceil or modulo's fmod.
+	emit := ShakePortableEager("J.emit(out, J.tojson(J.field(v, \"a\")))\n")
 	assert.Contains(t, emit, "local concat, sort = table.concat, table.sort")
 	assert.Contains(t, emit, "local floor, abs = math.floor, math.abs")
 	assert.NotContains(t, emit, "ceil")
 }
 
 // TestShakePortableWarmsOnFirstNeed: a chunk whose error machinery is
-// built on first need raises gojq's message on its first error and on the
-// next ones, and reads values the same before and after; so does the
+// built on first need raises gojq's message, as an export words it (the
+// kind alone), on its first error and on the next ones, and reads values the same before and after; so does the
 // eager runtime.
 func TestShakePortableWarmsOnFirstNeed(t *testing.T) {
 	for _, shake := range []func(string) string{ShakePortable, ShakePortableEager} {
@@ -174,7 +177,60 @@ return a.x, ok1, JX.message(e1), ok2, JX.message(e2), J.index(a, "x"), s
 	res, err := luaapi.CallProtected(context.Background(), L, time.Second, luaapi.Instantiate(L, proto, luaapi.NewEnv(L)), 7)
 	require.NoError(t, err)
 	assert.Equal(t, []lua.LValue{
-		lua.LNumber(1), lua.LFalse, lua.LString("expected an object but got: number (5)"),
-		lua.LFalse, lua.LString("expected an object but got: boolean (true)"), lua.LNumber(1), lua.LString("[]"),
+		lua.LNumber(1), lua.LFalse, lua.LString("expected an object but got: number"),
+		lua.LFalse, lua.LString("expected an object but got: boolean"), lua.LNumber(1), lua.LString("[]"),
 	}, res)
+}
+
+// TestExportWordsTheKind: a refused value, as the runtime an export
+// carries words it, is its kind alone; gojq, and the runtime in full
+// (what karta compares with gojq), add its JSON preview.
+func TestExportWordsTheKind(t *testing.T) {
+	code := "J.index J.array JX.message\n"
+	run := func(runtime string) lua.LValue {
+		L := luaapi.NewState(luaapi.SandboxOptions{})
+		defer L.Close()
+		proto, err := luaapi.Compile("refuse", runtime+`
+local v = J.array()
+v[1], v[2] = 1, 2
+local ok, e = pcall(J.index, v, "a")
+return JX.message(e)
+`)
+		require.NoError(t, err)
+		res, err := luaapi.CallProtected(context.Background(), L, time.Second, luaapi.Instantiate(L, proto, luaapi.NewEnv(L)), 1)
+		require.NoError(t, err)
+		return res[0]
+	}
+	q, err := gojq.Parse(".a")
+	require.NoError(t, err)
+	v, _ := q.Run([]any{1, 2}).Next()
+	gojqErr, ok := v.(error)
+	require.True(t, ok, "gojq refuses .a of [1,2]")
+	assert.Equal(t, "expected an object but got: array ([1,2])", gojqErr.Error())
+	assert.Equal(t, lua.LString(gojqErr.Error()), run(PortableRuntime))
+	for _, shake := range []func(string) string{ShakePortable, ShakePortableEager} {
+		assert.Equal(t, lua.LString("expected an object but got: array"), run(shake(code)))
+	}
+	assert.Equal(t, "expected an object but got: array", ExportMessage(gojqErr.Error()))
+}
+
+// TestExportMessage: ExportMessage cuts the previews gojq writes after a
+// refused value's kind, and nothing else.
+func TestExportMessage(t *testing.T) {
+	for _, c := range []struct{ gojq, export string }{
+		{"expected an object but got: array ([1,2])", "expected an object but got: array"},
+		{"expected an object but got: null", "expected an object but got: null"},
+		{`cannot add: object ({"a":"b)"}) and number (1)`, "cannot add: object and number"},
+		{"cannot divide number (1) by: number (0)", "cannot divide number by: number"},
+		{"cannot modulo number (-0) by: number (0)", "cannot modulo number by: number"},
+		{`expected an array but got: string ("aaaaaaaaaaaaaaaaaaaaaaaa ...")`, "expected an array but got: string"},
+		{`cannot iterate over: object ({"a":[1,2,3],"b":[4,5,6 ...})`, "cannot iterate over: object"},
+		// has's argument is a preview of its own, not a refused value's.
+		{`has("a") cannot be applied to: array ([])`, `has("a") cannot be applied to: array`},
+		{"tonumber cannot be applied to \"1x\": invalid number", "tonumber cannot be applied to \"1x\": invalid number"},
+		{"too many outputs (limit 10000)", "too many outputs (limit 10000)"},
+		{"", ""},
+	} {
+		assert.Equal(t, c.export, ExportMessage(c.gojq), c.gojq)
+	}
 }

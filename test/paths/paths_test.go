@@ -21,6 +21,7 @@ import (
 	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/internal/corpus"
 	"github.com/kartalua/karta/internal/exampledir"
+	"github.com/kartalua/karta/internal/jqlua"
 	"github.com/kartalua/karta/internal/testobj"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/karmada"
@@ -75,6 +77,40 @@ func luaCannotTell(inProcess, export answer) bool {
 	// be applied to: array ([])", …).
 	msg := inProcess.err.Error()
 	return strings.Contains(msg, ": object ({})") || strings.Contains(msg, ": array ([])")
+}
+
+// wordedByKind reports whether an export's refusal words the values it
+// refuses as in process, by their kind alone (docs/jq.md, "Karmada's
+// values"): where gojq's message shows a refused value's JSON preview
+// (`cannot subtract: string ("3") and number (1)`), the export's error
+// ends with that message as jqlua.ExportMessage words it (`cannot
+// subtract: string and number`) from the first refused value's kind on;
+// what wraps the message before it differs by path (the export's names
+// its chunk and line, in process its expression). compared is false where
+// there is no such message to compare: an answer, or an in-process error
+// that shows no preview.
+func wordedByKind(inProcess, export answer) (ok, compared bool) {
+	if inProcess.err == nil || export.err == nil {
+		return true, false
+	}
+	in := inProcess.err.Error()
+	want := jqlua.ExportMessage(in)
+	if want == in {
+		return true, false
+	}
+	// first is where the first preview was cut: right after its kind,
+	// which a space precedes.
+	first := 0
+	for first < len(want) && want[first] == in[first] {
+		first++
+	}
+	kind := strings.LastIndex(want[:first], " ") + 1
+	got := export.err.Error()
+	common := 0
+	for common < len(want) && common < len(got) && want[len(want)-1-common] == got[len(got)-1-common] {
+		common++
+	}
+	return len(want)-common <= kind, true
 }
 
 func sameAnswer(a, b answer) bool {
@@ -327,11 +363,25 @@ func newAllPaths(t testing.TB, p *interpreter.Program, h http.Handler) *allPaths
 }
 
 // tally counts what ask found.
-type tally struct{ asked, disagreements, cannotTell, withNulls int }
+type tally struct{ asked, disagreements, cannotTell, withNulls, wordings int }
 
 func (a *tally) add(b tally) {
 	a.asked, a.disagreements, a.cannotTell = a.asked+b.asked, a.disagreements+b.disagreements, a.cannotTell+b.cannotTell
-	a.withNulls += b.withNulls
+	a.withNulls, a.wordings = a.withNulls+b.withNulls, a.wordings+b.wordings
+}
+
+// worded checks an export's refusal against the in-process one
+// (wordedByKind), counting those compared.
+func (a *tally) worded(t *testing.T, where, path string, want, got answer) {
+	t.Helper()
+	ok, compared := wordedByKind(want, got)
+	if compared {
+		a.wordings++
+	}
+	if !ok {
+		a.disagreements++
+		t.Errorf("%s: in process %v, %s words it otherwise (the refused value's kind alone): %v", where, want, path, got)
+	}
 }
 
 // withoutNulls is v as the exports see it: Karmada's and Argo CD's
@@ -444,6 +494,8 @@ func (ap *allPaths) ask(t *testing.T, where string, obj *unstructured.Unstructur
 			if !agree(want, got) {
 				n.disagreements++
 				t.Errorf("%s: %s: in process %v, %s %v", where, op, want, path.name, got)
+			} else if path.name != "serve" {
+				n.worded(t, where+": "+string(op), path.name, want, got)
 			}
 		}
 	}
@@ -458,6 +510,8 @@ func (ap *allPaths) ask(t *testing.T, where string, obj *unstructured.Unstructur
 		if !agree(want, got) {
 			n.disagreements++
 			t.Errorf("%s: health: in process %v, argo export %v", where, want, got)
+		} else {
+			n.worded(t, where+": health", "argo export", want, got)
 		}
 	}
 	return n
@@ -476,7 +530,10 @@ func TestEveryPathGivesOneAnswer(t *testing.T) {
 	var mu sync.Mutex
 	var total tally
 	t.Cleanup(func() {
-		t.Logf("%d questions asked of every path: %d disagreements, %d answers where jq refuses `{}` as an array and Lua cannot tell", total.asked, total.disagreements, total.cannotTell)
+		t.Logf("%d questions asked of every path: %d disagreements, %d answers where jq refuses `{}` as an array and Lua cannot tell, %d refusals whose wording was compared", total.asked, total.disagreements, total.cannotTell, total.wordings)
+		// The states' malformed variants make exports refuse values
+		// (a string where a number is): the wording is checked on some.
+		assert.Positive(t, total.wordings, "refusals whose wording was compared")
 	})
 	for _, p := range reg.List() {
 		t.Run(p.Name(), func(t *testing.T) {

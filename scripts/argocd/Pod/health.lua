@@ -217,10 +217,7 @@ local function warm()
     return ssub(s, 1, cut) .. trailing
   end
 
-  function tep(v)
-    local k = kindOf(v)
-    return k == "null" and k or k .. " (" .. preview(v) .. ")"
-  end
+  function tep(v) return kindOf(v) end
 
   function func0Error(name, v)
     raise(name .. " cannot be applied to: " .. tep(v))

@@ -2,17 +2,13 @@
 -- Self-contained: Lua 5.1's base, string, table and math (in argocd-cm: useOpenLibs).
 -- The parts of karta's jq runtime (internal/jqlua/portable.lua) it uses; then the Karta's jq, each as Lua under it.
 local J, JX = (function()
-local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, TRAILING, preview, tep, ORDER, compareValues
+local sortedKeys, tep, ORDER, compareValues
 local J, JX = {}, {}
 local NULL, KIND, ERR = {}, {}, {}
 local ARRAY, OBJECT = "array", "object"
 local LIMIT = 10000
-local EXACT = 2 ^ 53
-local MAXFLOAT = (2 - 2 ^ -52) * 2 ^ 1023
-local floor, abs = math.floor, math.abs
-local sbyte, ssub, sformat, smatch = string.byte, string.sub, string.format, string.match
-local concat, sort = table.concat, table.sort
-local type, pairs, next, error, tonumber = type, pairs, next, error, tonumber
+local sort = table.sort
+local type, pairs, next, error = type, pairs, next, error
 
 J.null = NULL
 
@@ -75,38 +71,6 @@ function JX.message(e) if type(e) == "table" and e[ERR] then return e.msg end en
 
 local function warm()
 
-  function runeSize(s, i)
-    local c, c1 = sbyte(s, i, i + 1)
-    if c < 0x80 then return 1, true end
-    local n = c >= 0xF0 and 4 or c >= 0xE0 and 3 or 2
-    local lo, hi = c == 0xE0 and 0xA0 or c == 0xF0 and 0x90 or 0x80, c == 0xED and 0x9F or c == 0xF4 and 0x8F or 0xBF
-    if c < 0xC2 or c > 0xF4 or c1 == nil or c1 < lo or c1 > hi then return 1, false end
-    for j = i + 2, i + n - 1 do
-      local cj = sbyte(s, j)
-      if cj == nil or cj < 0x80 or cj > 0xBF then return 1, false end
-    end
-    return n, true
-  end
-
-  function intLike(f) return f == floor(f) and f >= -EXACT and f <= EXACT and not (f == 0 and 1 / f < 0) end
-
-  ZEROS = "00000000000000000000"
-  function formatNumber(f)
-    if intLike(f) then return sformat("%d", f) elseif f ~= f then return "null" end
-    f = f > MAXFLOAT and MAXFLOAT or f < -MAXFLOAT and -MAXFLOAT or f
-    local s, ax = sformat("%g", f), abs(f)
-    local sign, digit, rest, e = smatch(s, "^(-?)(%d)%.?(%d*)e(.*)$")
-    if sign == nil then return s end
-    if ax < 1e-6 or ax >= 1e21 then
-      local es, ed = smatch(e, "^(.)0?(%d+)$")
-      return sign .. digit .. (rest ~= "" and "." .. rest or "") .. "e" .. es .. ed
-    end
-    local digits, exp = digit .. rest, tonumber(e)
-    if exp >= #digits - 1 then return sign .. digits .. ssub(ZEROS, 1, exp - #digits + 1) end
-    if exp >= 0 then return sign .. ssub(digits, 1, exp + 1) .. "." .. ssub(digits, exp + 2) end
-    return sign .. "0." .. ssub(ZEROS, 1, -exp - 1) .. digits
-  end
-
   function sortedKeys(t)
     local ks = {}
     for k in pairs(t) do ks[#ks + 1] = k end
@@ -114,58 +78,7 @@ local function warm()
     return ks
   end
 
-  ESCAPES = {[34] = '\\"', [92] = "\\\\", [8] = "\\b", [12] = "\\f", [10] = "\\n", [13] = "\\r", [9] = "\\t"}
-
-  function quote(s)
-    local buf, start, i = {'"'}, 1, 1
-    while i <= #s do
-      local b, size, ok = sbyte(s, i), 1, true
-      if b >= 0x80 then size, ok = runeSize(s, i) end
-      if b < 32 or b == 34 or b == 92 or b == 127 or not ok then
-        buf[#buf + 1] = ssub(s, start, i - 1) .. (ESCAPES[b] or ok and sformat("\\u%04x", b) or "\\ufffd")
-        start = i + 1
-      end
-      i = i + size
-    end
-    return concat(buf) .. ssub(s, start) .. '"'
-  end
-
-  function put(b, s)
-    b[#b + 1], b.n = s, b.n + #s
-    return b.n >= b.limit
-  end
-
-  function encode(v, b)
-    local k, keys, sep, close = kindOf(v), nil, "[", "]"
-    if k == OBJECT then keys, sep, close = sortedKeys(v), "{", "}"
-    elseif k ~= ARRAY then
-      return put(b, k == "string" and quote(v) or k == "number" and formatNumber(v) or k == "null" and k or tostring(v))
-    end
-    for i = 1, keys and #keys or #v do
-      local x = v[i]
-      if keys then sep, x = sep .. quote(keys[i]) .. ":", v[keys[i]] end
-      if put(b, sep) or encode(x, b) then return true end
-      sep = ","
-    end
-    if sep ~= "," then close = sep .. close end
-    return put(b, close)
-  end
-
-  TRAILING = {string = ' ..."', array = " ...]", object = " ...}"}
-  function preview(v)
-    local b = {n = 0, limit = 32}
-    encode(v, b)
-    local s, trailing = concat(b), TRAILING[kindOf(v)] or " ..."
-    if #s <= 30 then return s end
-    local cut = 30 - #trailing
-    while sbyte(s, cut + 1) >= 0x80 and sbyte(s, cut + 1) < 0xC0 do cut = cut - 1 end
-    return ssub(s, 1, cut) .. trailing
-  end
-
-  function tep(v)
-    local k = kindOf(v)
-    return k == "null" and k or k .. " (" .. preview(v) .. ")"
-  end
+  function tep(v) return kindOf(v) end
 
   ORDER = {null = 0, boolean = 1, number = 3, string = 4, array = 5, object = 6}
 

@@ -231,10 +231,7 @@ local function warm()
     return ssub(s, 1, cut) .. trailing
   end
 
-  function tep(v)
-    local k = kindOf(v)
-    return k == "null" and k or k .. " (" .. preview(v) .. ")"
-  end
+  function tep(v) return kindOf(v) end
 
   function binopError(name, l, r)
     raise("cannot " .. name .. ": " .. tep(l) .. " and " .. tep(r))

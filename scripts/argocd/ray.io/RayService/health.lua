@@ -2,7 +2,7 @@
 -- Self-contained: Lua 5.1's base, string, table and math (in argocd-cm: useOpenLibs).
 -- The parts of karta's jq runtime (internal/jqlua/portable.lua) it uses; then the Karta's jq, each as Lua under it.
 local J, JX = (function()
-local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, tojson, TRAILING, preview, tep
+local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, tojson, tep
 local J, JX = {}, {}
 local NULL, KIND, ERR = {}, {}, {}
 local ARRAY, OBJECT = "array", "object"
@@ -177,21 +177,7 @@ local function warm()
 
   function tojson(v) local b = {n = 0, limit = INF}; encode(v, b); return concat(b) end
 
-  TRAILING = {string = ' ..."', array = " ...]", object = " ...}"}
-  function preview(v)
-    local b = {n = 0, limit = 32}
-    encode(v, b)
-    local s, trailing = concat(b), TRAILING[kindOf(v)] or " ..."
-    if #s <= 30 then return s end
-    local cut = 30 - #trailing
-    while sbyte(s, cut + 1) >= 0x80 and sbyte(s, cut + 1) < 0xC0 do cut = cut - 1 end
-    return ssub(s, 1, cut) .. trailing
-  end
-
-  function tep(v)
-    local k = kindOf(v)
-    return k == "null" and k or k .. " (" .. preview(v) .. ")"
-  end
+  function tep(v) return kindOf(v) end
 end
 function sortedKeys(...) warm() return sortedKeys(...) end
 function tojson(...) warm() return tojson(...) end
