@@ -27,7 +27,8 @@ const (
 // is not indented under its wrapper, a refused value is worded by its
 // kind alone (no JSON preview, so a script that never encodes carries no
 // encoder), a matcher's tostring test against a want no array or object
-// writes needs no encoder, and an ordering against a number literal no
+// writes needs no encoder, a number instance id is named by JX.number
+// (gojq's text of a number, no encoder), and an ordering against a number literal no
 // compareValues. But every script still carries its own copy of the jq
 // runtime (Karmada has no shared library), and a component rule every
 // component's accessors. A change that grows an export past the ceiling,
@@ -38,7 +39,7 @@ const (
 // and is within its target.
 const (
 	karmadaCeiling      = 153_000
-	karmadaWithinTarget = 31
+	karmadaWithinTarget = 32
 )
 
 // TestExportSizes: the exports of the built-ins stay within the ceilings,

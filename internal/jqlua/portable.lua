@@ -903,6 +903,12 @@ local J, JX = (function()
   -- accessors needs, and no primitive of theirs.
   JX.kind = kindOf
 
+  -- JX.number is gojq's text of a number (J.tostring of one) without the
+  -- JSON encoder J.tostring carries for arrays and objects: an instance id
+  -- that is a number is named by it, and an export that encodes nothing
+  -- else then carries no encoder.
+  JX.number = formatNumber
+
   -- JX.message returns the message of a jq error value, or nil.
   function JX.message(e) if type(e) == "table" and e[ERR] then return e.msg end end
 

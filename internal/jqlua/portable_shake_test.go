@@ -36,7 +36,7 @@ func TestShakePortableSplitsTheRuntime(t *testing.T) {
 	for _, name := range Primitives {
 		assert.True(t, defined["J."+name], "J.%s is defined", name)
 	}
-	for _, name := range []string{"J.null", "J.array", "J.object", "JX.kind", "JX.message", "JX.plain"} {
+	for _, name := range []string{"J.null", "J.array", "J.object", "JX.kind", "JX.message", "JX.plain", "JX.number"} {
 		assert.True(t, defined[name], name)
 	}
 }

@@ -33,7 +33,7 @@ func TestRuntimeDefinesThePrimitives(t *testing.T) {
 	require.NoError(t, err)
 	defer p.L.Close()
 	assert.Equal(t, want, functionsOf(p.J), "the portable runtime")
-	assert.Equal(t, []string{"kind", "message", "plain"}, functionsOf(p.JX))
+	assert.Equal(t, []string{"kind", "message", "number", "plain"}, functionsOf(p.JX))
 	for _, name := range []string{"null", "negzero"} {
 		assert.NotEqual(t, lua.LNil, p.J.RawGetString(name), name)
 	}

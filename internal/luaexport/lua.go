@@ -104,7 +104,7 @@ end
   for i, v in ipairs(outs) do
     local id
     if type(v) == "string" and v ~= "" then id = v
-    elseif type(v) == "number" then id = J.tostring(v)
+    elseif type(v) == "number" then id = JX.number(v)
     else error("component " .. comp .. ": instanceIdPath output " .. i .. ": not a non-empty string or a number") end
     if seen[id] then error("component " .. comp .. ": instanceIdPath yields duplicate id " .. id) end
     seen[id] = true

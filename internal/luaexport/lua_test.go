@@ -162,3 +162,32 @@ func TestTextIs(t *testing.T) {
 	assert.Equal(t, `textIs(v, "1.5", 1.5)`, TextIs("v", "1.5"))
 	assert.Equal(t, `textIs(v, "1.0", nil)`, TextIs("v", "1.0"))
 }
+
+// TestNumberIsToString: JX.number, which names a number instance id
+// without the JSON encoder, is J.tostring of every number, the
+// boundaries of gojq's encoding included.
+func TestNumberIsToString(t *testing.T) {
+	numbers := []string{
+		`0`, `J.negzero`, `1`, `-1`, `1.5`, `-2.25`, `1e21`, `1e-7`, `1e-6`, `0.1`, `123456789.125`,
+		`2^53`, `2^53 + 2`, `-(2^53)`, `1/0`, `-1/0`, `0/0`, `5e-324`, `1.7976931348623157e308`,
+	}
+	var b strings.Builder
+	b.WriteString(jqlua.PortablePrelude)
+	b.WriteString("local out = {}\n")
+	for _, n := range numbers {
+		fmt.Fprintf(&b, "do local v = %s; out[#out + 1] = J.tostring(v) .. \" \" .. JX.number(v) end\n", n)
+	}
+	b.WriteString("return table.concat(out, \"\\n\")\n")
+	L := luaapi.NewState(luaapi.SandboxOptions{})
+	defer L.Close()
+	proto, err := luaapi.Compile("number", b.String())
+	require.NoError(t, err)
+	res, err := luaapi.CallProtected(context.Background(), L, 10*time.Second, luaapi.Instantiate(L, proto, luaapi.NewEnv(L)), 1)
+	require.NoError(t, err)
+	lines := strings.Split(res[0].String(), "\n")
+	require.Len(t, lines, len(numbers))
+	for i, l := range lines {
+		want, got, _ := strings.Cut(l, " ")
+		assert.Equal(t, want, got, "JX.number(%s)", numbers[i])
+	}
+}
