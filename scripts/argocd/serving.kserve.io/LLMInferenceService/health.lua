@@ -2,7 +2,7 @@
 -- Self-contained: Lua 5.1's base, string, table and math (in argocd-cm: useOpenLibs).
 -- The parts of karta's jq runtime (internal/jqlua/portable.lua) it uses; then the Karta's jq, each as Lua under it.
 local J, JX = (function()
-local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, TRAILING, preview, tep, func0Error
+local runeSize, intLike, ZEROS, formatNumber, sortedKeys, ESCAPES, quote, put, encode, TRAILING, preview, tep
 local J, JX = {}, {}
 local NULL, KIND, ERR = {}, {}, {}
 local ARRAY, OBJECT = "array", "object"
@@ -31,15 +31,6 @@ end
 local function orNull(x) if x == nil then return NULL end return x end
 
 local function raise(msg, value, hasValue) error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0) end
-
-local function runeCount(s)
-  local count, i, n = 0, 1, #s
-  while i <= n do
-    i = i + runeSize(s, i)
-    count = count + 1
-  end
-  return count
-end
 
 function J.cmpn(v, n)
   if type(v) == "number" then
@@ -94,20 +85,6 @@ function J.emit(out, x)
   local n = #out
   if n >= LIMIT then raise("too many outputs (limit 10000)") end
   out[n + 1] = x
-end
-
-function J.length(v)
-  local k = kindOf(v)
-  if k == "null" then return 0
-  elseif k == "number" then return abs(v)
-  elseif k == "string" then return runeCount(v)
-  elseif k == ARRAY then return #v
-  elseif k == OBJECT then
-    local n = 0
-    for _ in pairs(v) do n = n + 1 end
-    return n
-  end
-  func0Error("length", v)
 end
 
 JX.kind = kindOf
@@ -207,15 +184,9 @@ local function warm()
     local k = kindOf(v)
     return k == "null" and k or k .. " (" .. preview(v) .. ")"
   end
-
-  function func0Error(name, v)
-    raise(name .. " cannot be applied to: " .. tep(v))
-  end
 end
-function runeSize(...) warm() return runeSize(...) end
 function sortedKeys(...) warm() return sortedKeys(...) end
 function tep(...) warm() return tep(...) end
-function func0Error(...) warm() return func0Error(...) end
 
 
 return J, JX
@@ -232,7 +203,7 @@ Q[1] = function(v, out)
   J.emit(out, conditions)
 end
 
--- [.status.conditions[]? | select(.status == "False" and .reason == "ProgressDeadlineExceeded")] | length > 0
+-- ([.status.conditions[]? | select(.status == "False" and .reason == "ProgressDeadlineExceeded")] | length) > 0
 Q[2] = function(v, out)
   local arr = J.array()
   local status = type(v) == "table" and v.status or J.field(v, "status")
@@ -248,7 +219,7 @@ Q[2] = function(v, out)
       arr[#arr + 1] = x
     end
   end
-  local len = J.length(arr)
+  local len = #arr
   local t = J.cmpn(len, 0) > 0
   if out == nil then return t end
   J.emit(out, t)
