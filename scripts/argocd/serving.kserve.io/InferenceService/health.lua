@@ -106,13 +106,17 @@ Q[1] = function(v, out)
   J.emit(out, conditions)
 end
 
--- .status.modelStatus.transitionStatus
+-- .status.modelStatus.transitionStatus | . == "BlockedByFailedLoad" or . == "InvalidSpec"
 Q[2] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local modelStatus = type(status) == "table" and status.modelStatus or J.field(status, "modelStatus")
   local transitionStatus = type(modelStatus) == "table" and modelStatus.transitionStatus or J.field(modelStatus, "transitionStatus")
-  if out == nil then return transitionStatus end
-  J.emit(out, transitionStatus)
+  local b = true
+  if not (transitionStatus == "BlockedByFailedLoad") then
+    b = transitionStatus == "InvalidSpec"
+  end
+  if out == nil then return b end
+  J.emit(out, b)
 end
 
 -- .metadata.annotations["serving.kserve.io/stop"] != "true"
@@ -221,9 +225,7 @@ end
 local function statusIn(obj)
   local conds = conditionsOf({V(Q[1], obj, "conditionsDefinition.path")}, "type", "status", "reason", "message")
   local first = nil
-  if anyOf(
-      textIs(V(Q[2], obj, "statusMappings.failed[0].byExpression.expression"), "BlockedByFailedLoad", nil),
-      textIs(V(Q[2], obj, "statusMappings.failed[1].byExpression.expression"), "InvalidSpec", nil)) then first = first or "Failed" end
+  if textIs(V(Q[2], obj, "statusMappings.failed[0].byExpression.expression"), "true", nil) then first = first or "Failed" end
   if condition(conds, "Stopped", "True", "") and textIs(V(Q[3], obj, "statusMappings.resuming[0].byExpression.expression"), "true", nil) then first = first or "Resuming" end
   if textIs(V(Q[4], obj, "statusMappings.suspending[0].byExpression.expression"), "true", nil) then first = first or "Suspending" end
   if condition(conds, "Stopped", "True", "") then first = first or "Suspended" end

@@ -2,13 +2,11 @@
 -- Self-contained: Lua 5.1's base, string, table and math (in argocd-cm: useOpenLibs).
 -- The parts of karta's jq runtime (internal/jqlua/portable.lua) it uses; then the Karta's jq, each as Lua under it.
 local J, JX = (function()
-local runeSize, sortedKeys, tep, func0Error
+local sortedKeys, tep
 local J, JX = {}, {}
 local NULL, KIND, ERR = {}, {}, {}
 local ARRAY, OBJECT = "array", "object"
 local LIMIT = 10000
-local abs = math.abs
-local sbyte = string.byte
 local sort = table.sort
 local type, pairs, error = type, pairs, error
 
@@ -29,15 +27,6 @@ end
 local function orNull(x) if x == nil then return NULL end return x end
 
 local function raise(msg, value, hasValue) error({[ERR] = true, msg = msg, value = value, hv = hasValue}, 0) end
-
-local function runeCount(s)
-  local count, i, n = 0, 1, #s
-  while i <= n do
-    i = i + runeSize(s, i)
-    count = count + 1
-  end
-  return count
-end
 
 function J.cmpn(v, n)
   if type(v) == "number" then
@@ -94,38 +83,11 @@ function J.emit(out, x)
   out[n + 1] = x
 end
 
-function J.length(v)
-  local k = kindOf(v)
-  if k == "null" then return 0
-  elseif k == "number" then return abs(v)
-  elseif k == "string" then return runeCount(v)
-  elseif k == ARRAY then return #v
-  elseif k == OBJECT then
-    local n = 0
-    for _ in pairs(v) do n = n + 1 end
-    return n
-  end
-  func0Error("length", v)
-end
-
 JX.kind = kindOf
 
 function JX.message(e) if type(e) == "table" and e[ERR] then return e.msg end end
 
 local function warm()
-
-  function runeSize(s, i)
-    local c, c1 = sbyte(s, i, i + 1)
-    if c < 0x80 then return 1, true end
-    local n = c >= 0xF0 and 4 or c >= 0xE0 and 3 or 2
-    local lo, hi = c == 0xE0 and 0xA0 or c == 0xF0 and 0x90 or 0x80, c == 0xED and 0x9F or c == 0xF4 and 0x8F or 0xBF
-    if c < 0xC2 or c > 0xF4 or c1 == nil or c1 < lo or c1 > hi then return 1, false end
-    for j = i + 2, i + n - 1 do
-      local cj = sbyte(s, j)
-      if cj == nil or cj < 0x80 or cj > 0xBF then return 1, false end
-    end
-    return n, true
-  end
 
   function sortedKeys(t)
     local ks = {}
@@ -135,15 +97,9 @@ local function warm()
   end
 
   function tep(v) return kindOf(v) end
-
-  function func0Error(name, v)
-    raise(name .. " cannot be applied to: " .. tep(v))
-  end
 end
-function runeSize(...) warm() return runeSize(...) end
 function sortedKeys(...) warm() return sortedKeys(...) end
 function tep(...) warm() return tep(...) end
-function func0Error(...) warm() return func0Error(...) end
 
 
 return J, JX
@@ -160,7 +116,7 @@ Q[1] = function(v, out)
   J.emit(out, conditions)
 end
 
--- [.status.conditions[]? | select(.status == "False" and .reason == "ProgressDeadlineExceeded")] | length > 0
+-- ([.status.conditions[]? | select(.status == "False" and .reason == "ProgressDeadlineExceeded")] | length) > 0
 Q[2] = function(v, out)
   local arr = J.array()
   local status = type(v) == "table" and v.status or J.field(v, "status")
@@ -176,7 +132,7 @@ Q[2] = function(v, out)
       arr[#arr + 1] = x
     end
   end
-  local len = J.length(arr)
+  local len = #arr
   local t = J.cmpn(len, 0) > 0
   if out == nil then return t end
   J.emit(out, t)
