@@ -221,7 +221,10 @@ func reviseReplica(e *luaexport.Exporter, c *interpreter.ComponentShape) error {
 	}
 	e.W("  local t = obj\n")
 	for _, f := range fields[:len(fields)-1] {
-		e.W("  if t[%[1]s] == nil then t[%[1]s] = {} elseif type(t[%[1]s]) ~= \"table\" or t[%[1]s][1] ~= nil then error(\"ReviseReplica: cannot index \" .. %[1]s) end\n  t = t[%[1]s]\n", jqlua.LuaString(f))
+		// The refusal words the value as the exports' jq errors do (gojq's
+		// message with the value's kind alone, docs/jq.md), so it ends as the
+		// in-process refusal of the same object does.
+		e.W("  if t[%[1]s] == nil then t[%[1]s] = {} elseif type(t[%[1]s]) ~= \"table\" or t[%[1]s][1] ~= nil then error(\"ReviseReplica: cannot index \" .. %[1]s .. \": expected an object but got: \" .. (type(t[%[1]s]) == \"table\" and \"array\" or type(t[%[1]s]))) end\n  t = t[%[1]s]\n", jqlua.LuaString(f))
 	}
 	e.W("  t[%s] = n\n  return obj\nend\n\n", jqlua.LuaString(fields[len(fields)-1]))
 	return nil
