@@ -53,7 +53,7 @@ func FuzzEveryPathGivesOneAnswer(f *testing.F) {
 		if obj.GroupVersionKind() != tg.paths.p.GVK() {
 			return
 		}
-		tg.paths.ask(t, fmt.Sprintf("%s %s with %s", tg.paths.p.Name(), tg.names[k], strings.Join(done, ", ")), obj)
+		tg.paths.ask(t, fmt.Sprintf("%s %s with %s", tg.paths.p.Name(), tg.names[k], strings.Join(done, ", ")), obj, len(done) <= 1)
 	})
 }
 
