@@ -23,6 +23,9 @@ type model struct {
 	// comps are in Karta order: the root, then the children as declared.
 	comps  []*compModel
 	byName map[string]*compModel
+	// podBearing is how many of comps are pod-bearing: GetPodSpecs' room
+	// for an item each, the common case.
+	podBearing int
 	// exprs are the checked Karta's expressions, compiled once.
 	exprs *exprTable
 }
@@ -136,6 +139,9 @@ func newModel(checked *karta.Checked) (*model, error) {
 		}
 		m.comps = append(m.comps, cm)
 		m.byName[c.Name] = cm
+		if cm.podBearing() {
+			m.podBearing++
+		}
 	}
 	for _, cm := range m.comps[min(1, len(m.comps)):] {
 		if cm.c.OwnerRef == nil {
@@ -372,6 +378,12 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 		}
 		if ids, err = instanceIDs(name, outs); err != nil {
 			return nil, err
+		}
+		if len(ids) == 0 && c.emptyWithoutIDs {
+			// An absent component (four of LLMInferenceService's seven, a
+			// Milvus cluster's standalone): its other programs would each
+			// give no output, which zips with no id; they are not run.
+			return buf[:0], nil
 		}
 	}
 	insts := buf[:0]

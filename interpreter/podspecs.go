@@ -15,29 +15,17 @@ import (
 func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any) (*PodSpecs, error) {
 	// Room for an item per pod-bearing component, the common case, at
 	// once rather than grown by appending (never nil: no item is []).
-	n := 0
-	for _, c := range p.model.comps {
-		if c.podBearing() {
-			n++
-		}
-	}
-	res := &PodSpecs{Items: make([]PodSpecItem, 0, n)}
+	res := &PodSpecs{Items: make([]PodSpecItem, 0, p.model.podBearing)}
 	for _, c := range p.model.comps {
 		if !c.podBearing() {
 			continue
 		}
-		if c.emptyWithoutIDs {
-			// An absent component (four of LLMInferenceService's seven, a
-			// Milvus cluster's standalone): its other programs would each
-			// give no output, which zips with no id; they are not run.
-			// An error is left to instancesWith, which reports it.
-			if ids, err := ev.all(ctx, c.ids, obj); err == nil && len(ids) == 0 {
-				continue
-			}
-		}
 		insts, err := p.model.instancesWith(ctx, ev, c, obj)
 		if err != nil {
 			return nil, err
+		}
+		if len(insts) == 0 && c.emptyWithoutIDs {
+			continue // absent (instancesInto): its views and scales give nothing either
 		}
 		if err := applyViews(ctx, ev, c, obj, insts); err != nil {
 			return nil, err
