@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sjson "k8s.io/apimachinery/pkg/util/json"
 
@@ -123,14 +122,8 @@ func (k Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured
 				Reason: fmt.Sprintf("component %q has %d present instances [%s], not one", c.Name, len(units), strings.Join(ids, " "))}
 		}
 		n = int32(units[0].Replicas)
-		r := &ReplicaRequirements{}
-		if err := kubeCall(s.L(), "accuratePodRequirements", []any{units[0].View}, r); err != nil {
-			return err
-		}
-		if !emptyRequirements(r.NodeClaim, r.ResourceRequest) || r.Namespace != "" || r.PriorityClassName != "" {
-			req = r
-		}
-		return nil
+		// nil where the helper returns nil, as the export's requires.
+		return kubeCall(s.L(), "accuratePodRequirements", []any{units[0].View}, &req)
 	})
 	if err != nil {
 		return 0, nil, unwrapNotDefined(err)
@@ -177,13 +170,13 @@ func (k Program) GetComponents(ctx context.Context, obj *unstructured.Unstructur
 					return fmt.Errorf("component %q instance %q: the Karmada component name %q is already used by %s", c.Name, u.ID, name, prev)
 				}
 				seen[name] = fmt.Sprintf("component %q instance %q", c.Name, u.ID)
-				var req ComponentReplicaRequirements
-				if err := kubeCall(s.L(), "accuratePodRequirements", []any{u.View}, &req); err != nil {
-					return fmt.Errorf("component %q instance %q: %w", c.Name, u.ID, err)
-				}
+				// The export sets replicaRequirements to the helper's
+				// result: none where it returns nil, and otherwise what
+				// Karmada's conversion leaves of it, which may be empty
+				// (a node claim whose only selector member is {}).
 				comp := Component{Name: name, Replicas: int32(u.Replicas)}
-				if !emptyRequirements(req.NodeClaim, req.ResourceRequest) || req.PriorityClassName != "" {
-					comp.ReplicaRequirements = &req
+				if err := kubeCall(s.L(), "accuratePodRequirements", []any{u.View}, &comp.ReplicaRequirements); err != nil {
+					return fmt.Errorf("component %q instance %q: %w", c.Name, u.ID, err)
 				}
 				out = append(out, comp)
 			}
@@ -439,14 +432,6 @@ func (k Program) GetDependencies(ctx context.Context, obj *unstructured.Unstruct
 	}
 	SortDependencies(out)
 	return out, nil
-}
-
-// emptyRequirements reports requirements that Karmada's result pipeline
-// drops (it deletes a nested empty table): no node claim and
-// no resource request. The in-process hooks drop them too, so that they
-// agree with the exported customization.
-func emptyRequirements(nc *NodeClaim, rl corev1.ResourceList) bool {
-	return len(rl) == 0 && (nc == nil || (nc.HardNodeAffinity == nil && len(nc.NodeSelector) == 0 && len(nc.Tolerations) == 0))
 }
 
 // unwrapNotDefined returns a NotDefinedError inside err as is: it names

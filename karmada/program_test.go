@@ -354,3 +354,40 @@ end`}}})
 	assert.Equal(t, map[string]string{"kept": "member-copy"}, out.GetLabels())
 	assert.Equal(t, obj.GetName(), out.GetName())
 }
+
+// TestKarmadaComponentRequirementsAsExported checks the cases where
+// kube.accuratePodRequirements gives little: the in-process components
+// carry replicaRequirements exactly when the export's do, as Karmada's
+// conversion leaves them (none where the helper returns nil; an empty
+// object where its node claim has only an emptied selector).
+func TestKarmadaComponentRequirementsAsExported(t *testing.T) {
+	p := builtinProg(t, "pytorchjob")
+	tests := []struct {
+		name         string
+		nodeSelector any // the worker's, nil to remove it
+		want         *ComponentReplicaRequirements
+	}{
+		{name: "no containers, no selector", want: nil},
+		{name: "no containers, empty selector", nodeSelector: map[string]any{}, want: nil},
+		{name: "no containers, selector member {}", nodeSelector: map[string]any{"node.kubernetes.io/instance-type": map[string]any{}},
+			want: &ComponentReplicaRequirements{}},
+		{name: "no containers, a selector", nodeSelector: map[string]any{"pool": "a"},
+			want: &ComponentReplicaRequirements{NodeClaim: &NodeClaim{NodeSelector: map[string]string{"pool": "a"}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := exampleObj(t, "pytorchjob", "created.yaml")
+			spec := []string{"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}
+			require.NoError(t, unstructured.SetNestedField(obj.Object, nil, append(spec, "containers")...))
+			unstructured.RemoveNestedField(obj.Object, append(spec, "nodeSelector")...)
+			if tc.nodeSelector != nil {
+				require.NoError(t, unstructured.SetNestedField(obj.Object, tc.nodeSelector, append(spec, "nodeSelector")...))
+			}
+			comps, err := ForProgram(p).GetComponents(context.Background(), obj)
+			require.NoError(t, err)
+			require.Len(t, comps, 2)
+			assert.Equal(t, "worker", comps[1].Name)
+			assert.Equal(t, tc.want, comps[1].ReplicaRequirements)
+		})
+	}
+}
