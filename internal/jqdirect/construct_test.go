@@ -90,6 +90,24 @@ func TestObjectOfSingles(t *testing.T) {
 	}
 }
 
+// TestRecordOfSinglesAllocatesOnce: a record of at most four keys built
+// by objectNode.one is one allocation (newRecord), its values inline.
+func TestRecordOfSinglesAllocatesOnce(t *testing.T) {
+	in := map[string]any{"x": "v", "n": int64(300), "m": map[string]any{"k": "w"}}
+	q, err := gojq.Parse(`{a: .x, b: .m.k, c: .n} | .c`)
+	require.NoError(t, err)
+	p := Compile(q)
+	require.NotNil(t, p)
+	require.True(t, p.one)
+	obj := p.root.(*pipeNode).l.(*objectNode)
+	require.True(t, obj.asRecord)
+	c := &dctx{}
+	v, has, ok := obj.one(c, in)
+	require.True(t, ok && has)
+	assert.Equal(t, []any{"v", "w", int64(300)}, v.(*record).vals)
+	assert.Equal(t, 1.0, testing.AllocsPerRun(20, func() { obj.one(c, in) }))
+}
+
 // TestSplitEmptyIsStringsSplit: split("") gives strings.Split(s, "")'s
 // pieces (what gojq gives), invalid bytes and multi-byte characters
 // included, and hands out boxed ASCII characters without allocating them.

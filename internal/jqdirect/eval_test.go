@@ -544,6 +544,78 @@ func TestRecords(t *testing.T) {
 	}
 }
 
+// TestRecordsThroughBranches: the constructions among the outputs of an
+// if, a //, a comma or a pipe's right side build records when what reads
+// them reads only keys (Spark's memory strings: an if whose branches each
+// build {n: …, m: …}), every one of them, and none when the reader needs
+// the object; the outputs are gojq's either way.
+func TestRecordsThroughBranches(t *testing.T) {
+	for _, tc := range []struct {
+		expr   string
+		record bool
+	}{
+		{`(.s | if endswith("o") then {n: .[:-1], m: 2} elif endswith("x") then {n: ., m: 3} else {n: "", m: 0} end) | select(.n != "") | .n + "\(.m)"`, true},
+		{`(if .n > 1 then {a: .n} else {a: .m} end) | .a`, true},
+		{`(if .n > 1 then {a: .n} else .m end) | .a`, true},
+		{`({a: .x} // {a: 2}) | .a`, true},
+		{`({a: 1}, {a: .s}, .m) | .a`, true},
+		{`(.n | {a: .}, {a: 2}) | [.a]`, true},
+		{`(.m | .n | {a: .}) | .a`, true},
+		{`(if .n > 1 then {a: .n} else {a: .m} end) | .`, false},
+		{`({a: .x} // {a: 2}) | keys`, false},
+		{`({a: 1}, {a: .s}) | .[.s]`, false},
+		{`(if .n > 1 then {(.s): .n} else {a: .m} end) | .a`, true},
+	} {
+		q, err := gojq.Parse(tc.expr)
+		require.NoError(t, err)
+		d := Compile(q)
+		require.NotNil(t, d, tc.expr)
+		pipe, ok := d.root.(*pipeNode)
+		require.True(t, ok, tc.expr)
+		var objs []*objectNode
+		var collect func(n dnode)
+		collect = func(n dnode) {
+			switch x := n.(type) {
+			case *objectNode:
+				objs = append(objs, x)
+			case *ifNode:
+				collect(x.els)
+				for _, b := range x.thens {
+					collect(b)
+				}
+			case *altNode:
+				collect(x.l)
+				collect(x.r)
+			case *commaNode:
+				collect(x.l)
+				collect(x.r)
+			case *pipeNode:
+				collect(x.r)
+			}
+		}
+		collect(pipe.l)
+		require.NotEmpty(t, objs, tc.expr)
+		for _, o := range objs {
+			assert.Equal(t, tc.record && o.constKeys(), o.asRecord, tc.expr)
+		}
+		ref, err := gojq.Compile(q)
+		require.NoError(t, err)
+		for _, text := range directInputs {
+			for form, in := range decodeThreeWays(t, text) {
+				var s Scratch
+				got, ok := d.Run(in, &s)
+				s.Release()
+				want, wantErr := gojqOutputs(ref, in)
+				if !ok {
+					continue
+				}
+				require.NoError(t, wantErr, "jq %s on %s (%s)", tc.expr, text, form)
+				assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %s (%s)", tc.expr, text, form)
+			}
+		}
+	}
+}
+
 // `[q] | f` for the builtins that only read the array gathers it in a
 // scratch buffer: counting matching conditions allocates nothing.
 func TestArrayIntoBuiltinBuildsNoArray(t *testing.T) {
