@@ -268,6 +268,13 @@ func (cp *compiler) term(t *gojq.Term) dnode {
 			return nil
 		}
 		base = &negNode{x}
+		if l, ok := x.(*literalNode); ok {
+			// A negative literal (Milvus' `.replicas == -1`) is its
+			// value, not a negation boxed on every evaluation.
+			if f, ok := l.v.(float64); ok {
+				base = &literalNode{-f}
+			}
+		}
 	case gojq.TermTypeIf:
 		if base = cp.ifThen(t.If); base == nil {
 			return nil

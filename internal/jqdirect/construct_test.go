@@ -1,6 +1,7 @@
 package jqdirect
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -33,7 +34,8 @@ func TestConstantConstructions(t *testing.T) {
 		{`[[]]`, false, nil},
 		{`{a: (1, 2)}`, false, nil},
 		{`[1, .x]`, false, nil},
-		{`{a: -1}`, false, nil},
+		{`{a: -1}`, true, map[string]any{"a": int64(-1)}},
+		{`{a: -.x}`, false, nil},
 	} {
 		q, err := gojq.Parse(tc.expr)
 		require.NoError(t, err, tc.expr)
@@ -106,6 +108,38 @@ func TestRecordOfSinglesAllocatesOnce(t *testing.T) {
 	require.True(t, ok && has)
 	assert.Equal(t, []any{"v", "w", int64(300)}, v.(*record).vals)
 	assert.Equal(t, 1.0, testing.AllocsPerRun(20, func() { obj.one(c, in) }))
+}
+
+// TestNegativeLiterals: a negated number literal compiles to its value
+// (no negation per evaluation, no boxing), -0 keeping its sign as the
+// negation gives it; a negated path still negates.
+func TestNegativeLiterals(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want float64
+	}{{`-1`, -1}, {`-(2.5)`, -2.5}, {`-0`, math.Copysign(0, -1)}, {`- 1e3`, -1000}} {
+		q, err := gojq.Parse(tc.expr)
+		require.NoError(t, err)
+		p := Compile(q)
+		require.NotNil(t, p, tc.expr)
+		lit, ok := p.root.(*literalNode)
+		require.True(t, ok, "%s: %T", tc.expr, p.root)
+		assert.Equal(t, math.Float64bits(tc.want), math.Float64bits(lit.v.(float64)), tc.expr)
+	}
+	q, err := gojq.Parse(`.n == -1`)
+	require.NoError(t, err)
+	p := Compile(q)
+	in := map[string]any{"n": int64(-1)}
+	var s Scratch
+	outs, ok := p.Run(in, &s)
+	require.True(t, ok)
+	assert.Equal(t, []any{true}, outs)
+	s = Scratch{Size: 1000}
+	assert.Zero(t, testing.AllocsPerRun(20, func() { p.Run(in, &s) }))
+	q, err = gojq.Parse(`-.n`)
+	require.NoError(t, err)
+	_, ok = Compile(q).root.(*negNode)
+	assert.True(t, ok, "a path is negated per evaluation")
 }
 
 // TestSplitEmptyIsStringsSplit: split("") gives strings.Split(s, "")'s
