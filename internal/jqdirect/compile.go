@@ -48,6 +48,9 @@ type Program struct {
 	// restPath is rest when it is a plain path (a fragment below its
 	// component's shared prefix), which runShared reads without buffers.
 	restPath *pathNode
+	// restOne: rest gives at most one output per input (one.go), which
+	// runShared evaluates through eval1 (shared_one.go).
+	restOne bool
 	// path is root when it is a plain path (no base, no iteration), which
 	// run evaluates without buffers.
 	path *pathNode

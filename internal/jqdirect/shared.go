@@ -180,6 +180,8 @@ func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
 	p.pre, p.rest = preNode, restNode
 	if pn, ok := restNode.(*pathNode); ok && pn.single && pn.base == nil {
 		p.restPath = pn
+	} else {
+		p.restOne = isSingle(restNode)
 	}
 	texts := make([]string, k)
 	for i, sg := range segs[:k] {
@@ -250,6 +252,9 @@ func (p *Program) runShared(in map[string]any, s *Scratch) ([]any, bool) {
 	}
 	if p.restPath != nil {
 		return p.restPath.onEach(pre.outs, s)
+	}
+	if p.restOne {
+		return p.restOnEach(c, pre.outs, s)
 	}
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
