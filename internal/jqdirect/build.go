@@ -405,7 +405,10 @@ func slice(c *dctx, v, s, e any) (any, bool) {
 		}
 		return arr, true
 	case string:
-		return x[runeOffset(x, start):runeOffset(x, end)], true
+		if start == 0 && end == length {
+			return v, true // the whole string, boxed already
+		}
+		return boxString(x[runeOffset(x, start):runeOffset(x, end)]), true
 	}
 	return nil, false
 }

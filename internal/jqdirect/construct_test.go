@@ -142,6 +142,72 @@ func TestNegativeLiterals(t *testing.T) {
 	assert.True(t, ok, "a path is negated per evaluation")
 }
 
+// TestStringsUnchangedAllocateNothing: a string builtin whose result is
+// its input (ascii_downcase of a lower-case string, a trim that trims
+// nothing, the whole string sliced, one string joined) hands the input
+// back, boxed already, and one of one ASCII character comes boxed from
+// asciiStrings; the values are gojq's.
+func TestStringsUnchangedAllocateNothing(t *testing.T) {
+	in := map[string]any{"s": "2048m", "u": "Gi", "i": "0]", "m": "8g", "e": "", "h": "héllo"}
+	allocs := func(expr string) float64 {
+		q, err := gojq.Parse(expr)
+		require.NoError(t, err, expr)
+		p := Compile(q)
+		require.NotNil(t, p, expr)
+		s := Scratch{Size: 1000}
+		defer s.Release()
+		return testing.AllocsPerRun(20, func() { p.Run(in, &s) })
+	}
+	for _, tc := range []struct {
+		expr string
+		want any
+		// base is what the expression builds before the builtin, whose
+		// allocations are all it may make ("": none).
+		base string
+	}{
+		{`.s | ascii_downcase`, "2048m", ""},
+		{`.s | ltrimstr("x")`, "2048m", ""},
+		{`.s | rtrimstr("x")`, "2048m", ""},
+		{`.i | rtrimstr("]")`, "0", ""},
+		{`.s | ltrimstr("2048")`, "m", ""},
+		{`.s | ltrimstr("2048m")`, "", ""},
+		{`.m | .[:-1]`, "8", ""},
+		{`.s | .[0:]`, "2048m", ""},
+		{`.h | .[:9]`, "héllo", ""},
+		{`.s | split(" ") | join("")`, "2048m", `.s | split(" ")`},
+		{`.e | split(" ") | join("")`, "", `.e | split(" ")`},
+		{`[.s] | join("-")`, "2048m", `[.s]`},
+		// Changed: a new string, gojq's.
+		{`.u | ascii_downcase`, nil, ""},
+		{`.h | .[1:2]`, nil, ""},
+		{`.s | ascii_upcase | ascii_upcase`, nil, ""},
+		{`[.s, .m] | join("-")`, nil, ""},
+	} {
+		q, err := gojq.Parse(tc.expr)
+		require.NoError(t, err, tc.expr)
+		p := Compile(q)
+		require.NotNil(t, p, tc.expr)
+		ref, err := gojq.Compile(q)
+		require.NoError(t, err)
+		v, ok := ref.Run(in).Next()
+		require.True(t, ok)
+		var s Scratch
+		outs, ok := p.Run(in, &s)
+		s.Release()
+		require.True(t, ok, tc.expr)
+		assert.Equal(t, []any{v}, outs, tc.expr)
+		if tc.want == nil {
+			continue
+		}
+		assert.Equal(t, tc.want, v, tc.expr)
+		want := 0.0
+		if tc.base != "" {
+			want = allocs(tc.base)
+		}
+		assert.Equal(t, want, allocs(tc.expr), tc.expr)
+	}
+}
+
 // TestSplitEmptyIsStringsSplit: split("") gives strings.Split(s, "")'s
 // pieces (what gojq gives), invalid bytes and multi-byte characters
 // included, and hands out boxed ASCII characters without allocating them.
