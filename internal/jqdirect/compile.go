@@ -171,7 +171,11 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 			return n
 		}
 		l, r = comparedConstant(q.Op, l), comparedConstant(q.Op, r)
-		return &binNode{op: q.Op, l: l, r: r, ones: isSingle(l) && isSingle(r)}
+		b := &binNode{op: q.Op, l: l, r: r, ones: isSingle(l) && isSingle(r)}
+		_, lc := arithChain(l)
+		_, rc := arithChain(r)
+		b.chain = b.ones && isArith(q.Op) && (lc || rc)
+		return b
 	}
 	return nil
 }

@@ -208,6 +208,80 @@ func TestStringsUnchangedAllocateNothing(t *testing.T) {
 	}
 }
 
+// TestArithmeticChains: a chain of arithmetic operators boxes only its
+// result (Spark's memory in Mi), with gojq's value: fewer allocations
+// than the same chain with every operator boxing its own, as many as one
+// operator's; a non-number in the chain goes through binary as before.
+func TestArithmeticChains(t *testing.T) {
+	in := map[string]any{"m": int64(8589934592), "n": int64(5), "s": "x"}
+	// chains are the binNodes under n flagged chain.
+	var chains func(n dnode) []*binNode
+	chains = func(n dnode) []*binNode {
+		switch x := n.(type) {
+		case *binNode:
+			out := append(chains(x.l), chains(x.r)...)
+			if x.chain {
+				out = append(out, x)
+			}
+			return out
+		case *interpNode:
+			var out []*binNode
+			for _, p := range x.parts {
+				out = append(out, chains(p)...)
+			}
+			return out
+		case *pipeNode:
+			return append(chains(x.l), chains(x.r)...)
+		}
+		return nil
+	}
+	run := func(p *Program) float64 {
+		s := Scratch{Size: 1000}
+		defer s.Release()
+		return testing.AllocsPerRun(20, func() { p.Run(in, &s) })
+	}
+	q, err := gojq.Parse(`.m / 2`)
+	require.NoError(t, err)
+	one := run(Compile(q))
+	for _, tc := range []struct {
+		expr   string
+		chain  bool
+		allocs float64 // more than one operator's
+	}{
+		{`"\((.m % 4503599627370496 - .m % 1048576) / 1048576)Mi"`, true, 4}, // the number, its text, the string
+		{`(.m % 4503599627370496 - .m % 1048576) / 1048576`, true, 0},
+		{`.m * 3 * 5 * 7`, true, 0},
+		{`.n * 300 * 5 * 7`, true, 0},
+		{`(.s + "y") + "z"`, true, 2}, // strings concatenate through binary
+		{`.m / 2 | . + 1`, false, 1},  // a pipe between: two results
+	} {
+		q, err := gojq.Parse(tc.expr)
+		require.NoError(t, err, tc.expr)
+		p := Compile(q)
+		require.NotNil(t, p, tc.expr)
+		ref, err := gojq.Compile(q)
+		require.NoError(t, err)
+		want, err := gojqOutputs(ref, in)
+		require.NoError(t, err, tc.expr)
+		var s Scratch
+		outs, ok := p.Run(in, &s)
+		s.Release()
+		require.True(t, ok, tc.expr)
+		assert.Equal(t, normalJSON(t, want), normalJSON(t, outs), tc.expr)
+		cs := chains(p.root)
+		require.Equal(t, tc.chain, len(cs) > 0, tc.expr)
+		got := run(p)
+		assert.Equal(t, one+tc.allocs, got, tc.expr)
+		if !tc.chain || strings.Contains(tc.expr, `"y"`) {
+			continue
+		}
+		for _, b := range cs {
+			b.chain = false
+		}
+		assert.Greater(t, run(p), got, "%s: each operator boxing its own", tc.expr)
+	}
+}
+
 // TestSplitEmptyIsStringsSplit: split("") gives strings.Split(s, "")'s
 // pieces (what gojq gives), invalid bytes and multi-byte characters
 // included, and hands out boxed ASCII characters without allocating them.

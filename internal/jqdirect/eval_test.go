@@ -60,6 +60,12 @@ var directExprs = []string{
 	`.arr[:.f]`, `.arr[null:2]`, `.arr["a":]`, `.p | split(".") | .[1:][0]`,
 	// % truncates both operands to integers, the sign of the dividend.
 	`.n % 2`, `.n % -2`, `-.n % 3`, `.n % 0`, `.f % 1`, `5 % .n`, `.n % 0.5`, `.big % 2`, `.s % 2`, `7.9 % 2.9`, `-7 % -3`,
+	// Chains of arithmetic (arith.go): numbers unboxed between operators,
+	// anything else through binary; division by zero, % of huge numbers
+	// and non-numbers decline.
+	`(.n % 4 - .n % 2) / 2`, `.n * 1048576 * 1024 / 3`, `(.n + 1) * (.n - 1)`, `(.n + .f) % 3`, `.n / 0 + 1`, `(.n - .n) / (.n - .n)`,
+	`(.big % 2) + 1`, `(.n * .s) + 1`, `(.s + .s) + .s`, `(null + .n) * 2`, `(.n + null) - 1`, `(.arr + .arr) + [1]`,
+	`(.m * .m2) + {}`, `(.arr - [1]) - [null]`, `1 + (2 * .n)`, `(.f * 1e308) * 10`, `((.n % 3) % 2) * -1`, `(.a[]? | .x) * 2 + 1`,
 	// + on strings, arrays, objects and null; - on arrays.
 	`.arr + .arr`, `.m + {b: 1}`, `{} + .m`, `null + .arr`, `.arr + null`, `.m + .arr`, `[1] + [2]`, `.a + .a`,
 	`.m + .m2`, `.m2 + .m`, `.objs + .objs | length`, `.arr - [1]`, `.arr - .arr`, `[1, 2, 3, 1] - [1]`, `.arr - 1`,

@@ -19,8 +19,9 @@ import (
 type binNode struct {
 	op   gojq.Operator
 	l, r dnode
-	// ones: both operands are single (one.go).
-	ones bool
+	// ones: both operands are single (one.go). chain: ones, op is
+	// arithmetic and an operand is an arithmetic operator (arith.go).
+	ones, chain bool
 }
 
 func (n *binNode) eval(c *dctx, in any, out []any) ([]any, bool) {
