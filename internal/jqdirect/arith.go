@@ -80,8 +80,12 @@ func (n *binNode) num(c *dctx, in any) (f float64, v any, num, has, ok bool) {
 	return 0, v, false, ok, ok
 }
 
-// arithmetic is binary's (and modulo's) result of op on two numbers;
-// false declines.
+// arithmetic is op on two numbers, binary's and num's; false declines
+// (a division by zero, a result that is not finite). % is gojq's and the
+// generated Lua's: both operands truncated to integers, the sign of the
+// dividend; a zero divisor (after truncation) is an error, and operands
+// from ±2^53 on (where gojq computes in integers and Lua in floats,
+// perhaps rounded) decline.
 func arithmetic(op gojq.Operator, a, b float64) (float64, bool) {
 	var f float64
 	switch op {

@@ -142,6 +142,26 @@ func TestNegativeLiterals(t *testing.T) {
 	assert.True(t, ok, "a path is negated per evaluation")
 }
 
+// directLikeGojq compiles expr directly and requires its outputs on in to
+// be gojq's; it returns the program and its outputs.
+func directLikeGojq(t *testing.T, expr string, in any) (*Program, []any) {
+	t.Helper()
+	q, err := gojq.Parse(expr)
+	require.NoError(t, err, expr)
+	p := Compile(q)
+	require.NotNil(t, p, expr)
+	ref, err := gojq.Compile(q)
+	require.NoError(t, err)
+	want, err := gojqOutputs(ref, in)
+	require.NoError(t, err, expr)
+	var s Scratch
+	outs, ok := p.Run(in, &s)
+	s.Release()
+	require.True(t, ok, expr)
+	assert.Equal(t, normalJSON(t, want), normalJSON(t, outs), expr)
+	return p, outs
+}
+
 // TestStringsUnchangedAllocateNothing: a string builtin whose result is
 // its input (ascii_downcase of a lower-case string, a trim that trims
 // nothing, the whole string sliced, one string joined) hands the input
@@ -183,23 +203,11 @@ func TestStringsUnchangedAllocateNothing(t *testing.T) {
 		{`.s | ascii_upcase | ascii_upcase`, nil, ""},
 		{`[.s, .m] | join("-")`, nil, ""},
 	} {
-		q, err := gojq.Parse(tc.expr)
-		require.NoError(t, err, tc.expr)
-		p := Compile(q)
-		require.NotNil(t, p, tc.expr)
-		ref, err := gojq.Compile(q)
-		require.NoError(t, err)
-		v, ok := ref.Run(in).Next()
-		require.True(t, ok)
-		var s Scratch
-		outs, ok := p.Run(in, &s)
-		s.Release()
-		require.True(t, ok, tc.expr)
-		assert.Equal(t, []any{v}, outs, tc.expr)
+		_, outs := directLikeGojq(t, tc.expr, in)
 		if tc.want == nil {
 			continue
 		}
-		assert.Equal(t, tc.want, v, tc.expr)
+		assert.Equal(t, []any{tc.want}, outs, tc.expr)
 		want := 0.0
 		if tc.base != "" {
 			want = allocs(tc.base)
@@ -255,19 +263,7 @@ func TestArithmeticChains(t *testing.T) {
 		{`(.s + "y") + "z"`, true, 2}, // strings concatenate through binary
 		{`.m / 2 | . + 1`, false, 1},  // a pipe between: two results
 	} {
-		q, err := gojq.Parse(tc.expr)
-		require.NoError(t, err, tc.expr)
-		p := Compile(q)
-		require.NotNil(t, p, tc.expr)
-		ref, err := gojq.Compile(q)
-		require.NoError(t, err)
-		want, err := gojqOutputs(ref, in)
-		require.NoError(t, err, tc.expr)
-		var s Scratch
-		outs, ok := p.Run(in, &s)
-		s.Release()
-		require.True(t, ok, tc.expr)
-		assert.Equal(t, normalJSON(t, want), normalJSON(t, outs), tc.expr)
+		p, _ := directLikeGojq(t, tc.expr, in)
 		cs := chains(p.root)
 		require.Equal(t, tc.chain, len(cs) > 0, tc.expr)
 		got := run(p)

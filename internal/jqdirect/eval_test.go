@@ -206,24 +206,8 @@ func TestAgreesWithGojq(t *testing.T) {
 			continue
 		}
 		compiled++
-		ref, err := gojq.Compile(q)
-		require.NoError(t, err, expr)
-		for _, text := range directInputs {
-			for form, in := range decodeThreeWays(t, text) {
-				var s Scratch
-				got, ok := d.Run(in, &s)
-				s.Release()
-				want, wantErr := gojqOutputs(ref, in)
-				if !ok {
-					declined++
-					continue
-				}
-				require.NoError(t, wantErr, "jq %s on %s (%s): direct evaluation gave %v where gojq fails", expr, text, form, got)
-				assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %s (%s)", expr, text, form)
-				assertLuaNumbers(t, got, expr)
-				agreed++
-			}
-		}
+		a, n := agreeOnInputs(t, q, d)
+		agreed, declined = agreed+a, declined+n
 	}
 	for _, expr := range []string{`. as [$x] | $x`, `def f: f; f`, `reduce .arr[]? as [$x] (0; .)`, `..`, `keys(.)`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`, `split("a"; "g")`} {
 		q, err := gojq.Parse(expr)
@@ -233,6 +217,33 @@ func TestAgreesWithGojq(t *testing.T) {
 	assert.Greater(t, compiled, 90)
 	assert.Greater(t, agreed, 1500, "most evaluations are direct")
 	assert.Greater(t, declined, 200, "the error cases decline")
+}
+
+// agreeOnInputs runs d and gojq on every input of directInputs (in each
+// of its decodings) and requires the same outputs wherever d gives any:
+// how many runs agreed and how many d declined.
+func agreeOnInputs(t *testing.T, q *gojq.Query, d *Program) (agreed, declined int) {
+	t.Helper()
+	expr := q.String()
+	ref, err := gojq.Compile(q)
+	require.NoError(t, err, expr)
+	for _, text := range directInputs {
+		for form, in := range decodeThreeWays(t, text) {
+			var s Scratch
+			got, ok := d.Run(in, &s)
+			s.Release()
+			want, wantErr := gojqOutputs(ref, in)
+			if !ok {
+				declined++
+				continue
+			}
+			require.NoError(t, wantErr, "jq %s on %s (%s): direct evaluation gave %v where gojq fails", expr, text, form, got)
+			assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %s (%s)", expr, text, form)
+			assertLuaNumbers(t, got, expr)
+			agreed++
+		}
+	}
+	return agreed, declined
 }
 
 // varExprs read the variables a Karta's references bind: $rs (a list:
@@ -518,6 +529,18 @@ func normalJSON(t testing.TB, outs []any) any {
 	return v
 }
 
+// compiledPipe compiles expr, a pipe, directly.
+func compiledPipe(t *testing.T, expr string) (*gojq.Query, *Program, *pipeNode) {
+	t.Helper()
+	q, err := gojq.Parse(expr)
+	require.NoError(t, err)
+	d := Compile(q)
+	require.NotNil(t, d, expr)
+	pipe, ok := d.root.(*pipeNode)
+	require.True(t, ok, expr)
+	return q, d, pipe
+}
+
 // TestRecords: an object construction piped into an expression that reads
 // only constant keys of it builds a record instead of a map; any other
 // use of it (whole, by a computed key, through a builtin) keeps the map.
@@ -538,12 +561,7 @@ func TestRecords(t *testing.T) {
 		{`{(.k): 1} | .a`, false},
 		{`{a: .x} | .[]`, false},
 	} {
-		q, err := gojq.Parse(tc.expr)
-		require.NoError(t, err)
-		d := Compile(q)
-		require.NotNil(t, d, tc.expr)
-		pipe, ok := d.root.(*pipeNode)
-		require.True(t, ok, tc.expr)
+		_, _, pipe := compiledPipe(t, tc.expr)
 		obj, ok := pipe.l.(*objectNode)
 		require.True(t, ok, tc.expr)
 		assert.Equal(t, tc.record, obj.asRecord, tc.expr)
@@ -572,12 +590,7 @@ func TestRecordsThroughBranches(t *testing.T) {
 		{`({a: 1}, {a: .s}) | .[.s]`, false},
 		{`(if .n > 1 then {(.s): .n} else {a: .m} end) | .a`, true},
 	} {
-		q, err := gojq.Parse(tc.expr)
-		require.NoError(t, err)
-		d := Compile(q)
-		require.NotNil(t, d, tc.expr)
-		pipe, ok := d.root.(*pipeNode)
-		require.True(t, ok, tc.expr)
+		q, d, pipe := compiledPipe(t, tc.expr)
 		var objs []*objectNode
 		var collect func(n dnode)
 		collect = func(n dnode) {
@@ -604,21 +617,7 @@ func TestRecordsThroughBranches(t *testing.T) {
 		for _, o := range objs {
 			assert.Equal(t, tc.record && o.constKeys(), o.asRecord, tc.expr)
 		}
-		ref, err := gojq.Compile(q)
-		require.NoError(t, err)
-		for _, text := range directInputs {
-			for form, in := range decodeThreeWays(t, text) {
-				var s Scratch
-				got, ok := d.Run(in, &s)
-				s.Release()
-				want, wantErr := gojqOutputs(ref, in)
-				if !ok {
-					continue
-				}
-				require.NoError(t, wantErr, "jq %s on %s (%s)", tc.expr, text, form)
-				assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %s (%s)", tc.expr, text, form)
-			}
-		}
+		agreeOnInputs(t, q, d)
 	}
 }
 
