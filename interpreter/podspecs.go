@@ -16,14 +16,20 @@ func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any
 	// Room for an item per pod-bearing component, the common case, at
 	// once rather than grown by appending (never nil: no item is []).
 	res := &PodSpecs{Items: make([]PodSpecItem, 0, p.model.podBearing)}
+	// One instance buffer for the call: a component's instances are done
+	// with once its items are built (an item copies what it keeps), so
+	// the next component's go in the same room (Milvus: six components,
+	// a slice each before).
+	var buf []instance
 	for _, c := range p.model.comps {
 		if !c.podBearing() {
 			continue
 		}
-		insts, err := p.model.instancesWith(ctx, ev, c, obj)
+		insts, err := p.model.instancesInto(ctx, ev, c, obj, buf, everyInstancePath)
 		if err != nil {
 			return nil, err
 		}
+		buf = insts[:0]
 		if len(insts) == 0 && c.emptyWithoutIDs {
 			continue // absent (instancesInto): its views and scales give nothing either
 		}
@@ -195,14 +201,21 @@ const (
 // instances (an absent one's count is not read, as the exports do not
 // read it).
 func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, insts []instance, read scaleReading) ([]*Scale, error) {
-	out := make([]*Scale, len(insts))
 	sp := c.scale
 	if sp == nil {
-		return out, nil
+		return make([]*Scale, len(insts)), nil
 	}
 	// One allocation for the scales and their counts: a Milvus call reads
-	// some fifteen, each its own int64 before.
-	room := make([]scaleRoom, len(out))
+	// some fifteen, each its own int64 before; and for the one instance
+	// most components have, the slice of its pointer in it too.
+	var out []*Scale
+	var room []scaleRoom
+	if len(insts) == 1 {
+		one := &oneScale{}
+		out, room = one.out[:], one.room[:]
+	} else {
+		out, room = make([]*Scale, len(insts)), make([]scaleRoom, len(insts))
+	}
 	for i := range out {
 		out[i] = &room[i].s
 	}
@@ -254,6 +267,13 @@ func (p *Program) scales(ctx context.Context, ev evaluator, c *compModel, obj ma
 type scaleRoom struct {
 	s Scale
 	n [3]int64
+}
+
+// oneScale is the scales of a component of one instance in one
+// allocation: the slice scales returns and the Scale it points to.
+type oneScale struct {
+	out  [1]*Scale
+	room [1]scaleRoom
 }
 
 // compileScale compiles a scale definition's paths; nil when there is

@@ -138,20 +138,55 @@ func keyedOnly(n dnode) bool {
 }
 
 // recordInto makes l, when it is an object construction of constant keys
-// piped into r, build records (see record).
-func recordInto(l, r dnode) {
-	n, ok := l.(*objectNode)
-	if !ok || !keyedOnly(r) {
-		return
+// piped into r, build records (see record), and reports whether it made
+// any. Through the nodes whose outputs are their branches' (if, //, the
+// comma, a pipe's right side), every such construction among l's outputs
+// does: Spark's memory strings are parsed by an if of ten branches that
+// each build {n: …, m: …}, read as .n and .m (a map each before). A
+// branch that builds no object gives r what it gave before; r reads only
+// keys, of a record or of anything else.
+func recordInto(l, r dnode) bool {
+	// The walk of r only where l has a construction to change (a
+	// Karta's pipes are many; keyedOnly walks all of r).
+	if !recordsOf(l, false) || !keyedOnly(r) {
+		return false
 	}
-	keys := make([]string, len(n.pairs))
-	for i, p := range n.pairs {
-		if p.keyNode != nil {
-			return
+	return recordsOf(l, true)
+}
+
+// recordsOf reports whether an object construction of constant keys is
+// among n's outputs and, with apply, makes every such one build records;
+// see recordInto.
+func recordsOf(n dnode, apply bool) bool {
+	switch x := n.(type) {
+	case *objectNode:
+		if !x.constKeys() {
+			return false
 		}
-		keys[i] = p.key
+		if apply {
+			keys := make([]string, len(x.pairs))
+			for i, p := range x.pairs {
+				keys[i] = p.key
+			}
+			x.asRecord, x.keys = true, keys
+		}
+		return true
+	case *ifNode:
+		found := x.els != nil && recordsOf(x.els, apply)
+		for _, t := range x.thens {
+			found = recordsOf(t, apply) || found
+		}
+		return found
+	case *altNode:
+		l := recordsOf(x.l, apply)
+		return recordsOf(x.r, apply) || l
+	case *commaNode:
+		l := recordsOf(x.l, apply)
+		return recordsOf(x.r, apply) || l
+	case *pipeNode:
+		return recordsOf(x.r, apply)
 	}
-	n.asRecord, n.keys = true, keys
+	return false
 }
 
 // build chooses the key and value of pair i for each of their outputs,
@@ -370,7 +405,10 @@ func slice(c *dctx, v, s, e any) (any, bool) {
 		}
 		return arr, true
 	case string:
-		return x[runeOffset(x, start):runeOffset(x, end)], true
+		if start == 0 && end == length {
+			return v, true // the whole string, boxed already
+		}
+		return boxString(x[runeOffset(x, start):runeOffset(x, end)]), true
 	}
 	return nil, false
 }

@@ -48,6 +48,9 @@ type Program struct {
 	// restPath is rest when it is a plain path (a fragment below its
 	// component's shared prefix), which runShared reads without buffers.
 	restPath *pathNode
+	// restOne: rest gives at most one output per input (one.go), which
+	// runShared evaluates through eval1 (shared_one.go).
+	restOne bool
 	// path is root when it is a plain path (no base, no iteration), which
 	// run evaluates without buffers.
 	path *pathNode
@@ -168,7 +171,11 @@ func (cp *compiler) query(q *gojq.Query) dnode {
 			return n
 		}
 		l, r = comparedConstant(q.Op, l), comparedConstant(q.Op, r)
-		return &binNode{op: q.Op, l: l, r: r, ones: isSingle(l) && isSingle(r)}
+		b := &binNode{op: q.Op, l: l, r: r, ones: isSingle(l) && isSingle(r)}
+		_, lc := arithChain(l)
+		_, rc := arithChain(r)
+		b.chain = b.ones && isArith(q.Op) && (lc || rc)
+		return b
 	}
 	return nil
 }
@@ -268,6 +275,13 @@ func (cp *compiler) term(t *gojq.Term) dnode {
 			return nil
 		}
 		base = &negNode{x}
+		if l, ok := x.(*literalNode); ok {
+			// A negative literal (Milvus' `.replicas == -1`) is its
+			// value, not a negation boxed on every evaluation.
+			if f, ok := l.v.(float64); ok {
+				base = &literalNode{-f}
+			}
+		}
 	case gojq.TermTypeIf:
 		if base = cp.ifThen(t.If); base == nil {
 			return nil

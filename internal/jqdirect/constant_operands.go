@@ -94,8 +94,7 @@ func recordPrefix(pre, rest dnode) string {
 		}
 		last = p.r
 	}
-	recordInto(last, rest)
-	if o, ok := last.(*objectNode); ok && o.asRecord {
+	if recordInto(last, rest) {
 		return "\x00record"
 	}
 	return ""

@@ -129,7 +129,9 @@ func (n *objectNode) one(c *dctx, in any) (any, bool, bool) {
 		return nil, false, false
 	}
 	if n.asRecord {
-		r := &record{keys: n.keys, vals: make([]any, len(vals))}
+		// newRecord: one allocation for four keys or fewer (Spark's
+		// staged records in its resources views).
+		r := newRecord(n.keys)
 		copy(r.vals, vals)
 		return r, true, true
 	}

@@ -60,6 +60,12 @@ var directExprs = []string{
 	`.arr[:.f]`, `.arr[null:2]`, `.arr["a":]`, `.p | split(".") | .[1:][0]`,
 	// % truncates both operands to integers, the sign of the dividend.
 	`.n % 2`, `.n % -2`, `-.n % 3`, `.n % 0`, `.f % 1`, `5 % .n`, `.n % 0.5`, `.big % 2`, `.s % 2`, `7.9 % 2.9`, `-7 % -3`,
+	// Chains of arithmetic (arith.go): numbers unboxed between operators,
+	// anything else through binary; division by zero, % of huge numbers
+	// and non-numbers decline.
+	`(.n % 4 - .n % 2) / 2`, `.n * 1048576 * 1024 / 3`, `(.n + 1) * (.n - 1)`, `(.n + .f) % 3`, `.n / 0 + 1`, `(.n - .n) / (.n - .n)`,
+	`(.big % 2) + 1`, `(.n * .s) + 1`, `(.s + .s) + .s`, `(null + .n) * 2`, `(.n + null) - 1`, `(.arr + .arr) + [1]`,
+	`(.m * .m2) + {}`, `(.arr - [1]) - [null]`, `1 + (2 * .n)`, `(.f * 1e308) * 10`, `((.n % 3) % 2) * -1`, `(.a[]? | .x) * 2 + 1`,
 	// + on strings, arrays, objects and null; - on arrays.
 	`.arr + .arr`, `.m + {b: 1}`, `{} + .m`, `null + .arr`, `.arr + null`, `.m + .arr`, `[1] + [2]`, `.a + .a`,
 	`.m + .m2`, `.m2 + .m`, `.objs + .objs | length`, `.arr - [1]`, `.arr - .arr`, `[1, 2, 3, 1] - [1]`, `.arr - 1`,
@@ -200,24 +206,8 @@ func TestAgreesWithGojq(t *testing.T) {
 			continue
 		}
 		compiled++
-		ref, err := gojq.Compile(q)
-		require.NoError(t, err, expr)
-		for _, text := range directInputs {
-			for form, in := range decodeThreeWays(t, text) {
-				var s Scratch
-				got, ok := d.Run(in, &s)
-				s.Release()
-				want, wantErr := gojqOutputs(ref, in)
-				if !ok {
-					declined++
-					continue
-				}
-				require.NoError(t, wantErr, "jq %s on %s (%s): direct evaluation gave %v where gojq fails", expr, text, form, got)
-				assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %s (%s)", expr, text, form)
-				assertLuaNumbers(t, got, expr)
-				agreed++
-			}
-		}
+		a, n := agreeOnInputs(t, q, d)
+		agreed, declined = agreed+a, declined+n
 	}
 	for _, expr := range []string{`. as [$x] | $x`, `def f: f; f`, `reduce .arr[]? as [$x] (0; .)`, `..`, `keys(.)`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`, `split("a"; "g")`} {
 		q, err := gojq.Parse(expr)
@@ -227,6 +217,33 @@ func TestAgreesWithGojq(t *testing.T) {
 	assert.Greater(t, compiled, 90)
 	assert.Greater(t, agreed, 1500, "most evaluations are direct")
 	assert.Greater(t, declined, 200, "the error cases decline")
+}
+
+// agreeOnInputs runs d and gojq on every input of directInputs (in each
+// of its decodings) and requires the same outputs wherever d gives any:
+// how many runs agreed and how many d declined.
+func agreeOnInputs(t *testing.T, q *gojq.Query, d *Program) (agreed, declined int) {
+	t.Helper()
+	expr := q.String()
+	ref, err := gojq.Compile(q)
+	require.NoError(t, err, expr)
+	for _, text := range directInputs {
+		for form, in := range decodeThreeWays(t, text) {
+			var s Scratch
+			got, ok := d.Run(in, &s)
+			s.Release()
+			want, wantErr := gojqOutputs(ref, in)
+			if !ok {
+				declined++
+				continue
+			}
+			require.NoError(t, wantErr, "jq %s on %s (%s): direct evaluation gave %v where gojq fails", expr, text, form, got)
+			assert.Equal(t, normalJSON(t, want), normalJSON(t, got), "jq %s on %s (%s)", expr, text, form)
+			assertLuaNumbers(t, got, expr)
+			agreed++
+		}
+	}
+	return agreed, declined
 }
 
 // varExprs read the variables a Karta's references bind: $rs (a list:
@@ -512,6 +529,18 @@ func normalJSON(t testing.TB, outs []any) any {
 	return v
 }
 
+// compiledPipe compiles expr, a pipe, directly.
+func compiledPipe(t *testing.T, expr string) (*gojq.Query, *Program, *pipeNode) {
+	t.Helper()
+	q, err := gojq.Parse(expr)
+	require.NoError(t, err)
+	d := Compile(q)
+	require.NotNil(t, d, expr)
+	pipe, ok := d.root.(*pipeNode)
+	require.True(t, ok, expr)
+	return q, d, pipe
+}
+
 // TestRecords: an object construction piped into an expression that reads
 // only constant keys of it builds a record instead of a map; any other
 // use of it (whole, by a computed key, through a builtin) keeps the map.
@@ -532,15 +561,63 @@ func TestRecords(t *testing.T) {
 		{`{(.k): 1} | .a`, false},
 		{`{a: .x} | .[]`, false},
 	} {
-		q, err := gojq.Parse(tc.expr)
-		require.NoError(t, err)
-		d := Compile(q)
-		require.NotNil(t, d, tc.expr)
-		pipe, ok := d.root.(*pipeNode)
-		require.True(t, ok, tc.expr)
+		_, _, pipe := compiledPipe(t, tc.expr)
 		obj, ok := pipe.l.(*objectNode)
 		require.True(t, ok, tc.expr)
 		assert.Equal(t, tc.record, obj.asRecord, tc.expr)
+	}
+}
+
+// TestRecordsThroughBranches: the constructions among the outputs of an
+// if, a //, a comma or a pipe's right side build records when what reads
+// them reads only keys (Spark's memory strings: an if whose branches each
+// build {n: …, m: …}), every one of them, and none when the reader needs
+// the object; the outputs are gojq's either way.
+func TestRecordsThroughBranches(t *testing.T) {
+	for _, tc := range []struct {
+		expr   string
+		record bool
+	}{
+		{`(.s | if endswith("o") then {n: .[:-1], m: 2} elif endswith("x") then {n: ., m: 3} else {n: "", m: 0} end) | select(.n != "") | .n + "\(.m)"`, true},
+		{`(if .n > 1 then {a: .n} else {a: .m} end) | .a`, true},
+		{`(if .n > 1 then {a: .n} else .m end) | .a`, true},
+		{`({a: .x} // {a: 2}) | .a`, true},
+		{`({a: 1}, {a: .s}, .m) | .a`, true},
+		{`(.n | {a: .}, {a: 2}) | [.a]`, true},
+		{`(.m | .n | {a: .}) | .a`, true},
+		{`(if .n > 1 then {a: .n} else {a: .m} end) | .`, false},
+		{`({a: .x} // {a: 2}) | keys`, false},
+		{`({a: 1}, {a: .s}) | .[.s]`, false},
+		{`(if .n > 1 then {(.s): .n} else {a: .m} end) | .a`, true},
+	} {
+		q, d, pipe := compiledPipe(t, tc.expr)
+		var objs []*objectNode
+		var collect func(n dnode)
+		collect = func(n dnode) {
+			switch x := n.(type) {
+			case *objectNode:
+				objs = append(objs, x)
+			case *ifNode:
+				collect(x.els)
+				for _, b := range x.thens {
+					collect(b)
+				}
+			case *altNode:
+				collect(x.l)
+				collect(x.r)
+			case *commaNode:
+				collect(x.l)
+				collect(x.r)
+			case *pipeNode:
+				collect(x.r)
+			}
+		}
+		collect(pipe.l)
+		require.NotEmpty(t, objs, tc.expr)
+		for _, o := range objs {
+			assert.Equal(t, tc.record && o.constKeys(), o.asRecord, tc.expr)
+		}
+		agreeOnInputs(t, q, d)
 	}
 }
 

@@ -423,7 +423,7 @@ func fnLtrimstr(_ *dctx, v, x any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	return strings.TrimPrefix(s, t), true
+	return trimmed(v, s, strings.TrimPrefix(s, t)), true
 }
 
 func fnRtrimstr(_ *dctx, v, x any) (any, bool) {
@@ -431,7 +431,26 @@ func fnRtrimstr(_ *dctx, v, x any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	return strings.TrimSuffix(s, t), true
+	return trimmed(v, s, strings.TrimSuffix(s, t)), true
+}
+
+// trimmed is the result of trimming s (v boxed): v itself when nothing
+// was trimmed, else t as boxString boxes it.
+func trimmed(v any, s, t string) any {
+	if len(t) == len(s) {
+		return v
+	}
+	return boxString(t)
+}
+
+// boxString returns s as an any without allocating for the empty string
+// and one ASCII character (Spark's "8g"[:-1], AppWrapper's index "0]"
+// trimmed): the cases the runtime would box afresh.
+func boxString(s string) any {
+	if len(s) == 1 && s[0] < utf8.RuneSelf {
+		return asciiStrings[s[0]]
+	}
+	return s
 }
 
 // asciiStrings holds the one-character ASCII strings boxed, as
@@ -509,6 +528,16 @@ func fnJoin(c *dctx, v, x any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	if len(xs) == 1 {
+		if e, ok := xs[0].(string); ok {
+			// One string joins to itself, boxed already (FlinkDeployment's
+			// `split(" ") | join("")` of a memory without spaces).
+			if !c.step(chargeString(len(sep))+1) || !c.step(chargeString(len(e))) || !c.alloc(len(e)) {
+				return nil, false
+			}
+			return xs[0], true
+		}
+	}
 	var sb strings.Builder
 	for i, e := range xs {
 		if i > 0 {
@@ -556,7 +585,7 @@ func asciiCase(c *dctx, v any, lo, hi byte, delta int) (any, bool) {
 		i++
 	}
 	if i == len(s) {
-		return s, true
+		return v, true // unchanged: the input, boxed already
 	}
 	b := []byte(s)
 	for ; i < len(b); i++ {

@@ -143,6 +143,15 @@ func (n *pipeNode) eval1(c *dctx, in any) (any, bool, bool) {
 func (n *binNode) eval1(c *dctx, in any) (any, bool, bool) { return n.oneOf(c, in) }
 
 func (n *binNode) oneOf(c *dctx, in any) (any, bool, bool) {
+	if n.chain {
+		// An operand is an arithmetic operator: its number unboxed
+		// (arith.go).
+		f, v, num, has, ok := n.num(c, in)
+		if num {
+			return boxFloat(f), true, true
+		}
+		return v, has, ok
+	}
 	r, has, ok := one(c, n.r, in)
 	if !ok || !has {
 		return nil, false, ok

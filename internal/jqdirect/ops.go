@@ -19,8 +19,9 @@ import (
 type binNode struct {
 	op   gojq.Operator
 	l, r dnode
-	// ones: both operands are single (one.go).
-	ones bool
+	// ones: both operands are single (one.go). chain: ones, op is
+	// arithmetic and an operand is an arithmetic operator (arith.go).
+	ones, chain bool
 }
 
 func (n *binNode) eval(c *dctx, in any, out []any) ([]any, bool) {
@@ -88,8 +89,6 @@ func binary(c *dctx, op gojq.Operator, l, r any) (any, bool) {
 			}
 			return subArrays(c, la, ra)
 		}
-	case gojq.OpMod:
-		return modulo(l, r)
 	case gojq.OpMul:
 		if x, ok := l.(map[string]any); ok {
 			y, ok := r.(map[string]any)
@@ -107,23 +106,8 @@ func binary(c *dctx, op gojq.Operator, l, r any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	var f float64
-	switch op {
-	case gojq.OpAdd:
-		f = a + b
-	case gojq.OpSub:
-		f = a - b
-	case gojq.OpMul:
-		f = a * b
-	case gojq.OpDiv:
-		if b == 0 {
-			return nil, false
-		}
-		f = a / b
-	default:
-		return nil, false
-	}
-	if math.IsInf(f, 0) || math.IsNaN(f) {
+	f, ok := arithmetic(op, a, b)
+	if !ok {
 		return nil, false
 	}
 	return boxFloat(f), true
@@ -291,26 +275,6 @@ next:
 		arr = append(arr, o)
 	}
 	return arr, true
-}
-
-// modulo is l % r as gojq and the generated Lua compute it: both operands
-// truncated to integers, the sign of the dividend. A zero divisor (after
-// truncation) is an error, and operands from ±2^53 on (where gojq computes
-// in integers and Lua in floats, perhaps rounded) decline.
-func modulo(l, r any) (any, bool) {
-	a, ok := dnumber(l)
-	if !ok {
-		return nil, false
-	}
-	b, ok := dnumber(r)
-	if !ok || math.Abs(a) >= maxExactFloat || math.Abs(b) >= maxExactFloat {
-		return nil, false
-	}
-	d := int64(b)
-	if d == 0 {
-		return nil, false
-	}
-	return boxFloat(float64(int64(a) % d)), true
 }
 
 // compare orders two values as jq does (null < false < true < numbers <

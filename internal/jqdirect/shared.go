@@ -180,6 +180,8 @@ func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
 	p.pre, p.rest = preNode, restNode
 	if pn, ok := restNode.(*pathNode); ok && pn.single && pn.base == nil {
 		p.restPath = pn
+	} else {
+		p.restOne = isSingle(restNode)
 	}
 	texts := make([]string, k)
 	for i, sg := range segs[:k] {
@@ -251,6 +253,9 @@ func (p *Program) runShared(in map[string]any, s *Scratch) ([]any, bool) {
 	if p.restPath != nil {
 		return p.restPath.onEach(pre.outs, s)
 	}
+	if p.restOne {
+		return p.restOnEach(c, pre.outs, s)
+	}
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	for _, v := range pre.outs {
@@ -272,11 +277,19 @@ func (p *Program) runShared(in map[string]any, s *Scratch) ([]any, bool) {
 // walk per fragment. The outputs and declines are walk's: a step that
 // fails declines, a `?` step that fails on a JSON value gives no output.
 func (n *pathNode) onEach(ins []any, s *Scratch) ([]any, bool) {
+	return s.eachOne(ins, n.one)
+}
+
+// eachOne appends one's output on each of ins, if any, to the arena,
+// converted as s.output converts a run's, and returns them as output
+// returns a run's: a decline of one declines, more than the output limit
+// declines, none is no output (nil).
+func (s *Scratch) eachOne(ins []any, one func(any) (any, bool, bool)) ([]any, bool) {
 	s.arena = s.grow(len(ins))
 	start := len(s.arena)
 	for _, in := range ins {
-		v, found, ok := n.one(in)
-		if ok && found {
+		v, has, ok := one(in)
+		if ok && has {
 			v, ok = outValue(v)
 			s.arena = append(s.arena, v)
 		}
