@@ -560,9 +560,11 @@ func (g *gen) buildObject(parts []value) value {
 
 // valIf generates an if whose parts all have one output.
 func (g *gen) valIf(x *gojq.If, in string) value {
-	c := g.val(x.Cond, in)
+	// t is declared first, so that a condition computed into a local
+	// right above the if can be that if's condition (inlineLocals).
 	t := g.names.fresh("t")
 	g.line("local %s", t)
+	c := g.val(x.Cond, in)
 	g.ifChain(c, x.Then, x.Elif, x.Else, in, t)
 	return value{expr: t, atom: true, fresh: true}
 }

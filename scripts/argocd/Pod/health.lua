@@ -277,13 +277,11 @@ Q[3] = function(v, out)
       local starts = J.startswith(reason, "Err")
       local b_3 = true
       if not starts then
-        local ends = J.endswith(reason, "Error")
-        b_3 = ends
+        b_3 = J.endswith(reason, "Error")
       end
       local b_4 = true
       if not b_3 then
-        local ends_2 = J.endswith(reason, "BackOff")
-        b_4 = ends_2
+        b_4 = J.endswith(reason, "BackOff")
       end
       if b_4 then
         arr[#arr + 1] = reason
@@ -297,9 +295,7 @@ Q[3] = function(v, out)
     for _, x_3 in J.each_opt(containerStatuses) do
       k(x_3)
     end
-    local len = J.length(arr)
-    local t = J.cmpn(len, 0) > 0
-    b_2 = t
+    b_2 = J.cmpn(J.length(arr), 0) > 0
   end
   if out == nil then return b_2 end
   J.emit(out, b_2)
@@ -317,8 +313,7 @@ Q[4] = function(v, out)
       arr[#arr + 1] = x
     end
   end
-  local len = J.length(arr)
-  local t = J.cmpn(len, 0) > 0
+  local t = J.cmpn(J.length(arr), 0) > 0
   if out == nil then return t end
   J.emit(out, t)
 end

@@ -9,8 +9,7 @@ do
       local typ = J.type(x)
       local b = false
       if typ == "object" then
-        local has = J.has(x, "storageUri")
-        b = has
+        b = J.has(x, "storageUri")
       end
       if b then
         do return x end

@@ -261,15 +261,13 @@ Q[2] = function(v, out)
       if message == NULL or message == false then
         message = ""
       end
-      local starts = J.startswith(message, "Pod exists with phase: Failed")
-      b_2 = starts
+      b_2 = J.startswith(message, "Pod exists with phase: Failed")
     end
     if b_2 then
       arr[#arr + 1] = x
     end
   end
-  local len = J.length(arr)
-  local t = J.cmpn(len, 0) > 0
+  local t = J.cmpn(J.length(arr), 0) > 0
   if out == nil then return t end
   J.emit(out, t)
 end
@@ -292,15 +290,13 @@ Q[3] = function(v, out)
       if message == NULL or message == false then
         message = ""
       end
-      local starts = J.startswith(message, "Pod exists with phase: Succeeded")
-      b_2 = starts
+      b_2 = J.startswith(message, "Pod exists with phase: Succeeded")
     end
     if b_2 then
       arr[#arr + 1] = x
     end
   end
-  local len = J.length(arr)
-  local t = J.cmpn(len, 0) > 0
+  local t = J.cmpn(J.length(arr), 0) > 0
   if out == nil then return t end
   J.emit(out, t)
 end
@@ -326,16 +322,13 @@ Q[4] = function(v, out)
         if message == NULL or message == false then
           message = ""
         end
-        local starts = J.startswith(message, "Pod does not exist, replicas is 0")
-        b_2 = starts
+        b_2 = J.startswith(message, "Pod does not exist, replicas is 0")
       end
       if b_2 then
         arr[#arr + 1] = x
       end
     end
-    local len = J.length(arr)
-    local t_2 = J.cmpn(len, 0) > 0
-    b = t_2
+    b = J.cmpn(J.length(arr), 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -355,8 +348,7 @@ Q[5] = function(v, out)
     if replicas_2 == NULL or replicas_2 == false then
       replicas_2 = 0
     end
-    local t = J.cmpn(replicas_2, 0) > 0
-    b = t
+    b = J.cmpn(replicas_2, 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)

@@ -150,8 +150,7 @@ Q[2] = function(v, out)
     if numberAvailable == NULL or numberAvailable == false then
       numberAvailable = 0
     end
-    local t_2 = J.ge(numberAvailable, desiredNumberScheduled)
-    b = t_2
+    b = J.ge(numberAvailable, desiredNumberScheduled)
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -180,8 +179,7 @@ Q[3] = function(v, out)
     if updatedNumberScheduled == NULL or updatedNumberScheduled == false then
       updatedNumberScheduled = 0
     end
-    local t_2 = J.lt(updatedNumberScheduled, desiredNumberScheduled)
-    b = t_2
+    b = J.lt(updatedNumberScheduled, desiredNumberScheduled)
   end
   local b_2 = false
   if b then
@@ -189,8 +187,7 @@ Q[3] = function(v, out)
     if numberAvailable == NULL or numberAvailable == false then
       numberAvailable = 0
     end
-    local t_3 = J.cmpn(numberAvailable, 0) > 0
-    b_2 = t_3
+    b_2 = J.cmpn(numberAvailable, 0) > 0
   end
   if out == nil then return b_2 end
   J.emit(out, b_2)
@@ -219,8 +216,7 @@ Q[4] = function(v, out)
     if numberAvailable == NULL or numberAvailable == false then
       numberAvailable = 0
     end
-    local t_2 = J.ge(numberAvailable, desiredNumberScheduled)
-    b = t_2
+    b = J.ge(numberAvailable, desiredNumberScheduled)
   end
   local b_2 = true
   if not b then
@@ -243,8 +239,7 @@ Q[4] = function(v, out)
       if updatedNumberScheduled == NULL or updatedNumberScheduled == false then
         updatedNumberScheduled = 0
       end
-      local t_4 = J.lt(updatedNumberScheduled, desiredNumberScheduled_2)
-      b_3 = t_4
+      b_3 = J.lt(updatedNumberScheduled, desiredNumberScheduled_2)
     end
     local b_4 = false
     if b_3 then
@@ -252,8 +247,7 @@ Q[4] = function(v, out)
       if numberAvailable_2 == NULL or numberAvailable_2 == false then
         numberAvailable_2 = 0
       end
-      local t_5 = J.cmpn(numberAvailable_2, 0) > 0
-      b_4 = t_5
+      b_4 = J.cmpn(numberAvailable_2, 0) > 0
     end
     b_2 = b_4
   end

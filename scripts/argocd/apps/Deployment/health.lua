@@ -192,8 +192,7 @@ Q[3] = function(v, out)
       end
     end
   end
-  local len = J.length(arr)
-  local t_2 = len ~= 0
+  local t_2 = J.length(arr) ~= 0
   if out == nil then return t_2 end
   J.emit(out, t_2)
 end

@@ -151,8 +151,7 @@ Q[2] = function(v, out)
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
-    local t_2 = J.ge(availableReplicas, replicas)
-    b = t_2
+    b = J.ge(availableReplicas, replicas)
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -177,8 +176,7 @@ Q[3] = function(v, out)
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
-    local t_2 = J.cmpn(availableReplicas, 0) > 0
-    b = t_2
+    b = J.cmpn(availableReplicas, 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -208,8 +206,7 @@ Q[4] = function(v, out)
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
-    local t_2 = J.ge(availableReplicas, replicas)
-    b = t_2
+    b = J.ge(availableReplicas, replicas)
   end
   local b_2 = true
   if not b then
@@ -228,8 +225,7 @@ Q[4] = function(v, out)
       if availableReplicas_2 == NULL or availableReplicas_2 == false then
         availableReplicas_2 = 0
       end
-      local t_4 = J.cmpn(availableReplicas_2, 0) > 0
-      b_3 = t_4
+      b_3 = J.cmpn(availableReplicas_2, 0) > 0
     end
     b_2 = b_3
   end

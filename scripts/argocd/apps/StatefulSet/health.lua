@@ -152,8 +152,7 @@ Q[2] = function(v, out)
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
-    local t_2 = J.ge(availableReplicas, replicas)
-    b = t_2
+    b = J.ge(availableReplicas, replicas)
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -176,8 +175,7 @@ Q[3] = function(v, out)
   if not t then
     local currentRevision = type(status) == "table" and status.currentRevision or J.field(status, "currentRevision")
     local updateRevision = type(status) == "table" and status.updateRevision or J.field(status, "updateRevision")
-    local t_2 = J.ne(updateRevision, currentRevision)
-    b = t_2
+    b = J.ne(updateRevision, currentRevision)
   end
   local b_2 = false
   if b then
@@ -185,8 +183,7 @@ Q[3] = function(v, out)
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
-    local t_3 = J.cmpn(availableReplicas, 0) > 0
-    b_2 = t_3
+    b_2 = J.cmpn(availableReplicas, 0) > 0
   end
   if out == nil then return b_2 end
   J.emit(out, b_2)
@@ -216,8 +213,7 @@ Q[4] = function(v, out)
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
-    local t_2 = J.ge(availableReplicas, replicas)
-    b = t_2
+    b = J.ge(availableReplicas, replicas)
   end
   local b_2 = true
   if not b then
@@ -234,8 +230,7 @@ Q[4] = function(v, out)
     if not t_3 then
       local currentRevision = type(status) == "table" and status.currentRevision or J.field(status, "currentRevision")
       local updateRevision = type(status) == "table" and status.updateRevision or J.field(status, "updateRevision")
-      local t_4 = J.ne(updateRevision, currentRevision)
-      b_3 = t_4
+      b_3 = J.ne(updateRevision, currentRevision)
     end
     local b_4 = false
     if b_3 then
@@ -243,8 +238,7 @@ Q[4] = function(v, out)
       if availableReplicas_2 == NULL or availableReplicas_2 == false then
         availableReplicas_2 = 0
       end
-      local t_5 = J.cmpn(availableReplicas_2, 0) > 0
-      b_4 = t_5
+      b_4 = J.cmpn(availableReplicas_2, 0) > 0
     end
     b_2 = b_4
   end

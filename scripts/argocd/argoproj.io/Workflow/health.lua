@@ -188,9 +188,7 @@ Q[3] = function(v, out)
         arr[#arr + 1] = x
       end
     end
-    local len = J.length(arr)
-    local t = J.cmpn(len, 0) > 0
-    b = t
+    b = J.cmpn(J.length(arr), 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)

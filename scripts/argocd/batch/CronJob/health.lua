@@ -205,9 +205,7 @@ Q[1] = function(v, out)
   if suspend == true then
     local status = type(v) == "table" and v.status or J.field(v, "status")
     local active = type(status) == "table" and status.active or J.field(status, "active")
-    local len = J.length(active)
-    local t = J.cmpn(len, 0) > 0
-    b = t
+    b = J.cmpn(J.length(active), 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -241,8 +239,7 @@ Q[3] = function(v, out)
   if b_2 then
     local lastScheduleTime_2 = type(status) == "table" and status.lastScheduleTime or J.field(status, "lastScheduleTime")
     local lastSuccessfulTime_2 = type(status) == "table" and status.lastSuccessfulTime or J.field(status, "lastSuccessfulTime")
-    local t = J.lt(lastSuccessfulTime_2, lastScheduleTime_2)
-    b_3 = t
+    b_3 = J.lt(lastSuccessfulTime_2, lastScheduleTime_2)
   end
   if out == nil then return b_3 end
   J.emit(out, b_3)
@@ -278,8 +275,7 @@ Q[4] = function(v, out)
           arr_2[#arr_2 + 1] = x_2
         end
       end
-      local len_2 = J.length(arr_2)
-      if len_2 ~= 0 then
+      if J.length(arr_2) ~= 0 then
         local metadata = type(x) == "table" and x.metadata or J.field(x, "metadata")
         local creationTimestamp = type(metadata) == "table" and metadata.creationTimestamp or J.field(metadata, "creationTimestamp")
         if creationTimestamp == NULL or creationTimestamp == false then
@@ -298,8 +294,7 @@ Q[4] = function(v, out)
         arr_3[#arr_3 + 1] = t_2
       end
     end
-    local len_3 = J.length(arr_3)
-    b = len_3 ~= 0
+    b = J.length(arr_3) ~= 0
   end
   if out == nil then return b end
   J.emit(out, b)

@@ -167,8 +167,7 @@ Q[2] = function(v, out)
   if active == NULL or active == false then
     active = 0
   end
-  local t = J.plus(active, terminating)
-  local t_2 = J.cmpn(t, 0) > 0
+  local t_2 = J.cmpn(J.plus(active, terminating), 0) > 0
   if out == nil then return t_2 end
   J.emit(out, t_2)
 end

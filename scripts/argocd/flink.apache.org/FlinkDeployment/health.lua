@@ -134,9 +134,9 @@ Q[8] = function(v, out)
   local t = type(status) == "table" and status.jobManagerDeploymentStatus or J.field(status, "jobManagerDeploymentStatus")
   local b = false
   if t == "READY" then
+    local t_2
     local spec = type(v) == "table" and v.spec or J.field(v, "spec")
     local job = type(spec) == "table" and spec.job or J.field(spec, "job")
-    local t_2
     if job == NULL then
       t_2 = true
     else

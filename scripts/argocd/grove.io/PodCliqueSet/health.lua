@@ -149,8 +149,7 @@ Q[3] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local updateProgress = type(status) == "table" and status.updateProgress or J.field(status, "updateProgress")
   if updateProgress == NULL or updateProgress == false then
-    local rollingUpdateProgress = type(status) == "table" and status.rollingUpdateProgress or J.field(status, "rollingUpdateProgress")
-    updateProgress = rollingUpdateProgress
+    updateProgress = type(status) == "table" and status.rollingUpdateProgress or J.field(status, "rollingUpdateProgress")
   end
   local b = false
   if updateProgress ~= NULL then
@@ -163,8 +162,7 @@ Q[3] = function(v, out)
     if availableReplicas == NULL or availableReplicas == false then
       availableReplicas = 0
     end
-    local t = J.cmpn(availableReplicas, 0) > 0
-    b_2 = t
+    b_2 = J.cmpn(availableReplicas, 0) > 0
   end
   if out == nil then return b_2 end
   J.emit(out, b_2)

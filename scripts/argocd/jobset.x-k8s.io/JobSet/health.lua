@@ -170,13 +170,11 @@ Q[2] = function(v, out)
     if ready == NULL or ready == false then
       ready = 0
     end
-    local t = J.cmpn(ready, 0) > 0
-    if t then
+    if J.cmpn(ready, 0) > 0 then
       arr[#arr + 1] = x
     end
   end
-  local len = J.length(arr)
-  local t_2 = J.cmpn(len, 0) > 0
+  local t_2 = J.cmpn(J.length(arr), 0) > 0
   if out == nil then return t_2 end
   J.emit(out, t_2)
 end
@@ -191,8 +189,7 @@ Q[3] = function(v, out)
     if ready == NULL or ready == false then
       ready = 0
     end
-    local t = J.cmpn(ready, 0) > 0
-    if t then
+    if J.cmpn(ready, 0) > 0 then
       arr[#arr + 1] = x
     end
   end

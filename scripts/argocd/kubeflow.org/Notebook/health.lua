@@ -312,8 +312,7 @@ Q[2] = function(v, out)
     if readyReplicas == NULL or readyReplicas == false then
       readyReplicas = 0
     end
-    local t = J.cmpn(readyReplicas, 0) > 0
-    b = t
+    b = J.cmpn(readyReplicas, 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -358,10 +357,7 @@ Q[4] = function(v, out)
     else
       -- empty
     end
-    local t = J.minus(arr_2, arr)
-    local len = J.length(t)
-    local t_2 = J.cmpn(len, 0) > 0
-    b = t_2
+    b = J.cmpn(J.length(J.minus(arr_2, arr)), 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)

@@ -224,8 +224,7 @@ do
       end
     end
     local len = #arr
-    local t = len == 0
-    if t then
+    if len == 0 then
       local arr_2 = J.array()
       local function k(x_2)
         local applicationStatuses = type(x_2) == "table" and x_2.applicationStatuses or J.field(x_2, "applicationStatuses")

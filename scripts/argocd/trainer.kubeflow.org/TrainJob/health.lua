@@ -177,15 +177,13 @@ Q[2] = function(v, out)
       if ready == NULL or ready == false then
         ready = 0
       end
-      local t = J.cmpn(ready, 0) > 0
-      b_2 = t
+      b_2 = J.cmpn(ready, 0) > 0
     end
     if b_2 then
       arr[#arr + 1] = x
     end
   end
-  local len = J.length(arr)
-  local t_2 = J.cmpn(len, 0) > 0
+  local t_2 = J.cmpn(J.length(arr), 0) > 0
   if out == nil then return t_2 end
   J.emit(out, t_2)
 end
@@ -207,8 +205,7 @@ Q[3] = function(v, out)
       if ready == NULL or ready == false then
         ready = 0
       end
-      local t = J.cmpn(ready, 0) > 0
-      b_2 = t
+      b_2 = J.cmpn(ready, 0) > 0
     end
     if b_2 then
       arr[#arr + 1] = x
