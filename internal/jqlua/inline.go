@@ -5,6 +5,46 @@ import (
 	"strings"
 )
 
+// rewrite is the text rewrites of an accessor, in their order: the and and
+// or of locals folded first are expressions, which may fold in turn.
+func rewrite(code string) string {
+	return shortIfs(elseIfs(inlineLocals(andOrLocals(inlineLocals(code)))))
+}
+
+// shortIf is the longest if statement, without its indentation, that
+// shortIfs writes on one line.
+const shortIf = 100
+
+// shortIfs writes an if of one simple statement, without else, on one
+// line, as a `//` default is: `if x == NULL or x == false then x = 1 end`.
+func shortIfs(code string) string {
+	lines := strings.Split(code, "\n")
+	for i := 0; i+2 < len(lines); i++ {
+		indent, l := splitIndent(lines[i])
+		if !strings.HasPrefix(l, "if ") || !strings.HasSuffix(l, " then") || lines[i+2] != indent+"end" {
+			continue
+		}
+		body, ok := strings.CutPrefix(lines[i+1], indent+"  ")
+		if !ok || body == "" || body[0] == ' ' || len(l)+len(body)+5 > shortIf || !simpleStatement(body) {
+			continue
+		}
+		lines[i] = indent + l + " " + body + " end"
+		lines = append(lines[:i+1], lines[i+3:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// simpleStatement reports whether a line is a statement that opens no
+// block and is not a comment.
+func simpleStatement(l string) bool {
+	first, _, _ := strings.Cut(l, " ")
+	switch first {
+	case "if", "for", "while", "repeat", "do", "function", "local", "else", "elseif", "end", "--":
+		return false
+	}
+	return !strings.HasPrefix(l, "--") && !strings.Contains(l, "function(")
+}
+
 // inlineLocals rewrites an accessor's Lua (its function and helpers) so
 // that a local holding a call's result, declared on one line and named
 // once, on the next line of the same block, is that call itself there:
@@ -68,7 +108,8 @@ func inlineLocals(code string) string {
 //
 // as the elseif it is (`elseif c then`, its block one level shallower):
 // the same statements, evaluated in the same order, with one end and a
-// level of indentation fewer. The translator writes an if's else (an elif,
+// level of indentation fewer. An else whose block is `-- empty` (jq's
+// empty: nothing) is left out. The translator writes an if's else (an elif,
 // or the other branch of //) as a nested block.
 func elseIfs(code string) string {
 	lines := strings.Split(code, "\n")
@@ -78,6 +119,11 @@ func elseIfs(code string) string {
 			continue
 		}
 		inner := indent + "  "
+		if i+2 < len(lines) && lines[i+1] == inner+"-- empty" && lines[i+2] == indent+"end" {
+			// An else that outputs nothing (jq's empty) is no else.
+			lines = append(lines[:i], lines[i+2:]...)
+			continue
+		}
 		nextIndent, next := splitIndent(lines[i+1])
 		if nextIndent != inner || !strings.HasPrefix(next, "if ") || !strings.HasSuffix(next, " then") {
 			continue
@@ -113,6 +159,69 @@ func elseIfs(code string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// andOrLocals writes the boolean a jq and or or computes into a local,
+//
+//	local b = false        local b = true
+//	if c then              if f then
+//	  b = e                  b = e
+//	end                    end
+//
+// as the one expression it is: `local b = c and e`, `local b = not f or
+// e`. The translator writes and and or so when e takes statements; once
+// they are folded into e (inlineLocals), Lua's and and or, on the boolean
+// conditions the translator writes, evaluate e exactly when the if did
+// and give the same boolean.
+func andOrLocals(code string) string {
+	lines := strings.Split(code, "\n")
+	for i := 0; i+3 < len(lines); i++ {
+		indent, decl := splitIndent(lines[i])
+		m := boolLocal.FindStringSubmatch(decl)
+		if m == nil {
+			continue
+		}
+		cond, ok1 := strings.CutPrefix(lines[i+1], indent+"if ")
+		e, ok2 := strings.CutPrefix(lines[i+2], indent+"  "+m[1]+" = ")
+		if !ok1 || !ok2 || !strings.HasSuffix(cond, " then") || lines[i+3] != indent+"end" {
+			continue
+		}
+		cond = strings.TrimSuffix(cond, " then")
+		var expr string
+		if m[2] == "false" {
+			expr = orOperand(cond) + " and " + orOperand(e)
+		} else {
+			expr = negation(cond) + " or " + e
+		}
+		lines[i] = indent + "local " + m[1] + " = " + expr
+		lines = append(lines[:i+1], lines[i+4:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// boolLocal is a local declared true or false.
+var boolLocal = regexp.MustCompile(`^local ([A-Za-z_][A-Za-z0-9_]*) = (true|false)$`)
+
+// orOperand parenthesizes an operand of and that holds an or.
+func orOperand(e string) string {
+	if strings.Contains(e, " or ") {
+		return "(" + e + ")"
+	}
+	return e
+}
+
+// negation is `not c` as an operand of or: c's own operand when c is a
+// negation (not x, not (…)).
+func negation(c string) string {
+	if rest, ok := strings.CutPrefix(c, "not "); ok {
+		if isLuaIdent(rest) {
+			return rest
+		}
+		if strings.HasPrefix(rest, "(") && wholeCall("f"+rest) {
+			return rest[1 : len(rest)-1]
+		}
+	}
+	return "not (" + c + ")"
 }
 
 // localCall is the declaration of one local holding an expression.

@@ -177,6 +177,17 @@ elseif b then
 end`,
 		},
 		{
+			name: "an else of nothing",
+			in: `if b then
+  J.emit(out, 1)
+else
+  -- empty
+end`,
+			want: `if b then
+  J.emit(out, 1)
+end`,
+		},
+		{
 			name: "not with a statement before the if",
 			in: `if a then
   t = 1
@@ -215,4 +226,114 @@ func runRewrites(t *testing.T, tests []rewriteCase, rewrite func(string) string)
 			assert.Equal(t, want, rewrite(tt.in))
 		})
 	}
+}
+
+// TestAndOrLocals: the local a jq and or or computes through an if is
+// the Lua and or or of the if's condition and the assigned value.
+func TestAndOrLocals(t *testing.T) {
+	runRewrites(t, []rewriteCase{
+		{
+			name: "and",
+			in: `local b = false
+if n == 5 then
+  b = J.index(s, 1) == "spec"
+end`,
+			want: `local b = n == 5 and J.index(s, 1) == "spec"`,
+		},
+		{
+			name: "and keeps an or its operand",
+			in: `local b = false
+if x == NULL or x == false then
+  b = a == 1 or a == 2
+end`,
+			want: `local b = (x == NULL or x == false) and (a == 1 or a == 2)`,
+		},
+		{
+			name: "or undoes the if's negation",
+			in: `local b = true
+if not (dataset ~= NULL) then
+  b = J.startswith(name, "torchtune-")
+end`,
+			want: `local b = dataset ~= NULL or J.startswith(name, "torchtune-")`,
+		},
+		{
+			name: "or negates a condition that is no negation",
+			in: `local b = true
+if x == NULL or x == false then
+  b = y
+end`,
+			want: `local b = not (x == NULL or x == false) or y`,
+		},
+		{
+			name: "not with more in the if",
+			in: `local b = false
+if c then
+  local k = J.field(v, "k")
+  b = k == 1
+end`,
+		},
+		{
+			name: "not another local's assignment",
+			in: `local b = false
+if c then
+  d = true
+end`,
+		},
+	}, andOrLocals)
+}
+
+// TestNegation: not c as an operand of or.
+func TestNegation(t *testing.T) {
+	for c, want := range map[string]string{
+		`not b`:                    `b`,
+		`not (x ~= NULL)`:          `x ~= NULL`,
+		`not (a) and (b)`:          `not (not (a) and (b))`,
+		`x == NULL or x == false`:  `not (x == NULL or x == false)`,
+		`not J.has(x, "k")`:        `not (not J.has(x, "k"))`,
+		`not (a == "(" or b == 1)`: `a == "(" or b == 1`,
+	} {
+		assert.Equal(t, want, negation(c), c)
+	}
+}
+
+// TestShortIfs: an if of one simple statement is one line; one with a
+// block, an else or a long line is not.
+func TestShortIfs(t *testing.T) {
+	runRewrites(t, []rewriteCase{
+		{
+			name: "a default",
+			in: `local n = J.field(v, "n")
+if n == NULL or n == false then
+  n = 1
+end`,
+			want: `local n = J.field(v, "n")
+if n == NULL or n == false then n = 1 end`,
+		},
+		{
+			name: "not a block in the if",
+			in: `if b then
+  for _, x in J.each(v) do J.emit(out, x) end
+end`,
+		},
+		{
+			name: "not with an else",
+			in: `if b then
+  t = 1
+else
+  t = 2
+end`,
+		},
+		{
+			name: "not a local, whose scope the if is",
+			in: `if b then
+  local t = 1
+end`,
+		},
+		{
+			name: "not a long line",
+			in: `if replicatedJobStatus == NULL or replicatedJobStatus == false then
+  replicatedJobStatus = J.array()
+end`,
+		},
+	}, shortIfs)
 }

@@ -122,14 +122,19 @@ func generate(q *gojq.Query, slot int, compact bool) (code string, err error) {
 		// Called without out, an accessor of an expression with one
 		// output returns it (Unit.One).
 		x := g.atom(g.val(q, "v"))
-		g.line("if out == nil then return %s end", x.expr)
-		g.line("J.emit(out, %s)", x.expr)
+		if g.compact {
+			// J.one's call, a line instead of two.
+			g.line("return J.one(out, %s)", x.expr)
+		} else {
+			g.line("if out == nil then return %s end", x.expr)
+			g.line("J.emit(out, %s)", x.expr)
+		}
 	} else {
 		g.query(q, "v", cont{small: true, emit: func(x value) { g.line("J.emit(out, %s)", x.expr) }})
 	}
 	head := fmt.Sprintf("Q[%d] = function(v, out)\n", slot)
 	if len(g.helpers) == 0 {
-		return elseIfs(inlineLocals(head + g.w.sb.String() + "end\n")), nil
+		return rewrite(head + g.w.sb.String() + "end\n"), nil
 	}
 	var sb strings.Builder
 	sb.WriteString("do\n")
@@ -138,7 +143,7 @@ func generate(q *gojq.Query, slot int, compact bool) (code string, err error) {
 	}
 	sb.WriteString(indentLines(head + g.w.sb.String() + "end\n"))
 	sb.WriteString("end\n")
-	return elseIfs(inlineLocals(sb.String())), nil
+	return rewrite(sb.String()), nil
 }
 
 func indentLines(s string) string {

@@ -287,6 +287,12 @@ func (g *gen) val(q *gojq.Query, in string) value {
 		if !l.boolean {
 			l = g.atom(l)
 		}
+		if l.lit {
+			return g.literalAndOr(q.Op, l, q.Right, in)
+		}
+		if x, ok := g.pureAndOr(q.Op, l, q.Right, in); ok {
+			return x
+		}
 		b := g.names.fresh("b")
 		cond := g.truthy(l)
 		if q.Op == gojq.OpAnd {
@@ -301,6 +307,58 @@ func (g *gen) val(q *gojq.Query, in string) value {
 	r := g.val(q.Right, in)
 	l := g.val(q.Left, in)
 	return g.binop(q.Op, l, r)
+}
+
+// literalAndOr is l and r, or l or r, for a literal l (a reference's
+// exportFallback in its place, (null // null) == null, is one): its
+// answer when l decides it, else r's truthiness, as jq evaluates them.
+func (g *gen) literalAndOr(op gojq.Operator, l value, right *gojq.Query, in string) value {
+	if lt := g.truthy(l) == "true"; lt == (op == gojq.OpOr) {
+		return value{expr: strconv.FormatBool(lt), atom: true, lit: true, boolean: true}
+	}
+	r := g.val(right, in)
+	if r.boolean {
+		return r
+	}
+	if r.lit {
+		return value{expr: g.truthy(r), atom: true, lit: true, boolean: true}
+	}
+	return value{expr: g.truthy(g.atom(r)), boolean: true}
+}
+
+// pureAndOr is l and r, or l or r, as one Lua expression when r's value
+// takes no statement (a comparison with a literal, a local): Lua's and
+// and or of two booleans evaluate r exactly when jq's do, and give jq's
+// answer. Otherwise false, and nothing is written.
+func (g *gen) pureAndOr(op gojq.Operator, l value, right *gojq.Query, in string) (value, bool) {
+	saved, reads, helpers, budget, named := g.w, len(g.reads), len(g.helpers), g.budget, len(g.names.order)
+	g.w = &writer{indent: saved.indent + 1} // where the branch would compute it
+	r := g.val(right, in)
+	lines := g.w.lines
+	g.w = saved
+	if lines > 0 || !r.boolean && !r.atom {
+		g.reads, g.helpers, g.budget = g.reads[:reads], g.helpers[:helpers], budget
+		g.names.rollback(named)
+		return value{}, false
+	}
+	lc, rc := g.truthy(l), g.truthy(r)
+	if lc == "true" || lc == "false" || rc == "true" || rc == "false" {
+		return value{}, false // see branch: no literal in a condition
+	}
+	word := " and "
+	if op == gojq.OpOr {
+		word = " or "
+	}
+	return value{expr: andOrOperand(lc) + word + andOrOperand(rc), boolean: true}, true
+}
+
+// andOrOperand parenthesizes a condition holding and or or, so that the
+// operators of two conditions do not mix.
+func andOrOperand(c string) string {
+	if strings.Contains(c, " and ") || strings.Contains(c, " or ") {
+		return "(" + c + ")"
+	}
+	return c
 }
 
 // binop applies a binary operator to two computed operands.

@@ -16,7 +16,5 @@ Q[1] = function(v, out)
   for _, x_3 in J.each(b) do
     k_2(x_3)
   end
-  if not found[1] then
-    k("none")
-  end
+  if not found[1] then k("none") end
 end

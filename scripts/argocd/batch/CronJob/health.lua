@@ -254,9 +254,7 @@ Q[4] = function(v, out)
   if len == 0 then
     local obj = J.object()
     local lastSuccessfulTime = type(status) == "table" and status.lastSuccessfulTime or J.field(status, "lastSuccessfulTime")
-    if lastSuccessfulTime == NULL or lastSuccessfulTime == false then
-      lastSuccessfulTime = ""
-    end
+    if lastSuccessfulTime == NULL or lastSuccessfulTime == false then lastSuccessfulTime = "" end
     obj.since = lastSuccessfulTime
     local arr = J.array()
     local t = J.array()
@@ -271,16 +269,12 @@ Q[4] = function(v, out)
           local status_3 = type(x_2) == "table" and x_2.status or J.field(x_2, "status")
           b_2 = status_3 == "True"
         end
-        if b_2 then
-          arr_2[#arr_2 + 1] = x_2
-        end
+        if b_2 then arr_2[#arr_2 + 1] = x_2 end
       end
       if J.length(arr_2) ~= 0 then
         local metadata = type(x) == "table" and x.metadata or J.field(x, "metadata")
         local creationTimestamp = type(metadata) == "table" and metadata.creationTimestamp or J.field(metadata, "creationTimestamp")
-        if creationTimestamp == NULL or creationTimestamp == false then
-          creationTimestamp = ""
-        end
+        if creationTimestamp == NULL or creationTimestamp == false then creationTimestamp = "" end
         arr[#arr + 1] = creationTimestamp
       end
     end
@@ -290,9 +284,7 @@ Q[4] = function(v, out)
     local failed = type(obj) == "table" and obj.failed or J.field(obj, "failed")
     for _, x_3 in J.each(failed) do
       local t_2 = J.gt(x_3, since)
-      if t_2 ~= NULL and t_2 ~= false then
-        arr_3[#arr_3 + 1] = t_2
-      end
+      if t_2 ~= NULL and t_2 ~= false then arr_3[#arr_3 + 1] = t_2 end
     end
     b = J.length(arr_3) ~= 0
   end
