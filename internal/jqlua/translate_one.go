@@ -571,6 +571,12 @@ func (g *gen) valObject(o *gojq.Object, in string) value {
 			g.objectKey(kv, in, cont{small: true, emit: func(key value) {
 				g.objectValue(kv, key, in, cont{small: true, emit: func(x value) { val = x }})
 				g.line("%s%s = %s", obj.expr, fieldRef(key.raw), val.expr)
+				if val.atom {
+					// A later .key of this object, which nothing changes,
+					// is val (directIndex's reads; the last entry of a
+					// repeated key is found first).
+					g.reads = append(g.reads, memoRead{base: obj.expr, key: key.expr, val: value{expr: val.expr, atom: true, lit: val.lit, str: val.str, boolean: val.boolean, raw: val.raw}, depth: g.w.indent})
+				}
 			}})
 		}
 		return obj

@@ -280,10 +280,8 @@ Q[4] = function(v, out)
     end
     obj.failed = arr
     local arr_3 = J.array()
-    local since = type(obj) == "table" and obj.since or J.field(obj, "since")
-    local failed = type(obj) == "table" and obj.failed or J.field(obj, "failed")
-    for _, x_3 in J.each(failed) do
-      local t_2 = J.gt(x_3, since)
+    for _, x_3 in J.each(arr) do
+      local t_2 = J.gt(x_3, lastSuccessfulTime)
       if t_2 ~= NULL and t_2 ~= false then arr_3[#arr_3 + 1] = t_2 end
     end
     b = J.length(arr_3) ~= 0
