@@ -29,7 +29,10 @@ const (
 // encoder), a matcher's tostring test against a want no array or object
 // writes needs no encoder, a number instance id is named by JX.number
 // (gojq's text of a number, no encoder), and an ordering against a number literal no
-// compareValues. But every script still carries its own copy of the jq
+// compareValues. An accessor's Lua folds a local used once on the next
+// line into that use, an else holding one if into an elseif, the and and
+// or of locals into expressions, and a one-output accessor ends in J.one's
+// call. But every script still carries its own copy of the jq
 // runtime (Karmada has no shared library), and a component rule every
 // component's accessors. A change that grows an export past the ceiling,
 // or PyTorchJob's past its target, fails, and so does one that leaves
@@ -38,8 +41,8 @@ const (
 // (issue 32: the Jobs, the ReplicaSets), exported with their fallbacks,
 // and is within its target.
 const (
-	karmadaCeiling      = 153_000
-	karmadaWithinTarget = 32
+	karmadaCeiling      = 120_000
+	karmadaWithinTarget = 35
 )
 
 // TestExportSizes: the exports of the built-ins stay within the ceilings,

@@ -93,7 +93,19 @@ const maxNameLen = 24
 // helpers): each name once, so no local ever shadows another and a reader
 // can search for a name. Temporaries are named after the key they read
 // when it is a plain identifier ("replicas"), else after their role.
-type names struct{ used map[string]bool }
+type names struct {
+	used  map[string]bool
+	order []string // the names handed out, in order (rollback)
+}
+
+// rollback forgets the names handed out after the first k, for code that
+// was not written after all.
+func (n *names) rollback(k int) {
+	for _, name := range n.order[k:] {
+		delete(n.used, name)
+	}
+	n.order = n.order[:k]
+}
 
 func (n *names) fresh(base string) string {
 	switch {
@@ -104,12 +116,14 @@ func (n *names) fresh(base string) string {
 	}
 	if !n.used[base] {
 		n.used[base] = true
+		n.order = append(n.order, base)
 		return base
 	}
 	for i := 2; ; i++ {
 		name := base + "_" + strconv.Itoa(i)
 		if !n.used[name] {
 			n.used[name] = true
+			n.order = append(n.order, name)
 			return name
 		}
 	}

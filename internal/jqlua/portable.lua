@@ -519,6 +519,13 @@ local J, JX = (function()
     out[n + 1] = x
   end
 
+  -- The end of a compact accessor of one output (NewCompactPortableUnit):
+  -- called without out, it returns x; else x is its output.
+  function J.one(out, x)
+    if out == nil then return x end
+    J.emit(out, x)
+  end
+
   function J.collect(acc, v)
     local out = newArray()
     acc(v, out)

@@ -7,7 +7,7 @@ package jqlua
 var Primitives = []string{
 	// values and streams
 	"index", "field", "index_opt", "slice", "slice_opt", "each", "each_opt",
-	"array", "object", "make_object", "emit", "collect", "try", "error",
+	"array", "object", "make_object", "emit", "one", "collect", "try", "error",
 	// operators
 	"eq", "ne", "lt", "le", "gt", "ge", "cmpn",
 	"plus", "minus", "times", "divide", "modulo", "negate", "unary_plus",

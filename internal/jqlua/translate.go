@@ -22,6 +22,12 @@ import (
 // output ("one", see isOne) are generated as straight-line statements
 // computing a value (val), which is what most Karta paths are.
 //
+// The accessor is then rewritten as text, keeping what it evaluates and
+// in which order (inline.go): a local used once, on the next line, becomes
+// its expression there (inlineLocals), and an else holding one if alone
+// an elseif (elseIfs), so an if … elif chain is flat and a chain of
+// field reads one line.
+//
 // Constructs that stop a stream or catch its errors run in helper
 // functions defined next to the accessor: first(f) returns from its helper
 // at f's first output, and try runs its body to completion with J.try and
@@ -116,14 +122,19 @@ func generate(q *gojq.Query, slot int, compact bool) (code string, err error) {
 		// Called without out, an accessor of an expression with one
 		// output returns it (Unit.One).
 		x := g.atom(g.val(q, "v"))
-		g.line("if out == nil then return %s end", x.expr)
-		g.line("J.emit(out, %s)", x.expr)
+		if g.compact {
+			// J.one's call, a line instead of two.
+			g.line("return J.one(out, %s)", x.expr)
+		} else {
+			g.line("if out == nil then return %s end", x.expr)
+			g.line("J.emit(out, %s)", x.expr)
+		}
 	} else {
 		g.query(q, "v", cont{small: true, emit: func(x value) { g.line("J.emit(out, %s)", x.expr) }})
 	}
 	head := fmt.Sprintf("Q[%d] = function(v, out)\n", slot)
 	if len(g.helpers) == 0 {
-		return head + g.w.sb.String() + "end\n", nil
+		return rewrite(head + g.w.sb.String() + "end\n"), nil
 	}
 	var sb strings.Builder
 	sb.WriteString("do\n")
@@ -132,7 +143,7 @@ func generate(q *gojq.Query, slot int, compact bool) (code string, err error) {
 	}
 	sb.WriteString(indentLines(head + g.w.sb.String() + "end\n"))
 	sb.WriteString("end\n")
-	return sb.String(), nil
+	return rewrite(sb.String()), nil
 }
 
 func indentLines(s string) string {

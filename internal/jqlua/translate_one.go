@@ -287,6 +287,12 @@ func (g *gen) val(q *gojq.Query, in string) value {
 		if !l.boolean {
 			l = g.atom(l)
 		}
+		if l.lit {
+			return g.literalAndOr(q.Op, l, q.Right, in)
+		}
+		if x, ok := g.pureAndOr(q.Op, l, q.Right, in); ok {
+			return x
+		}
 		b := g.names.fresh("b")
 		cond := g.truthy(l)
 		if q.Op == gojq.OpAnd {
@@ -301,6 +307,58 @@ func (g *gen) val(q *gojq.Query, in string) value {
 	r := g.val(q.Right, in)
 	l := g.val(q.Left, in)
 	return g.binop(q.Op, l, r)
+}
+
+// literalAndOr is l and r, or l or r, for a literal l (a reference's
+// exportFallback in its place, (null // null) == null, is one): its
+// answer when l decides it, else r's truthiness, as jq evaluates them.
+func (g *gen) literalAndOr(op gojq.Operator, l value, right *gojq.Query, in string) value {
+	if lt := g.truthy(l) == "true"; lt == (op == gojq.OpOr) {
+		return value{expr: strconv.FormatBool(lt), atom: true, lit: true, boolean: true}
+	}
+	r := g.val(right, in)
+	if r.boolean {
+		return r
+	}
+	if r.lit {
+		return value{expr: g.truthy(r), atom: true, lit: true, boolean: true}
+	}
+	return value{expr: g.truthy(g.atom(r)), boolean: true}
+}
+
+// pureAndOr is l and r, or l or r, as one Lua expression when r's value
+// takes no statement (a comparison with a literal, a local): Lua's and
+// and or of two booleans evaluate r exactly when jq's do, and give jq's
+// answer. Otherwise false, and nothing is written.
+func (g *gen) pureAndOr(op gojq.Operator, l value, right *gojq.Query, in string) (value, bool) {
+	saved, reads, helpers, budget, named := g.w, len(g.reads), len(g.helpers), g.budget, len(g.names.order)
+	g.w = &writer{indent: saved.indent + 1} // where the branch would compute it
+	r := g.val(right, in)
+	lines := g.w.lines
+	g.w = saved
+	if lines > 0 || !r.boolean && !r.atom {
+		g.reads, g.helpers, g.budget = g.reads[:reads], g.helpers[:helpers], budget
+		g.names.rollback(named)
+		return value{}, false
+	}
+	lc, rc := g.truthy(l), g.truthy(r)
+	if lc == "true" || lc == "false" || rc == "true" || rc == "false" {
+		return value{}, false // see branch: no literal in a condition
+	}
+	word := " and "
+	if op == gojq.OpOr {
+		word = " or "
+	}
+	return value{expr: andOrOperand(lc) + word + andOrOperand(rc), boolean: true}, true
+}
+
+// andOrOperand parenthesizes a condition holding and or or, so that the
+// operators of two conditions do not mix.
+func andOrOperand(c string) string {
+	if strings.Contains(c, " and ") || strings.Contains(c, " or ") {
+		return "(" + c + ")"
+	}
+	return c
 }
 
 // binop applies a binary operator to two computed operands.
@@ -513,6 +571,12 @@ func (g *gen) valObject(o *gojq.Object, in string) value {
 			g.objectKey(kv, in, cont{small: true, emit: func(key value) {
 				g.objectValue(kv, key, in, cont{small: true, emit: func(x value) { val = x }})
 				g.line("%s%s = %s", obj.expr, fieldRef(key.raw), val.expr)
+				if val.atom {
+					// A later .key of this object, which nothing changes,
+					// is val (directIndex's reads; the last entry of a
+					// repeated key is found first).
+					g.reads = append(g.reads, memoRead{base: obj.expr, key: key.expr, val: value{expr: val.expr, atom: true, lit: val.lit, str: val.str, boolean: val.boolean, raw: val.raw}, depth: g.w.indent})
+				}
 			}})
 		}
 		return obj
@@ -560,9 +624,11 @@ func (g *gen) buildObject(parts []value) value {
 
 // valIf generates an if whose parts all have one output.
 func (g *gen) valIf(x *gojq.If, in string) value {
-	c := g.val(x.Cond, in)
+	// t is declared first, so that a condition computed into a local
+	// right above the if can be that if's condition (inlineLocals).
 	t := g.names.fresh("t")
 	g.line("local %s", t)
+	c := g.val(x.Cond, in)
 	g.ifChain(c, x.Then, x.Elif, x.Else, in, t)
 	return value{expr: t, atom: true, fresh: true}
 }

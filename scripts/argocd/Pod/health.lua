@@ -260,34 +260,16 @@ end
 Q[3] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local phase = type(status) == "table" and status.phase or J.field(status, "phase")
-  local b = true
-  if not (phase == "Pending") then
-    b = phase == "Running"
-  end
-  local b_2 = false
-  if b then
+  local b = false
+  if phase == "Pending" or phase == "Running" then
     local arr = J.array()
     local function k(x)
       local state = type(x) == "table" and x.state or J.field(x, "state")
       local waiting = type(state) == "table" and state.waiting or J.field(state, "waiting")
       local reason = type(waiting) == "table" and waiting.reason or J.field(waiting, "reason")
-      if reason == NULL or reason == false then
-        reason = ""
-      end
-      local starts = J.startswith(reason, "Err")
-      local b_3 = true
-      if not starts then
-        local ends = J.endswith(reason, "Error")
-        b_3 = ends
-      end
-      local b_4 = true
-      if not b_3 then
-        local ends_2 = J.endswith(reason, "BackOff")
-        b_4 = ends_2
-      end
-      if b_4 then
-        arr[#arr + 1] = reason
-      end
+      if reason == NULL or reason == false then reason = "" end
+      local b_2 = J.startswith(reason, "Err") or J.endswith(reason, "Error")
+      if b_2 or J.endswith(reason, "BackOff") then arr[#arr + 1] = reason end
     end
     local initContainerStatuses = type(status) == "table" and status.initContainerStatuses or J.field(status, "initContainerStatuses")
     for _, x_2 in J.each_opt(initContainerStatuses) do
@@ -297,12 +279,10 @@ Q[3] = function(v, out)
     for _, x_3 in J.each_opt(containerStatuses) do
       k(x_3)
     end
-    local len = J.length(arr)
-    local t = J.cmpn(len, 0) > 0
-    b_2 = t
+    b = J.cmpn(J.length(arr), 0) > 0
   end
-  if out == nil then return b_2 end
-  J.emit(out, b_2)
+  if out == nil then return b end
+  J.emit(out, b)
 end
 
 -- [.status.containerStatuses[]? | select(.lastState.terminated != null)] | length > 0
@@ -313,12 +293,9 @@ Q[4] = function(v, out)
   for _, x in J.each_opt(containerStatuses) do
     local lastState = type(x) == "table" and x.lastState or J.field(x, "lastState")
     local terminated = type(lastState) == "table" and lastState.terminated or J.field(lastState, "terminated")
-    if terminated ~= NULL then
-      arr[#arr + 1] = x
-    end
+    if terminated ~= NULL then arr[#arr + 1] = x end
   end
-  local len = J.length(arr)
-  local t = J.cmpn(len, 0) > 0
+  local t = J.cmpn(J.length(arr), 0) > 0
   if out == nil then return t end
   J.emit(out, t)
 end
@@ -335,9 +312,7 @@ Q[5] = function(v, out)
       local status_2 = type(x) == "table" and x.status or J.field(x, "status")
       b = status_2 == "True"
     end
-    if b then
-      arr[#arr + 1] = x
-    end
+    if b then arr[#arr + 1] = x end
   end
   local len = #arr
   if out == nil then return len end

@@ -1,8 +1,7 @@
 -- (.a, .b[]) // "none" | tostring
 Q[1] = function(v, out)
   local function k(x)
-    local str = J.tostring(x)
-    J.emit(out, str)
+    J.emit(out, J.tostring(x))
   end
   local found = {}
   local function k_2(x_2)
@@ -17,7 +16,5 @@ Q[1] = function(v, out)
   for _, x_3 in J.each(b) do
     k_2(x_3)
   end
-  if not found[1] then
-    k("none")
-  end
+  if not found[1] then k("none") end
 end

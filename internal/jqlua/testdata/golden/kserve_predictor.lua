@@ -6,13 +6,7 @@ do
       do return model end
     end
     for _, x in J.each_opt(v) do
-      local typ = J.type(x)
-      local b = false
-      if typ == "object" then
-        local has = J.has(x, "storageUri")
-        b = has
-      end
-      if b then
+      if J.type(x) == "object" and J.has(x, "storageUri") then
         do return x end
       end
     end
@@ -22,8 +16,6 @@ do
     local spec = type(v) == "table" and v.spec or J.field(v, "spec")
     local predictor = type(spec) == "table" and spec.predictor or J.field(spec, "predictor")
     local first_2 = first(predictor)
-    if first_2 ~= nil then
-      J.emit(out, first_2)
-    end
+    if first_2 ~= nil then J.emit(out, first_2) end
   end
 end

@@ -18,7 +18,5 @@ Q[1] = function(v, out)
       k(port)
     end
   end
-  if not found[1] then
-    k("none")
-  end
+  if not found[1] then k("none") end
 end

@@ -258,18 +258,12 @@ Q[2] = function(v, out)
     local b_2 = false
     if b then
       local message = type(x) == "table" and x.message or J.field(x, "message")
-      if message == NULL or message == false then
-        message = ""
-      end
-      local starts = J.startswith(message, "Pod exists with phase: Failed")
-      b_2 = starts
+      if message == NULL or message == false then message = "" end
+      b_2 = J.startswith(message, "Pod exists with phase: Failed")
     end
-    if b_2 then
-      arr[#arr + 1] = x
-    end
+    if b_2 then arr[#arr + 1] = x end
   end
-  local len = J.length(arr)
-  local t = J.cmpn(len, 0) > 0
+  local t = J.cmpn(J.length(arr), 0) > 0
   if out == nil then return t end
   J.emit(out, t)
 end
@@ -289,18 +283,12 @@ Q[3] = function(v, out)
     local b_2 = false
     if b then
       local message = type(x) == "table" and x.message or J.field(x, "message")
-      if message == NULL or message == false then
-        message = ""
-      end
-      local starts = J.startswith(message, "Pod exists with phase: Succeeded")
-      b_2 = starts
+      if message == NULL or message == false then message = "" end
+      b_2 = J.startswith(message, "Pod exists with phase: Succeeded")
     end
-    if b_2 then
-      arr[#arr + 1] = x
-    end
+    if b_2 then arr[#arr + 1] = x end
   end
-  local len = J.length(arr)
-  local t = J.cmpn(len, 0) > 0
+  local t = J.cmpn(J.length(arr), 0) > 0
   if out == nil then return t end
   J.emit(out, t)
 end
@@ -309,9 +297,7 @@ end
 Q[4] = function(v, out)
   local spec = type(v) == "table" and v.spec or J.field(v, "spec")
   local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
-  if replicas == NULL or replicas == false then
-    replicas = 1
-  end
+  if replicas == NULL or replicas == false then replicas = 1 end
   local t = J.cmpn(replicas, 0) > 0
   local b = false
   if t then
@@ -323,19 +309,12 @@ Q[4] = function(v, out)
       local b_2 = false
       if type_ == "Ready" then
         local message = type(x) == "table" and x.message or J.field(x, "message")
-        if message == NULL or message == false then
-          message = ""
-        end
-        local starts = J.startswith(message, "Pod does not exist, replicas is 0")
-        b_2 = starts
+        if message == NULL or message == false then message = "" end
+        b_2 = J.startswith(message, "Pod does not exist, replicas is 0")
       end
-      if b_2 then
-        arr[#arr + 1] = x
-      end
+      if b_2 then arr[#arr + 1] = x end
     end
-    local len = J.length(arr)
-    local t_2 = J.cmpn(len, 0) > 0
-    b = t_2
+    b = J.cmpn(J.length(arr), 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -345,18 +324,13 @@ end
 Q[5] = function(v, out)
   local spec = type(v) == "table" and v.spec or J.field(v, "spec")
   local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
-  if replicas == NULL or replicas == false then
-    replicas = 1
-  end
+  if replicas == NULL or replicas == false then replicas = 1 end
   local b = false
   if replicas == 0 then
     local status = type(v) == "table" and v.status or J.field(v, "status")
     local replicas_2 = type(status) == "table" and status.replicas or J.field(status, "replicas")
-    if replicas_2 == NULL or replicas_2 == false then
-      replicas_2 = 0
-    end
-    local t = J.cmpn(replicas_2, 0) > 0
-    b = t
+    if replicas_2 == NULL or replicas_2 == false then replicas_2 = 0 end
+    b = J.cmpn(replicas_2, 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -366,16 +340,12 @@ end
 Q[6] = function(v, out)
   local spec = type(v) == "table" and v.spec or J.field(v, "spec")
   local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
-  if replicas == NULL or replicas == false then
-    replicas = 1
-  end
+  if replicas == NULL or replicas == false then replicas = 1 end
   local b = false
   if replicas == 0 then
     local status = type(v) == "table" and v.status or J.field(v, "status")
     local replicas_2 = type(status) == "table" and status.replicas or J.field(status, "replicas")
-    if replicas_2 == NULL or replicas_2 == false then
-      replicas_2 = 0
-    end
+    if replicas_2 == NULL or replicas_2 == false then replicas_2 = 0 end
     b = replicas_2 == 0
   end
   if out == nil then return b end
@@ -386,9 +356,7 @@ end
 Q[7] = function(v, out)
   local spec = type(v) == "table" and v.spec or J.field(v, "spec")
   local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
-  if replicas == NULL or replicas == false then
-    replicas = 1
-  end
+  if replicas == NULL or replicas == false then replicas = 1 end
   local t = J.cmpn(replicas, 0) > 0
   if out == nil then return t end
   J.emit(out, t)
@@ -401,9 +369,7 @@ Q[8] = function(v, out)
   local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
     local type_ = type(x) == "table" and x.type or J.field(x, "type")
-    if type_ == "Ready" then
-      arr[#arr + 1] = x
-    end
+    if type_ == "Ready" then arr[#arr + 1] = x end
   end
   local len = #arr
   if out == nil then return len end

@@ -131,14 +131,10 @@ end
 Q[2] = function(v, out)
   local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
   local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
-  if generation == NULL or generation == false then
-    generation = 0
-  end
+  if generation == NULL or generation == false then generation = 0 end
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
-  if observedGeneration == NULL or observedGeneration == false then
-    observedGeneration = 0
-  end
+  if observedGeneration == NULL or observedGeneration == false then observedGeneration = 0 end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
@@ -147,11 +143,8 @@ Q[2] = function(v, out)
       desiredNumberScheduled = 0
     end
     local numberAvailable = type(status) == "table" and status.numberAvailable or J.field(status, "numberAvailable")
-    if numberAvailable == NULL or numberAvailable == false then
-      numberAvailable = 0
-    end
-    local t_2 = J.ge(numberAvailable, desiredNumberScheduled)
-    b = t_2
+    if numberAvailable == NULL or numberAvailable == false then numberAvailable = 0 end
+    b = J.ge(numberAvailable, desiredNumberScheduled)
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -161,14 +154,10 @@ end
 Q[3] = function(v, out)
   local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
   local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
-  if generation == NULL or generation == false then
-    generation = 0
-  end
+  if generation == NULL or generation == false then generation = 0 end
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
-  if observedGeneration == NULL or observedGeneration == false then
-    observedGeneration = 0
-  end
+  if observedGeneration == NULL or observedGeneration == false then observedGeneration = 0 end
   local t = J.lt(observedGeneration, generation)
   local b = true
   if not t then
@@ -180,17 +169,13 @@ Q[3] = function(v, out)
     if updatedNumberScheduled == NULL or updatedNumberScheduled == false then
       updatedNumberScheduled = 0
     end
-    local t_2 = J.lt(updatedNumberScheduled, desiredNumberScheduled)
-    b = t_2
+    b = J.lt(updatedNumberScheduled, desiredNumberScheduled)
   end
   local b_2 = false
   if b then
     local numberAvailable = type(status) == "table" and status.numberAvailable or J.field(status, "numberAvailable")
-    if numberAvailable == NULL or numberAvailable == false then
-      numberAvailable = 0
-    end
-    local t_3 = J.cmpn(numberAvailable, 0) > 0
-    b_2 = t_3
+    if numberAvailable == NULL or numberAvailable == false then numberAvailable = 0 end
+    b_2 = J.cmpn(numberAvailable, 0) > 0
   end
   if out == nil then return b_2 end
   J.emit(out, b_2)
@@ -200,14 +185,10 @@ end
 Q[4] = function(v, out)
   local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
   local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
-  if generation == NULL or generation == false then
-    generation = 0
-  end
+  if generation == NULL or generation == false then generation = 0 end
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
-  if observedGeneration == NULL or observedGeneration == false then
-    observedGeneration = 0
-  end
+  if observedGeneration == NULL or observedGeneration == false then observedGeneration = 0 end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
@@ -216,22 +197,15 @@ Q[4] = function(v, out)
       desiredNumberScheduled = 0
     end
     local numberAvailable = type(status) == "table" and status.numberAvailable or J.field(status, "numberAvailable")
-    if numberAvailable == NULL or numberAvailable == false then
-      numberAvailable = 0
-    end
-    local t_2 = J.ge(numberAvailable, desiredNumberScheduled)
-    b = t_2
+    if numberAvailable == NULL or numberAvailable == false then numberAvailable = 0 end
+    b = J.ge(numberAvailable, desiredNumberScheduled)
   end
   local b_2 = true
   if not b then
     local generation_2 = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
-    if generation_2 == NULL or generation_2 == false then
-      generation_2 = 0
-    end
+    if generation_2 == NULL or generation_2 == false then generation_2 = 0 end
     local observedGeneration_2 = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
-    if observedGeneration_2 == NULL or observedGeneration_2 == false then
-      observedGeneration_2 = 0
-    end
+    if observedGeneration_2 == NULL or observedGeneration_2 == false then observedGeneration_2 = 0 end
     local t_3 = J.lt(observedGeneration_2, generation_2)
     local b_3 = true
     if not t_3 then
@@ -243,17 +217,13 @@ Q[4] = function(v, out)
       if updatedNumberScheduled == NULL or updatedNumberScheduled == false then
         updatedNumberScheduled = 0
       end
-      local t_4 = J.lt(updatedNumberScheduled, desiredNumberScheduled_2)
-      b_3 = t_4
+      b_3 = J.lt(updatedNumberScheduled, desiredNumberScheduled_2)
     end
     local b_4 = false
     if b_3 then
       local numberAvailable_2 = type(status) == "table" and status.numberAvailable or J.field(status, "numberAvailable")
-      if numberAvailable_2 == NULL or numberAvailable_2 == false then
-        numberAvailable_2 = 0
-      end
-      local t_5 = J.cmpn(numberAvailable_2, 0) > 0
-      b_4 = t_5
+      if numberAvailable_2 == NULL or numberAvailable_2 == false then numberAvailable_2 = 0 end
+      b_4 = J.cmpn(numberAvailable_2, 0) > 0
     end
     b_2 = b_4
   end

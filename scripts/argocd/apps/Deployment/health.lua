@@ -164,9 +164,7 @@ Q[2] = function(v, out)
       local status_2 = type(x) == "table" and x.status or J.field(x, "status")
       b = status_2 == "True"
     end
-    if b then
-      arr[#arr + 1] = x
-    end
+    if b then arr[#arr + 1] = x end
   end
   local len = #arr
   if out == nil then return len end
@@ -187,13 +185,10 @@ Q[3] = function(v, out)
         local status_2 = type(x_2) == "table" and x_2.status or J.field(x_2, "status")
         b = status_2 == "True"
       end
-      if b then
-        arr[#arr + 1] = x_2
-      end
+      if b then arr[#arr + 1] = x_2 end
     end
   end
-  local len = J.length(arr)
-  local t_2 = len ~= 0
+  local t_2 = J.length(arr) ~= 0
   if out == nil then return t_2 end
   J.emit(out, t_2)
 end

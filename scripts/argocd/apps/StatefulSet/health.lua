@@ -132,28 +132,19 @@ end
 Q[2] = function(v, out)
   local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
   local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
-  if generation == NULL or generation == false then
-    generation = 0
-  end
+  if generation == NULL or generation == false then generation = 0 end
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
-  if observedGeneration == NULL or observedGeneration == false then
-    observedGeneration = 0
-  end
+  if observedGeneration == NULL or observedGeneration == false then observedGeneration = 0 end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
     local spec = type(v) == "table" and v.spec or J.field(v, "spec")
     local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
-    if replicas == NULL or replicas == false then
-      replicas = 1
-    end
+    if replicas == NULL or replicas == false then replicas = 1 end
     local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
-    if availableReplicas == NULL or availableReplicas == false then
-      availableReplicas = 0
-    end
-    local t_2 = J.ge(availableReplicas, replicas)
-    b = t_2
+    if availableReplicas == NULL or availableReplicas == false then availableReplicas = 0 end
+    b = J.ge(availableReplicas, replicas)
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -163,30 +154,22 @@ end
 Q[3] = function(v, out)
   local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
   local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
-  if generation == NULL or generation == false then
-    generation = 0
-  end
+  if generation == NULL or generation == false then generation = 0 end
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
-  if observedGeneration == NULL or observedGeneration == false then
-    observedGeneration = 0
-  end
+  if observedGeneration == NULL or observedGeneration == false then observedGeneration = 0 end
   local t = J.lt(observedGeneration, generation)
   local b = true
   if not t then
     local currentRevision = type(status) == "table" and status.currentRevision or J.field(status, "currentRevision")
     local updateRevision = type(status) == "table" and status.updateRevision or J.field(status, "updateRevision")
-    local t_2 = J.ne(updateRevision, currentRevision)
-    b = t_2
+    b = J.ne(updateRevision, currentRevision)
   end
   local b_2 = false
   if b then
     local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
-    if availableReplicas == NULL or availableReplicas == false then
-      availableReplicas = 0
-    end
-    local t_3 = J.cmpn(availableReplicas, 0) > 0
-    b_2 = t_3
+    if availableReplicas == NULL or availableReplicas == false then availableReplicas = 0 end
+    b_2 = J.cmpn(availableReplicas, 0) > 0
   end
   if out == nil then return b_2 end
   J.emit(out, b_2)
@@ -196,55 +179,38 @@ end
 Q[4] = function(v, out)
   local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
   local generation = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
-  if generation == NULL or generation == false then
-    generation = 0
-  end
+  if generation == NULL or generation == false then generation = 0 end
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local observedGeneration = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
-  if observedGeneration == NULL or observedGeneration == false then
-    observedGeneration = 0
-  end
+  if observedGeneration == NULL or observedGeneration == false then observedGeneration = 0 end
   local t = J.ge(observedGeneration, generation)
   local b = false
   if t then
     local spec = type(v) == "table" and v.spec or J.field(v, "spec")
     local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
-    if replicas == NULL or replicas == false then
-      replicas = 1
-    end
+    if replicas == NULL or replicas == false then replicas = 1 end
     local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
-    if availableReplicas == NULL or availableReplicas == false then
-      availableReplicas = 0
-    end
-    local t_2 = J.ge(availableReplicas, replicas)
-    b = t_2
+    if availableReplicas == NULL or availableReplicas == false then availableReplicas = 0 end
+    b = J.ge(availableReplicas, replicas)
   end
   local b_2 = true
   if not b then
     local generation_2 = type(metadata) == "table" and metadata.generation or J.field(metadata, "generation")
-    if generation_2 == NULL or generation_2 == false then
-      generation_2 = 0
-    end
+    if generation_2 == NULL or generation_2 == false then generation_2 = 0 end
     local observedGeneration_2 = type(status) == "table" and status.observedGeneration or J.field(status, "observedGeneration")
-    if observedGeneration_2 == NULL or observedGeneration_2 == false then
-      observedGeneration_2 = 0
-    end
+    if observedGeneration_2 == NULL or observedGeneration_2 == false then observedGeneration_2 = 0 end
     local t_3 = J.lt(observedGeneration_2, generation_2)
     local b_3 = true
     if not t_3 then
       local currentRevision = type(status) == "table" and status.currentRevision or J.field(status, "currentRevision")
       local updateRevision = type(status) == "table" and status.updateRevision or J.field(status, "updateRevision")
-      local t_4 = J.ne(updateRevision, currentRevision)
-      b_3 = t_4
+      b_3 = J.ne(updateRevision, currentRevision)
     end
     local b_4 = false
     if b_3 then
       local availableReplicas_2 = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
-      if availableReplicas_2 == NULL or availableReplicas_2 == false then
-        availableReplicas_2 = 0
-      end
-      local t_5 = J.cmpn(availableReplicas_2, 0) > 0
-      b_4 = t_5
+      if availableReplicas_2 == NULL or availableReplicas_2 == false then availableReplicas_2 = 0 end
+      b_4 = J.cmpn(availableReplicas_2, 0) > 0
     end
     b_2 = b_4
   end

@@ -184,13 +184,9 @@ Q[3] = function(v, out)
         local phase = type(x) == "table" and x.phase or J.field(x, "phase")
         b_2 = phase == "Running"
       end
-      if b_2 then
-        arr[#arr + 1] = x
-      end
+      if b_2 then arr[#arr + 1] = x end
     end
-    local len = J.length(arr)
-    local t = J.cmpn(len, 0) > 0
-    b = t
+    b = J.cmpn(J.length(arr), 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -200,9 +196,7 @@ end
 Q[4] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local phase = type(status) == "table" and status.phase or J.field(status, "phase")
-  if phase == NULL or phase == false then
-    phase = ""
-  end
+  if phase == NULL or phase == false then phase = "" end
   if out == nil then return phase end
   J.emit(out, phase)
 end

@@ -70,9 +70,7 @@ Q[2] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local state = type(status) == "table" and status.state or J.field(status, "state")
   local phase = type(state) == "table" and state.phase or J.field(state, "phase")
-  if phase == NULL or phase == false then
-    phase = ""
-  end
+  if phase == NULL or phase == false then phase = "" end
   if out == nil then return phase end
   J.emit(out, phase)
 end

@@ -205,9 +205,7 @@ Q[1] = function(v, out)
   if suspend == true then
     local status = type(v) == "table" and v.status or J.field(v, "status")
     local active = type(status) == "table" and status.active or J.field(status, "active")
-    local len = J.length(active)
-    local t = J.cmpn(len, 0) > 0
-    b = t
+    b = J.cmpn(J.length(active), 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -241,8 +239,7 @@ Q[3] = function(v, out)
   if b_2 then
     local lastScheduleTime_2 = type(status) == "table" and status.lastScheduleTime or J.field(status, "lastScheduleTime")
     local lastSuccessfulTime_2 = type(status) == "table" and status.lastSuccessfulTime or J.field(status, "lastSuccessfulTime")
-    local t = J.lt(lastSuccessfulTime_2, lastScheduleTime_2)
-    b_3 = t
+    b_3 = J.lt(lastSuccessfulTime_2, lastScheduleTime_2)
   end
   if out == nil then return b_3 end
   J.emit(out, b_3)
@@ -257,9 +254,7 @@ Q[4] = function(v, out)
   if len == 0 then
     local obj = J.object()
     local lastSuccessfulTime = type(status) == "table" and status.lastSuccessfulTime or J.field(status, "lastSuccessfulTime")
-    if lastSuccessfulTime == NULL or lastSuccessfulTime == false then
-      lastSuccessfulTime = ""
-    end
+    if lastSuccessfulTime == NULL or lastSuccessfulTime == false then lastSuccessfulTime = "" end
     obj.since = lastSuccessfulTime
     local arr = J.array()
     local t = J.array()
@@ -274,32 +269,22 @@ Q[4] = function(v, out)
           local status_3 = type(x_2) == "table" and x_2.status or J.field(x_2, "status")
           b_2 = status_3 == "True"
         end
-        if b_2 then
-          arr_2[#arr_2 + 1] = x_2
-        end
+        if b_2 then arr_2[#arr_2 + 1] = x_2 end
       end
-      local len_2 = J.length(arr_2)
-      if len_2 ~= 0 then
+      if J.length(arr_2) ~= 0 then
         local metadata = type(x) == "table" and x.metadata or J.field(x, "metadata")
         local creationTimestamp = type(metadata) == "table" and metadata.creationTimestamp or J.field(metadata, "creationTimestamp")
-        if creationTimestamp == NULL or creationTimestamp == false then
-          creationTimestamp = ""
-        end
+        if creationTimestamp == NULL or creationTimestamp == false then creationTimestamp = "" end
         arr[#arr + 1] = creationTimestamp
       end
     end
     obj.failed = arr
     local arr_3 = J.array()
-    local since = type(obj) == "table" and obj.since or J.field(obj, "since")
-    local failed = type(obj) == "table" and obj.failed or J.field(obj, "failed")
-    for _, x_3 in J.each(failed) do
-      local t_2 = J.gt(x_3, since)
-      if t_2 ~= NULL and t_2 ~= false then
-        arr_3[#arr_3 + 1] = t_2
-      end
+    for _, x_3 in J.each(arr) do
+      local t_2 = J.gt(x_3, lastSuccessfulTime)
+      if t_2 ~= NULL and t_2 ~= false then arr_3[#arr_3 + 1] = t_2 end
     end
-    local len_3 = J.length(arr_3)
-    b = len_3 ~= 0
+    b = J.length(arr_3) ~= 0
   end
   if out == nil then return b end
   J.emit(out, b)

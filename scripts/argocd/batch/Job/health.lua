@@ -160,15 +160,10 @@ end
 Q[2] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local terminating = type(status) == "table" and status.terminating or J.field(status, "terminating")
-  if terminating == NULL or terminating == false then
-    terminating = 0
-  end
+  if terminating == NULL or terminating == false then terminating = 0 end
   local active = type(status) == "table" and status.active or J.field(status, "active")
-  if active == NULL or active == false then
-    active = 0
-  end
-  local t = J.plus(active, terminating)
-  local t_2 = J.cmpn(t, 0) > 0
+  if active == NULL or active == false then active = 0 end
+  local t_2 = J.cmpn(J.plus(active, terminating), 0) > 0
   if out == nil then return t_2 end
   J.emit(out, t_2)
 end
@@ -177,9 +172,7 @@ end
 Q[3] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local ready = type(status) == "table" and status.ready or J.field(status, "ready")
-  if ready == NULL or ready == false then
-    ready = 0
-  end
+  if ready == NULL or ready == false then ready = 0 end
   local t = J.cmpn(ready, 0) > 0
   if out == nil then return t end
   J.emit(out, t)
@@ -189,9 +182,7 @@ end
 Q[4] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local ready = type(status) == "table" and status.ready or J.field(status, "ready")
-  if ready == NULL or ready == false then
-    ready = 0
-  end
+  if ready == NULL or ready == false then ready = 0 end
   local b = false
   if ready == 0 then
     local arr = J.array()
@@ -201,27 +192,9 @@ Q[4] = function(v, out)
       local b_2 = false
       if status_2 == "True" then
         local type_ = type(x) == "table" and x.type or J.field(x, "type")
-        local b_3 = true
-        if not (type_ == "Complete") then
-          b_3 = type_ == "SuccessCriteriaMet"
-        end
-        local b_4 = true
-        if not b_3 then
-          b_4 = type_ == "Failed"
-        end
-        local b_5 = true
-        if not b_4 then
-          b_5 = type_ == "FailureTarget"
-        end
-        local b_6 = true
-        if not b_5 then
-          b_6 = type_ == "Suspended"
-        end
-        b_2 = b_6
+        b_2 = (((type_ == "Complete" or type_ == "SuccessCriteriaMet") or type_ == "Failed") or type_ == "FailureTarget") or type_ == "Suspended"
       end
-      if b_2 then
-        arr[#arr + 1] = x
-      end
+      if b_2 then arr[#arr + 1] = x end
     end
     local len = #arr
     b = len == 0

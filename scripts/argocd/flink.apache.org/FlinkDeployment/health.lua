@@ -120,12 +120,9 @@ Q[7] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local jobStatus = type(status) == "table" and status.jobStatus or J.field(status, "jobStatus")
   local state = type(jobStatus) == "table" and jobStatus.state or J.field(jobStatus, "state")
-  local b = true
-  if not (state == "RESTARTING") then
-    b = state == "FAILING"
-  end
-  if out == nil then return b end
-  J.emit(out, b)
+  local t = state == "RESTARTING" or state == "FAILING"
+  if out == nil then return t end
+  J.emit(out, t)
 end
 
 -- .status.jobManagerDeploymentStatus == "READY" and (if .spec.job == null then true else .status.jobStatus.state == "RUNNING" end)
@@ -134,9 +131,9 @@ Q[8] = function(v, out)
   local t = type(status) == "table" and status.jobManagerDeploymentStatus or J.field(status, "jobManagerDeploymentStatus")
   local b = false
   if t == "READY" then
+    local t_2
     local spec = type(v) == "table" and v.spec or J.field(v, "spec")
     local job = type(spec) == "table" and spec.job or J.field(spec, "job")
-    local t_2
     if job == NULL then
       t_2 = true
     else
@@ -154,9 +151,7 @@ end
 Q[9] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local lifecycleState = type(status) == "table" and status.lifecycleState or J.field(status, "lifecycleState")
-  if lifecycleState == NULL or lifecycleState == false then
-    lifecycleState = ""
-  end
+  if lifecycleState == NULL or lifecycleState == false then lifecycleState = "" end
   if out == nil then return lifecycleState end
   J.emit(out, lifecycleState)
 end
@@ -167,35 +162,21 @@ Q[10] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local t = type(status) == "table" and status.jobManagerDeploymentStatus or J.field(status, "jobManagerDeploymentStatus")
   local b = true
-  if not (t == "DEPLOYING") then
-    b = t == "DEPLOYED_NOT_READY"
-  end
-  local b_2 = true
-  if not b then
+  if not (t == "DEPLOYING" or t == "DEPLOYED_NOT_READY") then
     local spec = type(v) == "table" and v.spec or J.field(v, "spec")
     local job = type(spec) == "table" and spec.job or J.field(spec, "job")
     local state = type(job) == "table" and job.state or J.field(job, "state")
-    if state == NULL or state == false then
-      state = "running"
-    end
-    local b_3 = false
+    if state == NULL or state == false then state = "running" end
+    local b_2 = false
     if state == "running" then
       local jobStatus = type(status) == "table" and status.jobStatus or J.field(status, "jobStatus")
       local state_2 = type(jobStatus) == "table" and jobStatus.state or J.field(jobStatus, "state")
-      local b_4 = true
-      if not (state_2 == "CREATED") then
-        b_4 = state_2 == "INITIALIZING"
-      end
-      local b_5 = true
-      if not b_4 then
-        b_5 = state_2 == "RECONCILING"
-      end
-      b_3 = b_5
+      b_2 = (state_2 == "CREATED" or state_2 == "INITIALIZING") or state_2 == "RECONCILING"
     end
-    b_2 = b_3
+    b = b_2
   end
-  if out == nil then return b_2 end
-  J.emit(out, b_2)
+  if out == nil then return b end
+  J.emit(out, b)
 end
 local function run(acc, v, what)
   local out = {}

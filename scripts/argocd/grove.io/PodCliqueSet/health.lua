@@ -131,14 +131,10 @@ end
 Q[2] = function(v, out)
   local spec = type(v) == "table" and v.spec or J.field(v, "spec")
   local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
-  if replicas == NULL or replicas == false then
-    replicas = 0
-  end
+  if replicas == NULL or replicas == false then replicas = 0 end
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
-  if availableReplicas == NULL or availableReplicas == false then
-    availableReplicas = 0
-  end
+  if availableReplicas == NULL or availableReplicas == false then availableReplicas = 0 end
   local t = J.ge(availableReplicas, replicas)
   if out == nil then return t end
   J.emit(out, t)
@@ -149,8 +145,7 @@ Q[3] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local updateProgress = type(status) == "table" and status.updateProgress or J.field(status, "updateProgress")
   if updateProgress == NULL or updateProgress == false then
-    local rollingUpdateProgress = type(status) == "table" and status.rollingUpdateProgress or J.field(status, "rollingUpdateProgress")
-    updateProgress = rollingUpdateProgress
+    updateProgress = type(status) == "table" and status.rollingUpdateProgress or J.field(status, "rollingUpdateProgress")
   end
   local b = false
   if updateProgress ~= NULL then
@@ -160,11 +155,8 @@ Q[3] = function(v, out)
   local b_2 = false
   if b then
     local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
-    if availableReplicas == NULL or availableReplicas == false then
-      availableReplicas = 0
-    end
-    local t = J.cmpn(availableReplicas, 0) > 0
-    b_2 = t
+    if availableReplicas == NULL or availableReplicas == false then availableReplicas = 0 end
+    b_2 = J.cmpn(availableReplicas, 0) > 0
   end
   if out == nil then return b_2 end
   J.emit(out, b_2)
@@ -174,14 +166,10 @@ end
 Q[4] = function(v, out)
   local spec = type(v) == "table" and v.spec or J.field(v, "spec")
   local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
-  if replicas == NULL or replicas == false then
-    replicas = 0
-  end
+  if replicas == NULL or replicas == false then replicas = 0 end
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local availableReplicas = type(status) == "table" and status.availableReplicas or J.field(status, "availableReplicas")
-  if availableReplicas == NULL or availableReplicas == false then
-    availableReplicas = 0
-  end
+  if availableReplicas == NULL or availableReplicas == false then availableReplicas = 0 end
   local t = J.lt(availableReplicas, replicas)
   if out == nil then return t end
   J.emit(out, t)

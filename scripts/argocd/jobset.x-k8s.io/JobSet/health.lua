@@ -167,16 +167,10 @@ Q[2] = function(v, out)
   local replicatedJobsStatus = type(status) == "table" and status.replicatedJobsStatus or J.field(status, "replicatedJobsStatus")
   for _, x in J.each_opt(replicatedJobsStatus) do
     local ready = type(x) == "table" and x.ready or J.field(x, "ready")
-    if ready == NULL or ready == false then
-      ready = 0
-    end
-    local t = J.cmpn(ready, 0) > 0
-    if t then
-      arr[#arr + 1] = x
-    end
+    if ready == NULL or ready == false then ready = 0 end
+    if J.cmpn(ready, 0) > 0 then arr[#arr + 1] = x end
   end
-  local len = J.length(arr)
-  local t_2 = J.cmpn(len, 0) > 0
+  local t_2 = J.cmpn(J.length(arr), 0) > 0
   if out == nil then return t_2 end
   J.emit(out, t_2)
 end
@@ -188,13 +182,8 @@ Q[3] = function(v, out)
   local replicatedJobsStatus = type(status) == "table" and status.replicatedJobsStatus or J.field(status, "replicatedJobsStatus")
   for _, x in J.each_opt(replicatedJobsStatus) do
     local ready = type(x) == "table" and x.ready or J.field(x, "ready")
-    if ready == NULL or ready == false then
-      ready = 0
-    end
-    local t = J.cmpn(ready, 0) > 0
-    if t then
-      arr[#arr + 1] = x
-    end
+    if ready == NULL or ready == false then ready = 0 end
+    if J.cmpn(ready, 0) > 0 then arr[#arr + 1] = x end
   end
   local len = #arr
   local b = false
@@ -206,23 +195,9 @@ Q[3] = function(v, out)
       local b_2 = false
       if status_2 == "True" then
         local type_ = type(x_2) == "table" and x_2.type or J.field(x_2, "type")
-        local b_3 = true
-        if not (type_ == "Completed") then
-          b_3 = type_ == "Failed"
-        end
-        local b_4 = true
-        if not b_3 then
-          b_4 = type_ == "Suspended"
-        end
-        local b_5 = true
-        if not b_4 then
-          b_5 = type_ == "StartupPolicyCompleted"
-        end
-        b_2 = b_5
+        b_2 = ((type_ == "Completed" or type_ == "Failed") or type_ == "Suspended") or type_ == "StartupPolicyCompleted"
       end
-      if b_2 then
-        arr_2[#arr_2 + 1] = x_2
-      end
+      if b_2 then arr_2[#arr_2 + 1] = x_2 end
     end
     local len_2 = #arr_2
     b = len_2 == 0

@@ -118,9 +118,7 @@ Q[2] = function(v, out)
       local type_ = type(x) == "table" and x.type or J.field(x, "type")
       b = type_ ~= "Created"
     end
-    if b then
-      arr[#arr + 1] = x
-    end
+    if b then arr[#arr + 1] = x end
   end
   local len = #arr
   if out == nil then return len end

@@ -301,19 +301,14 @@ end
 Q[2] = function(v, out)
   local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
   local annotations = type(metadata) == "table" and metadata.annotations or J.field(metadata, "annotations")
-  if annotations == NULL or annotations == false then
-    annotations = J.object()
-  end
+  if annotations == NULL or annotations == false then annotations = J.object() end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has then
     local status = type(v) == "table" and v.status or J.field(v, "status")
     local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
-    if readyReplicas == NULL or readyReplicas == false then
-      readyReplicas = 0
-    end
-    local t = J.cmpn(readyReplicas, 0) > 0
-    b = t
+    if readyReplicas == NULL or readyReplicas == false then readyReplicas = 0 end
+    b = J.cmpn(readyReplicas, 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -323,17 +318,13 @@ end
 Q[3] = function(v, out)
   local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
   local annotations = type(metadata) == "table" and metadata.annotations or J.field(metadata, "annotations")
-  if annotations == NULL or annotations == false then
-    annotations = J.object()
-  end
+  if annotations == NULL or annotations == false then annotations = J.object() end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has then
     local status = type(v) == "table" and v.status or J.field(v, "status")
     local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
-    if readyReplicas == NULL or readyReplicas == false then
-      readyReplicas = 0
-    end
+    if readyReplicas == NULL or readyReplicas == false then readyReplicas = 0 end
     b = readyReplicas == 0
   end
   if out == nil then return b end
@@ -353,15 +344,8 @@ Q[4] = function(v, out)
     local arr_2 = J.array()
     local waiting = type(containerState) == "table" and containerState.waiting or J.field(containerState, "waiting")
     local reason = type(waiting) == "table" and waiting.reason or J.field(waiting, "reason")
-    if reason ~= NULL and reason ~= false then
-      arr_2[#arr_2 + 1] = reason
-    else
-      -- empty
-    end
-    local t = J.minus(arr_2, arr)
-    local len = J.length(t)
-    local t_2 = J.cmpn(len, 0) > 0
-    b = t_2
+    if reason ~= NULL and reason ~= false then arr_2[#arr_2 + 1] = reason end
+    b = J.cmpn(J.length(J.minus(arr_2, arr)), 0) > 0
   end
   if out == nil then return b end
   J.emit(out, b)
@@ -371,17 +355,13 @@ end
 Q[5] = function(v, out)
   local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
   local annotations = type(metadata) == "table" and metadata.annotations or J.field(metadata, "annotations")
-  if annotations == NULL or annotations == false then
-    annotations = J.object()
-  end
+  if annotations == NULL or annotations == false then annotations = J.object() end
   local has = J.has(annotations, "kubeflow-resource-stopped")
   local b = false
   if has == NULL or has == false then
     local status = type(v) == "table" and v.status or J.field(v, "status")
     local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
-    if readyReplicas == NULL or readyReplicas == false then
-      readyReplicas = 0
-    end
+    if readyReplicas == NULL or readyReplicas == false then readyReplicas = 0 end
     b = readyReplicas == 0
   end
   if out == nil then return b end

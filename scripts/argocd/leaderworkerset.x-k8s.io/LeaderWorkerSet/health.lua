@@ -120,9 +120,7 @@ end
 Q[2] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
-  if readyReplicas == NULL or readyReplicas == false then
-    readyReplicas = 0
-  end
+  if readyReplicas == NULL or readyReplicas == false then readyReplicas = 0 end
   local t = J.cmpn(readyReplicas, 0) > 0
   if out == nil then return t end
   J.emit(out, t)
@@ -140,17 +138,13 @@ Q[3] = function(v, out)
       local status_2 = type(x) == "table" and x.status or J.field(x, "status")
       b = status_2 == "True"
     end
-    if b then
-      arr[#arr + 1] = x
-    end
+    if b then arr[#arr + 1] = x end
   end
   local len = #arr
   local b_2 = true
   if not (len == 0) then
     local readyReplicas = type(status) == "table" and status.readyReplicas or J.field(status, "readyReplicas")
-    if readyReplicas == NULL or readyReplicas == false then
-      readyReplicas = 0
-    end
+    if readyReplicas == NULL or readyReplicas == false then readyReplicas = 0 end
     b_2 = readyReplicas == 0
   end
   if out == nil then return b_2 end

@@ -78,9 +78,7 @@ end
 Q[3] = function(v, out)
   local spec = type(v) == "table" and v.spec or J.field(v, "spec")
   local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
-  if suspend == NULL or suspend == false then
-    suspend = false
-  end
+  if suspend == NULL or suspend == false then suspend = false end
   if out == nil then return suspend end
   J.emit(out, suspend)
 end
@@ -116,9 +114,7 @@ Q[6] = function(v, out)
   if state == NULL then
     local spec = type(v) == "table" and v.spec or J.field(v, "spec")
     local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
-    if suspend == NULL or suspend == false then
-      suspend = false
-    end
+    if suspend == NULL or suspend == false then suspend = false end
     b = suspend == false
   end
   if out == nil then return b end

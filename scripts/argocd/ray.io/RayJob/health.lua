@@ -76,9 +76,7 @@ end
 Q[3] = function(v, out)
   local spec = type(v) == "table" and v.spec or J.field(v, "spec")
   local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
-  if suspend == NULL or suspend == false then
-    suspend = false
-  end
+  if suspend == NULL or suspend == false then suspend = false end
   if out == nil then return suspend end
   J.emit(out, suspend)
 end
@@ -87,9 +85,7 @@ end
 Q[4] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local jobDeploymentStatus = type(status) == "table" and status.jobDeploymentStatus or J.field(status, "jobDeploymentStatus")
-  if jobDeploymentStatus == NULL or jobDeploymentStatus == false then
-    jobDeploymentStatus = ""
-  end
+  if jobDeploymentStatus == NULL or jobDeploymentStatus == false then jobDeploymentStatus = "" end
   if out == nil then return jobDeploymentStatus end
   J.emit(out, jobDeploymentStatus)
 end

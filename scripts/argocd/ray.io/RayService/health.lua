@@ -219,13 +219,10 @@ do
         local status_2 = type(x) == "table" and x.status or J.field(x, "status")
         b = status_2 == "True"
       end
-      if b then
-        arr[#arr + 1] = x
-      end
+      if b then arr[#arr + 1] = x end
     end
     local len = #arr
-    local t = len == 0
-    if t then
+    if len == 0 then
       local arr_2 = J.array()
       local function k(x_2)
         local applicationStatuses = type(x_2) == "table" and x_2.applicationStatuses or J.field(x_2, "applicationStatuses")
@@ -253,9 +250,7 @@ end
 Q[3] = function(v, out)
   local spec = type(v) == "table" and v.spec or J.field(v, "spec")
   local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
-  if suspend == NULL or suspend == false then
-    suspend = false
-  end
+  if suspend == NULL or suspend == false then suspend = false end
   if out == nil then return suspend end
   J.emit(out, suspend)
 end
@@ -264,11 +259,7 @@ end
 do
   local function first(v)
     for _, x_2 in J.each(v) do
-      local b = true
-      if not (x_2 == "UNHEALTHY") then
-        b = x_2 == "DEPLOY_FAILED"
-      end
-      if b then
+      if x_2 == "UNHEALTHY" or x_2 == "DEPLOY_FAILED" then
         do return true end
       end
     end
@@ -284,9 +275,7 @@ do
       arr[#arr + 1] = status_2
     end
     local first_2 = first(arr)
-    if first_2 ~= nil then
-      J.emit(out, first_2)
-    end
+    if first_2 ~= nil then J.emit(out, first_2) end
   end
 end
 
@@ -297,9 +286,7 @@ Q[5] = function(v, out)
   local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
     local type_ = type(x) == "table" and x.type or J.field(x, "type")
-    if type_ == "Ready" then
-      arr[#arr + 1] = x
-    end
+    if type_ == "Ready" then arr[#arr + 1] = x end
   end
   local len = #arr
   if out == nil then return len end

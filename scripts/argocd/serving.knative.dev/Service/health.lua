@@ -113,9 +113,7 @@ Q[2] = function(v, out)
   local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
     local type_ = type(x) == "table" and x.type or J.field(x, "type")
-    if type_ == "Ready" then
-      arr[#arr + 1] = x
-    end
+    if type_ == "Ready" then arr[#arr + 1] = x end
   end
   local len = #arr
   if out == nil then return len end

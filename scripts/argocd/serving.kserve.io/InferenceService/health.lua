@@ -111,12 +111,9 @@ Q[2] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local modelStatus = type(status) == "table" and status.modelStatus or J.field(status, "modelStatus")
   local transitionStatus = type(modelStatus) == "table" and modelStatus.transitionStatus or J.field(modelStatus, "transitionStatus")
-  local b = true
-  if not (transitionStatus == "BlockedByFailedLoad") then
-    b = transitionStatus == "InvalidSpec"
-  end
-  if out == nil then return b end
-  J.emit(out, b)
+  local t = transitionStatus == "BlockedByFailedLoad" or transitionStatus == "InvalidSpec"
+  if out == nil then return t end
+  J.emit(out, t)
 end
 
 -- .metadata.annotations["serving.kserve.io/stop"] != "true"
@@ -146,9 +143,7 @@ Q[4] = function(v, out)
         local status_2 = type(x) == "table" and x.status or J.field(x, "status")
         b_2 = status_2 == "True"
       end
-      if b_2 then
-        arr[#arr + 1] = x
-      end
+      if b_2 then arr[#arr + 1] = x end
     end
     local len = #arr
     b = len == 0
@@ -164,9 +159,7 @@ Q[5] = function(v, out)
   local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
     local type_ = type(x) == "table" and x.type or J.field(x, "type")
-    if type_ == "Ready" then
-      arr[#arr + 1] = x
-    end
+    if type_ == "Ready" then arr[#arr + 1] = x end
   end
   local len = #arr
   if out == nil then return len end

@@ -128,9 +128,7 @@ Q[2] = function(v, out)
       local reason = type(x) == "table" and x.reason or J.field(x, "reason")
       b = reason == "ProgressDeadlineExceeded"
     end
-    if b then
-      arr[#arr + 1] = x
-    end
+    if b then arr[#arr + 1] = x end
   end
   local len = #arr
   local t = J.cmpn(len, 0) > 0
@@ -165,9 +163,7 @@ Q[4] = function(v, out)
         local reason = type(x) == "table" and x.reason or J.field(x, "reason")
         b_2 = reason == "Stopped"
       end
-      if b_2 then
-        arr[#arr + 1] = x
-      end
+      if b_2 then arr[#arr + 1] = x end
     end
     local len = #arr
     b = len == 0
@@ -183,9 +179,7 @@ Q[5] = function(v, out)
   local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
   for _, x in J.each_opt(conditions) do
     local type_ = type(x) == "table" and x.type or J.field(x, "type")
-    if type_ == "Ready" then
-      arr[#arr + 1] = x
-    end
+    if type_ == "Ready" then arr[#arr + 1] = x end
   end
   local len = #arr
   if out == nil then return len end

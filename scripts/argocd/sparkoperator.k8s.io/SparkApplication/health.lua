@@ -70,9 +70,7 @@ Q[2] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local applicationState = type(status) == "table" and status.applicationState or J.field(status, "applicationState")
   local state = type(applicationState) == "table" and applicationState.state or J.field(applicationState, "state")
-  if state == NULL or state == false then
-    state = ""
-  end
+  if state == NULL or state == false then state = "" end
   local t = state == ""
   if out == nil then return t end
   J.emit(out, t)

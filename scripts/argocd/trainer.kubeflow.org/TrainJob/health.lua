@@ -168,24 +168,14 @@ Q[2] = function(v, out)
   for _, x in J.each_opt(jobsStatus) do
     local name = type(x) == "table" and x.name or J.field(x, "name")
     local b = false
-    if name ~= "dataset-initializer" then
-      b = name ~= "model-initializer"
-    end
-    local b_2 = false
-    if b then
+    if name ~= "dataset-initializer" and name ~= "model-initializer" then
       local ready = type(x) == "table" and x.ready or J.field(x, "ready")
-      if ready == NULL or ready == false then
-        ready = 0
-      end
-      local t = J.cmpn(ready, 0) > 0
-      b_2 = t
+      if ready == NULL or ready == false then ready = 0 end
+      b = J.cmpn(ready, 0) > 0
     end
-    if b_2 then
-      arr[#arr + 1] = x
-    end
+    if b then arr[#arr + 1] = x end
   end
-  local len = J.length(arr)
-  local t_2 = J.cmpn(len, 0) > 0
+  local t_2 = J.cmpn(J.length(arr), 0) > 0
   if out == nil then return t_2 end
   J.emit(out, t_2)
 end
@@ -198,51 +188,32 @@ Q[3] = function(v, out)
   for _, x in J.each_opt(jobsStatus) do
     local name = type(x) == "table" and x.name or J.field(x, "name")
     local b = false
-    if name ~= "dataset-initializer" then
-      b = name ~= "model-initializer"
-    end
-    local b_2 = false
-    if b then
+    if name ~= "dataset-initializer" and name ~= "model-initializer" then
       local ready = type(x) == "table" and x.ready or J.field(x, "ready")
-      if ready == NULL or ready == false then
-        ready = 0
-      end
-      local t = J.cmpn(ready, 0) > 0
-      b_2 = t
+      if ready == NULL or ready == false then ready = 0 end
+      b = J.cmpn(ready, 0) > 0
     end
-    if b_2 then
-      arr[#arr + 1] = x
-    end
+    if b then arr[#arr + 1] = x end
   end
   local len = #arr
-  local b_3 = false
+  local b_2 = false
   if len == 0 then
     local arr_2 = J.array()
     local conditions = type(status) == "table" and status.conditions or J.field(status, "conditions")
     for _, x_2 in J.each_opt(conditions) do
       local status_2 = type(x_2) == "table" and x_2.status or J.field(x_2, "status")
-      local b_4 = false
+      local b_3 = false
       if status_2 == "True" then
         local type_ = type(x_2) == "table" and x_2.type or J.field(x_2, "type")
-        local b_5 = true
-        if not (type_ == "Complete") then
-          b_5 = type_ == "Failed"
-        end
-        local b_6 = true
-        if not b_5 then
-          b_6 = type_ == "Suspended"
-        end
-        b_4 = b_6
+        b_3 = (type_ == "Complete" or type_ == "Failed") or type_ == "Suspended"
       end
-      if b_4 then
-        arr_2[#arr_2 + 1] = x_2
-      end
+      if b_3 then arr_2[#arr_2 + 1] = x_2 end
     end
     local len_2 = #arr_2
-    b_3 = len_2 == 0
+    b_2 = len_2 == 0
   end
-  if out == nil then return b_3 end
-  J.emit(out, b_3)
+  if out == nil then return b_2 end
+  J.emit(out, b_2)
 end
 local function run(acc, v, what)
   local out = {}

@@ -78,9 +78,7 @@ end
 Q[3] = function(v, out)
   local spec = type(v) == "table" and v.spec or J.field(v, "spec")
   local suspend = type(spec) == "table" and spec.suspend or J.field(spec, "suspend")
-  if suspend == NULL or suspend == false then
-    suspend = false
-  end
+  if suspend == NULL or suspend == false then suspend = false end
   if out == nil then return suspend end
   J.emit(out, suspend)
 end
@@ -89,9 +87,7 @@ end
 Q[4] = function(v, out)
   local status = type(v) == "table" and v.status or J.field(v, "status")
   local phase = type(status) == "table" and status.phase or J.field(status, "phase")
-  if phase == NULL or phase == false then
-    phase = ""
-  end
+  if phase == NULL or phase == false then phase = "" end
   if out == nil then return phase end
   J.emit(out, phase)
 end
