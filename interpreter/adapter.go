@@ -140,6 +140,17 @@ func (s *PooledState) Units(ctx context.Context, obj map[string]any, component s
 	return units, dev.finish(err)
 }
 
+// DependencyUnits is Units without scaling, reading of a fragmented
+// component only its DependencyFragments (the others are null in the
+// views): the instances as GetDependencies reads them.
+func (s *PooledState) DependencyUnits(ctx context.Context, obj map[string]any, component string) ([]Unit, error) {
+	p := s.sd.p
+	c := p.model.byName[component]
+	dev := p.newEvaluator(ctx, ctx)
+	units, err := s.viewUnits(ctx, dev, c, obj, dependencySources)
+	return units, dev.finish(err)
+}
+
 func (s *PooledState) units(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, scaled bool) ([]Unit, error) {
 	p := s.sd.p
 	if scaled {
@@ -153,7 +164,14 @@ func (s *PooledState) units(ctx context.Context, ev evaluator, c *compModel, obj
 		}
 		return out, nil
 	}
-	insts, err := p.model.instancesWith(ctx, ev, c, obj)
+	return s.viewUnits(ctx, ev, c, obj, everyInstancePath)
+}
+
+// viewUnits is the present instances of c with their views, the paths
+// read says evaluated; when an instance's view fails the units before it
+// come back with the error.
+func (s *PooledState) viewUnits(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, read instanceReading) ([]Unit, error) {
+	insts, err := s.sd.p.model.instancesInto(ctx, ev, c, obj, nil, read)
 	if err != nil {
 		return nil, err
 	}

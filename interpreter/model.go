@@ -329,6 +329,10 @@ type instance struct {
 	spec      any
 	meta      any
 	fragments fragValues
+	// sourcesOnly says only the DependencyFragments were read: the view's
+	// main container is containerPath's object as it is, not overlaid
+	// with the image and resources paths, which were not evaluated.
+	sourcesOnly bool
 }
 
 // instances resolves the instances of c on obj: the ids (the
@@ -351,19 +355,23 @@ func (m *model) instancesWith(ctx context.Context, ev evaluator, c *compModel, o
 
 // instanceReading says which of a component's per-instance paths a
 // caller reads.
-type instanceReading bool
+type instanceReading uint8
 
 const (
 	// everyInstancePath reads the ids, the spec, metadata and every
 	// fragment path: what GetPodSpecs reports and revisions write.
-	everyInstancePath instanceReading = false
+	everyInstancePath instanceReading = iota
 	// presenceOnly reads the ids and what presence depends on (the
 	// podTemplateSpecPath or podSpecPath), nothing else of the spec
 	// definition: what placing pods needs (GetGangGroups, PlacePod,
 	// PlacePods), so that a gang hook does not compute a Flink
 	// container's resources or Milvus' eight fragments per component to
 	// throw them away — nor fails where only those fail.
-	presenceOnly instanceReading = true
+	presenceOnly
+	// dependencySources reads what everyInstancePath does except the
+	// fragments that can name no dependency (DependencyFragment): what
+	// Karmada's GetDependencies reads of a view.
+	dependencySources
 )
 
 // instancesInto is instancesWith appending to buf[:0] (its room reused),
@@ -410,7 +418,7 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 			return nil, err
 		}
 		var metas []any
-		if c.meta != nil && read == everyInstancePath {
+		if c.meta != nil && read != presenceOnly {
 			if metas, err = zip(c.meta); err != nil {
 				return nil, err
 			}
@@ -431,8 +439,12 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 		room := newFragValues(len(insts))
 		for i := range insts {
 			insts[i].fragments = fragValuesAt(room, i)
+			insts[i].sourcesOnly = read == dependencySources
 		}
 		for _, f := range c.fragments {
+			if read == dependencySources && !DependencyFragment(f.key) {
+				continue // left null: the view leaves its node out
+			}
 			vals, err := zip(f.p)
 			if err != nil {
 				return nil, err

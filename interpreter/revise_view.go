@@ -231,7 +231,7 @@ func (cm *compModel) containersView(inst *instance, fv *fragView) ([]any, error)
 	// resourcesPath values when those are defined, whatever the container
 	// holds under those keys.
 	for _, key := range []string{"image", "resources"} {
-		if cm.frag(key) == nil {
+		if cm.frag(key) == nil || inst.sourcesOnly {
 			continue
 		}
 		if fv.main != nil {

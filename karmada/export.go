@@ -66,11 +66,12 @@ func Export(p *interpreter.Program) ([]byte, error) {
 	return yaml.Marshal(doc)
 }
 
-// componentList is the Lua list of the components' tables.
-func componentList(cs []*interpreter.ComponentShape) string {
+// dependencyList is the Lua list of the tables GetDependencies reads
+// (dependencyVar).
+func dependencyList(cs []*interpreter.ComponentShape) string {
 	names := make([]string, len(cs))
 	for i, c := range cs {
-		names[i] = componentVar(c)
+		names[i] = dependencyVar(c)
 	}
 	return strings.Join(names, ", ")
 }
@@ -96,9 +97,16 @@ func exportLua(e *luaexport.Exporter) (map[string]string, error) {
 		e.W("%s", unitsLua)
 	}
 	nodes := map[string]string{}
+	var dependent []*interpreter.ComponentShape
 	for _, c := range bearing {
 		if err := componentTable(e, c, nodes); err != nil {
 			return nil, err
+		}
+		if c.NamesDependencies() {
+			if err := dependencyTable(e, c, nodes); err != nil {
+				return nil, err
+			}
+			dependent = append(dependent, c)
 		}
 	}
 	if err := e.Status(); err != nil {
@@ -169,7 +177,7 @@ end
 		e.W("function GetDependencies(obj)\n  local ns = nil\n")
 		e.W("  if type(obj.metadata) == \"table\" then ns = obj.metadata.namespace end\n")
 		e.W("  local out, seen = {}, {}\n")
-		e.W("  for _, c in ipairs({%s}) do\n", componentList(bearing))
+		e.W("  for _, c in ipairs({%s}) do\n", dependencyList(dependent))
 		e.W("    for _, u in ipairs(units(obj, c)) do\n")
 		e.W("      for _, d in ipairs(kube.getPodDependencies(u.view, ns) or {}) do\n")
 		e.W("        local key = depKey(d)\n")

@@ -177,14 +177,46 @@ func scaledList(cs []*interpreter.ComponentShape) string {
 // the replicas' accessors. A component whose instanceIdPath yields
 // nothing in an export is none: it has no instances.
 func componentTable(e *luaexport.Exporter, c *interpreter.ComponentShape, nodes map[string]string) error {
+	return writeComponentTable(e, c, componentVar(c), "", nodes)
+}
+
+// dependencyVar is the Lua name of the table GetDependencies reads for
+// component c: C<index> when c as GetDependencies reads it
+// (ComponentShape.DependencyShape) is c, else D<index>.
+func dependencyVar(c *interpreter.ComponentShape) string {
+	if d := c.DependencyShape(); len(d.Fragments) != len(c.Fragments) {
+		return fmt.Sprintf("D%d", c.Index)
+	}
+	return componentVar(c)
+}
+
+// dependencyTable writes D<index> for a component whose dependencyVar is
+// one: its table with only the paths that can name a dependency
+// (interpreter.DependencyFragment), as in process GetDependencies reads
+// them, and no scale table.
+func dependencyTable(e *luaexport.Exporter, c *interpreter.ComponentShape, nodes map[string]string) error {
+	v := dependencyVar(c)
+	if v == componentVar(c) {
+		return nil
+	}
+	return writeComponentTable(e, c.DependencyShape(), v, "its paths that can name a dependency", nodes)
+}
+
+// writeComponentTable is componentTable writing c's table as v (and its
+// scale table unless what says the table is a reading of c's).
+func writeComponentTable(e *luaexport.Exporter, c *interpreter.ComponentShape, v, what string, nodes map[string]string) error {
 	name := c.Name
-	e.W("-- component %s\n", luaexport.Escape(name))
+	if what != "" {
+		e.W("-- component %s, %s\n", luaexport.Escape(name), what)
+	} else {
+		e.W("-- component %s\n", luaexport.Escape(name))
+	}
 	if e.NoInstances(c.InstanceIDPath) {
-		e.W("local %s = {name = %s, none = true} -- no instance without its references\n\n", componentVar(c), jqlua.LuaString(name))
+		e.W("local %s = {name = %s, none = true} -- no instance without its references\n\n", v, jqlua.LuaString(name))
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "local %s = {\n", componentVar(c))
+	fmt.Fprintf(&b, "local %s = {\n", v)
 	ids := func(cm *interpreter.ComponentShape) (string, error) {
 		s := fmt.Sprintf("name = %s, label = %s", jqlua.LuaString(cm.Name), jqlua.LuaString(fmt.Sprintf("component %q", cm.Name)))
 		if cm.InstanceIDPath == "" {
@@ -285,7 +317,7 @@ func componentTable(e *luaexport.Exporter, c *interpreter.ComponentShape, nodes 
 		b.WriteString("  view = specView,\n")
 	}
 	b.WriteString("}\n\n")
-	if s := scaleVar(c); s != "" {
+	if s := scaleVar(c); s != "" && what == "" {
 		fmt.Fprintf(&b, "local %s = {\n%s}\n\n", s, scale.String())
 	}
 	e.W("%s", b.String())

@@ -371,6 +371,9 @@ func statusRank(s karta.Status) int {
 // GetDependencies is Karmada's InterpretDependency: the union of
 // kube.getPodDependencies over the PodTemplateSpec views of the present
 // instances, deduplicated and sorted (apiVersion, kind, namespace, name).
+// It reads what can name a dependency (PooledState.DependencyUnits): of a
+// fragmented component only the container paths, and nothing of one that
+// has none, as the export's GetDependencies does.
 func (k Program) GetDependencies(ctx context.Context, obj *unstructured.Unstructured) ([]DependentObjectReference, error) {
 	var out []DependentObjectReference
 	ctx, err := k.bind(ctx, interpreter.HookGetDependencies, obj)
@@ -396,9 +399,12 @@ func (k Program) GetDependencies(ctx context.Context, obj *unstructured.Unstruct
 				continue
 			}
 			bearing = true
+			if !c.NamesDependencies() {
+				continue // its views name none (ComponentShape.NamesDependencies)
+			}
 			// On a view that fails, the units before it come with the
 			// error: they are interpreted first, as they come in order.
-			units, viewErr := s.Units(ctx, obj.Object, c.Name, false)
+			units, viewErr := s.DependencyUnits(ctx, obj.Object, c.Name)
 			if viewErr != nil && units == nil {
 				return viewErr
 			}
