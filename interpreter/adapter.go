@@ -247,6 +247,9 @@ func (p *Program) replicaUnits(ctx context.Context, ev evaluator, c *compModel, 
 	if err != nil {
 		return nil, err
 	}
+	if len(insts) == 0 && c.emptyWithoutIDs {
+		return nil, nil // absent (instancesInto): its scales are not read either
+	}
 	scales, err := p.scales(ctx, ev, c, obj, insts, replicasOnly)
 	if err != nil {
 		return nil, err

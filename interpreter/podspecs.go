@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kartalua/karta/internal/jqdirect"
+	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	"github.com/kartalua/karta/karta"
 )
@@ -312,6 +313,20 @@ func compileScale(x *exprTable, sd *karta.ScaleDefinition) (*scaleProgram, error
 // (`.spec | select(.worker == null) | .labels`). Q is pure, so on the same
 // object and variables it gives no output there either, and a pipe whose
 // left side gives none runs nothing on its right.
+// idsFromReferences reports whether the component's instanceIdPath reads
+// nothing of the object (only references and constants): the trainjob
+// built-in's job, whose instances are its runtime's replicated jobs.
+func (cm *compModel) idsFromReferences() bool {
+	if cm.ids == nil || !cm.podBearing() {
+		return false
+	}
+	a, err := cm.exprs.analysis(cm.ids.expr)
+	if err != nil || a.Query == nil || len(a.Vars) == 0 {
+		return false
+	}
+	return !jqexpr.ReadsInput(a.Query)
+}
+
 func (cm *compModel) guardedByIDs() bool {
 	if cm.ids == nil || !cm.podBearing() {
 		return false

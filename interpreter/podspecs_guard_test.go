@@ -55,6 +55,8 @@ func TestAbsentComponentsAreNotEvaluated(t *testing.T) {
 		{"pytorchjob/master", false},
 		// Its ids iterate: no literal after the guard.
 		{"jobset/replicatedjob", false},
+		// Its ids read only references (idsFromReferences).
+		{"trainjob/job", true},
 	} {
 		assert.Equal(t, tc.guarded, guarded[tc.comp], tc.comp)
 	}
