@@ -129,7 +129,8 @@ func (n *objectNode) one(c *dctx, in any) (any, bool, bool) {
 		return nil, false, false
 	}
 	if n.asRecord {
-		r := &record{keys: n.keys, vals: make([]any, len(vals))}
+		// One allocation for a record of up to four keys, as build makes.
+		r := newRecord(n.keys)
 		copy(r.vals, vals)
 		return r, true, true
 	}
