@@ -46,7 +46,7 @@ func isSingle(n dnode) bool {
 		return isSingle(x.x)
 	case *func1Node:
 		return isSingle(x.arg)
-	case *arrayNode, *arrayFnNode, *firstNode, *anyAllNode, *anyAllOfNode:
+	case *arrayNode, *arrayFnNode, *firstNode, *anyAllNode, *anyAllOfNode, *presentObject, *presentArray:
 		// One array, one first output or none, one boolean.
 		return true
 	case *objectNode:
