@@ -18,17 +18,25 @@ import (
 // (docs/performance.md, "Fifth round") answer as their former text did:
 // the same outputs, or the same error, on the examples' shapes and on
 // odd ones. gojq, the oracle every back end and export is held to, runs
-// both. AppWrapper's podSet paths: every shape the split tells apart (no
-// "[", an index, an empty key, an unclosed or doubled bracket, a path that
-// is not a string), under each of the three expressions that split them.
+// both. AppWrapper's podSets: every shape of path the split tells apart
+// (no "[", an index, an empty key, an unclosed or doubled bracket, a path
+// that is not a string) and every kind of name, under each of the three
+// expressions that derive them.
 
-// appWrapperSplitBefore is how AppWrapper's podSet paths were split: every
-// key split again at "[", an array per key on every call.
-const appWrapperSplitBefore = `s: [.p.path | split(".")[] | split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)]}`
-
-// appWrapperSplitAfter splits a key again only when some key has a "[" or
-// is empty.
-const appWrapperSplitAfter = `s: (.p.path | split(".") | if ([.[] | select(. == "" or (split("[") | .[0]) != .)] | length) > 0 then map(split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)) else . end)}`
+// appWrapperRewrites are the parts of AppWrapper's podSet derivation
+// rewritten, their former text and today's: the podSet path split again
+// at "[" only when some key has a "[" or is empty (it built an array per
+// key on every call), and the wrapped object's name picked from the
+// names it could have without building their array and its filtered
+// copy.
+var appWrapperRewrites = []struct{ before, after string }{
+	{`s: [.p.path | split(".")[] | split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)]}`,
+		`s: (.p.path | split(".") | if ([.[] | select(. == "" or (split("[") | .[0]) != .)] | length) > 0 then map(split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)) else . end)}`},
+	{`n: ([.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name]
+       | map(select(. != null and . != "")) | first),`,
+		`n: [(.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name)
+       | select(. != null and . != "")][0],`},
+}
 
 func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 	aw := builtinKarta(t, "appwrapper")
@@ -46,6 +54,19 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 			"pytorchReplicaSpecs": {"Worker": {"template": {}}}, "workerGroupSpecs": [{"groupName": "g", "template": {}}]}},
 			"podSets": [{"path": `+p+`, "replicas": 2}]}]}}`)
 	}
+	// The wrapped object's name: the status' when it is neither null nor
+	// "", else the template's; a false or a number passes; a status or a
+	// template of the wrong type fails.
+	for _, names := range []struct{ status, template string }{
+		{`"s"`, `"t"`}, {`""`, `"t"`}, {`null`, `"t"`}, {`""`, `""`}, {`null`, `null`}, {`false`, `"t"`}, {`3`, `"t"`}, {`"s"`, `{}`},
+	} {
+		awObjects = append(awObjects, `{"spec": {"components": [{"template": {"metadata": {"name": `+names.template+`}, "spec": {"template": {}}},
+			"podSets": [{"path": "template.spec.template"}]}]},
+			"status": {"componentStatus": [{"name": `+names.status+`, "podSets": [{"path": "template.spec.template"}]}]}}`)
+	}
+	awObjects = append(awObjects, `{"spec": {"components": [{"template": "x"}]}, "status": {"componentStatus": [{"name": "s", "podSets": []}]}}`,
+		`{"spec": {"components": [{"template": {}}]}, "status": {"componentStatus": "x"}}`,
+		`{"spec": {"components": [{"template": {"metadata": "m"}}]}, "status": {"componentStatus": [{"name": "s", "podSets": [{"path": "template"}]}]}}`)
 	awObjects = append(awObjects, `{}`, `{"spec": {"components": []}}`, `{"spec": {"components": "x"}}`,
 		`{"spec": {"components": [{"template": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {}}}}]}}`)
 
@@ -60,8 +81,11 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Contains(t, tt.after, appWrapperSplitAfter)
-			before := strings.ReplaceAll(tt.after, appWrapperSplitAfter, appWrapperSplitBefore)
+			before := tt.after
+			for _, rw := range appWrapperRewrites {
+				require.Contains(t, tt.after, rw.after)
+				before = strings.ReplaceAll(before, rw.after, rw.before)
+			}
 			for _, text := range tt.objects {
 				var obj any
 				require.NoError(t, yaml.Unmarshal([]byte(text), &obj), text)
