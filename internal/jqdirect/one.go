@@ -266,16 +266,9 @@ func (n *indexNode) eval1(c *dctx, in any) (any, bool, bool) {
 	if !stepOne(c, hasBase) {
 		return nil, false, false
 	}
-	var s pathStep
-	switch x := k.(type) {
-	case string:
-		s.key = x
-	default:
-		i, ok := intIndex(k)
-		if !ok {
-			return nil, false, false
-		}
-		s.isIndex, s.index = true, i
+	s, ok := keyStep(k)
+	if !ok {
+		return nil, false, false
 	}
 	if !hasBase {
 		return nil, false, true
