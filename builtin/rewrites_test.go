@@ -21,7 +21,8 @@ import (
 // both. AppWrapper's podSets: every shape of path the split tells apart
 // (no "[", an index, an empty key, an unclosed or doubled bracket, a path
 // that is not a string) and every kind of name, under each of the three
-// expressions that derive them.
+// expressions that derive them; Argo Workflow's pod instance id, on pods
+// of every naming and every ARGO_TEMPLATE.
 
 // appWrapperRewrites are the parts of AppWrapper's podSet derivation
 // rewritten, their former text and today's: the podSet path split again
@@ -37,6 +38,13 @@ var appWrapperRewrites = []struct{ before, after string }{
 		`n: [(.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name)
        | select(. != null and . != "")][0],`},
 }
+
+// workflowIDBefore is Argo Workflow's pod instance idPath as it was: the
+// candidates' array built, then filtered into another.
+const workflowIDBefore = `[(if .metadata.name == .metadata.labels["workflows.argoproj.io/workflow"] then ""
+  else (.metadata | .name[(.labels["workflows.argoproj.io/workflow"] | length) + 1:] | split("-") | .[:-1] | join("-")) end),
+ ((.spec.initContainers[]?, .spec.containers[]?) | .env[]? | select(.name == "ARGO_TEMPLATE") | .value | ltrimstr("{\"name\":\"") | split("\"") | .[0])]
+| map(select(. != null and . != "")) | first`
 
 func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 	aw := builtinKarta(t, "appwrapper")
@@ -79,13 +87,40 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 		{"appwrapper podTemplateSpecPath", podset.SpecDefinition.PodTemplateSpecPath, awObjects},
 		{"appwrapper replicasPath", podset.ScaleDefinition.ReplicasPath, awObjects},
 	}
+	wf := builtinKarta(t, "workflow")
+	step := wf.Spec.StructureDefinition.ChildComponents[0]
+	// Pods named as the workflow, by v2 names, with and without
+	// ARGO_TEMPLATE (in an init container, several, empty, not JSON, not a
+	// string), and of the wrong types.
+	env := func(v string) string { return `{"env": [{"name": "ARGO_TEMPLATE", "value": ` + v + `}]}` }
+	var pods []string
+	for _, meta := range []string{`{"name": "wf", "labels": {"workflows.argoproj.io/workflow": "wf"}}`,
+		`{"name": "wf-train-step-123", "labels": {"workflows.argoproj.io/workflow": "wf"}}`,
+		`{"name": "wf-123", "labels": {"workflows.argoproj.io/workflow": "wf"}}`, `{"name": "wf-1", "labels": {}}`,
+		`{"name": 7, "labels": {"workflows.argoproj.io/workflow": "wf"}}`, `{}`} {
+		for _, spec := range []string{`{}`, `{"containers": [` + env(`"{\"name\":\"train\",\"x\":1}"`) + `]}`,
+			`{"initContainers": [` + env(`"{\"name\":\"init\"}"`) + `], "containers": [` + env(`"{\"name\":\"main\"}"`) + `]}`,
+			`{"containers": [` + env(`""`) + `, ` + env(`"plain"`) + `]}`, `{"containers": [` + env(`3`) + `]}`,
+			`{"containers": [` + env(`null`) + `]}`, `{"containers": "x"}`} {
+			pods = append(pods, `{"metadata": `+meta+`, "spec": `+spec+`}`)
+		}
+	}
+	tests = append(tests, struct {
+		name    string
+		after   string
+		objects []string
+	}{"workflow idPath", step.PodSelector.ComponentInstanceSelector.IDPath, pods})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := tt.after
-			for _, rw := range appWrapperRewrites {
-				require.Contains(t, tt.after, rw.after)
-				before = strings.ReplaceAll(before, rw.after, rw.before)
+			before := workflowIDBefore
+			if tt.name != "workflow idPath" {
+				before = tt.after
+				for _, rw := range appWrapperRewrites {
+					require.Contains(t, tt.after, rw.after)
+					before = strings.ReplaceAll(before, rw.after, rw.before)
+				}
 			}
+			require.NotEqual(t, before, tt.after)
 			for _, text := range tt.objects {
 				var obj any
 				require.NoError(t, yaml.Unmarshal([]byte(text), &obj), text)
