@@ -15,7 +15,7 @@ import (
 )
 
 // Expressions of the built-ins rewritten to compute less on every call
-// (docs/performance.md, "Fifth round") answer as their former text did:
+// (docs/performance.md, "What placement builds") answer as their former text did:
 // the same outputs, or the same error, on the examples' shapes and on
 // odd ones. gojq, the oracle every back end and export is held to, runs
 // both. AppWrapper's podSets: every shape of path the split tells apart
