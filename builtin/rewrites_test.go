@@ -22,8 +22,8 @@ import (
 // (no "[", an index, an empty key, an unclosed or doubled bracket, a path
 // that is not a string) and every kind of name, under each of the three
 // expressions that derive them; Argo Workflow's pod instance id, on pods
-// of every naming and every ARGO_TEMPLATE; PodCliqueSet's scaled minimum
-// and its cliques' minimums, on templates of every shape.
+// of every naming and every ARGO_TEMPLATE; PodCliqueSet's scaled minimum,
+// on templates of every shape.
 
 // appWrapperRewrites are the parts of AppWrapper's podSet derivation
 // rewritten, their former text and today's: the podSet path split again
@@ -49,22 +49,13 @@ const workflowIDBefore = `[(if .metadata.name == .metadata.labels["workflows.arg
 
 // podCliqueSetMinBefore is PodCliqueSet's scaled group's minMemberPath as
 // it was: a pair object per scaling group and clique. Today's binds them
-// to variables (no export carries a gang's minimum; the replicasPath,
-// which Karmada's export carries, keeps its pairs: the export has no
-// variable binding).
+// to variables (no export carries a gang's minimum; its scale paths, which
+// Karmada's export carries, keep their pairs: the export has no variable
+// binding).
 const podCliqueSetMinBefore = `[.spec.template | {t: ., g: .podCliqueScalingGroups[]?}
  | [{g: .g, c: .t.cliques[]?}
     | select((.g.cliqueNames - [.c.name] | length) < (.g.cliqueNames | length))
     | .c.spec.minAvailable // .c.spec.replicas // 1] | add] | min`
-
-// podCliqueSetMinReplicasBefore is the clique's minReplicasPath as it
-// was; Karmada's export, which has no variable binding, carries the
-// replicasPath beside it but not the minimum.
-const podCliqueSetMinReplicasBefore = `.spec.template | {t: ., c: .cliques[]?}
-| (.c.spec.minAvailable // .c.spec.replicas // 1)
-* ([{n: .c.name, g: .t.podCliqueScalingGroups[]?}
-    | select((.g.cliqueNames - [.n] | length) < (.g.cliqueNames | length))
-    | .g.minAvailable // 1][0] // 1)`
 
 func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 	aw := builtinKarta(t, "appwrapper")
@@ -134,7 +125,11 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 	require.Equal(t, "scaled", pcs.Spec.Instructions.GangScheduling.PodGroups[0].Name)
 	// Templates without cliques or groups, of the wrong types, cliques in
 	// no group, in one, in two, names that are no strings.
-	pcsObjects := []string{
+	tests = append(tests, struct {
+		name    string
+		after   string
+		objects []string
+	}{"podcliqueset minMemberPath", pcs.Spec.Instructions.GangScheduling.PodGroups[0].MinMemberPath, []string{
 		`{}`, `{"spec": {"template": "x"}}`, `{"spec": {"template": {"cliques": "x", "podCliqueScalingGroups": [{"cliqueNames": ["a"]}]}}}`,
 		`{"spec": {"template": {"cliques": [{"name": "a"}, {"name": "b", "spec": {"replicas": 2, "minAvailable": 1}}, {"name": "c", "spec": {"replicas": 3}}],
 			"podCliqueScalingGroups": [{"cliqueNames": ["b", "c"], "replicas": 3}, {"cliqueNames": ["a", "c"]}]}}}`,
@@ -144,22 +139,10 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 		`{"spec": {"template": {"cliques": [{"name": "a"}], "podCliqueScalingGroups": "g"}}}`,
 		`{"spec": {"template": {"cliques": [{"name": 1, "spec": {"minAvailable": "2"}}], "podCliqueScalingGroups": [{"cliqueNames": [1]}]}}}`,
 		`{"spec": {"template": {"podCliqueScalingGroups": [{"cliqueNames": ["a"]}]}}}`,
-		`{"spec": {"template": {"cliques": [{"name": "a"}], "podCliqueScalingGroups": []}}}`,
-		`{"spec": {"template": {"cliques": [{"name": "a", "spec": "x"}], "podCliqueScalingGroups": [{"cliqueNames": ["a"], "minAvailable": 0}]}}}`}
-	clique := pcs.Spec.StructureDefinition.ChildComponents[0]
-	require.Equal(t, "clique", clique.Name)
-	tests = append(tests, []struct {
-		name    string
-		after   string
-		objects []string
-	}{
-		{"podcliqueset minMemberPath", pcs.Spec.Instructions.GangScheduling.PodGroups[0].MinMemberPath, pcsObjects},
-		{"podcliqueset minReplicasPath", clique.ScaleDefinition.MinReplicasPath, pcsObjects},
-	}...)
+		`{"spec": {"template": {"cliques": [{"name": "a"}], "podCliqueScalingGroups": []}}}`}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := map[string]string{"workflow idPath": workflowIDBefore, "podcliqueset minMemberPath": podCliqueSetMinBefore,
-				"podcliqueset minReplicasPath": podCliqueSetMinReplicasBefore}[tt.name]
+			before := map[string]string{"workflow idPath": workflowIDBefore, "podcliqueset minMemberPath": podCliqueSetMinBefore}[tt.name]
 			if before == "" {
 				before = tt.after
 				for _, rw := range appWrapperRewrites {
