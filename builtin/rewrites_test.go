@@ -22,8 +22,7 @@ import (
 // (no "[", an index, an empty key, an unclosed or doubled bracket, a path
 // that is not a string) and every kind of name, under each of the three
 // expressions that derive them; Argo Workflow's pod instance id, on pods
-// of every naming and every ARGO_TEMPLATE; PodCliqueSet's scaled minimum,
-// on templates of every shape.
+// of every naming and every ARGO_TEMPLATE.
 
 // appWrapperRewrites are the parts of AppWrapper's podSet derivation
 // rewritten, their former text and today's: the podSet path split again
@@ -46,16 +45,6 @@ const workflowIDBefore = `[(if .metadata.name == .metadata.labels["workflows.arg
   else (.metadata | .name[(.labels["workflows.argoproj.io/workflow"] | length) + 1:] | split("-") | .[:-1] | join("-")) end),
  ((.spec.initContainers[]?, .spec.containers[]?) | .env[]? | select(.name == "ARGO_TEMPLATE") | .value | ltrimstr("{\"name\":\"") | split("\"") | .[0])]
 | map(select(. != null and . != "")) | first`
-
-// podCliqueSetMinBefore is PodCliqueSet's scaled group's minMemberPath as
-// it was: a pair object per scaling group and clique. Today's binds them
-// to variables (no export carries a gang's minimum; its scale paths, which
-// Karmada's export carries, keep their pairs: the export has no variable
-// binding).
-const podCliqueSetMinBefore = `[.spec.template | {t: ., g: .podCliqueScalingGroups[]?}
- | [{g: .g, c: .t.cliques[]?}
-    | select((.g.cliqueNames - [.c.name] | length) < (.g.cliqueNames | length))
-    | .c.spec.minAvailable // .c.spec.replicas // 1] | add] | min`
 
 func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 	aw := builtinKarta(t, "appwrapper")
@@ -121,29 +110,10 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 		after   string
 		objects []string
 	}{"workflow idPath", step.PodSelector.ComponentInstanceSelector.IDPath, pods})
-	pcs := builtinKarta(t, "podcliqueset")
-	require.Equal(t, "scaled", pcs.Spec.Instructions.GangScheduling.PodGroups[0].Name)
-	// Templates without cliques or groups, of the wrong types, cliques in
-	// no group, in one, in two, names that are no strings.
-	tests = append(tests, struct {
-		name    string
-		after   string
-		objects []string
-	}{"podcliqueset minMemberPath", pcs.Spec.Instructions.GangScheduling.PodGroups[0].MinMemberPath, []string{
-		`{}`, `{"spec": {"template": "x"}}`, `{"spec": {"template": {"cliques": "x", "podCliqueScalingGroups": [{"cliqueNames": ["a"]}]}}}`,
-		`{"spec": {"template": {"cliques": [{"name": "a"}, {"name": "b", "spec": {"replicas": 2, "minAvailable": 1}}, {"name": "c", "spec": {"replicas": 3}}],
-			"podCliqueScalingGroups": [{"cliqueNames": ["b", "c"], "replicas": 3}, {"cliqueNames": ["a", "c"]}]}}}`,
-		`{"spec": {"template": {"cliques": [{"name": "a"}], "podCliqueScalingGroups": [{"cliqueNames": "a"}]}}}`,
-		`{"spec": {"template": {"cliques": [{"name": "a"}], "podCliqueScalingGroups": [{"cliqueNames": null}, {}]}}}`,
-		`{"spec": {"template": {"cliques": ["a", {"name": "b"}], "podCliqueScalingGroups": [{"cliqueNames": ["b"]}]}}}`,
-		`{"spec": {"template": {"cliques": [{"name": "a"}], "podCliqueScalingGroups": "g"}}}`,
-		`{"spec": {"template": {"cliques": [{"name": 1, "spec": {"minAvailable": "2"}}], "podCliqueScalingGroups": [{"cliqueNames": [1]}]}}}`,
-		`{"spec": {"template": {"podCliqueScalingGroups": [{"cliqueNames": ["a"]}]}}}`,
-		`{"spec": {"template": {"cliques": [{"name": "a"}], "podCliqueScalingGroups": []}}}`}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := map[string]string{"workflow idPath": workflowIDBefore, "podcliqueset minMemberPath": podCliqueSetMinBefore}[tt.name]
-			if before == "" {
+			before := workflowIDBefore
+			if tt.name != "workflow idPath" {
 				before = tt.after
 				for _, rw := range appWrapperRewrites {
 					require.Contains(t, tt.after, rw.after)
