@@ -81,6 +81,9 @@ type jqPath struct {
 	field string
 	expr  string
 	value *jqProgram
+	// presence is value for presence only, nil when value builds nothing
+	// it outputs (presenceProgram); set on the spec paths alone.
+	presence *jqProgram
 	// pathQuery is path(EXPR), compiled by pathProgram on the first write
 	// through the path: most Programs never write, and gojq compiling
 	// path() of every path at Compile was a third of a Compile's
@@ -223,6 +226,9 @@ func (cm *compModel) compileSpec(sd *karta.SpecDefinition) error {
 	}
 	if err != nil {
 		return err
+	}
+	if cm.spec != nil {
+		cm.spec.presence = presenceProgram(cm.spec.value)
 	}
 	if err := cm.compileViews(sd.View); err != nil {
 		return err
@@ -408,7 +414,7 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 		insts = append(insts, instance{id: id, index: i, present: true})
 	}
 	zip := func(p *jqPath) ([]any, error) {
-		outs, err := ev.all(ctx, p.value, obj)
+		outs, err := ev.all(ctx, p.reading(read), obj)
 		if err != nil {
 			return nil, fmt.Errorf("component %q: %s: %w", name, p.field, err)
 		}

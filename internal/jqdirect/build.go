@@ -270,16 +270,9 @@ func (n *indexNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 		return out, false
 	}
 	for _, k := range ks {
-		var s pathStep
-		switch x := k.(type) {
-		case string:
-			s.key = x
-		default:
-			i, ok := intIndex(k)
-			if !ok {
-				return out, false
-			}
-			s.isIndex, s.index = true, i
+		s, ok := keyStep(k)
+		if !ok {
+			return out, false
 		}
 		for _, b := range bs {
 			v, ok := index(b, &s)
@@ -290,6 +283,16 @@ func (n *indexNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 		}
 	}
 	return out, true
+}
+
+// keyStep is the step of a computed key: .[k] of a string, an integer
+// index of a number, ok false (a decline) for any other key.
+func keyStep(k any) (pathStep, bool) {
+	if x, ok := k.(string); ok {
+		return pathStep{key: x}, true
+	}
+	i, ok := intIndex(k)
+	return pathStep{isIndex: true, index: i}, ok
 }
 
 // intIndex is a number used as an index or a slice bound when it is an

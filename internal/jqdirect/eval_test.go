@@ -58,6 +58,9 @@ var directExprs = []string{
 	`.arr[1:]`, `.arr[:-1]`, `.arr[1:2]`, `.arr[-2:]`, `.s[1:]`, `.s[:-1]`, `.s[2:4]`, `.u[1:3]`, `.u[-2:]`, `.n[1:]`,
 	`.b[1:]`, `.arr[.n:]`, `[.arr[(0, 1):(2, 3)]]`, `.arr[1.5:]`, `.s[10:]`, `.arr[5:1]`, `[.arr[1:][]]`, `.m[1:]`,
 	`.arr[:.f]`, `.arr[null:2]`, `.arr["a":]`, `.p | split(".") | .[1:][0]`,
+	// Single computed indexes and error (one.go): the key before the base, its type checked when the base gives nothing.
+	`.m[.s][.s]`, `.arr[.n][.n]`, `(.a | select(false))["x"]`, `(.a | select(false))[true]`, `(.a | select(false))[.n]`, `.arr[.m]`,
+	`if .n == 1 then .s else error("deep \(.n)") end`, `error(empty)`, `{a: .arr[.n], b: .m[.s]} | .a`, `.m[.s | select(. == "zz")]`,
 	// % truncates both operands to integers, the sign of the dividend.
 	`.n % 2`, `.n % -2`, `-.n % 3`, `.n % 0`, `.f % 1`, `5 % .n`, `.n % 0.5`, `.big % 2`, `.s % 2`, `7.9 % 2.9`, `-7 % -3`,
 	// Chains of arithmetic (arith.go): numbers unboxed between operators,

@@ -46,7 +46,7 @@ func isSingle(n dnode) bool {
 		return isSingle(x.x)
 	case *func1Node:
 		return isSingle(x.arg)
-	case *arrayNode, *arrayFnNode, *firstNode, *anyAllNode, *anyAllOfNode:
+	case *arrayNode, *arrayFnNode, *firstNode, *anyAllNode, *anyAllOfNode, *presentObject, *presentArray:
 		// One array, one first output or none, one boolean.
 		return true
 	case *objectNode:
@@ -62,6 +62,9 @@ func isSingle(n dnode) bool {
 		return (x.base == nil || isSingle(x.base)) && (x.start == nil || isSingle(x.start)) && (x.end == nil || isSingle(x.end))
 	case *hasNode:
 		return isSingle(x.k)
+	case *errorNode:
+		// No output ever: f's first output is the error.
+		return isSingle(x.f)
 	case *bindNode:
 		return isSingle(x.src) && isSingle(x.body)
 	case *reduceNode:
@@ -248,11 +251,49 @@ func (n *firstNode) eval1(c *dctx, in any) (any, bool, bool)    { return viaEval
 func (n *anyAllNode) eval1(c *dctx, in any) (any, bool, bool)   { return viaEval(c, n, in) }
 func (n *anyAllOfNode) eval1(c *dctx, in any) (any, bool, bool) { return viaEval(c, n, in) }
 
-func (n *indexNode) eval1(c *dctx, in any) (any, bool, bool)  { return viaEval(c, n, in) }
 func (n *sliceNode) eval1(c *dctx, in any) (any, bool, bool)  { return viaEval(c, n, in) }
 func (n *hasNode) eval1(c *dctx, in any) (any, bool, bool)    { return viaEval(c, n, in) }
 func (n *bindNode) eval1(c *dctx, in any) (any, bool, bool)   { return viaEval(c, n, in) }
 func (n *reduceNode) eval1(c *dctx, in any) (any, bool, bool) { return viaEval(c, n, in) }
+
+// eval1 of a computed index of a single key and base: indexNode.eval's
+// order, steps and declines (the key first, none of the base without
+// one; the key's type checked even when the base gives nothing) without
+// its two buffers. AppWrapper's templates follow a podSet's keys with
+// four nested indexes, `.c.template[.s[1]][.s[2]]…`, on every call.
+func (n *indexNode) eval1(c *dctx, in any) (any, bool, bool) {
+	k, has, ok := one(c, n.key, in)
+	if !ok || !has {
+		return nil, false, ok
+	}
+	b, hasBase := in, true
+	if n.base != nil {
+		if b, hasBase, ok = one(c, n.base, in); !ok {
+			return nil, false, false
+		}
+	}
+	if !stepOne(c, hasBase) {
+		return nil, false, false
+	}
+	s, ok := keyStep(k)
+	if !ok {
+		return nil, false, false
+	}
+	if !hasBase {
+		return nil, false, true
+	}
+	v, ok := index(b, &s)
+	return v, ok, ok
+}
+
+// eval1 of error(f): no output, or the error of f's first output, which
+// declines (errorNode.eval). Being single lets an `if` whose last branch
+// fails (AppWrapper's "podSet path … is deeper than this Karta follows")
+// take the single form.
+func (n *errorNode) eval1(c *dctx, in any) (any, bool, bool) {
+	_, has, ok := one(c, n.f, in)
+	return nil, false, ok && !has
+}
 
 // viaEval is eval1 of a single node through its eval.
 func viaEval(c *dctx, n dnode, in any) (any, bool, bool) {

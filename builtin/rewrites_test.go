@@ -1,0 +1,165 @@
+package builtin_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kartalua/karta/builtin"
+	"github.com/kartalua/karta/internal/jqvalue"
+	"github.com/kartalua/karta/internal/third_party/gojq"
+	"github.com/kartalua/karta/karta"
+)
+
+// Expressions of the built-ins rewritten to compute less on every call
+// (docs/performance.md, "What placement builds") answer as their former text did:
+// the same outputs, or the same error, on the examples' shapes and on
+// odd ones. gojq, the oracle every back end and export is held to, runs
+// both. AppWrapper's podSets: every shape of path the split tells apart
+// (no "[", an index, an empty key, an unclosed or doubled bracket, a path
+// that is not a string) and every kind of name, under each of the three
+// expressions that derive them; Argo Workflow's pod instance id, on pods
+// of every naming and every ARGO_TEMPLATE.
+
+// appWrapperRewrites are the parts of AppWrapper's podSet derivation
+// rewritten, their former text and today's: the podSet path split again
+// at "[" only when some key has a "[" or is empty (it built an array per
+// key on every call), and the wrapped object's name picked from the
+// names it could have without building their array and its filtered
+// copy.
+var appWrapperRewrites = []struct{ before, after string }{
+	{`s: [.p.path | split(".")[] | split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)]}`,
+		`s: (.p.path | split(".") | if ([.[] | select(. == "" or (split("[") | .[0]) != .)] | length) > 0 then map(split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)) else . end)}`},
+	{`n: ([.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name]
+       | map(select(. != null and . != "")) | first),`,
+		`n: [(.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name)
+       | select(. != null and . != "")][0],`},
+}
+
+// workflowIDBefore is Argo Workflow's pod instance idPath as it was: the
+// candidates' array built, then filtered into another.
+const workflowIDBefore = `[(if .metadata.name == .metadata.labels["workflows.argoproj.io/workflow"] then ""
+  else (.metadata | .name[(.labels["workflows.argoproj.io/workflow"] | length) + 1:] | split("-") | .[:-1] | join("-")) end),
+ ((.spec.initContainers[]?, .spec.containers[]?) | .env[]? | select(.name == "ARGO_TEMPLATE") | .value | ltrimstr("{\"name\":\"") | split("\"") | .[0])]
+| map(select(. != null and . != "")) | first`
+
+func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
+	aw := builtinKarta(t, "appwrapper")
+	podset := aw.Spec.StructureDefinition.ChildComponents[0]
+
+	// A podSet path of every shape the split tells apart.
+	paths := []string{`"template"`, `"template.spec.template"`, `"template.spec.pytorchReplicaSpecs.Worker.template"`,
+		`"template.spec.replicatedJobs[1].template.spec.template"`, `"template.spec.workerGroupSpecs[0].template"`,
+		`"template.spec..template"`, `""`, `"."`, `"template[x]"`, `"a[0]b"`, `"a]"`, `"a[[1]]"`, `"[0]"`,
+		`null`, `3`, `["template"]`}
+	var awObjects []string
+	for _, p := range paths {
+		awObjects = append(awObjects, `{"spec": {"components": [{"template": {"metadata": {"name": "w"},
+			"spec": {"template": {"spec": {}}, "replicatedJobs": [{"name": "a"}, {"name": "b", "template": {"spec": {"template": {}}}}],
+			"pytorchReplicaSpecs": {"Worker": {"template": {}}}, "workerGroupSpecs": [{"groupName": "g", "template": {}}]}},
+			"podSets": [{"path": `+p+`, "replicas": 2}]}]}}`)
+	}
+	// The wrapped object's name: the status' when it is neither null nor
+	// "", else the template's; a false or a number passes; a status or a
+	// template of the wrong type fails.
+	for _, names := range []struct{ status, template string }{
+		{`"s"`, `"t"`}, {`""`, `"t"`}, {`null`, `"t"`}, {`""`, `""`}, {`null`, `null`}, {`false`, `"t"`}, {`3`, `"t"`}, {`"s"`, `{}`},
+	} {
+		awObjects = append(awObjects, `{"spec": {"components": [{"template": {"metadata": {"name": `+names.template+`}, "spec": {"template": {}}},
+			"podSets": [{"path": "template.spec.template"}]}]},
+			"status": {"componentStatus": [{"name": `+names.status+`, "podSets": [{"path": "template.spec.template"}]}]}}`)
+	}
+	awObjects = append(awObjects, `{"spec": {"components": [{"template": "x"}]}, "status": {"componentStatus": [{"name": "s", "podSets": []}]}}`,
+		`{"spec": {"components": [{"template": {}}]}, "status": {"componentStatus": "x"}}`,
+		`{"spec": {"components": [{"template": {"metadata": "m"}}]}, "status": {"componentStatus": [{"name": "s", "podSets": [{"path": "template"}]}]}}`)
+	awObjects = append(awObjects, `{}`, `{"spec": {"components": []}}`, `{"spec": {"components": "x"}}`,
+		`{"spec": {"components": [{"template": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {}}}}]}}`)
+
+	tests := []struct {
+		name    string
+		after   string
+		objects []string
+	}{
+		{"appwrapper instanceIdPath", podset.InstanceIDPath, awObjects},
+		{"appwrapper podTemplateSpecPath", podset.SpecDefinition.PodTemplateSpecPath, awObjects},
+		{"appwrapper replicasPath", podset.ScaleDefinition.ReplicasPath, awObjects},
+	}
+	wf := builtinKarta(t, "workflow")
+	step := wf.Spec.StructureDefinition.ChildComponents[0]
+	// Pods named as the workflow, by v2 names, with and without
+	// ARGO_TEMPLATE (in an init container, several, empty, not JSON, not a
+	// string), and of the wrong types.
+	env := func(v string) string { return `{"env": [{"name": "ARGO_TEMPLATE", "value": ` + v + `}]}` }
+	var pods []string
+	for _, meta := range []string{`{"name": "wf", "labels": {"workflows.argoproj.io/workflow": "wf"}}`,
+		`{"name": "wf-train-step-123", "labels": {"workflows.argoproj.io/workflow": "wf"}}`,
+		`{"name": "wf-123", "labels": {"workflows.argoproj.io/workflow": "wf"}}`, `{"name": "wf-1", "labels": {}}`,
+		`{"name": 7, "labels": {"workflows.argoproj.io/workflow": "wf"}}`, `{}`} {
+		for _, spec := range []string{`{}`, `{"containers": [` + env(`"{\"name\":\"train\",\"x\":1}"`) + `]}`,
+			`{"initContainers": [` + env(`"{\"name\":\"init\"}"`) + `], "containers": [` + env(`"{\"name\":\"main\"}"`) + `]}`,
+			`{"containers": [` + env(`""`) + `, ` + env(`"plain"`) + `]}`, `{"containers": [` + env(`3`) + `]}`,
+			`{"containers": [` + env(`null`) + `]}`, `{"containers": "x"}`} {
+			pods = append(pods, `{"metadata": `+meta+`, "spec": `+spec+`}`)
+		}
+	}
+	tests = append(tests, struct {
+		name    string
+		after   string
+		objects []string
+	}{"workflow idPath", step.PodSelector.ComponentInstanceSelector.IDPath, pods})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := workflowIDBefore
+			if tt.name != "workflow idPath" {
+				before = tt.after
+				for _, rw := range appWrapperRewrites {
+					require.Contains(t, tt.after, rw.after)
+					before = strings.ReplaceAll(before, rw.after, rw.before)
+				}
+			}
+			require.NotEqual(t, before, tt.after)
+			for _, text := range tt.objects {
+				var obj any
+				require.NoError(t, yaml.Unmarshal([]byte(text), &obj), text)
+				wantOuts, wantErr := runGojq(t, before, obj)
+				gotOuts, gotErr := runGojq(t, tt.after, obj)
+				assert.Equal(t, wantErr, gotErr, "error on %s", text)
+				assert.Equal(t, wantOuts, gotOuts, "outputs on %s", text)
+			}
+		})
+	}
+}
+
+// builtinKarta is the named built-in's Karta.
+func builtinKarta(t *testing.T, name string) *karta.Karta {
+	t.Helper()
+	b, ok, err := builtin.Get(name)
+	require.NoError(t, err)
+	require.True(t, ok, name)
+	return b.Karta
+}
+
+// runGojq is expr's outputs on in up to its first error, and that error's
+// text ("" for none).
+func runGojq(t *testing.T, expr string, in any) ([]any, string) {
+	t.Helper()
+	q, err := gojq.Parse(expr)
+	require.NoError(t, err, expr)
+	code, err := gojq.Compile(q)
+	require.NoError(t, err, expr)
+	var outs []any
+	it := code.Run(jqvalue.Input(in))
+	for {
+		v, ok := it.Next()
+		if !ok {
+			return outs, ""
+		}
+		if err, isErr := v.(error); isErr {
+			return outs, err.Error()
+		}
+		outs = append(outs, v)
+	}
+}
