@@ -32,17 +32,20 @@ const (
 // compareValues. An accessor's Lua folds a local used once on the next
 // line into that use, an else holding one if into an elseif, the and and
 // or of locals into expressions, and a one-output accessor ends in J.one's
-// call. But every script still carries its own copy of the jq
+// call. The dependency rule carries of a fragmented component only its
+// container paths (interpreter.DependencyFragment), and nothing of one
+// without them. But every script still carries its own copy of the jq
 // runtime (Karmada has no shared library), and a component rule every
-// component's accessors. A change that grows an export past the ceiling,
+// component's accessors: AppWrapper's two component rules each derive
+// its podSets from their paths, and it stays over the target. A change that grows an export past the ceiling,
 // or PyTorchJob's past its target, fails, and so does one that leaves
 // fewer Karmada exports within the target. The argocd-cm holds the
 // CronJob's and the Deployment's matchers over their references too
 // (issue 32: the Jobs, the ReplicaSets), exported with their fallbacks,
 // and is within its target.
 const (
-	karmadaCeiling      = 120_000
-	karmadaWithinTarget = 35
+	karmadaCeiling      = 118_000
+	karmadaWithinTarget = 36
 )
 
 // TestExportSizes: the exports of the built-ins stay within the ceilings,
