@@ -141,7 +141,7 @@ func (s *PooledState) Units(ctx context.Context, obj map[string]any, component s
 }
 
 // DependencyUnits is Units without scaling, reading of a fragmented
-// component only its DependencyFragments (the others are null in the
+// component only its dependencyFragments (the others are null in the
 // views): the instances as GetDependencies reads them.
 func (s *PooledState) DependencyUnits(ctx context.Context, obj map[string]any, component string) ([]Unit, error) {
 	p := s.sd.p

@@ -341,7 +341,7 @@ type instance struct {
 	spec      any
 	meta      any
 	fragments fragValues
-	// sourcesOnly says only the DependencyFragments were read: the view's
+	// sourcesOnly says only the dependencyFragments were read: the view's
 	// main container is containerPath's object as it is, not overlaid
 	// with the image and resources paths, which were not evaluated.
 	sourcesOnly bool
@@ -381,7 +381,7 @@ const (
 	// throw them away — nor fails where only those fail.
 	presenceOnly
 	// dependencySources reads what everyInstancePath does except the
-	// fragments that can name no dependency (DependencyFragment): what
+	// fragments that can name no dependency (dependencyFragment): what
 	// Karmada's GetDependencies reads of a view.
 	dependencySources
 )
@@ -454,7 +454,7 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 			insts[i].sourcesOnly = read == dependencySources
 		}
 		for _, f := range c.fragments {
-			if read == dependencySources && !DependencyFragment(f.key) {
+			if read == dependencySources && !dependencyFragment(f.key) {
 				continue // left null: the view leaves its node out
 			}
 			vals, err := zip(f.p)

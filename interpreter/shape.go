@@ -47,13 +47,13 @@ type ComponentShape struct {
 // PodBearing reports whether the component defines pods.
 func (c *ComponentShape) PodBearing() bool { return c.Style != karta.SpecStyleNone }
 
-// DependencyFragment reports whether the fragment with the given key can
+// dependencyFragment reports whether the fragment with the given key can
 // name an object a pod depends on (a ConfigMap, Secret, ServiceAccount or
 // PersistentVolumeClaim, as Karmada's kube.getPodDependencies finds them):
 // only containers do, through env and envFrom. Labels, resources, affinity,
 // an image and the rest name none, so GetDependencies neither evaluates
 // them nor fails where only they fail.
-func DependencyFragment(key string) bool {
+func dependencyFragment(key string) bool {
 	switch key {
 	case "container", "containers", "initContainers":
 		return true
@@ -63,13 +63,13 @@ func DependencyFragment(key string) bool {
 
 // NamesDependencies reports whether the component's instances can name
 // dependencies: it is pod-bearing and, when fragmented, defines a
-// DependencyFragment. GetDependencies reads no other component.
+// dependencyFragment. GetDependencies reads no other component.
 func (c *ComponentShape) NamesDependencies() bool {
 	if c.Style != karta.SpecStyleFragmented {
 		return c.PodBearing()
 	}
 	for _, f := range c.Fragments {
-		if DependencyFragment(f.Key) {
+		if dependencyFragment(f.Key) {
 			return true
 		}
 	}
@@ -77,7 +77,7 @@ func (c *ComponentShape) NamesDependencies() bool {
 }
 
 // DependencyShape is the component as GetDependencies reads it: a
-// fragmented component with only its DependencyFragments and the view's
+// fragmented component with only its dependencyFragments and the view's
 // nodes they fill; any other component as it is.
 func (c *ComponentShape) DependencyShape() *ComponentShape {
 	if c.Style != karta.SpecStyleFragmented {
@@ -86,12 +86,12 @@ func (c *ComponentShape) DependencyShape() *ComponentShape {
 	d := *c
 	d.Fragments, d.Nodes = nil, nil
 	for _, f := range c.Fragments {
-		if DependencyFragment(f.Key) {
+		if dependencyFragment(f.Key) {
 			d.Fragments = append(d.Fragments, f)
 		}
 	}
 	for _, n := range c.Nodes {
-		if n.Containers || DependencyFragment(n.Key) {
+		if n.Containers || dependencyFragment(n.Key) {
 			d.Nodes = append(d.Nodes, n)
 		}
 	}

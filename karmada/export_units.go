@@ -192,7 +192,7 @@ func dependencyVar(c *interpreter.ComponentShape) string {
 
 // dependencyTable writes D<index> for a component whose dependencyVar is
 // one: its table with only the paths that can name a dependency
-// (interpreter.DependencyFragment), as in process GetDependencies reads
+// (ComponentShape.DependencyShape), as in process GetDependencies reads
 // them, and no scale table.
 func dependencyTable(e *luaexport.Exporter, c *interpreter.ComponentShape, nodes map[string]string) error {
 	v := dependencyVar(c)

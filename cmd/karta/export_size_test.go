@@ -33,7 +33,7 @@ const (
 // line into that use, an else holding one if into an elseif, the and and
 // or of locals into expressions, and a one-output accessor ends in J.one's
 // call. The dependency rule carries of a fragmented component only its
-// container paths (interpreter.DependencyFragment), and nothing of one
+// container paths (ComponentShape.DependencyShape), and nothing of one
 // without them. But every script still carries its own copy of the jq
 // runtime (Karmada has no shared library), and a component rule every
 // component's accessors: AppWrapper's two component rules each derive
