@@ -725,19 +725,37 @@ func (n *arrayNode) eval(c *dctx, in any, out []any) ([]any, bool) {
 	if n.q == nil {
 		return append(out, []any{}), true
 	}
-	tmp := c.buf()
-	defer func() { c.free(tmp) }()
-	tmp, ok := n.q.eval(c, in, tmp)
-	if !ok || len(tmp) > jqlua.OutputLimit || !c.alloc(arrayBytes(len(tmp))) {
+	arr, ok := gatherArray(c, n.q, in, true)
+	if !ok {
 		return out, false
 	}
-	arr := make([]any, len(tmp))
+	return append(out, arr), true
+}
+
+// gatherArray is [q] on in: q's outputs gathered, the array's bytes
+// charged, each output checked to be a value an array may hold; with
+// build the array, else nil (presentArray checks without building).
+func gatherArray(c *dctx, q dnode, in any, build bool) ([]any, bool) {
+	tmp := c.buf()
+	defer func() { c.free(tmp) }()
+	tmp, ok := q.eval(c, in, tmp)
+	if !ok || len(tmp) > jqlua.OutputLimit || !c.alloc(arrayBytes(len(tmp))) {
+		return nil, false
+	}
+	var arr []any
+	if build {
+		arr = make([]any, len(tmp))
+	}
 	for i, v := range tmp {
-		if arr[i], ok = outValue(v); !ok {
-			return out, false
+		o, ok := outValue(v)
+		if !ok {
+			return nil, false
+		}
+		if build {
+			arr[i] = o
 		}
 	}
-	return append(out, arr), true
+	return arr, true
 }
 
 // selectNode is select(f); fOne: f is single (one.go).

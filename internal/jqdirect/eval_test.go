@@ -690,3 +690,14 @@ func TestIfOfConstantsInConstruction(t *testing.T) {
 		})
 	}
 }
+
+// runSpending runs p on in with vars bound and returns its outputs,
+// whether it ran, and the steps and bytes it charged: what the agreement
+// tests compare between a program and its rewritten form.
+func runSpending(p *Program, in any, vars []any) ([]any, bool, int, int) {
+	s := Scratch{Vars: vars}
+	outs, ok := p.Run(in, &s)
+	steps, bytes := s.Spent()
+	s.Release()
+	return outs, ok, steps, bytes
+}

@@ -1,7 +1,5 @@
 package jqdirect
 
-import "github.com/kartalua/karta/internal/jqlua"
-
 // Presence. The gang hooks read a component's podTemplateSpecPath only to
 // know whether each instance is present (a null template is an absent
 // instance), yet a path that computes its template built it on every
@@ -126,16 +124,8 @@ func (p *presentObject) eval(c *dctx, in any, out []any) ([]any, bool) {
 type presentArray struct{ q dnode }
 
 func (p *presentArray) eval(c *dctx, in any, out []any) ([]any, bool) {
-	tmp := c.buf()
-	defer func() { c.free(tmp) }()
-	tmp, ok := p.q.eval(c, in, tmp)
-	if !ok || len(tmp) > jqlua.OutputLimit || !c.alloc(arrayBytes(len(tmp))) {
+	if _, ok := gatherArray(c, p.q, in, false); !ok {
 		return out, false
-	}
-	for _, v := range tmp {
-		if _, ok := outValue(v); !ok {
-			return out, false
-		}
 	}
 	return append(out, presentMark), true
 }

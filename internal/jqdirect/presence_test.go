@@ -41,15 +41,8 @@ func TestPresenceAgreesWithRun(t *testing.T) {
 		for _, text := range directInputs {
 			for form, in := range decodeThreeWays(t, text) {
 				for _, vars := range [][]any{nil, {[]any{in}, in}} {
-					run := func(p *Program) ([]any, bool, int, int) {
-						s := Scratch{Vars: vars}
-						outs, ok := p.Run(in, &s)
-						steps, bytes := s.Spent()
-						s.Release()
-						return outs, ok, steps, bytes
-					}
-					want, wantOK, wantSteps, wantBytes := run(p)
-					got, gotOK, gotSteps, gotBytes := run(pp)
+					want, wantOK, wantSteps, wantBytes := runSpending(p, in, vars)
+					got, gotOK, gotSteps, gotBytes := runSpending(pp, in, vars)
 					require.Equal(t, wantOK, gotOK, "%s on %s (%s)", expr, text, form)
 					if !wantOK {
 						continue

@@ -56,15 +56,8 @@ func TestFusionsAgreeWithGeneral(t *testing.T) {
 					fused++
 				}
 				for _, in := range set.inputs {
-					run := func(p *Program) ([]any, bool, int, int) {
-						var s Scratch
-						outs, ok := p.Run(in, &s)
-						steps, bytes := s.Spent()
-						s.Release()
-						return outs, ok, steps, bytes
-					}
-					wantOuts, wantOK, wantSteps, wantBytes := run(want)
-					gotOuts, gotOK, gotSteps, gotBytes := run(got)
+					wantOuts, wantOK, wantSteps, wantBytes := runSpending(want, in, nil)
+					gotOuts, gotOK, gotSteps, gotBytes := runSpending(got, in, nil)
 					require.Equal(t, wantOK, gotOK, "%s on %#v", expr, in)
 					if wantOK {
 						assert.Equal(t, wantOuts, gotOuts, "%s on %#v", expr, in)
