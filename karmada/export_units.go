@@ -202,8 +202,9 @@ func dependencyTable(e *luaexport.Exporter, c *interpreter.ComponentShape, nodes
 	return writeComponentTable(e, c.DependencyShape(), v, "its paths that can name a dependency", nodes)
 }
 
-// writeComponentTable is componentTable writing c's table as v (and its
-// scale table unless what says the table is a reading of c's).
+// writeComponentTable is componentTable writing c's table as v, what
+// saying in its comment which reading of the component it is; the scale
+// table goes with the component's own table (C<index>) alone.
 func writeComponentTable(e *luaexport.Exporter, c *interpreter.ComponentShape, v, what string, nodes map[string]string) error {
 	name := c.Name
 	if what != "" {
@@ -317,7 +318,7 @@ func writeComponentTable(e *luaexport.Exporter, c *interpreter.ComponentShape, v
 		b.WriteString("  view = specView,\n")
 	}
 	b.WriteString("}\n\n")
-	if s := scaleVar(c); s != "" && what == "" {
+	if s := scaleVar(c); s != "" && v == componentVar(c) {
 		fmt.Fprintf(&b, "local %s = {\n%s}\n\n", s, scale.String())
 	}
 	e.W("%s", b.String())
