@@ -75,7 +75,7 @@ func (p *Program) describeModel() *Shape {
 	out := &Shape{MaxReplicas: maxReplicas}
 	byModel := map[*compModel]*ComponentShape{}
 	for _, c := range m.comps {
-		d := &ComponentShape{Name: c.c.Name, Index: c.index, InstanceIDPath: c.c.InstanceIDPath, Style: c.style}
+		d := &ComponentShape{Name: c.c.Name, Index: c.index, InstanceIDPath: c.c.InstanceIDPath, IDsFromReferences: c.idsFromRefs, Style: c.style}
 		if c.replicas != nil {
 			d.ReplicasPath = c.replicas.expr
 		}

@@ -63,14 +63,17 @@ type compModel struct {
 	scale *scaleProgram
 	// suspend and resume are the suspendDefinition's actions.
 	suspend, resume []actionModel
+	// idsFromRefs: its instanceIdPath reads references and nothing of
+	// the object (idsFromReferences, podspecs.go; ComponentShape's
+	// IDsFromReferences, from which the exports decide the same).
+	idsFromRefs bool
 	// emptyWithoutIDs: with no instance id the component's other programs
 	// are not run. Either they would give no output anyway
-	// (guardedByIDs, podspecs.go), or its instanceIdPath reads nothing of
-	// the object, only references (idsFromReferences): such a component
-	// without ids is what an export, which cannot read references, has
-	// of it — no instance and nothing else read (luaexport's
-	// NoInstances), so a template path that fails on the object does not
-	// fail the call in process either.
+	// (guardedByIDs, podspecs.go), or its ids come from references alone
+	// (idsFromRefs): such a component without ids is what an export, which
+	// cannot read references, has of it — no instance and nothing else
+	// read (luaexport's NoInstances) — so a template path that fails on
+	// the object does not fail the call in process either.
 	emptyWithoutIDs bool
 }
 
@@ -187,7 +190,8 @@ func newCompModel(x *exprTable, c *karta.Component, index int) (*compModel, erro
 	if cm.scale, err = compileScale(x, c.ScaleDefinition); err != nil {
 		return nil, err
 	}
-	cm.emptyWithoutIDs = cm.guardedByIDs() || cm.idsFromReferences()
+	cm.idsFromRefs = cm.idsFromReferences()
+	cm.emptyWithoutIDs = cm.guardedByIDs() || cm.idsFromRefs
 	if sd := c.SuspendDefinition; sd != nil {
 		if cm.suspend, err = compileActions(x, "suspendActions", sd.SuspendActions); err != nil {
 			return nil, err

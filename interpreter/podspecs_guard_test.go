@@ -78,3 +78,21 @@ func TestAbsentComponentsSaveEvaluations(t *testing.T) {
 	// are exact, not timed.
 	assert.Equal(t, 38, evals, "evaluations of one GetPodSpecs")
 }
+
+// TestIDsFromReferencesInShape: the rule that a component's ids come from
+// references alone is decided once, in the model, and handed to the
+// exports through ComponentShape (luaexport's NoInstances requires it):
+// among the built-ins only trainjob's job has it.
+func TestIDsFromReferencesInShape(t *testing.T) {
+	var got []string
+	for _, name := range builtinNames(t) {
+		p := progCompile(t, progKartaFile(t, filepath.Join("..", "builtin", "kartas", name+".yaml")), Options{})
+		for i, c := range p.describeModel().Components {
+			assert.Equal(t, p.model.comps[i].idsFromRefs, c.IDsFromReferences, "%s/%s", name, c.Name)
+			if c.IDsFromReferences {
+				got = append(got, name+"/"+c.Name)
+			}
+		}
+	}
+	assert.Equal(t, []string{"trainjob/job"}, got)
+}

@@ -31,6 +31,13 @@ type ComponentShape struct {
 	Parent *ComponentShape
 	// InstanceIDPath is "" without one.
 	InstanceIDPath string
+	// IDsFromReferences: the instanceIdPath reads references and nothing
+	// of the object (the built-in trainjob's job, whose instances are its
+	// runtime's replicated jobs). Such a component with no id has nothing
+	// else of it read, in process and in every export (an export, which
+	// resolves no reference, decides from it whether the component has no
+	// instance at all).
+	IDsFromReferences bool
 	// ReplicasPath is the scaleDefinition's replicasPath, "" without one.
 	ReplicasPath string
 	Style        karta.SpecStyle

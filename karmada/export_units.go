@@ -212,7 +212,7 @@ func writeComponentTable(e *luaexport.Exporter, c *interpreter.ComponentShape, v
 	} else {
 		e.W("-- component %s\n", luaexport.Escape(name))
 	}
-	if e.NoInstances(c.InstanceIDPath) {
+	if e.NoInstances(c) {
 		e.W("local %s = {name = %s, none = true} -- no instance without its references\n\n", v, jqlua.LuaString(name))
 		return nil
 	}

@@ -169,31 +169,31 @@ func withFallbacks(refs []karta.Reference, a *jqexpr.Analysis) (*gojq.Query, err
 	return jqexpr.SubstituteVariables(q, fallbacks), nil
 }
 
-// NoInstances reports whether a component's instanceIdPath yields no id
-// on any object in the export: it reads references, and with their
-// exportFallbacks in their place it reads nothing of the object and
-// yields nothing (the built-in trainjob's `job`, whose instances are the
-// replicated jobs of a runtime an export cannot read). Such a component is
+// NoInstances reports whether component c has no id on any object in the
+// export: its ids come from references alone (c.IDsFromReferences, the
+// rule in process too), and with the references' exportFallbacks, jq
+// constants, in their place they yield nothing. Such a component is
 // exported without instances, and its other paths, which may need what
-// the target's jq cannot run, are not exported.
-func (e *Exporter) NoInstances(instanceIDPath string) bool {
-	if instanceIDPath == "" {
+// the target's jq cannot run, are not exported; in process the same
+// component with no id has nothing else read.
+func (e *Exporter) NoInstances(c *interpreter.ComponentShape) bool {
+	if !c.IDsFromReferences {
 		return false
 	}
-	a, err := e.Analysis(instanceIDPath)
-	if err != nil || a.Query == nil || len(a.Vars) == 0 {
+	a, err := e.Analysis(c.InstanceIDPath)
+	if err != nil || a.Query == nil {
 		return false
 	}
 	q, err := withFallbacks(e.In.Karta().Spec.References, a)
-	if err != nil || jqexpr.ReadsInput(q) {
-		return false
-	}
-	code, err := gojq.Compile(q) // fails when a variable is left
 	if err != nil {
 		return false
 	}
-	// A query that reads no input and calls no function runs over the
-	// fallbacks' literals alone; the deadline is a guard, not a bound.
+	code, err := gojq.Compile(q) // fails when a reference without a fallback is left
+	if err != nil {
+		return false
+	}
+	// The query reads no input and its fallbacks are literals; the
+	// deadline is a guard, not a bound.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_, yields := code.RunWithContext(ctx, nil).Next()
