@@ -127,44 +127,34 @@ func (s *PooledState) Override(ctx context.Context, hook Hook) (*lua.LFunction, 
 
 // Units evaluates the present instances of the pod-bearing component named
 // component on obj, each path on the back end chosen for it (the hooks'
-// evaluator), metered by this WithState call. With scaled each
-// unit's Replicas is its own (1 when undefined) times those of the
-// component's scaled ancestors; without, Replicas is 0 and no replicas
-// path is evaluated, and when an instance's view fails the units before
-// it come back with the error.
-func (s *PooledState) Units(ctx context.Context, obj map[string]any, component string, scaled bool) ([]Unit, error) {
+// evaluator), metered by this WithState call. Each unit's Replicas is its
+// own (1 when undefined) times those of the component's scaled ancestors.
+func (s *PooledState) Units(ctx context.Context, obj map[string]any, component string) ([]Unit, error) {
 	p := s.sd.p
 	c := p.model.byName[component]
 	dev := p.newEvaluator(ctx, ctx)
-	units, err := s.units(ctx, dev, c, obj, scaled)
-	return units, dev.finish(err)
+	units, err := p.replicaUnits(ctx, dev, c, obj)
+	if err != nil {
+		return nil, dev.finish(err)
+	}
+	out := make([]Unit, len(units))
+	for i, u := range units {
+		out[i] = Unit{ID: u.inst.id, Replicas: u.replicas, View: u.view}
+	}
+	return out, dev.finish(nil)
 }
 
-// DependencyUnits is Units without scaling, reading of a fragmented
-// component only its dependencyFragments (the others are null in the
-// views): the instances as GetDependencies reads them.
+// DependencyUnits is the present instances without scaling (Replicas 0,
+// no replicas path evaluated), reading of a fragmented component only its
+// dependencyFragments (the others are null in the views): the instances
+// as GetDependencies reads them. When an instance's view fails the units
+// before it come back with the error.
 func (s *PooledState) DependencyUnits(ctx context.Context, obj map[string]any, component string) ([]Unit, error) {
 	p := s.sd.p
 	c := p.model.byName[component]
 	dev := p.newEvaluator(ctx, ctx)
 	units, err := s.viewUnits(ctx, dev, c, obj, dependencySources)
 	return units, dev.finish(err)
-}
-
-func (s *PooledState) units(ctx context.Context, ev evaluator, c *compModel, obj map[string]any, scaled bool) ([]Unit, error) {
-	p := s.sd.p
-	if scaled {
-		units, err := p.replicaUnits(ctx, ev, c, obj)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]Unit, len(units))
-		for i, u := range units {
-			out[i] = Unit{ID: u.inst.id, Replicas: u.replicas, View: u.view}
-		}
-		return out, nil
-	}
-	return s.viewUnits(ctx, ev, c, obj, everyInstancePath)
 }
 
 // viewUnits is the present instances of c with their views, the paths

@@ -109,7 +109,7 @@ func (k Program) GetReplicas(ctx context.Context, obj *unstructured.Unstructured
 		if err != nil {
 			return err
 		}
-		units, err := s.Units(ctx, obj.Object, c.Name, true)
+		units, err := s.Units(ctx, obj.Object, c.Name)
 		if err != nil {
 			return err
 		}
@@ -154,7 +154,7 @@ func (k Program) GetComponents(ctx context.Context, obj *unstructured.Unstructur
 				continue
 			}
 			bearing = true
-			units, err := s.Units(ctx, obj.Object, c.Name, true)
+			units, err := s.Units(ctx, obj.Object, c.Name)
 			if err != nil {
 				return err
 			}
