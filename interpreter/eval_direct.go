@@ -66,7 +66,7 @@ type directEvaluator struct {
 const clockEvery = 32
 
 // directEvaluators recycles evaluators (the arena is dropped first: results
-// alias it).
+// alias it; the Scratch's shared-prefix table is kept, see Scratch.Reuse).
 var directEvaluators = sync.Pool{New: func() any { return &directEvaluator{} }}
 
 // newEvaluator returns an evaluator for one call of p's Go algorithms.
@@ -75,9 +75,10 @@ var directEvaluators = sync.Pool{New: func() any { return &directEvaluator{} }}
 // the references' values the call bound.
 func (p *Program) newEvaluator(ctx context.Context, inLua context.Context) *directEvaluator {
 	e := directEvaluators.Get().(*directEvaluator)
+	s := e.s // Reuse'd by finish: no arena, the shared-prefix table's room
 	// A hook's evaluations give a few outputs each: 8 slots to begin.
-	*e = directEvaluator{p: p, ctx: ctx, meter: inLua, timeout: p.limits.Timeout, exactOnly: p.noDirect,
-		s: jqdirect.Scratch{Size: 8, Vars: p.callVars(ctx), Share: true}}
+	s.Size, s.Vars, s.Share = 8, p.callVars(ctx), true
+	*e = directEvaluator{p: p, ctx: ctx, meter: inLua, timeout: p.limits.Timeout, exactOnly: p.noDirect, s: s}
 	return e
 }
 
@@ -370,7 +371,7 @@ func (e *directEvaluator) finish(err error) error {
 		err = e.limit
 	}
 	e.s.Release()
-	*e = directEvaluator{}
+	*e = directEvaluator{s: e.s.Reuse()}
 	directEvaluators.Put(e)
 	return err
 }

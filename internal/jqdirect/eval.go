@@ -160,6 +160,15 @@ func (s *Scratch) Release() {
 	}
 }
 
+// Reuse is an empty Scratch for another call that keeps the room of s's
+// shared-prefix table (Release cleared it) but not s's arena, which the
+// released call's outputs alias: a pooled caller keeps the table's
+// allocation from call to call.
+func (s *Scratch) Reuse() Scratch {
+	clear(s.shared)
+	return Scratch{shared: s.shared[:0]}
+}
+
 // run evaluates the program on in and returns its outputs converted as the
 // Lua path converts them; ok false declines. Like the Lua accessors, it
 // allows at most jqlua.OutputLimit outputs (one more declines, and the Lua path

@@ -141,3 +141,35 @@ func TestSharedPathKeys(t *testing.T) {
 	}
 	assert.Len(t, s.shared, 1)
 }
+
+// TestScratchReuse: a Scratch Reuse'd after Release keeps the room of its
+// shared-prefix table and nothing else (no arena: the released call's
+// outputs alias it), and a prefix kept for one object is not taken for
+// another object at the same address in the next call.
+func TestScratchReuse(t *testing.T) {
+	q, err := gojq.Parse(".spec.a[] | .b")
+	require.NoError(t, err)
+	p := CompileShared(q, 1)
+	require.NotNil(t, p)
+	require.NotNil(t, p.pre)
+	obj := map[string]any{"spec": map[string]any{"a": []any{map[string]any{"b": 1.0}}}}
+	s := Scratch{Share: true}
+	got, ok := p.Run(obj, &s)
+	require.True(t, ok)
+	assert.Equal(t, []any{int64(1)}, got)
+	require.Len(t, s.shared, 1)
+	room := cap(s.shared)
+	s.Release()
+	r := s.Reuse()
+	assert.Empty(t, r.shared)
+	assert.Equal(t, room, cap(r.shared), "the table's room is kept")
+	assert.Nil(t, r.arena, "the arena is not")
+	r.Share = true
+	// The same map, changed between the calls: the new call evaluates
+	// the prefix again.
+	obj["spec"].(map[string]any)["a"] = []any{map[string]any{"b": 2.0}}
+	got, ok = p.Run(obj, &r)
+	require.True(t, ok)
+	assert.Equal(t, []any{int64(2)}, got)
+	require.Len(t, r.shared, 1, "the prefix of the new call alone")
+}
