@@ -213,6 +213,9 @@ type builder struct {
 	// objectOfPod maps a placed pod to its leaf's PodGroup, when its
 	// group is a tree of CompositePodGroups.
 	objectOfPod map[string]string
+	// parentOf maps a placed pod to the parent subgroup of its leaf when
+	// the leaf is in a Volcano subGroupPolicy (VolcanoParentLabel).
+	parentOf map[string]string
 }
 
 func newBuilder(in Input, target Target, opts Options) (*builder, error) {
@@ -222,7 +225,7 @@ func newBuilder(in Input, target Target, opts Options) (*builder, error) {
 	}
 	b := &builder{in: in, target: target, opts: opts, model: m,
 		res:      Result{Target: target, Objects: []*unstructured.Unstructured{}, Links: []PodLink{}, Unlinked: []interpreter.Unmatched{}, Warnings: []string{}},
-		objectOf: map[string]string{}, roleOf: map[string]string{}, objectOfPod: map[string]string{}}
+		objectOf: map[string]string{}, roleOf: map[string]string{}, objectOfPod: map[string]string{}, parentOf: map[string]string{}}
 	for _, g := range in.Gangs.Groups {
 		b.objectOf[g.Name] = ObjectName(target, g.Name)
 	}

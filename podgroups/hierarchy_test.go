@@ -97,13 +97,18 @@ func TestBuildNestedSubgroups(t *testing.T) {
 			assert.Equal(t, map[string]any{"name": "worker-b", "minMember": int64(2), "parent": "worker"}, subs[3])
 			assert.Equal(t, leafRoles, roles(res))
 		}},
-		{"volcano: a task per leaf, the nesting flattened", podgroups.Volcano, podgroups.Options{}, func(t *testing.T, res *podgroups.Result) {
+		{"volcano: the workers' leaves a subGroupPolicy, the launcher a task", podgroups.Volcano, podgroups.Options{}, func(t *testing.T, res *podgroups.Result) {
 			require.Len(t, res.Objects, 1)
 			pg := res.Objects[0]
 			assert.Equal(t, int64(5), specOf(t, pg, "minMember"))
-			assert.Equal(t, map[string]any{"launcher": int64(1), "worker-a": int64(2), "worker-b": int64(2)}, specOf(t, pg, "minTaskMember"))
+			assert.Equal(t, map[string]any{"launcher": int64(1)}, specOf(t, pg, "minTaskMember"))
+			assert.Equal(t, []any{map[string]any{
+				"name": "worker", "subGroupSize": int64(2), "minSubGroups": int64(2),
+				"labelSelector":  map[string]any{"matchLabels": map[string]any{"karta.run.ai/parent-subgroup": "worker"}},
+				"matchLabelKeys": []any{"volcano.sh/task-spec"},
+			}}, specOf(t, pg, "subGroupPolicy"))
 			assert.Equal(t, leafRoles, roles(res))
-			assert.Contains(t, res.Warnings, "group "+group+": Volcano's tasks are flat: the nested subgroups (worker-a in worker, worker-b in worker) are flattened to a minTaskMember per leaf subgroup, and a parent's minimum is kept only as the sum of its leaves'")
+			assert.Empty(t, res.Warnings, "the tree is said exactly")
 		}},
 		{"coscheduling: one flat group with the total", podgroups.Coscheduling, podgroups.Options{}, func(t *testing.T, res *podgroups.Result) {
 			require.Len(t, res.Objects, 1)

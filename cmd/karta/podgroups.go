@@ -178,7 +178,8 @@ func resourcesOf(o *unstructured.Unstructured) string {
 
 // detailsOf names what else an object says of the gang: a Workload's
 // templates, the CompositePodGroup a PodGroup is in, a KAI PodGroup's
-// subgroups (parent>child for a nested one), a Volcano PodGroup's tasks.
+// subgroups (parent>child for a nested one), a Volcano PodGroup's tasks
+// and subgroup policies.
 func detailsOf(o *unstructured.Unstructured) string {
 	var parts []string
 	if o.GetKind() == "Workload" {
@@ -206,6 +207,15 @@ func detailsOf(o *unstructured.Unstructured) string {
 	}
 	if tasks, ok, _ := unstructured.NestedMap(o.Object, "spec", "minTaskMember"); ok {
 		parts = append(parts, "tasks: "+joinCounts(tasks))
+	}
+	if pols, ok, _ := unstructured.NestedSlice(o.Object, "spec", "subGroupPolicy"); ok {
+		// name=MINxSIZE: the policy needs MIN subgroups of SIZE pods.
+		names := make([]string, 0, len(pols))
+		for _, p := range pols {
+			pm, _ := p.(map[string]any)
+			names = append(names, fmt.Sprintf("%v=%vx%v", pm["name"], pm["minSubGroups"], pm["subGroupSize"]))
+		}
+		parts = append(parts, "subgroup policies: "+strings.Join(names, " "))
 	}
 	if q, ok, _ := unstructured.NestedString(o.Object, "spec", "queue"); ok {
 		parts = append(parts, "queue: "+q)
