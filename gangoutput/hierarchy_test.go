@@ -57,3 +57,51 @@ func TestCompositePodGroups(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, group+"-worker-1", name, "the pod's leaf PodGroup: the second pair's")
 }
+
+// The same tree for Volcano: the controller writes one PodGroup whose
+// subGroupPolicy holds the workers' pairs (a Volcano subgroup per pair,
+// both needed) beside the launcher's task, and the pod webhook gives a new
+// worker the labels that policy selects on, as podgroups.Build does.
+func TestVolcanoSubGroupPolicy(t *testing.T) {
+	const group = "pg-3f6b2a90-7c1d-4e8f-a2b3-c4d5e6f7a8b9-gang"
+	e := newEnv(t)
+	ks, err := karta.LoadFile("../examples/kartas/trainjob-nested.yaml")
+	require.NoError(t, err)
+	p, err := interpreter.Compile(ks[0], interpreter.Options{})
+	require.NoError(t, err)
+	e.reg.Put(p) // in the TrainJob's place
+	e.start(podgroups.Volcano, Options{})
+	e.create(example(t, "tutorial-trainjob", "running.yaml")[0])
+
+	pg := e.waitObjects(volcanoPGGVK, "ml", group)[group]
+	tasks, _, _ := unstructured.NestedMap(pg.Object, "spec", "minTaskMember")
+	assert.Equal(t, map[string]any{"launcher": int64(1)}, tasks)
+	policies, _, _ := unstructured.NestedSlice(pg.Object, "spec", "subGroupPolicy")
+	assert.Equal(t, []any{map[string]any{
+		"name": "worker", "subGroupSize": int64(2), "minSubGroups": int64(2),
+		"labelSelector":  map[string]any{"matchLabels": map[string]any{podgroups.VolcanoParentLabel: "worker"}},
+		"matchLabelKeys": []any{podgroups.VolcanoTaskAnnotation},
+	}}, policies)
+
+	c := webhookCase{target: podgroups.Volcano, example: "tutorial-trainjob", pod: "llm-finetune-worker-2", edit: func(pod *unstructured.Unstructured, req *admissionv1.AdmissionRequest) {
+		ownedByTrainJob(pod, req)
+		pod.SetName("") // created with generateName
+		req.Name = ""
+	}}
+	body := c.review(t)
+	rec := post(t, e.ctrl.Webhook(), body)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var got admissionv1.AdmissionReview
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
+	require.NotNil(t, got.Response)
+	require.NotNil(t, got.Response.Patch, "linked: %s", got.Response.Result)
+	var review admissionv1.AdmissionReview
+	require.NoError(t, json.Unmarshal(body, &review))
+	pod := appliedPatch(t, review.Request.Object.Raw, got.Response.Patch)
+	name, ok := podgroups.LinkOf(podgroups.Volcano, pod)
+	require.True(t, ok)
+	assert.Equal(t, group, name)
+	assert.Equal(t, "worker-1", pod.GetAnnotations()[podgroups.VolcanoTaskAnnotation], "the task is the pod's pair")
+	assert.Equal(t, "worker-1", pod.GetLabels()[podgroups.VolcanoTaskAnnotation], "the policy groups by the pair's label")
+	assert.Equal(t, "worker", pod.GetLabels()[podgroups.VolcanoParentLabel], "the policy selects the workers' pairs")
+}
