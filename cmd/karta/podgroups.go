@@ -35,7 +35,7 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 			"  workload-api   Kubernetes' own gang scheduling: a scheduling.k8s.io Workload and a PodGroup per group\n" +
 			"                 (with --composite-pod-group, a group's subgroups as CompositePodGroups and leaf PodGroups)\n" +
 			"  kai            a KAI-Scheduler PodGroup per group, with its subgroups and topology\n" +
-			"  volcano        a Volcano PodGroup per group, with minTaskMember and minResources\n" +
+			"  volcano        a Volcano PodGroup per group, with minTaskMember, subGroupPolicy and minResources\n" +
 			"  coscheduling   a scheduler-plugins coscheduling PodGroup per group, with minResources\n" +
 			"The objects are owned by the workload (a controller reference), ready for kubectl apply:\n" +
 			"-o json prints a List, -o yaml one document per object. With --pods (a List, as kubectl get\n" +
