@@ -58,10 +58,12 @@ func TestCompositePodGroups(t *testing.T) {
 	assert.Equal(t, group+"-worker-1", name, "the pod's leaf PodGroup: the second pair's")
 }
 
-// The same tree for Volcano: the controller writes one PodGroup whose
-// subGroupPolicy holds the workers' pairs (a Volcano subgroup per pair,
-// both needed) beside the launcher's task, and the pod webhook gives a new
-// worker the labels that policy selects on, as podgroups.Build does.
+// The same tree for Volcano with the VolcanoSubGroupPolicy option
+// (--gang-output-volcano-subgroup-policy): the controller writes one
+// PodGroup whose subGroupPolicy holds the workers' pairs (a Volcano
+// subgroup per pair, both needed) beside the launcher's task, and the pod
+// webhook gives a new worker the labels that policy selects on, as
+// podgroups.Build does.
 func TestVolcanoSubGroupPolicy(t *testing.T) {
 	const group = "pg-3f6b2a90-7c1d-4e8f-a2b3-c4d5e6f7a8b9-gang"
 	e := newEnv(t)
@@ -70,7 +72,8 @@ func TestVolcanoSubGroupPolicy(t *testing.T) {
 	p, err := interpreter.Compile(ks[0], interpreter.Options{})
 	require.NoError(t, err)
 	e.reg.Put(p) // in the TrainJob's place
-	e.start(podgroups.Volcano, Options{})
+	opts := podgroups.Options{VolcanoSubGroupPolicy: true}
+	e.start(podgroups.Volcano, Options{Build: opts})
 	e.create(example(t, "tutorial-trainjob", "running.yaml")[0])
 
 	pg := e.waitObjects(volcanoPGGVK, "ml", group)[group]

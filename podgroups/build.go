@@ -64,6 +64,16 @@ type Options struct {
 	// needs. Without it a group is one PodGroup with the group's minimum,
 	// and a warning says the subgroups' minimums are lost.
 	CompositePodGroup bool
+	// VolcanoSubGroupPolicy writes, for Volcano, a subgroup whose children
+	// are leaves of one size as a subGroupPolicy (volcano.go), a field of
+	// Volcano v1.14's PodGroup. Its scheduler needs to be v1.14.1 or later:
+	// v1.14.0 allocates the pods of a job with subgroup policies only when
+	// one has a hard network topology (volcano-sh/volcano 56c69011b, "jobs
+	// with subgroups but not hard networkTopology.mode could not be
+	// scheduled"), and a CRD before v1.14 drops the field. Without it
+	// every subgroup with pods of its own is a task, with a warning that
+	// the nesting is flattened.
+	VolcanoSubGroupPolicy bool
 	// AllowNoGroups makes a workload whose groups are not known yet (its
 	// alpha definitions form them from pods, and none is placed) a result
 	// rather than a *NoGroupsError: the objects that exist without groups,

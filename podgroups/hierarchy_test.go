@@ -97,7 +97,16 @@ func TestBuildNestedSubgroups(t *testing.T) {
 			assert.Equal(t, map[string]any{"name": "worker-b", "minMember": int64(2), "parent": "worker"}, subs[3])
 			assert.Equal(t, leafRoles, roles(res))
 		}},
-		{"volcano: the workers' leaves a subGroupPolicy, the launcher a task", podgroups.Volcano, podgroups.Options{}, func(t *testing.T, res *podgroups.Result) {
+		{"volcano: a task per leaf, the nesting flattened", podgroups.Volcano, podgroups.Options{}, func(t *testing.T, res *podgroups.Result) {
+			require.Len(t, res.Objects, 1)
+			pg := res.Objects[0]
+			assert.Equal(t, int64(5), specOf(t, pg, "minMember"))
+			assert.Equal(t, map[string]any{"launcher": int64(1), "worker-a": int64(2), "worker-b": int64(2)}, specOf(t, pg, "minTaskMember"))
+			assert.NotContains(t, pg.Object["spec"], "subGroupPolicy")
+			assert.Equal(t, leafRoles, roles(res))
+			assert.Contains(t, res.Warnings, "group "+group+": Volcano's tasks are flat: the nested subgroups (worker-a in worker, worker-b in worker) are flattened to a minTaskMember per leaf subgroup, and a parent's minimum is kept only as the sum of its leaves' (the VolcanoSubGroupPolicy option, podgroups --volcano-subgroup-policy, writes them as subGroupPolicy for Volcano v1.14.1 and later)")
+		}},
+		{"volcano with VolcanoSubGroupPolicy: the workers' leaves a subGroupPolicy, the launcher a task", podgroups.Volcano, podgroups.Options{VolcanoSubGroupPolicy: true}, func(t *testing.T, res *podgroups.Result) {
 			require.Len(t, res.Objects, 1)
 			pg := res.Objects[0]
 			assert.Equal(t, int64(5), specOf(t, pg, "minMember"))
@@ -184,6 +193,9 @@ func TestBuildNestedSubgroups(t *testing.T) {
 			file := string(c.target)
 			if c.opts.CompositePodGroup {
 				file += "-composite"
+			}
+			if c.opts.VolcanoSubGroupPolicy {
+				file += "-subgroup-policy"
 			}
 			checkGolden(t, filepath.Join("testdata", "golden", "nested-trainjob", file+".yaml"), got)
 		})

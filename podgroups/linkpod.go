@@ -79,7 +79,7 @@ func LinkInGroups(target Target, opts Options, pod *unstructured.Unstructured, g
 			if target == KAI || target == Volcano {
 				role = labelName(leaf.Name)
 			}
-			if target == Volcano {
+			if target == Volcano && opts.VolcanoSubGroupPolicy {
 				parent = volcanoParentOf(g, pl.Pod)
 			}
 			if target == WorkloadAPI && opts.CompositePodGroup && !hasChildren(g, leaf.Name) && compositeUnfit([]string{g.Definition}, []*interpreter.Group{g}) == "" {

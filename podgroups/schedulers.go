@@ -126,7 +126,10 @@ func (b *builder) volcano() error {
 			// subGroupPolicy (volcano.go); every other subgroup with pods of
 			// its own (a leaf no policy covers, a parent's own pods) is a
 			// task with its minimum.
-			vp := planVolcano(p.subs)
+			vp := volcanoPlan{policyOf: map[int]string{}}
+			if b.opts.VolcanoSubGroupPolicy {
+				vp = planVolcano(p.subs)
+			}
 			policies, err := vp.subGroupPolicies(p.name, p.subs)
 			if err != nil {
 				return err
@@ -152,7 +155,11 @@ func (b *builder) volcano() error {
 				}
 				tasks[sp.name] = tn
 			}
-			b.volcanoUnfit(p, vp)
+			if b.opts.VolcanoSubGroupPolicy {
+				b.volcanoUnfit(p, vp)
+			} else {
+				b.volcanoFlattened(p)
+			}
 		} else {
 			for _, r := range p.roles {
 				tn, err := count32("PodGroup", p.name, fmt.Sprintf("spec.minTaskMember[%s]", r.name), r.min)

@@ -151,7 +151,8 @@ func (vp *volcanoPlan) subGroupPolicies(pgName string, subs []subPlan) ([]volcan
 }
 
 // volcanoParentOf is the parent named by VolcanoParentLabel on pod, a pod
-// of g: its leaf's parent when a policy covers the leaf, "" otherwise.
+// of g, under Options.VolcanoSubGroupPolicy: its leaf's parent when a
+// policy covers the leaf, "" otherwise.
 func volcanoParentOf(g *interpreter.Group, pod string) string {
 	subs, _ := subTree(g)
 	vp := planVolcano(subs)
@@ -200,5 +201,19 @@ func (b *builder) volcanoUnfit(p *plan, vp volcanoPlan) {
 	}
 	if ms := p.g.MinSubGroups; ms != nil && *ms > 0 && *ms < int64(tops) {
 		b.warn("group %s: it needs %d of its %d top subgroups, which Volcano cannot say (a policy's subgroups are leaves of one parent): each top subgroup keeps its own minimum", p.g.Name, *ms, tops)
+	}
+}
+
+// volcanoFlattened warns, without Options.VolcanoSubGroupPolicy, that p's
+// nested subgroups are flattened to tasks.
+func (b *builder) volcanoFlattened(p *plan) {
+	var nested []string
+	for _, sp := range p.subs {
+		if sp.parent != "" {
+			nested = append(nested, sp.sg.Name+" in "+sp.sg.Parent)
+		}
+	}
+	if len(nested) > 0 {
+		b.warn("group %s: Volcano's tasks are flat: the nested subgroups (%s) are flattened to a minTaskMember per leaf subgroup, and a parent's minimum is kept only as the sum of its leaves' (the VolcanoSubGroupPolicy option, podgroups --volcano-subgroup-policy, writes them as subGroupPolicy for Volcano v1.14.1 and later)", p.g.Name, strings.Join(nested, ", "))
 	}
 }

@@ -137,12 +137,14 @@ type policy struct {
 	size, need int32
 }
 
-// For the volcano target, a parent whose children are leaves of one size
-// is a subGroupPolicy, every other subgroup with pods of its own a task,
-// and what Volcano cannot say a warning; the pods carry the labels the
-// policies select on, so that Volcano's scheduler puts each leaf's pods,
-// and only them, in one subgroup of their parent's policy; and the
-// webhook's LinkInGroups links each pod as Build does.
+// For the volcano target with the VolcanoSubGroupPolicy option, a parent
+// whose children are leaves of one size is a subGroupPolicy, every other
+// subgroup with pods of its own a task, and what Volcano cannot say a
+// warning; the pods carry the labels the policies select on, so that
+// Volcano's scheduler puts each leaf's pods, and only them, in one
+// subgroup of their parent's policy; and the webhook's LinkInGroups links
+// each pod as Build does. Without the option (the default, for Volcano
+// before v1.14.1) there is no policy and no label.
 func TestVolcanoSubGroupPolicies(t *testing.T) {
 	const gang = "pg-3f6b2a90-7c1d-4e8f-a2b3-c4d5e6f7a8b9-gang"
 	cases := []struct {
@@ -203,7 +205,8 @@ func TestVolcanoSubGroupPolicies(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := c.input(t)
-			res, err := podgroups.Build(in, podgroups.Volcano, podgroups.Options{})
+			opts := podgroups.Options{VolcanoSubGroupPolicy: true}
+			res, err := podgroups.Build(in, podgroups.Volcano, opts)
 			require.NoError(t, err)
 			for _, o := range res.Objects {
 				checkObject(t, podgroups.Volcano, o)
@@ -233,7 +236,7 @@ func TestVolcanoSubGroupPolicies(t *testing.T) {
 			var linked []*unstructured.Unstructured
 			for _, l := range res.Links {
 				pod := podNamed(t, in.Pods, l.Pod)
-				one, err := podgroups.LinkInGroups(podgroups.Volcano, podgroups.Options{}, pod, in.Gangs)
+				one, err := podgroups.LinkInGroups(podgroups.Volcano, opts, pod, in.Gangs)
 				require.NoError(t, err)
 				assert.Equal(t, l, *one, "the webhook's link of %s", l.Pod)
 				linked = append(linked, applied(t, pod, l.Patch))
@@ -259,6 +262,15 @@ func TestVolcanoSubGroupPolicies(t *testing.T) {
 			assert.Equal(t, want, volcanoSubGroups(t, pg, linked), "Volcano's subgroups are the policies' leaves")
 			for _, pod := range linked {
 				assert.Equal(t, pod.GetAnnotations()[podgroups.VolcanoTaskAnnotation], leafOf[interpreter.PodKey(pod.Object)], "the task is the leaf")
+			}
+
+			flat, err := podgroups.Build(in, podgroups.Volcano, podgroups.Options{})
+			require.NoError(t, err)
+			assert.Empty(t, volcanoPodGroup(t, flat).Spec.SubGroupPolicy, "no policy without the option")
+			for _, l := range flat.Links {
+				for _, op := range l.Patch {
+					assert.NotContains(t, op.Path, "/metadata/labels", "no label without the option: %s", l.Pod)
+				}
 			}
 		})
 	}

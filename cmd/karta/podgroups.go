@@ -27,7 +27,7 @@ var podLinkFields = map[podgroups.Target]string{
 func newPodGroupsCmd(s streams) *cobra.Command {
 	var f objectFlags
 	var podsFile, target, queue string
-	var composite bool
+	var composite, volcanoPolicy bool
 	cmd := &cobra.Command{
 		Use:   "podgroups [-k REF] -f OBJECT [--pods PODS] --for TARGET",
 		Short: "Print the objects a gang scheduler needs for a workload, and each pod's link to its group",
@@ -35,7 +35,8 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 			"  workload-api   Kubernetes' own gang scheduling: a scheduling.k8s.io Workload and a PodGroup per group\n" +
 			"                 (with --composite-pod-group, a group's subgroups as CompositePodGroups and leaf PodGroups)\n" +
 			"  kai            a KAI-Scheduler PodGroup per group, with its subgroups and topology\n" +
-			"  volcano        a Volcano PodGroup per group, with minTaskMember, subGroupPolicy and minResources\n" +
+			"  volcano        a Volcano PodGroup per group, with minTaskMember and minResources\n" +
+			"                 (with --volcano-subgroup-policy, a subgroup of equal leaves as a subGroupPolicy)\n" +
 			"  coscheduling   a scheduler-plugins coscheduling PodGroup per group, with minResources\n" +
 			"The objects are owned by the workload (a controller reference), ready for kubectl apply:\n" +
 			"-o json prints a List, -o yaml one document per object. With --pods (a List, as kubectl get\n" +
@@ -68,7 +69,10 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 					return err
 				}
 			}
-			opts := podgroups.Options{Queue: queue, CompositePodGroup: composite}
+			if volcanoPolicy && t != podgroups.Volcano {
+				return usageError("--volcano-subgroup-policy is for --for volcano")
+			}
+			opts := podgroups.Options{Queue: queue, CompositePodGroup: composite, VolcanoSubGroupPolicy: volcanoPolicy}
 			return eachObject(cmd.Context(), s, &f, format, func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error) {
 				res, err := podgroups.ForProgram(ctx, p, asUnstructured(doc.Object), pods, t, opts)
 				if err != nil {
@@ -101,6 +105,7 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 	cmd.Flags().StringVar(&target, "for", "", "the `TARGET` scheduler: workload-api, kai, volcano or coscheduling")
 	cmd.Flags().StringVar(&queue, "queue", "", "the `QUEUE` of KAI's and Volcano's PodGroups (default: the one the workload names: its kai.scheduler/queue label, its scheduling.volcano.sh/queue-name annotation)")
 	cmd.Flags().BoolVar(&composite, "composite-pod-group", false, "for workload-api: write a group with subgroups as CompositePodGroups (scheduling.k8s.io/v1alpha3, the alpha CompositePodGroup feature gate) with a PodGroup per leaf subgroup, instead of one PodGroup with the group's minimum")
+	cmd.Flags().BoolVar(&volcanoPolicy, "volcano-subgroup-policy", false, "for volcano: write a subgroup whose children are leaves of one size as a subGroupPolicy (Volcano v1.14.1 or later), its leaves' pods labelled for it, instead of a minTaskMember per leaf")
 	_ = cmd.MarkFlagRequired("for") // the flag exists: no error
 	return cmd
 }
