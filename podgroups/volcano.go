@@ -24,8 +24,8 @@ import (
 //     besides minMember pods in all and each task's minTaskMember;
 //   - policies do not nest: a pod is in one subgroup.
 //
-// So a Karta subgroup whose children are leaves of one size is a policy
-// exactly: named after the parent, selecting its leaves' pods by
+// So, under Options.VolcanoSubGroupPolicy, a Karta subgroup whose
+// children are leaves of one size is a policy exactly: named after the parent, selecting its leaves' pods by
 // VolcanoParentLabel, one Volcano subgroup per leaf by the pod's
 // volcano.sh/task-spec label (its leaf, as the annotation says), the leaf
 // size as subGroupSize, and the leaves the parent needs as minSubGroups
@@ -188,8 +188,11 @@ func (b *builder) volcanoUnfit(p *plan, vp volcanoPlan) {
 			sum += p.subs[c].sg.MinMember
 		}
 		kept := "its leaves are tasks, each with its minTaskMember"
+		if !allLeaves(p.subs, sp) {
+			kept = "its children keep their own policies and tasks"
+		}
 		if sp.sg.MinMember < sum {
-			kept += fmt.Sprintf(", all required, so its minimum %d (of their %d) is not kept", sp.sg.MinMember, sum)
+			kept += fmt.Sprintf(", all of them required, so its minimum %d (of their %d) is not kept", sp.sg.MinMember, sum)
 		}
 		b.warn("group %s: subgroup %s is no Volcano subGroupPolicy (%s): %s", p.g.Name, sp.sg.Name, u.reason, kept)
 	}
@@ -216,4 +219,13 @@ func (b *builder) volcanoFlattened(p *plan) {
 	if len(nested) > 0 {
 		b.warn("group %s: Volcano's tasks are flat: the nested subgroups (%s) are flattened to a minTaskMember per leaf subgroup, and a parent's minimum is kept only as the sum of its leaves' (the VolcanoSubGroupPolicy option, podgroups --volcano-subgroup-policy, writes them as subGroupPolicy for Volcano v1.14.1 and later)", p.g.Name, strings.Join(nested, ", "))
 	}
+}
+
+func allLeaves(subs []subPlan, sp *subPlan) bool {
+	for _, c := range sp.children {
+		if !subs[c].leaf() {
+			return false
+		}
+	}
+	return true
 }

@@ -179,7 +179,7 @@ func TestVolcanoSubGroupPolicies(t *testing.T) {
 			g.SubGroups[1].MinMember = 3
 			g.MinMember = 4
 		}), nil, map[string]int32{"launcher": 1, "worker-a": 2, "worker-b": 2}, []string{
-			"group " + gang + ": subgroup worker is no Volcano subGroupPolicy (its minimum 3 is no whole number of its subgroups of 2): its leaves are tasks, each with its minTaskMember, all required, so its minimum 3 (of their 4) is not kept",
+			"group " + gang + ": subgroup worker is no Volcano subGroupPolicy (its minimum 3 is no whole number of its subgroups of 2): its leaves are tasks, each with its minTaskMember, all of them required, so its minimum 3 (of their 4) is not kept",
 			"group " + gang + ": its tasks' minimums add up to 5, more than its minMember 4, and then Volcano's scheduler checks no task's minimum (job_info.go CheckTaskReady)",
 		}},
 		{"a leaf nesting a leaf: the lower parent a policy, the upper one not", nestedEdited(func(g *interpreter.Group) {
@@ -187,7 +187,7 @@ func TestVolcanoSubGroupPolicies(t *testing.T) {
 			g.SubGroups[2].Pods = nil
 			g.SubGroups = append(g.SubGroups, interpreter.SubGroup{Name: "worker-a-x", Parent: "worker-a", MinMember: 2, Pods: a.Pods})
 		}), map[string]policy{"worker-a": {2, 1}}, map[string]int32{"launcher": 1, "worker-b": 2}, []string{
-			"group " + gang + ": subgroup worker is no Volcano subGroupPolicy (its subgroup worker-a has subgroups of its own, and Volcano's subgroups do not nest): its leaves are tasks, each with its minTaskMember",
+			"group " + gang + ": subgroup worker is no Volcano subGroupPolicy (its subgroup worker-a has subgroups of its own, and Volcano's subgroups do not nest): its children keep their own policies and tasks",
 		}},
 		{"leaves of minimum 0", nestedEdited(func(g *interpreter.Group) {
 			g.SubGroups[1].MinMember, g.SubGroups[2].MinMember, g.SubGroups[3].MinMember = 0, 0, 0
