@@ -12,6 +12,7 @@ import (
 	"github.com/kartalua/karta/builtin"
 	"github.com/kartalua/karta/interpreter"
 	"github.com/kartalua/karta/object"
+	"github.com/kartalua/karta/podgroups"
 )
 
 // TestVolcanoJobControllerCases holds the volcano-job built-in's gang to
@@ -87,6 +88,27 @@ spec:
 				got[s.Name] = s.MinMember
 			}
 			assert.Equal(t, tc.tasks, got)
+
+			// Volcano's PodGroup as karta writes it: a task per task
+			// subgroup of a minimum above 0, and no subGroupPolicy: a
+			// task's partitions are not karta's subgroups
+			// (docs/catalog.md).
+			pgs, err := podgroups.ForProgram(context.Background(), p, obj, nil, podgroups.Volcano, podgroups.Options{})
+			require.NoError(t, err)
+			require.Len(t, pgs.Objects, 1)
+			spec := pgs.Objects[0].Object["spec"].(map[string]any)
+			required := map[string]any{}
+			for name, n := range tc.tasks {
+				if n > 0 {
+					required[name] = n
+				}
+			}
+			if len(required) == 0 {
+				assert.NotContains(t, spec, "minTaskMember", "every task is optional")
+			} else {
+				assert.Equal(t, required, spec["minTaskMember"])
+			}
+			assert.NotContains(t, spec, "subGroupPolicy")
 		})
 	}
 }

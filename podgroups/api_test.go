@@ -15,6 +15,7 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -140,6 +141,28 @@ func checkObject(t *testing.T, target podgroups.Target, o *unstructured.Unstruct
 		assert.GreaterOrEqual(t, pg.Spec.MinMember, int32(1))
 		for task := range pg.Spec.MinTaskMember {
 			assert.Empty(t, validation.IsDNS1123Label(task))
+		}
+		// The limits Volcano's v1.14.0 CRD states for subGroupPolicy, and
+		// what its scheduler needs to read a policy (a valid selector,
+		// label keys); its webhook checks only networkTopology, which
+		// karta does not write.
+		names := map[string]bool{}
+		for i, pol := range pg.Spec.SubGroupPolicy {
+			assert.False(t, names[pol.Name], "policy names are unique: %s", pol.Name)
+			names[pol.Name] = true
+			assert.LessOrEqual(t, len(pol.Name), 253)
+			require.NotNil(t, pol.SubGroupSize, "policy %d", i)
+			assert.GreaterOrEqual(t, *pol.SubGroupSize, int32(1))
+			require.NotNil(t, pol.MinSubGroups, "policy %d", i)
+			assert.GreaterOrEqual(t, *pol.MinSubGroups, int32(0))
+			assert.Nil(t, pol.NetworkTopology)
+			require.NotNil(t, pol.LabelSelector)
+			assert.Empty(t, metav1validation.ValidateLabelSelector(pol.LabelSelector, metav1validation.LabelSelectorValidationOptions{}, field.NewPath("labelSelector")))
+			_, err := metav1.LabelSelectorAsSelector(pol.LabelSelector)
+			assert.NoError(t, err)
+			for _, k := range pol.MatchLabelKeys {
+				assert.Empty(t, validation.IsQualifiedName(k))
+			}
 		}
 		meta = &pg.ObjectMeta
 	case podgroups.Coscheduling:

@@ -125,8 +125,8 @@ func linked(t *testing.T, pod *unstructured.Unstructured, res *podgroups.Result)
 // validation: the Workload API's by kube-apiserver itself, the others by
 // the schedulers' CRDs (internal/testenv/crds: Volcano's and
 // scheduler-plugins' from their published API types and manifests, KAI's
-// a stand-in), and so are the Workload API's CompositePodGroups. So is every
-// pod with its link.
+// a stand-in), and so are the Workload API's CompositePodGroups and
+// Volcano's subGroupPolicy. So is every pod with its link.
 func TestIntegrationObjectsValidate(t *testing.T) {
 	cfg := testenv.Config(t)
 	testenv.InstallCRDs(t, cfg)
@@ -145,6 +145,8 @@ func TestIntegrationObjectsValidate(t *testing.T) {
 		}
 		// With the CompositePodGroup gate (a group with subgroups is a tree).
 		variants = append(variants, variant{podgroups.WorkloadAPI, podgroups.Options{CompositePodGroup: true}, "workload-api-composite"})
+		// With Volcano's subgroup policies (its v1.14 CRD has the field).
+		variants = append(variants, variant{podgroups.Volcano, podgroups.Options{VolcanoSubGroupPolicy: true}, "volcano-subgroup-policy"})
 		for _, v := range variants {
 			target := v.target
 			t.Run(ex.name+"/"+v.name, func(t *testing.T) {

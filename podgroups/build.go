@@ -64,6 +64,16 @@ type Options struct {
 	// needs. Without it a group is one PodGroup with the group's minimum,
 	// and a warning says the subgroups' minimums are lost.
 	CompositePodGroup bool
+	// VolcanoSubGroupPolicy writes, for Volcano, a subgroup whose children
+	// are leaves of one size as a subGroupPolicy (volcano.go), a field of
+	// Volcano v1.14's PodGroup. Its scheduler needs to be v1.14.1 or later:
+	// v1.14.0 allocates the pods of a job with subgroup policies only when
+	// one has a hard network topology (volcano-sh/volcano 56c69011b, "jobs
+	// with subgroups but not hard networkTopology.mode could not be
+	// scheduled"), and a CRD before v1.14 drops the field. Without it
+	// every subgroup with pods of its own is a task, with a warning that
+	// the nesting is flattened.
+	VolcanoSubGroupPolicy bool
 	// AllowNoGroups makes a workload whose groups are not known yet (its
 	// alpha definitions form them from pods, and none is placed) a result
 	// rather than a *NoGroupsError: the objects that exist without groups,
@@ -213,6 +223,9 @@ type builder struct {
 	// objectOfPod maps a placed pod to its leaf's PodGroup, when its
 	// group is a tree of CompositePodGroups.
 	objectOfPod map[string]string
+	// parentOf maps a placed pod to the parent subgroup of its leaf when
+	// the leaf is in a Volcano subGroupPolicy (VolcanoParentLabel).
+	parentOf map[string]string
 }
 
 func newBuilder(in Input, target Target, opts Options) (*builder, error) {
@@ -222,7 +235,7 @@ func newBuilder(in Input, target Target, opts Options) (*builder, error) {
 	}
 	b := &builder{in: in, target: target, opts: opts, model: m,
 		res:      Result{Target: target, Objects: []*unstructured.Unstructured{}, Links: []PodLink{}, Unlinked: []interpreter.Unmatched{}, Warnings: []string{}},
-		objectOf: map[string]string{}, roleOf: map[string]string{}, objectOfPod: map[string]string{}}
+		objectOf: map[string]string{}, roleOf: map[string]string{}, objectOfPod: map[string]string{}, parentOf: map[string]string{}}
 	for _, g := range in.Gangs.Groups {
 		b.objectOf[g.Name] = ObjectName(target, g.Name)
 	}

@@ -102,8 +102,22 @@ func TestBuildNestedSubgroups(t *testing.T) {
 			pg := res.Objects[0]
 			assert.Equal(t, int64(5), specOf(t, pg, "minMember"))
 			assert.Equal(t, map[string]any{"launcher": int64(1), "worker-a": int64(2), "worker-b": int64(2)}, specOf(t, pg, "minTaskMember"))
+			assert.NotContains(t, pg.Object["spec"], "subGroupPolicy")
 			assert.Equal(t, leafRoles, roles(res))
-			assert.Contains(t, res.Warnings, "group "+group+": Volcano's tasks are flat: the nested subgroups (worker-a in worker, worker-b in worker) are flattened to a minTaskMember per leaf subgroup, and a parent's minimum is kept only as the sum of its leaves'")
+			assert.Contains(t, res.Warnings, "group "+group+": Volcano's tasks are flat: the nested subgroups (worker-a in worker, worker-b in worker) are flattened to a minTaskMember per leaf subgroup, and a parent's minimum is kept only as the sum of its leaves' (the VolcanoSubGroupPolicy option, podgroups --volcano-subgroup-policy, writes them as subGroupPolicy for Volcano v1.14.1 and later)")
+		}},
+		{"volcano with VolcanoSubGroupPolicy: the workers' leaves a subGroupPolicy, the launcher a task", podgroups.Volcano, podgroups.Options{VolcanoSubGroupPolicy: true}, func(t *testing.T, res *podgroups.Result) {
+			require.Len(t, res.Objects, 1)
+			pg := res.Objects[0]
+			assert.Equal(t, int64(5), specOf(t, pg, "minMember"))
+			assert.Equal(t, map[string]any{"launcher": int64(1)}, specOf(t, pg, "minTaskMember"))
+			assert.Equal(t, []any{map[string]any{
+				"name": "worker", "subGroupSize": int64(2), "minSubGroups": int64(2),
+				"labelSelector":  map[string]any{"matchLabels": map[string]any{"karta.run.ai/parent-subgroup": "worker"}},
+				"matchLabelKeys": []any{"volcano.sh/task-spec"},
+			}}, specOf(t, pg, "subGroupPolicy"))
+			assert.Equal(t, leafRoles, roles(res))
+			assert.Empty(t, res.Warnings, "the tree is said exactly")
 		}},
 		{"coscheduling: one flat group with the total", podgroups.Coscheduling, podgroups.Options{}, func(t *testing.T, res *podgroups.Result) {
 			require.Len(t, res.Objects, 1)
@@ -179,6 +193,9 @@ func TestBuildNestedSubgroups(t *testing.T) {
 			file := string(c.target)
 			if c.opts.CompositePodGroup {
 				file += "-composite"
+			}
+			if c.opts.VolcanoSubGroupPolicy {
+				file += "-subgroup-policy"
 			}
 			checkGolden(t, filepath.Join("testdata", "golden", "nested-trainjob", file+".yaml"), got)
 		})

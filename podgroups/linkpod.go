@@ -25,7 +25,7 @@ func LinkPod(k *karta.Karta, target Target, pod *unstructured.Unstructured, pl *
 	b := &builder{target: target}
 	obj := ObjectName(target, pl.Group)
 	role := placedRole(k, target, pl)
-	ops, reason := b.podPatch(pod, obj, role)
+	ops, reason := b.podPatch(pod, obj, role, "")
 	if reason != "" {
 		return nil, &UnlinkedError{Pod: interpreter.PodKey(pod.Object), Reason: reason}
 	}
@@ -74,17 +74,20 @@ func LinkInGroups(target Target, opts Options, pod *unstructured.Unstructured, g
 			break
 		}
 		g := &gangs.Groups[i]
-		obj, role := ObjectName(target, g.Name), ""
+		obj, role, parent := ObjectName(target, g.Name), "", ""
 		if leaf := leafOf(g, pl.Pod); leaf != nil {
 			if target == KAI || target == Volcano {
 				role = labelName(leaf.Name)
+			}
+			if target == Volcano && opts.VolcanoSubGroupPolicy {
+				parent = volcanoParentOf(g, pl.Pod)
 			}
 			if target == WorkloadAPI && opts.CompositePodGroup && !hasChildren(g, leaf.Name) && compositeUnfit([]string{g.Definition}, []*interpreter.Group{g}) == "" {
 				obj = subgroupObjectName(g.Name, leaf.Name)
 			}
 		}
 		b := &builder{target: target}
-		ops, reason := b.podPatch(pod, obj, role)
+		ops, reason := b.podPatch(pod, obj, role, parent)
 		if reason != "" {
 			return nil, &UnlinkedError{Pod: key, Reason: reason}
 		}

@@ -18,7 +18,10 @@ import (
 
 // A webhook links one pod from PlacePod's answer; LinkPod gives it the
 // link Build gives the pod among all of its workload's pods, for every
-// example and target: the same object, role and patch.
+// example and target: the same object, role and patch. Where the link
+// depends on the pod's subgroup (NeedsGroups: KAI's subgroup label,
+// Volcano's task and subGroupPolicy labels), the webhook calls
+// GetGangGroups with the one pod and LinkInGroups, which gives the same.
 func TestLinkPodIsBuildsLink(t *testing.T) {
 	for _, ex := range examples(t) {
 		for _, target := range podgroups.Targets() {
@@ -37,6 +40,13 @@ func TestLinkPodIsBuildsLink(t *testing.T) {
 					require.NoError(t, err)
 					got, err := podgroups.LinkPod(ex.p.Karta(), target, pod, pl)
 					require.NoError(t, err)
+					if podgroups.NeedsGroups(ex.p.Karta(), target, podgroups.Options{}) {
+						assert.Equal(t, want.Object, got.Object)
+						gangs, err := ex.p.GetGangGroups(ex.ctx(), ex.obj, []*unstructured.Unstructured{pod})
+						require.NoError(t, err)
+						got, err = podgroups.LinkInGroups(target, podgroups.Options{}, pod, gangs)
+						require.NoError(t, err)
+					}
 					assert.Equal(t, want, *got)
 					name, linked := podgroups.LinkOf(target, applied(t, pod, got.Patch))
 					assert.True(t, linked)

@@ -61,7 +61,7 @@ func (b *builder) links() ([]PodLink, []interpreter.Unmatched) {
 			obj = leaf
 		}
 		role := b.roleOf[pl.Pod]
-		ops, reason := b.podPatch(pod, obj, role)
+		ops, reason := b.podPatch(pod, obj, role, b.parentOf[pl.Pod])
 		if reason != "" {
 			unlinked = append(unlinked, interpreter.Unmatched{Pod: pl.Pod, Reason: reason})
 			continue
@@ -71,9 +71,11 @@ func (b *builder) links() ([]PodLink, []interpreter.Unmatched) {
 	return links, unlinked
 }
 
-// podPatch is the JSON Patch that links pod to the object named obj, or
-// the reason it cannot be linked.
-func (b *builder) podPatch(pod *unstructured.Unstructured, obj, role string) ([]jsonpatch.Operation, string) {
+// podPatch is the JSON Patch that links pod to the object named obj, as
+// role (its KAI subgroup or Volcano task) and, for Volcano, in the
+// subGroupPolicy of parent when that is not "", or the reason it cannot be
+// linked.
+func (b *builder) podPatch(pod *unstructured.Unstructured, obj, role, parent string) ([]jsonpatch.Operation, string) {
 	ops := []jsonpatch.Operation{}
 	pod = pod.DeepCopy() // setEntries records its writes on it
 	switch b.target {
@@ -100,6 +102,12 @@ func (b *builder) podPatch(pod *unstructured.Unstructured, obj, role string) ([]
 			entries[VolcanoTaskAnnotation] = role
 		}
 		ops = setEntries(ops, pod, "annotations", entries)
+		if parent != "" {
+			// A subGroupPolicy selects and groups pods by labels: the
+			// parent, and the leaf in the label Volcano's job controller
+			// also sets beside the annotation.
+			ops = setEntries(ops, pod, "labels", map[string]string{VolcanoParentLabel: parent, VolcanoTaskAnnotation: role})
+		}
 	case Coscheduling:
 		ops = setEntries(ops, pod, "labels", map[string]string{CoschedulingLabel: obj})
 	}

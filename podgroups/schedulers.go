@@ -2,7 +2,6 @@ package podgroups
 
 import (
 	"fmt"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -123,12 +122,25 @@ func (b *builder) volcano() error {
 		}
 		tasks := map[string]int32{}
 		if len(p.subs) > 0 {
-			// Volcano's tasks are flat: a task per subgroup with pods of its
-			// own (the leaves, and a parent's own pods).
-			var nested []string
-			for _, sp := range p.subs {
-				if sp.parent != "" {
-					nested = append(nested, sp.sg.Name+" in "+sp.sg.Parent)
+			// A subgroup whose children are leaves of one size is a
+			// subGroupPolicy (volcano.go); every other subgroup with pods of
+			// its own (a leaf no policy covers, a parent's own pods) is a
+			// task with its minimum.
+			vp := volcanoPlan{policyOf: map[int]string{}}
+			if b.opts.VolcanoSubGroupPolicy {
+				vp = planVolcano(p.subs)
+			}
+			policies, err := vp.subGroupPolicies(p.name, p.subs)
+			if err != nil {
+				return err
+			}
+			pg.Spec.SubGroupPolicy = policies
+			for j, sp := range p.subs {
+				if parent, ok := vp.policyOf[j]; ok {
+					for _, pod := range sp.sg.Pods {
+						b.parentOf[pod] = parent
+					}
+					continue
 				}
 				n := sp.sg.MinMember
 				if !sp.leaf() {
@@ -143,8 +155,10 @@ func (b *builder) volcano() error {
 				}
 				tasks[sp.name] = tn
 			}
-			if len(nested) > 0 {
-				b.warn("group %s: Volcano's tasks are flat: the nested subgroups (%s) are flattened to a minTaskMember per leaf subgroup, and a parent's minimum is kept only as the sum of its leaves'", p.g.Name, strings.Join(nested, ", "))
+			if b.opts.VolcanoSubGroupPolicy {
+				b.volcanoUnfit(p, vp)
+			} else {
+				b.volcanoFlattened(p)
 			}
 		} else {
 			for _, r := range p.roles {
@@ -157,6 +171,13 @@ func (b *builder) volcano() error {
 		}
 		if len(tasks) > 0 {
 			pg.Spec.MinTaskMember = tasks
+			var sum int64
+			for _, tn := range tasks {
+				sum += int64(tn)
+			}
+			if sum > int64(n) {
+				b.warn("group %s: its tasks' minimums add up to %d, more than its minMember %d, and then Volcano's scheduler checks no task's minimum (job_info.go CheckTaskReady)", p.g.Name, sum, n)
+			}
 		}
 		if rl := minResources(p.shares); rl != nil {
 			pg.Spec.MinResources = &rl

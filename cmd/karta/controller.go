@@ -55,12 +55,13 @@ type controllerFlags struct {
 	metricsExporter bool
 
 	// The gang output (controller_gang.go).
-	gangOutput   string
-	gangSkip     []string
-	gangSelector string
-	gangQueue    string
-	gangCPG      bool
-	podWebhook   bool
+	gangOutput        string
+	gangSkip          []string
+	gangSelector      string
+	gangQueue         string
+	gangCPG           bool
+	gangVolcanoPolicy bool
+	podWebhook        bool
 
 	// flags are the command's, to tell a flag given from its default.
 	flags *pflag.FlagSet

@@ -37,13 +37,14 @@ func addGangFlags(fl *pflag.FlagSet, f *controllerFlags) {
 	fl.StringVar(&f.gangSelector, "gang-output-selector", "", "only the workloads whose labels match this `SELECTOR`; the others, and their pods, are left alone")
 	fl.StringVar(&f.gangQueue, "gang-output-queue", "", "the `QUEUE` of KAI's and Volcano's PodGroups (default: the one the workload names)")
 	fl.BoolVar(&f.gangCPG, "gang-output-composite-pod-group", false, "for workload-api: write a group with subgroups as CompositePodGroups (scheduling.k8s.io/v1alpha3, the alpha CompositePodGroup feature gate) with a PodGroup per leaf subgroup; the cluster must serve them")
+	fl.BoolVar(&f.gangVolcanoPolicy, "gang-output-volcano-subgroup-policy", false, "for volcano: write a subgroup whose children are leaves of one size as a subGroupPolicy (Volcano v1.14.1 or later), the pod webhook labelling its leaves' pods for it")
 	fl.BoolVar(&f.podWebhook, "pod-webhook", false, "also serve the pod admission webhook that links each new pod to its group, at "+gangoutput.WebhookPath+" on --serve's port")
 }
 
 // checkGang rejects gang output flags that cannot work (exit 2).
 func (f *controllerFlags) checkGang() error {
 	if f.gangOutput == "" {
-		for _, name := range []string{"gang-output-skip", "gang-output-selector", "gang-output-queue", "gang-output-composite-pod-group"} {
+		for _, name := range []string{"gang-output-skip", "gang-output-selector", "gang-output-queue", "gang-output-composite-pod-group", "gang-output-volcano-subgroup-policy"} {
 			if f.changed(name) {
 				return usageError("--%s is for --gang-output", name)
 			}
@@ -64,6 +65,9 @@ func (f *controllerFlags) checkGang() error {
 	}
 	if f.gangCPG && f.gangOutput != string(podgroups.WorkloadAPI) {
 		return usageError("--gang-output-composite-pod-group is for --gang-output=workload-api")
+	}
+	if f.gangVolcanoPolicy && f.gangOutput != string(podgroups.Volcano) {
+		return usageError("--gang-output-volcano-subgroup-policy is for --gang-output=volcano")
 	}
 	if f.podWebhook && f.serve == "" {
 		return usageError("--pod-webhook is served on --serve's port: give --serve (and its certificate)")
@@ -104,7 +108,7 @@ func newGangOutput(f *controllerFlags, cfg *rest.Config, disco discovery.Discove
 	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
 	gang, err := gangoutput.New(dyn, shared.meta, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), reg, gangoutput.Options{
 		Target:      podgroups.Target(f.gangOutput),
-		Build:       podgroups.Options{Queue: f.gangQueue, CompositePodGroup: f.gangCPG},
+		Build:       podgroups.Options{Queue: f.gangQueue, CompositePodGroup: f.gangCPG, VolcanoSubGroupPolicy: f.gangVolcanoPolicy},
 		Skip:        skip,
 		Selector:    f.gangSelector,
 		Logger:      log,

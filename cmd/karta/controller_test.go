@@ -72,6 +72,8 @@ func TestControllerUsageErrors(t *testing.T) {
 		{"queue without gang output", []string{"controller", "--gang-output-queue", "research"}, "karta: --gang-output-queue is for --gang-output"},
 		{"composite without gang output", []string{"controller", "--gang-output-composite-pod-group"}, "karta: --gang-output-composite-pod-group is for --gang-output"},
 		{"composite for kai", []string{"controller", "--gang-output", "kai", "--gang-output-composite-pod-group"}, "karta: --gang-output-composite-pod-group is for --gang-output=workload-api"},
+		{"volcano subgroup policy without gang output", []string{"controller", "--gang-output-volcano-subgroup-policy"}, "karta: --gang-output-volcano-subgroup-policy is for --gang-output"},
+		{"volcano subgroup policy for kai", []string{"controller", "--gang-output", "kai", "--gang-output-volcano-subgroup-policy"}, "karta: --gang-output-volcano-subgroup-policy is for --gang-output=volcano"},
 		{"skip kinds", []string{"controller", "--gang-output", "kai", "--gang-output-skip", "kubeflow.org/v1 PyTorchJob"},
 			`karta: --gang-output-skip: "kubeflow.org/v1 PyTorchJob" is not a kind: write Kind.group, e.g. PyTorchJob.kubeflow.org`},
 		{"gang selector", []string{"controller", "--gang-output", "kai", "--gang-output-selector", "team in (a"}, "karta: --gang-output-selector: "},

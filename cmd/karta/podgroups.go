@@ -27,7 +27,7 @@ var podLinkFields = map[podgroups.Target]string{
 func newPodGroupsCmd(s streams) *cobra.Command {
 	var f objectFlags
 	var podsFile, target, queue string
-	var composite bool
+	var composite, volcanoPolicy bool
 	cmd := &cobra.Command{
 		Use:   "podgroups [-k REF] -f OBJECT [--pods PODS] --for TARGET",
 		Short: "Print the objects a gang scheduler needs for a workload, and each pod's link to its group",
@@ -36,6 +36,7 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 			"                 (with --composite-pod-group, a group's subgroups as CompositePodGroups and leaf PodGroups)\n" +
 			"  kai            a KAI-Scheduler PodGroup per group, with its subgroups and topology\n" +
 			"  volcano        a Volcano PodGroup per group, with minTaskMember and minResources\n" +
+			"                 (with --volcano-subgroup-policy, a subgroup of equal leaves as a subGroupPolicy)\n" +
 			"  coscheduling   a scheduler-plugins coscheduling PodGroup per group, with minResources\n" +
 			"The objects are owned by the workload (a controller reference), ready for kubectl apply:\n" +
 			"-o json prints a List, -o yaml one document per object. With --pods (a List, as kubectl get\n" +
@@ -68,7 +69,10 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 					return err
 				}
 			}
-			opts := podgroups.Options{Queue: queue, CompositePodGroup: composite}
+			if volcanoPolicy && t != podgroups.Volcano {
+				return usageError("--volcano-subgroup-policy is for --for volcano")
+			}
+			opts := podgroups.Options{Queue: queue, CompositePodGroup: composite, VolcanoSubGroupPolicy: volcanoPolicy}
 			return eachObject(cmd.Context(), s, &f, format, func(ctx context.Context, p *interpreter.Program, doc *object.Document) (result, error) {
 				res, err := podgroups.ForProgram(ctx, p, asUnstructured(doc.Object), pods, t, opts)
 				if err != nil {
@@ -101,6 +105,7 @@ func newPodGroupsCmd(s streams) *cobra.Command {
 	cmd.Flags().StringVar(&target, "for", "", "the `TARGET` scheduler: workload-api, kai, volcano or coscheduling")
 	cmd.Flags().StringVar(&queue, "queue", "", "the `QUEUE` of KAI's and Volcano's PodGroups (default: the one the workload names: its kai.scheduler/queue label, its scheduling.volcano.sh/queue-name annotation)")
 	cmd.Flags().BoolVar(&composite, "composite-pod-group", false, "for workload-api: write a group with subgroups as CompositePodGroups (scheduling.k8s.io/v1alpha3, the alpha CompositePodGroup feature gate) with a PodGroup per leaf subgroup, instead of one PodGroup with the group's minimum")
+	cmd.Flags().BoolVar(&volcanoPolicy, "volcano-subgroup-policy", false, "for volcano: write a subgroup whose children are leaves of one size as a subGroupPolicy (Volcano v1.14.1 or later), its leaves' pods labelled for it, instead of a minTaskMember per leaf")
 	_ = cmd.MarkFlagRequired("for") // the flag exists: no error
 	return cmd
 }
@@ -178,7 +183,8 @@ func resourcesOf(o *unstructured.Unstructured) string {
 
 // detailsOf names what else an object says of the gang: a Workload's
 // templates, the CompositePodGroup a PodGroup is in, a KAI PodGroup's
-// subgroups (parent>child for a nested one), a Volcano PodGroup's tasks.
+// subgroups (parent>child for a nested one), a Volcano PodGroup's tasks
+// and subgroup policies.
 func detailsOf(o *unstructured.Unstructured) string {
 	var parts []string
 	if o.GetKind() == "Workload" {
@@ -206,6 +212,15 @@ func detailsOf(o *unstructured.Unstructured) string {
 	}
 	if tasks, ok, _ := unstructured.NestedMap(o.Object, "spec", "minTaskMember"); ok {
 		parts = append(parts, "tasks: "+joinCounts(tasks))
+	}
+	if pols, ok, _ := unstructured.NestedSlice(o.Object, "spec", "subGroupPolicy"); ok {
+		// name=MINxSIZE: the policy needs MIN subgroups of SIZE pods.
+		names := make([]string, 0, len(pols))
+		for _, p := range pols {
+			pm, _ := p.(map[string]any)
+			names = append(names, fmt.Sprintf("%v=%vx%v", pm["name"], pm["minSubGroups"], pm["subGroupSize"]))
+		}
+		parts = append(parts, "subgroup policies: "+strings.Join(names, " "))
 	}
 	if q, ok, _ := unstructured.NestedString(o.Object, "spec", "queue"); ok {
 		parts = append(parts, "queue: "+q)

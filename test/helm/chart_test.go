@@ -53,6 +53,7 @@ gangOutput:
   skip: [PyTorchJob.kubeflow.org, Job.batch.volcano.sh]
   selector: team=ml
   queue: research
+  volcanoSubGroupPolicy: true
   extraResources: [{apiGroup: example.com, resources: [trainjobs]}]
   podWebhook: {namespaceSelector: {matchLabels: {gangs: "on"}, matchExpressions: [{key: tier, operator: Exists}]}}
 `,
@@ -415,7 +416,7 @@ func TestGangOutputArgs(t *testing.T) {
 		want   []string
 	}{
 		"everything": {valueSets["webhook from a Secret, Karmada, gang output"], []string{"--gang-output=volcano",
-			"--gang-output-skip=PyTorchJob.kubeflow.org,Job.batch.volcano.sh", "--gang-output-selector=team=ml", "--gang-output-queue=research", "--pod-webhook"}},
+			"--gang-output-skip=PyTorchJob.kubeflow.org,Job.batch.volcano.sh", "--gang-output-selector=team=ml", "--gang-output-queue=research", "--gang-output-volcano-subgroup-policy", "--pod-webhook"}},
 		"nothing skipped, CompositePodGroups": {valueSets["webhook from cert-manager, ServiceMonitor, gang output"], []string{"--gang-output=workload-api", "--gang-output-skip=", "--gang-output-composite-pod-group", "--pod-webhook"}},
 		"no pod webhook":                      {valueSets["gang output without the pod webhook"], []string{"--gang-output=kai"}},
 		"off":                                 {"", nil},

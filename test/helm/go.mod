@@ -129,7 +129,7 @@ require (
 	sigs.k8s.io/kustomize/kyaml v0.21.1 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
-	volcano.sh/apis v1.12.1 // indirect
+	volcano.sh/apis v1.14.0 // indirect
 )
 
 replace github.com/kartalua/karta => ../..
