@@ -61,15 +61,11 @@ func SubstituteVariables(q *gojq.Query, vars map[string]*gojq.Query) *gojq.Query
 }
 
 // substitute is SubstituteVariables on the nodes reachable from v, with
-// vars the variables not shadowed there: eachNode's walk, but a binding
-// walks its scope with the names it binds left out.
+// vars the variables not shadowed there: a binding walks its scope with
+// the names it binds left out.
 func substitute(v reflect.Value, vars map[string]*gojq.Query) {
 	walk := func(n any) { substitute(reflect.ValueOf(n), vars) }
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() || v.Elem().Kind() != reflect.Struct {
-			return
-		}
+	walkNodes(v, func(v reflect.Value) bool {
 		switch n := v.Interface().(type) {
 		case *gojq.Query:
 			for _, fd := range n.FuncDefs {
@@ -79,12 +75,12 @@ func substitute(v reflect.Value, vars map[string]*gojq.Query) {
 				walk(n.Left)
 				walk(n.Patterns)
 				substitute(reflect.ValueOf(n.Right), shadowed(vars, patternNames(n.Patterns)...))
-				return
+				return false
 			}
 			walk(n.Term)
 			walk(n.Left)
 			walk(n.Right)
-			return
+			return false
 		case *gojq.Term:
 			if n.Type == gojq.TermTypeFunc && n.Func != nil && len(n.Func.Args) == 0 {
 				if r, ok := vars[n.Func.Name]; ok {
@@ -97,7 +93,7 @@ func substitute(v reflect.Value, vars map[string]*gojq.Query) {
 				walk(r.Start)
 				substitute(reflect.ValueOf(r.Update), shadowed(vars, patternNames(r.Patterns)...))
 				walk(n.SuffixList)
-				return
+				return false
 			}
 			if f := n.Foreach; f != nil { // foreach SOURCE as $x (INIT; UPDATE; EXTRACT)
 				walk(f.Query)
@@ -107,7 +103,7 @@ func substitute(v reflect.Value, vars map[string]*gojq.Query) {
 				substitute(reflect.ValueOf(f.Update), inner)
 				substitute(reflect.ValueOf(f.Extract), inner)
 				walk(n.SuffixList)
-				return
+				return false
 			}
 		case *gojq.ObjectKeyVal:
 			if r, ok := vars[n.Key]; ok {
@@ -118,16 +114,8 @@ func substitute(v reflect.Value, vars map[string]*gojq.Query) {
 				}
 			}
 		}
-		substitute(v.Elem(), vars)
-	case reflect.Struct:
-		for i := range v.NumField() {
-			substitute(v.Field(i), vars)
-		}
-	case reflect.Slice:
-		for i := range v.Len() {
-			substitute(v.Index(i), vars)
-		}
-	}
+		return true
+	})
 }
 
 // shadowed is vars without names, a copy only when one of them is there.
@@ -183,20 +171,27 @@ func patternNames(patterns []*gojq.Pattern) []string {
 // reachable from v, parents before children (a reflective walk: it
 // reaches every kind of node gojq has, including those added later).
 func eachNode(v reflect.Value, f func(reflect.Value)) {
+	walkNodes(v, func(v reflect.Value) bool { f(v); return true })
+}
+
+// walkNodes is eachNode where f also says whether to go on into the
+// node's children (false: f has seen to them itself).
+func walkNodes(v reflect.Value, f func(reflect.Value) bool) {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.IsNil() || v.Elem().Kind() != reflect.Struct {
 			return
 		}
-		f(v)
-		eachNode(v.Elem(), f)
+		if f(v) {
+			walkNodes(v.Elem(), f)
+		}
 	case reflect.Struct:
 		for i := range v.NumField() {
-			eachNode(v.Field(i), f)
+			walkNodes(v.Field(i), f)
 		}
 	case reflect.Slice:
 		for i := range v.Len() {
-			eachNode(v.Index(i), f)
+			walkNodes(v.Index(i), f)
 		}
 	}
 }
