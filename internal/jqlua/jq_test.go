@@ -227,7 +227,9 @@ var diffCases = []struct {
 		exprs: []string{
 			`.a as $x | $x`, `. as $x | .a`, `.d[]? as $x | [$x, .a]`, `(.a, .b) as $x | $x`,
 			`.d as $d | .e | $d`, `.a as $x | .a as $x | $x`, `.a as $x | (.b as $x | $x), $x`,
-			`1 as $x | (2 as $x | .) | $x`, `1 as $x | [(2 as $x | $x), $x]`, `(1 as $x | $x + 1) as $y | $y`,
+			`1 as $x | (2 as $x | .) | $x`, `1 as $x | [(2 as $x | $x), $x]`,
+			`1 as $x | (.d[]? as $x | .) | $x`, `[1 as $x | ((2, 3) as $x | .) | $x]`,
+			`1 as $x | (.d[]? as $x | $x) as $y | [$x, $y]`, `.a as $x | [.d[]? as $x | $x] | [$x, .]`, `(1 as $x | $x + 1) as $y | $y`,
 			`.k as $k | {$k}`, `.k as $k | {($k): 1, $k: 2}`, `.a as $a | {$a: 1}`, `.b as $b | {$b: .a}`,
 			`.k as $k | "\($k)-\($k | length)"`, `.k as $k | .[$k]`, `.k as $k | .e[$k]?`,
 			`.d[]? as $n | select($n > 1) | $n`, `[.d[]? as $n | .d[]? | select(. < $n)]`,
