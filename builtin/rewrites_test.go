@@ -131,6 +131,78 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 			}
 		})
 	}
+
+	// PodCliqueSet's paths bind the clique, its name and the scaling
+	// group with `as` where they paired them with the template in
+	// objects: the same outputs and errors on every shape of template.
+	pcs := builtinKarta(t, "podcliqueset")
+	clique := pcs.Spec.StructureDefinition.ChildComponents[0]
+	scaled := pcs.Spec.Instructions.GangScheduling.PodGroups[0]
+	require.Equal(t, "scaled", scaled.Name)
+	for _, rw := range []struct{ name, before, after string }{
+		{"podcliqueset replicasPath", podCliqueSetReplicasBefore, clique.ScaleDefinition.ReplicasPath},
+		{"podcliqueset minReplicasPath", podCliqueSetMinReplicasBefore, clique.ScaleDefinition.MinReplicasPath},
+		{"podcliqueset scaled minMemberPath", podCliqueSetScaledMinBefore, scaled.MinMemberPath},
+	} {
+		t.Run(rw.name, func(t *testing.T) {
+			require.NotEqual(t, rw.before, rw.after)
+			for _, template := range podCliqueSetTemplates {
+				var obj any
+				text := `{"spec": {"template": ` + template + `}}`
+				require.NoError(t, yaml.Unmarshal([]byte(text), &obj), text)
+				wantOuts, wantErr := runGojq(t, rw.before, obj)
+				gotOuts, gotErr := runGojq(t, rw.after, obj)
+				assert.Equal(t, wantErr, gotErr, "error on %s", text)
+				assert.Equal(t, wantOuts, gotOuts, "outputs on %s", text)
+			}
+		})
+	}
+}
+
+// PodCliqueSet's clique replicas, minReplicas and scaled gang minimum as
+// they were, each clique paired with the template in an object.
+const (
+	podCliqueSetReplicasBefore = `.spec.template | {t: ., c: .cliques[]?}
+  | (.c.spec.replicas // 1)
+  * ([{n: .c.name, g: .t.podCliqueScalingGroups[]?}
+      | select((.g.cliqueNames - [.n] | length) < (.g.cliqueNames | length))
+      | .g.replicas // 1][0] // 1)`
+	podCliqueSetMinReplicasBefore = `.spec.template | {t: ., c: .cliques[]?}
+  | (.c.spec.minAvailable // .c.spec.replicas // 1)
+  * ([{n: .c.name, g: .t.podCliqueScalingGroups[]?}
+      | select((.g.cliqueNames - [.n] | length) < (.g.cliqueNames | length))
+      | .g.minAvailable // 1][0] // 1)`
+	podCliqueSetScaledMinBefore = `[.spec.template | {t: ., g: .podCliqueScalingGroups[]?}
+   | [{g: .g, c: .t.cliques[]?}
+      | select((.g.cliqueNames - [.c.name] | length) < (.g.cliqueNames | length))
+      | .c.spec.minAvailable // .c.spec.replicas // 1] | add] | min`
+)
+
+// podCliqueSetTemplates are .spec.template of every shape the paths tell
+// apart: standalone and scaling-group cliques, defaults, a clique in two
+// groups, and cliques, names, groups and cliqueNames of the wrong types.
+var podCliqueSetTemplates = []string{
+	`{"cliques": [{"name": "a", "spec": {"replicas": 2, "minAvailable": 1}}, {"name": "b", "spec": {"replicas": 3}}],
+	  "podCliqueScalingGroups": [{"name": "g", "cliqueNames": ["b"], "replicas": 4, "minAvailable": 2}]}`,
+	`{"cliques": [{"name": "a", "spec": {}}, {"name": "b"}, {"name": "c", "spec": {"replicas": 5}}],
+	  "podCliqueScalingGroups": [{"cliqueNames": ["a", "c"]}, {"cliqueNames": ["c"], "replicas": 7, "minAvailable": 3}]}`,
+	`{"cliques": [{"name": "a", "spec": {"replicas": 2}}]}`,
+	`{"cliques": [], "podCliqueScalingGroups": [{"cliqueNames": ["a"]}]}`,
+	`{"podCliqueScalingGroups": [{"cliqueNames": ["a"], "replicas": 2}]}`,
+	`{"cliques": [{"name": "a"}], "podCliqueScalingGroups": []}`,
+	`{"cliques": "x", "podCliqueScalingGroups": [{"cliqueNames": ["a"]}]}`,
+	`{"cliques": [{"name": "a"}], "podCliqueScalingGroups": "x"}`,
+	`{"cliques": ["a"], "podCliqueScalingGroups": [{"cliqueNames": ["a"]}]}`,
+	`{"cliques": ["a"]}`,
+	`{"cliques": [null, {"name": null}], "podCliqueScalingGroups": [{"cliqueNames": [null]}]}`,
+	`{"cliques": [{"name": "a"}], "podCliqueScalingGroups": [3]}`,
+	`{"cliques": [{"name": "a"}], "podCliqueScalingGroups": [null, {"cliqueNames": "a"}]}`,
+	`{"cliques": [{"name": "a"}], "podCliqueScalingGroups": [{"cliqueNames": ["a"]}, {"cliqueNames": 1}]}`,
+	`{"cliques": [{"name": "a", "spec": "s"}], "podCliqueScalingGroups": [{"cliqueNames": ["a"], "replicas": "r"}]}`,
+	`{"cliques": [{"name": "a", "spec": {"replicas": "2"}}], "podCliqueScalingGroups": [{"cliqueNames": ["a"], "replicas": 2}]}`,
+	`{"cliques": [{"name": "a", "spec": {"replicas": 0, "minAvailable": false}}], "podCliqueScalingGroups": [{"cliqueNames": ["a"], "replicas": false, "minAvailable": null}]}`,
+	`{"cliques": {"x": {"name": "a"}}, "podCliqueScalingGroups": {"y": {"cliqueNames": ["a"]}}}`,
+	`{}`, `null`, `"t"`, `[1]`, `3`,
 }
 
 // builtinKarta is the named built-in's Karta.

@@ -287,7 +287,7 @@ func TestExportKarmadaReviseReplicaAndPodSpec(t *testing.T) {
 
 func TestExportKarmadaFailsNamingTheExpression(t *testing.T) {
 	for expr, reason := range map[string]string{
-		`.spec.size as $s | $s`:         "variable binding (as) is outside the jq subset that runs without gojq",
+		`.spec.size as [$s] | $s`:       "destructuring patterns (as [...] or as {...}) is outside the jq subset that runs without gojq",
 		`.spec.size | test("^[0-9]+$")`: "function test/1 is outside the jq subset that runs without gojq",
 	} {
 		k := progKarta(t, strings.Replace(setKarta, "replicasPath: .spec.size", "replicasPath: '"+expr+"'", 1))

@@ -51,6 +51,16 @@ func TestSubstituteVariables(t *testing.T) {
 		{`[$rt, $other, .x]`, `[({ "spec": { "n": 2 } }), $other, .x]`},
 		{`if $rt == null then 1 else ($rt.spec.n // 3) end`, `if ({ "spec": { "n": 2 } }) == null then 1 else (({ "spec": { "n": 2 } }).spec.n // 3) end`},
 		{`.a | rt`, `.a | rt`}, // a function named like the variable is not it
+		// {$rt} and {$rt: f}
+		{`{$rt, $rt: 1}`, `{ rt: ({ "spec": { "n": 2 } }), ({ "spec": { "n": 2 } }): 1 }`},
+		// a binding of the name shadows the reference in its scope only
+		{`$rt.spec as $rt | $rt.n`, `({ "spec": { "n": 2 } }).spec as $rt | $rt.n`},
+		{`(.a as $rt | $rt), $rt`, `(.a as $rt | $rt), ({ "spec": { "n": 2 } })`},
+		{`.a as [$rt, {b: $c}] | [$rt, $c]`, `.a as [$rt, {b: $c}] | [$rt, $c]`},
+		{`. as {$rt} | $rt`, `. as {$rt} | $rt`},
+		{`reduce $rt[] as $rt ($rt; . + $rt)`, `reduce ({ "spec": { "n": 2 } })[] as $rt (({ "spec": { "n": 2 } }); . + $rt)`},
+		{`foreach .[] as $rt (0; $rt; $rt) | $rt`, `foreach .[] as $rt (0; $rt; $rt) | ({ "spec": { "n": 2 } })`},
+		{`def f($rt): $rt; f(1), $rt`, `def f($rt): $rt; f(1), ({ "spec": { "n": 2 } })`},
 	} {
 		t.Run(tc.expr, func(t *testing.T) {
 			q, err := gojq.Parse(tc.expr)

@@ -3,6 +3,7 @@ package jqlua
 import (
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,6 +43,34 @@ func isBuiltin(f *gojq.Func) bool {
 
 // untranslatable returns why q is outside the translated subset, or "".
 func untranslatable(q *gojq.Query) string {
+	return (&scope{}).query(q)
+}
+
+// scope walks a query with the variables bound (by `as`) where each node
+// is: a variable read is translated when one of them binds it, to its
+// Lua local. The variables gojq binds of itself ($ENV) are not.
+type scope struct {
+	vars []string
+	// reads, when not nil, collects the bound variables read (the
+	// generator's helpers take them as parameters).
+	reads map[string]bool
+}
+
+// bound reports whether name ("$x") is bound here.
+func (s *scope) bound(name string) bool { return slices.Contains(s.vars, name) }
+
+// variable is why a read of name is not translated, or "".
+func (s *scope) variable(name string) string {
+	if s.bound(name) {
+		if s.reads != nil {
+			s.reads[name] = true
+		}
+		return ""
+	}
+	return "variables (" + name + ")"
+}
+
+func (s *scope) query(q *gojq.Query) string {
 	switch {
 	case q == nil:
 		return ""
@@ -50,20 +79,50 @@ func untranslatable(q *gojq.Query) string {
 	case len(q.FuncDefs) > 0:
 		return "function definitions (def)"
 	case len(q.Patterns) > 0:
-		return "variable binding (as)"
+		return s.binding(q)
 	case q.Term != nil:
-		return untranslatableTerm(q.Term)
+		return s.term(q.Term)
 	}
 	switch q.Op {
 	case gojq.OpPipe, gojq.OpComma, gojq.OpAlt, gojq.OpAnd, gojq.OpOr,
 		gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe,
 		gojq.OpAdd, gojq.OpSub, gojq.OpMul, gojq.OpDiv, gojq.OpMod:
-		return firstReason(untranslatable(q.Left), untranslatable(q.Right))
+		return firstReason(s.query(q.Left), s.query(q.Right))
 	case gojq.OpAssign, gojq.OpModify, gojq.OpUpdateAdd, gojq.OpUpdateSub,
 		gojq.OpUpdateMul, gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
 		return "assignment (" + q.Op.String() + ")"
 	}
 	return "an empty query"
+}
+
+// binding is why `LEFT as $name | BODY` is not translated, or "": only
+// one plain variable is (bindingName); LEFT is outside the binding's
+// scope, BODY inside.
+func (s *scope) binding(q *gojq.Query) string {
+	name, why := bindingName(q.Patterns)
+	if why != "" {
+		return why
+	}
+	if r := s.query(q.Left); r != "" {
+		return r
+	}
+	s.vars = append(s.vars, name)
+	defer func() { s.vars = s.vars[:len(s.vars)-1] }()
+	return s.query(q.Right)
+}
+
+// bindingName is the variable of a binding's patterns when they are one
+// plain `$name`, else why they are not translated: a destructuring
+// pattern binds from paths of its value, and `?//` retries the body with
+// the next pattern on an error, neither of which the generator writes.
+func bindingName(patterns []*gojq.Pattern) (string, string) {
+	switch {
+	case len(patterns) > 1:
+		return "", "alternative patterns (?//)"
+	case patterns[0].Name == "":
+		return "", "destructuring patterns (as [...] or as {...})"
+	}
+	return patterns[0].Name, ""
 }
 
 func firstReason(reasons ...string) string {
@@ -75,10 +134,10 @@ func firstReason(reasons ...string) string {
 	return ""
 }
 
-func untranslatableTerm(t *gojq.Term) string {
-	for _, s := range t.SuffixList {
-		if s.Index != nil {
-			if r := untranslatableIndex(s.Index); r != "" {
+func (s *scope) term(t *gojq.Term) string {
+	for _, x := range t.SuffixList {
+		if x.Index != nil {
+			if r := s.index(x.Index); r != "" {
 				return r
 			}
 		}
@@ -91,7 +150,7 @@ func untranslatableTerm(t *gojq.Term) string {
 			return "a number literal beyond ±2^53"
 		}
 	case gojq.TermTypeString:
-		return untranslatableString(t.Str)
+		return s.string(t.Str)
 	case gojq.TermTypeFormat:
 		return "format strings (" + t.Format + ")"
 	case gojq.TermTypeRecurse:
@@ -103,65 +162,72 @@ func untranslatableTerm(t *gojq.Term) string {
 	case gojq.TermTypeLabel, gojq.TermTypeBreak:
 		return "label and break"
 	case gojq.TermTypeIndex:
-		return untranslatableIndex(t.Index)
+		return s.index(t.Index)
 	case gojq.TermTypeFunc:
-		if strings.HasPrefix(t.Func.Name, "$") {
-			return "variables (" + t.Func.Name + ")"
+		if isVariable(t.Func.Name) {
+			return s.variable(t.Func.Name)
 		}
 		if !isBuiltin(t.Func) {
 			return "function " + t.Func.Name + "/" + strconv.Itoa(len(t.Func.Args))
 		}
 		for _, a := range t.Func.Args {
-			if r := untranslatable(a); r != "" {
+			if r := s.query(a); r != "" {
 				return r
 			}
 		}
 	case gojq.TermTypeObject:
 		for _, kv := range t.Object.KeyVals {
-			if strings.HasPrefix(kv.Key, "$") {
-				return "variables (" + kv.Key + ")"
-			}
-			if kv.KeyString != nil {
-				if r := untranslatableString(kv.KeyString); r != "" {
+			if isVariable(kv.Key) {
+				// {$x} is {x: $x}; {$x: f} keys f by $x's value.
+				if r := s.variable(kv.Key); r != "" {
 					return r
 				}
 			}
-			if r := firstReason(untranslatable(kv.KeyQuery), untranslatable(kv.Val)); r != "" {
+			if kv.KeyString != nil {
+				if r := s.string(kv.KeyString); r != "" {
+					return r
+				}
+			}
+			if r := firstReason(s.query(kv.KeyQuery), s.query(kv.Val)); r != "" {
 				return r
 			}
 		}
 	case gojq.TermTypeUnary:
-		return untranslatableTerm(t.Unary.Term)
+		return s.term(t.Unary.Term)
 	case gojq.TermTypeIf:
-		r := firstReason(untranslatable(t.If.Cond), untranslatable(t.If.Then), untranslatable(t.If.Else))
+		r := firstReason(s.query(t.If.Cond), s.query(t.If.Then), s.query(t.If.Else))
 		for _, e := range t.If.Elif {
-			r = firstReason(r, untranslatable(e.Cond), untranslatable(e.Then))
+			r = firstReason(r, s.query(e.Cond), s.query(e.Then))
 		}
 		return r
 	case gojq.TermTypeTry:
-		return firstReason(untranslatable(t.Try.Body), untranslatable(t.Try.Catch))
+		return firstReason(s.query(t.Try.Body), s.query(t.Try.Catch))
 	default:
 		return "term " + t.Type.GoString()
 	}
 	if t.Type == gojq.TermTypeArray && t.Array.Query != nil {
-		return untranslatable(t.Array.Query)
+		return s.query(t.Array.Query)
 	}
 	if t.Type == gojq.TermTypeQuery {
-		return untranslatable(t.Query)
+		return s.query(t.Query)
 	}
 	return ""
 }
 
-func untranslatableIndex(x *gojq.Index) string {
+// isVariable reports a variable's name ("$x") where gojq's AST holds a
+// function's name or an object key.
+func isVariable(name string) bool { return strings.HasPrefix(name, "$") }
+
+func (s *scope) index(x *gojq.Index) string {
 	if x.Str != nil {
-		return untranslatableString(x.Str)
+		return s.string(x.Str)
 	}
-	return firstReason(untranslatable(x.Start), untranslatable(x.End))
+	return firstReason(s.query(x.Start), s.query(x.End))
 }
 
-func untranslatableString(s *gojq.String) string {
-	for _, q := range s.Queries {
-		if r := untranslatable(q); r != "" {
+func (s *scope) string(str *gojq.String) string {
+	for _, q := range str.Queries {
+		if r := s.query(q); r != "" {
 			return r
 		}
 	}

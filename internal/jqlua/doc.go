@@ -52,7 +52,9 @@
 //   - `if … then … elif … else … end`, with or without else;
 //   - `try f`, `try f catch g`, and `f?` on any term;
 //   - array construction `[f]`, `[]`; object construction `{}`,
-//     `{a: f, "b": f, (f): g, "k\(f)": g, a, "b", "k\(f)"}`;
+//     `{a: f, "b": f, (f): g, "k\(f)": g, a, "b", "k\(f)", $x, $x: f}`;
+//   - variable binding `f as $x | g` (one plain variable) and `$x`
+//     where a binding is in scope;
 //   - the builtins empty, error, error(f), not, length, keys, has(f),
 //     to_entries, map(f), first(f), last(f), add, tostring, tonumber, type,
 //     select(f), min, max, tojson, join(f), split(f) (a plain separator),
@@ -61,7 +63,9 @@
 //     last, any, any(f), any(g; f), all (all arities), values, nulls,
 //     booleans, numbers, strings, arrays, objects, iterables, scalars.
 //
-// Not translated: variables and `as` bindings (including `?//`), def,
+// Not translated: variables no binding of the expression binds ($ENV, a
+// Karta's references: the exports put their exportFallbacks in their
+// place), destructuring patterns (`as [$a]`, `as {$a}`) and `?//`, def,
 // reduce, foreach, label/break, `..`, formats (@base64 …), assignments,
 // number literals beyond ±2^53, and every other builtin or arity (add(f),
 // test, match, splits, sub, limit, sort, isempty, …).
@@ -95,9 +99,14 @@
 // right to left. `//` yields the truthy outputs of its left side and falls
 // back to the right side only when there are none; as in gojq, and unlike
 // jq 1.7, an error of the left side propagates. first(f) stops f at its
-// first output. try catches errors raised in its body, never those of
-// what consumes its outputs; non-jq errors (Lua errors, deadlines) pass
-// through. Object iteration, keys and to_entries follow sorted key order;
+// first output. `f as $x | g` runs g on the same input once per output
+// of f, with $x a Lua local holding it (named after the variable), in
+// scope lexically: what consumes g's outputs is generated outside it, so
+// a `$x` there reads an outer binding. A helper whose body reads a
+// variable takes it as a parameter (first) or is a closure over its local
+// (try, whose J.try passes the input alone). try catches errors raised
+// in its body, never those of what consumes its outputs; non-jq errors
+// (Lua errors, deadlines) pass through. Object iteration, keys and to_entries follow sorted key order;
 // comparisons use jq's cross-type order; add, +, -, *, /, % follow gojq on
 // every type pair, error messages included.
 //

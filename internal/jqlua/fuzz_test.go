@@ -117,8 +117,42 @@ var fuzzFallbacks = []string{
 type progGen struct {
 	data    []byte
 	pos     int
-	budget  int // nodes left
-	streams int // stream multipliers left (iteration, comma)
+	budget  int      // nodes left
+	streams int      // stream multipliers left (iteration, comma)
+	vars    []string // the variables bound where the expression is
+	bound   int      // variables bound so far, to name the next ($v1, $v2 …)
+}
+
+// variable is a read of a bound variable: alone, in a string, as an
+// object's key or entry, or indexed; a path when none is bound.
+func (p *progGen) variable() string {
+	if len(p.vars) == 0 {
+		return p.path()
+	}
+	v := p.vars[p.choose(len(p.vars))]
+	switch p.choose(5) {
+	case 0:
+		return `"<\(` + v + `)>"`
+	case 1:
+		return "{" + v + "}"
+	case 2:
+		return "{" + v + ": 1}"
+	case 3:
+		return v + p.suffix()
+	}
+	return v
+}
+
+// binding is LEFT as $vN | BODY, BODY reading $vN (or shadowing it, when
+// the name is reused) and the variables outside.
+func (p *progGen) binding(d int) string {
+	left := p.expr(d)
+	name := "$v" + strconv.Itoa(p.bound%3+1)
+	p.bound++
+	p.vars = append(p.vars, name)
+	body := p.expr(d)
+	p.vars = p.vars[:len(p.vars)-1]
+	return "(" + left + " as " + name + " | " + body + ")"
 }
 
 func (p *progGen) choose(n int) int {
@@ -254,6 +288,10 @@ func (p *progGen) expr(depth int) string {
 		return "select(" + p.expr(d) + ")"
 	case 19:
 		return "first(" + p.expr(d) + ")"
+	case 20:
+		return p.binding(d)
+	case 21, 22:
+		return p.variable()
 	default:
 		return p.path()
 	}
@@ -383,6 +421,7 @@ func FuzzJQ(f *testing.F) {
 		{4, 1, 2, 3, 0, 0, 1}, {7, 0, 1, 6, 2, 9}, {12, 3, 1, 5, 7, 2, 8, 1},
 		{8, 1, 9, 4, 3, 0, 2, 5, 1, 6}, {14, 7, 1, 2, 3, 10, 3}, {13, 1, 2, 3, 4, 5},
 		{6, 5, 1, 2, 0, 3, 4}, {17, 2, 1, 0, 5}, {10, 2, 11, 5, 3}, {15, 4, 4, 1, 7, 9},
+		{20, 3, 13, 21, 0}, // "a" as $v1 | "<\($v1)>"
 	}
 	inputs := []string{
 		`{"a":1,"b":"x,y","c":null,"name":"n","spec":{"replicas":3,"x":[1,2]},"x":[{"a":1},{"b":2}],"a b":true,"":0,"é":-2.5}`,
@@ -392,6 +431,16 @@ func FuzzJQ(f *testing.F) {
 	}
 	for i, g := range generated {
 		f.Add(g, []byte(inputs[i%len(inputs)]))
+	}
+	// bindings written out: a stream bound, read in keys and strings,
+	// under try, first and select, shadowed
+	for _, expr := range []string{
+		`.spec as $s | .x[]? | {a: $s.replicas, b: .}`, `(.a, .b) as $v1 | "<\($v1)>" as $v2 | {$v1, $v2: 1}`,
+		`.name as $n | [.x[]? | select(.a == $n)] | first(.[] | try error($n) catch .)`,
+		`1 as $x | (2 as $x | .a, $x) | [., $x]`,
+	} {
+		f.Add([]byte("="+expr), []byte(inputs[0]))
+		f.Add([]byte("="+expr), []byte(inputs[1]))
 	}
 	f.Fuzz(func(t *testing.T, program, inputJSON []byte) {
 		if len(program) > 512 || len(inputJSON) > 4096 {

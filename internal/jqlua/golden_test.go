@@ -27,6 +27,8 @@ var goldenCases = []struct{ name, expr string }{
 	{"object_stream", `{name: .metadata.name, port: (.spec.ports[]?.port // "none")}`},
 	{"try_catch", `try (.spec.replicas | tonumber) catch "bad: \(.)"`},
 	{"comma_alt", `(.a, .b[]) // "none" | tostring`},
+	// a binding: each clique a local, read inside the groups' loop
+	{"podcliqueset_replicas", `.spec.template | .cliques[]? as $c | $c.name as $n | ($c.spec.replicas // 1) * ([.podCliqueScalingGroups[]? | select((.cliqueNames - [$n] | length) < (.cliqueNames | length)) | .replicas // 1][0] // 1)`},
 	{"memory_elif", `.memory | ascii_downcase | if endswith("gi") then (rtrimstr("gi") | tonumber * 1024) elif endswith("mi") then (rtrimstr("mi") | tonumber) elif . == "" then null elif .[0:1] == "x" then 0 else tonumber end`},
 }
 

@@ -62,7 +62,7 @@ func TestPortableUnitRefusesWhatNeedsGojq(t *testing.T) {
 	assert.Equal(t, "Q[1]", ref)
 	for expr, reason := range map[string]string{
 		`.a | test("x")`:                              "function test/1",
-		`.a as $x | $x`:                               "variable binding (as)",
+		`.a as [$x] | $x`:                             "destructuring patterns",
 		`reduce .[] as $x (0; .)`:                     "reduce",
 		`"[" + (.[] | @base64)`:                       "format strings (@base64)",
 		"[" + strings.Repeat(".a + 1, ", 299) + ".a]": "its translation is too big",

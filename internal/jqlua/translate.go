@@ -65,6 +65,14 @@ type gen struct {
 	// (NewCompactPortableUnit).
 	compact bool
 	reads   []memoRead // the direct reads in scope, innermost last
+	vars    []binding  // the variables bound (as) where the generator is, innermost last
+}
+
+// binding is a jq variable in scope and the Lua local holding its value,
+// which nothing assigns again.
+type binding struct {
+	name string // "$x"
+	val  value
 }
 
 // memoRead is a direct read b[key] whose result is in a local that is in
@@ -158,7 +166,9 @@ func indentLines(s string) string {
 }
 
 // helper writes a local function of the accessor's do block and returns
-// its name; body generates its statements.
+// its name; body generates its statements. The function is outside the
+// accessor: a bound variable its body reads must be passed to it
+// (boundParams).
 func (g *gen) helper(kind, params string, body func()) string {
 	name := g.names.fresh(kind)
 	saved, reads := g.w, g.reads
@@ -168,6 +178,95 @@ func (g *gen) helper(kind, params string, body func()) string {
 	g.helpers = append(g.helpers, "local function "+name+"("+params+")\n"+g.w.sb.String()+"end\n")
 	g.w, g.reads = saved, reads
 	return name
+}
+
+// closure is helper for a body that reads bound variables (and cannot
+// take them as parameters: J.try passes its function the input alone): a
+// local function written here, in the accessor, whose upvalues are their
+// locals. Those are never assigned, so a caught error closing the upvalues
+// (gopher-lua issue #448) leaves the closure their values.
+func (g *gen) closure(kind, params string, body func()) string {
+	name := g.names.fresh(kind)
+	reads := g.reads
+	// Inside, v is the function's parameter, not the accessor's.
+	g.reads = nil
+	g.open("local function %s(%s)", name, params)
+	body()
+	g.close()
+	g.reads = reads
+	return name
+}
+
+// boundReads are the Lua locals of the bound variables q reads, in the
+// order they were bound: the arguments of a helper running q.
+func (g *gen) boundReads(q *gojq.Query) []string {
+	if len(g.vars) == 0 {
+		return nil
+	}
+	s := &scope{reads: map[string]bool{}}
+	for _, b := range g.vars {
+		s.vars = append(s.vars, b.name)
+	}
+	s.query(q)
+	var locals []string
+	for i, b := range g.vars {
+		if s.reads[b.name] && g.innermost(i) {
+			locals = append(locals, b.val.expr)
+		}
+	}
+	return locals
+}
+
+// innermost reports whether g.vars[i] is the binding of its name in scope
+// (no later binding shadows it).
+func (g *gen) innermost(i int) bool {
+	for _, b := range g.vars[i+1:] {
+		if b.name == g.vars[i].name {
+			return false
+		}
+	}
+	return true
+}
+
+// variable is the value of the bound variable name.
+func (g *gen) variable(name string) value {
+	for i := len(g.vars) - 1; i >= 0; i-- {
+		if g.vars[i].name == name {
+			return g.vars[i].val
+		}
+	}
+	panic("jqlua: unbound variable reached the generator: " + name)
+}
+
+// bindLocal binds name to x in a Lua local named after it, for the
+// generation of the binding's body (see bind).
+func (g *gen) bindLocal(name string, x value) []binding {
+	local := g.names.fresh(strings.TrimPrefix(name, "$"))
+	g.line("local %s = %s", local, x.expr)
+	val := value{expr: local, atom: true, boolean: x.boolean, str: x.str}
+	outer := g.vars
+	return append(outer[:len(outer):len(outer)], binding{name: name, val: val})
+}
+
+// bind generates `LEFT as $name | BODY`: BODY on the same input for each
+// output of LEFT, with $name its value. The continuation k, written inside
+// BODY's code, is outside the variable's scope: it runs with the
+// variables of the binding's own place, so that a $name of k reads an
+// outer binding, not this one.
+func (g *gen) bind(q *gojq.Query, in string, k cont) {
+	name, _ := bindingName(q.Patterns)
+	outer := g.vars
+	after := cont{small: k.small, stops: k.stops, emit: func(x value) {
+		inner := g.vars
+		g.vars = outer
+		k.emit(x)
+		g.vars = inner
+	}}
+	g.query(q.Left, in, then(k, func(x value) {
+		g.vars = g.bindLocal(name, x)
+		g.query(q.Right, in, after)
+		g.vars = outer
+	}))
 }
 
 // then derives a continuation that leads to k.
@@ -283,6 +382,10 @@ func (g *gen) query(q *gojq.Query, in string, k cont) {
 	}
 	if q.Term != nil {
 		g.term(q.Term, in, k)
+		return
+	}
+	if len(q.Patterns) > 0 {
+		g.bind(q, in, k)
 		return
 	}
 	switch q.Op {
@@ -460,9 +563,15 @@ func (g *gen) tryTerm(u *gojq.Term, in string, k cont) {
 
 // try generates try body catch handler (handler may be nil).
 func (g *gen) try(body, handler *gojq.Query, in string, k cont) {
-	h := g.helper("try", "v, out", func() {
+	run := func() {
 		g.query(body, "v", cont{small: true, emit: func(x value) { g.line("out[#out + 1] = %s", x.expr) }})
-	})
+	}
+	var h string
+	if len(g.boundReads(body)) > 0 {
+		h = g.closure("try", "v, out", run)
+	} else {
+		h = g.helper("try", "v, out", run)
+	}
 	if handler != nil {
 		k = g.share(k)
 	}
@@ -544,10 +653,14 @@ func (g *gen) callStream(f *gojq.Func, in string, k cont) {
 		}
 		g.query(f.Args[0], in, then(k, func(c value) { g.branch(g.truthy(c), pass, nil) }))
 	case "first":
-		h := g.helper("first", "v", func() {
+		// The variables its argument reads are the helper's parameters,
+		// named as their locals.
+		args := append([]string{in}, g.boundReads(f.Args[0])...)
+		params := append([]string{"v"}, args[1:]...)
+		h := g.helper("first", strings.Join(params, ", "), func() {
 			g.query(f.Args[0], "v", cont{small: true, stops: true, emit: func(x value) { g.line("do return %s end", x.expr) }})
 		})
-		x := g.call("first", false, false, "%s(%s)", h, in)
+		x := g.call("first", false, false, "%s(%s)", h, strings.Join(args, ", "))
 		g.open("if %s ~= nil then", x.expr)
 		k.emit(x)
 		g.close()
@@ -594,6 +707,10 @@ func (g *gen) object(o *gojq.Object, in string, k cont) {
 
 func (g *gen) objectKey(kv *gojq.ObjectKeyVal, in string, k cont) {
 	switch {
+	case isVariable(kv.Key) && kv.Val == nil: // {$x} is {x: $x}
+		k.emit(stringLit(kv.Key[1:]))
+	case isVariable(kv.Key): // {$x: f} keys f by $x
+		k.emit(g.variable(kv.Key))
 	case kv.Key != "":
 		k.emit(stringLit(kv.Key))
 	case kv.KeyString != nil && kv.KeyString.Queries == nil:
@@ -609,6 +726,10 @@ func (g *gen) objectKey(kv *gojq.ObjectKeyVal, in string, k cont) {
 func (g *gen) objectValue(kv *gojq.ObjectKeyVal, key value, in string, k cont) {
 	if kv.Val != nil {
 		g.query(kv.Val, in, k)
+		return
+	}
+	if isVariable(kv.Key) {
+		k.emit(g.variable(kv.Key))
 		return
 	}
 	k.emit(g.constIndexValue(input(in), key))

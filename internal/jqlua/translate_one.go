@@ -39,6 +39,9 @@ func isOneTerm(t *gojq.Term) bool {
 	case gojq.TermTypeIndex:
 		return isOneIndex(t.Index)
 	case gojq.TermTypeFunc:
+		if isVariable(t.Func.Name) {
+			return true
+		}
 		if q, ok := desugar(t.Func); ok {
 			return isOne(q)
 		}
@@ -260,6 +263,15 @@ func (g *gen) val(q *gojq.Query, in string) value {
 	if q.Term != nil {
 		return g.valTerm(q.Term, in)
 	}
+	if len(q.Patterns) > 0 {
+		// bind's straight-line form: one output of LEFT, then BODY's one.
+		name, _ := bindingName(q.Patterns)
+		x := g.val(q.Left, in)
+		outer := g.vars
+		g.vars = g.bindLocal(name, x)
+		defer func() { g.vars = outer }()
+		return g.val(q.Right, in)
+	}
 	switch q.Op {
 	case gojq.OpPipe:
 		x := g.atom(g.val(q.Left, in))
@@ -456,6 +468,9 @@ func (g *gen) valTerm(t *gojq.Term, in string) value {
 	case gojq.TermTypeIndex:
 		return g.valIndex(&gojq.Term{Type: gojq.TermTypeIdentity}, t.Index, in)
 	case gojq.TermTypeFunc:
+		if isVariable(t.Func.Name) {
+			return g.variable(t.Func.Name)
+		}
 		if q, ok := desugar(t.Func); ok {
 			return g.val(q, in)
 		}
@@ -560,7 +575,7 @@ func (g *gen) valObject(o *gojq.Object, in string) value {
 	}
 	constKeys := true
 	for _, kv := range o.KeyVals {
-		if kv.KeyQuery != nil || kv.KeyString != nil && kv.KeyString.Queries != nil {
+		if kv.KeyQuery != nil || kv.KeyString != nil && kv.KeyString.Queries != nil || isVariable(kv.Key) && kv.Val != nil {
 			constKeys = false
 		}
 	}

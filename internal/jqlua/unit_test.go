@@ -85,8 +85,13 @@ func TestUntranslatableDetection(t *testing.T) {
 		`.b | test("x")`:                      "function test/1",
 		`reduce .[] as $x (0; . + $x)`:        "reduce",
 		`foreach .[] as $x (0; . + $x)`:       "foreach",
-		`.a as $x | $x`:                       "variable binding (as)",
-		`. as [$a] ?// $a | $a`:               "variable binding (as)",
+		`. as [$a] ?// $a | $a`:               "alternative patterns (?//)",
+		`. as [$a] | $a`:                      "destructuring patterns (as [...] or as {...})",
+		`. as {a: $x} | $x`:                   "destructuring patterns (as [...] or as {...})",
+		`.a as $x | $ENV`:                     "variables ($ENV)",
+		`.a as $x | {$ENV}`:                   "variables ($ENV)",
+		`$ENV as $x | $x`:                     "variables ($ENV)",
+		`. as $x | test($x)`:                  "function test/1",
 		`@base64`:                             "format strings (@base64)",
 		`@text "\(.a)"`:                       "format strings (@text)",
 		`@base32d`:                            "format strings (@base32d)",
@@ -136,6 +141,7 @@ func TestUntranslatableDetection(t *testing.T) {
 		`any`, `all`, `any(.a)`, `all(.[]; . > 1)`, `first`, `last`, `last(.[])`, `values`, `nulls`,
 		`strings`, `scalars`, `iterables`, `min`, `max`, `tojson`, `ascii_downcase`, `ascii_upcase`,
 		`join(",")`, `split(",")`, `startswith("a")`, `endswith(.a)`, `ltrimstr("x")`, `rtrimstr("x")`,
+		`.a as $x | $x`, `. as $x | {$x, $x: 1}`, `.a as $ENV | $ENV`, `.a as $x | "\($x)"`,
 	}
 	u := NewPortableUnit()
 	for _, expr := range translated {

@@ -79,9 +79,30 @@ func luaCannotTell(inProcess, export answer) bool {
 }
 
 // emptyRefused reports whether gojq's message msg refuses an empty object
-// or an empty array, a value the exports decode as one empty table.
+// or an empty array, a value the exports decode as one empty table: as the
+// value after a colon or either operand of a binary operator (`cannot
+// add: string ("a") and array ([])`).
 func emptyRefused(msg string) bool {
-	return strings.Contains(msg, ": object ({})") || strings.Contains(msg, ": array ([])")
+	for _, refused := range []string{"object ({})", "array ([])"} {
+		if strings.Contains(msg, ": "+refused) || strings.Contains(msg, " and "+refused) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestEmptyRefused(t *testing.T) {
+	for msg, want := range map[string]bool{
+		`expected an array but got: object ({})`:                 true,
+		`has("k") cannot be applied to: array ([])`:              true,
+		`cannot add: string ("kubeflow.org/v1/") and array ([])`: true,
+		`cannot subtract: object ({}) and number (1)`:            true,
+		`cannot add: string ("a") and array ([1])`:               false,
+		`expected an object but got: array ([null])`:             false,
+		`cannot add: string ("array ([])") and number (1)`:       false,
+	} {
+		assert.Equal(t, want, emptyRefused(msg), msg)
+	}
 }
 
 // wordedByKind reports whether an export's refusal words the values it
