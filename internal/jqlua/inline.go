@@ -8,7 +8,57 @@ import (
 // rewrite is the text rewrites of an accessor, in their order: the and and
 // or of locals folded first are expressions, which may fold in turn.
 func rewrite(code string) string {
-	return shortIfs(elseIfs(inlineLocals(andOrLocals(inlineLocals(code)))))
+	return shortIfs(elseIfs(inlineLocals(andOrLocals(inlineLocals(unreadObjects(code))))))
+}
+
+// newObject is the translator's declaration of an object it builds, and
+// objectStore the store of a plain value, a local or a literal, into one.
+var (
+	newObject   = regexp.MustCompile(`^local (obj(?:_[0-9]+)?) = J\.object\(\)$`)
+	objectStore = regexp.MustCompile(`^(obj(?:_[0-9]+)?)(?:\.[A-Za-z_][A-Za-z0-9_]*|\["(?:[^"\\]|\\.)*"\]) = ([A-Za-z_][A-Za-z0-9_]*|-?[0-9][0-9.e+-]*|"(?:[^"\\]|\\.)*")$`)
+)
+
+// unreadObjects drops the objects an accessor builds and never reads:
+// their declaration and their stores, when every store is of a local or a
+// literal, whose evaluation does nothing. The translator builds one for
+// each {…} of jq, but a later .key of it reads the value stored (the
+// translator's reads), so an object that only carries values from one
+// pipe to the next, {r: ., i: …} | {c: .r.spec[.i]}, is built for
+// nothing: without it the accessor computes the same values and raises
+// the same errors, for fewer lines and a table fewer per output.
+func unreadObjects(code string) string {
+	lines := strings.Split(code, "\n")
+	uses := nameCounts(code)
+	stores := map[string][]int{}
+	decls := map[string]int{}
+	for i, l := range lines {
+		_, t := splitIndent(l)
+		if m := newObject.FindStringSubmatch(t); m != nil {
+			decls[m[1]] = i
+		} else if m := objectStore.FindStringSubmatch(t); m != nil && m[2] != m[1] {
+			stores[m[1]] = append(stores[m[1]], i)
+		}
+	}
+	drop := map[int]bool{}
+	for name, at := range decls {
+		if uses[name] != 1+len(stores[name]) {
+			continue // read, returned or emitted somewhere
+		}
+		drop[at] = true
+		for _, i := range stores[name] {
+			drop[i] = true
+		}
+	}
+	if len(drop) == 0 {
+		return code
+	}
+	kept := lines[:0]
+	for i, l := range lines {
+		if !drop[i] {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
 
 // shortIf is the longest if statement, without its indentation, that
