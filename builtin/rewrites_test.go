@@ -27,16 +27,44 @@ import (
 // appWrapperRewrites are the parts of AppWrapper's podSet derivation
 // rewritten, their former text and today's: the podSet path split again
 // at "[" only when some key has a "[" or is empty (it built an array per
-// key on every call), and the wrapped object's name picked from the
-// names it could have without building their array and its filtered
-// copy.
-var appWrapperRewrites = []struct{ before, after string }{
+// key on every call), the wrapped object's name picked from the names it
+// could have without building their array and its filtered copy, and the
+// pod template followed through the podSet path's keys read once. only
+// names the one expression a rewrite is in ("": all three).
+var appWrapperRewrites = []struct{ before, after, only string }{
 	{`s: [.p.path | split(".")[] | split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)]}`,
-		`s: (.p.path | split(".") | if ([.[] | select(. == "" or (split("[") | .[0]) != .)] | length) > 0 then map(split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)) else . end)}`},
+		`s: (.p.path | split(".") | if ([.[] | select(. == "" or (split("[") | .[0]) != .)] | length) > 0 then map(split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)) else . end)}`, ""},
 	{`n: ([.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name]
        | map(select(. != null and . != "")) | first),`,
 		`n: [(.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name)
-       | select(. != null and . != "")][0],`},
+       | select(. != null and . != "")][0],`, ""},
+	// The pod template followed through keys read once, after the depth
+	// check, rather than in each branch (a fifth of the rule's Lua).
+	{`  | if (.s | length) == 1 then .c.template
+  elif (.s | length) == 2 then .c.template[.s[1]]
+  elif (.s | length) == 3 then .c.template[.s[1]][.s[2]]
+  elif (.s | length) == 4 then .c.template[.s[1]][.s[2]][.s[3]]
+  elif (.s | length) == 5 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]]
+  elif (.s | length) == 6 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]]
+  elif (.s | length) == 7 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]]
+  elif (.s | length) == 8 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]][.s[7]]
+  elif (.s | length) == 9 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]][.s[7]][.s[8]]
+  elif (.s | length) == 10 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]][.s[7]][.s[8]][.s[9]]
+  else error("podSet path \(.p.path) is deeper than this Karta follows") end`,
+		`  | if (.s | length) < 1 or (.s | length) > 10 then error("podSet path \(.p.path) is deeper than this Karta follows")
+    else {t: .c.template, l: (.s | length), k1: .s[1], k2: .s[2], k3: .s[3], k4: .s[4],
+          k5: .s[5], k6: .s[6], k7: .s[7], k8: .s[8], k9: .s[9]}
+    | if .l == 1 then .t
+      elif .l == 2 then .t[.k1]
+      elif .l == 3 then .t[.k1][.k2]
+      elif .l == 4 then .t[.k1][.k2][.k3]
+      elif .l == 5 then .t[.k1][.k2][.k3][.k4]
+      elif .l == 6 then .t[.k1][.k2][.k3][.k4][.k5]
+      elif .l == 7 then .t[.k1][.k2][.k3][.k4][.k5][.k6]
+      elif .l == 8 then .t[.k1][.k2][.k3][.k4][.k5][.k6][.k7]
+      elif .l == 9 then .t[.k1][.k2][.k3][.k4][.k5][.k6][.k7][.k8]
+      else .t[.k1][.k2][.k3][.k4][.k5][.k6][.k7][.k8][.k9]
+      end end`, "appwrapper podTemplateSpecPath"},
 }
 
 // workflowIDBefore is Argo Workflow's pod instance idPath as it was: the
@@ -54,7 +82,8 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 	paths := []string{`"template"`, `"template.spec.template"`, `"template.spec.pytorchReplicaSpecs.Worker.template"`,
 		`"template.spec.replicatedJobs[1].template.spec.template"`, `"template.spec.workerGroupSpecs[0].template"`,
 		`"template.spec..template"`, `""`, `"."`, `"template[x]"`, `"a[0]b"`, `"a]"`, `"a[[1]]"`, `"[0]"`,
-		`null`, `3`, `["template"]`}
+		`null`, `3`, `["template"]`, `"template.spec.template.spec.x.y.z.w.v.u"`, `"template.spec.template.spec.x.y.z.w.v.u.t"`,
+		`"template.spec.template.spec.containers[0].name"`, `"template.spec.template[0]"`, `"template.spec.replicatedJobs[1].template.spec.template.x"`}
 	var awObjects []string
 	for _, p := range paths {
 		awObjects = append(awObjects, `{"spec": {"components": [{"template": {"metadata": {"name": "w"},
@@ -75,6 +104,15 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 	awObjects = append(awObjects, `{"spec": {"components": [{"template": "x"}]}, "status": {"componentStatus": [{"name": "s", "podSets": []}]}}`,
 		`{"spec": {"components": [{"template": {}}]}, "status": {"componentStatus": "x"}}`,
 		`{"spec": {"components": [{"template": {"metadata": "m"}}]}, "status": {"componentStatus": [{"name": "s", "podSets": [{"path": "template"}]}]}}`)
+	// A template whose spec is a string or an array: each depth, out of
+	// it, an index of the wrong type.
+	for _, spec := range []string{`"x"`, `[1, {"a": 2}]`} {
+		for _, p := range []string{`"template"`, `"template.spec"`, `"template.spec.template"`, `"template.spec[1]"`,
+			`"template.spec[1].a"`, `"template.spec[1].a.b"`, `""`, `"a.b.c.d.e.f.g.h.i.j.k"`} {
+			awObjects = append(awObjects, `{"spec": {"components": [{"template": {"metadata": {"name": "w"}, "spec": `+spec+`},
+				"podSets": [{"path": `+p+`}]}]}}`)
+		}
+	}
 	awObjects = append(awObjects, `{}`, `{"spec": {"components": []}}`, `{"spec": {"components": "x"}}`,
 		`{"spec": {"components": [{"template": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {}}}}]}}`)
 
@@ -116,6 +154,9 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 			if tt.name != "workflow idPath" {
 				before = tt.after
 				for _, rw := range appWrapperRewrites {
+					if rw.only != "" && rw.only != tt.name {
+						continue
+					}
 					require.Contains(t, tt.after, rw.after)
 					before = strings.ReplaceAll(before, rw.after, rw.before)
 				}
