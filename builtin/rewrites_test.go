@@ -36,8 +36,25 @@ var appWrapperRewrites = []struct{ before, after, only string }{
 		`s: (.p.path | split(".") | if ([.[] | select(. == "" or (split("[") | .[0]) != .)] | length) > 0 then map(split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)) else . end)}`, ""},
 	{`n: ([.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name]
        | map(select(. != null and . != "")) | first),`,
-		`n: [(.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name)
+		`n: [(.r.status.componentStatus[.i].name, .c.template.metadata.name)
        | select(. != null and . != "")][0],`, ""},
+	// The component read once, into the object the next pipe reads (the
+	// key keys[] yielded indexes it without error), and each inferred
+	// count's fields read once.
+	{`{r: ., i: (.spec.components // [] | keys[])} | {c: .r.spec.components[.i],`,
+		`{r: ., i: (.spec.components // [] | keys[])} | {r: .r, i: .i, c: .r.spec.components[.i]} | {c: .c,`, ""},
+	{`(if (.r.spec.components[.i].podSets // []) | length > 0 then .r.spec.components[.i].podSets
+        else {t: .r.spec.components[.i].template}`,
+		`(if (.c.podSets // []) | length > 0 then .c.podSets
+        else {t: .c.template}`, ""},
+	{`replicas: ([.t.spec.parallelism // 1, .t.spec.completions // (.t.spec.parallelism // 1)] | min)}]`,
+		`replicas: (.t.spec | {p: (.parallelism // 1), c: .completions} | [.p, .c // .p] | min)}]`, ""},
+	{`replicas: ((.v.replicas // 1) * ([.v.template.spec.parallelism // 1,
+                 .v.template.spec.completions // (.v.template.spec.parallelism // 1)] | min))}]`,
+		`replicas: ((.v.replicas // 1) * (.v.template.spec | {p: (.parallelism // 1), c: .completions} | [.p, .c // .p] | min))}]`, ""},
+	{`{p: (if .k == "ray.io/v1/RayJob" then "rayClusterSpec." else "" end),
+             c: (if .k == "ray.io/v1/RayJob" then .t.spec.rayClusterSpec else .t.spec end)}`,
+		`(if .k == "ray.io/v1/RayJob" then {p: "rayClusterSpec.", c: .t.spec.rayClusterSpec} else {p: "", c: .t.spec} end)`, ""},
 	// The pod template followed through keys read once, after the depth
 	// check, rather than in each branch (a fifth of the rule's Lua).
 	{`  | if (.s | length) == 1 then .c.template
@@ -113,6 +130,39 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 				"podSets": [{"path": `+p+`}]}]}}`)
 		}
 	}
+	// Every kind whose podSets the controller infers, each with its
+	// counts given, left out, of the wrong type, and its lists empty, of
+	// the wrong type or with an entry without a template.
+	kinds := map[string]string{"batch/v1 Job": "", "jobset.x-k8s.io/v1alpha2 JobSet": "replicatedJobs",
+		"kubeflow.org/v1 PyTorchJob": "", "ray.io/v1 RayCluster": "workerGroupSpecs", "ray.io/v1 RayJob": "workerGroupSpecs",
+		"v1 Pod": "", "apps/v1 Deployment": "", "apps/v1 StatefulSet": ""}
+	for kind, list := range kinds {
+		apiVersion, k, _ := strings.Cut(kind, " ")
+		item := func(counts string) string {
+			return `{"name": "a", "groupName": "g", "replicas": 2, "template": {"spec": {"parallelism": 3` + counts + `}}}`
+		}
+		specs := []string{`{}`, `"x"`, `{"parallelism": 3}`, `{"parallelism": 4, "completions": 2, "replicas": 3}`, `{"parallelism": "4", "completions": 2}`,
+			`{"completions": 5}`, `{"parallelism": 0, "completions": 0}`, `{"replicas": "2"}`,
+			`{"pytorchReplicaSpecs": {"Master": {"template": {}}, "Worker": {"replicas": 4, "template": {}}}}`,
+			`{"pytorchReplicaSpecs": {"Worker": {"replicas": "4", "template": {}}}}`, `{"pytorchReplicaSpecs": "x"}`,
+			`{"pytorchReplicaSpecs": [1]}`, `{"rayClusterSpec": "x"}`,
+			`{"rayClusterSpec": {"headGroupSpec": {}, "workerGroupSpecs": [` + item("") + `]}}`}
+		if list != "" {
+			for _, l := range []string{`[]`, `"x"`, `{"b": ` + item("") + `}`, `[{"name": "n"}, ` + item(`, "completions": 1`) + `]`,
+				`[` + item(`, "completions": "1"`) + `]`, `[{"replicas": "2", "template": {"spec": "x"}}]`} {
+				specs = append(specs, `{"`+list+`": `+l+`}`)
+			}
+		}
+		for _, spec := range specs {
+			awObjects = append(awObjects, `{"spec": {"components": [{"template": {"apiVersion": "`+apiVersion+`", "kind": "`+k+`",
+				"metadata": {"name": "w"}, "spec": `+spec+`}}]}}`)
+		}
+	}
+	// Several components, in a list and in an object.
+	job := `{"template": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"parallelism": 2}}}`
+	deploy := `{"template": {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 5}}}`
+	awObjects = append(awObjects, `{"spec": {"components": [`+job+`, `+deploy+`]}}`, `{"spec": {"components": {"b": `+job+`, "a": `+deploy+`}}}`,
+		`{"spec": {"components": [`+job+`, `+deploy+`]}, "status": {"componentStatus": [{"name": "s"}, {"podSets": [{"path": "template"}]}]}}`)
 	awObjects = append(awObjects, `{}`, `{"spec": {"components": []}}`, `{"spec": {"components": "x"}}`,
 		`{"spec": {"components": [{"template": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {}}}}]}}`)
 
