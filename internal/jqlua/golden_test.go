@@ -27,6 +27,7 @@ var goldenCases = []struct{ name, expr string }{
 	{"object_stream", `{name: .metadata.name, port: (.spec.ports[]?.port // "none")}`},
 	{"try_catch", `try (.spec.replicas | tonumber) catch "bad: \(.)"`},
 	{"comma_alt", `(.a, .b[]) // "none" | tostring`},
+	{"carrier_objects", `{r: ., i: (.spec.items // [] | keys[])} | {c: .r.spec.items[.i], i: .i} | "\(.c.name)/\(.i)"`},
 	{"memory_elif", `.memory | ascii_downcase | if endswith("gi") then (rtrimstr("gi") | tonumber * 1024) elif endswith("mi") then (rtrimstr("mi") | tonumber) elif . == "" then null elif .[0:1] == "x" then 0 else tonumber end`},
 }
 
