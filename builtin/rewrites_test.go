@@ -28,60 +28,19 @@ import (
 // rewritten, their former text and today's: the podSet path split again
 // at "[" only when some key has a "[" or is empty (it built an array per
 // key on every call), the wrapped object's name picked from the names it
-// could have without building their array and its filtered copy, and the
-// pod template followed through the podSet path's keys read once. only
-// names the one expression a rewrite is in ("": all three).
-var appWrapperRewrites = []struct{ before, after, only string }{
+// could have without building their array and its filtered copy, and
+// RayJob's and RayCluster's prefix and cluster spec picked by one if.
+var appWrapperRewrites = []struct{ before, after string }{
 	{`s: [.p.path | split(".")[] | split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)]}`,
-		`s: (.p.path | split(".") | if ([.[] | select(. == "" or (split("[") | .[0]) != .)] | length) > 0 then map(split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)) else . end)}`, ""},
+		`s: (.p.path | split(".") | if ([.[] | select(. == "" or (split("[") | .[0]) != .)] | length) > 0 then map(split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)) else . end)}`},
 	{`n: ([.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name]
        | map(select(. != null and . != "")) | first),`,
-		`n: [(.r.status.componentStatus[.i].name, .c.template.metadata.name)
-       | select(. != null and . != "")][0],`, ""},
-	// The component read once, into the object the next pipe reads (the
-	// key keys[] yielded indexes it without error), and each inferred
-	// count's fields read once.
-	{`{r: ., i: (.spec.components // [] | keys[])} | {c: .r.spec.components[.i],`,
-		`{r: ., i: (.spec.components // [] | keys[])} | {r: .r, i: .i, c: .r.spec.components[.i]} | {c: .c,`, ""},
-	{`(if (.r.spec.components[.i].podSets // []) | length > 0 then .r.spec.components[.i].podSets
-        else {t: .r.spec.components[.i].template}`,
-		`(if (.c.podSets // []) | length > 0 then .c.podSets
-        else {t: .c.template}`, ""},
-	{`replicas: ([.t.spec.parallelism // 1, .t.spec.completions // (.t.spec.parallelism // 1)] | min)}]`,
-		`replicas: (.t.spec | {p: (.parallelism // 1), c: .completions} | [.p, .c // .p] | min)}]`, ""},
-	{`replicas: ((.v.replicas // 1) * ([.v.template.spec.parallelism // 1,
-                 .v.template.spec.completions // (.v.template.spec.parallelism // 1)] | min))}]`,
-		`replicas: ((.v.replicas // 1) * (.v.template.spec | {p: (.parallelism // 1), c: .completions} | [.p, .c // .p] | min))}]`, ""},
+		`n: [(.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name)
+       | select(. != null and . != "")][0],`},
+	// RayJob's and RayCluster's prefix and cluster spec in one if.
 	{`{p: (if .k == "ray.io/v1/RayJob" then "rayClusterSpec." else "" end),
              c: (if .k == "ray.io/v1/RayJob" then .t.spec.rayClusterSpec else .t.spec end)}`,
-		`(if .k == "ray.io/v1/RayJob" then {p: "rayClusterSpec.", c: .t.spec.rayClusterSpec} else {p: "", c: .t.spec} end)`, ""},
-	// The pod template followed through keys read once, after the depth
-	// check, rather than in each branch (a fifth of the rule's Lua).
-	{`  | if (.s | length) == 1 then .c.template
-  elif (.s | length) == 2 then .c.template[.s[1]]
-  elif (.s | length) == 3 then .c.template[.s[1]][.s[2]]
-  elif (.s | length) == 4 then .c.template[.s[1]][.s[2]][.s[3]]
-  elif (.s | length) == 5 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]]
-  elif (.s | length) == 6 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]]
-  elif (.s | length) == 7 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]]
-  elif (.s | length) == 8 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]][.s[7]]
-  elif (.s | length) == 9 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]][.s[7]][.s[8]]
-  elif (.s | length) == 10 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]][.s[7]][.s[8]][.s[9]]
-  else error("podSet path \(.p.path) is deeper than this Karta follows") end`,
-		`  | if (.s | length) < 1 or (.s | length) > 10 then error("podSet path \(.p.path) is deeper than this Karta follows")
-    else {t: .c.template, l: (.s | length), k1: .s[1], k2: .s[2], k3: .s[3], k4: .s[4],
-          k5: .s[5], k6: .s[6], k7: .s[7], k8: .s[8], k9: .s[9]}
-    | if .l == 1 then .t
-      elif .l == 2 then .t[.k1]
-      elif .l == 3 then .t[.k1][.k2]
-      elif .l == 4 then .t[.k1][.k2][.k3]
-      elif .l == 5 then .t[.k1][.k2][.k3][.k4]
-      elif .l == 6 then .t[.k1][.k2][.k3][.k4][.k5]
-      elif .l == 7 then .t[.k1][.k2][.k3][.k4][.k5][.k6]
-      elif .l == 8 then .t[.k1][.k2][.k3][.k4][.k5][.k6][.k7]
-      elif .l == 9 then .t[.k1][.k2][.k3][.k4][.k5][.k6][.k7][.k8]
-      else .t[.k1][.k2][.k3][.k4][.k5][.k6][.k7][.k8][.k9]
-      end end`, "appwrapper podTemplateSpecPath"},
+		`(if .k == "ray.io/v1/RayJob" then {p: "rayClusterSpec.", c: .t.spec.rayClusterSpec} else {p: "", c: .t.spec} end)`},
 }
 
 // workflowIDBefore is Argo Workflow's pod instance idPath as it was: the
@@ -204,9 +163,6 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 			if tt.name != "workflow idPath" {
 				before = tt.after
 				for _, rw := range appWrapperRewrites {
-					if rw.only != "" && rw.only != tt.name {
-						continue
-					}
 					require.Contains(t, tt.after, rw.after)
 					before = strings.ReplaceAll(before, rw.after, rw.before)
 				}
