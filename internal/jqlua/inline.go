@@ -8,7 +8,50 @@ import (
 // rewrite is the text rewrites of an accessor, in their order: the and and
 // or of locals folded first are expressions, which may fold in turn.
 func rewrite(code string) string {
-	return shortIfs(elseIfs(inlineLocals(andOrLocals(inlineLocals(unreadObjects(code))))))
+	return indexRuns(shortIfs(elseIfs(inlineLocals(andOrLocals(inlineLocals(unreadObjects(code)))))))
+}
+
+// indexRead is a local declared as an element of another local read by a
+// literal index, what `.a[.s[1]][.s[2]]` reads its keys with.
+var indexRead = regexp.MustCompile(`^local ([A-Za-z_][A-Za-z0-9_]*) = J\.index\(([A-Za-z_][A-Za-z0-9_]*), (-?[0-9]+)\)$`)
+
+// indexRuns declares a run of such locals of one local, on consecutive
+// lines of a block, in one statement: `local a, b = J.index(s, 2),
+// J.index(s, 1)`. Every value is evaluated before any name is declared,
+// and none reads a name of the run (their base is another local); an
+// index of one value by a number raises, if at all, by that value's kind
+// alone, so whatever order the values are evaluated in, the reads and the
+// error are the same. A chain of computed keys (AppWrapper's podSet
+// paths, up to nine keys in each of ten branches) takes a line instead of
+// a line per key.
+func indexRuns(code string) string {
+	lines := strings.Split(code, "\n")
+	var out []string
+	for i := 0; i < len(lines); {
+		indent, l := splitIndent(lines[i])
+		m := indexRead.FindStringSubmatch(l)
+		j := i + 1
+		var names, values []string
+		if m != nil {
+			names, values = []string{m[1]}, []string{l[len("local "+m[1]+" = "):]}
+			for ; j < len(lines); j++ {
+				ind, next := splitIndent(lines[j])
+				n := indexRead.FindStringSubmatch(next)
+				if ind != indent || n == nil || n[2] != m[2] {
+					break
+				}
+				names, values = append(names, n[1]), append(values, next[len("local "+n[1]+" = "):])
+			}
+		}
+		if len(names) < 2 {
+			out = append(out, lines[i])
+			i++
+			continue
+		}
+		out = append(out, indent+"local "+strings.Join(names, ", ")+" = "+strings.Join(values, ", "))
+		i = j
+	}
+	return strings.Join(out, "\n")
 }
 
 // newObject is the translator's declaration of an object it builds, and

@@ -390,3 +390,38 @@ return J.one(out, 1)`,
 		},
 	}, unreadObjects)
 }
+
+// TestIndexRuns: consecutive locals read from one local by number
+// literals are one declaration; a read of another local, by a string or
+// a computed key, at another indentation or of a name of the run ends it.
+func TestIndexRuns(t *testing.T) {
+	runRewrites(t, []rewriteCase{
+		{
+			name: "a chain's keys",
+			in: `local item_2 = J.index(s, 2)
+local item_3 = J.index(s, 1)
+J.emit(out, J.index(J.index(t, item_3), item_2))`,
+			want: `local item_2, item_3 = J.index(s, 2), J.index(s, 1)
+J.emit(out, J.index(J.index(t, item_3), item_2))`,
+		},
+		{
+			name: "runs end at another base, key or block",
+			in: `  local a = J.index(s, 0)
+  local b = J.index(s, -1)
+  local c = J.index(u, 1)
+  local d = J.index(s, k)
+  local e = J.index(s, 2)
+    local f = J.index(s, 3)`,
+			want: `  local a, b = J.index(s, 0), J.index(s, -1)
+  local c = J.index(u, 1)
+  local d = J.index(s, k)
+  local e = J.index(s, 2)
+    local f = J.index(s, 3)`,
+		},
+		{
+			name: "not a read of a name of the run",
+			in: `local a = J.index(s, 0)
+local b = J.index(a, 1)`,
+		},
+	}, indexRuns)
+}
