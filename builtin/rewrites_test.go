@@ -27,9 +27,9 @@ import (
 // appWrapperRewrites are the parts of AppWrapper's podSet derivation
 // rewritten, their former text and today's: the podSet path split again
 // at "[" only when some key has a "[" or is empty (it built an array per
-// key on every call), and the wrapped object's name picked from the
-// names it could have without building their array and its filtered
-// copy.
+// key on every call), the wrapped object's name picked from the names it
+// could have without building their array and its filtered copy, and
+// RayJob's and RayCluster's prefix and cluster spec picked by one if.
 var appWrapperRewrites = []struct{ before, after string }{
 	{`s: [.p.path | split(".")[] | split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)]}`,
 		`s: (.p.path | split(".") | if ([.[] | select(. == "" or (split("[") | .[0]) != .)] | length) > 0 then map(split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)) else . end)}`},
@@ -37,6 +37,10 @@ var appWrapperRewrites = []struct{ before, after string }{
        | map(select(. != null and . != "")) | first),`,
 		`n: [(.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name)
        | select(. != null and . != "")][0],`},
+	// RayJob's and RayCluster's prefix and cluster spec in one if.
+	{`{p: (if .k == "ray.io/v1/RayJob" then "rayClusterSpec." else "" end),
+             c: (if .k == "ray.io/v1/RayJob" then .t.spec.rayClusterSpec else .t.spec end)}`,
+		`(if .k == "ray.io/v1/RayJob" then {p: "rayClusterSpec.", c: .t.spec.rayClusterSpec} else {p: "", c: .t.spec} end)`},
 }
 
 // workflowIDBefore is Argo Workflow's pod instance idPath as it was: the
@@ -54,7 +58,8 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 	paths := []string{`"template"`, `"template.spec.template"`, `"template.spec.pytorchReplicaSpecs.Worker.template"`,
 		`"template.spec.replicatedJobs[1].template.spec.template"`, `"template.spec.workerGroupSpecs[0].template"`,
 		`"template.spec..template"`, `""`, `"."`, `"template[x]"`, `"a[0]b"`, `"a]"`, `"a[[1]]"`, `"[0]"`,
-		`null`, `3`, `["template"]`}
+		`null`, `3`, `["template"]`, `"template.spec.template.spec.x.y.z.w.v.u"`, `"template.spec.template.spec.x.y.z.w.v.u.t"`,
+		`"template.spec.template.spec.containers[0].name"`, `"template.spec.template[0]"`, `"template.spec.replicatedJobs[1].template.spec.template.x"`}
 	var awObjects []string
 	for _, p := range paths {
 		awObjects = append(awObjects, `{"spec": {"components": [{"template": {"metadata": {"name": "w"},
@@ -75,6 +80,48 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 	awObjects = append(awObjects, `{"spec": {"components": [{"template": "x"}]}, "status": {"componentStatus": [{"name": "s", "podSets": []}]}}`,
 		`{"spec": {"components": [{"template": {}}]}, "status": {"componentStatus": "x"}}`,
 		`{"spec": {"components": [{"template": {"metadata": "m"}}]}, "status": {"componentStatus": [{"name": "s", "podSets": [{"path": "template"}]}]}}`)
+	// A template whose spec is a string or an array: each depth, out of
+	// it, an index of the wrong type.
+	for _, spec := range []string{`"x"`, `[1, {"a": 2}]`} {
+		for _, p := range []string{`"template"`, `"template.spec"`, `"template.spec.template"`, `"template.spec[1]"`,
+			`"template.spec[1].a"`, `"template.spec[1].a.b"`, `""`, `"a.b.c.d.e.f.g.h.i.j.k"`} {
+			awObjects = append(awObjects, `{"spec": {"components": [{"template": {"metadata": {"name": "w"}, "spec": `+spec+`},
+				"podSets": [{"path": `+p+`}]}]}}`)
+		}
+	}
+	// Every kind whose podSets the controller infers, each with its
+	// counts given, left out, of the wrong type, and its lists empty, of
+	// the wrong type or with an entry without a template.
+	kinds := map[string]string{"batch/v1 Job": "", "jobset.x-k8s.io/v1alpha2 JobSet": "replicatedJobs",
+		"kubeflow.org/v1 PyTorchJob": "", "ray.io/v1 RayCluster": "workerGroupSpecs", "ray.io/v1 RayJob": "workerGroupSpecs",
+		"v1 Pod": "", "apps/v1 Deployment": "", "apps/v1 StatefulSet": ""}
+	for kind, list := range kinds {
+		apiVersion, k, _ := strings.Cut(kind, " ")
+		item := func(counts string) string {
+			return `{"name": "a", "groupName": "g", "replicas": 2, "template": {"spec": {"parallelism": 3` + counts + `}}}`
+		}
+		specs := []string{`{}`, `"x"`, `{"parallelism": 3}`, `{"parallelism": 4, "completions": 2, "replicas": 3}`, `{"parallelism": "4", "completions": 2}`,
+			`{"completions": 5}`, `{"parallelism": 0, "completions": 0}`, `{"replicas": "2"}`,
+			`{"pytorchReplicaSpecs": {"Master": {"template": {}}, "Worker": {"replicas": 4, "template": {}}}}`,
+			`{"pytorchReplicaSpecs": {"Worker": {"replicas": "4", "template": {}}}}`, `{"pytorchReplicaSpecs": "x"}`,
+			`{"pytorchReplicaSpecs": [1]}`, `{"rayClusterSpec": "x"}`,
+			`{"rayClusterSpec": {"headGroupSpec": {}, "workerGroupSpecs": [` + item("") + `]}}`}
+		if list != "" {
+			for _, l := range []string{`[]`, `"x"`, `{"b": ` + item("") + `}`, `[{"name": "n"}, ` + item(`, "completions": 1`) + `]`,
+				`[` + item(`, "completions": "1"`) + `]`, `[{"replicas": "2", "template": {"spec": "x"}}]`} {
+				specs = append(specs, `{"`+list+`": `+l+`}`)
+			}
+		}
+		for _, spec := range specs {
+			awObjects = append(awObjects, `{"spec": {"components": [{"template": {"apiVersion": "`+apiVersion+`", "kind": "`+k+`",
+				"metadata": {"name": "w"}, "spec": `+spec+`}}]}}`)
+		}
+	}
+	// Several components, in a list and in an object.
+	job := `{"template": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"parallelism": 2}}}`
+	deploy := `{"template": {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 5}}}`
+	awObjects = append(awObjects, `{"spec": {"components": [`+job+`, `+deploy+`]}}`, `{"spec": {"components": {"b": `+job+`, "a": `+deploy+`}}}`,
+		`{"spec": {"components": [`+job+`, `+deploy+`]}, "status": {"componentStatus": [{"name": "s"}, {"podSets": [{"path": "template"}]}]}}`)
 	awObjects = append(awObjects, `{}`, `{"spec": {"components": []}}`, `{"spec": {"components": "x"}}`,
 		`{"spec": {"components": [{"template": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {}}}}]}}`)
 

@@ -178,7 +178,7 @@ end
 		e.W("  if type(obj.metadata) == \"table\" then ns = obj.metadata.namespace end\n")
 		e.W("  local out, seen = {}, {}\n")
 		e.W("  for _, c in ipairs({%s}) do\n", dependencyList(dependent))
-		e.W("    for _, u in ipairs(units(obj, c)) do\n")
+		e.W("    for _, u in ipairs(views(obj, c)) do\n")
 		e.W("      for _, d in ipairs(kube.getPodDependencies(u.view, ns) or {}) do\n")
 		e.W("        local key = depKey(d)\n")
 		e.W("        if not seen[key] then seen[key] = true; out[#out+1] = d end\n")

@@ -13,7 +13,9 @@ import (
 // unitsLua is the code every pod-bearing component shares: units(obj, c,
 // scaled), the present instances of the component c (a table of data that
 // componentTable writes) as {id, replicas, view}, replicas including the
-// scaled ancestors' factor, computed only when scaled. A component is data,
+// scaled ancestors' factor, computed only when scaled; views(obj, c), the
+// same instances without replicas, what GetDependencies reads, so that a
+// dependency rule carries none of the replicas' checks. A component is data,
 // not code: a Karta of many components, or of many fragments each, would
 // otherwise carry the same loops once per component. The order of the
 // evaluations and the errors are those of the in-process hooks: the
@@ -109,6 +111,20 @@ local function scaledFactor(obj, c, s)
     if n ~= nil then factor = factor * n end
   end
   return factor
+end
+
+-- The present instances of component c as {id, view}: what
+-- GetDependencies reads, units without replicas.
+local function views(obj, c)
+  if c.none then return {} end
+  local ids = idsOf(obj, c)
+  local outs, out = {}, {}
+  for _, p in ipairs(c.paths) do outs[p.key] = pathOf(obj, c, ids, p.q, p.field or p.key .. "Path") end
+  for i, id in ipairs(ids) do
+    local v = c.view(c, outs, i, id)
+    if v ~= nil then out[#out+1] = {id = id, view = v} end
+  end
+  return out
 end
 
 -- The present instances of component c as {id, replicas, view}, scaled

@@ -29,6 +29,7 @@ var goldenCases = []struct{ name, expr string }{
 	{"comma_alt", `(.a, .b[]) // "none" | tostring`},
 	// a binding: each clique a local, read inside the groups' loop
 	{"podcliqueset_replicas", `.spec.template | .cliques[]? as $c | $c.name as $n | ($c.spec.replicas // 1) * ([.podCliqueScalingGroups[]? | select((.cliqueNames - [$n] | length) < (.cliqueNames | length)) | .replicas // 1][0] // 1)`},
+	{"carrier_objects", `{r: ., i: (.spec.items // [] | keys[])} | {c: .r.spec.items[.i], i: .i} | "\(.c.name)/\(.i)"`},
 	{"memory_elif", `.memory | ascii_downcase | if endswith("gi") then (rtrimstr("gi") | tonumber * 1024) elif endswith("mi") then (rtrimstr("mi") | tonumber) elif . == "" then null elif .[0:1] == "x" then 0 else tonumber end`},
 }
 

@@ -8,7 +8,100 @@ import (
 // rewrite is the text rewrites of an accessor, in their order: the and and
 // or of locals folded first are expressions, which may fold in turn.
 func rewrite(code string) string {
-	return shortIfs(elseIfs(inlineLocals(andOrLocals(inlineLocals(code)))))
+	return indexRuns(shortIfs(elseIfs(inlineLocals(andOrLocals(inlineLocals(unreadObjects(code)))))))
+}
+
+// indexRead is a local declared as an element of another local read by a
+// literal index, what `.a[.s[1]][.s[2]]` reads its keys with.
+var indexRead = regexp.MustCompile(`^local ([A-Za-z_][A-Za-z0-9_]*) = J\.index\(([A-Za-z_][A-Za-z0-9_]*), (-?[0-9]+)\)$`)
+
+// indexRuns declares a run of such locals of one local, on consecutive
+// lines of a block, in one statement: `local a, b = J.index(s, 2),
+// J.index(s, 1)`. Every value is evaluated before any name is declared,
+// and none reads a name of the run (their base is another local); an
+// index of one value by a number raises, if at all, by that value's kind
+// alone, so whatever order the values are evaluated in, the reads and the
+// error are the same. A chain of computed keys (AppWrapper's podSet
+// paths, up to nine keys in each of ten branches) takes a line instead of
+// a line per key.
+func indexRuns(code string) string {
+	lines := strings.Split(code, "\n")
+	var out []string
+	for i := 0; i < len(lines); {
+		indent, l := splitIndent(lines[i])
+		m := indexRead.FindStringSubmatch(l)
+		j := i + 1
+		var names, values []string
+		if m != nil {
+			names, values = []string{m[1]}, []string{l[len("local "+m[1]+" = "):]}
+			for ; j < len(lines); j++ {
+				ind, next := splitIndent(lines[j])
+				n := indexRead.FindStringSubmatch(next)
+				if ind != indent || n == nil || n[2] != m[2] {
+					break
+				}
+				names, values = append(names, n[1]), append(values, next[len("local "+n[1]+" = "):])
+			}
+		}
+		if len(names) < 2 {
+			out = append(out, lines[i])
+			i++
+			continue
+		}
+		out = append(out, indent+"local "+strings.Join(names, ", ")+" = "+strings.Join(values, ", "))
+		i = j
+	}
+	return strings.Join(out, "\n")
+}
+
+// newObject is the translator's declaration of an object it builds, and
+// objectStore the store of a plain value, a local or a literal, into one.
+var (
+	newObject   = regexp.MustCompile(`^local (obj(?:_[0-9]+)?) = J\.object\(\)$`)
+	objectStore = regexp.MustCompile(`^(obj(?:_[0-9]+)?)(?:\.[A-Za-z_][A-Za-z0-9_]*|\["(?:[^"\\]|\\.)*"\]) = ([A-Za-z_][A-Za-z0-9_]*|-?[0-9][0-9.e+-]*|"(?:[^"\\]|\\.)*")$`)
+)
+
+// unreadObjects drops the objects an accessor builds and never reads:
+// their declaration and their stores, when every store is of a local or a
+// literal, whose evaluation does nothing. The translator builds one for
+// each {…} of jq, but a later .key of it reads the value stored (the
+// translator's reads), so an object that only carries values from one
+// pipe to the next, {r: ., i: …} | {c: .r.spec[.i]}, is built for
+// nothing: without it the accessor computes the same values and raises
+// the same errors, for fewer lines and a table fewer per output.
+func unreadObjects(code string) string {
+	lines := strings.Split(code, "\n")
+	uses := nameCounts(code)
+	stores := map[string][]int{}
+	decls := map[string]int{}
+	for i, l := range lines {
+		_, t := splitIndent(l)
+		if m := newObject.FindStringSubmatch(t); m != nil {
+			decls[m[1]] = i
+		} else if m := objectStore.FindStringSubmatch(t); m != nil && m[2] != m[1] {
+			stores[m[1]] = append(stores[m[1]], i)
+		}
+	}
+	drop := map[int]bool{}
+	for name, at := range decls {
+		if uses[name] != 1+len(stores[name]) {
+			continue // read, returned or emitted somewhere
+		}
+		drop[at] = true
+		for _, i := range stores[name] {
+			drop[i] = true
+		}
+	}
+	if len(drop) == 0 {
+		return code
+	}
+	kept := lines[:0]
+	for i, l := range lines {
+		if !drop[i] {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
 
 // shortIf is the longest if statement, without its indentation, that

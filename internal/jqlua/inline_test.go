@@ -337,3 +337,91 @@ end`,
 		},
 	}, shortIfs)
 }
+
+// TestUnreadObjects: an object the accessor never reads, returns or emits
+// goes, with its stores, only when every store is of a local or a
+// literal; an object read, emitted or stored into with a call stays.
+func TestUnreadObjects(t *testing.T) {
+	runRewrites(t, []rewriteCase{
+		{
+			name: "a carrier of values from one pipe to the next",
+			in: `for _, x in J.each(keys) do
+  local obj = J.object()
+  obj.r = v
+  obj.i = x
+  J.emit(out, J.index(J.field(v, "spec"), x))
+end`,
+			want: `for _, x in J.each(keys) do
+  J.emit(out, J.index(J.field(v, "spec"), x))
+end`,
+		},
+		{
+			name: "stores of literals and quoted keys",
+			in: `local obj_2 = J.object()
+obj_2["a-b"] = "x"
+obj_2.n = -1.5
+obj_2.z = NULL
+return J.one(out, 1)`,
+			want: `return J.one(out, 1)`,
+		},
+		{
+			name: "not an object emitted",
+			in: `local obj = J.object()
+obj.r = v
+J.emit(out, obj)`,
+		},
+		{
+			name: "not an object read",
+			in: `local obj = J.object()
+obj.r = v
+local r = J.field(obj, "r")`,
+		},
+		{
+			name: "not a store of a call, which could raise",
+			in: `local obj = J.object()
+obj.r = J.field(v, "r")
+return J.one(out, 1)`,
+		},
+		{
+			name: "not a store of an expression",
+			in: `local obj = J.object()
+obj.s = "a" .. str
+return J.one(out, 1)`,
+		},
+	}, unreadObjects)
+}
+
+// TestIndexRuns: consecutive locals read from one local by number
+// literals are one declaration; a read of another local, by a string or
+// a computed key, at another indentation or of a name of the run ends it.
+func TestIndexRuns(t *testing.T) {
+	runRewrites(t, []rewriteCase{
+		{
+			name: "a chain's keys",
+			in: `local item_2 = J.index(s, 2)
+local item_3 = J.index(s, 1)
+J.emit(out, J.index(J.index(t, item_3), item_2))`,
+			want: `local item_2, item_3 = J.index(s, 2), J.index(s, 1)
+J.emit(out, J.index(J.index(t, item_3), item_2))`,
+		},
+		{
+			name: "runs end at another base, key or block",
+			in: `  local a = J.index(s, 0)
+  local b = J.index(s, -1)
+  local c = J.index(u, 1)
+  local d = J.index(s, k)
+  local e = J.index(s, 2)
+    local f = J.index(s, 3)`,
+			want: `  local a, b = J.index(s, 0), J.index(s, -1)
+  local c = J.index(u, 1)
+  local d = J.index(s, k)
+  local e = J.index(s, 2)
+    local f = J.index(s, 3)`,
+		},
+		{
+			name: "not a read of a name of the run",
+			in: `local a = J.index(s, 0)
+local b = J.index(a, 1)`,
+		},
+	}, indexRuns)
+}

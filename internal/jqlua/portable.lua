@@ -785,35 +785,13 @@ local J, JX = (function()
   J.tostring = tostr
   J.tojson = tojson
 
-  -- validNumber is gojq's lexer test of a tonumber text.
-  local function isDigit(c) return c ~= nil and c >= 48 and c <= 57 end
-
+  -- validNumber is gojq's lexer test of a tonumber text: a sign, then
+  -- digits with at most one dot and a digit first or after the dot, then
+  -- an exponent, e or E, a sign and digits. Two patterns rather than a
+  -- scanner: a quarter of the bytes in every script that calls tonumber.
   local function validNumber(s)
-    local i, n = 1, #s
-    local c = sbyte(s, i)
-    if c == 43 or c == 45 then i = i + 1; c = sbyte(s, i) end
-    local float = false
-    if c == 46 then float = true; i = i + 1; c = sbyte(s, i) end
-    if not isDigit(c) then return false end
-    while true do
-      c = sbyte(s, i)
-      if isDigit(c) then
-        i = i + 1
-      elseif c == 46 then
-        if float then return false end
-        float = true
-        i = i + 1
-      elseif c == 101 or c == 69 then
-        i = i + 1
-        c = sbyte(s, i)
-        if c == 43 or c == 45 then i = i + 1 end
-        if not isDigit(sbyte(s, i)) then return false end
-        while isDigit(sbyte(s, i)) do i = i + 1 end
-        return i > n
-      else
-        return i > n
-      end
-    end
+    local m = smatch(s, "^[%+%-]?([0-9.]+)$") or smatch(s, "^[%+%-]?([0-9.]+)[eE][%+%-]?[0-9]+$")
+    return m ~= nil and sfind(m, "^%.?[0-9]") ~= nil and not sfind(m, "%..*%.")
   end
 
   function J.tonumber(v)

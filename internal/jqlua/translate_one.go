@@ -632,7 +632,12 @@ func (g *gen) buildObject(parts []value) value {
 	}
 	obj := g.call("obj", false, false, "J.object()")
 	for i := 0; i < len(parts); i += 2 {
-		g.line("%s%s = %s", obj.expr, fieldRef(parts[i].raw), parts[i+1].expr)
+		key, val := parts[i], parts[i+1]
+		g.line("%s%s = %s", obj.expr, fieldRef(key.raw), val.expr)
+		if val.atom {
+			// As valObject's: a later .key of this object is val.
+			g.reads = append(g.reads, memoRead{base: obj.expr, key: key.expr, val: value{expr: val.expr, atom: true, lit: val.lit, str: val.str, boolean: val.boolean, raw: val.raw}, depth: g.w.indent})
+		}
 	}
 	return obj
 }

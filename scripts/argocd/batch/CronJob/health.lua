@@ -15,7 +15,6 @@ local type, pairs, next, error = type, pairs, next, error
 J.null = NULL
 
 local function newArray() local t = {}; KIND[t] = ARRAY; return t end
-local function newObject() local t = {}; KIND[t] = OBJECT; return t end
 
 local function kindOf(v)
   local t = type(v)
@@ -103,7 +102,6 @@ function J.each(v) return each(v, false) end
 function J.each_opt(v) return each(v, true) end
 
 J.array = newArray
-J.object = newObject
 
 function J.emit(out, x)
   local n = #out
@@ -252,10 +250,8 @@ Q[4] = function(v, out)
   local len = J.length(active)
   local b = false
   if len == 0 then
-    local obj = J.object()
     local lastSuccessfulTime = type(status) == "table" and status.lastSuccessfulTime or J.field(status, "lastSuccessfulTime")
     if lastSuccessfulTime == NULL or lastSuccessfulTime == false then lastSuccessfulTime = "" end
-    obj.since = lastSuccessfulTime
     local arr = J.array()
     local t = J.array()
     for _, x in J.each(t) do
@@ -278,7 +274,6 @@ Q[4] = function(v, out)
         arr[#arr + 1] = creationTimestamp
       end
     end
-    obj.failed = arr
     local arr_3 = J.array()
     for _, x_3 in J.each(arr) do
       local t_2 = J.gt(x_3, lastSuccessfulTime)
