@@ -122,6 +122,9 @@ var directExprs = []string{
 	`.a as $x | $x`, `.arr[]? as $x | [$x, .n]`, `(.n, 1) as $n | $n + 1`, `. as $d | .a[]? | [., $d.n]`,
 	`.s as $s | .m as $m | {$s, $m}`, `.n as $x | (.s as $x | $x), $x`, `[.arr[]? as $x | select($x != null) | $x]`,
 	`.a as $x | error("e")`, `.zz[] as $x | 1`, `[empty as $x | 1]`, `{a: (.n as $n | $n * 2)} | .a`,
+	// A single source bound without a buffer: to a single body, to several outputs, to none.
+	`.a.b as $x | .n as $y | [$x, $y]`, `.s as $x | $x.y`, `.n as $x | .arr[]? | [$x, .]`, `(.a // empty) as $x | $x`,
+	`(.x | select(. != null)) as $x | $x + 1`, `.n as $x | .s as $x | $x`, `[.arr[]? | . as $v | $v]`,
 	// reduce: the state through each output of the source, the update's last output.
 	`reduce .arr[] as $x (0; . + 1)`, `reduce .arr[]? as $x ([]; . + [$x])`, `reduce empty as $x (.n; . + 1)`,
 	`[reduce (1, 2) as $x ((0, 10); . + $x)]`, `reduce .arr[]? as $x (0; empty)`, `reduce .arr[]? as $x (0; (1, 2))`,
