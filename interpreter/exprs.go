@@ -19,10 +19,28 @@ import (
 type exprTable struct {
 	checked *karta.Checked
 	progs   map[string]*jqProgram
+	// segs memoizes segments: the prefix sharing and each component's
+	// guard (guardedByIDs) read the same expressions' chains.
+	segs map[string][]jqdirect.Segment
 }
 
 func newExprTable(c *karta.Checked) *exprTable {
-	return &exprTable{checked: c, progs: map[string]*jqProgram{}}
+	return &exprTable{checked: c, progs: map[string]*jqProgram{}, segs: map[string][]jqdirect.Segment{}}
+}
+
+// segments is the pipe chain of the checked expression text
+// (jqdirect.Segments), computed once per expression.
+func (x *exprTable) segments(text string) ([]jqdirect.Segment, *jqexpr.Analysis, error) {
+	a, err := x.analysis(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	segs, ok := x.segs[text]
+	if !ok {
+		segs = jqdirect.Segments(a.Query)
+		x.segs[text] = segs
+	}
+	return segs, a, nil
 }
 
 // analysis is the checked form of text. An expression the check did not
@@ -50,10 +68,10 @@ func (x *exprTable) compile(text string) (*jqProgram, error) {
 	return p, nil
 }
 
-// sharePrefixes recompiles the direct form of each program whose first
-// pipe segments another program of the Karta begins with too, split after
-// the longest such prefix, so that a direct call evaluates the prefix once
-// per object (jqdirect.CompileShared): AppWrapper's ids, templates and
+// sharePrefixes splits the direct form of each program whose first pipe
+// segments another program of the Karta begins with too, after the
+// longest such prefix, so that a direct call evaluates the prefix once per
+// object (jqdirect.Program.Share, on the form compiled already): AppWrapper's ids, templates and
 // replicas derive the same podSets, Milvus' paths share their component's
 // mode guard and the walk to the component's spec. A cut inside a path
 // (jqdirect.Segment.Inner) saves only the walk to it, which is worth a
@@ -81,11 +99,10 @@ func (x *exprTable) sharePrefixes() {
 		if p.direct == nil {
 			continue
 		}
-		a, err := x.analysis(text)
+		segs, a, err := x.segments(text)
 		if err != nil {
 			continue
 		}
-		segs := jqdirect.Segments(a.Query)
 		chains = append(chains, chain{p, a, segs})
 		for k := 1; k < len(segs); k++ {
 			begins[key(segs[:k])]++
@@ -95,7 +112,7 @@ func (x *exprTable) sharePrefixes() {
 		for k := len(ch.segs) - 1; k >= 1; k-- {
 			n := begins[key(ch.segs[:k])]
 			if n >= 2 && (!ch.segs[k-1].Inner || n >= minInnerShare) {
-				ch.p.direct = jqdirect.CompileShared(ch.a.Query, k, ch.a.Vars...)
+				ch.p.direct = ch.p.direct.Share(ch.a.Query, k, ch.a.Vars...)
 				break
 			}
 		}

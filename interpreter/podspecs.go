@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kartalua/karta/internal/jqdirect"
 	"github.com/kartalua/karta/internal/jqexpr"
 	"github.com/kartalua/karta/internal/third_party/gojq"
 	"github.com/kartalua/karta/karta"
@@ -331,11 +330,10 @@ func (cm *compModel) guardedByIDs() bool {
 	if cm.ids == nil || !cm.podBearing() {
 		return false
 	}
-	a, err := cm.exprs.analysis(cm.ids.expr)
+	segs, a, err := cm.exprs.segments(cm.ids.expr)
 	if err != nil {
 		return false
 	}
-	segs := jqdirect.Segments(a.Query)
 	if len(segs) < 2 || !literalTerm(lastOfChain(a.Query)) {
 		return false
 	}
@@ -361,11 +359,10 @@ func (cm *compModel) guardedByIDs() bool {
 		}
 	}
 	for _, p := range progs {
-		pa, err := cm.exprs.analysis(p.expr)
+		ps, _, err := cm.exprs.segments(p.expr)
 		if err != nil {
 			return false
 		}
-		ps := jqdirect.Segments(pa.Query)
 		if len(ps) < len(guard) {
 			return false
 		}

@@ -43,17 +43,26 @@ func Segments(q *gojq.Query) []Segment {
 	segs := chainOf(q)
 	out := make([]Segment, len(segs))
 	for i, sg := range segs {
-		out[i] = Segment{Text: sg.q.String(), Inner: sg.inner}
+		out[i] = Segment{Text: sg.text(), Inner: sg.inner}
 	}
 	return out
 }
 
 // segment is one segment of a chain: a query, or one key of a plain path
-// (key != "").
+// (key != "", q nil: a Kartas' compilation splits every program's paths,
+// and a query per key cost three allocations each).
 type segment struct {
 	q     *gojq.Query
 	key   string
 	inner bool // the next segment is a key of the same path
+}
+
+// text is the segment's jq text, as gojq prints it (`.key` for a key).
+func (sg segment) text() string {
+	if sg.key != "" {
+		return "." + sg.key
+	}
+	return sg.q.String()
 }
 
 // chainOf is q's chain as Segments describes it.
@@ -74,8 +83,7 @@ func appendSegment(out []segment, q *gojq.Query) []segment {
 		return append(out, segment{q: q})
 	}
 	for i, k := range keys {
-		out = append(out, segment{q: &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeIndex, Index: &gojq.Index{Name: k}}},
-			key: k, inner: i < len(keys)-1})
+		out = append(out, segment{key: k, inner: i < len(keys)-1})
 	}
 	return out
 }
@@ -161,12 +169,20 @@ func prefixID(key string) int {
 // and fewer than its segments) also compiled as a prefix the programs of
 // one Scratch share. Any other k is Compile.
 func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
-	p := Compile(q, vars...)
-	segs := Segments(q)
-	if p == nil || k < 1 || k >= len(segs) {
+	return Compile(q, vars...).Share(q, k, vars...)
+}
+
+// Share is CompileShared for p, which Compile made of q with vars: p
+// itself, split, without compiling q again (a Karta's compilation shares
+// the prefixes of programs it has compiled already). Nil stays nil.
+func (p *Program) Share(q *gojq.Query, k int, vars ...string) *Program {
+	if p == nil || k < 1 {
 		return p
 	}
 	chain := chainOf(q)
+	if k >= len(chain) {
+		return p
+	}
 	pre, rest := joinSegments(chain[:k]), joinSegments(chain[k:])
 	cpPre, cpRest := compiler{vars: vars}, compiler{vars: vars}
 	preNode, restNode := cpPre.query(pre), cpRest.query(rest)
@@ -184,8 +200,8 @@ func CompileShared(q *gojq.Query, k int, vars ...string) *Program {
 		p.restOne = isSingle(restNode)
 	}
 	texts := make([]string, k)
-	for i, sg := range segs[:k] {
-		texts[i] = sg.Text
+	for i, sg := range chain[:k] {
+		texts[i] = sg.text()
 	}
 	p.preID = prefixID(strings.Join(vars, ",") + "\x00" + strings.Join(texts, "\x00") + recordPrefix(preNode, restNode))
 	// The prefix and the rest never run at once: their bindings share
