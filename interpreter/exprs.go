@@ -19,13 +19,15 @@ import (
 type exprTable struct {
 	checked *karta.Checked
 	progs   map[string]*jqProgram
-	// segs memoizes segments: the prefix sharing and each component's
-	// guard (guardedByIDs) read the same expressions' chains.
+	// segs memoizes segments while the Karta compiles: the components'
+	// guards (guardedByIDs) and the prefix sharing read the same
+	// expressions' chains. sharePrefixes, the last reader, drops it, so
+	// that a compiled Program does not keep it.
 	segs map[string][]jqdirect.Segment
 }
 
 func newExprTable(c *karta.Checked) *exprTable {
-	return &exprTable{checked: c, progs: map[string]*jqProgram{}, segs: map[string][]jqdirect.Segment{}}
+	return &exprTable{checked: c, progs: map[string]*jqProgram{}}
 }
 
 // segments is the pipe chain of the checked expression text
@@ -38,6 +40,9 @@ func (x *exprTable) segments(text string) ([]jqdirect.Segment, *jqexpr.Analysis,
 	segs, ok := x.segs[text]
 	if !ok {
 		segs = jqdirect.Segments(a.Query)
+		if x.segs == nil {
+			x.segs = map[string][]jqdirect.Segment{}
+		}
 		x.segs[text] = segs
 	}
 	return segs, a, nil
@@ -71,8 +76,8 @@ func (x *exprTable) compile(text string) (*jqProgram, error) {
 // sharePrefixes splits the direct form of each program whose first pipe
 // segments another program of the Karta begins with too, after the
 // longest such prefix, so that a direct call evaluates the prefix once per
-// object (jqdirect.Program.Share, on the form compiled already): AppWrapper's ids, templates and
-// replicas derive the same podSets, Milvus' paths share their component's
+// object (jqdirect.Program.Share, on the form compiled already):
+// AppWrapper's ids, templates and replicas derive the same podSets, Milvus' paths share their component's
 // mode guard and the walk to the component's spec. A cut inside a path
 // (jqdirect.Segment.Inner) saves only the walk to it, which is worth a
 // shared entry when a component's worth of programs begin with it
@@ -117,6 +122,7 @@ func (x *exprTable) sharePrefixes() {
 			}
 		}
 	}
+	x.segs = nil // the last reader (see segs)
 }
 
 // minInnerShare is how many programs must begin with a prefix cut inside
