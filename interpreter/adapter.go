@@ -237,7 +237,7 @@ func (p *Program) replicaUnits(ctx context.Context, ev evaluator, c *compModel, 
 	if err != nil {
 		return nil, err
 	}
-	if len(insts) == 0 && c.emptyWithoutIDs {
+	if c.absent(len(insts)) {
 		return nil, nil // absent (instancesInto): its scales are not read either
 	}
 	scales, err := p.scales(ctx, ev, c, obj, insts, replicasOnly)

@@ -77,6 +77,14 @@ type compModel struct {
 	emptyWithoutIDs bool
 }
 
+// absent reports whether n instance ids, read of c, mean the component
+// is absent: none, where emptyWithoutIDs says its other programs are not
+// run. instancesInto stops there, and each caller that goes on to views
+// and scales asks the same, so the rule is said once.
+func (c *compModel) absent(n int) bool {
+	return n == 0 && c.emptyWithoutIDs
+}
+
 // jqPath is one path field of a component, compiled as a value program
 // (EXPR) and as a location program (path(EXPR)).
 type jqPath struct {
@@ -403,7 +411,7 @@ func (m *model) instancesInto(ctx context.Context, ev evaluator, c *compModel, o
 		if ids, err = instanceIDs(name, outs); err != nil {
 			return nil, err
 		}
-		if len(ids) == 0 && c.emptyWithoutIDs {
+		if c.absent(len(ids)) {
 			// An absent component (four of LLMInferenceService's seven, a
 			// Milvus cluster's standalone): its other programs would each
 			// give no output, which zips with no id; they are not run.

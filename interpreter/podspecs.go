@@ -30,7 +30,7 @@ func (p *Program) podSpecs(ctx context.Context, ev evaluator, obj map[string]any
 			return nil, err
 		}
 		buf = insts[:0]
-		if len(insts) == 0 && c.emptyWithoutIDs {
+		if c.absent(len(insts)) {
 			continue // absent (instancesInto): its views and scales give nothing either
 		}
 		if err := applyViews(ctx, ev, c, obj, insts); err != nil {
