@@ -57,6 +57,10 @@ type LazyRules struct {
 type lazyTables struct {
 	meta *lua.LTable
 	src  map[*lua.LTable]lazySource
+	// keys and vals are a fill's scratch: an object's member names and
+	// the values of those kept (fills do not nest).
+	keys []string
+	vals []lua.LValue
 	// L is the state's main thread, which fills the tables that Go code
 	// meets without a state at hand (Values.TableKind).
 	L *lua.LState
@@ -155,31 +159,31 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 	}
 	switch x := src.v.(type) {
 	case map[string]any:
-		// A table sized for the members, as eager conversion makes it,
-		// takes t's place (gopher-lua cannot grow a table's parts in
-		// advance, and t must stay the same table).
-		*t = *L.CreateTable(0, len(x))
-		if src.rules.json {
-			t.Metatable = ValuesOf(L).ObjectMT
+		// The table is built at its final size (stringTable) in t's
+		// place: t must stay the same table.
+		keys := lz.keys[:0]
+		for k := range x {
+			keys = append(keys, k)
 		}
 		if src.rules.SortKeys {
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
 			sort.Strings(keys)
-			for _, k := range keys {
-				if lv := lz.value(x[k], src.rules); lv != lua.LNil {
-					t.RawSetString(k, lv)
-				}
-			}
-			return
 		}
-		for k, e := range x {
-			if lv := lz.value(e, src.rules); lv != lua.LNil {
-				t.RawSetString(k, lv)
+		kept, vals := keys[:0], lz.vals[:0]
+		for _, k := range keys {
+			if lv := lz.value(x[k], src.rules); lv != lua.LNil {
+				kept = append(kept, k)
+				vals = append(vals, lv)
 			}
 		}
+		meta := lua.LValue(lua.LNil)
+		if src.rules.json {
+			meta = ValuesOf(L).ObjectMT
+		}
+		stringTable(t, meta, kept, vals)
+		// The scratch keeps no string or table alive past the fill.
+		clear(keys)
+		clear(vals)
+		lz.keys, lz.vals = keys[:0], vals[:0]
 	case []any:
 		*t = *L.CreateTable(len(x), 0)
 		if src.rules.json {

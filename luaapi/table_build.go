@@ -1,0 +1,112 @@
+package luaapi
+
+import (
+	"reflect"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Filling a lazy object builds a table with string keys only, whose size
+// is known before its first member goes in. gopher-lua's RawSetString
+// cannot be told that size: per member it grows the table's key list and
+// its key-to-index map from nothing and boxes the key into an interface
+// twice over, which made it half of the allocations of a Karmada call
+// (the scripts read their objects through lazy tables). stringTable
+// builds the same table — the same members in the same insertion order,
+// so that pairs and next visit them as before — with each part allocated
+// once at its final size and the members' key boxes carved from one slab.
+//
+// It writes gopher-lua's unexported fields, so it checks at start-up that
+// LTable is the struct it was written against (v1.1.2: the fields, their
+// names, types and order); if it is not, tableFast is false and the
+// tables are built with RawSetString as before
+// (TestTableLayoutIsKnown fails, so an upgrade that changes the layout is
+// seen rather than silently slower).
+
+// tableLayout holds the offsets of LTable's string part.
+type tableLayout struct {
+	strdict, keys, k2i uintptr
+}
+
+var tableFields, tableFast = findTableLayout()
+
+func findTableLayout() (tableLayout, bool) {
+	rt := reflect.TypeFor[lua.LTable]()
+	want := []struct {
+		name string
+		typ  reflect.Type
+	}{
+		{"Metatable", reflect.TypeFor[lua.LValue]()},
+		{"array", reflect.TypeFor[[]lua.LValue]()},
+		{"dict", reflect.TypeFor[map[lua.LValue]lua.LValue]()},
+		{"strdict", reflect.TypeFor[map[string]lua.LValue]()},
+		{"keys", reflect.TypeFor[[]lua.LValue]()},
+		{"k2i", reflect.TypeFor[map[lua.LValue]int]()},
+	}
+	if rt.NumField() != len(want) {
+		return tableLayout{}, false
+	}
+	for i, w := range want {
+		f := rt.Field(i)
+		if f.Name != w.name || f.Type != w.typ {
+			return tableLayout{}, false
+		}
+	}
+	return tableLayout{strdict: rt.Field(3).Offset, keys: rt.Field(4).Offset, k2i: rt.Field(5).Offset}, true
+}
+
+// iface is the layout of a non-empty interface value such as lua.LValue.
+type iface struct {
+	tab, data unsafe.Pointer
+}
+
+// lstringTab is the interface table of an LString held in an LValue.
+var lstringTab = func() unsafe.Pointer {
+	var v lua.LValue = lua.LString("")
+	return (*iface)(unsafe.Pointer(&v)).tab
+}()
+
+// boxLString is the LValue holding *p, without copying it: p points into
+// a slab that is never written again once boxed, as the runtime assumes of
+// an interface's data.
+func boxLString(p *lua.LString) lua.LValue {
+	var v lua.LValue
+	(*iface)(unsafe.Pointer(&v)).tab = lstringTab
+	(*iface)(unsafe.Pointer(&v)).data = unsafe.Pointer(p)
+	return v
+}
+
+// stringTable turns t into a plain table (no array part) whose members
+// are keys[i] = vals[i] inserted in that order, what RawSetString of each
+// pair on an empty table gives (vals holds no nil: a nil member is absent,
+// so the caller leaves it out). meta is its metatable (lua.LNil for none).
+// A table of no members has no string part, as CreateTable(0, 0) makes it.
+func stringTable(t *lua.LTable, meta lua.LValue, keys []string, vals []lua.LValue) {
+	*t = lua.LTable{Metatable: meta}
+	if !tableFast {
+		for i, k := range keys {
+			t.RawSetString(k, vals[i])
+		}
+		return
+	}
+	n := len(keys)
+	if n == 0 {
+		return
+	}
+	strdict := make(map[string]lua.LValue, n)
+	lkeys := make([]lua.LValue, n)
+	k2i := make(map[lua.LValue]int, n)
+	slab := make([]lua.LString, n)
+	for i, k := range keys {
+		strdict[k] = vals[i]
+		slab[i] = lua.LString(k)
+		lk := boxLString(&slab[i])
+		lkeys[i] = lk
+		k2i[lk] = i
+	}
+	base := unsafe.Pointer(t)
+	*(*map[string]lua.LValue)(unsafe.Add(base, tableFields.strdict)) = strdict
+	*(*[]lua.LValue)(unsafe.Add(base, tableFields.keys)) = lkeys
+	*(*map[lua.LValue]int)(unsafe.Add(base, tableFields.k2i)) = k2i
+}
