@@ -162,15 +162,18 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 		// The table is built at its final size (stringTable) in t's
 		// place: t must stay the same table.
 		keys := lz.keys[:0]
-		for k := range x {
+		var count slabCounter
+		for k, e := range x {
 			keys = append(keys, k)
+			count.add(e)
 		}
 		if src.rules.SortKeys {
 			sort.Strings(keys)
 		}
+		slabs := count.slabs()
 		kept, vals := keys[:0], lz.vals[:0]
 		for _, k := range keys {
-			if lv := lz.value(x[k], src.rules); lv != lua.LNil {
+			if lv := lz.member(x[k], src.rules, &slabs); lv != lua.LNil {
 				kept = append(kept, k)
 				vals = append(vals, lv)
 			}
@@ -185,12 +188,16 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 		clear(vals)
 		lz.keys, lz.vals = keys[:0], vals[:0]
 	case []any:
-		*t = *L.CreateTable(len(x), 0)
+		var count slabCounter
+		for _, e := range x {
+			count.add(e)
+		}
+		slabs := count.slabs()
 		if src.rules.json {
 			vs := ValuesOf(L)
-			t.Metatable = vs.ArrayMT
+			arrayTable(L, t, vs.ArrayMT, len(x))
 			for i, e := range x {
-				lv := lz.value(e, src.rules)
+				lv := lz.member(e, src.rules, &slabs)
 				if lv == lua.LNil {
 					lv = vs.Null
 				}
@@ -198,8 +205,9 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 			}
 			return
 		}
+		arrayTable(L, t, lua.LNil, len(x))
 		for _, e := range x {
-			t.Append(lz.value(e, src.rules)) // nil is left out
+			t.Append(lz.member(e, src.rules, &slabs)) // nil is left out
 		}
 	}
 }

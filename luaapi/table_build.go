@@ -26,7 +26,7 @@ import (
 
 // tableLayout holds the offsets of LTable's string part.
 type tableLayout struct {
-	strdict, keys, k2i uintptr
+	array, strdict, keys, k2i uintptr
 }
 
 var tableFields, tableFast = findTableLayout()
@@ -53,7 +53,7 @@ func findTableLayout() (tableLayout, bool) {
 			return tableLayout{}, false
 		}
 	}
-	return tableLayout{strdict: rt.Field(3).Offset, keys: rt.Field(4).Offset, k2i: rt.Field(5).Offset}, true
+	return tableLayout{array: rt.Field(1).Offset, strdict: rt.Field(3).Offset, keys: rt.Field(4).Offset, k2i: rt.Field(5).Offset}, true
 }
 
 // iface is the layout of a non-empty interface value such as lua.LValue.
@@ -109,4 +109,75 @@ func stringTable(t *lua.LTable, meta lua.LValue, keys []string, vals []lua.LValu
 	*(*map[string]lua.LValue)(unsafe.Add(base, tableFields.strdict)) = strdict
 	*(*[]lua.LValue)(unsafe.Add(base, tableFields.keys)) = lkeys
 	*(*map[lua.LValue]int)(unsafe.Add(base, tableFields.k2i)) = k2i
+}
+
+// arrayTable turns t into an empty plain table whose array part has room
+// for n elements, as CreateTable(n, 0) makes it, without the second
+// table CreateTable would allocate only for t to copy it. meta is its
+// metatable.
+func arrayTable(L *lua.LState, t *lua.LTable, meta lua.LValue, n int) {
+	if !tableFast {
+		*t = *L.CreateTable(n, 0)
+		t.Metatable = meta
+		return
+	}
+	*t = lua.LTable{Metatable: meta}
+	if n > 0 {
+		*(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableFields.array)) = make([]lua.LValue, 0, n)
+	}
+}
+
+// memberSlabs carve the values of one level's members from two
+// allocations, sized before the level fills: the lazy tables of its
+// objects and arrays, and the boxes of its strings. A member they have no
+// room for (a kind not counted, such as a view) is made as lazyTables.value
+// makes it.
+type memberSlabs struct {
+	tables []lua.LTable
+	strs   []lua.LString
+}
+
+// slabCounter counts a level's members by the slab they go to.
+type slabCounter struct{ tables, strs int }
+
+func (c *slabCounter) add(v any) {
+	switch v.(type) {
+	case map[string]any, []any:
+		c.tables++
+	case string:
+		c.strs++
+	}
+}
+
+// slabs allocates the counted slabs; a slab of one saves nothing and is
+// not made, nor the string slab when boxLString cannot be trusted.
+func (c slabCounter) slabs() memberSlabs {
+	var s memberSlabs
+	if c.tables > 1 {
+		s.tables = make([]lua.LTable, 0, c.tables)
+	}
+	if c.strs > 1 && tableFast {
+		s.strs = make([]lua.LString, 0, c.strs)
+	}
+	return s
+}
+
+// member is lz.value(v, rules), from the slabs where they have room: the
+// slabs never grow, so the pointers handed out stay valid.
+func (lz *lazyTables) member(v any, rules *LazyRules, s *memberSlabs) lua.LValue {
+	switch x := v.(type) {
+	case map[string]any, []any:
+		if len(s.tables) < cap(s.tables) {
+			s.tables = append(s.tables, lua.LTable{Metatable: lz.meta})
+			t := &s.tables[len(s.tables)-1]
+			lz.src[t] = lazySource{v: v, rules: rules}
+			return t
+		}
+	case string:
+		if len(s.strs) < cap(s.strs) {
+			s.strs = append(s.strs, lua.LString(x))
+			return boxLString(&s.strs[len(s.strs)-1])
+		}
+	}
+	return lz.value(v, rules)
 }
