@@ -209,3 +209,94 @@ func TestLazyFillFromSlabs(t *testing.T) {
 	assertSameWalk(t, L, eagerSorted(L, wide["a7"]), root.RawGetString("a7"))
 	EndLazy(L)
 }
+
+var perKeyRules = LazyRules{SortKeys: true, PerKey: true}
+
+// A PerKey object converts the members read by name and nothing else, and
+// stays lazy; LazySource of it fills it (a read member's table may have
+// changed) and reports it as not lazy.
+func TestPerKeyReadsConvertOnlyThoseMembers(t *testing.T) {
+	L := NewState(SandboxOptions{})
+	defer L.Close()
+	obj := map[string]any{"spec": map[string]any{"replicas": int64(3), "other": "x"}, "status": map[string]any{"a": "b"}, "kind": "K"}
+	root := NewLazy(L, obj, &perKeyRules).(*lua.LTable)
+	L.SetGlobal("obj", root)
+	require.NoError(t, L.DoString(`replicas = obj.spec.replicas; missing = obj.nothing`))
+	assert.Equal(t, lua.LNumber(3), L.GetGlobal("replicas"))
+	assert.Equal(t, lua.LNil, L.GetGlobal("missing"))
+	assert.Equal(t, lua.LNil, root.RawGetString("status"), "an unread member is not converted")
+	assert.Equal(t, lua.LNil, root.RawGetString("kind"))
+	spec := root.RawGetString("spec").(*lua.LTable)
+	assert.Equal(t, lua.LNil, spec.RawGetString("other"))
+	_, lazy := LazySource(L, spec)
+	assert.False(t, lazy, "a partly read table is filled for Go")
+	assert.Equal(t, lua.LString("x"), spec.RawGetString("other"))
+	_, lazy = LazySource(L, root)
+	assert.False(t, lazy)
+	assert.Equal(t, lua.LString("K"), root.RawGetString("kind"))
+	st, lazy := LazySource(L, root.RawGetString("status").(*lua.LTable))
+	assert.True(t, lazy, "an unread member's table is still lazy")
+	assert.Equal(t, obj["status"], st)
+	EndLazy(L)
+}
+
+// Scripts that read members by name and then do what fills the table —
+// pairs, next, #, writes, deletes and re-adds, reading past perKeyReads
+// members, changing a read member's table — see what they see with eager
+// tables, in the same pairs order; and the Go value is never written.
+func TestPerKeyIsTheFilledTable(t *testing.T) {
+	wide := map[string]any{"nested": map[string]any{"x": "1", "y": []any{"a", "b"}}, "list": []any{int64(1), int64(2)}, "gone": nil}
+	for i := range 12 {
+		wide[fmt.Sprint("m", i)] = fmt.Sprint("v", i)
+	}
+	scripts := map[string]string{
+		"read then pairs": `local a = obj.m3; local b = obj.nested.x; local out = {a, b}
+			for k, v in pairs(obj) do out[#out+1] = k .. "=" .. type(v) end
+			for k, v in pairs(obj.nested) do out[#out+1] = k end
+			return table.concat(out, ",")`,
+		"delete a read member": `local a = obj.m1; obj.m1 = nil; local out = {a, tostring(obj.m1)}
+			for k in pairs(obj) do out[#out+1] = k end
+			return table.concat(out, ",")`,
+		"delete and add again": `local a = obj.m5; obj.m5 = nil; obj.m5 = "back"; obj.new = 1; local out = {}
+			for k, v in pairs(obj) do out[#out+1] = k .. "=" .. (type(v) == "table" and "table" or tostring(v)) end
+			return table.concat(out, ",")`,
+		"replace a read member": `local n = obj.nested; obj.nested = {z = 1}; n.x = "changed"; local out = {obj.nested.z, n.x}
+			for k, v in pairs(obj) do out[#out+1] = k .. "=" .. type(v) end
+			return table.concat(out, ",")`,
+		"change a read member's table": `obj.nested.x = "changed"; table.insert(obj.list, 3); local out = {}
+			for k, v in pairs(obj.nested) do out[#out+1] = k .. "=" .. (type(v) == "table" and #v or v) end
+			out[#out+1] = #obj.list
+			return table.concat(out, ",")`,
+		"many reads": `local out = {}
+			for i = 0, 11 do out[#out+1] = obj["m" .. i] end
+			out[#out+1] = tostring(obj.gone); out[#out+1] = tostring(obj[1])
+			for k in pairs(obj) do out[#out+1] = k end
+			return table.concat(out, ",")`,
+		"next and length": `local a = obj.m2; local k, v = next(obj); local n = 0
+			for _ in pairs(obj) do n = n + 1 end
+			return tostring(a) .. k .. type(v) .. n .. #obj .. #obj.nested.y`,
+		"same table twice": `local a, b = obj.nested, obj.nested; return tostring(a == b) .. tostring(rawequal ~= nil)`,
+	}
+	for name, script := range scripts {
+		t.Run(name, func(t *testing.T) {
+			run := func(lazy bool) string {
+				L := NewState(SandboxOptions{})
+				defer L.Close()
+				if lazy {
+					L.SetGlobal("obj", NewLazy(L, wide, &perKeyRules))
+				} else {
+					L.SetGlobal("obj", eagerSorted(L, wide))
+				}
+				fn, err := L.LoadString(script)
+				require.NoError(t, err)
+				L.Push(fn)
+				require.NoError(t, L.PCall(0, 1, nil))
+				return L.Get(-1).String()
+			}
+			want := run(false)
+			assert.Equal(t, want, run(true))
+		})
+	}
+	assert.Equal(t, "1", wide["nested"].(map[string]any)["x"], "the Go value is never written")
+	assert.Len(t, wide["list"], 2)
+}
