@@ -1,7 +1,6 @@
 package luaapi
 
 import (
-	"slices"
 	"sort"
 
 	lua "github.com/yuin/gopher-lua"
@@ -11,8 +10,6 @@ import (
 // as plain Lua tables that convert themselves on first use, one level at a
 // time: a health script that reads obj.status.conditions converts obj, its
 // status and its conditions, and leaves spec and metadata as Go values.
-// With LazyRules.PerKey an object converts only the members read by name
-// until something else touches it.
 //
 // A lazy table is an empty *lua.LTable whose metatable is its state's lazy
 // metatable; the state keeps the Go value it stands for. The metatable's
@@ -53,22 +50,7 @@ type LazyRules struct {
 	// json fills as ToLuaTable converts (lazy_json.go): marked tables, a
 	// null element Null; the Go value is normalized (NormalizeJSON).
 	json bool
-	// PerKey lets an object's table convert only the members a script
-	// reads by name (t.spec, t["kind"]) while nothing else touches it:
-	// each read member is set in the table as the fill would set it, and
-	// the table stays lazy. Anything else — a write, pairs, next, #, the
-	// table library, Go code that reads it (FillLazy, LazySource) —
-	// fills it whole, in the members' order, keeping the members already
-	// read (and what the script made of them) as they are. A script
-	// observes the filled table, as without PerKey; a member it never
-	// names is never converted. Not with json.
-	PerKey bool
 }
-
-// perKeyReads is how many members a PerKey table converts one by one
-// before a read fills it whole: it bounds the scan of a table's read
-// members.
-const perKeyReads = 8
 
 // lazyTables is a state's lazy metatable and the Go values of its
 // unfilled lazy tables.
@@ -79,9 +61,6 @@ type lazyTables struct {
 	// the values of those kept (fills do not nest).
 	keys []string
 	vals []lua.LValue
-	// read holds the member names a PerKey table has converted one by
-	// one (index), while it is otherwise unfilled.
-	read map[*lua.LTable][]string
 	// L is the state's main thread, which fills the tables that Go code
 	// meets without a state at hand (Values.TableKind).
 	L *lua.LState
@@ -93,15 +72,11 @@ type lazySource struct {
 }
 
 func newLazyTables(L *lua.LState) *lazyTables {
-	lz := &lazyTables{src: map[*lua.LTable]lazySource{}, read: map[*lua.LTable][]string{}, L: L}
+	lz := &lazyTables{src: map[*lua.LTable]lazySource{}, L: L}
 	ValuesOf(L).lazy = lz
 	mt := L.NewTable()
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
-		if lv, ok := lz.index(t, L.Get(2)); ok {
-			L.Push(lv)
-			return 1
-		}
 		lz.fill(L, t)
 		L.Push(t.RawGet(L.Get(2)))
 		return 1
@@ -177,8 +152,6 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 	}
 	src, ok := lz.src[t]
 	delete(lz.src, t)
-	read := lz.read[t]
-	delete(lz.read, t)
 	if !ok {
 		// The call that made it is over (EndLazy): an empty table.
 		t.Metatable = lua.LNil
@@ -200,14 +173,6 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 		slabs := count.slabs()
 		kept, vals := keys[:0], lz.vals[:0]
 		for _, k := range keys {
-			if slices.Contains(read, k) {
-				// Read before (index): the member as the script left
-				// it, or a deleted member's place (lua.LNil), which an
-				// eager table keeps in its key order too.
-				kept = append(kept, k)
-				vals = append(vals, t.RawGetString(k))
-				continue
-			}
 			if lv := lz.member(x[k], src.rules, &slabs); lv != lua.LNil {
 				kept = append(kept, k)
 				vals = append(vals, lv)
@@ -247,36 +212,6 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 	}
 }
 
-// index reads the member key of t, a PerKey lazy object, converting only
-// that member; ok false leaves the read to a fill. The member, once set,
-// is read raw; a read member that is absent again was deleted by the
-// script (a store of nil), and reads as nil as in the filled table.
-func (lz *lazyTables) index(t *lua.LTable, key lua.LValue) (lua.LValue, bool) {
-	src, ok := lz.src[t]
-	if !ok || !src.rules.PerKey || src.rules.json {
-		return nil, false
-	}
-	x, isObject := src.v.(map[string]any)
-	k, isString := key.(lua.LString)
-	if !isObject || !isString {
-		return nil, false
-	}
-	read := lz.read[t]
-	if slices.Contains(read, string(k)) {
-		return lua.LNil, true
-	}
-	if len(read) >= perKeyReads {
-		return nil, false
-	}
-	lv := lz.value(x[string(k)], src.rules)
-	if lv == lua.LNil {
-		return lua.LNil, true // absent from the filled table too
-	}
-	addStringMember(t, string(k), lv)
-	lz.read[t] = append(read, string(k))
-	return lv, true
-}
-
 // FillLazy fills t if it is an unfilled lazy table, so that raw reads and
 // writes (Next, Len, RawGet, ForEach) see its entries. Go functions given
 // tables by scripts call it before touching them raw.
@@ -298,19 +233,13 @@ func fillArg(L *lua.LState, n int) {
 
 // LazySource reports the Go value an unfilled lazy table of L stands for.
 // A result read straight from it, by the rules it was made with, is what
-// filling the table and reading the tables would give. A PerKey table
-// some of whose members were read (their tables may have changed since)
-// is filled instead, and reported as not lazy: read it raw.
+// filling the table and reading the tables would give.
 func LazySource(L *lua.LState, t *lua.LTable) (any, bool) {
 	if t.Metatable == lua.LNil {
 		return nil, false
 	}
 	lz := lazyOf(L)
 	if lz == nil || t.Metatable != lz.meta {
-		return nil, false
-	}
-	if _, partly := lz.read[t]; partly {
-		lz.fill(L, t)
 		return nil, false
 	}
 	src, ok := lz.src[t]
@@ -323,6 +252,5 @@ func LazySource(L *lua.LState, t *lua.LTable) (any, bool) {
 func EndLazy(L *lua.LState) {
 	if lz := lazyOf(L); lz != nil {
 		clear(lz.src)
-		clear(lz.read)
 	}
 }

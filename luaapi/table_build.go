@@ -79,17 +79,13 @@ func boxLString(p *lua.LString) lua.LValue {
 
 // stringTable turns t into a plain table (no array part) whose members
 // are keys[i] = vals[i] inserted in that order, what RawSetString of each
-// pair on an empty table gives. A nil vals[i] is a deleted member: its key
-// keeps its place in the key order, as RawSetString of a value and then
-// of nil leaves it. meta is its metatable (lua.LNil for none). A table of
-// no keys has no string part, as CreateTable(0, 0) makes it.
+// pair on an empty table gives (vals holds no nil: a nil member is absent,
+// so the caller leaves it out). meta is its metatable (lua.LNil for none).
+// A table of no members has no string part, as CreateTable(0, 0) makes it.
 func stringTable(t *lua.LTable, meta lua.LValue, keys []string, vals []lua.LValue) {
 	*t = lua.LTable{Metatable: meta}
 	if !tableFast {
 		for i, k := range keys {
-			if vals[i] == lua.LNil {
-				t.RawSetString(k, lua.LTrue)
-			}
 			t.RawSetString(k, vals[i])
 		}
 		return
@@ -103,9 +99,7 @@ func stringTable(t *lua.LTable, meta lua.LValue, keys []string, vals []lua.LValu
 	k2i := make(map[lua.LValue]int, n)
 	slab := make([]lua.LString, n)
 	for i, k := range keys {
-		if vals[i] != lua.LNil {
-			strdict[k] = vals[i]
-		}
+		strdict[k] = vals[i]
 		slab[i] = lua.LString(k)
 		lk := boxLString(&slab[i])
 		lkeys[i] = lk
@@ -115,20 +109,6 @@ func stringTable(t *lua.LTable, meta lua.LValue, keys []string, vals []lua.LValu
 	*(*map[string]lua.LValue)(unsafe.Add(base, tableFields.strdict)) = strdict
 	*(*[]lua.LValue)(unsafe.Add(base, tableFields.keys)) = lkeys
 	*(*map[lua.LValue]int)(unsafe.Add(base, tableFields.k2i)) = k2i
-}
-
-// addStringMember sets t[key] = v (v not nil) as RawSetString does, but
-// gives a table without a string part a small one first, where
-// RawSetString makes room for 32 members: a PerKey table (lazy.go) gets
-// its members one by one, and usually few.
-func addStringMember(t *lua.LTable, key string, v lua.LValue) {
-	if tableFast {
-		p := (*map[string]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableFields.strdict))
-		if *p == nil {
-			*p = map[string]lua.LValue{}
-		}
-	}
-	t.RawSetString(key, v)
 }
 
 // arrayTable turns t into an empty plain table whose array part has room

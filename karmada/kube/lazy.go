@@ -13,10 +13,8 @@ import (
 // JSON values becomes a lazy table (luaapi.NewLazy) that converts itself one level
 // at a time, by Value's rules (nulls left out, numbers as Lua numbers,
 // members inserted in sorted order so that pairs visits them as it visits
-// Value's tables). Objects convert member by member while the script
-// only reads them by name (luaapi.LazyRules.PerKey): a script that reads
-// obj.spec.replicas converts obj's spec and spec's replicas, and leaves
-// the rest of the object in Go.
+// Value's tables). A script that reads obj.spec.replicas converts obj
+// and its spec, and leaves the rest of the object in Go.
 //
 // Whatever would make Value fail (NaN or ±Inf) or take another route
 // (a Go type that is not JSON's, which Value converts by way of its
@@ -64,7 +62,7 @@ func kubeGeneric(v any) (any, bool) {
 }
 
 // kubeLazyRules are Value's rules for lazy tables.
-var kubeLazyRules = luaapi.LazyRules{SortKeys: true, PerKey: true}
+var kubeLazyRules = luaapi.LazyRules{SortKeys: true}
 
 // kubePlain reports whether Value converts v without an error and
 // without a detour through encoding/json: JSON's Go values, finite numbers.
