@@ -246,6 +246,19 @@ func LazySource(L *lua.LState, t *lua.LTable) (any, bool) {
 	return src.v, ok
 }
 
+// DropLazy forgets the Go value of t if it is an unfilled lazy table of L,
+// which becomes an empty plain table: for Go code that made a lazy table
+// (a Go function's result it called itself), read it, and hands it to no
+// script, so that its value is not kept until the state's next EndLazy.
+func DropLazy(L *lua.LState, t *lua.LTable) {
+	lz := lazyOf(L)
+	if lz == nil || t.Metatable != lz.meta {
+		return
+	}
+	delete(lz.src, t)
+	t.Metatable = lua.LNil
+}
+
 // EndLazy forgets the Go values of L's unfilled lazy tables, at the end of
 // the call that made them, so that a pooled state keeps no object alive.
 // A table of the call still reachable afterwards would fill as empty.

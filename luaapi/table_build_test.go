@@ -209,3 +209,25 @@ func TestLazyFillFromSlabs(t *testing.T) {
 	assertSameWalk(t, L, eagerSorted(L, wide["a7"]), root.RawGetString("a7"))
 	EndLazy(L)
 }
+
+// DropLazy leaves an unfilled lazy table empty and plain, its Go value
+// forgotten; a filled or plain table is left as it is.
+func TestDropLazy(t *testing.T) {
+	L := NewState(SandboxOptions{})
+	defer L.Close()
+	tb := NewLazy(L, map[string]any{"a": "b"}, &testRules).(*lua.LTable)
+	DropLazy(L, tb)
+	_, lazy := LazySource(L, tb)
+	assert.False(t, lazy)
+	assert.Equal(t, lua.LNil, tb.Metatable)
+	assert.Equal(t, lua.LNil, tb.RawGetString("a"))
+
+	filled := NewLazy(L, map[string]any{"a": "b"}, &testRules).(*lua.LTable)
+	FillLazy(L, filled)
+	DropLazy(L, filled)
+	assert.Equal(t, lua.LString("b"), filled.RawGetString("a"))
+	plain := L.NewTable()
+	plain.Metatable = L.NewTable()
+	DropLazy(L, plain)
+	assert.NotEqual(t, lua.LNil, plain.Metatable, "not a lazy table: untouched")
+}
