@@ -111,6 +111,22 @@ func stringTable(t *lua.LTable, meta lua.LValue, keys []string, vals []lua.LValu
 	*(*map[lua.LValue]int)(unsafe.Add(base, tableFields.k2i)) = k2i
 }
 
+// NewStringTable is an empty table with room for n string keys in each
+// part RawSetString fills: L.CreateTable(0, n) sizes only the first, and
+// RawSetString grows the key list and the key index from nothing (four
+// allocations for a per-call environment's _G and a few globals).
+func NewStringTable(L *lua.LState, n int) *lua.LTable {
+	if !tableFast || n <= 0 {
+		return L.CreateTable(0, n)
+	}
+	t := &lua.LTable{Metatable: lua.LNil}
+	base := unsafe.Pointer(t)
+	*(*map[string]lua.LValue)(unsafe.Add(base, tableFields.strdict)) = make(map[string]lua.LValue, n)
+	*(*[]lua.LValue)(unsafe.Add(base, tableFields.keys)) = make([]lua.LValue, 0, n)
+	*(*map[lua.LValue]int)(unsafe.Add(base, tableFields.k2i)) = make(map[lua.LValue]int, n)
+	return t
+}
+
 // arrayTable turns t into an empty plain table whose array part has room
 // for n elements, as CreateTable(n, 0) makes it, without the second
 // table CreateTable would allocate only for t to copy it. meta is its

@@ -231,3 +231,41 @@ func TestDropLazy(t *testing.T) {
 	DropLazy(L, plain)
 	assert.NotEqual(t, lua.LNil, plain.Metatable, "not a lazy table: untouched")
 }
+
+// A NewStringTable table is an empty table like CreateTable's, which
+// RawSetString fills as it fills CreateTable's; and it has room for its n
+// keys without growing: filling it allocates only the keys' boxes.
+func TestNewStringTable(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	for _, n := range []int{0, 1, 8, 20} {
+		want, got := L.CreateTable(0, n), NewStringTable(L, n)
+		assert.Equal(t, lua.LNil, got.Metatable)
+		assert.Equal(t, tableEntries(want), tableEntries(got))
+		for i := range n + 3 {
+			k := fmt.Sprint("k", (i*5)%(n+3))
+			want.RawSetString(k, lua.LNumber(i))
+			got.RawSetString(k, lua.LNumber(i))
+		}
+		want.RawSetString("k0", lua.LNil)
+		got.RawSetString("k0", lua.LNil)
+		assert.Equal(t, tableEntries(want), tableEntries(got), "n=%d", n)
+	}
+	keys := make([]lua.LValue, 8)
+	for i := range keys {
+		keys[i] = lua.LString(fmt.Sprint("g", i))
+	}
+	fill := func(make func() *lua.LTable) float64 {
+		return testing.AllocsPerRun(50, func() {
+			tb := make()
+			for _, k := range keys {
+				tb.RawSetH(k, lua.LTrue)
+			}
+		})
+	}
+	sized := fill(func() *lua.LTable { return NewStringTable(L, len(keys)) })
+	created := fill(func() *lua.LTable { return L.CreateTable(0, len(keys)) })
+	// CreateTable's table grows its key list four times (1, 2, 4, 8),
+	// where NewStringTable's allocates it once.
+	assert.LessOrEqual(t, sized, created-3, "NewStringTable %v allocations, CreateTable %v", sized, created)
+}
