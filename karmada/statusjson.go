@@ -107,20 +107,28 @@ func (d *statusDecoder) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[k.(string)] = v
-		d.space()
-		if d.i >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return m, true
-		default:
-			return nil, false
+		if more, ok := d.separator('}'); !more {
+			return m, ok
 		}
 	}
+}
+
+// separator reads what follows a member or an element: a comma (more
+// true) or the container's closing byte (more false, ok true).
+func (d *statusDecoder) separator(closing byte) (more, ok bool) {
+	d.space()
+	if d.i >= len(d.data) {
+		return false, false
+	}
+	switch d.data[d.i] {
+	case ',':
+		d.i++
+		return true, true
+	case closing:
+		d.i++
+		return false, true
+	}
+	return false, false
 }
 
 func (d *statusDecoder) array(depth int) (any, bool) {
@@ -137,18 +145,8 @@ func (d *statusDecoder) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		d.space()
-		if d.i >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			return a, true
-		default:
-			return nil, false
+		if more, ok := d.separator(']'); !more {
+			return a, ok
 		}
 	}
 }
