@@ -159,8 +159,8 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 	}
 	switch x := src.v.(type) {
 	case map[string]any:
-		// The table is built at its final size (stringTable) in t's
-		// place: t must stay the same table.
+		// A table sized for the members takes t's place (stringTable):
+		// t must stay the same table.
 		keys := lz.keys[:0]
 		var count slabCounter
 		for k, e := range x {
@@ -182,7 +182,7 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 		if src.rules.json {
 			meta = ValuesOf(L).ObjectMT
 		}
-		stringTable(t, meta, kept, vals)
+		stringTable(L, t, meta, kept, vals)
 		// The scratch keeps no string or table alive past the fill.
 		clear(keys)
 		clear(vals)

@@ -290,9 +290,8 @@ func sandboxTable(L *lua.LState) *lua.LTable { return L.G.Global }
 // _G.x = 1 and pairs(_G) see only this call's globals.
 func NewEnv(L *lua.LState) *lua.LTable {
 	// Sized for a few globals: gopher-lua's first string key otherwise
-	// makes room for 32 (a 2 KiB map per call), and grows the key list
-	// and index from nothing.
-	env := NewStringTable(L, envGlobals)
+	// makes room for 32 (a 2 KiB map per call).
+	env := L.CreateTable(0, envGlobals)
 	env.Metatable = L.G.Registry.RawGetString(envMetaKey)
 	env.RawSetString("_G", env)
 	return env

@@ -10,13 +10,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// The gopher-lua this module builds with is the one stringTable was
-// written against: otherwise lazy fills fall back to RawSetString, correct
-// but slower, and this says so.
-func TestTableLayoutIsKnown(t *testing.T) {
-	assert.True(t, tableFast, "lua.LTable's fields are not gopher-lua v1.1.2's: stringTable falls back to RawSetString")
-}
-
 // tableEntries is what pairs visits, in its order; a walk that visits
 // more members than the table has (a broken key index can cycle) is cut.
 func tableEntries(tb *lua.LTable) []string {
@@ -55,51 +48,46 @@ func TestStringTableIsRawSetString(t *testing.T) {
 		}
 		return keys, vals
 	}
-	for _, fast := range []bool{true, false} {
-		for _, n := range []int{0, 1, 2, 8, 9, 31, 100} {
-			t.Run(fmt.Sprintf("fast=%v/n=%d", fast, n), func(t *testing.T) {
-				saved := tableFast
-				tableFast = fast && saved
-				defer func() { tableFast = saved }()
-				keys, vals := members(n)
-				want := L.CreateTable(0, n)
-				for i, k := range keys {
-					want.RawSetString(k, vals[i])
-				}
-				got := &lua.LTable{}
-				stringTable(got, lua.LNil, keys, vals)
+	for _, n := range []int{0, 1, 2, 8, 9, 31, 100} {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			keys, vals := members(n)
+			want := L.CreateTable(0, n)
+			for i, k := range keys {
+				want.RawSetString(k, vals[i])
+			}
+			got := &lua.LTable{}
+			stringTable(L, got, lua.LNil, keys, vals)
 
-				assert.Equal(t, lua.LNil, got.Metatable)
-				assert.Equal(t, tableEntries(want), tableEntries(got))
-				assert.Equal(t, want.Len(), got.Len())
-				for _, k := range append(keys, "absent") {
-					assert.Equal(t, want.RawGetString(k), got.RawGetString(k), k)
-					assert.Equal(t, want.RawGet(lua.LString(k)), got.RawGet(lua.LString(k)), k)
-				}
+			assert.Equal(t, lua.LNil, got.Metatable)
+			assert.Equal(t, tableEntries(want), tableEntries(got))
+			assert.Equal(t, want.Len(), got.Len())
+			for _, k := range append(keys, "absent") {
+				assert.Equal(t, want.RawGetString(k), got.RawGetString(k), k)
+				assert.Equal(t, want.RawGet(lua.LString(k)), got.RawGet(lua.LString(k)), k)
+			}
 
-				for _, tb := range []*lua.LTable{want, got} {
-					tb.RawSetString("new", lua.LString("n"))
-					tb.RawSetH(lua.LString("other"), lua.LTrue)
-					tb.RawSetInt(1, lua.LString("first"))
-					if n > 2 {
-						tb.RawSetString(keys[1], lua.LString("replaced"))
-						tb.RawSetString(keys[2], lua.LNil)
-					}
+			for _, tb := range []*lua.LTable{want, got} {
+				tb.RawSetString("new", lua.LString("n"))
+				tb.RawSetH(lua.LString("other"), lua.LTrue)
+				tb.RawSetInt(1, lua.LString("first"))
+				if n > 2 {
+					tb.RawSetString(keys[1], lua.LString("replaced"))
+					tb.RawSetString(keys[2], lua.LNil)
 				}
-				assert.Equal(t, tableEntries(want), tableEntries(got))
-				// next from every key, as a script resuming pairs does.
-				for k, steps := lua.LValue(lua.LNil), 0; steps <= 300; steps++ {
-					wk, wv := want.Next(k)
-					gk, gv := got.Next(k)
-					require.Equal(t, wk, gk)
-					require.Equal(t, wv, gv)
-					if wk == lua.LNil {
-						break
-					}
-					k = wk
+			}
+			assert.Equal(t, tableEntries(want), tableEntries(got))
+			// next from every key, as a script resuming pairs does.
+			for k, steps := lua.LValue(lua.LNil), 0; steps <= 300; steps++ {
+				wk, wv := want.Next(k)
+				gk, gv := got.Next(k)
+				require.Equal(t, wk, gk)
+				require.Equal(t, wv, gv)
+				if wk == lua.LNil {
+					break
 				}
-			})
-		}
+				k = wk
+			}
+		})
 	}
 }
 
@@ -109,7 +97,7 @@ func TestStringTableSetsMetatable(t *testing.T) {
 	defer L.Close()
 	mt := L.NewTable()
 	tb := &lua.LTable{Metatable: L.NewTable()}
-	stringTable(tb, mt, []string{"a"}, []lua.LValue{lua.LTrue})
+	stringTable(L, tb, mt, []string{"a"}, []lua.LValue{lua.LTrue})
 	assert.Same(t, mt, tb.Metatable)
 	assert.Equal(t, lua.LTrue, tb.RawGetString("a"))
 }
@@ -167,7 +155,7 @@ func assertSameWalk(t *testing.T, L *lua.LState, eager, lazy lua.LValue) {
 	assert.Equal(t, lua.LNil, lk, "no more members than the eager table")
 }
 
-// A level's member tables and strings come from slabs (memberSlabs): the
+// A level's member tables come from a slab (memberSlabs): the
 // tables are the eager ones, each member table is its own table (filling
 // or writing one leaves its siblings as they were), and a level with one
 // member of a kind, or none, is filled alike.
@@ -230,42 +218,4 @@ func TestDropLazy(t *testing.T) {
 	plain.Metatable = L.NewTable()
 	DropLazy(L, plain)
 	assert.NotEqual(t, lua.LNil, plain.Metatable, "not a lazy table: untouched")
-}
-
-// A NewStringTable table is an empty table like CreateTable's, which
-// RawSetString fills as it fills CreateTable's; and it has room for its n
-// keys without growing: filling it allocates only the keys' boxes.
-func TestNewStringTable(t *testing.T) {
-	L := lua.NewState()
-	defer L.Close()
-	for _, n := range []int{0, 1, 8, 20} {
-		want, got := L.CreateTable(0, n), NewStringTable(L, n)
-		assert.Equal(t, lua.LNil, got.Metatable)
-		assert.Equal(t, tableEntries(want), tableEntries(got))
-		for i := range n + 3 {
-			k := fmt.Sprint("k", (i*5)%(n+3))
-			want.RawSetString(k, lua.LNumber(i))
-			got.RawSetString(k, lua.LNumber(i))
-		}
-		want.RawSetString("k0", lua.LNil)
-		got.RawSetString("k0", lua.LNil)
-		assert.Equal(t, tableEntries(want), tableEntries(got), "n=%d", n)
-	}
-	keys := make([]lua.LValue, 8)
-	for i := range keys {
-		keys[i] = lua.LString(fmt.Sprint("g", i))
-	}
-	fill := func(make func() *lua.LTable) float64 {
-		return testing.AllocsPerRun(50, func() {
-			tb := make()
-			for _, k := range keys {
-				tb.RawSetH(k, lua.LTrue)
-			}
-		})
-	}
-	sized := fill(func() *lua.LTable { return NewStringTable(L, len(keys)) })
-	created := fill(func() *lua.LTable { return L.CreateTable(0, len(keys)) })
-	// CreateTable's table grows its key list four times (1, 2, 4, 8),
-	// where NewStringTable's allocates it once.
-	assert.LessOrEqual(t, sized, created-3, "NewStringTable %v allocations, CreateTable %v", sized, created)
 }

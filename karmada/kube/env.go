@@ -2,8 +2,6 @@ package kube
 
 import (
 	lua "github.com/yuin/gopher-lua"
-
-	"github.com/kartalua/karta/luaapi"
 )
 
 // Env returns a fresh per-call environment for a Karmada script: like
@@ -92,7 +90,7 @@ func newKubeEnvMeta(L *lua.LState) *kubeEnvMeta {
 
 // env is a fresh environment table under m.
 func (m *kubeEnvMeta) env(L *lua.LState) *lua.LTable {
-	env := luaapi.NewStringTable(L, envGlobals) // as luaapi.NewEnv sizes it
+	env := L.CreateTable(0, envGlobals) // as luaapi.NewEnv sizes it
 	env.Metatable = m.fast
 	env.RawSetString("_G", env)
 	return env
