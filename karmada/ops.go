@@ -215,9 +215,11 @@ func itemsJSON(items []AggregatedStatusItem) ([]any, bool) {
 			if it.Status.Raw == nil {
 				m["status"] = nil // RawExtension marshals as null
 			} else {
-				var status any
-				if err := json.Unmarshal(it.Status.Raw, &status); err != nil {
-					return nil, false
+				status, ok := decodeStatusJSON(it.Status.Raw)
+				if !ok {
+					if err := json.Unmarshal(it.Status.Raw, &status); err != nil {
+						return nil, false
+					}
 				}
 				m["status"] = status
 			}

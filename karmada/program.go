@@ -476,6 +476,12 @@ func kubeCall(L *lua.LState, fn string, args []any, into any) error {
 	}
 	res := L.Get(-1)
 	L.Pop(1)
+	// The result may be a lazy table (the helpers' results are), which
+	// no script will see: its Go value is forgotten once read, not at
+	// the end of a call this may be outside of.
+	if t, ok := res.(*lua.LTable); ok {
+		defer luaapi.DropLazy(L, t)
+	}
 	if err := kube.Unmarshal(L, res, into); err != nil {
 		return fmt.Errorf("kube.%s: %w", fn, err)
 	}

@@ -57,6 +57,10 @@ type LazyRules struct {
 type lazyTables struct {
 	meta *lua.LTable
 	src  map[*lua.LTable]lazySource
+	// keys and vals are a fill's scratch: an object's member names and
+	// the values of those kept (fills do not nest).
+	keys []string
+	vals []lua.LValue
 	// L is the state's main thread, which fills the tables that Go code
 	// meets without a state at hand (Values.TableKind).
 	L *lua.LState
@@ -155,38 +159,45 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 	}
 	switch x := src.v.(type) {
 	case map[string]any:
-		// A table sized for the members, as eager conversion makes it,
-		// takes t's place (gopher-lua cannot grow a table's parts in
-		// advance, and t must stay the same table).
-		*t = *L.CreateTable(0, len(x))
-		if src.rules.json {
-			t.Metatable = ValuesOf(L).ObjectMT
+		// A table sized for the members takes t's place (stringTable):
+		// t must stay the same table.
+		keys := lz.keys[:0]
+		var count slabCounter
+		for k, e := range x {
+			keys = append(keys, k)
+			count.add(e)
 		}
 		if src.rules.SortKeys {
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
 			sort.Strings(keys)
-			for _, k := range keys {
-				if lv := lz.value(x[k], src.rules); lv != lua.LNil {
-					t.RawSetString(k, lv)
-				}
-			}
-			return
 		}
-		for k, e := range x {
-			if lv := lz.value(e, src.rules); lv != lua.LNil {
-				t.RawSetString(k, lv)
+		slabs := count.slabs()
+		kept, vals := keys[:0], lz.vals[:0]
+		for _, k := range keys {
+			if lv := lz.member(x[k], src.rules, &slabs); lv != lua.LNil {
+				kept = append(kept, k)
+				vals = append(vals, lv)
 			}
 		}
+		meta := lua.LValue(lua.LNil)
+		if src.rules.json {
+			meta = ValuesOf(L).ObjectMT
+		}
+		stringTable(L, t, meta, kept, vals)
+		// The scratch keeps no string or table alive past the fill.
+		clear(keys)
+		clear(vals)
+		lz.keys, lz.vals = keys[:0], vals[:0]
 	case []any:
-		*t = *L.CreateTable(len(x), 0)
+		var count slabCounter
+		for _, e := range x {
+			count.add(e)
+		}
+		slabs := count.slabs()
 		if src.rules.json {
 			vs := ValuesOf(L)
-			t.Metatable = vs.ArrayMT
+			arrayTable(L, t, vs.ArrayMT, len(x))
 			for i, e := range x {
-				lv := lz.value(e, src.rules)
+				lv := lz.member(e, src.rules, &slabs)
 				if lv == lua.LNil {
 					lv = vs.Null
 				}
@@ -194,8 +205,9 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 			}
 			return
 		}
+		arrayTable(L, t, lua.LNil, len(x))
 		for _, e := range x {
-			t.Append(lz.value(e, src.rules)) // nil is left out
+			t.Append(lz.member(e, src.rules, &slabs)) // nil is left out
 		}
 	}
 }
@@ -232,6 +244,19 @@ func LazySource(L *lua.LState, t *lua.LTable) (any, bool) {
 	}
 	src, ok := lz.src[t]
 	return src.v, ok
+}
+
+// DropLazy forgets the Go value of t if it is an unfilled lazy table of L,
+// which becomes an empty plain table: for Go code that made a lazy table
+// (a Go function's result it called itself), read it, and hands it to no
+// script, so that its value is not kept until the state's next EndLazy.
+func DropLazy(L *lua.LState, t *lua.LTable) {
+	lz := lazyOf(L)
+	if lz == nil || t.Metatable != lz.meta {
+		return
+	}
+	delete(lz.src, t)
+	t.Metatable = lua.LNil
 }
 
 // EndLazy forgets the Go values of L's unfilled lazy tables, at the end of

@@ -179,8 +179,11 @@ func checkPodTemplate(L *lua.LState, n int, text bool) *corev1.PodTemplateSpec {
 // unless text is set.
 func pushKubeResult(L *lua.LState, v any, text bool) {
 	if g, ok := kubeResultGeneric(v); ok && !text {
-		// The round trip's value, built without the text (result.go).
-		if lv, err := Value(L, g); err == nil {
+		// The round trip's value, built without the text (result.go),
+		// as lazy tables (Lazy: Value's tables, converted as the script
+		// reads them): a script that returns it untouched, as
+		// GetReplicas' requirements usually are, has it decoded from Go.
+		if lv, err := Lazy(L, g); err == nil {
 			L.Push(lv)
 			return
 		}

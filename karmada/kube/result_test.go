@@ -221,3 +221,44 @@ func TestModuleAgreesWithTextModule(t *testing.T) {
 		}
 	}
 }
+
+// The helpers' results reach the script as lazy tables: untouched, they
+// are read from Go (an untouched requirements table is decoded without
+// tables); read, written and iterated by a script, they are the tables
+// Value makes.
+func TestKubeHelperResultsAreLazy(t *testing.T) {
+	L := luaapi.NewState(luaapi.SandboxOptions{Modules: luaapi.Loaders(Module)})
+	defer L.Close()
+	defer luaapi.EndLazy(L)
+	tmpl := `{spec={nodeSelector={zone="a", disk="ssd"}, serviceAccountName="sa",
+		containers={{name="c", resources={limits={cpu="1", memory="1Gi"}}}}}}`
+	res := mustRun(t, L, `local kube = require("kube")
+		return kube.accuratePodRequirements(`+tmpl+`), kube.getPodDependencies(`+tmpl+`, "ns")`)
+	for i, r := range res {
+		_, lazy := luaapi.LazySource(L, r.(*lua.LTable))
+		assert.True(t, lazy, "result %d", i)
+	}
+	var req kubeReplicaRequirements
+	require.NoError(t, Unmarshal(L, res[0], &req))
+	assert.Equal(t, "1", req.ResourceRequest.Cpu().String())
+	assert.Equal(t, map[string]string{"zone": "a", "disk": "ssd"}, req.NodeClaim.NodeSelector)
+
+	script := `local kube = require("kube")
+		local r = kube.accuratePodRequirements(` + tmpl + `)
+		local out = {}
+		for k, v in pairs(r.nodeClaim.nodeSelector) do out[#out+1] = k .. "=" .. v end
+		r.nodeClaim.nodeSelector.zone = nil
+		r.resourceRequest.cpu = "2"
+		local d = kube.getPodDependencies(` + tmpl + `, "ns")
+		table.insert(d, {kind = "X"})
+		out[#out+1] = #d .. d[1].kind
+		return table.concat(out, ","), r, d`
+	text := luaapi.NewState(luaapi.SandboxOptions{Modules: luaapi.Loaders(TextModule)})
+	defer text.Close()
+	got := mustRun(t, L, script)
+	want := mustRun(t, text, script)
+	require.Len(t, got, 3)
+	for i := range want {
+		assert.Equal(t, luaDump(text, want[i]), luaDump(L, got[i]), "result %d", i)
+	}
+}

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
@@ -38,7 +39,7 @@ func unstructuredDirect(L *lua.LState, tb *lua.LTable, references []any) (map[st
 		}
 	}
 	d := &directObject{L: L, vs: luaapi.ValuesOf(L), refs: references, visited: map[*lua.LTable]bool{}}
-	v, empty, ok := d.value(tb, "", false, 0)
+	v, empty, ok := d.value(tb, 0)
 	if !ok || empty {
 		return nil, false
 	}
@@ -60,15 +61,22 @@ type directObject struct {
 	// The references' empty arrays and objects by path, collected the
 	// first time an empty array needs them.
 	emptyArrays, emptyObjects map[string]bool
+	// path is the keys from the root to the member being converted
+	// (array elements share their array's path, as in the fix-up). It is
+	// joined into the fix-up's dotted text only when an empty array needs
+	// its decision: joining every member's path was the most frequent
+	// allocation of a result's conversion.
+	path []string
 }
 
 // maxDirectDepth bounds the recursion, far below luaapi.MaxDepth (where the
 // encoder fails): deeper values decline.
 const maxDirectDepth = 100
 
-// emptyAt is the fix-up's decision for an empty array at path p below
+// emptyAt is the fix-up's decision for an empty array at d.path below
 // the root: its replacement, or keep false to delete it.
-func (d *directObject) emptyAt(p string) (v any, keep bool) {
+func (d *directObject) emptyAt() (v any, keep bool) {
+	p := strings.Join(d.path, ".") // joinPath, key by key
 	if d.emptyArrays == nil {
 		d.emptyArrays, d.emptyObjects = map[string]bool{}, map[string]bool{}
 		for _, ref := range d.refs {
@@ -84,18 +92,18 @@ func (d *directObject) emptyAt(p string) (v any, keep bool) {
 	return nil, false
 }
 
-// member adds a container's member or element at path p: an empty array
+// member adds a container's member or element at d.path: an empty array
 // is decided by the fix-up.
-func (d *directObject) member(v any, empty bool, p string) (any, bool) {
+func (d *directObject) member(v any, empty bool) (any, bool) {
 	if empty {
-		return d.emptyAt(p)
+		return d.emptyAt()
 	}
 	return v, true
 }
 
-// value converts lv at path (nested: path holds a key); empty says the
-// encoder prints it as an empty array.
-func (d *directObject) value(lv lua.LValue, path string, nested bool, depth int) (v any, empty, ok bool) {
+// value converts lv at d.path; empty says the encoder prints it as an
+// empty array.
+func (d *directObject) value(lv lua.LValue, depth int) (v any, empty, ok bool) {
 	switch x := lv.(type) {
 	case lua.LBool:
 		return bool(x), false, true
@@ -110,22 +118,22 @@ func (d *directObject) value(lv lua.LValue, path string, nested bool, depth int)
 			return nil, false, true
 		}
 		if view, isView := x.Value.(*luaapi.View); isView {
-			return d.goValue(view.Value(), path, nested, depth)
+			return d.goValue(view.Value(), depth)
 		}
 		return nil, false, false
 	case *lua.LTable:
-		return d.table(x, path, nested, depth)
+		return d.table(x, depth)
 	}
 	return nil, false, false
 }
 
-func (d *directObject) table(tb *lua.LTable, path string, nested bool, depth int) (v any, empty, ok bool) {
+func (d *directObject) table(tb *lua.LTable, depth int) (v any, empty, ok bool) {
 	if depth > maxDirectDepth || d.visited[tb] {
 		return nil, false, false
 	}
 	d.visited[tb] = true
 	if src, isLazy := luaapi.LazySource(d.L, tb); isLazy {
-		return d.goValue(src, path, nested, depth)
+		return d.goValue(src, depth)
 	}
 	key, value := tb.Next(lua.LNil)
 	switch key.Type() {
@@ -138,11 +146,11 @@ func (d *directObject) table(tb *lua.LTable, path string, nested bool, depth int
 			if key != expected {
 				return nil, false, false // sparse or mixed: an encoder error
 			}
-			el, elEmpty, ok := d.value(value, path, nested, depth+1)
+			el, elEmpty, ok := d.value(value, depth+1)
 			if !ok {
 				return nil, false, false
 			}
-			if el, keep := d.member(el, elEmpty, path); keep {
+			if el, keep := d.member(el, elEmpty); keep {
 				a = append(a, el)
 			}
 			expected++
@@ -159,14 +167,15 @@ func (d *directObject) table(tb *lua.LTable, path string, nested bool, depth int
 			if !isString || !utf8.ValidString(string(k)) {
 				return nil, false, false
 			}
-			p := joinPath(path, string(k), !nested)
-			el, elEmpty, ok := d.value(value, p, true, depth+1)
+			d.path = append(d.path, string(k))
+			el, elEmpty, ok := d.value(value, depth+1)
 			if !ok {
 				return nil, false, false
 			}
-			if el, keep := d.member(el, elEmpty, p); keep {
+			if el, keep := d.member(el, elEmpty); keep {
 				m[string(k)] = el
 			}
+			d.path = d.path[:len(d.path)-1]
 			key, value = tb.Next(key)
 		}
 		return m, false, true
@@ -176,7 +185,7 @@ func (d *directObject) table(tb *lua.LTable, path string, nested bool, depth int
 
 // goValue is value for a Go value (a lazy table's or a view's), as the
 // encoder's goValue prints it.
-func (d *directObject) goValue(v any, path string, nested bool, depth int) (out any, empty, ok bool) {
+func (d *directObject) goValue(v any, depth int) (out any, empty, ok bool) {
 	if depth > maxDirectDepth {
 		return nil, false, false
 	}
@@ -191,7 +200,7 @@ func (d *directObject) goValue(v any, path string, nested bool, depth int) (out 
 		if goEncodesEmpty(x) {
 			return nil, true, true
 		}
-		m := map[string]any{}
+		m := make(map[string]any, len(x))
 		for k, el := range x {
 			if el == nil {
 				continue
@@ -199,30 +208,31 @@ func (d *directObject) goValue(v any, path string, nested bool, depth int) (out 
 			if !utf8.ValidString(k) {
 				return nil, false, false
 			}
-			p := joinPath(path, k, !nested)
-			ev, elEmpty, ok := d.goValue(el, p, true, depth+1)
+			d.path = append(d.path, k)
+			ev, elEmpty, ok := d.goValue(el, depth+1)
 			if !ok {
 				return nil, false, false
 			}
-			if ev, keep := d.member(ev, elEmpty, p); keep {
+			if ev, keep := d.member(ev, elEmpty); keep {
 				m[k] = ev
 			}
+			d.path = d.path[:len(d.path)-1]
 		}
 		return m, false, true
 	case []any:
 		if goEncodesEmpty(x) {
 			return nil, true, true
 		}
-		a := []any{}
+		a := make([]any, 0, len(x))
 		for _, el := range x {
 			if el == nil {
 				continue
 			}
-			ev, elEmpty, ok := d.goValue(el, path, nested, depth+1)
+			ev, elEmpty, ok := d.goValue(el, depth+1)
 			if !ok {
 				return nil, false, false
 			}
-			if ev, keep := d.member(ev, elEmpty, path); keep {
+			if ev, keep := d.member(ev, elEmpty); keep {
 				a = append(a, ev)
 			}
 		}

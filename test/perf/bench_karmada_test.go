@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kartalua/karta/internal/corpus"
+	"github.com/kartalua/karta/internal/heapwatch"
 	"github.com/kartalua/karta/karmada"
 )
 
@@ -44,12 +45,19 @@ func BenchmarkKarmada(b *testing.B) {
 		} {
 			b.Run(string(op)+"/karmada-corpus/"+impl.name, func(b *testing.B) {
 				b.ReportAllocs()
+				cpu0, ok := heapwatch.ProcessCPU()
 				for b.Loop() {
 					for _, cc := range cases {
 						if _, err := impl.run(cc.Op, cc.Case); err != nil {
 							b.Fatal(cc.Name(), err)
 						}
 					}
+				}
+				// The process's CPU time per iteration (the garbage
+				// collector's included): steadier than ns/op on a
+				// shared machine, where wall time waits for a core.
+				if cpu1, ok1 := heapwatch.ProcessCPU(); ok && ok1 {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 				}
 				b.ReportMetric(float64(len(cases)), "cases")
 			})
