@@ -21,8 +21,8 @@ KARMADA_TEST := test/karmada
 PERF := test/perf
 
 # Fuzz targets as package:Target; `go test -fuzz` takes one target per run.
-FUZZ_TARGETS := ./karta:FuzzLoad ./internal/jqexpr:FuzzCheck ./internal/jqlua:FuzzJQ ./interpreter:FuzzReviseSpec ./interpreter:FuzzBackends ./internal/jqdirect:FuzzAgreesWithGojq \
-	./luaapi:FuzzValueBridge ./luaapi:FuzzNormalizeJSON ./karmada/kube:FuzzValue ./karmada/kube:FuzzKubeTypedAgreesWithJSON \
+FUZZ_TARGETS := ./karta:FuzzLoad ./internal/jqexpr:FuzzCheck ./internal/jqlua:FuzzJQ ./internal/jqlua:FuzzShakeChunk ./interpreter:FuzzReviseSpec ./interpreter:FuzzBackends ./internal/jqdirect:FuzzAgreesWithGojq \
+	./luaapi:FuzzValueBridge ./luaapi:FuzzNormalizeJSON ./karmada:FuzzDecodeStatusJSON ./karmada/kube:FuzzValue ./karmada/kube:FuzzKubeTypedAgreesWithJSON \
 	./object:FuzzDecode ./interpreter:FuzzMergeDiff \
 	./argo:FuzzLazyAgreesWithEager ./internal/srcbound:FuzzLua ./internal/srcbound:FuzzJQ ./test/paths:FuzzEveryPathGivesOneAnswer
 
