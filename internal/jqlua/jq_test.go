@@ -277,6 +277,8 @@ var diffCases = []struct {
 			`.s as $s | ($s | length) as $n | if $n > 2 then $s[1:] else . end`, `[.d | keys[] as $i | .[$i] | "<" + ($i | tostring) + ">"]`,
 			`[.e.g.h | keys[] as $i | .[$i] | select(.x > 1) | {i: $i, x: .x}]`, `{p: "a.", c: .e} | .p as $p | [.c | keys[] as $i | $p + ($i | tostring)]`,
 			`"template.spec." + .k + "x" + (.a | tostring)`, `.k + ("." + .b)`, `[.d[] | [.] + [. + 1]]`, `([.a] + [.b]) + [.c]`,
+			`error("x" + .k)`, `error("<\(.a)>")`, `try error("x" + .b) catch .`,
+			`[.d[]? | try error("n" + tostring) catch .]`, `error(.a)`, `try error({a: .a}) catch .a`, `error(null)`,
 		},
 		inputs: []string{"obj", "nested", "keys", "arr", "null"},
 	},

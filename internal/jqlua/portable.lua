@@ -549,8 +549,12 @@ local J, JX = (function()
     return outs, e.msg
   end
 
+  -- J.error_string is error of a value the translator knows is a string
+  -- (`error("bad: " + .x)`): J.error without the encoder of other values.
+  function J.error_string(v) raise("error: " .. v, v, true) end
+
   function J.error(v)
-    if type(v) == "string" then raise("error: " .. v, v, true) end
+    if type(v) == "string" then J.error_string(v) end
     raise("error: " .. tojson(v), v, true)
   end
 

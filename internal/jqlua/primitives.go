@@ -7,7 +7,7 @@ package jqlua
 var Primitives = []string{
 	// values and streams
 	"index", "field", "index_opt", "slice", "slice_opt", "each", "each_opt",
-	"array", "array_of", "object", "object_of", "make_object", "emit", "one", "collect", "try", "error",
+	"array", "array_of", "object", "object_of", "make_object", "emit", "one", "collect", "try", "error", "error_string",
 	// operators
 	"eq", "ne", "lt", "le", "gt", "ge", "cmpn",
 	"plus", "plus_string", "plus_arrays", "minus", "times", "divide", "modulo", "negate", "unary_plus",

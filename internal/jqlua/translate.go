@@ -663,7 +663,13 @@ func (g *gen) callStream(f *gojq.Func, in string, k cont) {
 			g.line("J.error(%s)", in)
 			return
 		}
-		g.query(f.Args[0], in, then(k, func(x value) { g.line("J.error(%s)", x.expr) }))
+		g.query(f.Args[0], in, then(k, func(x value) {
+			if x.str {
+				g.line("J.error_string(%s)", x.expr)
+				return
+			}
+			g.line("J.error(%s)", x.expr)
+		}))
 	case "select":
 		pass := func() { k.emit(input(in)) }
 		if isOne(f.Args[0]) {
