@@ -28,19 +28,49 @@ import (
 // rewritten, their former text and today's: the podSet path split again
 // at "[" only when some key has a "[" or is empty (it built an array per
 // key on every call), the wrapped object's name picked from the names it
-// could have without building their array and its filtered copy, and
-// RayJob's and RayCluster's prefix and cluster spec picked by one if.
-var appWrapperRewrites = []struct{ before, after string }{
+// could have without building their array and its filtered copy,
+// RayJob's and RayCluster's prefix and cluster spec picked by one if, a
+// JobSet's replicated jobs and a RayCluster's worker groups read under
+// their bound key, and (podTemplateSpecPath's alone) the template
+// followed one key at a time under $s and its length $n rather than by a
+// branch per depth repeating the reads of the one before, its refusal
+// naming the path with + (a string there: it was split).
+var appWrapperRewrites = []struct {
+	before, after string
+	followOnly    bool // podTemplateSpecPath's alone
+}{
 	{`s: [.p.path | split(".")[] | split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)]}`,
-		`s: (.p.path | split(".") | if ([.[] | select(. == "" or (split("[") | .[0]) != .)] | length) > 0 then map(split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)) else . end)}`},
+		`s: (.p.path | split(".") | if ([.[] | select(. == "" or (split("[") | .[0]) != .)] | length) > 0 then map(split("[") | .[0], (.[1:][] | rtrimstr("]") | tonumber)) else . end)}`, false},
 	{`n: ([.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name]
        | map(select(. != null and . != "")) | first),`,
 		`n: [(.r.status.componentStatus[.i].name, .r.spec.components[.i].template.metadata.name)
-       | select(. != null and . != "")][0],`},
+       | select(. != null and . != "")][0],`, false},
+	// A JobSet's replicated jobs and a RayCluster's worker groups read
+	// under their key bound ($i), not through objects built to carry it.
+	{`[{j: (.t.spec.replicatedJobs // [])} | {j: .j, i: (.j | keys[])} | {i: .i, v: .j[.i]}
+            | select(.v.template != null)
+            | {path: ("template.spec.replicatedJobs[" + (.i | tostring) + "].template.spec.template"),
+               replicas: ((.v.replicas // 1) * ([.v.template.spec.parallelism // 1,
+                 .v.template.spec.completions // (.v.template.spec.parallelism // 1)] | min))}]`,
+		`[.t.spec.replicatedJobs // [] | keys[] as $i | .[$i]
+            | select(.template != null)
+            | {path: ("template.spec.replicatedJobs[" + ($i | tostring) + "].template.spec.template"),
+               replicas: ((.replicas // 1) * ([.template.spec.parallelism // 1,
+                 .template.spec.completions // (.template.spec.parallelism // 1)] | min))}]`, false},
+	{`+ [{p: .p, w: (.c.workerGroupSpecs // [])} | {p: .p, w: .w, i: (.w | keys[])} | {p: .p, i: .i, v: .w[.i]}
+                 | select(.v.template != null)
+                 | {path: ("template.spec." + .p + "workerGroupSpecs[" + (.i | tostring) + "].template"),
+                    replicas: (.v.replicas // 1)}]`,
+		`+ [.p as $p | .c.workerGroupSpecs // [] | keys[] as $i | .[$i]
+                 | select(.template != null)
+                 | {path: ("template.spec." + $p + "workerGroupSpecs[" + ($i | tostring) + "].template"),
+                    replicas: (.replicas // 1)}]`, false},
 	// RayJob's and RayCluster's prefix and cluster spec in one if.
 	{`{p: (if .k == "ray.io/v1/RayJob" then "rayClusterSpec." else "" end),
              c: (if .k == "ray.io/v1/RayJob" then .t.spec.rayClusterSpec else .t.spec end)}`,
-		`(if .k == "ray.io/v1/RayJob" then {p: "rayClusterSpec.", c: .t.spec.rayClusterSpec} else {p: "", c: .t.spec} end)`},
+		`(if .k == "ray.io/v1/RayJob" then {p: "rayClusterSpec.", c: .t.spec.rayClusterSpec} else {p: "", c: .t.spec} end)`, false},
+	{"\n  | if (.s | length) == 1 then .c.template\n  elif (.s | length) == 2 then .c.template[.s[1]]\n  elif (.s | length) == 3 then .c.template[.s[1]][.s[2]]\n  elif (.s | length) == 4 then .c.template[.s[1]][.s[2]][.s[3]]\n  elif (.s | length) == 5 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]]\n  elif (.s | length) == 6 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]]\n  elif (.s | length) == 7 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]]\n  elif (.s | length) == 8 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]][.s[7]]\n  elif (.s | length) == 9 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]][.s[7]][.s[8]]\n  elif (.s | length) == 10 then .c.template[.s[1]][.s[2]][.s[3]][.s[4]][.s[5]][.s[6]][.s[7]][.s[8]][.s[9]]\n  else error(\"podSet path \\(.p.path) is deeper than this Karta follows\") end",
+		" | .s as $s | ($s | length) as $n | if $n == 0 or $n > 10 then error(\"podSet path \" + .p.path + \" is deeper than this Karta follows\")\n  else .c.template\n    | if $n > 1 then .[$s[1]] else . end\n    | if $n > 2 then .[$s[2]] else . end\n    | if $n > 3 then .[$s[3]] else . end\n    | if $n > 4 then .[$s[4]] else . end\n    | if $n > 5 then .[$s[5]] else . end\n    | if $n > 6 then .[$s[6]] else . end\n    | if $n > 7 then .[$s[7]] else . end\n    | if $n > 8 then .[$s[8]] else . end\n    | if $n > 9 then .[$s[9]] else . end end", true},
 }
 
 // workflowIDBefore is Argo Workflow's pod instance idPath as it was: the
@@ -108,7 +138,8 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 			`{"rayClusterSpec": {"headGroupSpec": {}, "workerGroupSpecs": [` + item("") + `]}}`}
 		if list != "" {
 			for _, l := range []string{`[]`, `"x"`, `{"b": ` + item("") + `}`, `[{"name": "n"}, ` + item(`, "completions": 1`) + `]`,
-				`[` + item(`, "completions": "1"`) + `]`, `[{"replicas": "2", "template": {"spec": "x"}}]`} {
+				`[` + item(`, "completions": "1"`) + `]`, `[{"replicas": "2", "template": {"spec": "x"}}]`,
+				`[{"template": {"spec": {"completions": 2}}}, {"template": null}, {"template": {}}]`} {
 				specs = append(specs, `{"`+list+`": `+l+`}`)
 			}
 		}
@@ -163,6 +194,9 @@ func TestRewrittenPathsAnswerAsBefore(t *testing.T) {
 			if tt.name != "workflow idPath" {
 				before = tt.after
 				for _, rw := range appWrapperRewrites {
+					if rw.followOnly && tt.name != "appwrapper podTemplateSpecPath" {
+						continue
+					}
 					require.Contains(t, tt.after, rw.after)
 					before = strings.ReplaceAll(before, rw.after, rw.before)
 				}

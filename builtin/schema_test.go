@@ -105,9 +105,9 @@ var operatorCRDSet = sync.OnceValues(func() (*schemacheck.Set, error) {
 // the schema cannot follow.
 var builtinSchemaWarnings = map[string][]string{
 	"appwrapper": {
-		"spec.structureDefinition.childComponents[0].specDefinition.podTemplateSpecPath: warning: cannot tell whether the path yields pod templates (objects with spec.containers): computed values are not checked (schema: workload.codeflare.dev/v1beta2 AppWrapper the object)",
-		"spec.structureDefinition.childComponents[0].specDefinition.podTemplateSpecPath: warning: cannot tell whether the path yields pod templates (objects with spec.containers): an index the schema check cannot tell (schema: workload.codeflare.dev/v1beta2 AppWrapper the object)",
 		"spec.structureDefinition.childComponents[0].specDefinition.podTemplateSpecPath: warning: cannot tell whether the path yields pod templates (objects with spec.containers): error/1 is not modelled (schema: workload.codeflare.dev/v1beta2 AppWrapper the object)",
+		"spec.structureDefinition.childComponents[0].specDefinition.podTemplateSpecPath: warning: cannot tell whether the path yields pod templates (objects with spec.containers): an index the schema check cannot tell (schema: workload.codeflare.dev/v1beta2 AppWrapper the object)",
+		"spec.structureDefinition.childComponents[0].specDefinition.podTemplateSpecPath: warning: cannot tell whether the path yields pod templates (objects with spec.containers): computed values are not checked (schema: workload.codeflare.dev/v1beta2 AppWrapper the object)",
 		"spec.structureDefinition.childComponents[0].scaleDefinition.replicasPath: warning: cannot tell whether the path yields replica counts (integers, or int-or-string): computed values are not checked (schema: workload.codeflare.dev/v1beta2 AppWrapper the object)",
 		"spec.structureDefinition.childComponents[0].instanceIdPath: warning: cannot tell whether the path yields instance ids (strings or integers): arithmetic on mixed types (schema: workload.codeflare.dev/v1beta2 AppWrapper the object)",
 	},

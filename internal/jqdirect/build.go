@@ -127,6 +127,10 @@ func keyedOnly(n dnode) bool {
 		return keyedOnly(x.f)
 	case *negNode:
 		return keyedOnly(x.x)
+	case *bindNode:
+		// `E as $x | body` gives body the same input: AppWrapper's
+		// following binds `.s as $s | .c.template | …`.
+		return keyedOnly(x.src) && keyedOnly(x.body)
 	case *indexNode:
 		return x.base != nil && keyedOnly(x.base) && keyedOnly(x.key)
 	case *sliceNode:

@@ -162,6 +162,8 @@ var directExprs = []string{
 	`[{n: .s, g: .a[]?} | select(.g.x > 1) | .g.y]`, `{n: .n} | select(.n != null)`, `[{a: .n} | select(.a != null) | .a]`,
 	`[{a: .n, b: .arr} | select((.b - [.a] | length) < (.b | length)) | .a]`, `{a: .n} | select(.a) | .`,
 	`[{a: .s, i: .n} | select(.i != null) | "\(.a)-\(.i)"]`, `[{a: .arr} | select(.a != null) | [.a[]?][0]]`,
+	`[{a: .arr, i: .n} | .a as $x | .i | [., $x]]`, `{a: .n} | .a as $x | [$x, .]`, `{a: .n} | .a as $x | .a + $x`,
+	`[{c: .m, s: ["x", "a", "y"]} | .s as $s | .c | if ($s | length) > 1 then .[$s[1]] else . end]`,
 	// Outside the subset: never compiled, so always the Lua path.
 	`test("a")`, `..`, `{$__loc__}`, `.arr[1:]?`, `@base64 "\(.s)"`,
 }

@@ -59,11 +59,29 @@ func indexRuns(code string) string {
 var (
 	newObject   = regexp.MustCompile(`^local (obj(?:_[0-9]+)?) = J\.object\(\)$`)
 	objectStore = regexp.MustCompile(`^(obj(?:_[0-9]+)?)(?:\.[A-Za-z_][A-Za-z0-9_]*|\["(?:[^"\\]|\\.)*"\]) = ([A-Za-z_][A-Za-z0-9_]*|-?[0-9][0-9.e+-]*|"(?:[^"\\]|\\.)*")$`)
+	// plainObject is an object built by one constructor of plain values
+	// (buildObject), plainField one of its fields and the comma after it.
+	plainObject = regexp.MustCompile(`^local (obj(?:_[0-9]+)?) = J\.object_of\(\{(.*)\}\)$`)
+	plainField  = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*|\["(?:[^"\\]|\\.)*"\]) = (?:[A-Za-z_][A-Za-z0-9_]*|-?[0-9][0-9.e+-]*|"(?:[^"\\]|\\.)*")(?:, |$)`)
 )
 
+// plainFields reports whether fields, a constructor's, are all of plain
+// values: locals or literals, whose evaluation does nothing.
+func plainFields(fields string) bool {
+	for fields != "" {
+		loc := plainField.FindStringIndex(fields)
+		if loc == nil {
+			return false
+		}
+		fields = fields[loc[1]:]
+	}
+	return true
+}
+
 // unreadObjects drops the objects an accessor builds and never reads:
-// their declaration and their stores, when every store is of a local or a
-// literal, whose evaluation does nothing. The translator builds one for
+// their declaration and their stores, when every store (or every field of
+// the constructor that builds one) is of a local or a literal, whose
+// evaluation does nothing. The translator builds one for
 // each {…} of jq, but a later .key of it reads the value stored (the
 // translator's reads), so an object that only carries values from one
 // pipe to the next, {r: ., i: …} | {c: .r.spec[.i]}, is built for
@@ -77,6 +95,8 @@ func unreadObjects(code string) string {
 	for i, l := range lines {
 		_, t := splitIndent(l)
 		if m := newObject.FindStringSubmatch(t); m != nil {
+			decls[m[1]] = i
+		} else if m := plainObject.FindStringSubmatch(t); m != nil && plainFields(m[2]) {
 			decls[m[1]] = i
 		} else if m := objectStore.FindStringSubmatch(t); m != nil && m[2] != m[1] {
 			stores[m[1]] = append(stores[m[1]], i)
@@ -177,7 +197,8 @@ func inlineLocals(code string) string {
 		// An operand must be a call (its own parentheses); a whole right
 		// side or condition may be any expression.
 		whole := next[at+len(m[1]):] == "" && wholeHead.MatchString(next[:at]) ||
-			next[:at] == "if " && next[at+len(m[1]):] == " then"
+			next[:at] == "if " && next[at+len(m[1]):] == " then" ||
+			fieldSlot.MatchString(next[:at]) && fieldRest.MatchString(next[at+len(m[1]):])
 		if !whole && !wholeCall(m[2]) {
 			continue
 		}
@@ -354,10 +375,37 @@ func wholeCall(e string) bool {
 }
 
 // headPattern is what may come before an inlined call on its line: an
-// optional head (a local's or a field's assignment, return, if), then
-// calls opened with atom arguments before it.
-var headPattern = regexp.MustCompile(`^(local [A-Za-z_][A-Za-z0-9_]* = |[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\["(?:[^"\\]|\\.)*"\])? = |return |if )?` +
-	`([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?\((` + atomPattern + `, )*)*$`)
+// optional head (a local's or a field's assignment, an append to an
+// array, return, if), atoms concatenated before it (`"a" .. s .. f(x)`:
+// Lua evaluates the operands in order, then concatenates), then calls
+// opened with atom arguments before it,
+// the last maybe a constructor's (buildObject's J.object_of({…})) with
+// atom fields before it.
+var headPattern = regexp.MustCompile(`^(` + assignHead + `|return |if )?` +
+	`(` + atomPattern + ` \.\. )*` +
+	`([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?\((` + atomPattern + `, )*)*` +
+	`(` + fieldsOpen + `)?$`)
+
+// assignHead is an assignment's left side: a local's declaration, a
+// local or one of its fields, or an array's next element
+// (`arr[#arr + 1] = `, whose index reads a length, which does nothing).
+const assignHead = `local [A-Za-z_][A-Za-z0-9_]* = |[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\["(?:[^"\\]|\\.)*"\])? = |` +
+	`([A-Za-z_][A-Za-z0-9_]*)\[#[A-Za-z_][A-Za-z0-9_]* \+ 1\] = `
+
+// fieldsOpen is a table constructor's opening up to a field's value:
+// the fields before it of atoms, then the field's name (none in an
+// array's, J.array_of({a, b})).
+const fieldsOpen = `\{((` + fieldName + ` = )?` + atomPattern + `, )*(` + fieldName + ` = )?`
+
+// fieldName is a constructor's field name: a Lua name or a string key.
+const fieldName = `(?:[A-Za-z_][A-Za-z0-9_]*|\["(?:[^"\\]|\\.)*"\])`
+
+// fieldSlot is a head that ends at a constructor field's value, and
+// fieldRest what follows the value there: the slot takes any expression.
+var (
+	fieldSlot = regexp.MustCompile(fieldsOpen + `$`)
+	fieldRest = regexp.MustCompile(`^(, |\}\))`)
+)
 
 // atomPattern is an argument whose evaluation does nothing: a local, a
 // string, a number, NULL, true or false.
@@ -365,7 +413,7 @@ const atomPattern = `(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\]|\\.)*"|-?[0-9][0-9.e+-
 
 // wholeHead is the head of a line whose rest is one expression: an
 // assignment's right side or a return's value.
-var wholeHead = regexp.MustCompile(`^(local [A-Za-z_][A-Za-z0-9_]* = |[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\["(?:[^"\\]|\\.)*"\])? = |return )$`)
+var wholeHead = regexp.MustCompile(`^(` + assignHead + `|return )$`)
 
 // headCallee finds the callees of a head's open calls.
 var headCallee = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*)\(`)

@@ -92,6 +92,40 @@ J.emit(out, x)`,
   return x
 end`,
 		},
+		{
+			name: "the value appended to an array",
+			in: `local num = J.tonumber(x)
+arr[#arr + 1] = num`,
+			want: `arr[#arr + 1] = J.tonumber(x)`,
+		},
+		{
+			name: "an operand after concatenated atoms",
+			in: `local str = J.tostring(x)
+local t = "a[" .. str .. "]"`,
+			want: `local t = "a[" .. J.tostring(x) .. "]"`,
+		},
+		{
+			name: "a constructor's field after atom fields, any expression",
+			in: `local t_2 = J.plus_string("a", p) .. "b"
+local obj = J.object_of({path = "x", ["a-b"] = t, s = t_2, n = 1})`,
+			want: `local obj = J.object_of({path = "x", ["a-b"] = t, s = J.plus_string("a", p) .. "b", n = 1})`,
+		},
+		{
+			name: "an array constructor's item after atom items",
+			in: `local least = J.min(arr)
+local a = J.array_of({"x", least})`,
+			want: `local a = J.array_of({"x", J.min(arr)})`,
+		},
+		{
+			name: "not a field after a field it would overtake",
+			in: `local t_2 = J.min(arr)
+local obj = J.object_of({a = J.field(v, "a"), b = t_2})`,
+		},
+		{
+			name: "not an append to an array read by a call",
+			in: `local num = J.tonumber(x)
+arr[J.length(arr) + 1] = num`,
+		},
 	}
 	runRewrites(t, tests, inlineLocals)
 }
@@ -387,6 +421,22 @@ return J.one(out, 1)`,
 			in: `local obj = J.object()
 obj.s = "a" .. str
 return J.one(out, 1)`,
+		},
+		{
+			name: "a constructor of locals and literals",
+			in: `local obj = J.object_of({r = v, i = x, ["a-b"] = "x, y = 1", n = -1})
+return J.one(out, 1)`,
+			want: `return J.one(out, 1)`,
+		},
+		{
+			name: "not a constructor of a call",
+			in: `local obj = J.object_of({r = v, i = J.field(v, "i")})
+return J.one(out, 1)`,
+		},
+		{
+			name: "not a constructor read",
+			in: `local obj = J.object_of({r = v})
+return J.one(out, obj)`,
 		},
 	}, unreadObjects)
 }

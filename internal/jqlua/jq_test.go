@@ -248,6 +248,40 @@ var diffCases = []struct {
 		},
 		inputs: []string{"obj", "arr", "nested", "null", "str"},
 	},
+	{ // what the translator knows of a value (value.str, arr, keys,
+		// key) and the code it writes for it: + with a string side
+		// (J.plus_string), + of two arrays it built (J.plus_arrays),
+		// tostring of a key (J.tostring_key), objects and arrays built by
+		// one constructor (J.object_of, J.array_of), an if without else
+		// assigning the local piped into it, a variable reading its value
+		// where it is
+		exprs: []string{
+			`"<" + .`, `. + ">"`, `("<" + .) + ">"`, `. + ("<" + .)`, `"<" + .a?`, `.a? + ">"`,
+			`"a" + (.d[]?)`, `[.[]? | "<" + .]`, `"<" + (if . == null then "n" else "v" end) + .`,
+			`[.]  + [.]`, `[] + [.]`, `[.] + []`, `[.[]?] + [.]`, `[., 1] + [.[]?]`, `[] + []`,
+			`[keys?[] | tostring]`, `[keys?[] as $k | $k | tostring]`, `[keys?[] as $k | "<" + ($k | tostring)]`,
+			`[keys?[] | . + 0.5 | tostring]`, `[keys?[] as $k | [$k] | tostring]`, `[(keys? // [1.5])[] | tostring]`,
+			`{a: ., b: .}`, `{a: 1, a: .}`, `{a: ., "b c": 1, "end": ., "1": 2}`, `[., ., 1]`, `[., (. | length)]`,
+			`{a: .[0]?, b: .a?}`, `{a: .a, b: .[0]}`, `{a: .[0], b: .a}`, `[.a, .[0]]`, `[.[0], .a]`,
+			`{r: ., i: 1} | {c: .r, i: .i}`, `{a: (.a? // 1), b: (.[0]? // 2)} | [.b, .a]`,
+			`if . then 1 else . end`, `if . == null then 1 end`, `[.[]?] | if length > 1 then .[1] else . end | length`,
+		},
+		inputs: allKinds,
+	},
+	{ // the same on objects and arrays deep enough to follow
+		exprs: []string{
+			`.e | if .f then .g else . end`, `.e | if .f then .g else . end | if .h then .h else . end | .h`,
+			`.e | if .f then .g else . end | .f`, `[.e | if .f then .g else . end, .e]`, `.e as $x | .e | if .f then .g else . end | [., $x]`,
+			`.e as $x | $x | if .f then .g else . end | [., $x]`, `.d | if length > 1 then .[1] else . end | [., .]`,
+			`.c as $x | (.c // 5) as $y | [$x, $y]`, `.a as $x | (.a // 5) | [., $x]`, `.e.g.h as $h | $h | if length > 0 then .[0] else . end | [., $h]`,
+			`.s as $s | ($s | length) as $n | if $n > 2 then $s[1:] else . end`, `[.d | keys[] as $i | .[$i] | "<" + ($i | tostring) + ">"]`,
+			`[.e.g.h | keys[] as $i | .[$i] | select(.x > 1) | {i: $i, x: .x}]`, `{p: "a.", c: .e} | .p as $p | [.c | keys[] as $i | $p + ($i | tostring)]`,
+			`"template.spec." + .k + "x" + (.a | tostring)`, `.k + ("." + .b)`, `[.d[] | [.] + [. + 1]]`, `([.a] + [.b]) + [.c]`,
+			`error("x" + .k)`, `error("<\(.a)>")`, `try error("x" + .b) catch .`,
+			`[.d[]? | try error("n" + tostring) catch .]`, `error(.a)`, `try error({a: .a}) catch .a`, `error(null)`,
+		},
+		inputs: []string{"obj", "nested", "keys", "arr", "null"},
+	},
 	{ // the output limit, on both paths
 		exprs: []string{
 			`.[] + .[]`, `[.[] + .[]] | length`, `(.[] + .[]) as $x | $x`,

@@ -502,6 +502,14 @@ local J, JX = (function()
   J.array = newArray
   J.object = newObject
 
+  -- J.object_of makes a Lua table an object: the accessors build one of
+  -- constant keys as a constructor, J.object_of({path = p, replicas = 1}).
+  function J.object_of(t) KIND[t] = OBJECT; return t end
+
+  -- J.array_of makes a Lua sequence an array: the accessors build one of
+  -- items of one output each as a constructor, J.array_of({a, "spec"}).
+  function J.array_of(t) KIND[t] = ARRAY; return t end
+
   function J.make_object(...)
     local args = {...}
     local obj = newObject()
@@ -541,8 +549,12 @@ local J, JX = (function()
     return outs, e.msg
   end
 
+  -- J.error_string is error of a value the translator knows is a string
+  -- (`error("bad: " + .x)`): J.error without the encoder of other values.
+  function J.error_string(v) raise("error: " .. v, v, true) end
+
   function J.error(v)
-    if type(v) == "string" then raise("error: " .. v, v, true) end
+    if type(v) == "string" then J.error_string(v) end
     raise("error: " .. tojson(v), v, true)
   end
 
@@ -585,6 +597,15 @@ local J, JX = (function()
     return out
   end
 
+  local function plusArrays(a, b)
+    if #a == 0 then return b end
+    if #b == 0 then return a end
+    local out = newArray()
+    for i = 1, #a do out[i] = a[i] end
+    for i = 1, #b do out[#out + 1] = b[i] end
+    return out
+  end
+
   local function plus(a, b)
     if type(a) == "number" and type(b) == "number" then return a + b end
     local ka, kb = kindOf(a), kindOf(b)
@@ -592,14 +613,7 @@ local J, JX = (function()
     if ka == "null" then return b end
     if kb == "null" then return a end
     if arrayLike(a, ka) and arrayLike(b, kb) and (ka == ARRAY or kb == ARRAY) then ka, kb = ARRAY, ARRAY end
-    if ka == ARRAY and kb == ARRAY then
-      if #a == 0 then return b end
-      if #b == 0 then return a end
-      local out = newArray()
-      for i = 1, #a do out[i] = a[i] end
-      for i = 1, #b do out[#out + 1] = b[i] end
-      return out
-    end
+    if ka == ARRAY and kb == ARRAY then return plusArrays(a, b) end
     if ka == OBJECT and kb == OBJECT then
       if next(a) == nil then return b end
       if next(b) == nil then return a end
@@ -612,6 +626,22 @@ local J, JX = (function()
   end
 
   function J.plus(a, b) return plus(a, b) end
+
+  -- J.plus_string is + where the translator knows one operand is a string
+  -- (`"/" + .name`): plus's answer for it, the concatenation, the other
+  -- operand when that is null, else plus's error, without plus's number,
+  -- array and object cases. A script whose sums all have a string side
+  -- carries none of them.
+  function J.plus_string(a, b)
+    if type(a) == "string" and type(b) == "string" then return a .. b end
+    if a == NULL or a == nil then return b end
+    if b == NULL or b == nil then return a end
+    binopError("add", a, b)
+  end
+
+  -- J.plus_arrays is + of two arrays the accessor built (`[…] + […]`):
+  -- plus's concatenation, which is all it can be.
+  J.plus_arrays = plusArrays
 
   function J.minus(a, b)
     if type(a) == "number" and type(b) == "number" then return a - b end
@@ -783,6 +813,14 @@ local J, JX = (function()
   end
 
   J.tostring = tostr
+
+  -- J.tostring_key is tostring of a key of an array or an object, which
+  -- the translator knows (`keys[] as $i | … ($i | tostring)`): the key
+  -- itself, or gojq's text of the index, without tostring's encoder.
+  function J.tostring_key(k)
+    if type(k) == "string" then return k end
+    return formatNumber(k)
+  end
   J.tojson = tojson
 
   -- validNumber is gojq's lexer test of a tonumber text: a sign, then

@@ -7,12 +7,12 @@ package jqlua
 var Primitives = []string{
 	// values and streams
 	"index", "field", "index_opt", "slice", "slice_opt", "each", "each_opt",
-	"array", "object", "make_object", "emit", "one", "collect", "try", "error",
+	"array", "array_of", "object", "object_of", "make_object", "emit", "one", "collect", "try", "error", "error_string",
 	// operators
 	"eq", "ne", "lt", "le", "gt", "ge", "cmpn",
-	"plus", "minus", "times", "divide", "modulo", "negate", "unary_plus",
+	"plus", "plus_string", "plus_arrays", "minus", "times", "divide", "modulo", "negate", "unary_plus",
 	// builtins
-	"length", "keys", "has", "to_entries", "add", "tostring", "tonumber", "type",
+	"length", "keys", "has", "to_entries", "add", "tostring", "tostring_key", "tonumber", "type",
 	"min", "max", "tojson", "join", "split", "startswith", "endswith", "ltrimstr", "rtrimstr",
 	"ascii_downcase", "ascii_upcase",
 }

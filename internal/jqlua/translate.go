@@ -41,6 +41,9 @@ type value struct {
 	fresh   bool   // a local made for this value alone: its producer may reassign it
 	boolean bool   // always true or false
 	str     bool   // always a string
+	arr     bool   // always an array: one this accessor built ([…]), or a sum of two
+	keys    bool   // J.keys's array: its elements are strings or numbers
+	key     bool   // always a string or a number: an element of keys
 	lit     bool   // a scalar literal
 	raw     string // the text of a string literal, to name what it indexes
 }
@@ -66,6 +69,9 @@ type gen struct {
 	compact bool
 	reads   []memoRead // the direct reads in scope, innermost last
 	vars    []binding  // the variables bound (as) where the generator is, innermost last
+	// keyInputs are the locals piped into a filter that hold a key
+	// (value.key): loop variables, which nothing assigns.
+	keyInputs map[string]bool
 }
 
 // binding is a jq variable in scope and the Lua local holding its value,
@@ -241,10 +247,17 @@ func (g *gen) variable(name string) value {
 // bindLocal binds name to x in a Lua local named after it, for the
 // generation of the binding's body (see bind).
 func (g *gen) bindLocal(name string, x value) []binding {
+	outer := g.vars
+	if x.atom {
+		// A literal, or a local that nothing assigns again but its
+		// producer's consumer, which the binding is (fresh): the
+		// variable reads it where it is, `.s as $s` is s.
+		x.fresh = false
+		return append(outer[:len(outer):len(outer)], binding{name: name, val: x})
+	}
 	local := g.names.fresh(strings.TrimPrefix(name, "$"))
 	g.line("local %s = %s", local, x.expr)
-	val := value{expr: local, atom: true, boolean: x.boolean, str: x.str}
-	outer := g.vars
+	val := value{expr: local, atom: true, boolean: x.boolean, str: x.str, arr: x.arr}
 	return append(outer[:len(outer):len(outer)], binding{name: name, val: val})
 }
 
@@ -303,7 +316,9 @@ func (g *gen) atom(v value) value {
 	if v.atom {
 		return v
 	}
-	return g.local("t", v, v.boolean, v.str)
+	x := g.local("t", v, v.boolean, v.str)
+	x.arr, x.keys, x.key = v.arr, v.keys, v.key
+	return x
 }
 
 // local declares a local holding v.
@@ -502,7 +517,7 @@ func (g *gen) suffix(base *gojq.Term, s *gojq.Suffix, in string, k cont) {
 	case s.Index != nil:
 		g.index(base, s.Index, in, k)
 	case s.Iter:
-		g.term(base, in, then(k, func(b value) { g.iterate(b.expr, false, k) }))
+		g.term(base, in, then(k, func(b value) { g.iterateKeyed(b.expr, false, b.keys, k) }))
 	case s.Optional:
 		// X? tries only X's last step when that is an index or an
 		// iteration: the steps before it are outside the try.
@@ -531,14 +546,18 @@ func suffixTerm(s *gojq.Suffix) *gojq.Term {
 }
 
 // iterate generates .[] (or .[]?) on b.
-func (g *gen) iterate(b string, opt bool, k cont) {
+func (g *gen) iterate(b string, opt bool, k cont) { g.iterateKeyed(b, opt, false, k) }
+
+// iterateKeyed is iterate, on b that is J.keys's array when keys is
+// true: its elements are keys (value.key).
+func (g *gen) iterateKeyed(b string, opt, keys bool, k cont) {
 	x := g.names.fresh("x")
 	fn := "each"
 	if opt {
 		fn = "each_opt"
 	}
 	g.open("for _, %s in J.%s(%s) do", x, fn, b)
-	k.emit(value{expr: x, atom: true})
+	k.emit(value{expr: x, atom: true, key: keys})
 	g.close()
 }
 
@@ -644,7 +663,13 @@ func (g *gen) callStream(f *gojq.Func, in string, k cont) {
 			g.line("J.error(%s)", in)
 			return
 		}
-		g.query(f.Args[0], in, then(k, func(x value) { g.line("J.error(%s)", x.expr) }))
+		g.query(f.Args[0], in, then(k, func(x value) {
+			if x.str {
+				g.line("J.error_string(%s)", x.expr)
+				return
+			}
+			g.line("J.error(%s)", x.expr)
+		}))
 	case "select":
 		pass := func() { k.emit(input(in)) }
 		if isOne(f.Args[0]) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -280,7 +281,36 @@ func (g *gen) val(q *gojq.Query, in string) value {
 			// its Lua length, and needs none of J.length's other kinds.
 			return g.call("len", false, false, "#%s", x.expr)
 		}
-		return g.val(q.Right, x.expr)
+		if x.key {
+			if g.keyInputs == nil {
+				g.keyInputs = map[string]bool{}
+			}
+			g.keyInputs[x.expr] = true
+		}
+		rest := q.Right
+		for x.fresh {
+			// `f | if c then g else . end | …` with f's value in a local
+			// of its own (fresh): the if assigns that local when c holds,
+			// where it would copy it into another. The reads of it
+			// before are forgotten, those of the condition too.
+			head, tail := rest, (*gojq.Query)(nil)
+			if rest.Term == nil && rest.Op == gojq.OpPipe && len(rest.Patterns) == 0 && len(rest.FuncDefs) == 0 {
+				head, tail = rest.Left, rest.Right
+			}
+			c := ifOf(head)
+			if c == nil || len(c.Elif) > 0 || c.Else != nil && !isIdentity(c.Else) {
+				break
+			}
+			g.assigned(x.expr)
+			cond := g.val(c.Cond, x.expr)
+			g.branch(g.truthy(cond), func() { g.line("%s = %s", x.expr, g.val(c.Then, x.expr).expr) }, nil)
+			g.assigned(x.expr)
+			if tail == nil {
+				return x
+			}
+			rest = tail
+		}
+		return g.val(rest, x.expr)
 	case gojq.OpAlt:
 		l := g.val(q.Left, in)
 		t := l
@@ -293,7 +323,7 @@ func (g *gen) val(q *gojq.Query, in string) value {
 		r := g.val(q.Right, in)
 		g.line("%s = %s", t.expr, r.expr)
 		g.close()
-		return value{expr: t.expr, atom: true, fresh: true, boolean: l.boolean && r.boolean, str: l.str && r.str}
+		return value{expr: t.expr, atom: true, fresh: true, boolean: l.boolean && r.boolean, str: l.str && r.str, arr: l.arr && r.arr}
 	case gojq.OpAnd, gojq.OpOr:
 		l := g.val(q.Left, in)
 		if !l.boolean {
@@ -380,6 +410,17 @@ func (g *gen) binop(op gojq.Operator, l, r value) value {
 		return value{expr: g.concatOperand(l) + " .. " + g.concatOperand(r), str: true}
 	}
 	l, r = g.atom(l), g.atom(r)
+	if op == gojq.OpAdd && (l.str || r.str) {
+		// A string and anything: concatenation, the string alone (the
+		// other is null) or plus's error; the answer is a string.
+		return g.call("t", false, true, "J.plus_string(%s, %s)", l.expr, r.expr)
+	}
+	if op == gojq.OpAdd && l.arr && r.arr {
+		// Two arrays this accessor built: their concatenation.
+		x := g.call("t", false, false, "J.plus_arrays(%s, %s)", l.expr, r.expr)
+		x.arr = true
+		return x
+	}
 	var fn string
 	boolean := true
 	switch op {
@@ -534,7 +575,15 @@ func (g *gen) valCall(f *gojq.Func, in string) value {
 	case "first", "last":
 		return g.val(f.Args[0], in)
 	case "tostring", "type", "tojson", "ascii_downcase", "ascii_upcase":
+		if f.Name == "tostring" && g.keyInputs[in] {
+			// A key is a string or a number: no JSON encoder.
+			return g.call("str", false, true, "J.tostring_key(%s)", in)
+		}
 		return g.call(resultNames[f.Name], false, true, "J.%s(%s)", f.Name, in)
+	case "keys":
+		x := g.call("keys", false, false, "J.keys(%s)", in)
+		x.keys = true
+		return x
 	}
 	if boolean, ok := unaryPrimitives[f.Name]; ok {
 		arg := g.atom(g.val(f.Args[0], in))
@@ -558,13 +607,35 @@ var resultNames = map[string]string{
 // valArray generates [q]: every output of q appended to a new array.
 func (g *gen) valArray(q *gojq.Query, in string) value {
 	if q == nil {
-		return value{expr: "J.array()"} // a new table each time: not an atom
+		return value{expr: "J.array()", arr: true} // a new table each time: not an atom
+	}
+	if items := commaItems(q, nil); !slices.ContainsFunc(items, func(q *gojq.Query) bool { return !isOne(q) }) {
+		// Items of one output each, computed in order: a Lua table
+		// constructor of them, made an array by J.array_of, one line
+		// where an append per item was.
+		elems := make([]string, len(items))
+		for i, item := range items {
+			elems[i] = g.atom(g.val(item, in)).expr
+		}
+		arr := g.call("arr", false, false, "J.array_of({%s})", strings.Join(elems, ", "))
+		arr.arr = true
+		return arr
 	}
 	arr := g.call("arr", false, false, "J.array()")
+	arr.arr = true
 	g.query(q, in, cont{small: true, emit: func(x value) {
 		g.line("%s[#%s + 1] = %s", arr.expr, arr.expr, x.expr)
 	}})
 	return arr
+}
+
+// commaItems appends the items of q, a comma's operands in order (q
+// itself when it is no comma), to items.
+func commaItems(q *gojq.Query, items []*gojq.Query) []*gojq.Query {
+	if q.Op == gojq.OpComma && q.Term == nil && len(q.Patterns) == 0 && len(q.FuncDefs) == 0 {
+		return commaItems(q.Right, commaItems(q.Left, items))
+	}
+	return append(items, q)
 }
 
 // valObject generates an object construction whose entries all have one
@@ -580,21 +651,15 @@ func (g *gen) valObject(o *gojq.Object, in string) value {
 		}
 	}
 	if constKeys {
-		obj := g.call("obj", false, false, "J.object()")
+		// The values in order, each an atom, then the object in one
+		// constructor.
+		var parts []value
 		for _, kv := range o.KeyVals {
-			var val value
 			g.objectKey(kv, in, cont{small: true, emit: func(key value) {
-				g.objectValue(kv, key, in, cont{small: true, emit: func(x value) { val = x }})
-				g.line("%s%s = %s", obj.expr, fieldRef(key.raw), val.expr)
-				if val.atom {
-					// A later .key of this object, which nothing changes,
-					// is val (directIndex's reads; the last entry of a
-					// repeated key is found first).
-					g.reads = append(g.reads, memoRead{base: obj.expr, key: key.expr, val: value{expr: val.expr, atom: true, lit: val.lit, str: val.str, boolean: val.boolean, raw: val.raw}, depth: g.w.indent})
-				}
+				g.objectValue(kv, key, in, cont{small: true, emit: func(x value) { parts = append(parts, key, x) }})
 			}})
 		}
-		return obj
+		return g.buildObject(parts)
 	}
 	var args []string
 	for _, kv := range o.KeyVals {
@@ -630,13 +695,23 @@ func (g *gen) buildObject(parts []value) value {
 		}
 		return g.call("obj", false, false, "J.make_object(%s)", strings.Join(args, ", "))
 	}
-	obj := g.call("obj", false, false, "J.object()")
+	// A Lua table constructor of the entries, made an object by
+	// J.object_of: one line, where a line per entry assigned it before.
+	// Lua assigns a constructor's fields in order, so the last entry of
+	// a repeated key wins, as in jq. The values are atoms, computed
+	// already in jq's order.
+	fields := make([]string, 0, len(parts)/2)
+	for i := 0; i < len(parts); i += 2 {
+		fields = append(fields, strings.TrimPrefix(fieldRef(parts[i].raw), ".")+" = "+parts[i+1].expr)
+	}
+	obj := g.call("obj", false, false, "J.object_of({%s})", strings.Join(fields, ", "))
 	for i := 0; i < len(parts); i += 2 {
 		key, val := parts[i], parts[i+1]
-		g.line("%s%s = %s", obj.expr, fieldRef(key.raw), val.expr)
 		if val.atom {
-			// As valObject's: a later .key of this object is val.
-			g.reads = append(g.reads, memoRead{base: obj.expr, key: key.expr, val: value{expr: val.expr, atom: true, lit: val.lit, str: val.str, boolean: val.boolean, raw: val.raw}, depth: g.w.indent})
+			// A later .key of this object, which nothing changes, is val
+			// (directIndex's reads; the last entry of a repeated key is
+			// found first).
+			g.reads = append(g.reads, memoRead{base: obj.expr, key: key.expr, val: value{expr: val.expr, atom: true, lit: val.lit, str: val.str, arr: val.arr, boolean: val.boolean, raw: val.raw}, depth: g.w.indent})
 		}
 	}
 	return obj
@@ -647,23 +722,80 @@ func (g *gen) valIf(x *gojq.If, in string) value {
 	// t is declared first, so that a condition computed into a local
 	// right above the if can be that if's condition (inlineLocals).
 	t := g.names.fresh("t")
+	if len(x.Elif) == 0 && (x.Else == nil || isIdentity(x.Else)) {
+		// `if c then f else . end` (or without else): t starts as the
+		// input, and only the then branch assigns it.
+		g.line("local %s = %s", t, in)
+		c := g.val(x.Cond, in)
+		g.branch(g.truthy(c), func() { g.line("%s = %s", t, g.val(x.Then, in).expr) }, nil)
+		return value{expr: t, atom: true, fresh: true}
+	}
 	g.line("local %s", t)
 	c := g.val(x.Cond, in)
-	g.ifChain(c, x.Then, x.Elif, x.Else, in, t)
-	return value{expr: t, atom: true, fresh: true}
+	str, arr := g.ifChain(c, x.Then, x.Elif, x.Else, in, t)
+	return value{expr: t, atom: true, fresh: true, str: str, arr: arr}
 }
 
-func (g *gen) ifChain(c value, thenQ *gojq.Query, elifs []*gojq.IfElif, elseQ *gojq.Query, in, t string) {
-	g.branch(g.truthy(c), func() { g.line("%s = %s", t, g.val(thenQ, in).expr) }, func() {
+// ifChain writes the branches of an if … elif … else chain assigning
+// their values to t, and reports whether every one is a string and
+// whether every one is an array this accessor built.
+func (g *gen) ifChain(c value, thenQ *gojq.Query, elifs []*gojq.IfElif, elseQ *gojq.Query, in, t string) (str, arr bool) {
+	str, arr = true, true
+	g.branch(g.truthy(c), func() {
+		str, arr = g.assignVal(thenQ, in, t)
+	}, func() {
+		var s, a bool
 		switch {
 		case len(elifs) > 0:
-			g.ifChain(g.val(elifs[0].Cond, in), elifs[0].Then, elifs[1:], elseQ, in, t)
+			s, a = g.ifChain(g.val(elifs[0].Cond, in), elifs[0].Then, elifs[1:], elseQ, in, t)
 		case elseQ != nil:
-			g.line("%s = %s", t, g.val(elseQ, in).expr)
+			s, a = g.assignVal(elseQ, in, t)
 		default:
 			g.line("%s = %s", t, in)
 		}
+		str, arr = str && s, arr && a
 	})
+	return str, arr
+}
+
+// assignVal assigns the value of q, which has one output, to t, and
+// reports whether it is a string and whether an array this accessor
+// built. A branch that is an if itself assigns t in its own branches,
+// rather than in a local of its own that t is then assigned.
+func (g *gen) assignVal(q *gojq.Query, in, t string) (str, arr bool) {
+	x := ifOf(q)
+	switch {
+	case x == nil:
+		v := g.val(q, in)
+		g.line("%s = %s", t, v.expr)
+		return v.str, v.arr
+	case len(x.Elif) == 0 && (x.Else == nil || isIdentity(x.Else)):
+		g.line("%s = %s", t, in)
+		c := g.val(x.Cond, in)
+		g.branch(g.truthy(c), func() { g.line("%s = %s", t, g.val(x.Then, in).expr) }, nil)
+		return false, false
+	}
+	return g.ifChain(g.val(x.Cond, in), x.Then, x.Elif, x.Else, in, t)
+}
+
+// ifOf is the if that q is, in parentheses or not, else nil.
+func ifOf(q *gojq.Query) *gojq.If {
+	if q.Term == nil || len(q.Term.SuffixList) > 0 || len(q.Patterns) > 0 || len(q.FuncDefs) > 0 {
+		return nil
+	}
+	switch q.Term.Type {
+	case gojq.TermTypeIf:
+		return q.Term.If
+	case gojq.TermTypeQuery:
+		return ifOf(q.Term.Query)
+	}
+	return nil
+}
+
+// isIdentity reports whether q is `.`.
+func isIdentity(q *gojq.Query) bool {
+	return q.Term != nil && q.Term.Type == gojq.TermTypeIdentity && len(q.Term.SuffixList) == 0 &&
+		q.Left == nil && q.Right == nil && len(q.Patterns) == 0 && len(q.FuncDefs) == 0
 }
 
 // isConstant reports whether q computes one value from literals alone:

@@ -3,10 +3,7 @@ Q[1] = function(v, out)
   local metadata = type(v) == "table" and v.metadata or J.field(v, "metadata")
   local name = type(metadata) == "table" and metadata.name or J.field(metadata, "name")
   local function k(x)
-    local obj = J.object()
-    obj.name = name
-    obj.port = x
-    J.emit(out, obj)
+    J.emit(out, J.object_of({name = name, port = x}))
   end
   local found = {}
   local spec = type(v) == "table" and v.spec or J.field(v, "spec")

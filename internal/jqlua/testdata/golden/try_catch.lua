@@ -3,8 +3,7 @@ do
   local function try(v, out)
     local spec = type(v) == "table" and v.spec or J.field(v, "spec")
     local replicas = type(spec) == "table" and spec.replicas or J.field(spec, "replicas")
-    local num = J.tonumber(replicas)
-    out[#out + 1] = num
+    out[#out + 1] = J.tonumber(replicas)
   end
   Q[1] = function(v, out)
     local outs, err = J.try(try, v)
@@ -13,8 +12,7 @@ do
       J.emit(out, x)
     end
     if err ~= nil then
-      local str = J.tostring(err)
-      local t = "bad: " .. str
+      local t = "bad: " .. J.tostring(err)
       J.emit(out, t)
     end
   end

@@ -90,6 +90,15 @@ function J.emit(out, x)
   out[n + 1] = x
 end
 
+local function plusArrays(a, b)
+  if #a == 0 then return b end
+  if #b == 0 then return a end
+  local out = newArray()
+  for i = 1, #a do out[i] = a[i] end
+  for i = 1, #b do out[#out + 1] = b[i] end
+  return out
+end
+
 local function plus(a, b)
   if type(a) == "number" and type(b) == "number" then return a + b end
   local ka, kb = kindOf(a), kindOf(b)
@@ -97,14 +106,7 @@ local function plus(a, b)
   if ka == "null" then return b end
   if kb == "null" then return a end
   if arrayLike(a, ka) and arrayLike(b, kb) and (ka == ARRAY or kb == ARRAY) then ka, kb = ARRAY, ARRAY end
-  if ka == ARRAY and kb == ARRAY then
-    if #a == 0 then return b end
-    if #b == 0 then return a end
-    local out = newArray()
-    for i = 1, #a do out[i] = a[i] end
-    for i = 1, #b do out[#out + 1] = b[i] end
-    return out
-  end
+  if ka == ARRAY and kb == ARRAY then return plusArrays(a, b) end
   if ka == OBJECT and kb == OBJECT then
     if next(a) == nil then return b end
     if next(b) == nil then return a end

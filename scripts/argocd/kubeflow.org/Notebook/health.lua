@@ -81,6 +81,8 @@ end
 J.array = newArray
 J.object = newObject
 
+function J.array_of(t) KIND[t] = ARRAY; return t end
+
 function J.emit(out, x)
   local n = #out
   if n >= LIMIT then raise("too many outputs (limit 10000)") end
@@ -338,9 +340,7 @@ Q[4] = function(v, out)
   local terminated = type(containerState) == "table" and containerState.terminated or J.field(containerState, "terminated")
   local b = true
   if not (terminated ~= NULL) then
-    local arr = J.array()
-    arr[#arr + 1] = "ContainerCreating"
-    arr[#arr + 1] = "PodInitializing"
+    local arr = J.array_of({"ContainerCreating", "PodInitializing"})
     local arr_2 = J.array()
     local waiting = type(containerState) == "table" and containerState.waiting or J.field(containerState, "waiting")
     local reason = type(waiting) == "table" and waiting.reason or J.field(waiting, "reason")

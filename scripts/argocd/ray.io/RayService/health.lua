@@ -227,8 +227,7 @@ do
       local function k(x_2)
         local applicationStatuses = type(x_2) == "table" and x_2.applicationStatuses or J.field(x_2, "applicationStatuses")
         for _, x_3 in J.each_opt(applicationStatuses) do
-          local status_3 = type(x_3) == "table" and x_3.status or J.field(x_3, "status")
-          arr_2[#arr_2 + 1] = status_3
+          arr_2[#arr_2 + 1] = type(x_3) == "table" and x_3.status or J.field(x_3, "status")
         end
       end
       local activeServiceStatus = type(status) == "table" and status.activeServiceStatus or J.field(status, "activeServiceStatus")
@@ -271,8 +270,7 @@ do
     local activeServiceStatus = type(status) == "table" and status.activeServiceStatus or J.field(status, "activeServiceStatus")
     local applicationStatuses = type(activeServiceStatus) == "table" and activeServiceStatus.applicationStatuses or J.field(activeServiceStatus, "applicationStatuses")
     for _, x in J.each_opt(applicationStatuses) do
-      local status_2 = type(x) == "table" and x.status or J.field(x, "status")
-      arr[#arr + 1] = status_2
+      arr[#arr + 1] = type(x) == "table" and x.status or J.field(x, "status")
     end
     local first_2 = first(arr)
     if first_2 ~= nil then J.emit(out, first_2) end
