@@ -474,6 +474,14 @@ func (g *gangModel) scopeKey(ctx context.Context, ev evaluator, o *gangObject, p
 // by name. Filters and keys do not apply. The groups' subgroups, minimums
 // and pod lists are carved from a few arrays sized by a first count, so
 // that a call allocates per call rather than per group and per pod.
+//
+// Sorting is most of this work (a quarter of a 64-pod PyTorchJob call), so
+// each group's pods are sorted once, as indexes into routes (swapping ints
+// writes no pointers, so no write barrier runs while the collector marks),
+// and a subgroup's pods are appended in that order: a subgroup's list is a
+// subset of its group's, so it comes out sorted without a sort of its own
+// (PyTorchJob's worker subgroup, JobSet's subgroups and leaves repeated
+// their group's sort). Groups are put in name order by index as well.
 func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly) []Group {
 	n := len(ga.groups)
 	if !g.v2.scoped {
@@ -486,9 +494,13 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 		return 0
 	}
 	ns := len(ga.slots)
+	// idx holds counts, then the placed routes group by group (group gi's
+	// from start[gi]), then the groups in name order.
 	// counts[gi*(ns+1)] is group gi's pods, counts[gi*(ns+1)+1+k] its
 	// slot k's.
-	counts := make([]int, n*(ns+1))
+	idx := o.takeIdx(n*(ns+1) + len(routes) + 2*n)
+	counts := idx[:n*(ns+1)]
+	clear(counts)
 	placed, inSlots := 0, 0
 	for i := range routes {
 		if r := &routes[i]; r.reason == "" {
@@ -501,6 +513,27 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 			}
 		}
 	}
+	rest := idx[len(counts):]
+	byGroup, start, order := rest[:placed], rest[placed:placed+n], rest[placed+n:placed+2*n]
+	off := 0
+	for gi := range n {
+		start[gi] = off
+		off += counts[gi*(ns+1)]
+	}
+	for i := range routes {
+		if r := &routes[i]; r.reason == "" {
+			gi := groupOf(r)
+			byGroup[start[gi]] = i
+			start[gi]++
+		}
+	}
+	for gi := range n {
+		order[gi] = gi
+	}
+	if g.v2.scoped {
+		slices.SortFunc(order, func(a, b int) int { return strings.Compare(ga.groups[a].name, ga.groups[b].name) })
+	}
+	byName := func(a, b int) int { return strings.Compare(routes[a].name, routes[b].name) }
 	names := make([]string, 0, placed+inSlots)
 	take := func(c int) []string {
 		out := names[len(names) : len(names) : len(names)+c]
@@ -509,48 +542,46 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 	}
 	slotNames := o.slotNames(ga.slots)
 	subs := make([]SubGroup, n*ns)
-	mins := make([]int64, n*ns)
+	// A group's subgroup minimums are copied into its subgroups at once,
+	// so the groups share one room.
+	var minRoom [16]int64
+	gm := minRoom[:0]
+	if ns > len(minRoom) {
+		gm = make([]int64, ns)
+	}
+	gm = gm[:ns]
 	tops := make([]int64, n)
 	groups := make([]Group, n)
-	for gi := range groups {
+	for k, gi := range order {
 		name, nar := ga.v2Name, wholeComponent
 		if g.v2.scoped {
 			name, nar = ga.groups[gi].name, ga.groups[gi].v2n
 		} else if name == "" {
 			name = groupName(o.uid, g.v2.name, nil)
 		}
-		grp := &groups[gi]
-		gm := mins[gi*ns : (gi+1)*ns]
+		grp := &groups[k]
 		total := g.v2MinMembers(o, ga.slots, nar, gm)
 		*grp = Group{Name: name, Definition: g.v2.name, MinMember: total, Pods: take(counts[gi*(ns+1)]),
-			SubGroups: subs[gi*ns : (gi+1)*ns : (gi+1)*ns], MinSubGroups: &tops[gi], Topology: g.v2.topology}
-		for k, sl := range ga.slots {
-			sg := &grp.SubGroups[k]
-			*sg = SubGroup{Name: slotNames[k], MinMember: gm[k], Pods: take(counts[gi*(ns+1)+1+k]), Topology: sl.sub.topology}
+			SubGroups: subs[k*ns : (k+1)*ns : (k+1)*ns], MinSubGroups: &tops[k], Topology: g.v2.topology}
+		for s, sl := range ga.slots {
+			sg := &grp.SubGroups[s]
+			*sg = SubGroup{Name: slotNames[s], MinMember: gm[s], Pods: take(counts[gi*(ns+1)+1+s]), Topology: sl.sub.topology}
 			if sl.parent >= 0 {
 				sg.Parent = slotNames[sl.parent]
 			} else {
-				tops[gi]++
+				tops[k]++
 			}
 		}
-	}
-	for i := range routes {
-		if r := &routes[i]; r.reason == "" {
-			grp := &groups[groupOf(r)]
+		// start[gi] is now the end of the group's routes.
+		mine := byGroup[start[gi]-counts[gi*(ns+1)] : start[gi]]
+		slices.SortFunc(mine, byName)
+		for _, i := range mine {
+			r := &routes[i]
 			grp.Pods = append(grp.Pods, r.name)
 			if r.slot >= 0 {
 				grp.SubGroups[r.slot].Pods = append(grp.SubGroups[r.slot].Pods, r.name)
 			}
 		}
-	}
-	for i := range groups {
-		slices.Sort(groups[i].Pods)
-		for k := range groups[i].SubGroups {
-			slices.Sort(groups[i].SubGroups[k].Pods)
-		}
-	}
-	if g.v2.scoped {
-		slices.SortFunc(groups, func(a, b Group) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return groups
 }
