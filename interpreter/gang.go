@@ -77,7 +77,8 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 		}
 	}
 	res.Placements = make([]Placement, 0, len(routes)-unmatched)
-	for _, r := range routes {
+	for i := range routes {
+		r := &routes[i]
 		if r.reason != "" {
 			res.Unmatched = append(res.Unmatched, Unmatched{Pod: r.name, Reason: r.reason})
 			continue

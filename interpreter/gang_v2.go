@@ -441,11 +441,33 @@ func podReplicaIndex(ctx context.Context, ev evaluator, s *gangSub, pod *podIn, 
 	if why != "" {
 		return 0, fmt.Sprintf("subgroup %s: perReplica.keyPath %s", s.comp.name(), why)
 	}
-	k, err := strconv.Atoi(key)
-	if err != nil || k < 0 || int64(k) >= n || strconv.Itoa(k) != key {
+	k, ok := replicaIndex(key, n)
+	if !ok {
 		return 0, fmt.Sprintf("replica %q not found among the %d replicas of subgroup %s", key, n, s.comp.name())
 	}
 	return k, ""
+}
+
+// replicaIndex is key as an index below n when it is one written as jq
+// writes an integer (decimal digits, no sign, no leading zero): what
+// strconv.Atoi and a check that strconv.Itoa gives key back accept, without
+// converting twice per pod.
+func replicaIndex(key string, n int64) (int, bool) {
+	if key == "" || len(key) > 18 || (key[0] == '0' && len(key) > 1) {
+		return 0, false
+	}
+	var k int64
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		k = k*10 + int64(c-'0')
+	}
+	if k >= n {
+		return 0, false
+	}
+	return int(k), true
 }
 
 // scopeKey reads the pod's instance id or replica key of the group's

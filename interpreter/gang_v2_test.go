@@ -2,7 +2,9 @@ package interpreter
 
 import (
 	"context"
+	"math"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -379,5 +381,57 @@ func TestGangV2StatedSubGroupMinimums(t *testing.T) {
 			require.ErrorAs(t, err, &oe)
 			assert.Contains(t, err.Error(), tc.want)
 		})
+	}
+}
+
+// TestReplicaIndex holds replicaIndex to what it replaced: strconv.Atoi,
+// a bound and strconv.Itoa giving the key back.
+func TestReplicaIndex(t *testing.T) {
+	old := func(key string, n int64) (int, bool) {
+		k, err := strconv.Atoi(key)
+		if err != nil || k < 0 || int64(k) >= n || strconv.Itoa(k) != key {
+			return 0, false
+		}
+		return k, true
+	}
+	for _, tc := range []struct {
+		key  string
+		n    int64
+		want int
+		ok   bool
+	}{
+		{"0", 1, 0, true},
+		{"3", 4, 3, true},
+		{"4", 4, 0, false},
+		{"12", 13, 12, true},
+		{"", 4, 0, false},
+		{"00", 4, 0, false},
+		{"01", 4, 0, false},
+		{"-0", 4, 0, false},
+		{"-1", 4, 0, false},
+		{"+1", 4, 0, false},
+		{" 1", 4, 0, false},
+		{"1 ", 4, 0, false},
+		{"1e1", 40, 0, false},
+		{"1.0", 4, 0, false},
+		{"0x1", 4, 0, false},
+		{"٣", 4, 0, false},
+		{"999999999999999999", math.MaxInt64, 999999999999999999, true},
+		{"9223372036854775807", math.MaxInt64, 0, false},
+		{"99999999999999999999", math.MaxInt64, 0, false},
+	} {
+		k, ok := replicaIndex(tc.key, tc.n)
+		assert.Equal(t, tc.ok, ok, "%q of %d", tc.key, tc.n)
+		assert.Equal(t, tc.want, k, "%q of %d", tc.key, tc.n)
+		wantK, wantOK := old(tc.key, tc.n)
+		assert.Equal(t, wantOK, ok, "%q of %d against Atoi", tc.key, tc.n)
+		assert.Equal(t, wantK, k, "%q of %d against Atoi", tc.key, tc.n)
+	}
+	for i := range 2000 {
+		key := strconv.Itoa(i)
+		k, ok := replicaIndex(key, 1000)
+		wantK, wantOK := old(key, 1000)
+		assert.Equal(t, wantOK, ok, key)
+		assert.Equal(t, wantK, k, key)
 	}
 }
