@@ -466,7 +466,9 @@ func (g *gangModel) alphaGroups(ctx context.Context, ev evaluator, o *gangObject
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(ga.groups[a].name, ga.groups[b].name) })
+	// Every name of the call is pg-<uid>-<key>: the keys' order is the
+	// names'.
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(ga.groups[a].key, ga.groups[b].key) })
 	groups := make([]Group, 0, len(ga.groups))
 	names := make([]string, 0, total)
 	for _, gi := range order {

@@ -553,7 +553,9 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 		order[gi] = gi
 	}
 	if g.v2.scoped {
-		slices.SortFunc(order, func(a, b int) int { return strings.Compare(ga.groups[a].name, ga.groups[b].name) })
+		// Every name of the call is pg-<uid>-<key>: the keys' order is the
+		// names'.
+		slices.SortFunc(order, func(a, b int) int { return strings.Compare(ga.groups[a].key, ga.groups[b].key) })
 	}
 	byName := func(a, b int) int { return strings.Compare(routes[a].name, routes[b].name) }
 	names := make([]string, 0, placed+inSlots)
@@ -574,6 +576,11 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 	gm = gm[:ns]
 	tops := make([]int64, n)
 	groups := make([]Group, n)
+	// The minimums are a function of the group's narrowing, and groups
+	// of one replica each (LeaderWorkerSet's) all narrow alike: gm keeps
+	// the last group's, so a group narrowed as the last one reuses them.
+	var total int64
+	last := narrowing{inst: -2}
 	for k, gi := range order {
 		name, nar := ga.v2Name, wholeComponent
 		if g.v2.scoped {
@@ -582,7 +589,9 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 			name = groupName(o.uid, g.v2.name, nil)
 		}
 		grp := &groups[k]
-		total := g.v2MinMembers(o, ga.slots, nar, gm)
+		if nar != last {
+			total, last = g.v2MinMembers(o, ga.slots, nar, gm), nar
+		}
 		*grp = Group{Name: name, Definition: g.v2.name, MinMember: total, Pods: take(counts[gi*(ns+1)]),
 			SubGroups: subs[k*ns : (k+1)*ns : (k+1)*ns], MinSubGroups: &tops[k], Topology: g.v2.topology}
 		for s, sl := range ga.slots {
