@@ -450,21 +450,14 @@ func podReplicaIndex(ctx context.Context, ev evaluator, s *gangSub, pod *podIn, 
 
 // replicaIndex is key as an index below n when it is one written as jq
 // writes an integer (decimal digits, no sign, no leading zero): what
-// strconv.Atoi and a check that strconv.Itoa gives key back accept, without
-// converting twice per pod.
+// strconv.Atoi and a check that strconv.Itoa gives key back accept, in one
+// conversion per pod instead of two.
 func replicaIndex(key string, n int64) (int, bool) {
-	if key == "" || len(key) > 18 || (key[0] == '0' && len(key) > 1) {
+	if len(key) > 1 && key[0] == '0' {
 		return 0, false
 	}
-	var k int64
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		k = k*10 + int64(c-'0')
-	}
-	if k >= n {
+	k, err := strconv.ParseUint(key, 10, 63)
+	if err != nil || k >= uint64(max(n, 0)) {
 		return 0, false
 	}
 	return int(k), true
