@@ -236,6 +236,10 @@ type gangObject struct {
 	// its index on every call.
 	groups []alphaGroup
 	byKey  map[string]int
+	// indexed says the last call wrote byKey, which release then
+	// empties: clearing a map costs its capacity, and most calls (a
+	// group per object, or a few groups) never index.
+	indexed bool
 }
 
 // maxPooledPods bounds the routes a pooled gangObject keeps: a call with
@@ -294,10 +298,9 @@ func (o *gangObject) assembly() gangAssembly {
 // it), unless it grew past maxPooledGroups.
 func (o *gangObject) keepAssembly(ga *gangAssembly) {
 	if cap(ga.groups) <= maxPooledGroups {
-		o.groups = ga.groups
-		o.byKey = ga.byKey
+		o.groups, o.byKey, o.indexed = ga.groups, ga.byKey, ga.indexed
 	} else {
-		o.groups, o.byKey = nil, nil
+		o.groups, o.byKey, o.indexed = nil, nil, false
 	}
 }
 
@@ -313,7 +316,10 @@ func (o *gangObject) release() {
 	o.routes = o.routes[:0]
 	clear(o.groups)
 	o.groups = o.groups[:0]
-	clear(o.byKey)
+	if o.indexed {
+		clear(o.byKey)
+		o.indexed = false
+	}
 	o.uid, o.ns = "", ""
 	clear(o.cands)
 	o.cands = o.cands[:0]
