@@ -256,6 +256,10 @@ type gangAssembly struct {
 	// last is the index of the group the previous pod joined: an
 	// operator's pods come group by group, so it is tried first.
 	last int
+	// lastScope is the instance id or replica key of the v2 group the
+	// previous pod joined (joined: one has), for routeV2.
+	lastScope string
+	joined    bool
 }
 
 // join adds one pod of definition def to the group of key (the group's

@@ -387,8 +387,17 @@ func (g *gangModel) routeV2(ctx context.Context, ev evaluator, o *gangObject, po
 			r.reason = reason
 			return
 		}
-		ga.buf = append(append(append(ga.buf[:0], v2.name...), '-'), key...)
-		r.gi = ga.join(o.uid, ga.buf, nil, left)
+		if ga.joined && key == ga.lastScope {
+			// The previous pod's instance or replica, as an operator's
+			// pods come group by group: its group, without writing and
+			// comparing the group's key again.
+			ga.groups[ga.last].n++
+		} else {
+			ga.buf = append(append(append(ga.buf[:0], v2.name...), '-'), key...)
+			ga.join(o.uid, ga.buf, nil, left)
+			ga.lastScope, ga.joined = key, true
+		}
+		r.gi = ga.last
 		r.group = ga.groups[r.gi].name
 		ga.groups[r.gi].v2n = n
 	}
