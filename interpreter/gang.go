@@ -46,7 +46,8 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 	}
 	defer o.release()
 	routes := o.takeRoutes(len(pods))
-	var ga gangAssembly
+	ga := o.assembly()
+	defer o.keepAssembly(&ga)
 	if g.v2 != nil {
 		ga.slots = g.v2.layout(o)
 	}
@@ -76,7 +77,8 @@ func (g *gangModel) gangGroups(ctx context.Context, ev evaluator, obj map[string
 		}
 	}
 	res.Placements = make([]Placement, 0, len(routes)-unmatched)
-	for _, r := range routes {
+	for i := range routes {
+		r := &routes[i]
 		if r.reason != "" {
 			res.Unmatched = append(res.Unmatched, Unmatched{Pod: r.name, Reason: r.reason})
 			continue
@@ -157,7 +159,8 @@ func (g *gangModel) placeOne(ctx context.Context, ev evaluator, obj map[string]a
 		return nil, "", cancelled(ctx, err)
 	}
 	defer o.release()
-	var ga gangAssembly
+	ga := o.assembly()
+	defer o.keepAssembly(&ga)
 	if g.v2 != nil {
 		ga.slots = g.v2.layout(o)
 	}
@@ -240,8 +243,10 @@ type gangAssembly struct {
 	groups []alphaGroup
 	// names holds the groups' names (see podNamer).
 	names podNamer
-	// byKey indexes groups by key once there are more than a few.
-	byKey map[string]int
+	// byKey indexes groups by key once there are more than a few
+	// (indexed); it may hold a previous call's map, emptied.
+	byKey   map[string]int
+	indexed bool
 	// buf is the room in which each pod's group name is written.
 	buf []byte
 	// v2Name is the v2 group's name, once built (unscoped groups only);
@@ -251,6 +256,10 @@ type gangAssembly struct {
 	// last is the index of the group the previous pod joined: an
 	// operator's pods come group by group, so it is tried first.
 	last int
+	// lastScope is the instance id or replica key of the v2 group the
+	// previous pod joined (joined: one has), for routeV2.
+	lastScope string
+	joined    bool
 }
 
 // join adds one pod of definition def to the group of key (the group's
@@ -262,7 +271,7 @@ func (ga *gangAssembly) join(uid string, key []byte, def *gangDef, left int) int
 	i := -1
 	if ga.last < len(ga.groups) && ga.groups[ga.last].key == string(key) {
 		i = ga.last
-	} else if ga.byKey != nil {
+	} else if ga.indexed {
 		if j, ok := ga.byKey[string(key)]; ok {
 			i = j
 		}
@@ -279,13 +288,16 @@ func (ga *gangAssembly) join(uid string, key []byte, def *gangDef, left int) int
 		name := ga.names.write(uid, key, left)
 		ga.groups = append(ga.groups, alphaGroup{name: name, key: name[len(name)-len(key):], def: def})
 		switch {
-		case ga.byKey != nil:
+		case ga.indexed:
 			ga.byKey[ga.groups[i].key] = i
 		case len(ga.groups) > 8:
-			ga.byKey = make(map[string]int, 2*len(ga.groups))
+			if ga.byKey == nil {
+				ga.byKey = make(map[string]int, 2*len(ga.groups))
+			}
 			for j := range ga.groups {
 				ga.byKey[ga.groups[j].key] = j
 			}
+			ga.indexed = true
 		}
 	}
 	ag := &ga.groups[i]
@@ -458,7 +470,9 @@ func (g *gangModel) alphaGroups(ctx context.Context, ev evaluator, o *gangObject
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(ga.groups[a].name, ga.groups[b].name) })
+	// Every name of the call is pg-<uid>-<key>: the keys' order is the
+	// names'.
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(ga.groups[a].key, ga.groups[b].key) })
 	groups := make([]Group, 0, len(ga.groups))
 	names := make([]string, 0, total)
 	for _, gi := range order {

@@ -32,6 +32,11 @@ type podExpr struct {
 	// (.metadata.labels, .metadata.annotations), so that a pod's value
 	// there is looked up once per pod (podIn); -1 when it is not cached.
 	parent int
+	// slot numbers keys among the gang model's plain paths, so that a
+	// path several readers share (PyTorchJob's replica-type label, a
+	// selector's and a group key's) is read once per pod: its value is
+	// kept in podIn.vals[slot]; -1 when it is not kept.
+	slot int
 }
 
 // newPodExpr compiles text and recognises a plain path of keys.
@@ -40,7 +45,7 @@ func newPodExpr(x *exprTable, text string) (*podExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	pe := &podExpr{jqProgram: p, parent: -1}
+	pe := &podExpr{jqProgram: p, parent: -1, slot: -1}
 	if a, err := x.analysis(text); err == nil {
 		pe.keys = plainKeys(a.Query)
 	}
@@ -98,8 +103,12 @@ func literalKey(x *gojq.Index) (string, bool) {
 	return s.Str, true
 }
 
-// maxParents is how many parent paths a podIn caches.
-const maxParents = 4
+// maxParents is how many parent paths a podIn caches, maxSlots how many
+// plain paths' values.
+const (
+	maxParents = 4
+	maxSlots   = 8
+)
 
 // podIn is one pod as the gang reads it: the object, its metadata, and
 // the values at the parent paths of the podExprs (see podExpr.parent),
@@ -118,11 +127,11 @@ type podIn struct {
 	// an object, nil, or notPlain.
 	parents [maxParents]any
 	walked  [maxParents]bool
-	// seen and values remember the last reads in place by program: the
-	// built-ins read the same label as a selector and as a group key.
-	seen   [2]*jqProgram
-	values [2]any
-	nseen  int
+	// vals[i] is the value of the plain path of slot i once read in
+	// place (have's bit i): the built-ins read the same label as a
+	// selector and as a group key, or as two components' selectors.
+	vals [maxSlots]any
+	have uint8
 	// evaluated remembers the last evaluator runs by program: Milvus'
 	// seven components select their pods with one expression, which is
 	// a pure function of the pod, so a pod's candidates evaluate it
@@ -167,23 +176,30 @@ func walk(v any, keys []string) any {
 }
 
 // indexParents numbers the parent paths of the model's pod expressions,
-// the first maxParents distinct ones, for podIn's cache.
+// the first maxParents distinct ones, and their plain paths, the first
+// maxSlots distinct ones, for podIn's caches.
 func (g *gangModel) indexParents() {
-	ids := map[string]int{}
-	number := func(pe *podExpr) {
-		if pe == nil || len(pe.keys) < 2 {
-			return
-		}
-		key := strings.Join(pe.keys[:len(pe.keys)-1], "\x00")
+	ids, slots := map[string]int{}, map[string]int{}
+	numberIn := func(ids map[string]int, keys []string, limit int) int {
+		key := strings.Join(keys, "\x00")
 		id, ok := ids[key]
 		if !ok {
-			if len(ids) == maxParents {
-				return
+			if len(ids) == limit {
+				return -1
 			}
 			id = len(ids)
 			ids[key] = id
 		}
-		pe.parent = id
+		return id
+	}
+	number := func(pe *podExpr) {
+		if pe == nil || len(pe.keys) == 0 {
+			return
+		}
+		pe.slot = numberIn(slots, pe.keys, maxSlots)
+		if len(pe.keys) > 1 {
+			pe.parent = numberIn(ids, pe.keys[:len(pe.keys)-1], maxParents)
+		}
 	}
 	for _, gc := range g.comps {
 		number(gc.typeKey)
@@ -215,10 +231,8 @@ func (pe *podExpr) read(pod *podIn) (any, bool) {
 	if n == 0 {
 		return nil, false
 	}
-	for i, p := range pod.seen {
-		if p == pe.jqProgram {
-			return pod.values[i], true
-		}
+	if s := pe.slot; s >= 0 && pod.have&(1<<s) != 0 {
+		return pod.vals[s], true
 	}
 	var v any
 	if i := pe.parent; i >= 0 && pod.walked[i] {
@@ -245,9 +259,10 @@ func (pe *podExpr) read(pod *podIn) (any, bool) {
 	}
 	switch v.(type) {
 	case nil, string:
-		i := pod.nseen % len(pod.seen)
-		pod.seen[i], pod.values[i] = pe.jqProgram, v
-		pod.nseen++
+		if s := pe.slot; s >= 0 {
+			pod.vals[s] = v
+			pod.have |= 1 << s
+		}
 		return v, true
 	}
 	return nil, false

@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,17 +12,21 @@ import (
 	"github.com/kartalua/karta/internal/jqvalue"
 )
 
-// podExprOf compiles expr as the gang model does, its parent path cached
-// in slot 0 when cached is set.
-func podExprOf(t *testing.T, expr string, cached bool) *podExpr {
+// podExprOf compiles expr as the gang model does: with cached set, its
+// parent path is cached in podIn's parent slot 0, and with kept set its
+// value in podIn's value slot 0.
+func podExprOf(t *testing.T, expr string, cached, kept bool) *podExpr {
 	t.Helper()
 	a, errs := jqexpr.Check(expr)
 	require.Empty(t, errs, expr)
 	p, err := compileAnalysis(a)
 	require.NoError(t, err, expr)
-	pe := &podExpr{jqProgram: p, keys: plainKeys(a.Query), parent: -1}
+	pe := &podExpr{jqProgram: p, keys: plainKeys(a.Query), parent: -1, slot: -1}
 	if cached && len(pe.keys) > 1 {
 		pe.parent = 0
+	}
+	if kept && len(pe.keys) > 0 {
+		pe.slot = 0
 	}
 	return pe
 }
@@ -50,7 +55,7 @@ func TestPlainKeys(t *testing.T) {
 		`.a.b | tostring`:     nil,
 		`.metadata.labels.a?`: nil,
 	} {
-		assert.Equal(t, want, podExprOf(t, expr, false).keys, expr)
+		assert.Equal(t, want, podExprOf(t, expr, false, false).keys, expr)
 	}
 }
 
@@ -92,11 +97,11 @@ func TestPodExprAgreesWithEvaluators(t *testing.T) {
 	}
 	read, left := 0, 0
 	for _, expr := range exprs {
-		for _, cached := range []bool{false, true} {
-			pe := podExprOf(t, expr, cached)
+		for _, c := range []struct{ cached, kept bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			pe := podExprOf(t, expr, c.cached, c.kept)
 			for name, pod := range pods {
 				pi := newPodIn(pod)
-				// Twice: the second read comes from the parent cache.
+				// Twice: the second read comes from the caches.
 				for range 2 {
 					want, wantErr := gojqEvaluator{}.all(ctx, pe.jqProgram, pod)
 					v, ok := pe.read(&pi)
@@ -142,9 +147,9 @@ func (e *countingEvaluator) all(ctx context.Context, p *jqProgram, input any) ([
 // time; another program or another pod runs again.
 func TestPodExprEvaluatesOncePerPod(t *testing.T) {
 	ctx := context.Background()
-	sel := podExprOf(t, `.metadata.labels | select(.["app"] == "milvus") | .["component"]`, false)
-	bad := podExprOf(t, `.metadata.labels | .["component"] + 1`, false)
-	other := podExprOf(t, `[.metadata.labels[]] | length`, false)
+	sel := podExprOf(t, `.metadata.labels | select(.["app"] == "milvus") | .["component"]`, false, false)
+	bad := podExprOf(t, `.metadata.labels | .["component"] + 1`, false, false)
+	other := podExprOf(t, `[.metadata.labels[]] | length`, false, false)
 	pod := map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "milvus", "component": "proxy"}}}
 	ev := &countingEvaluator{runs: map[*jqProgram]int{}}
 	in := newPodIn(pod)
@@ -173,4 +178,65 @@ func TestPodExprEvaluatesOncePerPod(t *testing.T) {
 	next := newPodIn(pod)
 	_, _ = bad.all(ctx, ev, &next, &one)
 	assert.Equal(t, 2, ev.runs[bad.jqProgram], "a new pod")
+}
+
+// TestPodExprSlots: the gang model numbers its plain paths by their keys,
+// so that two spellings of one path share a pod's kept value and other
+// paths never read it; past maxSlots paths are read each time.
+func TestPodExprSlots(t *testing.T) {
+	ctx := context.Background()
+	var pes []*podExpr
+	for _, expr := range []string{`.metadata.labels["a"]`, `.metadata.labels.a`, `.metadata.labels["b"]`, `.metadata.annotations["a"]`, `.metadata.name`} {
+		pes = append(pes, podExprOf(t, expr, false, false))
+	}
+	var more []*podExpr
+	for i := range maxSlots {
+		more = append(more, podExprOf(t, fmt.Sprintf(`.spec.x%d`, i), false, false))
+	}
+	g := &gangModel{comps: []*gangComp{
+		{typeKey: pes[0], instanceID: pes[2], replicaKey: pes[3]},
+		{typeKey: pes[1], instanceID: pes[4]},
+	}}
+	for _, pe := range more {
+		g.comps = append(g.comps, &gangComp{typeKey: pe})
+	}
+	g.indexParents()
+	assert.Equal(t, pes[0].slot, pes[1].slot, "two spellings of one path")
+	slots := map[int]bool{}
+	for _, pe := range append([]*podExpr{pes[0], pes[2], pes[3], pes[4]}, more...) {
+		if pe.slot >= 0 {
+			assert.False(t, slots[pe.slot], "slot %d given twice", pe.slot)
+			slots[pe.slot] = true
+		}
+	}
+	assert.Len(t, slots, maxSlots)
+	assert.Equal(t, -1, more[len(more)-1].slot, "past maxSlots")
+	assert.Equal(t, pes[0].parent, pes[2].parent, ".metadata.labels")
+	assert.NotEqual(t, pes[0].parent, pes[3].parent, ".metadata.annotations")
+
+	labels := map[string]any{"a": "1", "b": "2"}
+	spec := map[string]any{}
+	for i := range maxSlots {
+		spec[fmt.Sprintf("x%d", i)] = fmt.Sprint(i)
+	}
+	pod := map[string]any{"metadata": map[string]any{"name": "p", "labels": labels, "annotations": map[string]any{"a": "3"}}, "spec": spec}
+	in := newPodIn(pod)
+	read := func(pe *podExpr) any {
+		var one [1]any
+		outs, err := pe.all(ctx, gojqEvaluator{}, &in, &one)
+		require.NoError(t, err)
+		require.Len(t, outs, 1)
+		return outs[0]
+	}
+	for i, want := range []any{"1", "1", "2", "3", "p"} {
+		assert.Equal(t, want, read(pes[i]), "path %d", i)
+	}
+	for i, pe := range more {
+		assert.Equal(t, fmt.Sprint(i), read(pe), "path .spec.x%d", i)
+	}
+	// Kept values are the pod's as first read: a changed label is not
+	// seen again through either spelling, and an unkept path reads anew.
+	labels["a"], spec[fmt.Sprintf("x%d", maxSlots-1)] = "changed", "changed"
+	assert.Equal(t, "1", read(pes[1]))
+	assert.Equal(t, "changed", read(more[maxSlots-1]))
 }

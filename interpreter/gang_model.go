@@ -231,6 +231,15 @@ type gangObject struct {
 	// into them).
 	routes []podRoute
 	idx    []int
+	// groups and byKey are the room of the call's gangAssembly: a
+	// LeaderWorkerSet of 16 groups grew its groups five times and built
+	// its index on every call.
+	groups []alphaGroup
+	byKey  map[string]int
+	// indexed says the last call wrote byKey, which release then
+	// empties: clearing a map costs its capacity, and most calls (a
+	// group per object, or a few groups) never index.
+	indexed bool
 }
 
 // maxPooledPods bounds the routes a pooled gangObject keeps: a call with
@@ -276,6 +285,25 @@ func newGangObject(n int) *gangObject {
 	return o
 }
 
+// maxPooledGroups bounds the groups a pooled gangObject keeps, and a
+// pooled index's size, as maxPooledPods bounds its routes.
+const maxPooledGroups = 256
+
+// assembly returns a gangAssembly on o's room for groups.
+func (o *gangObject) assembly() gangAssembly {
+	return gangAssembly{groups: o.groups[:0], byKey: o.byKey}
+}
+
+// keepAssembly keeps ga's room in o for the next call (release empties
+// it), unless it grew past maxPooledGroups.
+func (o *gangObject) keepAssembly(ga *gangAssembly) {
+	if cap(ga.groups) <= maxPooledGroups {
+		o.groups, o.byKey, o.indexed = ga.groups, ga.byKey, ga.indexed
+	} else {
+		o.groups, o.byKey, o.indexed = nil, nil, false
+	}
+}
+
 // release clears o, so that the pool keeps no part of the object alive,
 // and gives it back. o must not be used after.
 func (o *gangObject) release() {
@@ -286,6 +314,12 @@ func (o *gangObject) release() {
 	}
 	clear(o.routes)
 	o.routes = o.routes[:0]
+	clear(o.groups)
+	o.groups = o.groups[:0]
+	if o.indexed {
+		clear(o.byKey)
+		o.indexed = false
+	}
 	o.uid, o.ns = "", ""
 	clear(o.cands)
 	o.cands = o.cands[:0]

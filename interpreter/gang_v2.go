@@ -387,8 +387,17 @@ func (g *gangModel) routeV2(ctx context.Context, ev evaluator, o *gangObject, po
 			r.reason = reason
 			return
 		}
-		ga.buf = append(append(append(ga.buf[:0], v2.name...), '-'), key...)
-		r.gi = ga.join(o.uid, ga.buf, nil, left)
+		if ga.joined && key == ga.lastScope {
+			// The previous pod's instance or replica, as an operator's
+			// pods come group by group: its group, without writing and
+			// comparing the group's key again.
+			ga.groups[ga.last].n++
+		} else {
+			ga.buf = append(append(append(ga.buf[:0], v2.name...), '-'), key...)
+			ga.join(o.uid, ga.buf, nil, left)
+			ga.lastScope, ga.joined = key, true
+		}
+		r.gi = ga.last
 		r.group = ga.groups[r.gi].name
 		ga.groups[r.gi].v2n = n
 	}
@@ -441,11 +450,26 @@ func podReplicaIndex(ctx context.Context, ev evaluator, s *gangSub, pod *podIn, 
 	if why != "" {
 		return 0, fmt.Sprintf("subgroup %s: perReplica.keyPath %s", s.comp.name(), why)
 	}
-	k, err := strconv.Atoi(key)
-	if err != nil || k < 0 || int64(k) >= n || strconv.Itoa(k) != key {
+	k, ok := replicaIndex(key, n)
+	if !ok {
 		return 0, fmt.Sprintf("replica %q not found among the %d replicas of subgroup %s", key, n, s.comp.name())
 	}
 	return k, ""
+}
+
+// replicaIndex is key as an index below n when it is one written as jq
+// writes an integer (decimal digits, no sign, no leading zero): what
+// strconv.Atoi and a check that strconv.Itoa gives key back accept, in one
+// conversion per pod instead of two.
+func replicaIndex(key string, n int64) (int, bool) {
+	if len(key) > 1 && key[0] == '0' {
+		return 0, false
+	}
+	k, err := strconv.ParseUint(key, 10, 63)
+	if err != nil || k >= uint64(max(n, 0)) {
+		return 0, false
+	}
+	return int(k), true
 }
 
 // scopeKey reads the pod's instance id or replica key of the group's
@@ -474,6 +498,14 @@ func (g *gangModel) scopeKey(ctx context.Context, ev evaluator, o *gangObject, p
 // by name. Filters and keys do not apply. The groups' subgroups, minimums
 // and pod lists are carved from a few arrays sized by a first count, so
 // that a call allocates per call rather than per group and per pod.
+//
+// Sorting is most of this work (a quarter of a 64-pod PyTorchJob call), so
+// each group's pods are sorted once, as indexes into routes (swapping ints
+// writes no pointers, so no write barrier runs while the collector marks),
+// and a subgroup's pods are appended in that order: a subgroup's list is a
+// subset of its group's, so it comes out sorted without a sort of its own
+// (PyTorchJob's worker subgroup, JobSet's subgroups and leaves repeated
+// their group's sort). Groups are put in name order by index as well.
 func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly) []Group {
 	n := len(ga.groups)
 	if !g.v2.scoped {
@@ -486,9 +518,13 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 		return 0
 	}
 	ns := len(ga.slots)
+	// idx holds counts, then the placed routes group by group (group gi's
+	// from start[gi]), then the groups in name order.
 	// counts[gi*(ns+1)] is group gi's pods, counts[gi*(ns+1)+1+k] its
 	// slot k's.
-	counts := make([]int, n*(ns+1))
+	idx := o.takeIdx(n*(ns+1) + len(routes) + 2*n)
+	counts := idx[:n*(ns+1)]
+	clear(counts)
 	placed, inSlots := 0, 0
 	for i := range routes {
 		if r := &routes[i]; r.reason == "" {
@@ -501,6 +537,29 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 			}
 		}
 	}
+	rest := idx[len(counts):]
+	byGroup, start, order := rest[:placed], rest[placed:placed+n], rest[placed+n:placed+2*n]
+	off := 0
+	for gi := range n {
+		start[gi] = off
+		off += counts[gi*(ns+1)]
+	}
+	for i := range routes {
+		if r := &routes[i]; r.reason == "" {
+			gi := groupOf(r)
+			byGroup[start[gi]] = i
+			start[gi]++
+		}
+	}
+	for gi := range n {
+		order[gi] = gi
+	}
+	if g.v2.scoped {
+		// Every name of the call is pg-<uid>-<key>: the keys' order is the
+		// names'.
+		slices.SortFunc(order, func(a, b int) int { return strings.Compare(ga.groups[a].key, ga.groups[b].key) })
+	}
+	byName := func(a, b int) int { return strings.Compare(routes[a].name, routes[b].name) }
 	names := make([]string, 0, placed+inSlots)
 	take := func(c int) []string {
 		out := names[len(names) : len(names) : len(names)+c]
@@ -509,48 +568,53 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 	}
 	slotNames := o.slotNames(ga.slots)
 	subs := make([]SubGroup, n*ns)
-	mins := make([]int64, n*ns)
+	// A group's subgroup minimums are copied into its subgroups at once,
+	// so the groups share one room.
+	var minRoom [16]int64
+	gm := minRoom[:0]
+	if ns > len(minRoom) {
+		gm = make([]int64, ns)
+	}
+	gm = gm[:ns]
 	tops := make([]int64, n)
 	groups := make([]Group, n)
-	for gi := range groups {
+	// The minimums are a function of the group's narrowing, and groups
+	// of one replica each (LeaderWorkerSet's) all narrow alike: gm keeps
+	// the last group's, so a group narrowed as the last one reuses them.
+	var total int64
+	last := narrowing{inst: -2}
+	for k, gi := range order {
 		name, nar := ga.v2Name, wholeComponent
 		if g.v2.scoped {
 			name, nar = ga.groups[gi].name, ga.groups[gi].v2n
 		} else if name == "" {
 			name = groupName(o.uid, g.v2.name, nil)
 		}
-		grp := &groups[gi]
-		gm := mins[gi*ns : (gi+1)*ns]
-		total := g.v2MinMembers(o, ga.slots, nar, gm)
+		grp := &groups[k]
+		if nar != last {
+			total, last = g.v2MinMembers(o, ga.slots, nar, gm), nar
+		}
 		*grp = Group{Name: name, Definition: g.v2.name, MinMember: total, Pods: take(counts[gi*(ns+1)]),
-			SubGroups: subs[gi*ns : (gi+1)*ns : (gi+1)*ns], MinSubGroups: &tops[gi], Topology: g.v2.topology}
-		for k, sl := range ga.slots {
-			sg := &grp.SubGroups[k]
-			*sg = SubGroup{Name: slotNames[k], MinMember: gm[k], Pods: take(counts[gi*(ns+1)+1+k]), Topology: sl.sub.topology}
+			SubGroups: subs[k*ns : (k+1)*ns : (k+1)*ns], MinSubGroups: &tops[k], Topology: g.v2.topology}
+		for s, sl := range ga.slots {
+			sg := &grp.SubGroups[s]
+			*sg = SubGroup{Name: slotNames[s], MinMember: gm[s], Pods: take(counts[gi*(ns+1)+1+s]), Topology: sl.sub.topology}
 			if sl.parent >= 0 {
 				sg.Parent = slotNames[sl.parent]
 			} else {
-				tops[gi]++
+				tops[k]++
 			}
 		}
-	}
-	for i := range routes {
-		if r := &routes[i]; r.reason == "" {
-			grp := &groups[groupOf(r)]
+		// start[gi] is now the end of the group's routes.
+		mine := byGroup[start[gi]-counts[gi*(ns+1)] : start[gi]]
+		slices.SortFunc(mine, byName)
+		for _, i := range mine {
+			r := &routes[i]
 			grp.Pods = append(grp.Pods, r.name)
 			if r.slot >= 0 {
 				grp.SubGroups[r.slot].Pods = append(grp.SubGroups[r.slot].Pods, r.name)
 			}
 		}
-	}
-	for i := range groups {
-		slices.Sort(groups[i].Pods)
-		for k := range groups[i].SubGroups {
-			slices.Sort(groups[i].SubGroups[k].Pods)
-		}
-	}
-	if g.v2.scoped {
-		slices.SortFunc(groups, func(a, b Group) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return groups
 }

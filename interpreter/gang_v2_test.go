@@ -2,7 +2,11 @@ package interpreter
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -379,5 +383,110 @@ func TestGangV2StatedSubGroupMinimums(t *testing.T) {
 			require.ErrorAs(t, err, &oe)
 			assert.Contains(t, err.Error(), tc.want)
 		})
+	}
+}
+
+// TestReplicaIndex holds replicaIndex to what it replaced: strconv.Atoi,
+// a bound and strconv.Itoa giving the key back.
+func TestReplicaIndex(t *testing.T) {
+	old := func(key string, n int64) (int, bool) {
+		k, err := strconv.Atoi(key)
+		if err != nil || k < 0 || int64(k) >= n || strconv.Itoa(k) != key {
+			return 0, false
+		}
+		return k, true
+	}
+	for _, tc := range []struct {
+		key  string
+		n    int64
+		want int
+		ok   bool
+	}{
+		{"0", 1, 0, true},
+		{"3", 4, 3, true},
+		{"4", 4, 0, false},
+		{"12", 13, 12, true},
+		{"", 4, 0, false},
+		{"00", 4, 0, false},
+		{"01", 4, 0, false},
+		{"-0", 4, 0, false},
+		{"-1", 4, 0, false},
+		{"+1", 4, 0, false},
+		{" 1", 4, 0, false},
+		{"1 ", 4, 0, false},
+		{"1e1", 40, 0, false},
+		{"1.0", 4, 0, false},
+		{"0x1", 4, 0, false},
+		{"٣", 4, 0, false},
+		{"999999999999999999", math.MaxInt64, 999999999999999999, true},
+		{"9223372036854775807", math.MaxInt64, 0, false},
+		{"99999999999999999999", math.MaxInt64, 0, false},
+	} {
+		k, ok := replicaIndex(tc.key, tc.n)
+		assert.Equal(t, tc.ok, ok, "%q of %d", tc.key, tc.n)
+		assert.Equal(t, tc.want, k, "%q of %d", tc.key, tc.n)
+		wantK, wantOK := old(tc.key, tc.n)
+		assert.Equal(t, wantOK, ok, "%q of %d against Atoi", tc.key, tc.n)
+		assert.Equal(t, wantK, k, "%q of %d against Atoi", tc.key, tc.n)
+	}
+	for i := range 2000 {
+		key := strconv.Itoa(i)
+		k, ok := replicaIndex(key, 1000)
+		wantK, wantOK := old(key, 1000)
+		assert.Equal(t, wantOK, ok, key)
+		assert.Equal(t, wantK, k, key)
+	}
+}
+
+// TestGangGroupsPooledIndexStartsEmpty: a call's groups and their index by
+// key live in a pooled gangObject; a call after one that indexed other
+// groups must not find them. The first call makes 20 LeaderWorkerSet
+// groups (indexed past 8), the second 11, the last of which, group 15,
+// the first call's index still named at a position past the second
+// call's groups.
+func TestGangGroupsPooledIndexStartsEmpty(t *testing.T) {
+	ctx := context.Background()
+	p := progCompile(t, progKartaFile(t, "../builtin/kartas/leaderworkerset.yaml"), Options{})
+	dk := directKindOf(t, "leaderworkerset")
+	obj := dk.running.DeepCopy()
+	require.NoError(t, unstructured.SetNestedField(obj.Object, int64(20), "spec", "replicas"))
+	var leader *unstructured.Unstructured
+	for _, pod := range dk.pods {
+		if pod.GetLabels()["leaderworkerset.sigs.k8s.io/worker-index"] == "0" {
+			leader = pod
+			break
+		}
+	}
+	require.NotNil(t, leader)
+	leaders := func(groups ...int) []*unstructured.Unstructured {
+		var pods []*unstructured.Unstructured
+		for _, g := range groups {
+			pod := leader.DeepCopy()
+			pod.SetName(fmt.Sprintf("%s-%d", obj.GetName(), g))
+			labels := pod.GetLabels()
+			labels["leaderworkerset.sigs.k8s.io/group-index"] = strconv.Itoa(g)
+			pod.SetLabels(labels)
+			pods = append(pods, pod)
+		}
+		return pods
+	}
+	for _, groups := range [][]int{
+		{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19},
+		{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15},
+		{19, 18, 17, 16, 15, 14, 13, 12, 11, 3, 0},
+	} {
+		res, err := p.GetGangGroups(ctx, obj, leaders(groups...))
+		require.NoError(t, err)
+		require.Empty(t, res.Unmatched)
+		require.Len(t, res.Placements, len(groups))
+		require.Len(t, res.Groups, len(groups))
+		for i, pl := range res.Placements {
+			assert.Equal(t, strconv.Itoa(groups[i]), pl.Replica, pl.Pod)
+			assert.True(t, strings.HasSuffix(pl.Group, "-group-"+pl.Replica), "%s in %s", pl.Pod, pl.Group)
+		}
+		for _, g := range res.Groups {
+			require.Len(t, g.Pods, 1, g.Name)
+			assert.True(t, strings.HasSuffix(g.Name, "-group-"+strings.TrimPrefix(g.Pods[0], obj.GetNamespace()+"/"+obj.GetName()+"-")), "%s holds %v", g.Name, g.Pods)
+		}
 	}
 }

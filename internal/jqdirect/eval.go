@@ -1,6 +1,7 @@
 package jqdirect
 
 import (
+	"encoding/json"
 	"math"
 	"sync"
 
@@ -195,21 +196,38 @@ func (p *Program) Run(in any, s *Scratch) ([]any, bool) {
 			return p.runShared(m, s)
 		}
 	}
+	// The runs with a context are functions of their own: with their
+	// returns here, Run had too many returns for its defers to be
+	// open-coded (the compiler's bound is 15 returns × defers), and every
+	// evaluation paid the runtime's deferred calls (a Milvus GetPodSpecs
+	// makes 73).
+	if p.one {
+		return p.runOne(in, s)
+	}
+	return p.runAll(in, s)
+}
+
+// runOne is Run of a program that gives at most one output (eval1).
+func (p *Program) runOne(in any, s *Scratch) ([]any, bool) {
 	c := p.enter(s)
 	defer p.leave(c)
-	if p.one {
-		v, has, ok := one(c, p.root, in)
-		if !ok {
-			return nil, false
-		}
-		if !has {
-			return nil, true
-		}
-		if v, ok = outValue(v); !ok {
-			return nil, false
-		}
-		return s.keep(v), true
+	v, has, ok := one(c, p.root, in)
+	if !ok {
+		return nil, false
 	}
+	if !has {
+		return nil, true
+	}
+	if v, ok = outValue(v); !ok {
+		return nil, false
+	}
+	return s.keep(v), true
+}
+
+// runAll is Run of any other program, on the general form.
+func (p *Program) runAll(in any, s *Scratch) ([]any, bool) {
+	c := p.enter(s)
+	defer p.leave(c)
 	tmp := c.buf()
 	defer func() { c.free(tmp) }()
 	tmp, ok := p.root.eval(c, in, tmp)
@@ -301,7 +319,7 @@ func outValue(v any) (any, bool) {
 			return v, true
 		}
 	}
-	f, ok := luaapi.GoNumber(v)
+	f, ok := goNumber(v)
 	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
 		return nil, false
 	}
@@ -317,9 +335,48 @@ func dnumber(v any) (float64, bool) {
 	case nil, bool, string, map[string]any, []any:
 		return 0, false
 	}
-	f, ok := luaapi.GoNumber(v)
+	f, ok := goNumber(v)
 	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, false
+	}
+	return f, true
+}
+
+// goNumber is luaapi.GoNumber, with the numbers the object decoder keeps
+// as json.Number (karta's own decoding, object.Decode) read without
+// strconv.ParseFloat when they are integers of at most 15 digits, which a
+// float64 holds exactly, so that the result is ParseFloat's: a Milvus
+// GetPodSpecs reads 27 replica counts and sizes so, a parse each.
+func goNumber(v any) (float64, bool) {
+	if n, ok := v.(json.Number); ok {
+		if f, ok := shortInteger(string(n)); ok {
+			return f, true
+		}
+	}
+	return luaapi.GoNumber(v)
+}
+
+// shortInteger is s as a float64 when s is an optional minus sign and 1
+// to 15 decimal digits; "-0" is negative zero, as ParseFloat gives it.
+func shortInteger(s string) (float64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 15 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	f := float64(n)
+	if neg {
+		f = -f
 	}
 	return f, true
 }
