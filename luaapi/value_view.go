@@ -120,6 +120,35 @@ func (vs *Values) ToLuaView(L *lua.LState, v any) lua.LValue {
 	return ud
 }
 
+// shortInteger is s as a float64 when s is an optional minus sign and 1
+// to 15 decimal digits, which a float64 holds exactly, so the result is
+// strconv.ParseFloat's ("-0" is negative zero, as ParseFloat gives it)
+// without its cost: the numbers karta's own decoding keeps as json.Number
+// (object.Decode) are mostly such replica counts and sizes, which the
+// direct evaluator reads on every call (a Milvus GetPodSpecs 27).
+func shortInteger(s string) (float64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 15 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	f := float64(n)
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
 // GoNumber returns the float64 value of a Go number of any of the types a
 // JSON or YAML decoder (or gojq) produces, and whether v is such a number.
 func GoNumber(v any) (float64, bool) {
@@ -131,6 +160,9 @@ func GoNumber(v any) (float64, bool) {
 	case int64:
 		return float64(x), true
 	case json.Number:
+		if f, ok := shortInteger(string(x)); ok {
+			return f, true
+		}
 		f, err := strconv.ParseFloat(string(x), 64)
 		if err != nil && !isRangeErr(err) {
 			return math.NaN(), true

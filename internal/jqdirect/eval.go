@@ -1,7 +1,6 @@
 package jqdirect
 
 import (
-	"encoding/json"
 	"math"
 	"sync"
 
@@ -319,7 +318,7 @@ func outValue(v any) (any, bool) {
 			return v, true
 		}
 	}
-	f, ok := goNumber(v)
+	f, ok := luaapi.GoNumber(v)
 	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
 		return nil, false
 	}
@@ -335,48 +334,9 @@ func dnumber(v any) (float64, bool) {
 	case nil, bool, string, map[string]any, []any:
 		return 0, false
 	}
-	f, ok := goNumber(v)
+	f, ok := luaapi.GoNumber(v)
 	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, false
-	}
-	return f, true
-}
-
-// goNumber is luaapi.GoNumber, with the numbers the object decoder keeps
-// as json.Number (karta's own decoding, object.Decode) read without
-// strconv.ParseFloat when they are integers of at most 15 digits, which a
-// float64 holds exactly, so that the result is ParseFloat's: a Milvus
-// GetPodSpecs reads 27 replica counts and sizes so, a parse each.
-func goNumber(v any) (float64, bool) {
-	if n, ok := v.(json.Number); ok {
-		if f, ok := shortInteger(string(n)); ok {
-			return f, true
-		}
-	}
-	return luaapi.GoNumber(v)
-}
-
-// shortInteger is s as a float64 when s is an optional minus sign and 1
-// to 15 decimal digits; "-0" is negative zero, as ParseFloat gives it.
-func shortInteger(s string) (float64, bool) {
-	neg := len(s) > 0 && s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	if s == "" || len(s) > 15 {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	f := float64(n)
-	if neg {
-		f = -f
 	}
 	return f, true
 }
