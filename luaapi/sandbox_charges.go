@@ -119,6 +119,7 @@ func chargeBaseLibrary(L *lua.LState, sandbox *lua.LTable) {
 			if j >= i {
 				// More than the stack holds is the stack's limit.
 				charge(L, int(min(int64(j)-int64(i), int64(L.Options.RegistryMaxSize)))/valuesPerStep)
+				reserveStack(L, int64(j)-int64(i)+1)
 			}
 		}
 	})
@@ -146,8 +147,24 @@ func chargeStringLibrary(L *lua.LState, str *lua.LTable) {
 		}
 		if j >= i {
 			charge(L, min(j-i, len(s))/valuesPerStep)
+			reserveStack(L, int64(min(j, len(s))-max(i, 1)+1))
 		}
 	})
+}
+
+// reserveStack makes room on L's data stack for the n values a builtin
+// is about to push, in one step. gopher-lua grows the stack by
+// RegistryGrowStep values when a push finds it full, copying all of it
+// each time, so unpack of 128 Ki values (the default stack) copied about
+// 130 MB on its way to the limit. n beyond what the stack can hold raises
+// the stack's limit here, as the pushes would have.
+func reserveStack(L *lua.LState, n int64) {
+	if n <= 0 {
+		return
+	}
+	top := L.GetTop()
+	L.SetTop(top + int(min(n, int64(L.Options.RegistryMaxSize)+1)))
+	L.SetTop(top)
 }
 
 // wrapCharged replaces lib[name], a Go function, by one that runs before
