@@ -57,10 +57,9 @@ type LazyRules struct {
 type lazyTables struct {
 	meta *lua.LTable
 	src  map[*lua.LTable]lazySource
-	// keys and vals are a fill's scratch: an object's member names and
-	// the values of those kept (fills do not nest).
+	// keys is a fill's scratch: an object's member names (fills do
+	// not nest).
 	keys []string
-	vals []lua.LValue
 	// L is the state's main thread, which fills the tables that Go code
 	// meets without a state at hand (Values.TableKind).
 	L *lua.LState
@@ -159,8 +158,10 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 	}
 	switch x := src.v.(type) {
 	case map[string]any:
-		// A table sized for the members takes t's place (stringTable):
-		// t must stay the same table.
+		// A table sized for the members, as eager conversion makes it,
+		// takes t's place (gopher-lua cannot grow a table's parts in
+		// advance, and t must stay the same table). The members are
+		// counted first, so that their tables come from one slab.
 		keys := lz.keys[:0]
 		var count slabCounter
 		for k, e := range x {
@@ -171,31 +172,28 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 			sort.Strings(keys)
 		}
 		slabs := count.slabs()
-		kept, vals := keys[:0], lz.vals[:0]
+		*t = *L.CreateTable(0, len(x))
+		if src.rules.json {
+			t.Metatable = ValuesOf(L).ObjectMT
+		}
 		for _, k := range keys {
 			if lv := lz.member(x[k], src.rules, &slabs); lv != lua.LNil {
-				kept = append(kept, k)
-				vals = append(vals, lv)
+				t.RawSetString(k, lv)
 			}
 		}
-		meta := lua.LValue(lua.LNil)
-		if src.rules.json {
-			meta = ValuesOf(L).ObjectMT
-		}
-		stringTable(L, t, meta, kept, vals)
-		// The scratch keeps no string or table alive past the fill.
+		// The scratch keeps no string alive past the fill.
 		clear(keys)
-		clear(vals)
-		lz.keys, lz.vals = keys[:0], vals[:0]
+		lz.keys = keys[:0]
 	case []any:
 		var count slabCounter
 		for _, e := range x {
 			count.add(e)
 		}
 		slabs := count.slabs()
+		*t = *L.CreateTable(len(x), 0)
 		if src.rules.json {
 			vs := ValuesOf(L)
-			arrayTable(L, t, vs.ArrayMT, len(x))
+			t.Metatable = vs.ArrayMT
 			for i, e := range x {
 				lv := lz.member(e, src.rules, &slabs)
 				if lv == lua.LNil {
@@ -205,7 +203,6 @@ func (lz *lazyTables) fill(L *lua.LState, t *lua.LTable) {
 			}
 			return
 		}
-		arrayTable(L, t, lua.LNil, len(x))
 		for _, e := range x {
 			t.Append(lz.member(e, src.rules, &slabs)) // nil is left out
 		}
