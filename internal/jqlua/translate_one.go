@@ -298,12 +298,11 @@ func (g *gen) val(q *gojq.Query, in string) value {
 				head, tail = rest.Left, rest.Right
 			}
 			c := ifOf(head)
-			if c == nil || len(c.Elif) > 0 || c.Else != nil && !isIdentity(c.Else) {
+			if c == nil || !thenOnly(c) {
 				break
 			}
 			g.assigned(x.expr)
-			cond := g.val(c.Cond, x.expr)
-			g.branch(g.truthy(cond), func() { g.line("%s = %s", x.expr, g.val(c.Then, x.expr).expr) }, nil)
+			g.assignThen(c, x.expr, x.expr)
 			g.assigned(x.expr)
 			if tail == nil {
 				return x
@@ -722,12 +721,10 @@ func (g *gen) valIf(x *gojq.If, in string) value {
 	// t is declared first, so that a condition computed into a local
 	// right above the if can be that if's condition (inlineLocals).
 	t := g.names.fresh("t")
-	if len(x.Elif) == 0 && (x.Else == nil || isIdentity(x.Else)) {
-		// `if c then f else . end` (or without else): t starts as the
-		// input, and only the then branch assigns it.
+	if thenOnly(x) {
+		// t starts as the input, and only the then branch assigns it.
 		g.line("local %s = %s", t, in)
-		c := g.val(x.Cond, in)
-		g.branch(g.truthy(c), func() { g.line("%s = %s", t, g.val(x.Then, in).expr) }, nil)
+		g.assignThen(x, in, t)
 		return value{expr: t, atom: true, fresh: true}
 	}
 	g.line("local %s", t)
@@ -769,13 +766,25 @@ func (g *gen) assignVal(q *gojq.Query, in, t string) (str, arr bool) {
 		v := g.val(q, in)
 		g.line("%s = %s", t, v.expr)
 		return v.str, v.arr
-	case len(x.Elif) == 0 && (x.Else == nil || isIdentity(x.Else)):
+	case thenOnly(x):
 		g.line("%s = %s", t, in)
-		c := g.val(x.Cond, in)
-		g.branch(g.truthy(c), func() { g.line("%s = %s", t, g.val(x.Then, in).expr) }, nil)
+		g.assignThen(x, in, t)
 		return false, false
 	}
 	return g.ifChain(g.val(x.Cond, in), x.Then, x.Elif, x.Else, in, t)
+}
+
+// thenOnly reports whether x is `if c then f else . end` (or without
+// else): its value is the input unless c holds.
+func thenOnly(x *gojq.If) bool {
+	return len(x.Elif) == 0 && (x.Else == nil || isIdentity(x.Else))
+}
+
+// assignThen writes the branch of x, a thenOnly if on in, into t, which
+// holds in already: t is assigned f's value when c holds.
+func (g *gen) assignThen(x *gojq.If, in, t string) {
+	c := g.val(x.Cond, in)
+	g.branch(g.truthy(c), func() { g.line("%s = %s", t, g.val(x.Then, in).expr) }, nil)
 }
 
 // ifOf is the if that q is, in parentheses or not, else nil.
