@@ -174,7 +174,14 @@ func (g *gangModel) placeOne(ctx context.Context, ev evaluator, obj map[string]a
 			if gi := routes[0].gi; gi >= 0 {
 				n = ga.groups[gi].v2n
 			}
-			minMember = g.v2MinMembers(o, ga.slots, n, make([]int64, len(ga.slots)))
+			// The minimums' room on the stack for the usual few slots
+			// (a make of a variable size is a heap allocation).
+			var room [16]int64
+			mins := room[:0]
+			if len(ga.slots) > len(room) {
+				mins = make([]int64, 0, len(ga.slots))
+			}
+			minMember = g.v2MinMembers(o, ga.slots, n, mins[:len(ga.slots)])
 		} else {
 			ag := &alphaGroup{name: routes[0].group, def: routes[0].member.def, pods: []int{0}}
 			minMember = g.groupMinMember(ctx, ev, o, ag, []map[string]any{pod}, routes)

@@ -328,7 +328,10 @@ func (o *gangObject) slotName(s v2Slot) string {
 	if s.inst < 0 && s.rep < 0 {
 		return s.sub.comp.name()
 	}
-	return string(o.appendSlotName(nil, s))
+	// Written in room on the stack: growing a nil buffer took three
+	// allocations before the string's own.
+	var room [64]byte
+	return string(o.appendSlotName(room[:0], s))
 }
 
 // appendSlotName appends slot s's name to buf.
