@@ -214,22 +214,22 @@ metadata:
 	assert.Equal(t, []Unmatched{{Pod: "serving/lws-x", Reason: `component "group": replicaSelector yields null, want a non-empty string or a number`}}, res.Unmatched)
 }
 
-// A Lua GetGangGroups that returns subgroups with parent round-trips
-// through the typed result; a subgroup without pods has an empty list, as
+// A Lua GetGangGroups that returns subgroups with parent (and a
+// subgroup's minSubGroups) round-trips through the typed result; a subgroup without pods has an empty list, as
 // every list of the result.
 func TestGangV2ScriptParentRoundTrips(t *testing.T) {
 	k := gangKarta(t, "leaderworkerset")
 	k.Spec.LuaScript = `
 function GetGangGroups(obj, pods)
   return {groups = {{name = "g", definition = "d", minMember = 2, pods = {},
-    subGroups = {{name = "a", minMember = 2, pods = {}}, {name = "b", parent = "a", minMember = 1}}}}}
+    subGroups = {{name = "a", minMember = 2, minSubGroups = 1, pods = {}}, {name = "b", parent = "a", minMember = 1}}}}}
 end`
 	p, err := Compile(k, Options{})
 	require.NoError(t, err)
 	res, err := p.GetGangGroups(context.Background(), &unstructured.Unstructured{Object: gangObj(t, "leaderworkerset")}, nil)
 	require.NoError(t, err)
 	require.Len(t, res.Groups, 1)
-	assert.Equal(t, []SubGroup{{Name: "a", MinMember: 2, Pods: []string{}}, {Name: "b", Parent: "a", MinMember: 1, Pods: []string{}}},
+	assert.Equal(t, []SubGroup{{Name: "a", MinMember: 2, MinSubGroups: i64(1), Pods: []string{}}, {Name: "b", Parent: "a", MinMember: 1, Pods: []string{}}},
 		res.Groups[0].SubGroups)
 }
 
