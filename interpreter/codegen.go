@@ -224,6 +224,7 @@ func collectPaths(k *karta.Karta) []pathRef {
 				if r := sg.PerReplica; r != nil {
 					field := fmt.Sprintf("podGroup.subGroups[%d].perReplica.", si)
 					addRef(pathRef{field: field + "countPath", expr: r.CountPath, gang: true})
+					addRef(pathRef{field: field + "minCountPath", expr: r.MinCountPath, gang: true})
 					addRef(pathRef{field: field + "keyPath", expr: r.KeyPath, pods: true})
 				}
 			}

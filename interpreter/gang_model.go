@@ -226,6 +226,9 @@ type gangObject struct {
 	// subMins[e] are v2 entry e's stated minimums (its minMemberPath), -1
 	// where none is stated.
 	subMins [][]int64
+	// needs[e] are the leaves v2 entry e's subgroups need (its
+	// perReplica.minCountPath), -1 where all of them are.
+	needs [][]int64
 	// routes and idx are GetGangGroups' per-pod routes and its groups'
 	// pod indexes, recycled with the rest (nothing of the result points
 	// into them).
@@ -330,6 +333,9 @@ func (o *gangObject) release() {
 	}
 	for i := range o.subMins {
 		o.subMins[i] = o.subMins[i][:0]
+	}
+	for i := range o.needs {
+		o.needs[i] = o.needs[i][:0]
 	}
 	gangObjects.Put(o)
 }

@@ -29,6 +29,9 @@ type gangV2 struct {
 	// keeps its one group per object.
 	scope  *gangComp
 	scoped bool
+	// needs says some entry states how many of its leaves it needs
+	// (perReplica.minCountPath), so that subgroups report minSubGroups.
+	needs bool
 	// subOf[i] is the subgroup entry that pods of component i join: the
 	// one of the component itself or of its nearest ancestor; nil when
 	// none covers it.
@@ -50,6 +53,10 @@ type gangSub struct {
 	repKey   *podExpr
 	// countField names repCount in errors.
 	countField string
+	// repNeed is the entry's perReplica.minCountPath, the leaves each of
+	// its subgroups needs, nil without; needField names it in errors.
+	repNeed   *jqProgram
+	needField string
 	// minMember is the entry's minMemberPath, nil without; minField names
 	// it in errors.
 	minMember *jqProgram
@@ -122,6 +129,13 @@ func (g *gangModel) compileV2(pg *karta.PodGroupV2) (*gangV2, error) {
 			}
 			if sub.repKey, err = newPodExpr(g.m.exprs, r.KeyPath); err != nil {
 				return nil, fmt.Errorf("%s.perReplica.keyPath: %w", field, err)
+			}
+			if r.MinCountPath != "" {
+				sub.needField = field + ".perReplica.minCountPath"
+				if sub.repNeed, err = g.m.exprs.compile(r.MinCountPath); err != nil {
+					return nil, fmt.Errorf("%s.perReplica.minCountPath: %w", field, err)
+				}
+				v2.needs = true
 			}
 		}
 		for a := gc.cm.parent; a != nil; a = a.parent {
@@ -235,15 +249,20 @@ func (o *gangObject) replicaCount(sl v2Slot) int64 {
 	return o.reps[sl.sub.index][max(sl.inst, 0)]
 }
 
-// readEntryPaths reads every per-replica entry's counts into o.reps and
-// every entry's stated minimums into o.subMins, by entry: one per instance
-// of the component (zipped with the ids, as every per-instance path is;
-// an absent instance's is not read) for a per-instance entry, else one.
-// Values convert as scale values; a null count is 0, a null minimum is
-// none (-1).
+// readEntryPaths reads every per-replica entry's counts into o.reps, the
+// leaves its subgroups need into o.needs, and every entry's stated
+// minimums into o.subMins, by entry: one per instance of the component
+// (zipped with the ids, as every per-instance path is; an absent
+// instance's is not read) for a per-instance entry, else one. Values
+// convert as scale values; a null count is 0, a null minimum or need is
+// none (-1). A need above its subgroup's replicas fails the call: that
+// gang could never form.
 func (v2 *gangV2) readEntryPaths(ctx context.Context, ev evaluator, o *gangObject, in any) error {
 	o.reps = resizeEntries(o.reps, len(v2.subs))
 	o.subMins = resizeEntries(o.subMins, len(v2.subs))
+	if v2.needs {
+		o.needs = resizeEntries(o.needs, len(v2.subs))
+	}
 	var leaves int64
 	for _, s := range v2.subs {
 		if s.minMember != nil {
@@ -266,6 +285,23 @@ func (v2 *gangV2) readEntryPaths(ctx context.Context, ev evaluator, o *gangObjec
 			}
 		}
 		o.reps[s.index] = counts
+		if s.repNeed == nil {
+			continue
+		}
+		needs, err := s.entryValues(ctx, ev, o, in, s.repNeed, s.needField, "perReplica.minCountPath", o.needs[s.index][:0], -1)
+		if err != nil {
+			return err
+		}
+		for k, n := range needs {
+			if n > counts[k] {
+				err := fmt.Errorf("yields %d, more than the %d replicas of its subgroup", n, counts[k])
+				if s.perInstance {
+					err = fmt.Errorf("instance %q: %w", o.insts[s.comp.cm.index][k].id, err)
+				}
+				return &GangObjectError{Field: s.needField, Err: err}
+			}
+		}
+		o.needs[s.index] = needs
 	}
 	return nil
 }
@@ -320,6 +356,16 @@ func (o *gangObject) statedMin(sl v2Slot) int64 {
 		return -1
 	}
 	return o.subMins[sl.sub.index][max(sl.inst, 0)]
+}
+
+// neededLeaves is how many of its leaves a per-replica slot needs (its
+// entry's perReplica.minCountPath), -1 when all of them are or the slot
+// has none.
+func (o *gangObject) neededLeaves(sl v2Slot) int64 {
+	if sl.sub.repNeed == nil || sl.rep >= 0 || o.replicaCount(sl) == 0 {
+		return -1
+	}
+	return o.needs[sl.sub.index][max(sl.inst, 0)]
 }
 
 // slotName is a subgroup's name: the entry's component, with -<id> for one
@@ -580,6 +626,12 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 	}
 	gm = gm[:ns]
 	tops := make([]int64, n)
+	// needs holds the subgroups' minSubGroups, only when some entry
+	// states how many leaves it needs.
+	var needs []int64
+	if g.v2.needs {
+		needs = make([]int64, n*ns)
+	}
 	groups := make([]Group, n)
 	// The minimums are a function of the group's narrowing, and groups
 	// of one replica each (LeaderWorkerSet's) all narrow alike: gm keeps
@@ -607,6 +659,12 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 			} else {
 				tops[k]++
 			}
+			if needs != nil {
+				if need := o.neededLeaves(sl); need >= 0 {
+					needs[k*ns+s] = need
+					sg.MinSubGroups = &needs[k*ns+s]
+				}
+			}
 		}
 		// start[gi] is now the end of the group's routes.
 		mine := byGroup[start[gi]-counts[gi*(ns+1)] : start[gi]]
@@ -628,24 +686,24 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 // within the group's scope, W(C) = sub(C) × Π m(A) over C's proper
 // ancestors A up to the group's component G, m(A) = own(A) if > 0 else 1,
 // m(G) narrowed like the group (one replica counts 1, one instance its
-// eff). A per-replica leaf counts an equal share of its subgroup's pods,
-// the first leaves one more while a remainder lasts, so that the leaves
-// sum to their subgroup. A parent's count includes its children's, as sub does. The
+// eff). A per-replica leaf counts an equal share of its subgroup's pods
+// (of its stated minimum, when it needs all its leaves), the first leaves
+// one more while a remainder lasts, so that the leaves sum to their
+// subgroup; a subgroup that needs only some of its leaves
+// (perReplica.minCountPath) counts the first ones, or its stated minimum
+// when that is more. A parent's count includes its children's, as sub does. The
 // group's minMember is max(1, the sum over the top-level slots), unless the object
 // states it (podGroup.minMemberPath); a stated minimum below that sum is
 // taken from the last slots first, each giving up its own pods (its count
-// less its children's) and its ancestors the same, so that no subgroup
-// demands more than the group and parents stay the sum of their parts.
+// less its counted children's) and its ancestors the same, so that no subgroup
+// demands more than the group and parents stay the sum of their parts;
+// a leaf its subgroup does not need gives up nothing.
 func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing, mins []int64) int64 {
 	v2 := g.v2
 	var total int64
 	for i, s := range slots {
 		if s.rep >= 0 {
-			w, n := mins[s.parent], o.replicaCount(slots[s.parent])
-			mins[i] = w / n
-			if int64(s.rep) < w%n {
-				mins[i]++
-			}
+			// Written with its subgroup's, which it follows.
 			continue
 		}
 		c := s.sub.comp
@@ -663,11 +721,34 @@ func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing, min
 				w = satMul(w, m)
 			}
 		}
-		if m := o.statedMin(s); m >= 0 {
+		stated := o.statedMin(s)
+		if reps := o.replicaCount(s); reps > 0 {
+			// The leaves share the subgroup's count: its stated minimum
+			// when it needs all of them, else its pods, each leaf whole.
+			need := o.neededLeaves(s)
+			share := w
+			if need < 0 && stated >= 0 {
+				share = stated
+			}
+			for r := range reps {
+				mins[i+1+int(r)] = share / reps
+				if r < share%reps {
+					mins[i+1+int(r)]++
+				}
+			}
+			if need >= 0 {
+				// The first need leaves, and a stated minimum above them
+				// (Volcano checks a task's minTaskMember and its
+				// partitions' minSubGroups alike).
+				w = max(need*(share/reps)+min(need, share%reps), stated)
+				stated = -1
+			}
+		}
+		if stated >= 0 {
 			// The object states the subgroup's minimum (nothing nests under
-			// it and it has no leaves): 0 included, as Volcano's
-			// minTaskMember of a task with minAvailable: 0.
-			w = m
+			// it): 0 included, as Volcano's minTaskMember of a task with
+			// minAvailable: 0.
+			w = stated
 		}
 		mins[i] = w
 		if s.parent < 0 {
@@ -693,11 +774,16 @@ func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing, min
 	}
 	for i, s := range slots {
 		own[i] += mins[i]
-		if s.parent >= 0 {
+		if s.parent >= 0 && o.counted(slots, s) {
 			own[s.parent] -= mins[i]
 		}
 	}
 	for i := len(slots) - 1; i >= 0 && deficit > 0; i-- {
+		if !o.counted(slots, slots[i]) {
+			// A leaf its subgroup does not need gives up nothing: it is
+			// in no minimum.
+			continue
+		}
 		take := min(deficit, max(own[i], 0))
 		for s := i; s >= 0; s = slots[s].parent {
 			mins[s] -= take
@@ -705,4 +791,14 @@ func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing, min
 		deficit -= take
 	}
 	return o.v2Min
+}
+
+// counted reports whether slot s counts in its parent's minimum: every
+// slot but a leaf past those its subgroup needs.
+func (o *gangObject) counted(slots []v2Slot, s v2Slot) bool {
+	if s.rep < 0 || s.sub.repNeed == nil {
+		return true
+	}
+	need := o.neededLeaves(slots[s.parent])
+	return need < 0 || int64(s.rep) < need
 }

@@ -214,22 +214,22 @@ metadata:
 	assert.Equal(t, []Unmatched{{Pod: "serving/lws-x", Reason: `component "group": replicaSelector yields null, want a non-empty string or a number`}}, res.Unmatched)
 }
 
-// A Lua GetGangGroups that returns subgroups with parent round-trips
-// through the typed result; a subgroup without pods has an empty list, as
+// A Lua GetGangGroups that returns subgroups with parent (and a
+// subgroup's minSubGroups) round-trips through the typed result; a subgroup without pods has an empty list, as
 // every list of the result.
 func TestGangV2ScriptParentRoundTrips(t *testing.T) {
 	k := gangKarta(t, "leaderworkerset")
 	k.Spec.LuaScript = `
 function GetGangGroups(obj, pods)
   return {groups = {{name = "g", definition = "d", minMember = 2, pods = {},
-    subGroups = {{name = "a", minMember = 2, pods = {}}, {name = "b", parent = "a", minMember = 1}}}}}
+    subGroups = {{name = "a", minMember = 2, minSubGroups = 1, pods = {}}, {name = "b", parent = "a", minMember = 1}}}}}
 end`
 	p, err := Compile(k, Options{})
 	require.NoError(t, err)
 	res, err := p.GetGangGroups(context.Background(), &unstructured.Unstructured{Object: gangObj(t, "leaderworkerset")}, nil)
 	require.NoError(t, err)
 	require.Len(t, res.Groups, 1)
-	assert.Equal(t, []SubGroup{{Name: "a", MinMember: 2, Pods: []string{}}, {Name: "b", Parent: "a", MinMember: 1, Pods: []string{}}},
+	assert.Equal(t, []SubGroup{{Name: "a", MinMember: 2, MinSubGroups: i64(1), Pods: []string{}}, {Name: "b", Parent: "a", MinMember: 1, Pods: []string{}}},
 		res.Groups[0].SubGroups)
 }
 
@@ -382,6 +382,87 @@ func TestGangV2StatedSubGroupMinimums(t *testing.T) {
 			var oe *GangObjectError
 			require.ErrorAs(t, err, &oe)
 			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// A per-replica entry's perReplica.minCountPath says how many of its
+// leaves each subgroup needs (a Volcano task's partitionPolicy
+// minPartitions): the subgroup reports them as minSubGroups and counts
+// the first ones, each whole, or its stated minimum when that is more; a
+// leaf it does not need gives up nothing to a stated group minimum. On
+// the testdata JobSet: the driver's one Job of 1 pod, the workers' two
+// Jobs of 4.
+func TestGangV2NeededLeaves(t *testing.T) {
+	workers := func(v string) string {
+		return `.spec.replicatedJobs[]? | if .name == "workers" then ` + v + ` else null end`
+	}
+	cases := []struct {
+		name                        string
+		minCount, minPath, groupMin string
+		// mins are the subgroups' minimums (driver, its leaf, workers,
+		// its two leaves); need the workers' minSubGroups, -1 for none.
+		mins  []int64
+		need  int64
+		total int64
+		err   string
+	}{
+		{name: "no minCountPath: every leaf", mins: []int64{1, 1, 8, 4, 4}, need: -1, total: 9},
+		{name: "null: every leaf", minCount: workers("null"), mins: []int64{1, 1, 8, 4, 4}, need: -1, total: 9},
+		{name: "one of two leaves, whole", minCount: workers("1"), mins: []int64{1, 1, 4, 4, 4}, need: 1, total: 5},
+		{name: "all of them, stated", minCount: workers("2"), mins: []int64{1, 1, 8, 4, 4}, need: 2, total: 9},
+		{name: "none of them", minCount: workers("0"), mins: []int64{1, 1, 0, 4, 4}, need: 0, total: 1},
+		{name: "a stated minimum above the leaves needed counts", minCount: workers("1"), minPath: workers("6"),
+			mins: []int64{1, 1, 6, 4, 4}, need: 1, total: 7},
+		{name: "a stated minimum below the leaves needed does not", minCount: workers("2"), minPath: workers("3"),
+			mins: []int64{1, 1, 8, 4, 4}, need: 2, total: 9},
+		{name: "without minCountPath the leaves share a stated minimum", minPath: workers("5"),
+			mins: []int64{1, 1, 5, 3, 2}, need: -1, total: 6},
+		{name: "a stated group minimum is taken from the leaves needed, not the others", minCount: workers("1"), groupMin: "3",
+			mins: []int64{1, 1, 2, 2, 4}, need: 1, total: 3},
+		{name: "more leaves than replicas", minCount: workers("3"),
+			err: `podGroup.subGroups[0].perReplica.minCountPath: instance "workers": yields 3, more than the 2 replicas of its subgroup`},
+		{name: "one value for two instances", minCount: "1",
+			err: `podGroup.subGroups[0].perReplica.minCountPath: component "replicatedjob": perReplica.minCountPath yields 1 value(s) for 2 id(s) [driver workers]`},
+		{name: "a value that is no count", minCount: workers(`"all"`), err: `podGroup.subGroups[0].perReplica.minCountPath: instance "workers": `},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			k := gangKarta(t, "jobset")
+			sg := jobSetLeaves(".spec.replicatedJobs[]? | .replicas // 1")
+			sg.PerReplica.MinCountPath, sg.MinMemberPath = tc.minCount, tc.minPath
+			setPodGroupV2(k, karta.PodGroupV2{Name: "jobset", MinMemberPath: tc.groupMin, SubGroups: []karta.SubGroup{sg}})
+			g := compileGang(t, k)
+			if tc.err != "" {
+				_, err := g.gangGroups(context.Background(), gojqEvaluator{}, gangObj(t, "jobset"), gangDocs(t, "jobset.pods"))
+				var oe *GangObjectError
+				require.ErrorAs(t, err, &oe)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			res := runGang(t, g, gangObj(t, "jobset"), gangDocs(t, "jobset.pods"))
+			require.Len(t, res.Groups, 1)
+			grp := res.Groups[0]
+			var mins []int64
+			for _, s := range grp.SubGroups {
+				mins = append(mins, s.MinMember)
+			}
+			assert.Equal(t, tc.mins, mins)
+			assert.Equal(t, tc.total, grp.MinMember)
+			assert.Equal(t, i64(2), grp.MinSubGroups, "the group's own count is unchanged")
+			for i, s := range grp.SubGroups {
+				if i == 2 && tc.need >= 0 {
+					assert.Equal(t, i64(tc.need), s.MinSubGroups, s.Name)
+				} else {
+					assert.Nil(t, s.MinSubGroups, s.Name)
+				}
+			}
+			// PlacePod reports the same group minimum.
+			pods := gangDocs(t, "jobset.pods")
+			pl, reason, err := g.placeOne(context.Background(), gojqEvaluator{}, gangObj(t, "jobset"), pods[len(pods)-1])
+			require.NoError(t, err)
+			require.Empty(t, reason)
+			assert.Equal(t, tc.total, pl.MinMember)
 		})
 	}
 }

@@ -100,10 +100,14 @@ type SubGroup struct {
 	// Parent names the subgroup this one nests in; empty when it sits
 	// directly under the group. Subgroup names are unique within a group,
 	// and a parent always comes before its children.
-	Parent    string          `json:"parent,omitempty"`
-	MinMember int64           `json:"minMember"`
-	Pods      []string        `json:"pods"`
-	Topology  *karta.Topology `json:"topology,omitempty"`
+	Parent    string `json:"parent,omitempty"`
+	MinMember int64  `json:"minMember"`
+	// MinSubGroups is how many of its child subgroups it needs, the
+	// first ones, when it needs fewer than all (a per-replica entry's
+	// perReplica.minCountPath); nil when every child is required.
+	MinSubGroups *int64          `json:"minSubGroups,omitempty"`
+	Pods         []string        `json:"pods"`
+	Topology     *karta.Topology `json:"topology,omitempty"`
 }
 
 // PlacementResult is the result of PlacePods. Every pod appears exactly

@@ -675,8 +675,10 @@ type SubGroup struct {
 	// the subgroup's minMember: one value per instance of the component
 	// (zipped with its ids) with perInstance, else one. A count, 0
 	// included, replaces the computed minimum; null keeps it. No entry
-	// may nest under one with a minMemberPath, nor may it split per
-	// replica.
+	// may nest under one with a minMemberPath. With perReplica, the
+	// leaves share the stated minimum, unless perReplica.minCountPath
+	// states how many leaves the subgroup needs: then the stated minimum
+	// counts only where it is above those leaves' sum.
 	// +optional
 	MinMemberPath string `json:"minMemberPath,omitempty"`
 	// +optional
@@ -694,6 +696,13 @@ type SubGroupReplicas struct {
 	// KeyPath is a jq expression on a pod that yields its replica's
 	// index, 0 to count-1 (a string of decimal digits or an integer).
 	KeyPath string `json:"keyPath"`
+	// MinCountPath is a jq expression on the root object: how many of
+	// the subgroup's leaves it needs (its minSubGroups), one value per
+	// instance of the component (zipped with its ids) with perInstance,
+	// else one; the first ones count, each whole. Null or absent: all of
+	// them. A count above the replicas fails the call.
+	// +optional
+	MinCountPath string `json:"minCountPath,omitempty"`
 }
 
 // Topology is a topology constraint, passed through to the output.

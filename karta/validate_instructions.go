@@ -143,14 +143,17 @@ func (v *validator) podGroupV2(p *field.Path, g *PodGroupV2) {
 		if s.PerInstance && subs[i] != nil && subs[i].c.InstanceIDPath == "" {
 			v.errorf(sp.Index(i).Child("perInstance"), "component %q has no instanceIdPath, so it has no instances to split by", s.ComponentName)
 		}
+		// A stated minimum on a per-replica entry is meaningful either
+		// way (docs/karta.md, "The v2 podGroup"): its leaves share it, or,
+		// with minCountPath, it counts where it is above the leaves the
+		// subgroup needs (a Volcano task's minAvailable beside its
+		// partitionPolicy's minPartitions).
 		v.optionalExpr(sp.Index(i).Child("minMemberPath"), s.MinMemberPath)
-		if s.MinMemberPath != "" && s.PerReplica != nil {
-			v.errorf(sp.Index(i).Child("minMemberPath"), "a subgroup that splits per replica has its leaves' minimums computed; state its minimum with the group's minMemberPath or drop perReplica")
-		}
 		if r := s.PerReplica; r != nil {
 			rp := sp.Index(i).Child("perReplica")
 			v.requiredExpr(rp.Child("countPath"), r.CountPath, "a path on the object that yields the number of replicas of each subgroup")
 			v.requiredExpr(rp.Child("keyPath"), r.KeyPath, "a path, evaluated on a pod, that yields its replica's index")
+			v.optionalExpr(rp.Child("minCountPath"), r.MinCountPath)
 		}
 		v.topology(sp.Index(i).Child("topology"), s.Topology)
 	}

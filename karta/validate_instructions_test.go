@@ -330,11 +330,31 @@ func TestValidateInstructions(t *testing.T) {
 					{ComponentName: "pod", MinMemberPath: ".spec | ("}}}
 			},
 			want: []wantProblem{
-				errAt(fV2+".subGroups[0].minMemberPath", "a subgroup that splits per replica has its leaves' minimums computed; state its minimum with the group's minMemberPath or drop perReplica"),
 				errAt(fV2+".subGroups[1].componentName", `"pod" is under "replicatedjob" (`+fV2+
 					".subGroups[0]), whose subgroups split per replica; a subgroup cannot nest under a per-replica subgroup"),
 				errAt(fV2+".subGroups[1].minMemberPath", "invalid jq: "),
 			},
+		},
+		{
+			name: "leaves needed, beside a stated subgroup minimum",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "jobset", SubGroups: []SubGroup{{ComponentName: "replicatedjob", PerInstance: true,
+					MinMemberPath: ".spec.replicatedJobs[]? | .minAvailable",
+					PerReplica: &SubGroupReplicas{CountPath: ".spec.replicatedJobs[]?.replicas // 1", KeyPath: `.metadata.labels["jobset.sigs.k8s.io/job-index"]`,
+						MinCountPath: ".spec.replicatedJobs[]? | .minReplicas"}}}}
+			},
+		},
+		{
+			name: "leaves needed, broken",
+			base: fixtureJobSet,
+			mutate: func(t *testing.T, k *Karta) {
+				gangOf(k).PodGroups = nil
+				gangOf(k).PodGroup = &PodGroupV2{Name: "jobset", SubGroups: []SubGroup{{ComponentName: "replicatedjob", PerInstance: true,
+					PerReplica: &SubGroupReplicas{CountPath: "2", KeyPath: ".metadata.name", MinCountPath: ".spec | ("}}}}
+			},
+			want: []wantProblem{errAt(fV2+".subGroups[0].perReplica.minCountPath", "invalid jq: ")},
 		},
 		{
 			name: "nesting under a stated subgroup minimum",

@@ -129,8 +129,14 @@ func checkObject(t *testing.T, target podgroups.Target, o *unstructured.Unstruct
 		assert.Nil(t, pg.Spec.MinSubGroup, "minMember and minSubGroup are exclusive")
 		for _, sg := range pg.Spec.SubGroups {
 			assert.Empty(t, validation.IsDNS1123Label(sg.Name), "subgroup names are DNS labels")
-			require.NotNil(t, sg.MinMember)
-			assert.GreaterOrEqual(t, *sg.MinMember, int32(0))
+			// One of minMember and minSubGroup (exclusive), at least 0.
+			n := sg.MinMember
+			if sg.MinSubGroup != nil {
+				assert.Nil(t, sg.MinMember, "subgroup %s: minMember and minSubGroup are exclusive", sg.Name)
+				n = sg.MinSubGroup
+			}
+			require.NotNil(t, n, "subgroup %s", sg.Name)
+			assert.GreaterOrEqual(t, *n, int32(0))
 		}
 		assert.NoError(t, kaiValidateSubGroups(pg.Spec.SubGroups))
 		meta = &pg.ObjectMeta

@@ -22,8 +22,9 @@ import (
 //     would be, whose gang policy's minGroupCount is the number of its top
 //     subgroups it needs (minSubGroups when set);
 //   - a subgroup with children is a CompositePodGroup under its parent's,
-//     needing as many children as its minimum takes (all of them when the
-//     minimum is their sum, the usual case);
+//     needing its minSubGroups children when it states them (a Volcano
+//     task's minPartitions), else as many as its minimum takes (all of
+//     them when the minimum is their sum, the usual case);
 //   - a leaf subgroup is a PodGroup under its parent's CompositePodGroup,
 //     with the leaf's minimum as its gang minCount, and its pods name it.
 //
@@ -153,7 +154,19 @@ func (b *builder) workloadAPIComposite(def string, plans []*plan) error {
 				for i, c := range sp.children {
 					mins[i] = p.subs[c].sg.MinMember
 				}
-				cpg, err := b.compositePodGroup(name, p.g.Name, parent, level(d, false), wl.Name, groupsNeeded(mins, sp.sg.MinMember), p.priority, sp.sg.Topology)
+				need := groupsNeeded(mins, sp.sg.MinMember)
+				if ms := sp.sg.MinSubGroups; ms != nil {
+					switch {
+					case *ms > 0:
+						need = sp.needed()
+					default:
+						b.warn("group %s: subgroup %s needs none of its subgroups, and a CompositePodGroup's minGroupCount is at least 1: it needs %d, as many as its minimum %d takes", p.g.Name, sp.sg.Name, need, sp.sg.MinMember)
+					}
+					if x := beyond(p.subs, sp); x > 0 && *ms > 0 {
+						b.warn("group %s: subgroup %s needs %d of its subgroups and %d pods in all, and a CompositePodGroup counts subgroups only: the %d pods beyond them are not kept", p.g.Name, sp.sg.Name, need, sp.sg.MinMember, x)
+					}
+				}
+				cpg, err := b.compositePodGroup(name, p.g.Name, parent, level(d, false), wl.Name, need, p.priority, sp.sg.Topology)
 				if err != nil {
 					return err
 				}

@@ -47,7 +47,9 @@ func (ex example) ctx() context.Context {
 // examples/kartas/trainjob.yaml (a v2 group with subgroups and a topology),
 // as tutorial-trainjob, and the built-in trainjob reading its runtime
 // (examples/trainjob/torch-running.yaml with refs/torch-distributed.yaml),
-// as trainjob-runtime.
+// as trainjob-runtime, and the volcano-job built-in on a task with a
+// partitionPolicy (examples/volcano-job/partitioned.yaml), as
+// volcano-job-partitioned.
 func examples(t *testing.T) []example {
 	t.Helper()
 	var out []example
@@ -77,6 +79,13 @@ func examples(t *testing.T) []example {
 	require.True(t, ok)
 	tp, err := b.Compile(interpreter.Options{})
 	require.NoError(t, err)
+	vb, ok, err := builtin.Get("volcano-job")
+	require.NoError(t, err)
+	require.True(t, ok)
+	vp, err := vb.Compile(interpreter.Options{})
+	require.NoError(t, err)
+	out = append(out, example{name: "volcano-job-partitioned", p: vp, obj: loadOne(t, "../examples/volcano-job/partitioned.yaml"),
+		pods: loadAll(t, "../examples/volcano-job/pods-partitioned.yaml")})
 	return append(out, example{name: "trainjob-runtime", p: tp, obj: loadOne(t, "../examples/trainjob/torch-running.yaml"),
 		pods: loadAll(t, "../examples/trainjob/pods-torch.yaml"), refs: loadAll(t, "../examples/trainjob/refs/torch-distributed.yaml")})
 }

@@ -2,7 +2,9 @@ package podgroups_test
 
 import (
 	"encoding/json"
+	"maps"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -286,4 +288,119 @@ func TestLinkInGroupsOnePod(t *testing.T) {
 	var ue *interpreter.UnmatchedError
 	require.ErrorAs(t, err, &ue)
 	assert.Equal(t, "no component's selector matches", ue.Reason)
+}
+
+// A subgroup that needs only some of its leaves (its minSubGroups, a
+// Volcano task's minPartitions) is said by each target as far as its API
+// can: KAI's minSubGroup, Volcano's subGroupPolicy minSubGroups (tasks,
+// the first leaves required, without the option), a CompositePodGroup's
+// minGroupCount; coscheduling lists it in its warning. What a target
+// cannot say is warned. The nested TrainJob's workers need need of their
+// two leaves of 2, and workerMin pods in all.
+func TestBuildSubgroupNeedsSomeLeaves(t *testing.T) {
+	const group = "pg-3f6b2a90-7c1d-4e8f-a2b3-c4d5e6f7a8b9-gang"
+	workerSub := func(t *testing.T, res *podgroups.Result) map[string]any {
+		subs := specOf(t, res.Objects[0], "subGroups").([]any)
+		require.Len(t, subs, 4)
+		sub := maps.Clone(subs[1].(map[string]any))
+		delete(sub, "topologyConstraint") // the tutorial's, as without minSubGroups
+		return sub
+	}
+	// warnings are res's but the topology's, which the tutorial's
+	// subgroup has whatever it needs.
+	warnings := func(res *podgroups.Result) []string {
+		var out []string
+		for _, w := range res.Warnings {
+			if !strings.Contains(w, "topology") {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	policy := func(need int64) []any {
+		return []any{map[string]any{
+			"name": "worker", "subGroupSize": int64(2), "minSubGroups": need,
+			"labelSelector":  map[string]any{"matchLabels": map[string]any{"karta.run.ai/parent-subgroup": "worker"}},
+			"matchLabelKeys": []any{"volcano.sh/task-spec"},
+		}}
+	}
+	workersComposite := func(t *testing.T, res *podgroups.Result) any {
+		for _, o := range res.Objects {
+			if o.GetKind() == "CompositePodGroup" && o.GetName() == group+"-worker" {
+				return specOf(t, o, "schedulingPolicy", "gang", "minGroupCount")
+			}
+		}
+		t.Fatal("no workers' CompositePodGroup")
+		return nil
+	}
+	cases := []struct {
+		name            string
+		need, workerMin int64
+		target          podgroups.Target
+		opts            podgroups.Options
+		check           func(t *testing.T, res *podgroups.Result)
+	}{
+		{"kai: minSubGroup instead of minMember", 1, 2, podgroups.KAI, podgroups.Options{Queue: "research"}, func(t *testing.T, res *podgroups.Result) {
+			assert.Equal(t, map[string]any{"name": "worker", "minSubGroup": int64(1)}, workerSub(t, res))
+			assert.Empty(t, warnings(res))
+		}},
+		{"kai: none of them", 0, 0, podgroups.KAI, podgroups.Options{Queue: "research"}, func(t *testing.T, res *podgroups.Result) {
+			assert.Equal(t, map[string]any{"name": "worker", "minSubGroup": int64(0)}, workerSub(t, res))
+		}},
+		{"kai: pods beyond the leaves needed are warned", 1, 3, podgroups.KAI, podgroups.Options{Queue: "research"}, func(t *testing.T, res *podgroups.Result) {
+			assert.Equal(t, map[string]any{"name": "worker", "minSubGroup": int64(1)}, workerSub(t, res))
+			assert.Equal(t, []string{"group " + group + ": subgroup worker needs 1 of its subgroups and 3 pods in all, and KAI's minSubGroup is exclusive with minMember: the 1 pods beyond those subgroups' are not kept"}, warnings(res))
+		}},
+		{"volcano: the first leaves are tasks, the rest optional", 1, 2, podgroups.Volcano, podgroups.Options{}, func(t *testing.T, res *podgroups.Result) {
+			assert.Equal(t, map[string]any{"launcher": int64(1), "worker-a": int64(2)}, specOf(t, res.Objects[0], "minTaskMember"))
+			assert.Contains(t, res.Warnings, "group "+group+": subgroup worker needs 1 of its 2 subgroups, which Volcano's tasks cannot say: the first 1 are tasks of their minimums and the rest optional (--volcano-subgroup-policy says it as a subGroupPolicy's minSubGroups)")
+		}},
+		{"volcano with VolcanoSubGroupPolicy: the policy's minSubGroups", 1, 2, podgroups.Volcano, podgroups.Options{VolcanoSubGroupPolicy: true}, func(t *testing.T, res *podgroups.Result) {
+			assert.Equal(t, map[string]any{"launcher": int64(1)}, specOf(t, res.Objects[0], "minTaskMember"))
+			assert.Equal(t, policy(1), specOf(t, res.Objects[0], "subGroupPolicy"))
+			assert.Empty(t, warnings(res))
+		}},
+		{"volcano with VolcanoSubGroupPolicy: none of them", 0, 0, podgroups.Volcano, podgroups.Options{VolcanoSubGroupPolicy: true}, func(t *testing.T, res *podgroups.Result) {
+			assert.Equal(t, policy(0), specOf(t, res.Objects[0], "subGroupPolicy"))
+		}},
+		{"volcano with VolcanoSubGroupPolicy: pods beyond the leaves needed are warned", 1, 3, podgroups.Volcano, podgroups.Options{VolcanoSubGroupPolicy: true}, func(t *testing.T, res *podgroups.Result) {
+			assert.Equal(t, policy(1), specOf(t, res.Objects[0], "subGroupPolicy"))
+			assert.Equal(t, []string{"group " + group + ": subgroup worker needs 1 of its subgroups and 3 pods in all, and its subGroupPolicy counts subgroups only: the 1 pods beyond them are not kept"}, warnings(res))
+		}},
+		{"workload-api with CompositePodGroup: minGroupCount", 1, 2, podgroups.WorkloadAPI, podgroups.Options{CompositePodGroup: true}, func(t *testing.T, res *podgroups.Result) {
+			assert.Equal(t, int64(1), workersComposite(t, res))
+			assert.Empty(t, warnings(res))
+		}},
+		{"workload-api with CompositePodGroup: none of them is no minGroupCount", 0, 2, podgroups.WorkloadAPI, podgroups.Options{CompositePodGroup: true}, func(t *testing.T, res *podgroups.Result) {
+			assert.Equal(t, int64(1), workersComposite(t, res))
+			assert.Equal(t, []string{"group " + group + ": subgroup worker needs none of its subgroups, and a CompositePodGroup's minGroupCount is at least 1: it needs 1, as many as its minimum 2 takes"}, warnings(res))
+		}},
+		{"workload-api with CompositePodGroup: pods beyond the leaves needed are warned", 1, 3, podgroups.WorkloadAPI, podgroups.Options{CompositePodGroup: true}, func(t *testing.T, res *podgroups.Result) {
+			assert.Equal(t, int64(1), workersComposite(t, res))
+			assert.Equal(t, []string{"group " + group + ": subgroup worker needs 1 of its subgroups and 3 pods in all, and a CompositePodGroup counts subgroups only: the 1 pods beyond them are not kept"}, warnings(res))
+		}},
+		{"coscheduling: listed in its warning", 1, 2, podgroups.Coscheduling, podgroups.Options{}, func(t *testing.T, res *podgroups.Result) {
+			assert.Equal(t, []string{"group " + group + ": a coscheduling PodGroup has no subgroups: its minMember 3 is the whole group's, and its subgroups' own minimums (launcher 1, worker 2 (1 of its 2 subgroups), worker-a 2, worker-b 2) are not kept"}, warnings(res))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := nestedTrainJob(t)
+			g := &in.Gangs.Groups[0]
+			g.SubGroups[1].MinMember = c.workerMin
+			g.SubGroups[1].MinSubGroups = &c.need
+			g.MinMember = 1 + c.workerMin
+			res, err := podgroups.Build(in, c.target, c.opts)
+			require.NoError(t, err)
+			for _, o := range res.Objects {
+				checkObject(t, c.target, o)
+			}
+			c.check(t, res)
+			for _, l := range res.Links {
+				got, err := podgroups.LinkInGroups(c.target, c.opts, podNamed(t, in.Pods, l.Pod), in.Gangs)
+				require.NoError(t, err)
+				assert.Equal(t, l, *got, "the webhook's link of %s", l.Pod)
+			}
+		})
+	}
 }

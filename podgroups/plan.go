@@ -44,6 +44,47 @@ type subPlan struct {
 
 func (sp *subPlan) leaf() bool { return len(sp.children) == 0 }
 
+// needed is how many of sp's children it needs, the first ones: its
+// minSubGroups, else all of them.
+func (sp *subPlan) needed() int64 {
+	if ms := sp.sg.MinSubGroups; ms != nil {
+		return min(*ms, int64(len(sp.children)))
+	}
+	return int64(len(sp.children))
+}
+
+// neededSum is the sum of the minimums of the children sp needs.
+func neededSum(subs []subPlan, sp *subPlan) int64 {
+	var sum int64
+	for _, c := range sp.children[:sp.needed()] {
+		sum += subs[c].sg.MinMember
+	}
+	return sum
+}
+
+// beyond is how many pods sp's minimum asks above the children it needs
+// when it needs only some of them (a stated minimum above its
+// minSubGroups' leaves: a Volcano task's minAvailable beside its
+// minPartitions), 0 otherwise. Per-replica subgroups, the ones with
+// minSubGroups, have no pods of their own.
+func beyond(subs []subPlan, sp *subPlan) int64 {
+	if sp.sg.MinSubGroups == nil {
+		return 0
+	}
+	return max(sp.sg.MinMember-neededSum(subs, sp), 0)
+}
+
+// optional reports whether subs[j] is a child its parent does not need
+// (past its parent's minSubGroups).
+func optional(subs []subPlan, j int) bool {
+	for k := range subs {
+		if i := slices.Index(subs[k].children, j); i >= 0 {
+			return int64(i) >= subs[k].needed()
+		}
+	}
+	return false
+}
+
 type roleMin struct {
 	name string
 	min  int64

@@ -29,9 +29,12 @@ import (
 // children a set of subgroups and puts pods in leaves only, and its
 // PodGroup webhook (podgroup_webhook.go validateSubGroups) refuses a
 // duplicate name, a parent that is no subgroup, and a cycle. A parent's
-// minMember counts its descendant pods, as a Karta's does. minSubGroup is left unset: then every subgroup is required, which
-// is what a Karta's v2 group says (minSubGroups is their number), and the
-// PodGroup stays valid for KAI versions before minSubGroup.
+// minMember counts its descendant pods, as a Karta's does. The group's
+// minSubGroup is left unset: then every subgroup is required, which is
+// what a Karta's v2 group says (minSubGroups is their number), and the
+// PodGroup stays valid for KAI versions before minSubGroup. A subgroup
+// that needs only some of its children (its minSubGroups, a Volcano
+// task's minPartitions) has minSubGroup instead of its minMember.
 var kaiGVK = metav1.GroupVersionKind{Group: "scheduling.run.ai", Version: "v2alpha2", Kind: "PodGroup"}
 
 func (b *builder) kai() error {
@@ -62,11 +65,25 @@ func (b *builder) kai() error {
 		if len(p.subs) > 0 {
 			subs := make([]any, 0, len(p.subs))
 			for i, sp := range p.subs {
-				sn, err := countFrom("PodGroup", p.name, fmt.Sprintf("spec.subGroups[%d].minMember", i), sp.sg.MinMember, 0)
-				if err != nil {
-					return err
+				sub := map[string]any{"name": sp.name}
+				if !sp.leaf() && sp.sg.MinSubGroups != nil {
+					// It needs only some of its children: KAI's
+					// minSubGroup, exclusive with minMember, says so.
+					sn, err := countFrom("PodGroup", p.name, fmt.Sprintf("spec.subGroups[%d].minSubGroup", i), sp.needed(), 0)
+					if err != nil {
+						return err
+					}
+					sub["minSubGroup"] = int64(sn)
+					if x := beyond(p.subs, &p.subs[i]); x > 0 {
+						b.warn("group %s: subgroup %s needs %d of its subgroups and %d pods in all, and KAI's minSubGroup is exclusive with minMember: the %d pods beyond those subgroups' are not kept", p.g.Name, sp.sg.Name, sp.needed(), sp.sg.MinMember, x)
+					}
+				} else {
+					sn, err := countFrom("PodGroup", p.name, fmt.Sprintf("spec.subGroups[%d].minMember", i), sp.sg.MinMember, 0)
+					if err != nil {
+						return err
+					}
+					sub["minMember"] = int64(sn)
 				}
-				sub := map[string]any{"name": sp.name, "minMember": int64(sn)}
 				if sp.parent != "" {
 					sub["parent"] = sp.parent
 				}
@@ -145,6 +162,11 @@ func (b *builder) volcano() error {
 				n := sp.sg.MinMember
 				if !sp.leaf() {
 					n = sp.own
+				}
+				if optional(p.subs, j) {
+					// A child its parent does not need (past its
+					// minSubGroups) is no required task.
+					n = 0
 				}
 				if n == 0 {
 					continue

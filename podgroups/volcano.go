@@ -115,7 +115,11 @@ func volcanoPolicyOf(subs []subPlan, j int) (volcanoPolicy, string) {
 		return volcanoPolicy{}, "its subgroups' minimum is 0, and a policy's subGroupSize is at least 1"
 	}
 	need := int64(len(mins))
-	if sp.sg.MinMember < sum {
+	if sp.sg.MinSubGroups != nil {
+		// The parent says how many of its leaves it needs (a Volcano
+		// task's minPartitions): the policy's minSubGroups, 0 included.
+		need = sp.needed()
+	} else if sp.sg.MinMember < sum {
 		// The parent needs fewer pods than its leaves hold: as many
 		// whole leaves as its minimum takes, when it takes whole leaves.
 		if sp.sg.MinMember%size != 0 {
@@ -191,10 +195,19 @@ func (b *builder) volcanoUnfit(p *plan, vp volcanoPlan) {
 		if !allLeaves(p.subs, sp) {
 			kept = "its children keep their own policies and tasks"
 		}
-		if sp.sg.MinMember < sum {
+		switch {
+		case sp.sg.MinSubGroups != nil:
+			kept += fmt.Sprintf(", the first %d of its %d required and the rest optional, where it needs any %d of them", sp.needed(), len(sp.children), sp.needed())
+		case sp.sg.MinMember < sum:
 			kept += fmt.Sprintf(", all of them required, so its minimum %d (of their %d) is not kept", sp.sg.MinMember, sum)
 		}
 		b.warn("group %s: subgroup %s is no Volcano subGroupPolicy (%s): %s", p.g.Name, sp.sg.Name, u.reason, kept)
+	}
+	for _, pol := range vp.policies {
+		sp := &p.subs[pol.parent]
+		if x := beyond(p.subs, sp); x > 0 {
+			b.warn("group %s: subgroup %s needs %d of its subgroups and %d pods in all, and its subGroupPolicy counts subgroups only: the %d pods beyond them are not kept", p.g.Name, sp.sg.Name, pol.need, sp.sg.MinMember, x)
+		}
 	}
 	tops := 0
 	for _, sp := range p.subs {
@@ -214,6 +227,11 @@ func (b *builder) volcanoFlattened(p *plan) {
 	for _, sp := range p.subs {
 		if sp.parent != "" {
 			nested = append(nested, sp.sg.Name+" in "+sp.sg.Parent)
+		}
+	}
+	for _, sp := range p.subs {
+		if sp.sg.MinSubGroups != nil && !sp.leaf() {
+			b.warn("group %s: subgroup %s needs %d of its %d subgroups, which Volcano's tasks cannot say: the first %d are tasks of their minimums and the rest optional (--volcano-subgroup-policy says it as a subGroupPolicy's minSubGroups)", p.g.Name, sp.sg.Name, sp.needed(), len(sp.children), sp.needed())
 		}
 	}
 	if len(nested) > 0 {

@@ -214,6 +214,9 @@ func subMinimums(p *plan) string {
 			s += ", "
 		}
 		s += fmt.Sprintf("%s %d", sp.sg.Name, sp.sg.MinMember)
+		if ms := sp.sg.MinSubGroups; ms != nil {
+			s += fmt.Sprintf(" (%d of its %d subgroups)", *ms, len(sp.children))
+		}
 	}
 	return s
 }

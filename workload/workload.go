@@ -147,7 +147,8 @@ type Fields struct {
 
 	// Definition is the podGroups entry (or v2 podGroup) a Group comes
 	// from; Present the number of its pods, Pods their names
-	// (namespace/name, sorted); MinSubGroups a v2 group's.
+	// (namespace/name, sorted); MinSubGroups a v2 group's, or a v2
+	// subgroup's that needs only some of its children.
 	Definition   string   `json:"definition,omitempty"`
 	Present      *int64   `json:"present,omitempty"`
 	Pods         []string `json:"pods,omitempty"`
@@ -513,6 +514,7 @@ func groupNode(g interpreter.Group) *Node {
 	for _, sg := range g.SubGroups {
 		sn := &Node{Kind: KindGroup, Name: sg.Name, Children: []*Node{}, Fields: Fields{
 			MinMember: ptr(sg.MinMember), Present: ptr(int64(len(sg.Pods))), Pods: sg.Pods,
+			MinSubGroups: sg.MinSubGroups,
 		}}
 		byName[sg.Name] = sn
 		parent := n

@@ -509,3 +509,26 @@ func trimmed(lines []string) []string {
 	}
 	return out
 }
+
+// A subgroup that needs only some of its leaves (a Volcano task's
+// partitions, minPartitions 3 of 4) carries its minSubGroups in the tree,
+// as the group does its own; the other subgroups carry none.
+func TestDescribeSubGroupNeedsSomeLeaves(t *testing.T) {
+	objs := read(filepath.Join("..", "examples", "volcano-job", "partitioned.yaml"))
+	require.Len(t, objs, 1)
+	pods := read(filepath.Join("..", "examples", "volcano-job", "pods-partitioned.yaml"))
+	tree := describe(t, program(t, "volcano-job", nil), objs[0], pods)
+	got := map[string]*int64{}
+	workload.Walk(tree, func(n *workload.Node, _ int) bool {
+		if n.Kind == workload.KindGroup {
+			got[n.Name] = n.Fields.MinSubGroups
+		}
+		return true
+	})
+	three, two := int64(3), int64(2)
+	assert.Equal(t, map[string]*int64{
+		"pg-5e2c8a14-7b3d-4c9f-9a61-0d4f8e2b7c39-job": &two,
+		"task-master": nil, "task-worker": &three,
+		"task-worker-replica-0": nil, "task-worker-replica-1": nil, "task-worker-replica-2": nil, "task-worker-replica-3": nil,
+	}, got)
+}

@@ -55,8 +55,9 @@ func newGangCmd(s streams) *cobra.Command {
 	return cmd
 }
 
-// gangTable prints the groups (with their subgroups indented under them),
-// where each pod went, and the pods that went nowhere.
+// gangTable prints the groups (with their subgroups indented under them,
+// and how many of its subgroups one needs when it needs only some), where
+// each pod went, and the pods that went nowhere.
 func gangTable(w io.Writer, res *interpreter.GangResult) error {
 	groups := [][]string{{"GROUP", "MINMEMBER", "PODS"}}
 	for _, g := range res.Groups {
@@ -79,8 +80,20 @@ func gangTable(w io.Writer, res *interpreter.GangResult) error {
 				pods[p] += pods[i]
 			}
 		}
+		children := make([]int, len(g.SubGroups))
+		for _, sg := range g.SubGroups {
+			if p, ok := at[sg.Parent]; ok && sg.Parent != "" {
+				children[p]++
+			}
+		}
 		for i, sg := range g.SubGroups {
-			groups = append(groups, []string{indent[i] + sg.Name, strconv.FormatInt(sg.MinMember, 10), strconv.Itoa(pods[i])})
+			minCell := strconv.FormatInt(sg.MinMember, 10)
+			if sg.MinSubGroups != nil {
+				// It needs only some of its subgroups (a Volcano task's
+				// minPartitions).
+				minCell += fmt.Sprintf(" (%d of %d subgroups)", *sg.MinSubGroups, children[i])
+			}
+			groups = append(groups, []string{indent[i] + sg.Name, minCell, strconv.Itoa(pods[i])})
 		}
 	}
 	placements := [][]string{{"POD", "COMPONENT", "INSTANCE", "REPLICA", "GROUP"}}

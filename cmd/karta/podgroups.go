@@ -183,7 +183,8 @@ func resourcesOf(o *unstructured.Unstructured) string {
 
 // detailsOf names what else an object says of the gang: a Workload's
 // templates, the CompositePodGroup a PodGroup is in, a KAI PodGroup's
-// subgroups (parent>child for a nested one), a Volcano PodGroup's tasks
+// subgroups (parent>child for a nested one; N groups where it needs N of
+// its subgroups), a Volcano PodGroup's tasks
 // and subgroup policies.
 func detailsOf(o *unstructured.Unstructured) string {
 	var parts []string
@@ -205,6 +206,12 @@ func detailsOf(o *unstructured.Unstructured) string {
 			name := fmt.Sprint(sm["name"])
 			if parent, ok := sm["parent"].(string); ok {
 				name = parent + ">" + name
+			}
+			if n, ok := sm["minSubGroup"]; ok {
+				// It needs n of its subgroups (KAI's minSubGroup, exclusive
+				// with minMember).
+				names = append(names, fmt.Sprintf("%s=%v groups", name, n))
+				continue
 			}
 			names = append(names, fmt.Sprintf("%s=%v", name, sm["minMember"]))
 		}

@@ -110,6 +110,7 @@ func Check(c *karta.Checked, s *Schema, refs ...*Schema) Problems {
 				ch.path(gp.Child("podGroup", "subGroups").Index(i).Child("minMemberPath"), sg.MinMemberPath, roleReplicas)
 				if r := sg.PerReplica; r != nil {
 					ch.path(gp.Child("podGroup", "subGroups").Index(i).Child("perReplica", "countPath"), r.CountPath, roleReplicas)
+					ch.path(gp.Child("podGroup", "subGroups").Index(i).Child("perReplica", "minCountPath"), r.MinCountPath, roleReplicas)
 				}
 			}
 		}
