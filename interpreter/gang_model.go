@@ -209,6 +209,10 @@ type gangObject struct {
 	// component without a scale definition (own = 0).
 	insts [][]instance
 	eff   [][]int64
+	// pop[i] are pop(c, i) (effOf), the pods that exist, read only when
+	// some v2 entry needs only some of its leaves (gangV2.needs): they
+	// split those pods.
+	pop [][]int64
 	// uid names the groups: metadata.uid, else metadata.name; ns is
 	// metadata.namespace.
 	uid, ns string
@@ -282,9 +286,9 @@ var gangObjects = sync.Pool{New: func() any { return new(gangObject) }}
 func newGangObject(n int) *gangObject {
 	o := gangObjects.Get().(*gangObject)
 	if cap(o.insts) < n {
-		o.insts, o.eff = make([][]instance, n), make([][]int64, n)
+		o.insts, o.eff, o.pop = make([][]instance, n), make([][]int64, n), make([][]int64, n)
 	}
-	o.insts, o.eff = o.insts[:n], o.eff[:n]
+	o.insts, o.eff, o.pop = o.insts[:n], o.eff[:n], o.pop[:n]
 	return o
 }
 
@@ -314,6 +318,7 @@ func (o *gangObject) release() {
 		clear(o.insts[i])
 		o.insts[i] = o.insts[i][:0]
 		o.eff[i] = o.eff[i][:0]
+		o.pop[i] = o.pop[i][:0]
 	}
 	clear(o.routes)
 	o.routes = o.routes[:0]
@@ -358,12 +363,16 @@ func (g *gangModel) readObject(ctx context.Context, ev evaluator, obj map[string
 		}
 		o.insts[i] = insts
 		if gc.scaled {
-			if o.eff[i], err = g.effOf(ctx, ev, gc, insts, in, o.eff[i][:0]); err != nil {
+			var pop *[]int64
+			if g.v2 != nil && g.v2.needs {
+				pop = &o.pop[i]
+			}
+			if o.eff[i], err = g.effOf(ctx, ev, gc, insts, in, o.eff[i][:0], pop); err != nil {
 				o.release()
 				return nil, err
 			}
 		} else {
-			o.eff[i] = nil
+			o.eff[i], o.pop[i] = nil, nil
 		}
 	}
 	g.scope(o, obj)

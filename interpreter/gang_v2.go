@@ -680,6 +680,27 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 	return groups
 }
 
+// slotCount is W(C) of slot s in a group narrowed as n, its
+// components' scales read from tab (o.eff, or o.pop for the pods that
+// exist): see v2MinMembers.
+func (g *gangModel) slotCount(o *gangObject, tab [][]int64, s v2Slot, n narrowing) int64 {
+	v2 := g.v2
+	c := s.sub.comp
+	if c == v2.scope {
+		return g.sub(o, tab, c, n)
+	}
+	w := g.sub(o, tab, c, narrowing{inst: s.inst})
+	for a := c.cm.parent; a != nil && a != v2.scope.cm; a = a.parent {
+		if m := own(tab, g.comps[a.index], -1); m > 0 {
+			w = satMul(w, m)
+		}
+	}
+	if m := own(tab, v2.scope, n.inst); m > 0 && !n.oneReplica {
+		w = satMul(w, m)
+	}
+	return w
+}
+
 // v2MinMembers returns a v2 group's minMember and writes each slot's into
 // mins (one per slot): the pod
 // count of its component (of its one instance for a per-instance slot)
@@ -690,8 +711,9 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 // (of its stated minimum, when it needs all its leaves), the first leaves
 // one more while a remainder lasts, so that the leaves sum to their
 // subgroup; a subgroup that needs only some of its leaves
-// (perReplica.minCountPath) counts the first ones, or its stated minimum
-// when that is more. A parent's count includes its children's, as sub does. The
+// (perReplica.minCountPath) splits the pods that exist (replicas, not
+// minReplicas: its leaves are whole) and counts the first leaves it needs,
+// or its stated minimum when that is more. A parent's count includes its children's, as sub does. The
 // group's minMember is max(1, the sum over the top-level slots), unless the object
 // states it (podGroup.minMemberPath); a stated minimum below that sum is
 // taken from the last slots first, each giving up its own pods (its count
@@ -699,35 +721,26 @@ func (g *gangModel) v2Groups(o *gangObject, routes []podRoute, ga *gangAssembly)
 // demands more than the group and parents stay the sum of their parts;
 // a leaf its subgroup does not need gives up nothing.
 func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing, mins []int64) int64 {
-	v2 := g.v2
 	var total int64
 	for i, s := range slots {
 		if s.rep >= 0 {
 			// Written with its subgroup's, which it follows.
 			continue
 		}
-		c := s.sub.comp
-		var w int64
-		if c == v2.scope {
-			w = g.sub(o, c, n)
-		} else {
-			w = g.sub(o, c, narrowing{inst: s.inst})
-			for a := c.cm.parent; a != nil && a != v2.scope.cm; a = a.parent {
-				if m := o.own(g.comps[a.index], -1); m > 0 {
-					w = satMul(w, m)
-				}
-			}
-			if m := o.own(v2.scope, n.inst); m > 0 && !n.oneReplica {
-				w = satMul(w, m)
-			}
-		}
+		w := g.slotCount(o, o.eff, s, n)
 		stated := o.statedMin(s)
 		if reps := o.replicaCount(s); reps > 0 {
 			// The leaves share the subgroup's count: its stated minimum
 			// when it needs all of them, else its pods, each leaf whole.
 			need := o.neededLeaves(s)
 			share := w
-			if need < 0 && stated >= 0 {
+			switch {
+			case need >= 0:
+				// Leaves it may do without split the pods that exist, not
+				// its minimum: a Volcano task's partitions are
+				// partitionSize pods each whatever its minAvailable.
+				share = g.slotCount(o, o.pop, s, n)
+			case stated >= 0:
 				share = stated
 			}
 			for r := range reps {

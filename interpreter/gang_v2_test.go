@@ -390,8 +390,10 @@ func TestGangV2StatedSubGroupMinimums(t *testing.T) {
 // leaves each subgroup needs (a Volcano task's partitionPolicy
 // minPartitions): the subgroup reports them as minSubGroups and counts
 // the first ones, each whole, or its stated minimum when that is more; a
-// leaf it does not need gives up nothing to a stated group minimum. On
-// the testdata JobSet: the driver's one Job of 1 pod, the workers' two
+// leaf it does not need gives up nothing to a stated group minimum. Its
+// leaves split the pods that exist, whatever the component's
+// minReplicas: a Volcano task's partitions are whole at any minAvailable.
+// On the testdata JobSet: the driver's one Job of 1 pod, the workers' two
 // Jobs of 4.
 func TestGangV2NeededLeaves(t *testing.T) {
 	workers := func(v string) string {
@@ -400,6 +402,8 @@ func TestGangV2NeededLeaves(t *testing.T) {
 	cases := []struct {
 		name                        string
 		minCount, minPath, groupMin string
+		// minReplicas is the replicatedjob component's minReplicasPath.
+		minReplicas string
 		// mins are the subgroups' minimums (driver, its leaf, workers,
 		// its two leaves); need the workers' minSubGroups, -1 for none.
 		mins  []int64
@@ -420,6 +424,12 @@ func TestGangV2NeededLeaves(t *testing.T) {
 			mins: []int64{1, 1, 5, 3, 2}, need: -1, total: 6},
 		{name: "a stated group minimum is taken from the leaves needed, not the others", minCount: workers("1"), groupMin: "3",
 			mins: []int64{1, 1, 2, 2, 4}, need: 1, total: 3},
+		{name: "leaves split the replicas, not minReplicas", minCount: workers("1"), minReplicas: workers("6"),
+			mins: []int64{1, 1, 4, 4, 4}, need: 1, total: 5},
+		{name: "with minReplicas, a stated minimum above the leaves needed counts", minCount: workers("1"), minReplicas: workers("6"), minPath: workers("6"),
+			mins: []int64{1, 1, 6, 4, 4}, need: 1, total: 7},
+		{name: "without minCountPath the leaves share minReplicas", minReplicas: workers("6"),
+			mins: []int64{1, 1, 6, 3, 3}, need: -1, total: 7},
 		{name: "more leaves than replicas", minCount: workers("3"),
 			err: `podGroup.subGroups[0].perReplica.minCountPath: instance "workers": yields 3, more than the 2 replicas of its subgroup`},
 		{name: "one value for two instances", minCount: "1",
@@ -429,6 +439,7 @@ func TestGangV2NeededLeaves(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			k := gangKarta(t, "jobset")
+			kartaComponent(k, "replicatedjob").ScaleDefinition.MinReplicasPath = tc.minReplicas
 			sg := jobSetLeaves(".spec.replicatedJobs[]? | .replicas // 1")
 			sg.PerReplica.MinCountPath, sg.MinMemberPath = tc.minCount, tc.minPath
 			setPodGroupV2(k, karta.PodGroupV2{Name: "jobset", MinMemberPath: tc.groupMin, SubGroups: []karta.SubGroup{sg}})

@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -27,8 +28,11 @@ var wholeComponent = narrowing{inst: -1}
 // minReplicas if > 0, else replicas if > 0, else 0. The scale paths zip
 // with the ids like every per-instance path; an absent
 // instance counts 0 and its values are not converted, as GetPodSpecs
-// reports none for it. The result reuses buf's room.
-func (g *gangModel) effOf(ctx context.Context, ev evaluator, gc *gangComp, insts []instance, in any, buf []int64) ([]int64, error) {
+// reports none for it. The result reuses buf's room. With pop non-nil it
+// also writes pop(c, i), the pods that exist: replicas if > 0, else eff
+// (leaves split those, not the minimum: see v2MinMembers), reusing
+// *pop's room.
+func (g *gangModel) effOf(ctx context.Context, ev evaluator, gc *gangComp, insts []instance, in any, buf []int64, pop *[]int64) ([]int64, error) {
 	read := func(p *jqProgram, field string) ([]any, error) {
 		if p == nil {
 			return nil, nil
@@ -50,26 +54,44 @@ func (g *gangModel) effOf(ctx context.Context, ev evaluator, gc *gangComp, insts
 	if err != nil {
 		return nil, err
 	}
+	count := func(outs []any, field string, i int) (int64, error) {
+		if outs == nil {
+			return 0, nil
+		}
+		n, ok, err := scaleInt(outs[i])
+		if err != nil {
+			return 0, &GangObjectError{Component: gc.name(), Instance: insts[i].id, Field: field, Err: err}
+		}
+		if !ok || n < 0 {
+			return 0, nil
+		}
+		return n, nil
+	}
 	eff := append(buf[:0], make([]int64, len(insts))...)
+	if pop != nil {
+		*pop = append((*pop)[:0], make([]int64, len(insts))...)
+	}
 	for i, inst := range insts {
 		if !inst.present {
 			continue
 		}
-		for _, f := range []struct {
-			outs  []any
-			field string
-		}{{mins, "minReplicasPath"}, {reps, "replicasPath"}} {
-			if f.outs == nil {
-				continue
-			}
-			n, ok, err := scaleInt(f.outs[i])
-			if err != nil {
-				return nil, &GangObjectError{Component: gc.name(), Instance: inst.id, Field: f.field, Err: err}
-			}
-			if ok && n > 0 {
-				eff[i] = n
-				break
-			}
+		if eff[i], err = count(mins, "minReplicasPath", i); err != nil {
+			return nil, err
+		}
+		if eff[i] > 0 && pop == nil {
+			// replicas is not read (nor converted) where minReplicas
+			// answers.
+			continue
+		}
+		n, err := count(reps, "replicasPath", i)
+		if err != nil {
+			return nil, err
+		}
+		if eff[i] == 0 {
+			eff[i] = n
+		}
+		if pop != nil {
+			(*pop)[i] = cmp.Or(n, eff[i])
 		}
 	}
 	return eff, nil
@@ -97,7 +119,7 @@ func (g *gangModel) groupMinMember(ctx context.Context, ev evaluator, o *gangObj
 			}
 			return 0
 		}
-		total = satAdd(total, g.sub(o, gm.comp, n))
+		total = satAdd(total, g.sub(o, o.eff, gm.comp, n))
 	}
 	return max(1, total)
 }
@@ -178,18 +200,19 @@ func (o *gangObject) instIndex(gc *gangComp, id string) int {
 }
 
 // sub is sub(c, I) in definition mode, or the leaf count without any
-// scale definition.
-func (g *gangModel) sub(o *gangObject, gc *gangComp, n narrowing) int64 {
+// scale definition. tab holds the components' scales: o.eff, or o.pop
+// for the pods that exist.
+func (g *gangModel) sub(o *gangObject, tab [][]int64, gc *gangComp, n narrowing) int64 {
 	if !g.definitionMode {
 		return g.leafCount(o, gc, n)
 	}
-	own := o.own(gc, n.inst)
+	own := own(tab, gc, n.inst)
 	if n.oneReplica {
 		// One replica of a replicated component: its children count per
 		// replica already.
 		own = 1
 	}
-	s := g.childSum(o, gc)
+	s := g.childSum(o, tab, gc)
 	switch {
 	case s == 0:
 		return own
@@ -200,18 +223,18 @@ func (g *gangModel) sub(o *gangObject, gc *gangComp, n narrowing) int64 {
 }
 
 // childSum is S(c): the children's sub over all their instances.
-func (g *gangModel) childSum(o *gangObject, gc *gangComp) int64 {
+func (g *gangModel) childSum(o *gangObject, tab [][]int64, gc *gangComp) int64 {
 	var s int64
 	for _, d := range gc.cm.children {
-		s = satAdd(s, g.sub(o, g.comps[d.index], wholeComponent))
+		s = satAdd(s, g.sub(o, tab, g.comps[d.index], wholeComponent))
 	}
 	return s
 }
 
-// own is own(c, I): Σ eff over the instances (one when inst >= 0); 0
-// without a scale definition.
-func (o *gangObject) own(gc *gangComp, inst int) int64 {
-	eff := o.eff[gc.cm.index]
+// own is own(c, I): Σ eff over the instances (one when inst >= 0), read
+// from tab (o.eff or o.pop); 0 without a scale definition.
+func own(tab [][]int64, gc *gangComp, inst int) int64 {
+	eff := tab[gc.cm.index]
 	if inst >= 0 {
 		if eff == nil {
 			return 0
