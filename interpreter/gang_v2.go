@@ -727,20 +727,21 @@ func (g *gangModel) v2MinMembers(o *gangObject, slots []v2Slot, n narrowing, min
 			// Written with its subgroup's, which it follows.
 			continue
 		}
-		w := g.slotCount(o, o.eff, s, n)
-		stated := o.statedMin(s)
+		stated, need := o.statedMin(s), o.neededLeaves(s)
+		tab := o.eff
+		if need >= 0 {
+			// Leaves it may do without split the pods that exist, not its
+			// minimum: a Volcano task's partitions are partitionSize pods
+			// each whatever its minAvailable. (need >= 0 only with
+			// replicas.)
+			tab = o.pop
+		}
+		w := g.slotCount(o, tab, s, n)
 		if reps := o.replicaCount(s); reps > 0 {
 			// The leaves share the subgroup's count: its stated minimum
 			// when it needs all of them, else its pods, each leaf whole.
-			need := o.neededLeaves(s)
 			share := w
-			switch {
-			case need >= 0:
-				// Leaves it may do without split the pods that exist, not
-				// its minimum: a Volcano task's partitions are
-				// partitionSize pods each whatever its minAvailable.
-				share = g.slotCount(o, o.pop, s, n)
-			case stated >= 0:
+			if need < 0 && stated >= 0 {
 				share = stated
 			}
 			for r := range reps {
